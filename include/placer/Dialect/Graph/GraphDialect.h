@@ -1,0 +1,61 @@
+//===- GraphDialect.h - The imported-graph dialect ------------*- C++ -*-===//
+#ifndef PLACER_DIALECT_GRAPH_GRAPHDIALECT_H
+#define PLACER_DIALECT_GRAPH_GRAPHDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "placer/Dialect/Graph/GraphDialect.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "placer/Dialect/Graph/GraphTypes.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "placer/Dialect/Graph/GraphAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "placer/Dialect/Graph/GraphOps.h.inc"
+
+namespace placer::graph {
+
+/// Names of the attributes the importer puts on modules, functions and
+/// function arguments/results. Kept in one place because the exporter and
+/// later passes read them back.
+namespace attrs {
+inline constexpr llvm::StringLiteral kIrVersion = "graph.ir_version";
+inline constexpr llvm::StringLiteral kOpsetImport = "graph.opset_import";
+inline constexpr llvm::StringLiteral kProducerName = "graph.producer_name";
+inline constexpr llvm::StringLiteral kProducerVersion = "graph.producer_version";
+inline constexpr llvm::StringLiteral kModelDir = "graph.model_dir";
+inline constexpr llvm::StringLiteral kGraphName = "graph.name";
+/// Tensor name of a graph input (function argument) or output (result).
+inline constexpr llvm::StringLiteral kValueName = "graph.name";
+/// Symbolic dim names of a graph input/output; "" for a fixed dim.
+inline constexpr llvm::StringLiteral kDimParams = "graph.dim_params";
+/// The key that stands for ONNX's default domain "" in `graph.opset_import`.
+inline constexpr llvm::StringLiteral kDefaultDomainKey = "ai.onnx";
+} // namespace attrs
+
+/// Whether `attr` is one of the attribute kinds an ONNX attribute maps to.
+bool isOnnxAttributeValue(mlir::Attribute attr);
+
+/// The element type for ONNX `TensorProto.DataType` value `dataType`, or a
+/// null type for UNDEFINED and values ONNX 1.12 does not define.
+mlir::Type getElementTypeForOnnx(mlir::MLIRContext *context, int32_t dataType);
+
+/// The ONNX `TensorProto.DataType` value of `elementType`, or std::nullopt
+/// when ONNX has no such type.
+std::optional<int32_t> getOnnxDataType(mlir::Type elementType);
+
+/// Size in bytes of one element of `type` in ONNX's raw layout, or 0 when the
+/// element type has no fixed size (strings).
+int64_t getElementByteSize(mlir::Type elementType);
+
+} // namespace placer::graph
+
+#endif // PLACER_DIALECT_GRAPH_GRAPHDIALECT_H

@@ -1,0 +1,29 @@
+//===- OnnxExporter.h - The graph dialect back to ONNX --------*- C++ -*-===//
+//
+// Writes a module of the graph dialect as an ONNX ModelProto: the same nodes,
+// attributes, initializers (inline bytes or external references) and types
+// the importer read. Includes no ONNX header.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLACER_EXPORT_ONNXEXPORTER_H
+#define PLACER_EXPORT_ONNXEXPORTER_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace placer {
+
+/// Serializes `func` (a function of graph-dialect ops) with the model-level
+/// attributes of its module to `os` as an ONNX model. Errors are emitted as
+/// diagnostics on the offending op; nothing is written on failure.
+mlir::LogicalResult exportOnnxFunction(mlir::func::FuncOp func,
+                                       llvm::raw_ostream &os);
+
+/// Exports the module's graph function: `@main_graph`, or its only function.
+mlir::LogicalResult exportOnnxModule(mlir::ModuleOp module,
+                                     llvm::raw_ostream &os);
+
+} // namespace placer
+
+#endif // PLACER_EXPORT_ONNXEXPORTER_H

@@ -1,0 +1,131 @@
+//===- GraphDialect.cpp - The imported-graph dialect ----------------------===//
+#include "placer/Dialect/Graph/GraphDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace placer::graph;
+
+#include "placer/Dialect/Graph/GraphDialect.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "placer/Dialect/Graph/GraphTypes.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "placer/Dialect/Graph/GraphAttrs.cpp.inc"
+
+void GraphDialect::initialize() {
+  registerTypes();
+  registerAttributes();
+  addOperations<
+#define GET_OP_LIST
+#include "placer/Dialect/Graph/GraphOps.cpp.inc"
+      >();
+}
+
+void GraphDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "placer/Dialect/Graph/GraphTypes.cpp.inc"
+      >();
+}
+
+void GraphDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "placer/Dialect/Graph/GraphAttrs.cpp.inc"
+      >();
+}
+
+bool placer::graph::isOnnxAttributeValue(Attribute attr) {
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return i.getType().isInteger(64);
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getType().isF32();
+  if (isa<StringAttr, DenseI64ArrayAttr, DenseF32ArrayAttr, ElementsAttr,
+          TypeAttr>(attr))
+    return true;
+  if (auto array = dyn_cast<ArrayAttr>(attr)) {
+    // STRINGS, TENSORS or TYPE_PROTOS; an empty array is an empty STRINGS.
+    return llvm::all_of(array, llvm::IsaPred<StringAttr>) ||
+           llvm::all_of(array, llvm::IsaPred<ElementsAttr>) ||
+           llvm::all_of(array, llvm::IsaPred<TypeAttr>);
+  }
+  return false;
+}
+
+int64_t placer::graph::getElementByteSize(Type type) {
+  if (isa<StringType>(type))
+    return 0;
+  if (auto complex = dyn_cast<ComplexType>(type))
+    return 2 * getElementByteSize(complex.getElementType());
+  unsigned bits = type.getIntOrFloatBitWidth();
+  return bits == 1 ? 1 : static_cast<int64_t>((bits + 7) / 8);
+}
+
+namespace {
+/// ONNX's `TensorProto.DataType` values (onnx.proto, ONNX 1.12). Spelled out
+/// here so that code without ONNX headers (and without exceptions) can map
+/// types.
+enum OnnxDataType : int32_t {
+  kFloat = 1, kUint8 = 2, kInt8 = 3, kUint16 = 4, kInt16 = 5, kInt32 = 6,
+  kInt64 = 7, kString = 8, kBool = 9, kFloat16 = 10, kDouble = 11,
+  kUint32 = 12, kUint64 = 13, kComplex64 = 14, kComplex128 = 15,
+  kBfloat16 = 16,
+};
+} // namespace
+
+Type placer::graph::getElementTypeForOnnx(MLIRContext *context,
+                                          int32_t dataType) {
+  Builder b(context);
+  auto unsignedInt = [&](unsigned width) {
+    return IntegerType::get(context, width, IntegerType::Unsigned);
+  };
+  switch (dataType) {
+  case kFloat: return b.getF32Type();
+  case kUint8: return unsignedInt(8);
+  case kInt8: return b.getIntegerType(8);
+  case kUint16: return unsignedInt(16);
+  case kInt16: return b.getIntegerType(16);
+  case kInt32: return b.getIntegerType(32);
+  case kInt64: return b.getIntegerType(64);
+  case kString: return StringType::get(context);
+  case kBool: return b.getI1Type();
+  case kFloat16: return b.getF16Type();
+  case kDouble: return b.getF64Type();
+  case kUint32: return unsignedInt(32);
+  case kUint64: return unsignedInt(64);
+  case kComplex64: return ComplexType::get(b.getF32Type());
+  case kComplex128: return ComplexType::get(b.getF64Type());
+  case kBfloat16: return b.getBF16Type();
+  default: return Type();
+  }
+}
+
+std::optional<int32_t> placer::graph::getOnnxDataType(Type type) {
+  if (isa<StringType>(type))
+    return kString;
+  if (type.isF32()) return kFloat;
+  if (type.isF64()) return kDouble;
+  if (type.isF16()) return kFloat16;
+  if (type.isBF16()) return kBfloat16;
+  if (auto complex = dyn_cast<ComplexType>(type)) {
+    if (complex.getElementType().isF32()) return kComplex64;
+    if (complex.getElementType().isF64()) return kComplex128;
+    return std::nullopt;
+  }
+  auto integer = dyn_cast<IntegerType>(type);
+  if (!integer || integer.isSigned())
+    return std::nullopt;
+  bool isUnsigned = integer.isUnsigned();
+  switch (integer.getWidth()) {
+  case 1: return isUnsigned ? std::nullopt : std::optional<int32_t>(kBool);
+  case 8: return isUnsigned ? kUint8 : kInt8;
+  case 16: return isUnsigned ? kUint16 : kInt16;
+  case 32: return isUnsigned ? kUint32 : kInt32;
+  case 64: return isUnsigned ? kUint64 : kInt64;
+  default: return std::nullopt;
+  }
+}

@@ -1,0 +1,139 @@
+//===- GraphOps.cpp - Verifiers and helpers of the graph ops --------------===//
+#include "placer/Dialect/Graph/GraphDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace placer::graph;
+
+#define GET_OP_CLASSES
+#include "placer/Dialect/Graph/GraphOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// NodeOp
+//===----------------------------------------------------------------------===//
+
+StringRef NodeOp::getDisplayName() {
+  if (!getName().empty())
+    return getName();
+  for (Attribute name : getOutputNames())
+    if (!cast<StringAttr>(name).getValue().empty())
+      return cast<StringAttr>(name).getValue();
+  return getOpType();
+}
+
+void NodeOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  // ONNX tensor names make the printed IR readable; the printer sanitizes
+  // and uniquifies them.
+  for (auto [result, name] : llvm::zip(getOutputs(), getOutputNames())) {
+    StringRef text = cast<StringAttr>(name).getValue();
+    if (!text.empty())
+      setNameFn(result, text);
+  }
+}
+
+LogicalResult NodeOp::verify() {
+  if (getOpType().empty())
+    return emitOpError("has an empty op_type");
+  if (getOutputNames().size() != getOutputs().size())
+    return emitOpError("has ")
+           << getOutputs().size() << " results but "
+           << getOutputNames().size() << " output_names";
+  for (auto [index, pair] :
+       llvm::enumerate(llvm::zip(getOutputs(), getOutputNames()))) {
+    auto [result, name] = pair;
+    bool absent = cast<StringAttr>(name).getValue().empty();
+    if (absent != isa<NoneType>(result.getType()))
+      return emitOpError("output #")
+             << index
+             << (absent ? " has no name but is not of type none"
+                        : " is named but has type none");
+  }
+
+  for (NamedAttribute attr : getAttrs()) {
+    if (!isOnnxAttributeValue(attr.getValue()))
+      return emitOpError("attribute '")
+             << attr.getName().getValue()
+             << "' is not of a kind an ONNX attribute maps to: "
+             << attr.getValue();
+  }
+
+  size_t numSubgraphs = getSubgraphs() ? getSubgraphs()->size() : 0;
+  if (numSubgraphs != getBodies().size())
+    return emitOpError("has ") << getBodies().size() << " regions but "
+                               << numSubgraphs << " names in 'subgraphs'";
+  llvm::StringSet<> seen;
+  if (auto subgraphs = getSubgraphs()) {
+    for (Attribute name : *subgraphs) {
+      StringRef text = cast<StringAttr>(name).getValue();
+      if (!seen.insert(text).second)
+        return emitOpError("names subgraph '") << text << "' twice";
+      if (getAttrs().contains(text))
+        return emitOpError("has '") << text
+                                    << "' both as an attribute and a subgraph";
+    }
+  }
+  for (Region &body : getBodies())
+    if (body.empty())
+      return emitOpError("has an empty subgraph region");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+void ConstantOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), getName());
+}
+
+LogicalResult ConstantOp::verify() {
+  if (getName().empty())
+    return emitOpError("has an empty tensor name");
+  auto type = cast<RankedTensorType>(getResult().getType());
+  if (auto elements = dyn_cast<ElementsAttr>(getValue())) {
+    if (elements.getShapedType() != type)
+      return emitOpError("value of type ")
+             << elements.getShapedType() << " does not match result type "
+             << type;
+    return success();
+  }
+  if (auto external = dyn_cast<ExternalDataAttr>(getValue())) {
+    int64_t elementBytes = getElementByteSize(type.getElementType());
+    if (elementBytes == 0)
+      return emitOpError("holds ") << type.getElementType()
+                                   << " elements, which cannot be external";
+    if (external.getLocation().empty())
+      return emitOpError("external data has an empty location");
+    if (external.getOffset() < 0)
+      return emitOpError("external data has negative offset ")
+             << external.getOffset();
+    int64_t expected = type.getNumElements() * elementBytes;
+    if (external.getLength() != expected)
+      return emitOpError("external data has length ")
+             << external.getLength() << " but " << type << " needs "
+             << expected << " bytes";
+    return success();
+  }
+  return emitOpError("value must be an ElementsAttr or #graph.external, got ")
+         << getValue();
+}
+
+//===----------------------------------------------------------------------===//
+// YieldOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult YieldOp::verify() {
+  Block *block = getOperation()->getBlock();
+  if (getInputNames().size() != block->getNumArguments())
+    return emitOpError("names ")
+           << getInputNames().size() << " subgraph inputs but the region has "
+           << block->getNumArguments() << " arguments";
+  if (getOutputNames().size() != getValues().size())
+    return emitOpError("names ")
+           << getOutputNames().size() << " subgraph outputs but yields "
+           << getValues().size() << " values";
+  return success();
+}

@@ -1,0 +1,823 @@
+//===- ShapeFolding.cpp - Static shapes through shape arithmetic ----------===//
+//
+// A tiny interpreter for the ops that compute shapes in exported models, used
+// only to make types static. Every tensor it handles is small (at most
+// kMaxElements); anything else is left to ONNX's own inference.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ShapeFolding.h"
+
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <set>
+#include <unordered_map>
+
+using namespace placer::detail;
+using onnx::TensorProto;
+
+namespace {
+
+constexpr int64_t kMaxElements = 4096;
+// Each round lets shapes flow one Shape op further; real models need one per
+// layer. The bound only guards against a pathological model.
+constexpr int kMaxRounds = 256;
+
+using Dims = std::vector<int64_t>;
+
+int64_t product(const Dims &dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+bool isFloatType(int32_t type) {
+  return type == TensorProto::FLOAT || type == TensorProto::DOUBLE ||
+         type == TensorProto::FLOAT16 || type == TensorProto::BFLOAT16;
+}
+
+bool isComputableType(int32_t type) {
+  switch (type) {
+  case TensorProto::FLOAT: case TensorProto::DOUBLE:
+  case TensorProto::INT64: case TensorProto::INT32: case TensorProto::INT16:
+  case TensorProto::INT8: case TensorProto::UINT8: case TensorProto::UINT16:
+  case TensorProto::UINT32: case TensorProto::UINT64: case TensorProto::BOOL:
+    return true;
+  default:
+    return false;
+  }
+}
+
+const onnx::AttributeProto *findAttr(const onnx::NodeProto &node,
+                                     const char *name) {
+  for (const auto &attr : node.attribute())
+    if (attr.name() == name)
+      return &attr;
+  return nullptr;
+}
+
+int64_t intAttr(const onnx::NodeProto &node, const char *name,
+                int64_t fallback) {
+  const auto *attr = findAttr(node, name);
+  return attr ? attr->i() : fallback;
+}
+
+std::optional<Dims> intsAttr(const onnx::NodeProto &node, const char *name) {
+  const auto *attr = findAttr(node, name);
+  if (!attr)
+    return std::nullopt;
+  return Dims(attr->ints().begin(), attr->ints().end());
+}
+
+KnownTensor makeInts(int32_t type, Dims dims, std::vector<int64_t> values) {
+  KnownTensor t;
+  t.dataType = type;
+  t.dims = std::move(dims);
+  t.ints = std::move(values);
+  return t;
+}
+
+double valueAt(const KnownTensor &t, int64_t i) {
+  return t.isFloat() ? t.floats[i] : static_cast<double>(t.ints[i]);
+}
+
+/// Converts element values to `type`, as Cast does.
+KnownTensor castTo(const KnownTensor &in, int32_t type) {
+  KnownTensor out;
+  out.dataType = type;
+  out.dims = in.dims;
+  int64_t n = in.numElements();
+  if (isFloatType(type)) {
+    for (int64_t i = 0; i < n; ++i)
+      out.floats.push_back(valueAt(in, i));
+  } else if (type == TensorProto::BOOL) {
+    for (int64_t i = 0; i < n; ++i)
+      out.ints.push_back(valueAt(in, i) != 0);
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      out.ints.push_back(in.isFloat() ? static_cast<int64_t>(in.floats[i])
+                                      : in.ints[i]);
+  }
+  return out;
+}
+
+/// Numpy-style broadcast of `a` and `b`; nothing when incompatible.
+std::optional<Dims> broadcastShape(const Dims &a, const Dims &b) {
+  size_t rank = std::max(a.size(), b.size());
+  Dims out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1)
+      return std::nullopt;
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+/// Linear index into a tensor of `dims` broadcast to `outDims`.
+int64_t broadcastIndex(const Dims &dims, const Dims &outDims, int64_t linear) {
+  int64_t index = 0, stride = 1;
+  for (int64_t axis = static_cast<int64_t>(outDims.size()) - 1; axis >= 0;
+       --axis) {
+    int64_t coord = linear % outDims[axis];
+    linear /= outDims[axis];
+    int64_t inAxis = axis - static_cast<int64_t>(outDims.size() - dims.size());
+    if (inAxis < 0)
+      continue;
+    int64_t d = dims[inAxis];
+    index += (d == 1 ? 0 : coord) * stride;
+    stride *= d;
+  }
+  return index;
+}
+
+using Scalar = std::function<double(double, double)>;
+
+/// An elementwise op over up to three broadcast inputs. `resultType` 0 keeps
+/// the type of the first input.
+std::optional<KnownTensor>
+elementwise(const std::vector<const KnownTensor *> &in, int32_t resultType,
+            const std::function<double(const std::vector<double> &)> &fn) {
+  Dims dims = in[0]->dims;
+  for (size_t i = 1; i < in.size(); ++i) {
+    auto b = broadcastShape(dims, in[i]->dims);
+    if (!b)
+      return std::nullopt;
+    dims = *b;
+  }
+  int64_t n = product(dims);
+  if (n > kMaxElements)
+    return std::nullopt;
+  KnownTensor out;
+  out.dataType = resultType ? resultType : in[0]->dataType;
+  out.dims = dims;
+  std::vector<double> args(in.size());
+  for (int64_t i = 0; i < n; ++i) {
+    for (size_t k = 0; k < in.size(); ++k)
+      args[k] = valueAt(*in[k], broadcastIndex(in[k]->dims, dims, i));
+    double v = fn(args);
+    if (out.isFloat())
+      out.floats.push_back(v);
+    else
+      out.ints.push_back(static_cast<int64_t>(v));
+  }
+  return out;
+}
+
+/// Integer binary ops must stay exact past 2^53 (Slice ends of INT64_MAX).
+std::optional<KnownTensor>
+integerBinary(const KnownTensor &a, const KnownTensor &b,
+              const std::function<std::optional<int64_t>(int64_t, int64_t)> &fn) {
+  auto dims = broadcastShape(a.dims, b.dims);
+  if (!dims || product(*dims) > kMaxElements)
+    return std::nullopt;
+  KnownTensor out;
+  out.dataType = a.dataType;
+  out.dims = *dims;
+  for (int64_t i = 0, n = product(*dims); i < n; ++i) {
+    auto v = fn(a.ints[broadcastIndex(a.dims, *dims, i)],
+                b.ints[broadcastIndex(b.dims, *dims, i)]);
+    if (!v)
+      return std::nullopt;
+    out.ints.push_back(*v);
+  }
+  return out;
+}
+
+int64_t normalizeAxis(int64_t axis, int64_t rank) {
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::optional<KnownTensor> gather(const KnownTensor &data,
+                                  const KnownTensor &indices, int64_t axis) {
+  int64_t rank = data.dims.size();
+  axis = normalizeAxis(axis, rank);
+  if (axis < 0 || axis >= rank || indices.isFloat())
+    return std::nullopt;
+  int64_t outer = 1, inner = 1, extent = data.dims[axis];
+  for (int64_t i = 0; i < axis; ++i)
+    outer *= data.dims[i];
+  for (int64_t i = axis + 1; i < rank; ++i)
+    inner *= data.dims[i];
+  Dims dims(data.dims.begin(), data.dims.begin() + axis);
+  dims.insert(dims.end(), indices.dims.begin(), indices.dims.end());
+  dims.insert(dims.end(), data.dims.begin() + axis + 1, data.dims.end());
+  if (product(dims) > kMaxElements)
+    return std::nullopt;
+  KnownTensor out;
+  out.dataType = data.dataType;
+  out.dims = dims;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t idx : indices.ints) {
+      if (idx < 0)
+        idx += extent;
+      if (idx < 0 || idx >= extent)
+        return std::nullopt;
+      for (int64_t i = 0; i < inner; ++i) {
+        int64_t src = (o * extent + idx) * inner + i;
+        if (data.isFloat())
+          out.floats.push_back(data.floats[src]);
+        else
+          out.ints.push_back(data.ints[src]);
+      }
+    }
+  return out;
+}
+
+/// Slice of a rank-1 tensor, the only rank shape arithmetic uses.
+std::optional<KnownTensor> slice1d(const KnownTensor &data, int64_t start,
+                                   int64_t end, int64_t step) {
+  if (data.dims.size() != 1 || step == 0)
+    return std::nullopt;
+  int64_t n = data.dims[0];
+  auto clampIndex = [&](int64_t v, bool isEnd) {
+    if (v < 0)
+      v += n;
+    if (step > 0)
+      return std::clamp<int64_t>(v, 0, n);
+    return std::clamp<int64_t>(v, -1, n - 1) + (isEnd ? 0 : 0);
+  };
+  start = clampIndex(start, false);
+  end = clampIndex(end, true);
+  KnownTensor out;
+  out.dataType = data.dataType;
+  for (int64_t i = start; step > 0 ? i < end : i > end; i += step) {
+    if (data.isFloat())
+      out.floats.push_back(data.floats[i]);
+    else
+      out.ints.push_back(data.ints[i]);
+  }
+  out.dims = {static_cast<int64_t>(data.isFloat() ? out.floats.size()
+                                                  : out.ints.size())};
+  return out;
+}
+
+std::optional<KnownTensor> reshaped(const KnownTensor &in, Dims dims) {
+  KnownTensor out = in;
+  out.dims = std::move(dims);
+  return out;
+}
+
+/// The ops the folder evaluates. Returns nothing for anything else.
+std::optional<std::vector<KnownTensor>>
+evaluate(const onnx::NodeProto &node,
+         const std::vector<const KnownTensor *> &in,
+         const std::vector<const Dims *> &shapes) {
+  const std::string &op = node.op_type();
+  auto one = [](std::optional<KnownTensor> t)
+      -> std::optional<std::vector<KnownTensor>> {
+    if (!t || t->numElements() > kMaxElements)
+      return std::nullopt;
+    return std::vector<KnownTensor>{std::move(*t)};
+  };
+  auto have = [&](size_t count) {
+    if (in.size() < count)
+      return false;
+    for (size_t i = 0; i < count; ++i)
+      if (!in[i])
+        return false;
+    return true;
+  };
+
+  if (op == "Shape" || op == "Size") {
+    if (shapes.empty() || !shapes[0])
+      return std::nullopt;
+    const Dims &shape = *shapes[0];
+    if (op == "Size")
+      return one(makeInts(TensorProto::INT64, {}, {product(shape)}));
+    int64_t rank = shape.size();
+    int64_t start = std::clamp<int64_t>(
+        normalizeAxis(intAttr(node, "start", 0), rank), 0, rank);
+    int64_t end = std::clamp<int64_t>(
+        normalizeAxis(intAttr(node, "end", rank), rank), 0, rank);
+    Dims values(shape.begin() + start,
+                shape.begin() + std::max(start, end));
+    return one(makeInts(TensorProto::INT64,
+                        {static_cast<int64_t>(values.size())}, values));
+  }
+  if (op == "Constant") {
+    const auto *value = findAttr(node, "value");
+    if (value && value->has_t()) {
+      auto t = readKnownTensor(value->t());
+      return t ? one(*t) : std::nullopt;
+    }
+    if ((value = findAttr(node, "value_int")))
+      return one(makeInts(TensorProto::INT64, {}, {value->i()}));
+    if ((value = findAttr(node, "value_ints")))
+      return one(makeInts(TensorProto::INT64, {value->ints_size()},
+                          Dims(value->ints().begin(), value->ints().end())));
+    return std::nullopt;
+  }
+  if (op == "ConstantOfShape") {
+    if (!have(1) || in[0]->isFloat())
+      return std::nullopt;
+    int64_t n = product(in[0]->ints);
+    if (n > kMaxElements)
+      return std::nullopt;
+    KnownTensor fill = makeInts(TensorProto::FLOAT, {}, {});
+    fill.floats = {0.0};
+    if (const auto *value = findAttr(node, "value"))
+      if (auto t = readKnownTensor(value->t()); t && t->numElements() == 1)
+        fill = *t;
+    KnownTensor out = fill;
+    out.dims = in[0]->ints;
+    out.ints.assign(fill.isFloat() ? 0 : n, fill.isFloat() ? 0 : fill.ints[0]);
+    out.floats.assign(fill.isFloat() ? n : 0,
+                      fill.isFloat() ? fill.floats[0] : 0.0);
+    return one(out);
+  }
+
+  if (!have(1))
+    return std::nullopt;
+  const KnownTensor &x = *in[0];
+
+  if (op == "Identity")
+    return one(x);
+  if (op == "Cast")
+    return one(castTo(x, static_cast<int32_t>(intAttr(node, "to", 0))));
+  if (op == "Neg")
+    return one(elementwise({&x}, 0, [](auto &a) { return -a[0]; }));
+  if (op == "Abs")
+    return one(elementwise({&x}, 0, [](auto &a) { return std::fabs(a[0]); }));
+  if (op == "Sqrt")
+    return one(elementwise({&x}, 0, [](auto &a) { return std::sqrt(a[0]); }));
+  if (op == "Not")
+    return one(elementwise({&x}, 0, [](auto &a) { return a[0] == 0; }));
+  if (op == "Floor")
+    return one(elementwise({&x}, 0, [](auto &a) { return std::floor(a[0]); }));
+  if (op == "Ceil")
+    return one(elementwise({&x}, 0, [](auto &a) { return std::ceil(a[0]); }));
+
+  if (op == "Unsqueeze" || op == "Squeeze") {
+    std::optional<Dims> axes = intsAttr(node, "axes");
+    if (!axes && in.size() > 1 && in[1])
+      axes = in[1]->ints;
+    Dims dims = x.dims;
+    if (op == "Unsqueeze") {
+      if (!axes)
+        return std::nullopt;
+      int64_t rank = dims.size() + axes->size();
+      std::vector<bool> isNew(rank, false);
+      for (int64_t a : *axes) {
+        a = normalizeAxis(a, rank);
+        if (a < 0 || a >= rank)
+          return std::nullopt;
+        isNew[a] = true;
+      }
+      Dims out;
+      size_t next = 0;
+      for (int64_t i = 0; i < rank; ++i)
+        out.push_back(isNew[i] ? 1 : dims[next++]);
+      return one(reshaped(x, out));
+    }
+    Dims out;
+    for (int64_t i = 0; i < static_cast<int64_t>(dims.size()); ++i) {
+      bool drop = axes ? std::any_of(axes->begin(), axes->end(),
+                                     [&](int64_t a) {
+                                       return normalizeAxis(a, dims.size()) == i;
+                                     })
+                       : dims[i] == 1;
+      if (!drop)
+        out.push_back(dims[i]);
+    }
+    return one(reshaped(x, out));
+  }
+  if (op == "Reshape") {
+    if (!have(2) || in[1]->isFloat())
+      return std::nullopt;
+    Dims dims = in[1]->ints;
+    int64_t known = 1, inferred = -1;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] == 0 && i < x.dims.size() && !intAttr(node, "allowzero", 0))
+        dims[i] = x.dims[i];
+      if (dims[i] == -1)
+        inferred = i;
+      else
+        known *= dims[i];
+    }
+    if (inferred >= 0) {
+      if (known == 0)
+        return std::nullopt;
+      dims[inferred] = x.numElements() / known;
+    }
+    if (product(dims) != x.numElements())
+      return std::nullopt;
+    return one(reshaped(x, dims));
+  }
+  if (op == "Concat") {
+    if (!have(in.size()))
+      return std::nullopt;
+    int64_t axis = normalizeAxis(intAttr(node, "axis", 0), x.dims.size());
+    if (x.dims.size() != 1 || axis != 0)
+      return std::nullopt;
+    KnownTensor out;
+    out.dataType = x.dataType;
+    for (const KnownTensor *t : in) {
+      if (t->dims.size() != 1 || t->isFloat() != x.isFloat())
+        return std::nullopt;
+      out.ints.insert(out.ints.end(), t->ints.begin(), t->ints.end());
+      out.floats.insert(out.floats.end(), t->floats.begin(), t->floats.end());
+    }
+    out.dims = {static_cast<int64_t>(x.isFloat() ? out.floats.size()
+                                                 : out.ints.size())};
+    return one(out);
+  }
+  if (op == "Gather") {
+    if (!have(2))
+      return std::nullopt;
+    return one(gather(x, *in[1], intAttr(node, "axis", 0)));
+  }
+  if (op == "Slice") {
+    Dims starts, ends, axes, steps;
+    if (auto s = intsAttr(node, "starts")) { // opset < 10
+      starts = *s;
+      ends = *intsAttr(node, "ends");
+      axes = intsAttr(node, "axes").value_or(Dims{0});
+      steps = {1};
+    } else {
+      if (!have(3))
+        return std::nullopt;
+      starts = in[1]->ints;
+      ends = in[2]->ints;
+      axes = in.size() > 3 && in[3] ? in[3]->ints : Dims{0};
+      steps = in.size() > 4 && in[4] ? in[4]->ints : Dims{1};
+    }
+    if (starts.size() != 1 || ends.size() != 1 || axes.size() != 1 ||
+        steps.size() != 1 || normalizeAxis(axes[0], x.dims.size()) != 0)
+      return std::nullopt;
+    return one(slice1d(x, starts[0], ends[0], steps[0]));
+  }
+  if (op == "Range") {
+    if (!have(3))
+      return std::nullopt;
+    double start = valueAt(*in[0], 0), limit = valueAt(*in[1], 0),
+           delta = valueAt(*in[2], 0);
+    if (delta == 0)
+      return std::nullopt;
+    int64_t n = std::max<int64_t>(
+        0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
+    if (n > kMaxElements)
+      return std::nullopt;
+    KnownTensor out;
+    out.dataType = x.dataType;
+    out.dims = {n};
+    for (int64_t i = 0; i < n; ++i) {
+      double v = start + i * delta;
+      if (out.isFloat())
+        out.floats.push_back(v);
+      else
+        out.ints.push_back(static_cast<int64_t>(v));
+    }
+    return one(out);
+  }
+  if (op == "Where") {
+    if (!have(3))
+      return std::nullopt;
+    return one(elementwise({in[1], in[2], in[0]}, in[1]->dataType,
+                           [](auto &a) { return a[2] != 0 ? a[0] : a[1]; }));
+  }
+
+  // Binary arithmetic and comparisons.
+  if (!have(2))
+    return std::nullopt;
+  const KnownTensor &y = *in[1];
+  bool ints = !x.isFloat() && !y.isFloat();
+  auto checked = [](auto fn) {
+    return [fn](int64_t a, int64_t b) -> std::optional<int64_t> {
+      int64_t r;
+      if (fn(a, b, &r))
+        return std::nullopt;
+      return r;
+    };
+  };
+  if (op == "Add")
+    return one(ints ? integerBinary(x, y, checked([](int64_t a, int64_t b,
+                                                     int64_t *r) {
+                        return __builtin_add_overflow(a, b, r);
+                      }))
+                    : elementwise({&x, &y}, 0,
+                                  [](auto &a) { return a[0] + a[1]; }));
+  if (op == "Sub")
+    return one(ints ? integerBinary(x, y, checked([](int64_t a, int64_t b,
+                                                     int64_t *r) {
+                        return __builtin_sub_overflow(a, b, r);
+                      }))
+                    : elementwise({&x, &y}, 0,
+                                  [](auto &a) { return a[0] - a[1]; }));
+  if (op == "Mul")
+    return one(ints ? integerBinary(x, y, checked([](int64_t a, int64_t b,
+                                                     int64_t *r) {
+                        return __builtin_mul_overflow(a, b, r);
+                      }))
+                    : elementwise({&x, &y}, 0,
+                                  [](auto &a) { return a[0] * a[1]; }));
+  if (op == "Div") {
+    if (ints)
+      return one(integerBinary(x, y, [](int64_t a, int64_t b)
+                                         -> std::optional<int64_t> {
+        if (b == 0 || (a == INT64_MIN && b == -1))
+          return std::nullopt;
+        return a / b; // ONNX integer Div truncates, like C++
+      }));
+    return one(elementwise({&x, &y}, 0, [](auto &a) { return a[0] / a[1]; }));
+  }
+  if (op == "Pow")
+    return one(elementwise({&x, &y}, 0,
+                           [](auto &a) { return std::pow(a[0], a[1]); }));
+  if (op == "Max" || op == "Min") {
+    bool isMax = op == "Max";
+    return one(elementwise({&x, &y}, 0, [isMax](auto &a) {
+      return isMax ? std::max(a[0], a[1]) : std::min(a[0], a[1]);
+    }));
+  }
+  auto compare = [&](auto fn) {
+    return one(elementwise({&x, &y}, TensorProto::BOOL,
+                           [fn](auto &a) { return fn(a[0], a[1]); }));
+  };
+  if (op == "Equal")
+    return compare([](double a, double b) { return a == b; });
+  if (op == "Less")
+    return compare([](double a, double b) { return a < b; });
+  if (op == "Greater")
+    return compare([](double a, double b) { return a > b; });
+  return std::nullopt;
+}
+
+TensorProto toProto(const KnownTensor &t, const std::string &name) {
+  TensorProto proto;
+  proto.set_name(name);
+  proto.set_data_type(t.dataType);
+  for (int64_t d : t.dims)
+    proto.add_dims(d);
+  switch (t.dataType) {
+  case TensorProto::FLOAT:
+    for (double v : t.floats)
+      proto.add_float_data(static_cast<float>(v));
+    break;
+  case TensorProto::DOUBLE:
+    for (double v : t.floats)
+      proto.add_double_data(v);
+    break;
+  case TensorProto::INT64:
+    for (int64_t v : t.ints)
+      proto.add_int64_data(v);
+    break;
+  case TensorProto::UINT32:
+  case TensorProto::UINT64:
+    for (int64_t v : t.ints)
+      proto.add_uint64_data(static_cast<uint64_t>(v));
+    break;
+  default: // the int32_data family
+    for (int64_t v : t.ints)
+      proto.add_int32_data(static_cast<int32_t>(v));
+    break;
+  }
+  return proto;
+}
+
+std::optional<Dims> staticShape(const onnx::TypeProto &type) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape())
+    return std::nullopt;
+  Dims dims;
+  for (const auto &dim : type.tensor_type().shape().dim()) {
+    if (!dim.has_dim_value() || dim.dim_value() < 0)
+      return std::nullopt;
+    dims.push_back(dim.dim_value());
+  }
+  return dims;
+}
+
+bool hasSubgraph(const onnx::NodeProto &node) {
+  for (const auto &attr : node.attribute())
+    if (attr.has_g() || attr.graphs_size())
+      return true;
+  return false;
+}
+
+bool graphHasDynamicTypes(const onnx::GraphProto &graph) {
+  auto dynamic = [](const onnx::ValueInfoProto &v) {
+    return v.type().has_tensor_type() && !staticShape(v.type());
+  };
+  return std::any_of(graph.value_info().begin(), graph.value_info().end(),
+                     dynamic) ||
+         std::any_of(graph.output().begin(), graph.output().end(), dynamic);
+}
+
+} // namespace
+
+bool KnownTensor::isFloat() const { return isFloatType(dataType); }
+
+int64_t KnownTensor::numElements() const { return product(dims); }
+
+std::optional<KnownTensor>
+placer::detail::readKnownTensor(const TensorProto &tensor) {
+  if (!isComputableType(tensor.data_type()) ||
+      tensor.data_location() == TensorProto::EXTERNAL)
+    return std::nullopt;
+  KnownTensor t;
+  t.dataType = tensor.data_type();
+  t.dims.assign(tensor.dims().begin(), tensor.dims().end());
+  for (int64_t d : t.dims)
+    if (d < 0 || d > kMaxElements)
+      return std::nullopt;
+  int64_t n = t.numElements();
+  if (n > kMaxElements)
+    return std::nullopt;
+
+  if (tensor.has_raw_data()) {
+    const std::string &raw = tensor.raw_data();
+    auto read = [&](auto sample) -> bool {
+      using T = decltype(sample);
+      if (static_cast<int64_t>(raw.size()) != n * static_cast<int64_t>(sizeof(T)))
+        return false;
+      for (int64_t i = 0; i < n; ++i) {
+        T v;
+        std::memcpy(&v, raw.data() + i * sizeof(T), sizeof(T));
+        if (std::is_floating_point_v<T>)
+          t.floats.push_back(static_cast<double>(v));
+        else
+          t.ints.push_back(static_cast<int64_t>(v));
+      }
+      return true;
+    };
+    bool ok = false;
+    switch (t.dataType) {
+    case TensorProto::FLOAT: ok = read(float()); break;
+    case TensorProto::DOUBLE: ok = read(double()); break;
+    case TensorProto::INT64: ok = read(int64_t()); break;
+    case TensorProto::INT32: ok = read(int32_t()); break;
+    case TensorProto::INT16: ok = read(int16_t()); break;
+    case TensorProto::INT8: ok = read(int8_t()); break;
+    case TensorProto::UINT8: case TensorProto::BOOL: ok = read(uint8_t()); break;
+    case TensorProto::UINT16: ok = read(uint16_t()); break;
+    case TensorProto::UINT32: ok = read(uint32_t()); break;
+    case TensorProto::UINT64: ok = read(uint64_t()); break;
+    }
+    return ok ? std::optional<KnownTensor>(t) : std::nullopt;
+  }
+
+  switch (t.dataType) {
+  case TensorProto::FLOAT:
+    t.floats.assign(tensor.float_data().begin(), tensor.float_data().end());
+    break;
+  case TensorProto::DOUBLE:
+    t.floats.assign(tensor.double_data().begin(), tensor.double_data().end());
+    break;
+  case TensorProto::INT64:
+    t.ints.assign(tensor.int64_data().begin(), tensor.int64_data().end());
+    break;
+  case TensorProto::UINT32:
+  case TensorProto::UINT64:
+    for (uint64_t v : tensor.uint64_data())
+      t.ints.push_back(static_cast<int64_t>(v));
+    break;
+  default:
+    t.ints.assign(tensor.int32_data().begin(), tensor.int32_data().end());
+    break;
+  }
+  int64_t count = t.isFloat() ? t.floats.size() : t.ints.size();
+  return count == n ? std::optional<KnownTensor>(t) : std::nullopt;
+}
+
+std::optional<std::vector<KnownTensor>>
+placer::detail::evaluateNode(const onnx::NodeProto &node,
+                             const std::vector<const KnownTensor *> &inputs,
+                             const std::vector<const Dims *> &shapes) {
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return std::nullopt;
+  auto result = evaluate(node, inputs, shapes);
+  if (!result || result->size() != static_cast<size_t>(node.output_size()))
+    return std::nullopt;
+  return result;
+}
+
+void placer::detail::refineShapesByFolding(onnx::ModelProto &model) {
+  onnx::GraphProto &graph = *model.mutable_graph();
+  std::unordered_map<std::string, KnownTensor> known;
+  for (const TensorProto &init : graph.initializer())
+    if (auto t = readKnownTensor(init))
+      known.emplace(init.name(), std::move(*t));
+
+  std::vector<bool> folded(graph.node_size(), false);
+  for (int round = 0; round < kMaxRounds && graphHasDynamicTypes(graph);
+       ++round) {
+    std::unordered_map<std::string, Dims> shapes;
+    for (auto *list : {&graph.input(), &graph.value_info(), &graph.output()})
+      for (const auto &v : *list)
+        if (auto s = staticShape(v.type()))
+          shapes[v.name()] = *s;
+    for (const TensorProto &init : graph.initializer())
+      shapes[init.name()] = Dims(init.dims().begin(), init.dims().end());
+
+    bool progress = false;
+    for (int i = 0; i < graph.node_size(); ++i) {
+      const onnx::NodeProto &node = graph.node(i);
+      if (folded[i] || hasSubgraph(node))
+        continue;
+      std::vector<const KnownTensor *> inputs;
+      std::vector<const Dims *> inputShapes;
+      for (const std::string &name : node.input()) {
+        auto k = known.find(name);
+        inputs.push_back(k == known.end() ? nullptr : &k->second);
+        auto s = shapes.find(name);
+        inputShapes.push_back(s == shapes.end() ? nullptr : &s->second);
+      }
+      auto outputs = evaluateNode(node, inputs, inputShapes);
+      if (!outputs)
+        continue;
+      folded[i] = true;
+      progress = true;
+      for (int o = 0; o < node.output_size(); ++o) {
+        shapes[node.output(o)] = (*outputs)[o].dims;
+        known[node.output(o)] = std::move((*outputs)[o]);
+      }
+    }
+    if (!progress)
+      break;
+
+    // A scratch model in which every folded value is an initializer, so
+    // that ONNX's inference reads it as a constant. Weights are passed by
+    // type only: their bytes do not matter for shapes.
+    onnx::ModelProto scratch;
+    scratch.set_ir_version(model.ir_version());
+    *scratch.mutable_opset_import() = model.opset_import();
+    onnx::GraphProto &g = *scratch.mutable_graph();
+    *g.mutable_input() = graph.input();
+    *g.mutable_output() = graph.output();
+    std::set<std::string> initialized;
+    for (const TensorProto &init : graph.initializer()) {
+      TensorProto *copy = g.add_initializer();
+      initialized.insert(init.name());
+      if (known.count(init.name())) {
+        *copy = init;
+        continue;
+      }
+      copy->set_name(init.name());
+      copy->set_data_type(init.data_type());
+      *copy->mutable_dims() = init.dims();
+    }
+    for (int i = 0; i < graph.node_size(); ++i) {
+      if (!folded[i]) {
+        *g.add_node() = graph.node(i);
+        continue;
+      }
+      for (const std::string &out : graph.node(i).output())
+        if (!initialized.count(out))
+          *g.add_initializer() = toProto(known[out], out);
+    }
+    try {
+      onnx::shape_inference::InferShapes(
+          scratch, onnx::OpSchemaRegistry::Instance(),
+          onnx::ShapeInferenceOptions(false, 0, true));
+    } catch (const std::exception &) {
+      break; // keep what the previous round established
+    }
+
+    // Carry the refined types back; folded values get their exact type.
+    std::map<std::string, onnx::TypeProto> types;
+    for (const auto &v : graph.value_info())
+      types[v.name()] = v.type();
+    for (const auto &v : g.value_info())
+      types[v.name()] = v.type();
+    for (const auto &v : g.output())
+      types[v.name()] = v.type();
+    for (int i = 0; i < graph.node_size(); ++i) {
+      if (!folded[i])
+        continue;
+      for (const std::string &out : graph.node(i).output()) {
+        const KnownTensor &t = known[out];
+        onnx::TypeProto type;
+        type.mutable_tensor_type()->set_elem_type(t.dataType);
+        auto *shape = type.mutable_tensor_type()->mutable_shape();
+        for (int64_t d : t.dims)
+          shape->add_dim()->set_dim_value(d);
+        types[out] = type;
+      }
+    }
+    for (auto &v : *graph.mutable_output())
+      if (auto it = types.find(v.name()); it != types.end()) {
+        *v.mutable_type() = it->second;
+        types.erase(it);
+      }
+    std::set<std::string> inputs;
+    for (const auto &v : graph.input())
+      inputs.insert(v.name());
+    graph.clear_value_info();
+    for (auto &[name, type] : types) {
+      if (inputs.count(name) || initialized.count(name))
+        continue;
+      auto *info = graph.add_value_info();
+      info->set_name(name);
+      *info->mutable_type() = type;
+    }
+  }
+}

@@ -1,0 +1,52 @@
+//===- ShapeFolding.h - Static shapes through shape arithmetic -*- C++ -*-===//
+//
+// Internal to the importer (includes ONNX headers; built with exceptions).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLACER_LIB_IMPORT_SHAPEFOLDING_H
+#define PLACER_LIB_IMPORT_SHAPEFOLDING_H
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace placer::detail {
+
+/// A small tensor whose values the importer knows at import time: a shape, an
+/// index, a scale. Integers and booleans live in `ints`, floats in `floats`.
+struct KnownTensor {
+  int32_t dataType = 0;
+  std::vector<int64_t> dims;
+  std::vector<int64_t> ints;
+  std::vector<double> floats;
+
+  bool isFloat() const;
+  int64_t numElements() const;
+};
+
+/// Reads `tensor` when it is small, stored inline and of a type the folder
+/// computes with.
+std::optional<KnownTensor> readKnownTensor(const onnx::TensorProto &tensor);
+
+/// Evaluates `node` from the values of its inputs (`inputs[i]` null when
+/// unknown) and the static shapes of its inputs (`shapes[i]` null when not
+/// static). Returns the values of its outputs, or nothing when the node is
+/// not one the folder models or an input is missing.
+std::optional<std::vector<KnownTensor>>
+evaluateNode(const onnx::NodeProto &node,
+             const std::vector<const KnownTensor *> &inputs,
+             const std::vector<const std::vector<int64_t> *> &shapes);
+
+/// ONNX 1.12's shape inference cannot see through shape arithmetic (Shape ->
+/// Gather -> Range -> Slice ...) once the dims are bound. This evaluates such
+/// small integer subgraphs, hands their values to ONNX inference as constants
+/// and repeats until nothing more becomes static. Only types change in
+/// `model`: its nodes stay as they are.
+void refineShapesByFolding(onnx::ModelProto &model);
+
+} // namespace placer::detail
+
+#endif // PLACER_LIB_IMPORT_SHAPEFOLDING_H

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs every system package Placer needs to build, test and benchmark.
+# Idempotent and non-interactive: safe to run on a fresh Debian 12 machine or
+# again on one that already has everything.
+set -euo pipefail
+
+PACKAGES=(
+  # Build toolchain.
+  build-essential cmake ninja-build
+  # LLVM/MLIR 22.1 (lit, FileCheck, not, count come with llvm-22-tools).
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  # ONNX 1.12 and protobuf 3.21.
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  # MILP solver.
+  coinor-libcbc-dev
+  # Tests and benchmarks.
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # Test fixtures are generated with Debian's python3-onnx.
+  python3 python3-onnx python3-numpy libonnx-testdata
+)
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages already installed"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,36 @@
+# Lit configuration of Placer's tool and pass tests.
+import os
+
+import lit.formats
+
+config.name = "Placer"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.placer_obj_root, "test")
+
+# Tools: ours first, then FileCheck/not/count from LLVM 22.
+path = os.pathsep.join([config.placer_tools_dir, config.llvm_tools_dir,
+                        config.environment.get("PATH", os.environ["PATH"])])
+config.environment["PATH"] = path
+
+inputs = os.path.join(config.test_source_root, "Inputs")
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(
+    ("%onnx-fixture", "%s %s" % (config.python_executable,
+                                 os.path.join(inputs, "onnx_fixtures.py"))))
+config.substitutions.append(("%inputs", inputs))
+
+# Shared, read-only data next to the checkout (workloads, real models).
+shared = os.path.abspath(os.path.join(config.placer_src_root, "..", "shared"))
+config.substitutions.append(("%shared", shared))
+if os.path.isdir(os.path.join(shared, "models")):
+    config.available_features.add("shared-models")
+if os.path.isdir(os.path.join(shared, "workloads")):
+    config.available_features.add("shared-workloads")
+
+testdata = "/usr/lib/python3/dist-packages/onnx/backend/test/data"
+config.substitutions.append(("%onnx-testdata", testdata))
+if os.path.isdir(testdata):
+    config.available_features.add("onnx-testdata")

@@ -1,0 +1,24 @@
+//===- placer-opt.cpp - Placer's optimizer driver -------------------------===//
+//
+// mlir-opt with Placer's dialects and passes, plus the upstream dialects and
+// generic passes a placement pipeline works with.
+//
+//===----------------------------------------------------------------------===//
+
+#include "placer/Dialect/Graph/GraphDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  registry.insert<placer::graph::GraphDialect, mlir::func::FuncDialect,
+                  mlir::arith::ArithDialect, mlir::tensor::TensorDialect>();
+  mlir::registerTransformsPasses();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Placer optimizer driver\n", registry));
+}
