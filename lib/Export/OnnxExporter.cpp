@@ -232,7 +232,8 @@ LogicalResult Exporter::exportAttribute(NodeOp node, NamedAttribute attr,
 
 void Exporter::addValueInfo(Value value, onnx::GraphProto &graph) {
   Type type = value.getType();
-  if (isa<NoneType, UnknownType>(type))
+  // ONNX requires a shape in value_info: an unranked value has nothing to say.
+  if (isa<NoneType, UnknownType, UnrankedTensorType>(type))
     return;
   onnx::ValueInfoProto info;
   info.set_name(nameOf(value));
