@@ -350,16 +350,14 @@ LogicalResult Exporter::exportBlock(Block &block, onnx::GraphProto &graph) {
 
 LogicalResult Exporter::run(onnx::ModelProto &model) {
   ModuleOp module = func->getParentOfType<ModuleOp>();
-  Builder b(func.getContext());
+  if (!module)
+    return func.emitError("cannot export a function outside a module");
 
   model.set_ir_version(8); // ONNX 1.12 writes IR version 8
-  if (module)
-    if (auto ir = module->getAttrOfType<IntegerAttr>(attrs::kIrVersion))
-      model.set_ir_version(ir.getInt());
+  if (auto ir = module->getAttrOfType<IntegerAttr>(attrs::kIrVersion))
+    model.set_ir_version(ir.getInt());
   if (auto producer = module->getAttrOfType<StringAttr>(attrs::kProducerName))
     model.set_producer_name(producer.str());
-  else
-    model.set_producer_name("placer");
   if (auto v = module->getAttrOfType<StringAttr>(attrs::kProducerVersion))
     model.set_producer_version(v.str());
 

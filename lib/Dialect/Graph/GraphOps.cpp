@@ -3,6 +3,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
@@ -14,6 +15,17 @@ using namespace placer::graph;
 //===----------------------------------------------------------------------===//
 // NodeOp
 //===----------------------------------------------------------------------===//
+
+/// An SSA name hint for an ONNX tensor name: characters MLIR identifiers
+/// cannot hold become '_' (the printer would hex-escape them: "a/b" would
+/// read "a2Fb").
+static std::string ssaNameHint(StringRef name) {
+  std::string hint = name.str();
+  for (char &c : hint)
+    if (!llvm::isAlnum(c) && c != '_' && c != '.' && c != '$' && c != '-')
+      c = '_';
+  return hint;
+}
 
 StringRef NodeOp::getDisplayName() {
   if (!getName().empty())
@@ -30,7 +42,7 @@ void NodeOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   for (auto [result, name] : llvm::zip(getOutputs(), getOutputNames())) {
     StringRef text = cast<StringAttr>(name).getValue();
     if (!text.empty())
-      setNameFn(result, text);
+      setNameFn(result, ssaNameHint(text));
   }
 }
 
@@ -86,7 +98,7 @@ LogicalResult NodeOp::verify() {
 //===----------------------------------------------------------------------===//
 
 void ConstantOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
-  setNameFn(getResult(), getName());
+  setNameFn(getResult(), ssaNameHint(getName()));
 }
 
 LogicalResult ConstantOp::verify() {

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The main job on the bundled example: install, build, then import
+# examples/mlp4.onnx, summarise what was imported, export it back to ONNX and
+# check that the round trip is exact. Outputs land in build/demo/.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${PLACER_BUILD_DIR:-$root/build}"
+bash "$root/scripts/install-deps.sh"
+bash "$root/scripts/build.sh"
+
+bin="$build/bin"
+out="$build/demo"
+mkdir -p "$out"
+model="$root/examples/mlp4.onnx"
+
+echo
+echo "== 1. import $model (batch bound to 8)"
+"$bin/placer-translate" --import-onnx "$model" --dim batch=8 -o "$out/mlp4.mlir"
+echo "wrote $out/mlp4.mlir:"
+echo "   $(grep -c 'graph.node' "$out/mlp4.mlir") nodes, $(grep -c 'graph.constant' "$out/mlp4.mlir") constants"
+echo "   op types: $(grep -o 'graph.node "[A-Za-z]*"' "$out/mlp4.mlir" | sed 's/graph.node //; s/"//g' | sort | uniq -c | awk '{printf "%s x%s  ", $2, $1}')"
+echo "   signature: $(grep -o 'func.func @main_graph.*) attributes' "$out/mlp4.mlir" | sed 's/ attributes$//')"
+echo "first block:"
+grep 'graph.node' "$out/mlp4.mlir" | head -6 | sed 's/ attributes {.*} :/ :/; s/^ */   /'
+
+echo
+echo "== 2. export back to ONNX and re-import"
+"$bin/placer-translate" --export-onnx "$out/mlp4.mlir" -o "$out/mlp4.exported.onnx"
+"$bin/placer-translate" --import-onnx "$out/mlp4.exported.onnx" --dim batch=8 -o "$out/mlp4.reimported.mlir"
+if cmp -s "$out/mlp4.mlir" "$out/mlp4.reimported.mlir"; then
+  echo "round trip exact: $out/mlp4.exported.onnx re-imports to identical IR"
+else
+  echo "round trip differs:" >&2
+  diff "$out/mlp4.mlir" "$out/mlp4.reimported.mlir" >&2 || true
+  exit 1
+fi
