@@ -43,6 +43,7 @@ def Graph_Dialect : Dialect {
     | TENSOR   | ElementsAttr                                     |
     | TENSORS  | ArrayAttr of ElementsAttr                        |
     | TYPE_PROTO | TypeAttr                                       |
+    | TYPE_PROTOS | ArrayAttr of TypeAttr                         |
     | GRAPH    | a region of the op, named in `subgraphs`         |
   }];
   let useDefaultTypePrinterParser = 1;
