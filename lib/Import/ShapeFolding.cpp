@@ -26,9 +26,6 @@ using onnx::TensorProto;
 namespace {
 
 constexpr int64_t kMaxElements = 4096;
-// Each round lets shapes flow one Shape op further; real models need one per
-// layer. The bound only guards against a pathological model.
-constexpr int kMaxRounds = 256;
 
 using Dims = std::vector<int64_t>;
 
@@ -702,122 +699,127 @@ placer::detail::evaluateNode(const onnx::NodeProto &node,
 
 void placer::detail::refineShapesByFolding(onnx::ModelProto &model) {
   onnx::GraphProto &graph = *model.mutable_graph();
+  if (!graphHasDynamicTypes(graph))
+    return;
+  std::map<std::string, int> opsets;
+  for (const auto &opset : model.opset_import())
+    opsets[opset.domain()] = static_cast<int>(opset.version());
+
+  // The best type known for every value, filled in node order.
+  std::unordered_map<std::string, onnx::TypeProto> types;
+  for (auto *list : {&graph.input(), &graph.value_info(), &graph.output()})
+    for (const auto &v : *list)
+      types[v.name()] = v.type();
   std::unordered_map<std::string, KnownTensor> known;
-  for (const TensorProto &init : graph.initializer())
+  std::unordered_map<std::string, TensorProto> knownProtos;
+  for (const TensorProto &init : graph.initializer()) {
+    onnx::TypeProto &type = types[init.name()];
+    type.mutable_tensor_type()->set_elem_type(init.data_type());
+    auto *shape = type.mutable_tensor_type()->mutable_shape();
+    shape->clear_dim();
+    for (int64_t d : init.dims())
+      shape->add_dim()->set_dim_value(d);
     if (auto t = readKnownTensor(init))
       known.emplace(init.name(), std::move(*t));
+  }
 
-  std::vector<bool> folded(graph.node_size(), false);
-  for (int round = 0; round < kMaxRounds && graphHasDynamicTypes(graph);
-       ++round) {
-    std::unordered_map<std::string, Dims> shapes;
-    for (auto *list : {&graph.input(), &graph.value_info(), &graph.output()})
-      for (const auto &v : *list)
-        if (auto s = staticShape(v.type()))
-          shapes[v.name()] = *s;
-    for (const TensorProto &init : graph.initializer())
-      shapes[init.name()] = Dims(init.dims().begin(), init.dims().end());
+  auto recordKnown = [&](const std::string &name, KnownTensor value) {
+    onnx::TypeProto &type = types[name];
+    type.Clear();
+    type.mutable_tensor_type()->set_elem_type(value.dataType);
+    auto *shape = type.mutable_tensor_type()->mutable_shape();
+    for (int64_t d : value.dims)
+      shape->add_dim()->set_dim_value(d);
+    knownProtos[name] = toProto(value, name);
+    known[name] = std::move(value);
+  };
 
-    bool progress = false;
-    for (int i = 0; i < graph.node_size(); ++i) {
-      const onnx::NodeProto &node = graph.node(i);
-      if (folded[i] || hasSubgraph(node))
-        continue;
-      std::vector<const KnownTensor *> inputs;
-      std::vector<const Dims *> inputShapes;
-      for (const std::string &name : node.input()) {
-        auto k = known.find(name);
-        inputs.push_back(k == known.end() ? nullptr : &k->second);
-        auto s = shapes.find(name);
-        inputShapes.push_back(s == shapes.end() ? nullptr : &s->second);
-      }
-      auto outputs = evaluateNode(node, inputs, inputShapes);
-      if (!outputs)
-        continue;
-      folded[i] = true;
-      progress = true;
-      for (int o = 0; o < node.output_size(); ++o) {
-        shapes[node.output(o)] = (*outputs)[o].dims;
-        known[node.output(o)] = std::move((*outputs)[o]);
-      }
+  // One pass in topological order (the importer sorted the nodes): each
+  // node's inputs are final when it is reached.
+  for (onnx::NodeProto &node : *graph.mutable_node()) {
+    if (hasSubgraph(node))
+      continue; // ONNX's own inference handled its subgraphs
+    std::vector<const KnownTensor *> inputs;
+    std::vector<Dims> staticShapes(node.input_size());
+    std::vector<const Dims *> shapes;
+    for (int i = 0; i < node.input_size(); ++i) {
+      const std::string &name = node.input(i);
+      auto k = known.find(name);
+      inputs.push_back(k == known.end() ? nullptr : &k->second);
+      auto t = types.find(name);
+      std::optional<Dims> s;
+      if (t != types.end())
+        s = staticShape(t->second);
+      if (s)
+        staticShapes[i] = *s;
+      shapes.push_back(s ? &staticShapes[i] : nullptr);
     }
-    if (!progress)
-      break;
+    if (auto outputs = evaluateNode(node, inputs, shapes)) {
+      for (int o = 0; o < node.output_size(); ++o)
+        recordKnown(node.output(o), std::move((*outputs)[o]));
+      continue;
+    }
 
-    // A scratch model in which every folded value is an initializer, so
-    // that ONNX's inference reads it as a constant. Weights are passed by
-    // type only: their bytes do not matter for shapes.
-    onnx::ModelProto scratch;
-    scratch.set_ir_version(model.ir_version());
-    *scratch.mutable_opset_import() = model.opset_import();
-    onnx::GraphProto &g = *scratch.mutable_graph();
-    *g.mutable_input() = graph.input();
-    *g.mutable_output() = graph.output();
-    std::set<std::string> initialized;
-    for (const TensorProto &init : graph.initializer()) {
-      TensorProto *copy = g.add_initializer();
-      initialized.insert(init.name());
-      if (known.count(init.name())) {
-        *copy = init;
-        continue;
-      }
-      copy->set_name(init.name());
-      copy->set_data_type(init.data_type());
-      *copy->mutable_dims() = init.dims();
+    // Not foldable: run the op's ONNX inference function, now with the
+    // folded values as constant inputs.
+    auto opset = opsets.find(node.domain());
+    if (opset == opsets.end())
+      continue;
+    const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
+        node.op_type(), opset->second, node.domain());
+    if (!schema || !schema->has_type_and_shape_inference_function())
+      continue;
+    std::unordered_map<std::string, onnx::TypeProto *> inputTypes;
+    std::unordered_map<std::string, const TensorProto *> inputData;
+    for (const std::string &name : node.input()) {
+      if (auto t = types.find(name); t != types.end())
+        inputTypes[name] = &t->second;
+      if (auto d = knownProtos.find(name); d != knownProtos.end())
+        inputData[name] = &d->second;
     }
-    for (int i = 0; i < graph.node_size(); ++i) {
-      if (!folded[i]) {
-        *g.add_node() = graph.node(i);
-        continue;
-      }
-      for (const std::string &out : graph.node(i).output())
-        if (!initialized.count(out))
-          *g.add_initializer() = toProto(known[out], out);
-    }
+    onnx::shape_inference::InferenceContextImpl context(node, inputTypes,
+                                                        inputData, {});
     try {
-      onnx::shape_inference::InferShapes(
-          scratch, onnx::OpSchemaRegistry::Instance(),
-          onnx::ShapeInferenceOptions(false, 0, true));
+      schema->GetTypeAndShapeInferenceFunction()(context);
     } catch (const std::exception &) {
-      break; // keep what the previous round established
+      continue; // keep the types ONNX's whole-graph inference gave
     }
-
-    // Carry the refined types back; folded values get their exact type.
-    std::map<std::string, onnx::TypeProto> types;
-    for (const auto &v : graph.value_info())
-      types[v.name()] = v.type();
-    for (const auto &v : g.value_info())
-      types[v.name()] = v.type();
-    for (const auto &v : g.output())
-      types[v.name()] = v.type();
-    for (int i = 0; i < graph.node_size(); ++i) {
-      if (!folded[i])
+    for (int o = 0; o < node.output_size(); ++o) {
+      const onnx::TypeProto &inferred = *context.getOutputType(o);
+      if (node.output(o).empty() ||
+          inferred.value_case() == onnx::TypeProto::VALUE_NOT_SET)
         continue;
-      for (const std::string &out : graph.node(i).output()) {
-        const KnownTensor &t = known[out];
-        onnx::TypeProto type;
-        type.mutable_tensor_type()->set_elem_type(t.dataType);
-        auto *shape = type.mutable_tensor_type()->mutable_shape();
-        for (int64_t d : t.dims)
-          shape->add_dim()->set_dim_value(d);
-        types[out] = type;
-      }
-    }
-    for (auto &v : *graph.mutable_output())
-      if (auto it = types.find(v.name()); it != types.end()) {
-        *v.mutable_type() = it->second;
-        types.erase(it);
-      }
-    std::set<std::string> inputs;
-    for (const auto &v : graph.input())
-      inputs.insert(v.name());
-    graph.clear_value_info();
-    for (auto &[name, type] : types) {
-      if (inputs.count(name) || initialized.count(name))
+      auto [it, inserted] = types.try_emplace(node.output(o), inferred);
+      if (inserted)
         continue;
-      auto *info = graph.add_value_info();
-      info->set_name(name);
-      *info->mutable_type() = type;
+      try {
+        onnx::shape_inference::mergeShapesAndTypes(inferred, &it->second);
+      } catch (const std::exception &) {
+        // A conflict with the declared type: the declaration stands.
+      }
     }
   }
+
+  // Write the refined types back: graph outputs in place, everything else
+  // (but inputs and initializers) as value_info.
+  std::set<std::string> skip;
+  for (const auto &v : graph.input())
+    skip.insert(v.name());
+  for (const auto &t : graph.initializer())
+    skip.insert(t.name());
+  for (auto &v : *graph.mutable_output()) {
+    if (auto it = types.find(v.name()); it != types.end())
+      *v.mutable_type() = it->second;
+    skip.insert(v.name());
+  }
+  graph.clear_value_info();
+  for (const onnx::NodeProto &node : graph.node())
+    for (const std::string &out : node.output()) {
+      auto it = types.find(out);
+      if (out.empty() || skip.count(out) || it == types.end())
+        continue;
+      auto *info = graph.add_value_info();
+      info->set_name(out);
+      *info->mutable_type() = it->second;
+    }
 }

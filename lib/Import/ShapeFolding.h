@@ -41,10 +41,11 @@ evaluateNode(const onnx::NodeProto &node,
              const std::vector<const std::vector<int64_t> *> &shapes);
 
 /// ONNX 1.12's shape inference cannot see through shape arithmetic (Shape ->
-/// Gather -> Range -> Slice ...) once the dims are bound. This evaluates such
-/// small integer subgraphs, hands their values to ONNX inference as constants
-/// and repeats until nothing more becomes static. Only types change in
-/// `model`: its nodes stay as they are.
+/// Gather -> Range -> Slice ...) once the dims are bound. In one pass over
+/// the (topologically sorted) main graph, this evaluates such small tensors
+/// and runs every other op's ONNX inference function with those values as
+/// constant inputs. Only types change in `model`: its nodes stay as they are.
+/// Expects ONNX's whole-graph inference to have run first.
 void refineShapesByFolding(onnx::ModelProto &model);
 
 } // namespace placer::detail
