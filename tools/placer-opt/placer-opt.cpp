@@ -5,7 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "placer/Analysis/CostModel.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,7 +20,9 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<placer::graph::GraphDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::tensor::TensorDialect>();
+  placer::registerCostModels(registry);
   mlir::registerTransformsPasses();
+  placer::registerPlacerPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Placer optimizer driver\n", registry));
 }

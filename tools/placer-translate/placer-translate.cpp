@@ -2,6 +2,7 @@
 //
 //   placer-translate --import-onnx model.onnx [-o out.mlir] [--shapes-only]
 //                    [--dim NAME=VALUE]... [--input-shape NAME=D0xD1x...]...
+//   placer-translate --import-workload workload.json [-o out.mlir]
 //   placer-translate --export-onnx in.mlir -o out.onnx
 //
 // Errors go to stderr and the exit status is 1; an output file is only
@@ -12,6 +13,7 @@
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Export/OnnxExporter.h"
 #include "placer/Import/OnnxImporter.h"
+#include "placer/Import/WorkloadImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -29,12 +31,14 @@ using namespace mlir;
 namespace cl = llvm::cl;
 
 namespace {
-enum class Action { None, ImportOnnx, ExportOnnx };
+enum class Action { None, ImportOnnx, ImportWorkload, ExportOnnx };
 
 cl::opt<Action> action(
     cl::desc("Translation:"), cl::init(Action::None),
     cl::values(clEnumValN(Action::ImportOnnx, "import-onnx",
                           "ONNX model -> graph dialect"),
+               clEnumValN(Action::ImportWorkload, "import-workload",
+                          "NeurIPS 2020 workload JSON -> graph dialect"),
                clEnumValN(Action::ExportOnnx, "export-onnx",
                           "graph dialect -> ONNX model")));
 cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input file>"),
@@ -123,7 +127,7 @@ int main(int argc, char **argv) {
 
   if (action == Action::None) {
     llvm::errs() << "placer-translate: choose a translation "
-                    "(--import-onnx or --export-onnx); see --help\n";
+                    "(--import-onnx, --import-workload or --export-onnx); see --help\n";
     return 1;
   }
   if (action == Action::ExportOnnx && outputFilename == "-") {
@@ -138,9 +142,22 @@ int main(int argc, char **argv) {
     llvm::errs() << "placer-translate: " << error << "\n";
     return 1;
   }
-  LogicalResult result = action == Action::ImportOnnx
-                             ? runImport(context, output->os())
-                             : runExport(context, sourceMgr, output->os());
+  LogicalResult result = failure();
+  switch (action) {
+  case Action::ImportOnnx:
+    result = runImport(context, output->os());
+    break;
+  case Action::ImportWorkload:
+    if (OwningOpRef<ModuleOp> module =
+            placer::importWorkloadFile(inputFilename, &context))
+      result = writeModule(*module, output->os());
+    break;
+  case Action::ExportOnnx:
+    result = runExport(context, sourceMgr, output->os());
+    break;
+  case Action::None:
+    break;
+  }
   if (failed(result))
     return 1; // the ToolOutputFile deletes the partial output
   output->keep();

@@ -1,0 +1,98 @@
+//===- Cluster.h - The machine a model is placed on ------------*- C++ -*-===//
+//
+// Device kinds (accelerators or CPU cores, each with a count), their compute
+// and memory figures, and the links between devices. Plain C++ (LLVM Support
+// only): the solver and the cost model both use it. The JSON format is in
+// docs/CostModel.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLACER_ANALYSIS_CLUSTER_H
+#define PLACER_ANALYSIS_CLUSTER_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace placer {
+
+struct DeviceKind {
+  std::string name;
+  bool isAccelerator = true;
+  int64_t count = 1;
+  /// Peak FLOP/s per element type name ("f32", "f16", "bf16", ...); the
+  /// entry "default" applies to types not listed.
+  std::map<std::string, double> peakFlops;
+  double memoryBandwidth = 0; ///< bytes/s
+  double memoryCapacity = 0;  ///< bytes; 0 for "unlimited" (CPU cores)
+  double opOverhead = 0;      ///< seconds added to every op that runs
+
+  /// Peak FLOP/s for `elementType`, falling back to "default".
+  double getPeakFlops(llvm::StringRef elementType) const;
+};
+
+struct Link {
+  double bandwidth = 0; ///< bytes/s
+  double latency = 0;   ///< seconds
+  double transferTime(double bytes) const {
+    return bytes / bandwidth + latency;
+  }
+};
+
+class Cluster {
+public:
+  /// Parses the JSON format; errors name the source and the field.
+  static llvm::Expected<Cluster> fromJson(const llvm::json::Value &value,
+                                          llvm::StringRef source);
+  /// A preset name (see presetNames()) or a path to a JSON file.
+  static llvm::Expected<Cluster> load(llvm::StringRef presetOrPath);
+  static llvm::Expected<Cluster> preset(llvm::StringRef name);
+  static std::vector<std::string> presetNames();
+
+  llvm::json::Value toJson() const;
+
+  const std::string &getName() const { return name; }
+  const std::vector<DeviceKind> &getKinds() const { return kinds; }
+  const DeviceKind *findKind(llvm::StringRef kindName) const;
+
+  /// Devices are the kinds' counts laid out in order: kind 0's devices
+  /// first. Returns the kind index of device `device`.
+  size_t getKindOfDevice(int64_t device) const;
+  int64_t getNumDevices() const;
+
+  /// The link between two devices: an explicit device pair wins, then a
+  /// kind pair, then the two-level hierarchy, then the default.
+  Link getLink(int64_t from, int64_t to) const;
+  /// bytes / bandwidth + latency; 0 on one device.
+  double transferTime(double bytes, int64_t from, int64_t to) const;
+
+private:
+  struct KindPairLink {
+    std::string a, b;
+    Link link;
+  };
+  struct DevicePairLink {
+    int64_t a, b;
+    Link link;
+  };
+  struct Hierarchy {
+    int64_t devicesPerNode;
+    Link intraNode, interNode;
+  };
+
+  std::string name;
+  std::vector<DeviceKind> kinds;
+  Link defaultLink;
+  std::optional<Hierarchy> hierarchy;
+  std::vector<KindPairLink> kindPairs;
+  std::vector<DevicePairLink> devicePairs;
+};
+
+} // namespace placer
+
+#endif // PLACER_ANALYSIS_CLUSTER_H

@@ -1,0 +1,36 @@
+//===- CostModel.h - Work of ops and their time on devices -----*- C++ -*-===//
+//
+// The formulas behind `--placer-estimate-costs`; docs/CostModel.md lists
+// them with their limits.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLACER_ANALYSIS_COSTMODEL_H
+#define PLACER_ANALYSIS_COSTMODEL_H
+
+#include "placer/Analysis/Cluster.h"
+#include "placer/Interfaces/CostOpInterface.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Operation.h"
+
+namespace placer {
+
+/// Attaches the CostOpInterface models of Placer's own ops (graph.node with
+/// its ONNX formulas, graph.constant, graph.none).
+void registerCostModels(mlir::DialectRegistry &registry);
+
+/// The estimate for an op with no model: it reads its operands and writes
+/// its results once, and computes nothing.
+OpWork estimateGenericWork(mlir::Operation *op);
+
+/// Roofline: max(FLOPs / peak FLOP/s, bytes moved / memory bandwidth) plus
+/// the kind's per-op overhead; 0 for free (view) ops.
+double getRooflineTime(const OpWork &work, const DeviceKind &kind);
+
+/// Bytes of a statically shaped tensor (strings count 0 bytes), 0 for
+/// `none`, std::nullopt for dynamic or unknown types.
+std::optional<int64_t> getTypeBytes(mlir::Type type);
+
+} // namespace placer
+
+#endif // PLACER_ANALYSIS_COSTMODEL_H

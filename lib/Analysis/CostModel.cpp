@@ -1,0 +1,42 @@
+//===- CostModel.cpp - Roofline and generic estimates ---------------------===//
+#include "placer/Analysis/CostModel.h"
+
+#include "placer/Dialect/Graph/GraphDialect.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace placer;
+
+std::optional<int64_t> placer::getTypeBytes(Type type) {
+  if (isa<NoneType>(type))
+    return 0;
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked || !ranked.hasStaticShape())
+    return std::nullopt;
+  return ranked.getNumElements() *
+         graph::getElementByteSize(ranked.getElementType());
+}
+
+OpWork placer::estimateGenericWork(Operation *op) {
+  OpWork work;
+  work.isModeled = false;
+  for (Value operand : op->getOperands())
+    work.bytesRead += getTypeBytes(operand.getType()).value_or(0);
+  for (Value result : op->getResults())
+    work.outputBytes += getTypeBytes(result.getType()).value_or(0);
+  work.bytesWritten = work.outputBytes;
+  return work;
+}
+
+double placer::getRooflineTime(const OpWork &work, const DeviceKind &kind) {
+  if (work.isFree)
+    return 0.0;
+  double peak = kind.getPeakFlops(work.elementType);
+  double compute = work.flops > 0 && peak > 0 ? work.flops / peak : 0.0;
+  double memory = static_cast<double>(work.bytesRead + work.bytesWritten) /
+                  kind.memoryBandwidth;
+  return std::max(compute, memory) + kind.opOverhead;
+}

@@ -1,0 +1,4 @@
+//===- CostOpInterface.cpp ------------------------------------------------===//
+#include "placer/Interfaces/CostOpInterface.h"
+
+#include "placer/Interfaces/CostOpInterface.cpp.inc"

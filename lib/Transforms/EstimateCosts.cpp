@@ -1,0 +1,376 @@
+//===- EstimateCosts.cpp - Per-op work and time per device kind -----------===//
+#include "placer/Analysis/Cluster.h"
+#include "placer/Analysis/CostModel.h"
+#include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Support/JsonReader.h"
+#include "placer/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <set>
+
+namespace placer {
+#define GEN_PASS_DEF_ESTIMATECOSTS
+#define GEN_PASS_DEF_PRINTCOSTS
+#include "placer/Transforms/Passes.h.inc"
+} // namespace placer
+
+using namespace mlir;
+using namespace placer;
+using llvm::json::Object;
+
+
+namespace {
+
+/// The ONNX-level name of an op for reports and profiles.
+std::string getReportName(Operation *op) {
+  if (auto node = dyn_cast<graph::NodeOp>(op))
+    return node.getDisplayName().str();
+  if (auto constant = dyn_cast<graph::ConstantOp>(op))
+    return constant.getName().str();
+  if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
+    return loc.getName().str();
+  return op->getName().getStringRef().str();
+}
+
+std::string getOpType(Operation *op) {
+  if (auto node = dyn_cast<graph::NodeOp>(op))
+    return node.getDomain().empty()
+               ? node.getOpType().str()
+               : (node.getDomain() + "." + node.getOpType()).str();
+  return op->getName().getStringRef().str();
+}
+
+/// Work of `op` including the ops nested in its regions (subgraphs run as
+/// part of the node that holds them).
+FailureOr<OpWork> estimateWithRegions(Operation *op,
+                                      std::set<std::string> &unmodeled) {
+  OpWork work;
+  if (auto costed = dyn_cast<CostOpInterface>(op)) {
+    FailureOr<OpWork> estimated = costed.estimateWork();
+    if (failed(estimated))
+      return failure();
+    work = *estimated;
+  } else {
+    work = estimateGenericWork(op);
+  }
+  if (!work.isModeled)
+    unmodeled.insert(getOpType(op));
+  for (Region &region : op->getRegions())
+    for (Operation &nested : region.getOps()) {
+      if (nested.hasTrait<OpTrait::IsTerminator>())
+        continue;
+      FailureOr<OpWork> inner = estimateWithRegions(&nested, unmodeled);
+      if (failed(inner))
+        return failure();
+      work.flops += inner->flops;
+      work.bytesRead += inner->bytesRead;
+      work.bytesWritten += inner->bytesWritten;
+      work.paramBytes += inner->paramBytes;
+      work.isFree = work.isFree && inner->isFree;
+    }
+  return work;
+}
+
+/// Measured times: node name -> device kind -> seconds.
+using Profile = std::map<std::string, std::map<std::string, double>>;
+
+llvm::Expected<Profile> loadProfile(StringRef path, const Cluster &cluster) {
+  llvm::Expected<llvm::json::Value> json = readJsonFile(path);
+  if (!json)
+    return json.takeError();
+  JsonReader reader(path.str());
+  Profile profile;
+  const Object *root = reader.asObject(*json, "");
+  if (!root)
+    return reader.takeError();
+  for (const auto &entry : *root) {
+    std::string nodePath = entry.first.str();
+    const Object *times = reader.asObject(entry.second, nodePath);
+    if (!times)
+      break;
+    for (const auto &time : *times) {
+      std::string kind = time.first.str();
+      if (!cluster.findKind(kind)) {
+        reader.fail(JsonReader::join(nodePath, kind),
+                    "the cluster has no device kind '" + kind + "'");
+        break;
+      }
+      std::optional<double> seconds = reader.getNumber(*times, kind, nodePath);
+      if (seconds && *seconds < 0)
+        reader.fail(JsonReader::join(nodePath, kind),
+                    "time must not be negative");
+      if (seconds)
+        profile[entry.first.str()][kind] = *seconds;
+    }
+  }
+  if (reader.failed())
+    return reader.takeError();
+  return profile;
+}
+
+/// The ops a placement assigns: the top-level ops of every function.
+SmallVector<Operation *> getPlaceableOps(ModuleOp module) {
+  SmallVector<Operation *> ops;
+  for (auto func : module.getOps<func::FuncOp>())
+    for (Operation &op : func.getBody().getOps())
+      if (!op.hasTrait<OpTrait::IsTerminator>() && !isa<graph::NoneOp>(op))
+        ops.push_back(&op);
+  return ops;
+}
+
+bool isWorkloadCost(Operation *op) {
+  auto cost = op->getAttrOfType<DictionaryAttr>(costattrs::kCost);
+  auto source = cost ? cost.getAs<StringAttr>("source") : StringAttr();
+  return source && source.getValue() == "workload";
+}
+
+struct EstimateCostsPass
+    : public placer::impl::EstimateCostsBase<EstimateCostsPass> {
+  using EstimateCostsBase::EstimateCostsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Operation *> ops = getPlaceableOps(module);
+    if (llvm::any_of(ops, isWorkloadCost)) {
+      // A paper workload carries its own times and cluster.
+      markAllAnalysesPreserved();
+      return;
+    }
+
+    llvm::Expected<Cluster> loaded = Cluster::load(cluster);
+    if (!loaded) {
+      module.emitError("--placer-estimate-costs: cluster: ")
+          << llvm::toString(loaded.takeError());
+      return signalPassFailure();
+    }
+    const Cluster &machine = *loaded;
+    Profile measuredTimes;
+    if (!profile.empty()) {
+      llvm::Expected<Profile> read = loadProfile(profile, machine);
+      if (!read) {
+        module.emitError("--placer-estimate-costs: profile: ")
+            << llvm::toString(read.takeError());
+        return signalPassFailure();
+      }
+      measuredTimes = std::move(*read);
+    }
+
+    Builder b(module.getContext());
+    std::set<std::string> unmodeled;
+    std::set<std::string> profiled;
+    llvm::json::Array records;
+    OpWork totals;
+    std::map<std::string, double> totalTime, totalBackward;
+    bool failedAny = false;
+    // c(u): moving the output between two devices of the first kind.
+    int64_t peer = machine.getNumDevices() > 1 ? 1 : 0;
+
+    for (Operation *op : ops) {
+      FailureOr<OpWork> work = estimateWithRegions(op, unmodeled);
+      if (failed(work)) {
+        failedAny = true;
+        continue;
+      }
+      // Constants fold into their consumers: only one that owns bytes of its
+      // own (nothing consumes it) is worth an annotation.
+      if (isa<graph::ConstantOp>(op) && work->paramBytes == 0)
+        continue;
+      std::string name = getReportName(op);
+      auto measured = measuredTimes.find(name);
+      bool fromProfile = measured != measuredTimes.end();
+      if (fromProfile)
+        profiled.insert(name);
+
+      SmallVector<NamedAttribute> times, backward;
+      Object timeJson;
+      for (const DeviceKind &kind : machine.getKinds()) {
+        double seconds = getRooflineTime(*work, kind);
+        if (fromProfile) {
+          auto it = measured->second.find(kind.name);
+          if (it != measured->second.end())
+            seconds = it->second;
+        }
+        times.emplace_back(b.getStringAttr(kind.name), b.getF64FloatAttr(seconds));
+        backward.emplace_back(b.getStringAttr(kind.name),
+                              b.getF64FloatAttr(seconds * backwardFactor));
+        timeJson[kind.name] = seconds;
+        totalTime[kind.name] += seconds;
+        totalBackward[kind.name] += seconds * backwardFactor;
+      }
+      double transfer =
+          work->isFree ? 0.0
+                       : machine.transferTime(work->outputBytes, 0, peer);
+      StringRef source = fromProfile        ? "profile"
+                         : work->isModeled ? "model"
+                                           : "generic";
+      SmallVector<NamedAttribute> cost = {
+          b.getNamedAttr("flops", b.getI64IntegerAttr(
+                                      static_cast<int64_t>(work->flops))),
+          b.getNamedAttr("bytes_read", b.getI64IntegerAttr(work->bytesRead)),
+          b.getNamedAttr("bytes_written",
+                         b.getI64IntegerAttr(work->bytesWritten)),
+          b.getNamedAttr("param_bytes", b.getI64IntegerAttr(work->paramBytes)),
+          b.getNamedAttr("output_bytes",
+                         b.getI64IntegerAttr(work->outputBytes)),
+          b.getNamedAttr("time", b.getDictionaryAttr(times)),
+          b.getNamedAttr("transfer_time", b.getF64FloatAttr(transfer)),
+          b.getNamedAttr("source", b.getStringAttr(source))};
+      if (training) {
+        cost.push_back(
+            b.getNamedAttr("backward_time", b.getDictionaryAttr(backward)));
+        // Weights, their gradients and the optimizer state.
+        cost.push_back(b.getNamedAttr(
+            "training_param_bytes",
+            b.getI64IntegerAttr(static_cast<int64_t>(
+                work->paramBytes * (2.0 + optimizerStateFactor)))));
+      }
+      op->setAttr(costattrs::kCost, b.getDictionaryAttr(cost));
+
+      totals.flops += work->flops;
+      totals.paramBytes += work->paramBytes;
+      totals.bytesRead += work->bytesRead;
+      totals.bytesWritten += work->bytesWritten;
+      totals.outputBytes += work->outputBytes;
+      records.push_back(Object{{"name", name},
+                               {"op_type", getOpType(op)},
+                               {"flops", static_cast<int64_t>(work->flops)},
+                               {"bytes_read", work->bytesRead},
+                               {"bytes_written", work->bytesWritten},
+                               {"param_bytes", work->paramBytes},
+                               {"output_bytes", work->outputBytes},
+                               {"time", std::move(timeJson)},
+                               {"transfer_time", transfer},
+                               {"source", source}});
+    }
+    if (failedAny)
+      return signalPassFailure();
+
+    module->setAttr(costattrs::kCluster,
+                    b.getStringAttr(llvm::formatv("{0}", machine.toJson()).str()));
+    if (!unmodeled.empty()) {
+      auto diag = module.emitWarning("ops with no cost formula got a "
+                                     "bytes-only estimate: ");
+      llvm::interleaveComma(unmodeled, diag);
+    }
+    std::vector<std::string> unmatched;
+    for (const auto &entry : measuredTimes)
+      if (!profiled.count(entry.first))
+        unmatched.push_back(entry.first);
+    if (!profile.empty()) {
+      auto diag = module.emitRemark("profile covered ")
+                  << profiled.size() << " of " << ops.size() << " ops";
+      if (!profiled.empty()) {
+        diag << " (";
+        llvm::interleaveComma(profiled, diag);
+        diag << ")";
+      }
+      if (!unmatched.empty()) {
+        diag << "; entries that match no op: ";
+        llvm::interleaveComma(unmatched, diag);
+      }
+    }
+
+    if (!dump.empty() &&
+        failed(writeDump(module, machine, records, totals, totalTime,
+                         unmodeled, profiled, unmatched)))
+      return signalPassFailure();
+    markAllAnalysesPreserved();
+  }
+
+  LogicalResult writeDump(ModuleOp module, const Cluster &machine,
+                          llvm::json::Array &records, const OpWork &totals,
+                          const std::map<std::string, double> &totalTime,
+                          const std::set<std::string> &unmodeled,
+                          const std::set<std::string> &profiled,
+                          const std::vector<std::string> &unmatched) {
+    Object timeJson;
+    for (const auto &[kind, seconds] : totalTime)
+      timeJson[kind] = seconds;
+    llvm::json::Array kinds;
+    for (const DeviceKind &kind : machine.getKinds())
+      kinds.push_back(kind.name);
+    Object root{
+        {"cluster", machine.getName()},
+        {"device_kinds", std::move(kinds)},
+        {"ops", std::move(records)},
+        {"totals", Object{{"flops", static_cast<int64_t>(totals.flops)},
+                          {"bytes_read", totals.bytesRead},
+                          {"bytes_written", totals.bytesWritten},
+                          {"param_bytes", totals.paramBytes},
+                          {"output_bytes", totals.outputBytes},
+                          {"time", std::move(timeJson)}}},
+        {"unmodeled_op_types",
+         llvm::json::Array(std::vector<std::string>(unmodeled.begin(),
+                                                    unmodeled.end()))}};
+    if (!profile.empty())
+      root["profile"] = Object{
+          {"covered", llvm::json::Array(std::vector<std::string>(
+                          profiled.begin(), profiled.end()))},
+          {"unmatched", llvm::json::Array(unmatched)}};
+    std::string error;
+    auto file = openOutputFile(dump, &error);
+    if (!file)
+      return module.emitError("--placer-estimate-costs: dump: ") << error;
+    file->os() << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+    file->keep();
+    return success();
+  }
+};
+
+struct PrintCostsPass : public placer::impl::PrintCostsBase<PrintCostsPass> {
+  void runOnOperation() override {
+    llvm::raw_ostream &os = llvm::outs();
+    SmallVector<std::string> kinds;
+    int64_t flops = 0, read = 0, written = 0, params = 0;
+    std::map<std::string, double> time;
+    bool header = false;
+    for (Operation *op : getPlaceableOps(getOperation())) {
+      auto cost = op->getAttrOfType<DictionaryAttr>(costattrs::kCost);
+      if (!cost)
+        continue;
+      auto times = cost.getAs<DictionaryAttr>("time");
+      if (!header) {
+        for (NamedAttribute t : times)
+          kinds.push_back(t.getName().str());
+        os << llvm::formatv("{0,-28} {1,-18} {2,14} {3,12} {4,12} {5,12}",
+                            "op", "op_type", "flops", "bytes_read",
+                            "bytes_written", "param_bytes");
+        for (const std::string &kind : kinds)
+          os << llvm::formatv(" {0,14}", "time[" + kind + "]");
+        os << "\n";
+        header = true;
+      }
+      auto f = cost.getAs<IntegerAttr>("flops").getInt();
+      auto r = cost.getAs<IntegerAttr>("bytes_read").getInt();
+      auto w = cost.getAs<IntegerAttr>("bytes_written").getInt();
+      auto p = cost.getAs<IntegerAttr>("param_bytes").getInt();
+      flops += f;
+      read += r;
+      written += w;
+      params += p;
+      os << llvm::formatv("{0,-28} {1,-18} {2,14} {3,12} {4,12} {5,12}",
+                          getReportName(op), getOpType(op), f, r, w, p);
+      for (const std::string &kind : kinds) {
+        double t = times.getAs<FloatAttr>(kind).getValueAsDouble();
+        time[kind] += t;
+        os << llvm::formatv(" {0,14:e4}", t);
+      }
+      os << "\n";
+    }
+    if (!header)
+      return;
+    os << llvm::formatv("{0,-28} {1,-18} {2,14} {3,12} {4,12} {5,12}", "total",
+                        "", flops, read, written, params);
+    for (const std::string &kind : kinds)
+      os << llvm::formatv(" {0,14:e4}", time[kind]);
+    os << "\n";
+    markAllAnalysesPreserved();
+  }
+};
+
+} // namespace
