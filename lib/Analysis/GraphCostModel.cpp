@@ -310,8 +310,10 @@ FailureOr<OpWork> estimateNodeWork(NodeOp node) {
       }
       return estimateGenericWork(node);
     }
+    // Weights are initializers; the outputs of Constant nodes are small
+    // computed values (shapes, scales), not parameters.
     if (auto constant = operand.getDefiningOp<ConstantOp>())
-      if (countedConstants.insert(constant).second &&
+      if (!constant.getNode() && countedConstants.insert(constant).second &&
           ownsConstant(node, constant))
         work.paramBytes += *bytes;
     work.bytesRead += *bytes;
@@ -368,7 +370,7 @@ struct ConstantCostModel
     bool consumed = llvm::any_of(constant->getUsers(), [](Operation *user) {
       return isa<NodeOp>(user) || user->getParentOfType<NodeOp>();
     });
-    if (!consumed)
+    if (!consumed && !constant.getNode())
       work.paramBytes = getTypeBytes(constant.getType()).value_or(0);
     return work;
   }

@@ -144,7 +144,7 @@ struct EstimateCostsPass
 
     llvm::Expected<Cluster> loaded = Cluster::load(cluster);
     if (!loaded) {
-      module.emitError("--placer-estimate-costs: cluster: ")
+      mlir::emitError(module.getLoc(), "--placer-estimate-costs: cluster: ")
           << llvm::toString(loaded.takeError());
       return signalPassFailure();
     }
@@ -153,7 +153,7 @@ struct EstimateCostsPass
     if (!profile.empty()) {
       llvm::Expected<Profile> read = loadProfile(profile, machine);
       if (!read) {
-        module.emitError("--placer-estimate-costs: profile: ")
+        mlir::emitError(module.getLoc(), "--placer-estimate-costs: profile: ")
             << llvm::toString(read.takeError());
         return signalPassFailure();
       }
@@ -253,7 +253,7 @@ struct EstimateCostsPass
     module->setAttr(costattrs::kCluster,
                     b.getStringAttr(llvm::formatv("{0}", machine.toJson()).str()));
     if (!unmodeled.empty()) {
-      auto diag = module.emitWarning("ops with no cost formula got a "
+      auto diag = mlir::emitWarning(module.getLoc(), "ops with no cost formula got a "
                                      "bytes-only estimate: ");
       llvm::interleaveComma(unmodeled, diag);
     }
@@ -262,7 +262,7 @@ struct EstimateCostsPass
       if (!profiled.count(entry.first))
         unmatched.push_back(entry.first);
     if (!profile.empty()) {
-      auto diag = module.emitRemark("profile covered ")
+      auto diag = mlir::emitRemark(module.getLoc(), "profile covered ")
                   << profiled.size() << " of " << ops.size() << " ops";
       if (!profiled.empty()) {
         diag << " (";
@@ -315,7 +315,7 @@ struct EstimateCostsPass
     std::string error;
     auto file = openOutputFile(dump, &error);
     if (!file)
-      return module.emitError("--placer-estimate-costs: dump: ") << error;
+      return mlir::emitError(module.getLoc(), "--placer-estimate-costs: dump: ") << error;
     file->os() << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
     file->keep();
     return success();
