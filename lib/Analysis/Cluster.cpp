@@ -74,10 +74,6 @@ double Cluster::transferTime(double bytes, int64_t from, int64_t to) const {
 
 namespace {
 
-std::string formatNumber(double value) {
-  return llvm::formatv("{0}", value).str();
-}
-
 /// A positive number field (bandwidths, FLOP/s).
 std::optional<double> getPositive(JsonReader &reader, const Object &object,
                                   llvm::StringRef key, const std::string &path,

@@ -137,8 +137,10 @@ std::optional<Workload> parseWorkload(const llvm::json::Value &json,
       reader.fail(JsonReader::join(path, "cost"),
                   llvm::formatv("node {0} ({1}) has out-edges of different "
                                 "costs: {2} here, {3} in edges[{4}]",
-                                producer.id, producer.name, *cost,
-                                *producer.transferCost, *producer.transferEdge)
+                                producer.id, producer.name,
+                                formatNumber(*cost),
+                                formatNumber(*producer.transferCost),
+                                *producer.transferEdge)
                       .str());
       return std::nullopt;
     }
@@ -215,9 +217,11 @@ OwningOpRef<ModuleOp> placer::importWorkloadFile(StringRef path,
                                                  MLIRContext *context) {
   context->loadDialect<graph::GraphDialect, func::FuncDialect>();
   auto fileLoc = FileLineColLoc::get(context, path, 0, 0);
+  // The messages name the file and the field themselves.
+  auto unknownLoc = UnknownLoc::get(context);
   llvm::Expected<llvm::json::Value> json = readJsonFile(path);
   if (!json) {
-    emitError(fileLoc) << llvm::toString(json.takeError());
+    emitError(unknownLoc) << llvm::toString(json.takeError());
     return {};
   }
   JsonReader reader(path.str());
@@ -226,7 +230,7 @@ OwningOpRef<ModuleOp> placer::importWorkloadFile(StringRef path,
   if (workload)
     order = sortWorkload(*workload, reader);
   if (reader.failed()) {
-    emitError(fileLoc) << reader.error();
+    emitError(unknownLoc) << reader.error();
     return {};
   }
 
@@ -234,7 +238,7 @@ OwningOpRef<ModuleOp> placer::importWorkloadFile(StringRef path,
   llvm::json::Value clusterJson = workloadCluster(*workload, path);
   llvm::Expected<Cluster> cluster = Cluster::fromJson(clusterJson, path);
   if (!cluster) {
-    emitError(fileLoc) << llvm::toString(cluster.takeError());
+    emitError(unknownLoc) << llvm::toString(cluster.takeError());
     return {};
   }
 

@@ -3,10 +3,23 @@
 
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 using namespace placer;
 using llvm::json::Array;
 using llvm::json::Object;
 using llvm::json::Value;
+
+std::string placer::formatNumber(double value) {
+  char buffer[32];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value)
+      break;
+  }
+  return buffer;
+}
 
 llvm::Expected<Value> placer::readJsonFile(llvm::StringRef path) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);

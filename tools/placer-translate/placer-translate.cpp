@@ -124,6 +124,20 @@ int main(int argc, char **argv) {
   context.allowUnregisteredDialects(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  // Diagnostics about the command line or a whole file carry no location:
+  // print them as "placer-translate: error: ..." instead of "<unknown>:0:".
+  ScopedDiagnosticHandler unlocated(&context, [](Diagnostic &diag) {
+    if (!isa<UnknownLoc>(diag.getLocation()))
+      return failure(); // the SourceMgr handler prints it
+    llvm::errs() << "placer-translate: "
+                 << (diag.getSeverity() == DiagnosticSeverity::Error
+                         ? "error: "
+                         : diag.getSeverity() == DiagnosticSeverity::Warning
+                               ? "warning: "
+                               : "note: ")
+                 << diag << "\n";
+    return success();
+  });
 
   if (action == Action::None) {
     llvm::errs() << "placer-translate: choose a translation "

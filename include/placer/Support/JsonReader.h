@@ -17,6 +17,10 @@
 
 namespace placer {
 
+/// Shortest round-tripping decimal form of a number ("2", "0.25", "1e-06"),
+/// for messages.
+std::string formatNumber(double value);
+
 /// Parses the file at `path` as JSON; the error names the file.
 llvm::Expected<llvm::json::Value> readJsonFile(llvm::StringRef path);
 
