@@ -1,0 +1,89 @@
+//===- Problem.h - The placement problem of Tarnawski et al. --*- C++ -*-===//
+//
+// Plain C++ (no MLIR): a DAG of operators, k identical accelerators of
+// memory M and l CPU cores, and the throughput model of the NeurIPS 2020
+// paper. docs/Placement.md states the model in full.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLACER_SOLVER_PROBLEM_H
+#define PLACER_SOLVER_PROBLEM_H
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace placer::solver {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+struct Node {
+  std::string name;
+  int64_t id = 0;              ///< the caller's id (workload id, op index)
+  double acceleratorTime = 0;  ///< time on one accelerator
+  double cpuTime = 0;          ///< time on one CPU core
+  double memory = 0;           ///< bytes it occupies on an accelerator
+  double transferCost = 0;     ///< c(u): moving its output off or onto a device
+  bool supported = true;       ///< may run on an accelerator
+  bool backward = false;       ///< a backward (training) op
+  int64_t colorClass = -1;     ///< nodes of one class share a device; -1: none
+};
+
+struct Problem {
+  std::vector<Node> nodes;
+  /// Successor lists, without duplicates or self loops.
+  std::vector<std::vector<int>> successors;
+  int numAccelerators = 1;
+  int numCpus = 0;
+  double memoryLimit = kInfinity; ///< per accelerator
+
+  int size() const { return static_cast<int>(nodes.size()); }
+  int numDevices() const { return numAccelerators + numCpus; }
+  bool isAccelerator(int device) const { return device < numAccelerators; }
+  /// Adds u -> v once; returns false for a self loop or a repeated edge.
+  bool addEdge(int u, int v);
+  /// Predecessor lists, computed from `successors`.
+  std::vector<std::vector<int>> predecessors() const;
+};
+
+/// A placement: device of every node; devices 0..k-1 are the accelerators,
+/// k..k+l-1 the CPU cores.
+using Assignment = std::vector<int>;
+
+struct DeviceReport {
+  double compute = 0;         ///< sum of node times on this device
+  double communicationIn = 0; ///< c(u) of outside nodes feeding this device
+  double communicationOut = 0;///< c(u) of nodes here feeding other devices
+  double load = 0;            ///< compute (+ communication on accelerators)
+  double memory = 0;
+  std::vector<int> nodes;
+};
+
+struct Evaluation {
+  std::vector<DeviceReport> devices;
+  double maxLoad = 0;
+  /// Empty when the placement is feasible; otherwise why not.
+  std::string violation;
+  bool feasible() const { return violation.empty(); }
+};
+
+/// Scores `assignment` from the model's definition, independently of any
+/// solver's bookkeeping: loads, memory, unsupported nodes, color classes.
+Evaluation evaluate(const Problem &problem, const Assignment &assignment);
+
+/// Whether every device's set of forward nodes is convex in the forward
+/// graph (no path leaves the set and comes back).
+bool isContiguous(const Problem &problem, const Assignment &assignment);
+
+/// A lower bound on the optimal max-load: max(the largest node's cheapest
+/// time, the total cheapest work over all devices).
+double lowerBound(const Problem &problem);
+
+/// Checks the graph is acyclic and indices are in range; returns an error
+/// message, or nothing.
+std::optional<std::string> validate(const Problem &problem);
+
+} // namespace placer::solver
+
+#endif // PLACER_SOLVER_PROBLEM_H

@@ -1,0 +1,49 @@
+//===- Solvers.h - Contiguous placement: exact DP and baselines -*- C++ -*-===//
+#ifndef PLACER_SOLVER_SOLVERS_H
+#define PLACER_SOLVER_SOLVERS_H
+
+#include "placer/Solver/Problem.h"
+
+namespace placer::solver {
+
+struct Solution {
+  Assignment assignment;
+  double maxLoad = kInfinity;
+  std::string algorithm;
+  /// Ideals the DP enumerated (0 for other algorithms).
+  int64_t numIdeals = 0;
+  double seconds = 0;
+  /// The DP's answer is the optimum among contiguous splits, unless the
+  /// graph had to be coarsened (then it is optimal for the coarsened graph).
+  bool optimal = false;
+  bool coarsened = false;
+  double lowerBound = 0;
+  std::string note;
+  bool feasible() const { return maxLoad < kInfinity; }
+};
+
+struct DPOptions {
+  /// Past this many ideals the DP linearizes the graph (as PipeDream does)
+  /// and says so, instead of running out of time or memory.
+  int64_t idealLimit = 2000000;
+};
+
+/// The optimal contiguous split (Tarnawski et al. 2020, Section 4): a
+/// dynamic program over the ideals of the forward graph, after contracting
+/// color classes (and the cycles that creates).
+Solution solveIdealDP(const Problem &problem, const DPOptions &options = {});
+
+/// PipeDream-style: a topological order of the contracted graph becomes a
+/// chain of layers; an exact DP over its prefixes.
+Solution solvePipeDream(const Problem &problem);
+
+/// Greedy topological packing: fills devices in order up to an even share
+/// of the total work.
+Solution solveGreedy(const Problem &problem);
+
+/// Everything on one accelerator (or one CPU core if it does not fit).
+Solution solveSingleDevice(const Problem &problem);
+
+} // namespace placer::solver
+
+#endif // PLACER_SOLVER_SOLVERS_H

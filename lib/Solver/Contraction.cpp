@@ -1,0 +1,300 @@
+//===- Contraction.cpp - Color classes as super-nodes ---------------------===//
+#include "Contraction.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <queue>
+
+using namespace placer::solver;
+using namespace placer::solver::detail;
+
+namespace {
+
+/// The edges that order groups: forward edges, and, for the forward twin of
+/// a backward-only group, the backward edges that touch it, mirrored (a
+/// gradient flows against the forward order: u -> v orders v's group before
+/// u's). Groups with forward members are ordered by forward edges alone.
+/// Contradictions become cycles, merged afterwards.
+template <typename Fn>
+void forEachOrderEdge(const Problem &problem, const std::vector<int> &groupOf,
+                      const std::vector<char> &backwardOnly, Fn fn) {
+  for (int u = 0; u < problem.size(); ++u)
+    for (int v : problem.successors[u]) {
+      int a = groupOf[u], b = groupOf[v];
+      if (a == b)
+        continue;
+      bool forwardU = !problem.nodes[u].backward;
+      bool forwardV = !problem.nodes[v].backward;
+      if (forwardU && forwardV)
+        fn(a, b);
+      else if (!forwardU && !forwardV && (backwardOnly[a] || backwardOnly[b]))
+        fn(b, a);
+    }
+}
+
+/// Groups none of whose members is a forward node.
+std::vector<char> backwardOnlyGroups(const Problem &problem,
+                                     const std::vector<int> &groupOf,
+                                     int groups) {
+  std::vector<char> backwardOnly(groups, 1);
+  for (int u = 0; u < problem.size(); ++u)
+    if (!problem.nodes[u].backward)
+      backwardOnly[groupOf[u]] = 0;
+  return backwardOnly;
+}
+
+/// Strongly connected components (Tarjan, iterative), numbered arbitrarily.
+std::vector<int> stronglyConnected(const std::vector<std::vector<int>> &succ) {
+  int n = static_cast<int>(succ.size());
+  std::vector<int> index(n, -1), low(n, 0), component(n, -1), stack;
+  std::vector<char> onStack(n, 0);
+  int counter = 0, components = 0;
+  std::vector<std::pair<int, size_t>> frames;
+  for (int root = 0; root < n; ++root) {
+    if (index[root] != -1)
+      continue;
+    frames.emplace_back(root, 0);
+    while (!frames.empty()) {
+      auto &[v, next] = frames.back();
+      if (next == 0 && index[v] == -1) {
+        index[v] = low[v] = counter++;
+        stack.push_back(v);
+        onStack[v] = 1;
+      }
+      if (next < succ[v].size()) {
+        int w = succ[v][next++];
+        if (index[w] == -1)
+          frames.emplace_back(w, 0);
+        else if (onStack[w])
+          low[v] = std::min(low[v], index[w]);
+        continue;
+      }
+      if (low[v] == index[v]) {
+        int w;
+        do {
+          w = stack.back();
+          stack.pop_back();
+          onStack[w] = 0;
+          component[w] = components;
+        } while (w != v);
+        ++components;
+      }
+      int finished = v;
+      frames.pop_back();
+      if (!frames.empty())
+        low[frames.back().first] =
+            std::min(low[frames.back().first], low[finished]);
+    }
+  }
+  return component;
+}
+
+/// Renumbers groups so that the forward graph between them is topologically
+/// ordered, breaking ties by the smallest member (deterministic).
+void finish(const Problem &problem, std::vector<int> groupOf, Contracted &out) {
+  int n = problem.size();
+  int groups = 0;
+  for (int g : groupOf)
+    groups = std::max(groups, g + 1);
+  std::vector<std::vector<int>> succ(groups);
+  forEachOrderEdge(problem, groupOf,
+                   backwardOnlyGroups(problem, groupOf, groups),
+                   [&](int a, int b) { succ[a].push_back(b); });
+  std::vector<int> smallest(groups, n);
+  for (int u = 0; u < n; ++u)
+    smallest[groupOf[u]] = std::min(smallest[groupOf[u]], u);
+  std::vector<int> pending(groups, 0);
+  for (auto &s : succ) {
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
+    for (int v : s)
+      ++pending[v];
+  }
+  auto later = [&](int a, int b) { return smallest[a] > smallest[b]; };
+  std::priority_queue<int, std::vector<int>, decltype(later)> ready(later);
+  for (int g = 0; g < groups; ++g)
+    if (pending[g] == 0)
+      ready.push(g);
+  std::vector<int> number(groups, -1);
+  int next = 0;
+  while (!ready.empty()) {
+    int g = ready.top();
+    ready.pop();
+    number[g] = next++;
+    for (int v : succ[g])
+      if (--pending[v] == 0)
+        ready.push(v);
+  }
+
+  out.numSuper = groups;
+  out.superOf.assign(n, 0);
+  out.members.assign(groups, {});
+  out.successors.assign(groups, {});
+  out.predecessors.assign(groups, {});
+  out.acceleratorTime.assign(groups, 0);
+  out.cpuTime.assign(groups, 0);
+  out.memory.assign(groups, 0);
+  out.supported.assign(groups, 1);
+  for (int u = 0; u < n; ++u) {
+    int s = number[groupOf[u]];
+    const Node &node = problem.nodes[u];
+    out.superOf[u] = s;
+    out.members[s].push_back(u);
+    out.acceleratorTime[s] += node.acceleratorTime;
+    out.cpuTime[s] += node.cpuTime;
+    out.memory[s] += node.memory;
+    if (!node.supported)
+      out.supported[s] = 0;
+  }
+  for (int g = 0; g < groups; ++g)
+    for (int v : succ[g]) {
+      out.successors[number[g]].push_back(number[v]);
+      out.predecessors[number[v]].push_back(number[g]);
+    }
+}
+
+} // namespace
+
+Contracted placer::solver::detail::contract(const Problem &problem) {
+  int n = problem.size();
+  // 1. Color classes.
+  std::vector<int> groupOf(n);
+  std::map<int64_t, int> groupOfClass;
+  int groups = 0;
+  for (int u = 0; u < n; ++u) {
+    int64_t color = problem.nodes[u].colorClass;
+    if (color < 0) {
+      groupOf[u] = groups++;
+      continue;
+    }
+    auto [it, inserted] = groupOfClass.emplace(color, groups);
+    if (inserted)
+      ++groups;
+    groupOf[u] = it->second;
+  }
+  // 2. Contraction can close cycles in the forward graph: merge them.
+  std::vector<std::vector<int>> succ(groups);
+  std::vector<char> backwardOnly = backwardOnlyGroups(problem, groupOf, groups);
+  forEachOrderEdge(problem, groupOf, backwardOnly,
+                   [&](int a, int b) { succ[a].push_back(b); });
+  std::vector<int> component = stronglyConnected(succ);
+  for (int u = 0; u < n; ++u)
+    groupOf[u] = component[groupOf[u]];
+  Contracted out;
+  finish(problem, std::move(groupOf), out);
+  return out;
+}
+
+Contracted placer::solver::detail::linearize(Contracted graph) {
+  for (int s = 0; s + 1 < graph.numSuper; ++s) {
+    auto &succ = graph.successors[s];
+    if (std::find(succ.begin(), succ.end(), s + 1) == succ.end()) {
+      succ.push_back(s + 1);
+      graph.predecessors[s + 1].push_back(s);
+    }
+  }
+  return graph;
+}
+
+Reduced placer::solver::detail::reduce(const Problem &problem,
+                                       const Contracted &graph,
+                                       bool keepLeafMemory) {
+  int n = graph.numSuper;
+  std::vector<std::vector<int>> preds = problem.predecessors();
+  auto isZeroTime = [&](int s) {
+    return graph.acceleratorTime[s] == 0 && graph.cpuTime[s] == 0 &&
+           graph.supported[s];
+  };
+  // Original neighbours of a super-node outside it, as super-nodes.
+  auto outsideNeighbours = [&](int s, bool successors) {
+    std::vector<int> result;
+    for (int m : graph.members[s])
+      for (int x : successors ? problem.successors[m] : preds[m])
+        if (graph.superOf[x] != s)
+          result.push_back(graph.superOf[x]);
+    std::sort(result.begin(), result.end());
+    result.erase(std::unique(result.begin(), result.end()), result.end());
+    return result;
+  };
+
+  // Free sources, peeled repeatedly in topological order.
+  std::vector<char> removed(n, 0);
+  Reduced out;
+  for (int s = 0; s < n; ++s) {
+    bool free = isZeroTime(s) && graph.memory[s] == 0;
+    for (int m : graph.members[s])
+      free = free && problem.nodes[m].transferCost == 0 &&
+             !problem.nodes[m].backward;
+    for (int p : outsideNeighbours(s, /*successors=*/false))
+      free = free && removed[p];
+    if (!free)
+      continue;
+    removed[s] = 1;
+    out.freeNodes.insert(out.freeNodes.end(), graph.members[s].begin(),
+                         graph.members[s].end());
+  }
+  // Leaves: zero time, no successors, one neighbour before them.
+  std::vector<int> target(n);
+  for (int s = 0; s < n; ++s)
+    target[s] = s;
+  for (int s = 0; s < n; ++s) {
+    if (removed[s] || !isZeroTime(s) || !graph.successors[s].empty())
+      continue;
+    if (!outsideNeighbours(s, /*successors=*/true).empty())
+      continue;
+    std::vector<int> before = outsideNeighbours(s, /*successors=*/false);
+    bool backwardMember = false;
+    for (int m : graph.members[s])
+      backwardMember |= problem.nodes[m].backward;
+    if (before.size() != 1 || before[0] > s || removed[before[0]] ||
+        backwardMember)
+      continue;
+    target[s] = target[before[0]];
+    ++out.mergedLeaves;
+  }
+
+  // Renumber the survivors, keeping their (topological) order.
+  std::vector<int> newId(n, -1);
+  int count = 0;
+  for (int s = 0; s < n; ++s)
+    if (!removed[s] && target[s] == s)
+      newId[s] = count++;
+  Contracted &g = out.graph;
+  g.numSuper = count;
+  g.superOf.assign(problem.size(), -1);
+  g.members.assign(count, {});
+  g.successors.assign(count, {});
+  g.predecessors.assign(count, {});
+  g.acceleratorTime.assign(count, 0);
+  g.cpuTime.assign(count, 0);
+  g.memory.assign(count, 0);
+  g.supported.assign(count, 1);
+  for (int s = 0; s < n; ++s) {
+    if (removed[s])
+      continue;
+    int t = newId[target[s]];
+    bool leaf = target[s] != s;
+    for (int m : graph.members[s]) {
+      g.members[t].push_back(m);
+      g.superOf[m] = t;
+    }
+    g.acceleratorTime[t] += graph.acceleratorTime[s];
+    g.cpuTime[t] += graph.cpuTime[s];
+    if (!leaf || keepLeafMemory)
+      g.memory[t] += graph.memory[s];
+    g.supported[t] = g.supported[t] && graph.supported[s];
+  }
+  for (int s = 0; s < n; ++s) {
+    if (removed[s] || target[s] != s)
+      continue;
+    for (int v : graph.successors[s]) {
+      if (removed[v] || target[v] != v)
+        continue; // leaves have no successors; removed nodes are gone
+      g.successors[newId[s]].push_back(newId[v]);
+      g.predecessors[newId[v]].push_back(newId[s]);
+    }
+  }
+  return out;
+}

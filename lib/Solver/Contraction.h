@@ -1,0 +1,56 @@
+//===- Contraction.h - Color classes as super-nodes ------------*- C++ -*-===//
+//
+// Internal to the solver library.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLACER_LIB_SOLVER_CONTRACTION_H
+#define PLACER_LIB_SOLVER_CONTRACTION_H
+
+#include "placer/Solver/Problem.h"
+
+#include <vector>
+
+namespace placer::solver::detail {
+
+/// The forward graph with every color class contracted into one super-node
+/// that carries the costs of all its members, forward and backward, and
+/// with the cycles contraction creates merged. A class with only backward
+/// members becomes a super-node with no forward edges: the zero-cost
+/// forward twin of the paper. Super-nodes are numbered in a topological
+/// order.
+struct Contracted {
+  int numSuper = 0;
+  std::vector<int> superOf;                 ///< original node -> super-node
+  std::vector<std::vector<int>> members;    ///< super-node -> original nodes
+  std::vector<std::vector<int>> successors; ///< forward edges, a DAG
+  std::vector<std::vector<int>> predecessors;
+  std::vector<double> acceleratorTime, cpuTime, memory;
+  std::vector<char> supported;
+};
+
+Contracted contract(const Problem &problem);
+
+/// Exact shrinking of the lattice before the DP (docs/Placement.md):
+///  - a free source (no time, memory or transfer cost, nothing feeding it)
+///    changes no load wherever it goes: it leaves the DP and is placed with
+///    its earliest successor, which keeps every device contiguous;
+///  - a zero-time leaf (nothing after it, one super-node before it) joins
+///    that predecessor: never worse for communication, but its memory then
+///    sits on the predecessor's device. `keepLeafMemory = false` drops that
+///    memory: the result is a relaxation, so equal optima certify the
+///    restricted one as optimal.
+struct Reduced {
+  Contracted graph;
+  std::vector<int> freeNodes; ///< original nodes left out of the DP
+  int mergedLeaves = 0;
+};
+Reduced reduce(const Problem &problem, const Contracted &graph,
+               bool keepLeafMemory);
+
+/// Adds an edge between consecutive super-nodes (in their topological
+/// numbering): the graph becomes a chain whose ideals are its prefixes.
+Contracted linearize(Contracted graph);
+
+} // namespace placer::solver::detail
+
+#endif // PLACER_LIB_SOLVER_CONTRACTION_H

@@ -1,0 +1,454 @@
+//===- IdealDP.cpp - Optimal contiguous splits over the lattice of ideals -===//
+//
+// dp[c][a][I] = the best max-load of placing ideal I on c CPU cores and a
+// accelerators = min over ideals I' ⊆ I of max(dp[..][I'], cost(I \ I') on
+// the next device), where a device may stay empty.
+//
+// What makes it fast (docs/Placement.md has the details):
+//  - ideals are bitsets found by one breadth-first pass; each ideal keeps
+//    its maximal elements with the index of the ideal without them, so
+//    moving between ideals never hashes;
+//  - for each ideal I, the differences D = I \ I' are enumerated by a
+//    depth-first search that adds one maximal element at a time (each
+//    difference exactly once, thanks to an exclusion set), and the cost of D
+//    is updated incrementally, communication included;
+//  - compute time and memory only grow along that search, so a branch stops
+//    as soon as D cannot beat an upper bound (a PipeDream-style solution) on
+//    any device kind, or no longer fits in memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Contraction.h"
+#include "placer/Solver/Solvers.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <unordered_map>
+
+using namespace placer::solver;
+using namespace placer::solver::detail;
+
+namespace {
+
+/// Ideals of a DAG as bitsets, in order of size, with their maximal
+/// elements.
+class IdealLattice {
+public:
+  /// Enumerates the ideals of `graph`; false when there are more than
+  /// `limit`.
+  bool build(const std::vector<std::vector<int>> &successors,
+             const std::vector<std::vector<int>> &predecessors, int64_t limit);
+
+  int64_t size() const { return static_cast<int64_t>(removable.size()); }
+  bool contains(int64_t ideal, int node) const {
+    return (bits[ideal * words + node / 64] >> (node % 64)) & 1;
+  }
+  /// (maximal element v, index of the ideal without v).
+  std::vector<std::vector<std::pair<int, int64_t>>> removable;
+
+private:
+  struct Hash {
+    const IdealLattice *lattice;
+    size_t operator()(int64_t ideal) const {
+      const uint64_t *p = &lattice->bits[ideal * lattice->words];
+      uint64_t h = 1469598103934665603ull;
+      for (int w = 0; w < lattice->words; ++w)
+        h = (h ^ p[w]) * 1099511628211ull + (h >> 29);
+      return h;
+    }
+  };
+  struct Equal {
+    const IdealLattice *lattice;
+    bool operator()(int64_t a, int64_t b) const {
+      return std::memcmp(&lattice->bits[a * lattice->words],
+                         &lattice->bits[b * lattice->words],
+                         lattice->words * sizeof(uint64_t)) == 0;
+    }
+  };
+
+  int words = 1;
+  std::vector<uint64_t> bits;
+};
+
+bool IdealLattice::build(const std::vector<std::vector<int>> &successors,
+                         const std::vector<std::vector<int>> &predecessors,
+                         int64_t limit) {
+  int n = static_cast<int>(successors.size());
+  words = std::max(1, (n + 63) / 64);
+  bits.assign(words, 0); // the empty ideal
+  removable.assign(1, {});
+  std::unordered_map<int64_t, int64_t, Hash, Equal> index(
+      1024, Hash{this}, Equal{this});
+  index.emplace(0, 0);
+  std::vector<uint64_t> scratch(words);
+  for (int64_t ideal = 0; ideal < size(); ++ideal) {
+    for (int v = 0; v < n; ++v) {
+      if (contains(ideal, v))
+        continue;
+      bool addable = std::all_of(predecessors[v].begin(), predecessors[v].end(),
+                                 [&](int p) { return contains(ideal, p); });
+      if (!addable)
+        continue;
+      // Append ideal ∪ {v} as a candidate; keep it only if it is new.
+      int64_t candidate = size();
+      std::copy(bits.begin() + ideal * words,
+                bits.begin() + (ideal + 1) * words, scratch.begin());
+      scratch[v / 64] |= uint64_t{1} << (v % 64);
+      bits.insert(bits.end(), scratch.begin(), scratch.end());
+      removable.emplace_back();
+      auto [it, inserted] = index.emplace(candidate, candidate);
+      if (!inserted) {
+        bits.resize(candidate * words);
+        removable.pop_back();
+      } else if (size() > limit) {
+        return false;
+      }
+      removable[it->second].emplace_back(v, ideal);
+    }
+  }
+  return true;
+}
+
+/// The cost of a set D of super-nodes on one accelerator or CPU core,
+/// updated as super-nodes enter and leave D.
+class SetCost {
+public:
+  SetCost(const Problem &problem, const Contracted &graph)
+      : problem(problem), graph(graph), inSet(problem.size(), 0),
+        successorsInSet(problem.size(), 0) {
+    preds = problem.predecessors();
+    // The original nodes whose charge can change when a super-node moves:
+    // its members and their predecessors (once each).
+    std::vector<int> stamp(problem.size(), -1);
+    affected.resize(graph.numSuper);
+    for (int s = 0; s < graph.numSuper; ++s) {
+      for (int m : graph.members[s]) {
+        if (stamp[m] != s)
+          affected[s].push_back(m), stamp[m] = s;
+        for (int p : preds[m])
+          if (stamp[p] != s)
+            affected[s].push_back(p), stamp[p] = s;
+      }
+    }
+  }
+
+  void add(int s) { move(s, +1); }
+  void remove(int s) { move(s, -1); }
+
+  double acceleratorCost() const {
+    if (unsupported > 0 || memory > problem.memoryLimit * (1 + 1e-12))
+      return kInfinity;
+    return acceleratorCompute + std::max(0.0, communication);
+  }
+  double acceleratorCompute = 0, cpuCompute = 0, memory = 0;
+  int unsupported = 0;
+
+private:
+  /// c(u) is charged once if u is in D with a successor outside, or outside
+  /// D with a successor inside.
+  bool charged(int u) const {
+    return inSet[u] ? successorsInSet[u] <
+                          static_cast<int>(problem.successors[u].size())
+                    : successorsInSet[u] > 0;
+  }
+
+  void move(int s, int sign) {
+    for (int u : affected[s])
+      if (charged(u))
+        communication -= problem.nodes[u].transferCost;
+    for (int m : graph.members[s]) {
+      inSet[m] = sign > 0;
+      for (int p : preds[m])
+        successorsInSet[p] += sign;
+    }
+    for (int u : affected[s])
+      if (charged(u))
+        communication += problem.nodes[u].transferCost;
+    acceleratorCompute += sign * graph.acceleratorTime[s];
+    cpuCompute += sign * graph.cpuTime[s];
+    memory += sign * graph.memory[s];
+    unsupported += sign * (graph.supported[s] ? 0 : 1);
+  }
+
+  const Problem &problem;
+  const Contracted &graph;
+  std::vector<std::vector<int>> preds;
+  std::vector<std::vector<int>> affected;
+  std::vector<char> inSet;
+  std::vector<int> successorsInSet;
+  double communication = 0;
+};
+
+enum class Step : uint8_t { None, Accelerator, Cpu, EmptyAccelerator, EmptyCpu };
+
+class IdealDP {
+public:
+  IdealDP(const Problem &problem, const Contracted &graph,
+          const IdealLattice &lattice, double upperBound)
+      : problem(problem), graph(graph), lattice(lattice), cost(problem, graph),
+        k(problem.numAccelerators), l(problem.numCpus), n(lattice.size()),
+        bound(upperBound), forbidden(graph.numSuper, 0) {
+    size_t states = static_cast<size_t>((k + 1) * (l + 1)) * n;
+    value.assign(states, kInfinity);
+    previous.assign(states, -1);
+    step.assign(states, Step::None);
+  }
+
+  Assignment solve() {
+    for (int c = 0; c <= l; ++c)
+      for (int a = 0; a <= k; ++a)
+        value[state(c, a, 0)] = 0;
+    for (int64_t ideal = 1; ideal < n; ++ideal) {
+      current = ideal;
+      explore(ideal);
+      // A device may stay empty.
+      for (int c = 0; c <= l; ++c)
+        for (int a = 0; a <= k; ++a) {
+          size_t s = state(c, a, ideal);
+          if (a > 0 && value[state(c, a - 1, ideal)] < value[s])
+            set(s, value[state(c, a - 1, ideal)], ideal,
+                Step::EmptyAccelerator);
+          if (c > 0 && value[state(c - 1, a, ideal)] < value[s])
+            set(s, value[state(c - 1, a, ideal)], ideal, Step::EmptyCpu);
+        }
+    }
+    return reconstruct();
+  }
+
+  double optimum() const { return value[state(l, k, n - 1)]; }
+
+  /// Devices in pipeline order, as solve() numbered them.
+  std::vector<int> stageOrder;
+
+private:
+  size_t state(int c, int a, int64_t ideal) const {
+    return (static_cast<size_t>(c) * (k + 1) + a) * n + ideal;
+  }
+  void set(size_t s, double v, int64_t prev, Step how) {
+    value[s] = v;
+    previous[s] = prev;
+    step[s] = how;
+  }
+
+  /// Every nonempty D = current \ rest with rest an ideal, once each.
+  void explore(int64_t rest) {
+    size_t marked = undo.size();
+    for (auto [v, smaller] : lattice.removable[rest]) {
+      if (forbidden[v])
+        continue;
+      cost.add(v);
+      bool acceleratorUseful =
+          k > 0 && cost.unsupported == 0 &&
+          cost.memory <= problem.memoryLimit * (1 + 1e-12) &&
+          cost.acceleratorCompute <= bound;
+      bool cpuUseful = l > 0 && cost.cpuCompute <= bound;
+      if (acceleratorUseful || cpuUseful) {
+        relax(smaller, acceleratorUseful ? cost.acceleratorCost() : kInfinity,
+              cpuUseful ? cost.cpuCompute : kInfinity);
+        explore(smaller);
+      }
+      cost.remove(v);
+      // Later siblings' differences do not contain v.
+      forbidden[v] = 1;
+      undo.push_back(v);
+    }
+    while (undo.size() > marked) {
+      forbidden[undo.back()] = 0;
+      undo.pop_back();
+    }
+  }
+
+  void relax(int64_t rest, double acceleratorCost, double cpuCost) {
+    for (int c = 0; c <= l; ++c)
+      for (int a = 0; a <= k; ++a) {
+        size_t s = state(c, a, current);
+        if (a > 0 && acceleratorCost < value[s]) {
+          double v = std::max(value[state(c, a - 1, rest)], acceleratorCost);
+          if (v < value[s])
+            set(s, v, rest, Step::Accelerator);
+        }
+        if (c > 0 && cpuCost < value[s]) {
+          double v = std::max(value[state(c - 1, a, rest)], cpuCost);
+          if (v < value[s])
+            set(s, v, rest, Step::Cpu);
+        }
+      }
+  }
+
+  Assignment reconstruct() {
+    Assignment assignment(problem.size(), -1);
+    if (optimum() == kInfinity)
+      return {};
+    // Parts come out last first; devices are numbered in pipeline order.
+    std::vector<std::pair<bool, std::vector<int>>> parts;
+    int c = l, a = k;
+    int64_t ideal = n - 1;
+    while (ideal != 0) {
+      size_t s = state(c, a, ideal);
+      int64_t prev = previous[s];
+      switch (step[s]) {
+      case Step::EmptyAccelerator:
+        --a;
+        continue;
+      case Step::EmptyCpu:
+        --c;
+        continue;
+      case Step::Accelerator:
+      case Step::Cpu: {
+        std::vector<int> members;
+        for (int v = 0; v < graph.numSuper; ++v)
+          if (lattice.contains(ideal, v) && !lattice.contains(prev, v))
+            members.push_back(v);
+        bool onAccelerator = step[s] == Step::Accelerator;
+        parts.emplace_back(onAccelerator, std::move(members));
+        (onAccelerator ? a : c) -= 1;
+        ideal = prev;
+        continue;
+      }
+      case Step::None:
+        return {};
+      }
+    }
+    int nextAccelerator = 0, nextCpu = problem.numAccelerators;
+    stageOrder.clear();
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+      int device = it->first ? nextAccelerator++ : nextCpu++;
+      stageOrder.push_back(device);
+      for (int s : it->second)
+        for (int m : graph.members[s])
+          assignment[m] = device;
+    }
+    return assignment;
+  }
+
+  const Problem &problem;
+  const Contracted &graph;
+  const IdealLattice &lattice;
+  SetCost cost;
+  int k, l;
+  int64_t n;
+  double bound;
+  int64_t current = 0;
+  std::vector<double> value;
+  std::vector<int64_t> previous;
+  std::vector<Step> step;
+  std::vector<char> forbidden;
+  std::vector<int> undo;
+};
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
+/// Places the nodes the reduction left out with their earliest successor
+/// in pipeline order (or on the first stage), which keeps devices convex.
+void placeFreeNodes(const Problem &problem, const std::vector<int> &freeNodes,
+                    const std::vector<int> &stageOrder,
+                    Assignment &assignment) {
+  std::vector<int> stageOf(problem.numDevices(), 0);
+  for (size_t i = 0; i < stageOrder.size(); ++i)
+    stageOf[stageOrder[i]] = static_cast<int>(i);
+  // Free nodes were peeled in topological order: place them in reverse, so
+  // each one's successors are placed first.
+  for (auto it = freeNodes.rbegin(); it != freeNodes.rend(); ++it) {
+    int best = -1;
+    for (int v : problem.successors[*it])
+      if (assignment[v] >= 0 &&
+          (best < 0 || stageOf[assignment[v]] < stageOf[best]))
+        best = assignment[v];
+    assignment[*it] = best >= 0 ? best
+                                : (stageOrder.empty() ? 0 : stageOrder[0]);
+  }
+}
+
+/// Runs the DP on `graph` (already contracted, maybe reduced or
+/// linearized). `optimum` is the DP's own value for `graph`.
+Solution runDP(const Problem &problem, const Contracted &graph,
+               const std::vector<int> &freeNodes, int64_t idealLimit,
+               double upperBound, bool &overLimit, double *optimum = nullptr) {
+  Solution solution;
+  IdealLattice lattice;
+  overLimit = !lattice.build(graph.successors, graph.predecessors, idealLimit);
+  if (overLimit)
+    return solution;
+  solution.numIdeals = lattice.size();
+  // A tiny slack keeps the bound's own solution reachable despite rounding.
+  IdealDP dp(problem, graph, lattice,
+             upperBound < kInfinity ? upperBound * (1 + 1e-9) + 1e-12
+                                    : kInfinity);
+  Assignment assignment = dp.solve();
+  if (optimum)
+    *optimum = dp.optimum();
+  if (!assignment.empty()) {
+    placeFreeNodes(problem, freeNodes, dp.stageOrder, assignment);
+    solution.assignment = std::move(assignment);
+    solution.maxLoad = evaluate(problem, solution.assignment).maxLoad;
+  }
+  return solution;
+}
+
+} // namespace
+
+Solution placer::solver::solveIdealDP(const Problem &problem,
+                                      const DPOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  Contracted graph = contract(problem);
+  // An upper bound from the linearized graph prunes the exact search.
+  Solution chain = solvePipeDream(problem);
+  bool overLimit = false;
+  Reduced reduced = reduce(problem, graph, /*keepLeafMemory=*/true);
+  Solution solution = runDP(problem, reduced.graph, reduced.freeNodes,
+                            options.idealLimit, chain.maxLoad, overLimit);
+  solution.lowerBound = lowerBound(problem);
+  if (!overLimit && reduced.mergedLeaves > 0) {
+    // Certify the leaf merges with the relaxation that drops leaf memory.
+    Reduced relaxed = reduce(problem, graph, /*keepLeafMemory=*/false);
+    double relaxedOptimum = kInfinity;
+    bool relaxedOver = false;
+    runDP(problem, relaxed.graph, relaxed.freeNodes, options.idealLimit,
+          solution.maxLoad, relaxedOver, &relaxedOptimum);
+    solution.lowerBound = std::max(solution.lowerBound, relaxedOptimum);
+    if (relaxedOptimum < solution.maxLoad * (1 - 1e-9)) {
+      // Memory binds at a leaf: solve the unreduced graph.
+      Solution full = runDP(problem, graph, {}, options.idealLimit,
+                            solution.maxLoad, overLimit);
+      if (!overLimit)
+        solution = std::move(full);
+      else
+        solution.note = "memory binds where zero-time leaves were merged and "
+                        "the unreduced graph has too many ideals: the split "
+                        "is the best with leaves kept by their producer";
+      overLimit = false;
+      solution.coarsened = !solution.note.empty();
+    }
+  }
+  solution.algorithm = "dp";
+  if (overLimit) {
+    solution = std::move(chain);
+    solution.algorithm = "dp";
+    solution.coarsened = true;
+    solution.note = "the graph has more than " +
+                    std::to_string(options.idealLimit) +
+                    " ideals: it was linearized (PipeDream-style), so the "
+                    "split is optimal only for the linearized graph";
+  }
+  solution.optimal = !solution.coarsened && solution.feasible();
+  solution.seconds = secondsSince(start);
+  return solution;
+}
+
+Solution placer::solver::solvePipeDream(const Problem &problem) {
+  auto start = std::chrono::steady_clock::now();
+  Contracted graph = linearize(contract(problem));
+  bool overLimit = false;
+  Solution solution = runDP(problem, graph, {}, graph.numSuper + 1, kInfinity,
+                            overLimit);
+  solution.algorithm = "pipedream";
+  solution.lowerBound = lowerBound(problem);
+  solution.seconds = secondsSince(start);
+  return solution;
+}

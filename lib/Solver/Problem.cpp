@@ -1,0 +1,186 @@
+//===- Problem.cpp - The throughput model, evaluated from its definition --===//
+#include "placer/Solver/Problem.h"
+
+#include <algorithm>
+#include <map>
+#include <queue>
+
+using namespace placer::solver;
+
+bool Problem::addEdge(int u, int v) {
+  if (u == v)
+    return false;
+  std::vector<int> &out = successors[u];
+  if (std::find(out.begin(), out.end(), v) != out.end())
+    return false;
+  out.push_back(v);
+  return true;
+}
+
+std::vector<std::vector<int>> Problem::predecessors() const {
+  std::vector<std::vector<int>> preds(nodes.size());
+  for (int u = 0; u < size(); ++u)
+    for (int v : successors[u])
+      preds[v].push_back(u);
+  return preds;
+}
+
+Evaluation placer::solver::evaluate(const Problem &problem,
+                                    const Assignment &assignment) {
+  Evaluation result;
+  result.devices.resize(problem.numDevices());
+  auto fail = [&](std::string why) {
+    if (result.violation.empty())
+      result.violation = std::move(why);
+  };
+  if (static_cast<int>(assignment.size()) != problem.size()) {
+    fail("the assignment has " + std::to_string(assignment.size()) +
+         " entries for " + std::to_string(problem.size()) + " nodes");
+    result.maxLoad = kInfinity;
+    return result;
+  }
+  std::map<int64_t, int> deviceOfClass;
+  for (int u = 0; u < problem.size(); ++u) {
+    int d = assignment[u];
+    const Node &node = problem.nodes[u];
+    if (d < 0 || d >= problem.numDevices()) {
+      fail("node " + node.name + " is on device " + std::to_string(d) +
+           ", which does not exist");
+      continue;
+    }
+    DeviceReport &device = result.devices[d];
+    device.nodes.push_back(u);
+    if (problem.isAccelerator(d)) {
+      device.compute += node.acceleratorTime;
+      device.memory += node.memory;
+      if (!node.supported)
+        fail("node " + node.name + " cannot run on an accelerator");
+    } else {
+      device.compute += node.cpuTime;
+    }
+    if (node.colorClass >= 0) {
+      auto [it, inserted] = deviceOfClass.emplace(node.colorClass, d);
+      if (!inserted && it->second != d)
+        fail("color class " + std::to_string(node.colorClass) +
+             " is split across devices");
+    }
+  }
+  if (!result.violation.empty()) {
+    result.maxLoad = kInfinity;
+    return result;
+  }
+  // Communication: c(u) once per accelerator that u's output leaves or
+  // enters, however many edges cross.
+  for (int u = 0; u < problem.size(); ++u) {
+    int from = assignment[u];
+    std::vector<int> receivers;
+    for (int v : problem.successors[u])
+      if (assignment[v] != from)
+        receivers.push_back(assignment[v]);
+    if (receivers.empty())
+      continue;
+    std::sort(receivers.begin(), receivers.end());
+    receivers.erase(std::unique(receivers.begin(), receivers.end()),
+                    receivers.end());
+    double c = problem.nodes[u].transferCost;
+    if (problem.isAccelerator(from))
+      result.devices[from].communicationOut += c;
+    for (int to : receivers)
+      if (problem.isAccelerator(to))
+        result.devices[to].communicationIn += c;
+  }
+  for (int d = 0; d < problem.numDevices(); ++d) {
+    DeviceReport &device = result.devices[d];
+    device.load = device.compute;
+    if (problem.isAccelerator(d)) {
+      device.load += device.communicationIn + device.communicationOut;
+      if (device.memory > problem.memoryLimit * (1 + 1e-12))
+        fail("accelerator " + std::to_string(d) + " needs " +
+             std::to_string(device.memory) + " bytes, over the limit of " +
+             std::to_string(problem.memoryLimit));
+    }
+    result.maxLoad = std::max(result.maxLoad, device.load);
+  }
+  if (!result.violation.empty())
+    result.maxLoad = kInfinity;
+  return result;
+}
+
+bool placer::solver::isContiguous(const Problem &problem,
+                                  const Assignment &assignment) {
+  // A device's forward set S is convex iff no forward path leaves S and
+  // re-enters it: search from S's outside successors along forward edges.
+  for (int d = 0; d < problem.numDevices(); ++d) {
+    std::vector<char> reached(problem.size(), 0);
+    std::vector<int> stack;
+    for (int u = 0; u < problem.size(); ++u) {
+      if (assignment[u] != d || problem.nodes[u].backward)
+        continue;
+      for (int v : problem.successors[u])
+        if (!problem.nodes[v].backward && assignment[v] != d && !reached[v]) {
+          reached[v] = 1;
+          stack.push_back(v);
+        }
+    }
+    while (!stack.empty()) {
+      int u = stack.back();
+      stack.pop_back();
+      for (int v : problem.successors[u]) {
+        if (problem.nodes[v].backward || reached[v])
+          continue;
+        if (assignment[v] == d)
+          return false;
+        reached[v] = 1;
+        stack.push_back(v);
+      }
+    }
+  }
+  return true;
+}
+
+double placer::solver::lowerBound(const Problem &problem) {
+  double total = 0, largest = 0;
+  for (const Node &node : problem.nodes) {
+    double best = problem.numCpus > 0 ? node.cpuTime : kInfinity;
+    if (problem.numAccelerators > 0 && node.supported)
+      best = std::min(best, node.acceleratorTime);
+    if (best == kInfinity)
+      return kInfinity;
+    total += best;
+    largest = std::max(largest, best);
+  }
+  return std::max(largest, total / std::max(1, problem.numDevices()));
+}
+
+std::optional<std::string> placer::solver::validate(const Problem &problem) {
+  int n = problem.size();
+  if (static_cast<int>(problem.successors.size()) != n)
+    return "successor lists do not match the nodes";
+  std::vector<int> pending(n, 0);
+  for (int u = 0; u < n; ++u)
+    for (int v : problem.successors[u]) {
+      if (v < 0 || v >= n)
+        return "node " + problem.nodes[u].name + " has an edge to " +
+               std::to_string(v) + ", out of range";
+      ++pending[v];
+    }
+  std::queue<int> ready;
+  for (int u = 0; u < n; ++u)
+    if (pending[u] == 0)
+      ready.push(u);
+  int seen = 0;
+  while (!ready.empty()) {
+    int u = ready.front();
+    ready.pop();
+    ++seen;
+    for (int v : problem.successors[u])
+      if (--pending[v] == 0)
+        ready.push(v);
+  }
+  if (seen != n)
+    return std::string("the graph has a cycle");
+  if (problem.numAccelerators < 0 || problem.numCpus < 0 ||
+      problem.numDevices() == 0)
+    return std::string("needs at least one device");
+  return std::nullopt;
+}
