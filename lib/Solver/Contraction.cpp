@@ -298,3 +298,45 @@ Reduced placer::solver::detail::reduce(const Problem &problem,
   }
   return out;
 }
+
+bool placer::solver::isContiguous(const Problem &problem,
+                                  const Assignment &assignment) {
+  // Judged where the model judges it: on the graph with every color class
+  // (and every cycle classes close) as one node. Each such node sits on one
+  // device, and the devices form a pipeline: the edges between them are
+  // acyclic, so the devices hold I1, I2 \ I1, I3 \ I2, ... for a chain of
+  // ideals I1 ⊆ I2 ⊆ ... (which makes each device's set convex).
+  Contracted graph = contract(problem);
+  std::vector<int> device(graph.numSuper, -1);
+  for (int u = 0; u < problem.size(); ++u) {
+    int &d = device[graph.superOf[u]];
+    if (d != -1 && d != assignment[u])
+      return false;
+    d = assignment[u];
+  }
+  int devices = problem.numDevices();
+  std::vector<std::vector<char>> edge(devices, std::vector<char>(devices, 0));
+  std::vector<int> pending(devices, 0);
+  for (int s = 0; s < graph.numSuper; ++s)
+    for (int t : graph.successors[s]) {
+      int a = device[s], b = device[t];
+      if (a != b && !edge[a][b]) {
+        edge[a][b] = 1;
+        ++pending[b];
+      }
+    }
+  std::vector<int> ready;
+  for (int d = 0; d < devices; ++d)
+    if (pending[d] == 0)
+      ready.push_back(d);
+  int ordered = 0;
+  while (!ready.empty()) {
+    int d = ready.back();
+    ready.pop_back();
+    ++ordered;
+    for (int e = 0; e < devices; ++e)
+      if (edge[d][e] && --pending[e] == 0)
+        ready.push_back(e);
+  }
+  return ordered == devices;
+}

@@ -106,38 +106,6 @@ Evaluation placer::solver::evaluate(const Problem &problem,
   return result;
 }
 
-bool placer::solver::isContiguous(const Problem &problem,
-                                  const Assignment &assignment) {
-  // A device's forward set S is convex iff no forward path leaves S and
-  // re-enters it: search from S's outside successors along forward edges.
-  for (int d = 0; d < problem.numDevices(); ++d) {
-    std::vector<char> reached(problem.size(), 0);
-    std::vector<int> stack;
-    for (int u = 0; u < problem.size(); ++u) {
-      if (assignment[u] != d || problem.nodes[u].backward)
-        continue;
-      for (int v : problem.successors[u])
-        if (!problem.nodes[v].backward && assignment[v] != d && !reached[v]) {
-          reached[v] = 1;
-          stack.push_back(v);
-        }
-    }
-    while (!stack.empty()) {
-      int u = stack.back();
-      stack.pop_back();
-      for (int v : problem.successors[u]) {
-        if (problem.nodes[v].backward || reached[v])
-          continue;
-        if (assignment[v] == d)
-          return false;
-        reached[v] = 1;
-        stack.push_back(v);
-      }
-    }
-  }
-  return true;
-}
-
 double placer::solver::lowerBound(const Problem &problem) {
   double total = 0, largest = 0;
   for (const Node &node : problem.nodes) {

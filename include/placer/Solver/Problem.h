@@ -72,8 +72,13 @@ struct Evaluation {
 /// solver's bookkeeping: loads, memory, unsupported nodes, color classes.
 Evaluation evaluate(const Problem &problem, const Assignment &assignment);
 
-/// Whether every device's set of forward nodes is convex in the forward
-/// graph (no path leaves the set and comes back).
+/// Whether the placement is a contiguous (pipelined) split in the model's
+/// sense: with every color class contracted to one node (forward edges
+/// order classes; the backward edges of backward-only classes, mirrored,
+/// place them; cycles merge), each class sits on one device and the devices
+/// can be ordered so that every edge between two of them goes forward:
+/// device j holds I_j \ I_{j-1} for a chain of ideals, and so each device's
+/// set is convex (no path leaves it and comes back).
 bool isContiguous(const Problem &problem, const Assignment &assignment);
 
 /// A lower bound on the optimal max-load: max(the largest node's cheapest
