@@ -41,4 +41,67 @@ def PrintCosts : Pass<"placer-print-costs", "::mlir::ModuleOp"> {
   }];
 }
 
+def PlaceDevices : Pass<"placer-place-devices", "::mlir::ModuleOp"> {
+  let summary = "Choose a device for every op: optimal pipelined split or a baseline";
+  let description = [{
+    Builds the placement problem of Tarnawski et al. (NeurIPS 2020) from the
+    `placer.cost` annotations (`--placer-estimate-costs`, or a workload
+    import) and the module's `placer.cluster`, solves it, and annotates every
+    op with `placer.device` (an index into the cluster's device list).
+    Constants and shape computations whose values are known at compile time
+    are kept out of the search and follow their first consumer. The module
+    gets `placer.placement` (algorithm, max-load, lower bound, stage order).
+  }];
+  let options = [
+    Option<"devices", "devices", "int64_t", /*default=*/"0",
+           "Accelerators to use (0: all of the cluster's first accelerator kind)">,
+    Option<"cpus", "cpus", "int64_t", /*default=*/"-1",
+           "CPU cores to use (-1: a workload's l, else 0)">,
+    Option<"memory", "memory", "double", /*default=*/"0",
+           "Memory per accelerator in bytes (0: the cluster's capacity)">,
+    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"dp\"",
+           "dp | pipedream | greedy | single | split-file">,
+    Option<"idealLimit", "ideal-limit", "int64_t", /*default=*/"2000000",
+           "Past this many ideals the DP linearizes the graph and says so">,
+    Option<"splitIn", "split-in", "std::string", /*default=*/"\"\"",
+           "Split to score with algorithm=split-file (the paper's format)">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "Write the placement report (JSON) to this file">,
+    Option<"exportSplit", "export-split", "std::string", /*default=*/"\"\"",
+           "Write the split in the paper's format to this file">
+  ];
+}
+
+def PartitionDevices : Pass<"partition-devices", "::mlir::ModuleOp"> {
+  let summary = "The default pipeline: costs, then placement";
+  let description = [{
+    `--partition-devices=N` (a bare number means `devices=N`) or
+    `--partition-devices="devices=N cpus=L memory=BYTES algorithm=dp ..."`
+    runs `--placer-estimate-costs` (skipped for workload imports, which carry
+    their costs) and `--placer-place-devices` with the same settings.
+  }];
+  let options = [
+    Option<"cluster", "cluster", "std::string", /*default=*/"\"a100-80gb\"",
+           "Cluster preset name or JSON file (ONNX models)">,
+    Option<"devices", "devices", "int64_t", /*default=*/"0",
+           "Accelerators to use (0: all of the cluster's)">,
+    Option<"cpus", "cpus", "int64_t", /*default=*/"-1",
+           "CPU cores to use (-1: a workload's l, else 0)">,
+    Option<"memory", "memory", "double", /*default=*/"0",
+           "Memory per accelerator in bytes (0: the cluster's capacity)">,
+    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"dp\"",
+           "dp | pipedream | greedy | single | split-file">,
+    Option<"idealLimit", "ideal-limit", "int64_t", /*default=*/"2000000",
+           "Past this many ideals the DP linearizes the graph and says so">,
+    Option<"splitIn", "split-in", "std::string", /*default=*/"\"\"",
+           "Split to score with algorithm=split-file">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "Write the placement report (JSON) to this file">,
+    Option<"exportSplit", "export-split", "std::string", /*default=*/"\"\"",
+           "Write the split in the paper's format to this file">,
+    Option<"training", "training", "bool", /*default=*/"false",
+           "Cost backward passes and training memory (ONNX models)">
+  ];
+}
+
 #endif // PLACER_TRANSFORMS_PASSES_TD
