@@ -343,7 +343,7 @@ struct PlaceDevicesPass
     int64_t l = cpus >= 0 ? cpus : (mp.isWorkload && cpu ? cpu->count : 0);
     if (devices < 0 || (k > 0 && (!accelerator || k > accelerator->count))) {
       emitError(loc, "--placer-place-devices: devices=")
-          << devices << ": the cluster has "
+          << static_cast<int64_t>(devices) << ": the cluster has "
           << (accelerator ? accelerator->count : 0) << " accelerators";
       return signalPassFailure();
     }
@@ -452,8 +452,9 @@ struct PartitionDevicesPass
       StringRef options,
       function_ref<LogicalResult(const Twine &)> errorHandler) override {
     StringRef trimmed = options.trim();
+    StringRef first = trimmed.take_until([](char c) { return c == ' '; });
     std::string rewritten;
-    if (!trimmed.empty() && llvm::all_of(trimmed, llvm::isDigit))
+    if (!first.empty() && llvm::all_of(first, llvm::isDigit))
       rewritten = ("devices=" + trimmed).str();
     return PartitionDevicesBase::initializeOptions(
         rewritten.empty() ? options : StringRef(rewritten), errorHandler);
