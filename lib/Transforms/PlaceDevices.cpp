@@ -207,6 +207,21 @@ llvm::json::Value makeReport(const ModuleProblem &mp,
                                     : p.nodes[u].name;
     assignment[key] = clusterDevice[solution.assignment[u]];
   }
+  // ONNX nodes kept out of the search (Constant nodes, shape arithmetic)
+  // are nodes of the model too: they sit with the op they follow.
+  for (auto [op, follow] : mp.followers) {
+    auto node = dyn_cast<graph::NodeOp>(op);
+    auto constant = dyn_cast<graph::ConstantOp>(op);
+    std::optional<StringRef> name;
+    if (node)
+      name = node.getDisplayName();
+    else if (constant && constant.getNode())
+      name = *constant.getNode();
+    if (!name || name->empty())
+      continue;
+    if (auto device = op->getAttrOfType<IntegerAttr>(kDeviceAttr))
+      assignment[*name] = device.getInt();
+  }
   double gap = solution.maxLoad > 0
                    ? (solution.maxLoad - solution.lowerBound) / solution.maxLoad
                    : 0.0;
