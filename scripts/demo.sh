@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job on the bundled example: install, build, then import
 # examples/mlp4.onnx, summarise what was imported, estimate per-op costs on
-# an A100 node, export it back to ONNX and check that the round trip is
-# exact. Outputs land in build/demo/.
+# an A100 node, find the optimal pipelined split over 4 GPUs, export the
+# model back to ONNX and check that the round trip is exact. Outputs land in
+# build/demo/.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${PLACER_BUILD_DIR:-$root/build}"
@@ -32,7 +33,27 @@ echo "== 2. estimate costs on an A100-80GB node (roofline; see docs/CostModel.md
 echo "wrote $out/mlp4.costs.mlir (ops annotated with placer.cost) and $out/mlp4.costs.json"
 
 echo
-echo "== 3. export back to ONNX and re-import"
+echo "== 3. optimal pipelined split over 4 accelerators (--partition-devices=4)"
+"$bin/placer-opt" "$out/mlp4.mlir" \
+  --partition-devices="devices=4 report=$out/mlp4.placement.json" \
+  -o "$out/mlp4.placed.mlir" 2>&1 | grep -o 'remark: .*' || true
+/usr/bin/python3 - "$out/mlp4.placement.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("max load %.3g s/sample (lower bound %.3g), optimal: %s" %
+      (r["max_load"], r["lower_bound"], r["optimal"]))
+stages = {}
+for name, device in r["assignment"].items():
+    stages.setdefault(device, []).append(name)
+for d in r["devices"]:
+    names = stages.get(d["device"], [])
+    print("  gpu %d: load %.3g s, %d ops: %s" % (d["device"], d["load"],
+          len(names), ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")))
+PY
+echo "wrote $out/mlp4.placed.mlir (ops annotated with placer.device) and $out/mlp4.placement.json"
+
+echo
+echo "== 4. export back to ONNX and re-import"
 "$bin/placer-translate" --export-onnx "$out/mlp4.mlir" -o "$out/mlp4.exported.onnx"
 # The batch dim was bound on import, so the export is static already.
 "$bin/placer-translate" --import-onnx "$out/mlp4.exported.onnx" -o "$out/mlp4.reimported.mlir"
