@@ -12,6 +12,19 @@ using namespace placer::solver::detail;
 
 namespace {
 
+/// A graph of `count` empty super-nodes over `nodes` original nodes.
+void resize(Contracted &g, int count, int nodes) {
+  g.numSuper = count;
+  g.superOf.assign(nodes, -1);
+  g.members.assign(count, {});
+  g.successors.assign(count, {});
+  g.predecessors.assign(count, {});
+  g.acceleratorTime.assign(count, 0);
+  g.cpuTime.assign(count, 0);
+  g.memory.assign(count, 0);
+  g.supported.assign(count, 1);
+}
+
 /// The edges that order groups: forward edges, and, for the forward twin of
 /// a backward-only group, the backward edges that touch it, mirrored (a
 /// gradient flows against the forward order: u -> v orders v's group before
@@ -128,15 +141,7 @@ void finish(const Problem &problem, std::vector<int> groupOf, Contracted &out) {
         ready.push(v);
   }
 
-  out.numSuper = groups;
-  out.superOf.assign(n, 0);
-  out.members.assign(groups, {});
-  out.successors.assign(groups, {});
-  out.predecessors.assign(groups, {});
-  out.acceleratorTime.assign(groups, 0);
-  out.cpuTime.assign(groups, 0);
-  out.memory.assign(groups, 0);
-  out.supported.assign(groups, 1);
+  resize(out, groups, n);
   for (int u = 0; u < n; ++u) {
     int s = number[groupOf[u]];
     const Node &node = problem.nodes[u];
@@ -262,15 +267,7 @@ Reduced placer::solver::detail::reduce(const Problem &problem,
     if (!removed[s] && target[s] == s)
       newId[s] = count++;
   Contracted &g = out.graph;
-  g.numSuper = count;
-  g.superOf.assign(problem.size(), -1);
-  g.members.assign(count, {});
-  g.successors.assign(count, {});
-  g.predecessors.assign(count, {});
-  g.acceleratorTime.assign(count, 0);
-  g.cpuTime.assign(count, 0);
-  g.memory.assign(count, 0);
-  g.supported.assign(count, 1);
+  resize(g, count, problem.size());
   for (int s = 0; s < n; ++s) {
     if (removed[s])
       continue;

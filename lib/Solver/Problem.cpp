@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <functional>
 #include <queue>
 
 using namespace placer::solver;
@@ -120,35 +121,24 @@ double placer::solver::lowerBound(const Problem &problem) {
   return std::max(largest, total / std::max(1, problem.numDevices()));
 }
 
-std::optional<std::string> placer::solver::validate(const Problem &problem) {
+std::vector<int> placer::solver::topologicalOrder(const Problem &problem) {
   int n = problem.size();
-  if (static_cast<int>(problem.successors.size()) != n)
-    return "successor lists do not match the nodes";
   std::vector<int> pending(n, 0);
   for (int u = 0; u < n; ++u)
-    for (int v : problem.successors[u]) {
-      if (v < 0 || v >= n)
-        return "node " + problem.nodes[u].name + " has an edge to " +
-               std::to_string(v) + ", out of range";
+    for (int v : problem.successors[u])
       ++pending[v];
-    }
-  std::queue<int> ready;
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
   for (int u = 0; u < n; ++u)
     if (pending[u] == 0)
       ready.push(u);
-  int seen = 0;
+  std::vector<int> order;
   while (!ready.empty()) {
-    int u = ready.front();
+    int u = ready.top();
     ready.pop();
-    ++seen;
+    order.push_back(u);
     for (int v : problem.successors[u])
       if (--pending[v] == 0)
         ready.push(v);
   }
-  if (seen != n)
-    return std::string("the graph has a cycle");
-  if (problem.numAccelerators < 0 || problem.numCpus < 0 ||
-      problem.numDevices() == 0)
-    return std::string("needs at least one device");
-  return std::nullopt;
+  return order;
 }

@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <map>
-#include <queue>
 
 using namespace placer;
 using namespace placer::solver;
@@ -29,28 +28,6 @@ std::optional<double> getNonNegative(JsonReader &reader, const Object &object,
 }
 
 } // namespace
-
-std::vector<int> placer::solver::topologicalOrder(const Problem &problem) {
-  int n = problem.size();
-  std::vector<int> pending(n, 0);
-  for (int u = 0; u < n; ++u)
-    for (int v : problem.successors[u])
-      ++pending[v];
-  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
-  for (int u = 0; u < n; ++u)
-    if (pending[u] == 0)
-      ready.push(u);
-  std::vector<int> order;
-  while (!ready.empty()) {
-    int u = ready.top();
-    ready.pop();
-    order.push_back(u);
-    for (int v : problem.successors[u])
-      if (--pending[v] == 0)
-        ready.push(v);
-  }
-  return order;
-}
 
 llvm::Expected<Workload> placer::solver::parseWorkload(
     const llvm::json::Value &json, llvm::StringRef source) {

@@ -85,9 +85,9 @@ bool isContiguous(const Problem &problem, const Assignment &assignment);
 /// time, the total cheapest work over all devices).
 double lowerBound(const Problem &problem);
 
-/// Checks the graph is acyclic and indices are in range; returns an error
-/// message, or nothing.
-std::optional<std::string> validate(const Problem &problem);
+/// A topological order of the nodes, smallest index first among the ready
+/// ones; shorter than the graph when it has a cycle.
+std::vector<int> topologicalOrder(const Problem &problem);
 
 } // namespace placer::solver
 

@@ -25,10 +25,6 @@ llvm::Expected<Workload> parseWorkload(const llvm::json::Value &json,
                                        llvm::StringRef source);
 llvm::Expected<Workload> readWorkloadFile(llvm::StringRef path);
 
-/// A topological order of the problem's nodes (smallest index first among
-/// ready ones).
-std::vector<int> topologicalOrder(const Problem &problem);
-
 /// The split format {"fpgas": [{"nodes": [ids]}...], "cpus": [...],
 /// "maxLoad": x}. Reading maps ids back through `Node::id`; backward nodes
 /// not listed follow their color class (human splits list forward nodes
