@@ -680,13 +680,6 @@ Importer::convertAttribute(onnx::AttributeProto &attr,
   }
 }
 
-/// Whether an attribute of ONNX kind `actual` may stand where the schema
-/// asks for `expected`.
-static bool attributeKindMatches(onnx::AttributeProto::AttributeType actual,
-                                 onnx::AttributeProto::AttributeType expected) {
-  return actual == expected;
-}
-
 void Importer::checkSchema(const onnx::NodeProto &node, bool &failed) {
   auto opset = opsets.find(node.domain());
   const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
@@ -707,7 +700,7 @@ void Importer::checkSchema(const onnx::NodeProto &node, bool &failed) {
       continue;
     }
     auto kind = attributeKind(attr);
-    if (!attributeKindMatches(kind, it->second.type)) {
+    if (kind != it->second.type) {
       error(node) << "attribute '" << attr.name() << "' is "
                   << onnx::AttributeProto::AttributeType_Name(kind) << " but "
                   << node.op_type() << "-" << schema->SinceVersion()

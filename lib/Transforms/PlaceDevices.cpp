@@ -97,7 +97,7 @@ int64_t getIntAttr(DictionaryAttr dict, StringRef name, int64_t fallback) {
   return attr ? attr.getInt() : fallback;
 }
 
-FailureOr<ModuleProblem> buildProblem(ModuleOp module, const Cluster &cluster,
+FailureOr<ModuleProblem> buildProblem(ModuleOp module,
                                       const DeviceKind *accelerator,
                                       const DeviceKind *cpu) {
   ModuleProblem result;
@@ -348,7 +348,7 @@ struct PlaceDevicesPass
     }
 
     FailureOr<ModuleProblem> built =
-        buildProblem(module, *cluster, accelerator, cpu);
+        buildProblem(module, accelerator, cpu);
     if (failed(built))
       return signalPassFailure();
     ModuleProblem &mp = *built;

@@ -120,8 +120,9 @@ TEST_F(OnnxImporterTest, CorruptBytesAreAnErrorNotACrash) {
     messages.clear();
     OwningOpRef<ModuleOp> module = importOnnxBuffer(
         StringRef(bytes.data(), length), "cut.onnx", ".", &context);
-    if (!module)
+    if (!module) {
       EXPECT_FALSE(messages.empty()) << "prefix of " << length << " bytes";
+    }
   }
 }
 

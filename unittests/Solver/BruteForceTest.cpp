@@ -133,10 +133,12 @@ TEST_P(DPMatchesBruteForce, OnRandomGraphs) {
     // contiguous: it sends unsupported nodes to the CPU cores).
     for (const Solution &other :
          {solvePipeDream(problem), solveGreedy(problem),
-          solveSingleDevice(problem)})
-      if (other.feasible() && isContiguous(problem, other.assignment))
+          solveSingleDevice(problem)}) {
+      if (other.feasible() && isContiguous(problem, other.assignment)) {
         EXPECT_GE(other.maxLoad, solution.maxLoad * (1 - 1e-9))
             << other.algorithm << " trial " << trial;
+      }
+    }
     EXPECT_LE(lowerBound(problem), solution.maxLoad * (1 + 1e-9));
   }
 }
