@@ -462,6 +462,10 @@ struct PartitionDevicesPass
     : public placer::impl::PartitionDevicesBase<PartitionDevicesPass> {
   using PartitionDevicesBase::PartitionDevicesBase;
 
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<dist::DistDialect>();
+  }
+
   /// `--partition-devices=4` means devices=4.
   LogicalResult initializeOptions(
       StringRef options,
@@ -491,6 +495,8 @@ struct PartitionDevicesPass
     place.report = report;
     place.exportSplit = exportSplit;
     pipeline.addPass(createPlaceDevices(place));
+    if (split)
+      pipeline.addPass(createSplitDevices());
     if (failed(runPipeline(pipeline, getOperation())))
       signalPassFailure();
   }

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "placer/Analysis/CostModel.h"
+#include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Transforms/Passes.h"
 
@@ -18,7 +19,8 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<placer::graph::GraphDialect, mlir::func::FuncDialect,
+  registry.insert<placer::graph::GraphDialect, placer::dist::DistDialect,
+                  mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::tensor::TensorDialect>();
   placer::registerCostModels(registry);
   mlir::registerTransformsPasses();

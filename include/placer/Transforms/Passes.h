@@ -2,6 +2,8 @@
 #ifndef PLACER_TRANSFORMS_PASSES_H
 #define PLACER_TRANSFORMS_PASSES_H
 
+#include "placer/Dialect/Dist/DistDialect.h"
+
 #include "mlir/Pass/Pass.h"
 
 namespace placer {

@@ -78,7 +78,8 @@ def PartitionDevices : Pass<"partition-devices", "::mlir::ModuleOp"> {
     `--partition-devices=N` (a bare number means `devices=N`) or
     `--partition-devices="devices=N cpus=L memory=BYTES algorithm=dp ..."`
     runs `--placer-estimate-costs` (skipped for workload imports, which carry
-    their costs) and `--placer-place-devices` with the same settings.
+    their costs), `--placer-place-devices` with the same settings, and
+    `--placer-split-devices` (unless `split=false`).
   }];
   let options = [
     Option<"cluster", "cluster", "std::string", /*default=*/"\"a100-80gb\"",
@@ -100,8 +101,37 @@ def PartitionDevices : Pass<"partition-devices", "::mlir::ModuleOp"> {
     Option<"exportSplit", "export-split", "std::string", /*default=*/"\"\"",
            "Write the split in the paper's format to this file">,
     Option<"training", "training", "bool", /*default=*/"false",
-           "Cost backward passes and training memory (ONNX models)">
+           "Cost backward passes and training memory (ONNX models)">,
+    Option<"split", "split", "bool", /*default=*/"true",
+           "End with --placer-split-devices (one function per device)">
   ];
+}
+
+def SplitDevices : Pass<"placer-split-devices", "::mlir::ModuleOp"> {
+  let summary = "One function per device, with explicit send/recv";
+  let description = [{
+    Turns every function whose ops carry `placer.device` into one function
+    per device (`@<name>_d<device>`), each holding that device's ops in the
+    original order, plus a `dist.program` describing devices, pipeline order
+    and channels. A value computed on one device and used on another is sent
+    once per receiving device: `dist.send` right after its producer,
+    `dist.recv` right before its first use. Constants (and `graph.none`) are
+    replicated on every device that uses them instead. Each stage function
+    records, as `dist.arg` / `dist.result`, which graph input and output its
+    arguments and results are; ops keep their original position as
+    `dist.position` so that `--placer-merge-devices` can undo the split.
+  }];
+  let dependentDialects = ["::placer::dist::DistDialect"];
+}
+
+def MergeDevices : Pass<"placer-merge-devices", "::mlir::ModuleOp"> {
+  let summary = "Undo --placer-split-devices: one function again";
+  let description = [{
+    Rebuilds the original function from a `dist.program` and its stage
+    functions: transfers disappear (a recv's uses read the sent value),
+    replicated constants become one again, ops return to their original
+    order.
+  }];
 }
 
 #endif // PLACER_TRANSFORMS_PASSES_TD

@@ -1,0 +1,20 @@
+//===- DistDialect.h - Per-device programs and their transfers -*- C++ -*-===//
+#ifndef PLACER_DIALECT_DIST_DISTDIALECT_H
+#define PLACER_DIALECT_DIST_DISTDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+
+#include "placer/Dialect/Dist/DistDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "placer/Dialect/Dist/DistAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "placer/Dialect/Dist/DistOps.h.inc"
+
+#endif // PLACER_DIALECT_DIST_DISTDIALECT_H

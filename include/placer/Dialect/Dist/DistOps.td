@@ -1,0 +1,82 @@
+//===- DistOps.td - Per-device programs and their transfers -*- tablegen -*-===//
+//
+// `dist` describes a model split over devices: one function per device,
+// explicit transfers between them, and one op that describes the program as
+// a whole (devices, pipeline order, channels).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PLACER_DIALECT_DIST_DISTOPS_TD
+#define PLACER_DIALECT_DIST_DISTOPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+
+def Dist_Dialect : Dialect {
+  let name = "dist";
+  let cppNamespace = "::placer::dist";
+  let summary = "Per-device programs with explicit send/recv";
+  let description = [{
+    After `--placer-split-devices`, a module holds one `func.func` per
+    device (`@<graph>_d<device>`), each with that device's ops in an order
+    that respects their dependencies, and a `dist.program` that lists the
+    devices in pipeline order and every channel. A value that one device
+    computes and another uses crosses exactly once per receiving device: a
+    `dist.send` right after its producer, a `dist.recv` right before its
+    first use on the receiver, both naming the channel.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+}
+
+def Dist_ChannelAttr : AttrDef<Dist_Dialect, "Channel"> {
+  let mnemonic = "channel";
+  let summary = "a one-way channel that carries one tensor per sample";
+  let parameters = (ins "int64_t":$id, "int64_t":$from, "int64_t":$to,
+                        "::mlir::Type":$type);
+  let assemblyFormat = "`<` $id `:` $from `->` $to `,` $type `>`";
+}
+
+class Dist_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Dist_Dialect, mnemonic, traits>;
+
+def Dist_ProgramOp : Dist_Op<"program", [HasParent<"::mlir::ModuleOp">]> {
+  let summary = "the split program: devices, pipeline order, channels";
+  let description = [{
+    `stages` are the per-device functions in pipeline order and `devices`
+    their device indices (into the cluster's device list). `channels` lists
+    every transfer. `graph` names the function the program was split from,
+    and `graph_attrs` keeps that function's own attributes (its ONNX graph
+    name, for instance).
+    The verifier checks that every channel has exactly one matching send and
+    recv (same channel, endpoints and type), that the functions exist, and
+    that the programs can run together without deadlock: treating each send
+    as completing before its recv, the ops of all functions have a global
+    order.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$graph,
+                       SymbolRefArrayAttr:$stages,
+                       DenseI64ArrayAttr:$devices,
+                       TypedArrayAttrBase<Dist_ChannelAttr, "channels">:$channels,
+                       OptionalAttr<DictionaryAttr>:$graph_attrs);
+  let assemblyFormat = "$graph attr-dict";
+  let hasVerifier = 1;
+}
+
+def Dist_SendOp : Dist_Op<"send"> {
+  let summary = "send a tensor to another device";
+  let arguments = (ins AnyType:$value,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$channel,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$peer);
+  let assemblyFormat = "$value `to` $peer `channel` $channel attr-dict `:` type($value)";
+}
+
+def Dist_RecvOp : Dist_Op<"recv"> {
+  let summary = "receive a tensor from another device";
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$channel,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$peer);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "`from` $peer `channel` $channel attr-dict `:` type($result)";
+}
+
+#endif // PLACER_DIALECT_DIST_DISTOPS_TD

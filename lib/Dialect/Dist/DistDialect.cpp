@@ -1,0 +1,171 @@
+//===- DistDialect.cpp - Per-device programs and their transfers ----------===//
+#include "placer/Dialect/Dist/DistDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace placer::dist;
+
+#include "placer/Dialect/Dist/DistDialect.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "placer/Dialect/Dist/DistAttrs.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "placer/Dialect/Dist/DistOps.cpp.inc"
+
+void DistDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "placer/Dialect/Dist/DistAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "placer/Dialect/Dist/DistOps.cpp.inc"
+      >();
+}
+
+namespace {
+/// Where a channel's ends were found.
+struct Ends {
+  SendOp send;
+  RecvOp recv;
+  int64_t sendDevice = -1, recvDevice = -1;
+};
+} // namespace
+
+LogicalResult ProgramOp::verify() {
+  if (getStages().size() != getDevices().size())
+    return emitOpError("has ") << getStages().size() << " stages but "
+                               << getDevices().size() << " devices";
+  llvm::DenseSet<int64_t> seenDevices;
+  for (int64_t device : getDevices())
+    if (device < 0 || !seenDevices.insert(device).second)
+      return emitOpError("lists device ") << device << " twice or negative";
+
+  // Find every stage function and every send/recv in it.
+  SmallVector<func::FuncOp> functions;
+  std::map<int64_t, Ends> ends;
+  for (auto [stage, device] : llvm::zip(getStages(), getDevices())) {
+    auto func = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        *this, cast<SymbolRefAttr>(stage));
+    if (!func)
+      return emitOpError("stage ") << stage << " is not a function";
+    functions.push_back(func);
+    WalkResult walk = func.walk([&](Operation *op) {
+      if (auto send = dyn_cast<SendOp>(op)) {
+        Ends &e = ends[send.getChannel()];
+        if (e.send) {
+          emitOpError("channel ") << send.getChannel() << " has two sends";
+          return WalkResult::interrupt();
+        }
+        e.send = send;
+        e.sendDevice = device;
+      } else if (auto recv = dyn_cast<RecvOp>(op)) {
+        Ends &e = ends[recv.getChannel()];
+        if (e.recv) {
+          emitOpError("channel ") << recv.getChannel() << " has two recvs";
+          return WalkResult::interrupt();
+        }
+        e.recv = recv;
+        e.recvDevice = device;
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+  }
+
+  // Every channel: one send on `from` to `to`, one recv on `to` from `from`,
+  // both of the channel's type; no transfer outside the list.
+  llvm::DenseSet<int64_t> listed;
+  for (Attribute attr : getChannels()) {
+    auto channel = cast<ChannelAttr>(attr);
+    int64_t id = channel.getId();
+    if (!listed.insert(id).second)
+      return emitOpError("lists channel ") << id << " twice";
+    Ends &e = ends[id];
+    if (!e.send || !e.recv)
+      return emitOpError("channel ")
+             << id << " has no " << (e.send ? "recv" : "send");
+    if (e.sendDevice != channel.getFrom() ||
+        e.send.getPeer() != static_cast<uint64_t>(channel.getTo()))
+      return e.send.emitOpError("does not match channel ")
+             << id << " (" << channel.getFrom() << " -> " << channel.getTo()
+             << ")";
+    if (e.recvDevice != channel.getTo() ||
+        e.recv.getPeer() != static_cast<uint64_t>(channel.getFrom()))
+      return e.recv.emitOpError("does not match channel ")
+             << id << " (" << channel.getFrom() << " -> " << channel.getTo()
+             << ")";
+    if (e.send.getValue().getType() != channel.getType() ||
+        e.recv.getType() != channel.getType())
+      return emitOpError("channel ")
+             << id << " carries " << channel.getType() << " but sends "
+             << e.send.getValue().getType() << " and receives "
+             << e.recv.getType();
+  }
+  for (auto &[id, e] : ends)
+    if (!listed.contains(id))
+      return (e.send ? e.send.getOperation() : e.recv.getOperation())
+                 ->emitOpError("uses channel ")
+             << id << ", which the program does not list";
+
+  // Deadlock freedom: program order in each function plus send -> recv
+  // must be acyclic (Kahn's algorithm over all top-level ops).
+  llvm::DenseMap<Operation *, int> index;
+  std::vector<Operation *> nodes;
+  std::vector<std::vector<int>> next;
+  std::vector<int> pending;
+  for (func::FuncOp func : functions) {
+    int previous = -1;
+    for (Operation &op : func.getBody().getOps()) {
+      int id = nodes.size();
+      index[&op] = id;
+      nodes.push_back(&op);
+      next.emplace_back();
+      pending.push_back(0);
+      if (previous >= 0) {
+        next[previous].push_back(id);
+        ++pending[id];
+      }
+      previous = id;
+    }
+  }
+  for (auto &[id, e] : ends) {
+    auto from = index.find(e.send), to = index.find(e.recv);
+    if (from == index.end() || to == index.end())
+      return emitOpError("channel ")
+             << id << ": send and recv must be top-level ops of their stage";
+    next[from->second].push_back(to->second);
+    ++pending[to->second];
+  }
+  std::vector<int> ready;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (pending[i] == 0)
+      ready.push_back(i);
+  size_t done = 0;
+  while (!ready.empty()) {
+    int i = ready.back();
+    ready.pop_back();
+    ++done;
+    for (int j : next[i])
+      if (--pending[j] == 0)
+        ready.push_back(j);
+  }
+  if (done != nodes.size()) {
+    for (size_t i = 0; i < nodes.size(); ++i)
+      if (pending[i] > 0 && isa<RecvOp>(nodes[i]))
+        return nodes[i]->emitOpError(
+            "waits for a send that cannot happen first: the stages deadlock");
+    return emitOpError("the stages deadlock");
+  }
+  return success();
+}

@@ -1,0 +1,369 @@
+//===- SplitDevices.cpp - Per-device functions with send/recv, and back ---===//
+#include "placer/Dialect/Dist/DistDialect.h"
+#include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include <map>
+#include <set>
+
+namespace placer {
+#define GEN_PASS_DEF_SPLITDEVICES
+#define GEN_PASS_DEF_MERGEDEVICES
+#include "placer/Transforms/Passes.h.inc"
+} // namespace placer
+
+using namespace mlir;
+using namespace placer;
+
+namespace {
+
+constexpr llvm::StringLiteral kDevice = "placer.device";
+constexpr llvm::StringLiteral kPosition = "dist.position";
+constexpr llvm::StringLiteral kArg = "dist.arg";
+constexpr llvm::StringLiteral kResult = "dist.result";
+
+/// Ops that every device using them gets a copy of instead of a transfer.
+bool isReplicated(Operation *op) {
+  return isa<graph::ConstantOp, graph::NoneOp>(op);
+}
+
+/// Values `op` reads from outside itself: operands, and values its regions
+/// use but do not define.
+SmallVector<Value> getUsedValues(Operation *op) {
+  llvm::SetVector<Value> used(op->getOperands().begin(),
+                              op->getOperands().end());
+  for (Region &region : op->getRegions())
+    getUsedValuesDefinedAbove(region, used);
+  return used.takeVector();
+}
+
+/// One device's function while it is being built.
+struct Stage {
+  int64_t device;
+  func::FuncOp func;
+  OpBuilder builder;
+  IRMapping mapping;
+  SmallVector<unsigned> argIndices; ///< original index of each argument
+  Operation *firstOp = nullptr;
+};
+
+class Splitter {
+public:
+  Splitter(func::FuncOp func) : func(func) {}
+
+  LogicalResult run() {
+    Block &body = func.getBody().front();
+    auto ret = cast<func::ReturnOp>(body.getTerminator());
+    ModuleOp module = func->getParentOfType<ModuleOp>();
+
+    // Devices in order of their first op: the pipeline order.
+    SmallVector<int64_t> order;
+    for (Operation &op : body.without_terminator()) {
+      if (isReplicated(&op))
+        continue;
+      auto device = op.getAttrOfType<IntegerAttr>(kDevice);
+      if (!device)
+        return op.emitError("has no placer.device: run --placer-place-devices "
+                            "first");
+      if (!llvm::is_contained(order, device.getInt()))
+        order.push_back(device.getInt());
+    }
+    if (order.empty())
+      order.push_back(0);
+
+    // Which devices read each value computed on another device.
+    std::map<Operation *, int64_t> deviceOf;
+    for (Operation &op : body.without_terminator())
+      if (!isReplicated(&op))
+        deviceOf[&op] = op.getAttrOfType<IntegerAttr>(kDevice).getInt();
+    llvm::DenseMap<Value, std::set<int64_t>> readers;
+    for (Operation &op : body.without_terminator()) {
+      if (isReplicated(&op))
+        continue;
+      for (Value v : getUsedValues(&op))
+        if (Operation *def = v.getDefiningOp())
+          if (!isReplicated(def) && deviceOf.at(def) != deviceOf.at(&op))
+            readers[v].insert(deviceOf.at(&op));
+    }
+
+    OpBuilder moduleBuilder(func);
+    for (int64_t device : order) {
+      std::string name =
+          (func.getSymName() + "_d" + std::to_string(device)).str();
+      auto stageFunc = func::FuncOp::create(
+          moduleBuilder, func.getLoc(), name,
+          moduleBuilder.getFunctionType({}, {}));
+      Block *entry = stageFunc.addEntryBlock();
+      stages.push_back(Stage{device, stageFunc, OpBuilder::atBlockEnd(entry),
+                             IRMapping(), {}, nullptr});
+    }
+    for (auto [index, stage] : llvm::enumerate(stages))
+      stageOf[stage.device] = index;
+
+    int64_t position = 0;
+    for (Operation &op : body.without_terminator()) {
+      ++position;
+      if (isReplicated(&op)) {
+        positions[&op] = position;
+        continue;
+      }
+      Stage &stage = stages[stageOf.at(deviceOf.at(&op))];
+      for (Value v : getUsedValues(&op))
+        materialize(stage, v);
+      Operation *clone = stage.builder.clone(op, stage.mapping);
+      clone->setAttr(kPosition, stage.builder.getI64IntegerAttr(position));
+      for (Value result : op.getResults()) {
+        auto it = readers.find(result);
+        if (it == readers.end())
+          continue;
+        for (int64_t to : it->second) {
+          int64_t id = channels.size();
+          dist::SendOp::create(stage.builder, op.getLoc(),
+                               stage.mapping.lookup(result), id, to);
+          channels.push_back(dist::ChannelAttr::get(
+              func.getContext(), id, stage.device, to, result.getType()));
+          pendingRecv[{result, to}] = id;
+        }
+      }
+    }
+
+    // Results: each graph output is returned by the device that computes
+    // it (an input or a constant returned as is: by the first stage).
+    std::vector<SmallVector<std::pair<unsigned, Value>>> returned(stages.size());
+    for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
+      Operation *def = value.getDefiningOp();
+      size_t s = def && !isReplicated(def) ? stageOf.at(deviceOf.at(def)) : 0;
+      materialize(stages[s], value);
+      returned[s].emplace_back(index, stages[s].mapping.lookup(value));
+    }
+    for (auto [s, stage] : llvm::enumerate(stages)) {
+      SmallVector<Value> values;
+      for (auto &[index, value] : returned[s])
+        values.push_back(value);
+      func::ReturnOp::create(stage.builder, ret.getLoc(), values);
+      Block &entry = stage.func.getBody().front();
+      stage.func.setFunctionType(FunctionType::get(
+          func.getContext(), entry.getArgumentTypes(),
+          ValueRange(values).getTypes()));
+      Builder b(func.getContext());
+      for (auto [i, original] : llvm::enumerate(stage.argIndices)) {
+        SmallVector<NamedAttribute> attrs;
+        if (DictionaryAttr dict = func.getArgAttrDict(original))
+          attrs.append(dict.begin(), dict.end());
+        attrs.emplace_back(b.getStringAttr(kArg), b.getI64IntegerAttr(original));
+        stage.func.setArgAttrs(i, b.getDictionaryAttr(attrs));
+      }
+      for (auto [i, pair] : llvm::enumerate(returned[s])) {
+        SmallVector<NamedAttribute> attrs;
+        if (DictionaryAttr dict = func.getResultAttrDict(pair.first))
+          attrs.append(dict.begin(), dict.end());
+        attrs.emplace_back(b.getStringAttr(kResult),
+                           b.getI64IntegerAttr(pair.first));
+        stage.func.setResultAttrs(i, b.getDictionaryAttr(attrs));
+      }
+    }
+
+    SmallVector<Attribute> stageRefs;
+    SmallVector<int64_t> devices;
+    for (Stage &stage : stages) {
+      stageRefs.push_back(FlatSymbolRefAttr::get(stage.func.getSymNameAttr()));
+      devices.push_back(stage.device);
+    }
+    // The function's own attributes, less what defines a function.
+    SmallVector<NamedAttribute> graphAttrs;
+    for (NamedAttribute attr : func->getDiscardableAttrs())
+      graphAttrs.push_back(attr);
+    OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+    dist::ProgramOp::create(
+        builder, func.getLoc(), FlatSymbolRefAttr::get(func.getSymNameAttr()),
+        builder.getArrayAttr(stageRefs), builder.getDenseI64ArrayAttr(devices),
+        builder.getArrayAttr(channels),
+        graphAttrs.empty() ? DictionaryAttr()
+                           : builder.getDictionaryAttr(graphAttrs));
+    func.erase();
+    return success();
+  }
+
+private:
+  /// Makes `v` available in `stage`: a new argument for a graph input, a
+  /// copy of a replicated op, or the recv of the channel that carries it.
+  void materialize(Stage &stage, Value v) {
+    if (stage.mapping.contains(v))
+      return;
+    Block &entry = stage.func.getBody().front();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      stage.mapping.map(v, entry.addArgument(arg.getType(), arg.getLoc()));
+      stage.argIndices.push_back(arg.getArgNumber());
+      return;
+    }
+    Operation *def = v.getDefiningOp();
+    if (isReplicated(def)) {
+      OpBuilder::InsertionGuard guard(stage.builder);
+      stage.builder.setInsertionPointToStart(&entry);
+      Operation *copy = stage.builder.clone(*def, stage.mapping);
+      copy->setAttr(kPosition, stage.builder.getI64IntegerAttr(positions[def]));
+      copy->setAttr(kDevice, stage.builder.getI64IntegerAttr(stage.device));
+      return;
+    }
+    int64_t id = pendingRecv.lookup({v, stage.device});
+    auto recv = dist::RecvOp::create(
+        stage.builder, v.getLoc(), v.getType(), id,
+        cast<dist::ChannelAttr>(channels[id]).getFrom());
+    stage.mapping.map(v, recv.getResult());
+  }
+
+  func::FuncOp func;
+  std::vector<Stage> stages;
+  std::map<int64_t, size_t> stageOf;
+  SmallVector<Attribute> channels;
+  llvm::DenseMap<std::pair<Value, int64_t>, int64_t> pendingRecv;
+  llvm::DenseMap<Operation *, int64_t> positions;
+};
+
+struct SplitDevicesPass
+    : public placer::impl::SplitDevicesBase<SplitDevicesPass> {
+  void runOnOperation() override {
+    SmallVector<func::FuncOp> placed;
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isExternal() &&
+          llvm::any_of(func.getBody().getOps(), [](Operation &op) {
+            return op.hasAttr(kDevice);
+          }))
+        placed.push_back(func);
+    for (func::FuncOp func : placed)
+      if (failed(Splitter(func).run()))
+        return signalPassFailure();
+  }
+};
+
+struct MergeDevicesPass
+    : public placer::impl::MergeDevicesBase<MergeDevicesPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    for (auto program :
+         llvm::make_early_inc_range(module.getOps<dist::ProgramOp>()))
+      if (failed(merge(module, program)))
+        return signalPassFailure();
+  }
+
+  LogicalResult merge(ModuleOp module, dist::ProgramOp program) {
+    SmallVector<func::FuncOp> stages;
+    for (Attribute ref : program.getStages())
+      stages.push_back(SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          program, cast<SymbolRefAttr>(ref)));
+    if (llvm::is_contained(stages, func::FuncOp()))
+      return program.emitError("names a stage that does not exist");
+
+    // The original signature, from dist.arg / dist.result.
+    std::map<int64_t, std::pair<Type, DictionaryAttr>> args, results;
+    auto stripped = [&](DictionaryAttr attrs, StringRef drop) {
+      SmallVector<NamedAttribute> kept;
+      if (attrs)
+        for (NamedAttribute attr : attrs)
+        if (attr.getName() != drop)
+          kept.push_back(attr);
+      return DictionaryAttr::get(program.getContext(), kept);
+    };
+    for (func::FuncOp stage : stages) {
+      for (unsigned i = 0; i < stage.getNumArguments(); ++i)
+        if (auto index = stage.getArgAttrOfType<IntegerAttr>(i, kArg))
+          args[index.getInt()] = {stage.getArgument(i).getType(),
+                                  stripped(stage.getArgAttrDict(i), kArg)};
+      for (unsigned i = 0; i < stage.getNumResults(); ++i)
+        if (auto index = stage.getResultAttrOfType<IntegerAttr>(i, kResult))
+          results[index.getInt()] = {
+              stage.getResultTypes()[i],
+              stripped(stage.getResultAttrDict(i), kResult)};
+    }
+    SmallVector<Type> argTypes, resultTypes;
+    for (auto &[index, entry] : args)
+      argTypes.push_back(entry.first);
+    for (auto &[index, entry] : results)
+      resultTypes.push_back(entry.first);
+
+    OpBuilder builder(program);
+    auto merged = func::FuncOp::create(
+        builder, program.getLoc(), program.getGraph(),
+        builder.getFunctionType(argTypes, resultTypes));
+    Block *entry = merged.addEntryBlock();
+    if (DictionaryAttr graphAttrs = program.getGraphAttrsAttr())
+      for (NamedAttribute attr : graphAttrs)
+        merged->setAttr(attr.getName(), attr.getValue());
+    for (auto [i, entryAttrs] : llvm::enumerate(args))
+      merged.setArgAttrs(i, entryAttrs.second.second);
+    for (auto [i, entryAttrs] : llvm::enumerate(results))
+      merged.setResultAttrs(i, entryAttrs.second.second);
+
+    // Every stage value -> the merged value.
+    IRMapping mapping;
+    std::map<int64_t, Value> sent; // channel -> value sent (stage value)
+    std::vector<std::pair<int64_t, Operation *>> ops;
+    for (func::FuncOp stage : stages) {
+      for (unsigned i = 0; i < stage.getNumArguments(); ++i)
+        if (auto index = stage.getArgAttrOfType<IntegerAttr>(i, kArg))
+          mapping.map(stage.getArgument(i),
+                      entry->getArgument(std::distance(
+                          args.begin(), args.find(index.getInt()))));
+      for (Operation &op : stage.getBody().getOps()) {
+        if (auto send = dyn_cast<dist::SendOp>(op))
+          sent[send.getChannel()] = send.getValue();
+        else if (auto position = op.getAttrOfType<IntegerAttr>(kPosition))
+          ops.emplace_back(position.getInt(), &op);
+      }
+    }
+    std::stable_sort(ops.begin(), ops.end(),
+                     [](auto &a, auto &b) { return a.first < b.first; });
+
+    OpBuilder body = OpBuilder::atBlockEnd(entry);
+    std::map<int64_t, Operation *> replicas; // position -> merged copy
+    for (auto &[position, op] : ops) {
+      for (Value v : getUsedValues(op)) {
+        if (mapping.contains(v))
+          continue;
+        auto recv = v.getDefiningOp<dist::RecvOp>();
+        auto it = recv ? sent.find(recv.getChannel()) : sent.end();
+        if (it == sent.end() || !mapping.contains(it->second))
+          return op->emitError("uses a value that no earlier op provides");
+        mapping.map(v, mapping.lookup(it->second));
+      }
+      if (isReplicated(op)) {
+        auto [it, first] = replicas.try_emplace(position, nullptr);
+        if (!first) {
+          mapping.map(op->getResults(), it->second->getResults());
+          continue;
+        }
+        it->second = body.clone(*op, mapping);
+        it->second->removeAttr(kPosition);
+        continue;
+      }
+      Operation *clone = body.clone(*op, mapping);
+      clone->removeAttr(kPosition);
+    }
+    SmallVector<Value> returned(results.size());
+    for (func::FuncOp stage : stages) {
+      auto ret = cast<func::ReturnOp>(stage.getBody().front().getTerminator());
+      for (unsigned i = 0; i < stage.getNumResults(); ++i)
+        if (auto index = stage.getResultAttrOfType<IntegerAttr>(i, kResult)) {
+          Value v = ret.getOperand(i);
+          if (auto recv = v.getDefiningOp<dist::RecvOp>())
+            v = sent.at(recv.getChannel());
+          returned[std::distance(results.begin(),
+                                 results.find(index.getInt()))] =
+              mapping.lookup(v);
+        }
+    }
+    func::ReturnOp::create(body, program.getLoc(), returned);
+    for (func::FuncOp stage : stages)
+      stage.erase();
+    program.erase();
+    return success();
+  }
+};
+
+} // namespace

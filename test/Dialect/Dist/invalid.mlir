@@ -1,0 +1,106 @@
+// Each rule of the dist.program verifier.
+// RUN: placer-opt %s -split-input-file -verify-diagnostics
+
+func.func @a() { return }
+// expected-error @+1 {{has 1 stages but 2 devices}}
+dist.program @g {channels = [], devices = array<i64: 0, 1>, stages = [@a]}
+
+// -----
+
+// expected-error @+1 {{stage @missing is not a function}}
+dist.program @g {channels = [], devices = array<i64: 0>, stages = [@missing]}
+
+// -----
+
+func.func @a() { return }
+func.func @b() { return }
+// expected-error @+1 {{lists device 0 twice or negative}}
+dist.program @g {channels = [], devices = array<i64: 0, 0>, stages = [@a, @b]}
+
+// -----
+
+func.func @a(%x: tensor<2xf32>) {
+  dist.send %x to 1 channel 0 : tensor<2xf32>
+  return
+}
+func.func @b() { return }
+// expected-error @+1 {{channel 0 has no recv}}
+dist.program @g {channels = [#dist.channel<0 : 0 -> 1, tensor<2xf32>>], devices = array<i64: 0, 1>, stages = [@a, @b]}
+
+// -----
+
+func.func @a(%x: tensor<2xf32>) {
+  // expected-error @+1 {{does not match channel 0 (0 -> 1)}}
+  dist.send %x to 2 channel 0 : tensor<2xf32>
+  return
+}
+func.func @b() {
+  %0 = dist.recv from 0 channel 0 : tensor<2xf32>
+  return
+}
+dist.program @g {channels = [#dist.channel<0 : 0 -> 1, tensor<2xf32>>], devices = array<i64: 0, 1>, stages = [@a, @b]}
+
+// -----
+
+func.func @a(%x: tensor<2xf32>) {
+  dist.send %x to 1 channel 0 : tensor<2xf32>
+  return
+}
+func.func @b() {
+  %0 = dist.recv from 0 channel 0 : tensor<3xf32>
+  return
+}
+// expected-error @+1 {{channel 0 carries 'tensor<2xf32>' but sends 'tensor<2xf32>' and receives 'tensor<3xf32>'}}
+dist.program @g {channels = [#dist.channel<0 : 0 -> 1, tensor<2xf32>>], devices = array<i64: 0, 1>, stages = [@a, @b]}
+
+// -----
+
+func.func @a(%x: tensor<2xf32>) {
+  dist.send %x to 1 channel 0 : tensor<2xf32>
+  // expected-error @+1 {{uses channel 7, which the program does not list}}
+  dist.send %x to 1 channel 7 : tensor<2xf32>
+  return
+}
+func.func @b() {
+  %0 = dist.recv from 0 channel 0 : tensor<2xf32>
+  return
+}
+dist.program @g {channels = [#dist.channel<0 : 0 -> 1, tensor<2xf32>>], devices = array<i64: 0, 1>, stages = [@a, @b]}
+
+// -----
+
+func.func @a(%x: tensor<2xf32>) {
+  dist.send %x to 1 channel 0 : tensor<2xf32>
+  dist.send %x to 1 channel 0 : tensor<2xf32>
+  return
+}
+func.func @b() {
+  %0 = dist.recv from 0 channel 0 : tensor<2xf32>
+  return
+}
+// expected-error @+1 {{channel 0 has two sends}}
+dist.program @g {channels = [#dist.channel<0 : 0 -> 1, tensor<2xf32>>], devices = array<i64: 0, 1>, stages = [@a, @b]}
+
+// -----
+
+// Each stage waits for the other before sending.
+func.func @a(%x: tensor<2xf32>) {
+  // expected-error @+1 {{waits for a send that cannot happen first: the stages deadlock}}
+  %0 = dist.recv from 1 channel 1 : tensor<2xf32>
+  dist.send %x to 1 channel 0 : tensor<2xf32>
+  return
+}
+func.func @b(%y: tensor<2xf32>) {
+  %0 = dist.recv from 0 channel 0 : tensor<2xf32>
+  dist.send %y to 0 channel 1 : tensor<2xf32>
+  return
+}
+dist.program @g {channels = [#dist.channel<0 : 0 -> 1, tensor<2xf32>>, #dist.channel<1 : 1 -> 0, tensor<2xf32>>], devices = array<i64: 0, 1>, stages = [@a, @b]}
+
+// -----
+
+func.func @a() {
+  // expected-error @+1 {{'dist.recv' op attribute 'channel' failed to satisfy constraint}}
+  %0 = dist.recv from 0 channel -1 : tensor<2xf32>
+  return
+}

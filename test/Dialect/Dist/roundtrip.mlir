@@ -1,0 +1,15 @@
+// RUN: placer-opt %s | placer-opt | FileCheck %s
+// RUN: placer-opt %s > %t.1.mlir && placer-opt %t.1.mlir > %t.2.mlir && diff %t.1.mlir %t.2.mlir
+
+// CHECK: dist.send %arg0 to 1 channel 0 : tensor<2xf32>
+// CHECK: %0 = dist.recv from 0 channel 0 : tensor<2xf32>
+// CHECK: dist.program @g {channels = [#dist.channel<0 : 0 -> 1, tensor<2xf32>>], devices = array<i64: 0, 1>, graph_attrs = {graph.name = "x"}, stages = [@a, @b]}
+func.func @a(%x: tensor<2xf32>) {
+  dist.send %x to 1 channel 0 : tensor<2xf32>
+  return
+}
+func.func @b() -> tensor<2xf32> {
+  %0 = dist.recv from 0 channel 0 : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+dist.program @g {channels = [#dist.channel<0 : 0 -> 1, tensor<2xf32>>], devices = array<i64: 0, 1>, graph_attrs = {graph.name = "x"}, stages = [@a, @b]}
