@@ -33,7 +33,7 @@ echo "== 2. estimate costs on an A100-80GB node (roofline; see docs/CostModel.md
 echo "wrote $out/mlp4.costs.mlir (ops annotated with placer.cost) and $out/mlp4.costs.json"
 
 echo
-echo "== 3. optimal pipelined split over 4 accelerators (--partition-devices=4)"
+echo "== 3. optimal pipelined split over 4 GPUs, one program per GPU (--partition-devices=4)"
 "$bin/placer-opt" "$out/mlp4.mlir" \
   --partition-devices="devices=4 report=$out/mlp4.placement.json" \
   -o "$out/mlp4.placed.mlir" 2>&1 | grep -o 'remark: .*' || true
@@ -50,7 +50,8 @@ for d in r["devices"]:
     print("  gpu %d: load %.3g s, %d ops: %s" % (d["device"], d["load"],
           len(names), ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")))
 PY
-echo "wrote $out/mlp4.placed.mlir (ops annotated with placer.device) and $out/mlp4.placement.json"
+echo "wrote $out/mlp4.placement.json and $out/mlp4.placed.mlir: one function per GPU,"
+echo "   $(grep -c 'dist.send' "$out/mlp4.placed.mlir") send/recv pairs, wired by: $(grep -o 'dist.program .*' "$out/mlp4.placed.mlir" | cut -c1-100)..."
 
 echo
 echo "== 4. export back to ONNX and re-import"
