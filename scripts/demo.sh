@@ -23,7 +23,7 @@ echo "   $(grep -c 'graph.node' "$out/mlp4.mlir") nodes, $(grep -c 'graph.consta
 echo "   op types: $(grep -o 'graph.node "[A-Za-z]*"' "$out/mlp4.mlir" | sed 's/graph.node //; s/"//g' | sort | uniq -c | awk '{printf "%s x%s  ", $2, $1}')"
 echo "   signature: $(grep -o 'func.func @main_graph.*) attributes' "$out/mlp4.mlir" | sed 's/ attributes$//')"
 echo "first block:"
-grep 'graph.node' "$out/mlp4.mlir" | head -6 | sed 's/ attributes {.*} :/ :/; s/^ */   /'
+grep -m 6 'graph.node' "$out/mlp4.mlir" | sed 's/ attributes {.*} :/ :/; s/^ */   /'
 
 echo
 echo "== 2. estimate costs on an A100-80GB node (roofline; see docs/CostModel.md)"
