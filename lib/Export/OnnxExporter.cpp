@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "placer/Export/OnnxExporter.h"
+#include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 
 #include "mlir/IR/AsmState.h"
@@ -14,10 +15,16 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <onnx/onnx_pb.h>
 
 #include <limits>
+#include <map>
 
 using namespace mlir;
 using namespace placer;
@@ -27,7 +34,15 @@ namespace {
 
 class Exporter {
 public:
-  explicit Exporter(func::FuncOp func) : func(func) {}
+  /// `channelNames` names the tensor each channel carries, for exporting a
+  /// stage of a split program: its recvs become graph inputs and its sends
+  /// graph outputs.
+  explicit Exporter(func::FuncOp func,
+                    const std::map<int64_t, std::string> *channelNames = nullptr,
+                    StringRef externalDataPrefix = "",
+                    std::optional<int64_t> stageDevice = std::nullopt)
+      : func(func), channelNames(channelNames),
+        externalDataPrefix(externalDataPrefix.str()), stageDevice(stageDevice) {}
   LogicalResult run(onnx::ModelProto &model);
 
 private:
@@ -45,6 +60,16 @@ private:
   std::string nameOf(Value value);
 
   func::FuncOp func;
+  const std::map<int64_t, std::string> *channelNames;
+  /// Prepended to external data locations (a stage written elsewhere than
+  /// the model it came from).
+  std::string externalDataPrefix;
+  /// The device of the stage being exported: a Constant node replicated
+  /// from another device's stage becomes an initializer here, so that each
+  /// ONNX node appears in exactly one stage.
+  std::optional<int64_t> stageDevice;
+  /// Tensors a stage sends, in order: graph outputs too.
+  std::vector<std::pair<Value, Location>> sent;
   llvm::DenseMap<Value, std::string> names;
   llvm::StringSet<> usedNames;
   unsigned nextFreshName = 0;
@@ -127,7 +152,7 @@ LogicalResult Exporter::exportTensor(Operation *op, Attribute value,
       entry->set_key(key);
       entry->set_value(std::move(v));
     };
-    add("location", external.getLocation().str());
+    add("location", externalDataPrefix + external.getLocation().str());
     add("offset", std::to_string(external.getOffset()));
     add("length", std::to_string(external.getLength()));
     return success();
@@ -245,7 +270,9 @@ void Exporter::addValueInfo(Value value, onnx::GraphProto &graph) {
 
 LogicalResult Exporter::exportConstant(ConstantOp op, onnx::GraphProto &graph) {
   setName(op.getResult(), op.getName());
-  if (!op.getNode()) {
+  auto home = op->getAttrOfType<IntegerAttr>("placer.device");
+  bool replica = stageDevice && home && home.getInt() != *stageDevice;
+  if (!op.getNode() || replica) {
     onnx::TensorProto *tensor = graph.add_initializer();
     tensor->set_name(op.getName().str());
     if (auto external = dyn_cast<ExternalDataAttr>(op.getValue())) {
@@ -318,6 +345,27 @@ LogicalResult Exporter::exportBlock(Block &block, onnx::GraphProto &graph) {
             .Case([&](NodeOp node) { return exportNode(node, graph); })
             .Case([&](ConstantOp c) { return exportConstant(c, graph); })
             .Case([&](NoneOp) { return success(); })
+            .Case([&](dist::RecvOp recv) -> LogicalResult {
+              if (!channelNames)
+                return recv.emitError("a recv only exports as a stage input "
+                                      "of a split program");
+              auto it = channelNames->find(recv.getChannel());
+              if (it == channelNames->end())
+                return recv.emitError("receives on channel ")
+                       << recv.getChannel() << ", which no stage sends on";
+              setName(recv.getResult(), it->second);
+              onnx::ValueInfoProto *input = graph.add_input();
+              input->set_name(it->second);
+              return exportType(recv, recv.getType(), {},
+                                *input->mutable_type());
+            })
+            .Case([&](dist::SendOp send) -> LogicalResult {
+              if (!channelNames)
+                return send.emitError("a send only exports as a stage output "
+                                      "of a split program");
+              sent.emplace_back(send.getValue(), send.getLoc());
+              return success();
+            })
             .Default([&](Operation *other) {
               return other->emitError("op has no ONNX form; only graph "
                                       "dialect ops can be exported");
@@ -441,6 +489,19 @@ LogicalResult Exporter::run(onnx::ModelProto &model) {
       return failure();
   }
 
+  // A stage's sent tensors are outputs too (once, however many receivers).
+  for (auto &[value, loc] : sent) {
+    std::string name = nameOf(value);
+    if (llvm::any_of(graph.output(), [&](const onnx::ValueInfoProto &o) {
+          return o.name() == name;
+        }))
+      continue;
+    onnx::ValueInfoProto *output = graph.add_output();
+    output->set_name(name);
+    if (failed(exportType(func, value.getType(), {}, *output->mutable_type())))
+      return failure();
+  }
+
   // Graph outputs are described by graph.output; value_info must not repeat
   // them.
   llvm::StringSet<> outputNames;
@@ -484,4 +545,169 @@ LogicalResult placer::exportOnnxModule(ModuleOp module, llvm::raw_ostream &os) {
                             "function to export, found ")
            << funcs.size();
   return exportOnnxFunction(main, os);
+}
+
+//===----------------------------------------------------------------------===//
+// Stages of a split program
+//===----------------------------------------------------------------------===//
+
+/// The ONNX name of a value in a stage function, as the exporter gives it.
+static std::string tensorName(Value value, int64_t channel) {
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    if (func)
+      if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                        attrs::kValueName))
+        return name.str();
+  } else if (auto node = value.getDefiningOp<NodeOp>()) {
+    auto index = cast<OpResult>(value).getResultNumber();
+    StringRef name = cast<StringAttr>(node.getOutputNames()[index]).getValue();
+    if (!name.empty())
+      return name.str();
+  } else if (auto constant = value.getDefiningOp<ConstantOp>()) {
+    return constant.getName().str();
+  }
+  return "placer_channel_" + std::to_string(channel);
+}
+
+/// `to` relative to `from` (both absolute directories), with a trailing
+/// separator, "" when they are the same.
+static std::string relativeDirectory(StringRef from, StringRef to) {
+  SmallVector<StringRef> a, b;
+  for (auto it = llvm::sys::path::begin(from); it != llvm::sys::path::end(from);
+       ++it)
+    a.push_back(*it);
+  for (auto it = llvm::sys::path::begin(to); it != llvm::sys::path::end(to);
+       ++it)
+    b.push_back(*it);
+  size_t common = 0;
+  while (common < a.size() && common < b.size() && a[common] == b[common])
+    ++common;
+  std::string result;
+  for (size_t i = common; i < a.size(); ++i)
+    result += "../";
+  for (size_t i = common; i < b.size(); ++i)
+    result += b[i].str() + "/";
+  return result;
+}
+
+LogicalResult placer::exportOnnxStages(ModuleOp module, StringRef dir) {
+  auto programs = llvm::to_vector(module.getOps<dist::ProgramOp>());
+  if (programs.size() != 1)
+    return module.emitError("--export-onnx-stages needs a module split by "
+                            "--placer-split-devices (one dist.program), found ")
+           << programs.size();
+  dist::ProgramOp program = programs.front();
+
+  SmallVector<func::FuncOp> stages;
+  std::map<int64_t, std::string> channelNames;
+  std::map<int64_t, size_t> senderStage, receiverStage;
+  for (auto [index, ref] : llvm::enumerate(program.getStages())) {
+    auto stage = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        program, cast<SymbolRefAttr>(ref));
+    if (!stage)
+      return program.emitError("stage ") << ref << " is not a function";
+    stages.push_back(stage);
+    stage.walk([&](dist::SendOp send) {
+      channelNames[send.getChannel()] =
+          tensorName(send.getValue(), send.getChannel());
+      senderStage[send.getChannel()] = index;
+    });
+    stage.walk([&](dist::RecvOp recv) {
+      receiverStage[recv.getChannel()] = index;
+    });
+  }
+
+  SmallString<256> absoluteDir(dir);
+  llvm::sys::fs::make_absolute(absoluteDir);
+  llvm::sys::path::remove_dots(absoluteDir, /*remove_dot_dot=*/true);
+  std::string prefix;
+  if (auto modelDir = module->getAttrOfType<StringAttr>(attrs::kModelDir))
+    prefix = relativeDirectory(absoluteDir, modelDir.getValue());
+
+  // Build everything in memory first: nothing is written unless all stages
+  // export.
+  std::vector<std::pair<std::string, std::string>> files;
+  llvm::json::Array stageJson;
+  std::map<std::string, std::vector<int64_t>> inputReaders;
+  llvm::json::Array outputsJson;
+  for (auto [index, stage] : llvm::enumerate(stages)) {
+    onnx::ModelProto model;
+    int64_t device = program.getDevices()[index];
+    if (failed(Exporter(stage, &channelNames, prefix, device).run(model)))
+      return failure();
+    std::string file = "stage" + std::to_string(index) + "_device" +
+                       std::to_string(device) + ".onnx";
+    std::string bytes;
+    if (!model.SerializeToString(&bytes))
+      return stage.emitError("protobuf failed to serialize the stage");
+    files.emplace_back(file, std::move(bytes));
+    llvm::json::Array inputs, outputs;
+    for (const auto &input : model.graph().input())
+      inputs.push_back(input.name());
+    for (const auto &output : model.graph().output())
+      outputs.push_back(output.name());
+    for (unsigned i = 0; i < stage.getNumArguments(); ++i)
+      if (auto name = stage.getArgAttrOfType<StringAttr>(i, attrs::kValueName))
+        inputReaders[name.str()].push_back(index);
+    for (unsigned i = 0; i < stage.getNumResults(); ++i)
+      if (auto name =
+              stage.getResultAttrOfType<StringAttr>(i, attrs::kValueName))
+        outputsJson.push_back(llvm::json::Object{
+            {"name", name.str()}, {"stage", static_cast<int64_t>(index)}});
+    stageJson.push_back(llvm::json::Object{{"stage", static_cast<int64_t>(index)},
+                                           {"device", device},
+                                           {"model", file},
+                                           {"inputs", std::move(inputs)},
+                                           {"outputs", std::move(outputs)}});
+  }
+  llvm::json::Array inputsJson;
+  for (auto &[name, readers] : inputReaders)
+    inputsJson.push_back(llvm::json::Object{
+        {"name", name}, {"stages", llvm::json::Array(readers)}});
+  llvm::json::Array transfers;
+  for (Attribute attr : program.getChannels()) {
+    auto channel = cast<dist::ChannelAttr>(attr);
+    int64_t id = channel.getId();
+    transfers.push_back(llvm::json::Object{
+        {"channel", id},
+        {"tensor", channelNames[id]},
+        {"from_stage", static_cast<int64_t>(senderStage[id])},
+        {"to_stage", static_cast<int64_t>(receiverStage[id])},
+        {"from_device", channel.getFrom()},
+        {"to_device", channel.getTo()}});
+  }
+  llvm::json::Object manifest{
+      {"graph", program.getGraph().str()},
+      {"stages", std::move(stageJson)},
+      {"graph_inputs", std::move(inputsJson)},
+      {"graph_outputs", std::move(outputsJson)},
+      {"transfers", std::move(transfers)}};
+  std::string manifestText;
+  llvm::raw_string_ostream os(manifestText);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";
+  files.emplace_back("manifest.json", std::move(manifestText));
+
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return module.emitError("cannot create '") << dir << "': " << ec.message();
+  std::vector<std::string> written;
+  for (auto &[name, bytes] : files) {
+    SmallString<256> path(dir);
+    llvm::sys::path::append(path, name);
+    std::error_code ec;
+    llvm::raw_fd_ostream out(path, ec);
+    if (!ec) {
+      out << bytes;
+      out.close();
+      ec = out.error();
+    }
+    if (ec) {
+      for (const std::string &done : written)
+        llvm::sys::fs::remove(done);
+      llvm::sys::fs::remove(path);
+      return module.emitError("cannot write '") << path << "': " << ec.message();
+    }
+    written.push_back(path.str().str());
+  }
+  return success();
 }

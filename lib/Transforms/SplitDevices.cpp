@@ -207,8 +207,9 @@ private:
       OpBuilder::InsertionGuard guard(stage.builder);
       stage.builder.setInsertionPointToStart(&entry);
       Operation *copy = stage.builder.clone(*def, stage.mapping);
+      // The copy keeps its placer.device: the device that owns it, where a
+      // per-stage export keeps an ONNX Constant node a node.
       copy->setAttr(kPosition, stage.builder.getI64IntegerAttr(positions[def]));
-      copy->setAttr(kDevice, stage.builder.getI64IntegerAttr(stage.device));
       return;
     }
     int64_t id = pendingRecv.lookup({v, stage.device});

@@ -4,12 +4,14 @@
 //                    [--dim NAME=VALUE]... [--input-shape NAME=D0xD1x...]...
 //   placer-translate --import-workload workload.json [-o out.mlir]
 //   placer-translate --export-onnx in.mlir -o out.onnx
+//   placer-translate --export-onnx-stages DIR in.mlir
 //
 // Errors go to stderr and the exit status is 1; an output file is only
 // written when the whole translation succeeded.
 //
 //===----------------------------------------------------------------------===//
 
+#include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Export/OnnxExporter.h"
 #include "placer/Import/OnnxImporter.h"
@@ -41,6 +43,11 @@ cl::opt<Action> action(
                           "NeurIPS 2020 workload JSON -> graph dialect"),
                clEnumValN(Action::ExportOnnx, "export-onnx",
                           "graph dialect -> ONNX model")));
+cl::opt<std::string>
+    exportStagesDir("export-onnx-stages",
+                    cl::desc("Split module -> one ONNX model per device and "
+                             "a manifest, in this directory"),
+                    cl::value_desc("DIR"));
 cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input file>"),
                                    cl::init("-"));
 cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
@@ -98,15 +105,21 @@ static LogicalResult runImport(MLIRContext &context, llvm::raw_ostream &os) {
   return writeModule(*module, os);
 }
 
-static LogicalResult runExport(MLIRContext &context, llvm::SourceMgr &sourceMgr,
-                               llvm::raw_ostream &os) {
+static OwningOpRef<ModuleOp> parseInput(MLIRContext &context,
+                                        llvm::SourceMgr &sourceMgr) {
   std::string error;
   auto file = openInputFile(inputFilename, &error);
-  if (!file)
-    return emitError(UnknownLoc::get(&context)) << error;
+  if (!file) {
+    emitError(UnknownLoc::get(&context)) << error;
+    return {};
+  }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, &context);
+  return parseSourceFile<ModuleOp>(sourceMgr, &context);
+}
+
+static LogicalResult runExport(MLIRContext &context, llvm::SourceMgr &sourceMgr,
+                               llvm::raw_ostream &os) {
+  OwningOpRef<ModuleOp> module = parseInput(context, sourceMgr);
   if (!module)
     return failure();
   return placer::exportOnnxModule(*module, os);
@@ -119,7 +132,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "Placer import/export driver\n");
 
   DialectRegistry registry;
-  registry.insert<placer::graph::GraphDialect, func::FuncDialect>();
+  registry.insert<placer::graph::GraphDialect, placer::dist::DistDialect,
+                  func::FuncDialect>();
   MLIRContext context(registry);
   context.allowUnregisteredDialects(false);
   llvm::SourceMgr sourceMgr;
@@ -139,9 +153,21 @@ int main(int argc, char **argv) {
     return success();
   });
 
+  if (!exportStagesDir.empty()) {
+    if (action != Action::None) {
+      llvm::errs() << "placer-translate: choose one translation\n";
+      return 1;
+    }
+    OwningOpRef<ModuleOp> module = parseInput(context, sourceMgr);
+    return module && succeeded(placer::exportOnnxStages(*module,
+                                                        exportStagesDir))
+               ? 0
+               : 1;
+  }
   if (action == Action::None) {
     llvm::errs() << "placer-translate: choose a translation "
-                    "(--import-onnx, --import-workload or --export-onnx); see --help\n";
+                    "(--import-onnx, --import-workload, --export-onnx or "
+                    "--export-onnx-stages DIR); see --help\n";
     return 1;
   }
   if (action == Action::ExportOnnx && outputFilename == "-") {

@@ -24,6 +24,15 @@ mlir::LogicalResult exportOnnxFunction(mlir::func::FuncOp func,
 mlir::LogicalResult exportOnnxModule(mlir::ModuleOp module,
                                      llvm::raw_ostream &os);
 
+/// Writes one ONNX model per stage of the module's `dist.program` into `dir`
+/// (`stage<i>_device<d>.onnx`: inputs are the graph inputs it reads and the
+/// tensors it receives, outputs the graph outputs it computes and the
+/// tensors it sends; initializers kept inline or by external reference) and
+/// `manifest.json`, which wires them (docs/Split.md). Nothing is written
+/// unless every stage exports.
+mlir::LogicalResult exportOnnxStages(mlir::ModuleOp module,
+                                     llvm::StringRef dir);
+
 } // namespace placer
 
 #endif // PLACER_EXPORT_ONNXEXPORTER_H
