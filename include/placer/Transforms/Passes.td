@@ -134,4 +134,32 @@ def MergeDevices : Pass<"placer-merge-devices", "::mlir::ModuleOp"> {
   }];
 }
 
+def Simulate : Pass<"placer-simulate", "::mlir::ModuleOp"> {
+  let summary = "Run a split program on the cluster model, event by event";
+  let description = [{
+    Executes the stages of a `dist.program` (after `--placer-split-devices`)
+    for `microbatches` samples in a pipeline: each device runs its ops in
+    order, each as soon as the device is free and its inputs are there; a
+    transfer takes bytes / bandwidth + latency on its link (the cluster's
+    link between the two devices; for workload imports, whose tensors have
+    no size, the producer's transfer_time), and transfers sharing a link
+    queue. With `overlap=true` transfers run beside compute; with
+    `overlap=false` they are serialized as the throughput model assumes: the
+    sender and the receiver are each busy for the whole transfer. Reports
+    single-sample latency, total time, steady-state time per sample, idle
+    time and peak memory per device (remark, and JSON with `report=`); draws
+    the timeline as SVG with `timeline=`.
+  }];
+  let options = [
+    Option<"microbatches", "microbatches", "int64_t", /*default=*/"1",
+           "Samples pushed through the pipeline">,
+    Option<"overlap", "overlap", "bool", /*default=*/"true",
+           "Transfers overlap compute (false: serialized, as the model)">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "Write the simulation's figures and events as JSON">,
+    Option<"timeline", "timeline", "std::string", /*default=*/"\"\"",
+           "Write the timeline as a self-contained SVG">
+  ];
+}
+
 #endif // PLACER_TRANSFORMS_PASSES_TD
