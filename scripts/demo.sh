@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The main job on the bundled example: install, build, then import
 # examples/mlp4.onnx, summarise what was imported, estimate per-op costs on
-# an A100 node, find the optimal pipelined split over 4 GPUs, export the
-# model back to ONNX and check that the round trip is exact. Outputs land in
-# build/demo/.
+# an A100 node, find the optimal pipelined split over 4 GPUs into one program
+# per GPU, simulate the pipeline, draw the graph and the timeline, write one
+# ONNX model per GPU, and check that the ONNX round trip is exact. Outputs
+# land in build/demo/.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${PLACER_BUILD_DIR:-$root/build}"
@@ -54,7 +55,18 @@ echo "wrote $out/mlp4.placement.json and $out/mlp4.placed.mlir: one function per
 echo "   $(grep -c 'dist.send' "$out/mlp4.placed.mlir") send/recv pairs, wired by: $(grep -o 'dist.program .*' "$out/mlp4.placed.mlir" | cut -c1-100)..."
 
 echo
-echo "== 4. export back to ONNX and re-import"
+echo "== 4. simulate 32 microbatches through the pipeline; pictures"
+"$bin/placer-opt" "$out/mlp4.placed.mlir" \
+  --placer-simulate="microbatches=32 timeline=$out/mlp4.timeline.svg" \
+  --placer-export-dot="file=$out/mlp4.dot" -o /dev/null 2>&1 | grep -o 'remark: .*' || true
+dot -Tsvg "$out/mlp4.dot" -o "$out/mlp4.graph.svg"
+echo "pictures: $out/mlp4.graph.svg (one colour per GPU, cut edges red),"
+echo "          $out/mlp4.timeline.svg (one row per GPU, bars per microbatch)"
+"$bin/placer-translate" --export-onnx-stages "$out/stages" "$out/mlp4.placed.mlir"
+echo "per-GPU ONNX models and their wiring: $(ls "$out/stages" | tr '\n' ' ')"
+
+echo
+echo "== 5. export back to ONNX and re-import"
 "$bin/placer-translate" --export-onnx "$out/mlp4.mlir" -o "$out/mlp4.exported.onnx"
 # The batch dim was bound on import, so the export is static already.
 "$bin/placer-translate" --import-onnx "$out/mlp4.exported.onnx" -o "$out/mlp4.reimported.mlir"

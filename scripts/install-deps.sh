@@ -17,6 +17,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # Test fixtures are generated with Debian's python3-onnx.
   python3 python3-onnx python3-numpy libonnx-testdata
+  # Renders the placement pictures (DOT).
+  graphviz
 )
 
 SUDO=""

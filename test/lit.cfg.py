@@ -34,3 +34,7 @@ testdata = "/usr/lib/python3/dist-packages/onnx/backend/test/data"
 config.substitutions.append(("%onnx-testdata", testdata))
 if os.path.isdir(testdata):
     config.available_features.add("onnx-testdata")
+
+import shutil
+if shutil.which("dot"):
+    config.available_features.add("graphviz")

@@ -261,6 +261,55 @@ std::string renderTimeline(const std::vector<Stage> &stages,
   return svg;
 }
 
+/// Bytes of a value: its tensor type, or for workload values (no size) the
+/// producer's output_bytes.
+int64_t valueBytes(Value v) {
+  if (std::optional<int64_t> bytes = getTypeBytes(v.getType()))
+    return *bytes;
+  Operation *def = v.getDefiningOp();
+  auto cost = def ? def->getAttrOfType<DictionaryAttr>(costattrs::kCost)
+                  : DictionaryAttr();
+  auto out = cost ? cost.getAs<IntegerAttr>("output_bytes") : IntegerAttr();
+  return out ? out.getInt() : 0;
+}
+
+/// Weights of a stage, and the most activation bytes alive at once while
+/// it runs one microbatch: a value (computed or received) lives from its
+/// op to its last use in the stage; one it sends or returns, to the end.
+/// In-order pipelining keeps one microbatch per device, but tensors of the
+/// next one that arrive early wait in buffers not counted here.
+std::pair<int64_t, int64_t> peakMemory(const Stage &stage) {
+  int64_t params = 0, live = 0, peak = 0;
+  llvm::DenseMap<Operation *, size_t> position;
+  for (auto [i, op] : llvm::enumerate(stage.ops))
+    position[op] = i;
+  std::vector<int64_t> freed(stage.ops.size() + 1, 0);
+  for (auto [i, op] : llvm::enumerate(stage.ops)) {
+    if (auto cost = op->getAttrOfType<DictionaryAttr>(costattrs::kCost))
+      if (auto p = cost.getAs<IntegerAttr>("param_bytes"))
+        params += p.getInt();
+    if (isa<graph::ConstantOp, graph::NoneOp>(op))
+      continue; // weights, counted above
+    for (Value result : op->getResults()) {
+      int64_t bytes = valueBytes(result);
+      live += bytes;
+      size_t last = i;
+      for (Operation *user : result.getUsers()) {
+        auto it = position.find(user);
+        if (it == position.end() || isa<dist::SendOp>(user)) {
+          last = stage.ops.size(); // returned or sent: kept to the end
+          break;
+        }
+        last = std::max(last, it->second);
+      }
+      freed[last] += bytes;
+    }
+    peak = std::max(peak, live);
+    live -= freed[i];
+  }
+  return {params, peak};
+}
+
 struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
   using SimulateBase::SimulateBase;
 
@@ -325,23 +374,14 @@ struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
     if (!report.empty()) {
       llvm::json::Array devices, events;
       for (auto [i, stage] : llvm::enumerate(stages)) {
-        // Weights plus every activation of one microbatch: an upper bound
-        // on what one sample needs on the device.
-        int64_t params = 0, activations = 0;
-        for (Operation *op : stage.ops) {
-          if (auto cost = op->getAttrOfType<DictionaryAttr>(costattrs::kCost)) {
-            if (auto p = cost.getAs<IntegerAttr>("param_bytes"))
-              params += p.getInt();
-            if (auto o = cost.getAs<IntegerAttr>("output_bytes"))
-              activations += o.getInt();
-          }
-        }
+        auto [params, activations] = peakMemory(stage);
         devices.push_back(llvm::json::Object{
             {"device", stage.device},
             {"busy", simulator.busy[i]},
             {"idle", simulator.makespan - simulator.busy[i]},
             {"param_bytes", params},
-            {"activation_bytes_per_microbatch", activations}});
+            {"peak_activation_bytes", activations},
+            {"peak_bytes", params + activations}});
       }
       for (const Event &e : simulator.events)
         events.push_back(llvm::json::Object{{"device", e.device},

@@ -162,4 +162,19 @@ def Simulate : Pass<"placer-simulate", "::mlir::ModuleOp"> {
   ];
 }
 
+def ExportDot : Pass<"placer-export-dot", "::mlir::ModuleOp"> {
+  let summary = "Write the placed operator graph as Graphviz DOT";
+  let description = [{
+    One node per ONNX node (constants left out), filled with one colour per
+    device, and one edge per use; edges that cross devices (transfers) are
+    drawn red, bold and dashed. Works on a placed module and on a split one
+    (then a recv's uses are drawn from the value's producer). Render with
+    Graphviz: `dot -Tsvg graph.dot -o graph.svg`.
+  }];
+  let options = [
+    Option<"file", "file", "std::string", /*default=*/"\"-\"",
+           "Where to write the DOT text (- for stdout)">
+  ];
+}
+
 #endif // PLACER_TRANSFORMS_PASSES_TD
