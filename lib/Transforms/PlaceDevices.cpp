@@ -328,10 +328,8 @@ struct PlaceDevicesPass
                      "--partition-devices)");
       return signalPassFailure();
     }
-    llvm::Expected<llvm::json::Value> json = llvm::json::parse(clusterText);
     llvm::Expected<Cluster> cluster =
-        json ? Cluster::fromJson(*json, "placer.cluster")
-             : llvm::Expected<Cluster>(json.takeError());
+        Cluster::parse(clusterText.getValue(), "placer.cluster");
     if (!cluster) {
       emitError(loc, "--placer-place-devices: ")
           << llvm::toString(cluster.takeError());

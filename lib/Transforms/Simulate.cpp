@@ -328,10 +328,8 @@ struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
       emitError(loc, "--placer-simulate: microbatches must be at least 1");
       return signalPassFailure();
     }
-    llvm::Expected<llvm::json::Value> json = llvm::json::parse(clusterText);
     llvm::Expected<Cluster> cluster =
-        json ? Cluster::fromJson(*json, "placer.cluster")
-             : llvm::Expected<Cluster>(json.takeError());
+        Cluster::parse(clusterText.getValue(), "placer.cluster");
     if (!cluster) {
       emitError(loc, "--placer-simulate: ") << llvm::toString(cluster.takeError());
       return signalPassFailure();
