@@ -140,6 +140,10 @@ void finish(const Problem &problem, std::vector<int> groupOf, Contracted &out) {
       if (--pending[v] == 0)
         ready.push(v);
   }
+  // Groups on a cycle (only when cycles were not merged) come last.
+  for (int g = 0; g < groups; ++g)
+    if (number[g] < 0)
+      number[g] = next++;
 
   resize(out, groups, n);
   for (int u = 0; u < n; ++u) {
@@ -162,7 +166,8 @@ void finish(const Problem &problem, std::vector<int> groupOf, Contracted &out) {
 
 } // namespace
 
-Contracted placer::solver::detail::contract(const Problem &problem) {
+Contracted placer::solver::detail::contract(const Problem &problem,
+                                            bool mergeCycles) {
   int n = problem.size();
   // 1. Color classes.
   std::vector<int> groupOf(n);
@@ -184,9 +189,11 @@ Contracted placer::solver::detail::contract(const Problem &problem) {
   std::vector<char> backwardOnly = backwardOnlyGroups(problem, groupOf, groups);
   forEachOrderEdge(problem, groupOf, backwardOnly,
                    [&](int a, int b) { succ[a].push_back(b); });
-  std::vector<int> component = stronglyConnected(succ);
-  for (int u = 0; u < n; ++u)
-    groupOf[u] = component[groupOf[u]];
+  if (mergeCycles) {
+    std::vector<int> component = stronglyConnected(succ);
+    for (int u = 0; u < n; ++u)
+      groupOf[u] = component[groupOf[u]];
+  }
   Contracted out;
   finish(problem, std::move(groupOf), out);
   return out;

@@ -28,7 +28,10 @@ struct Contracted {
   std::vector<char> supported;
 };
 
-Contracted contract(const Problem &problem);
+/// With `mergeCycles = false` only color classes are contracted (enough to
+/// keep classes together when contiguity does not matter); the successor
+/// lists may then contain cycles.
+Contracted contract(const Problem &problem, bool mergeCycles = true);
 
 /// Exact shrinking of the lattice before the DP (docs/Placement.md):
 ///  - a free source (no time, memory or transfer cost, nothing feeding it)

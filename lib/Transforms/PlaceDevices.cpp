@@ -9,6 +9,7 @@
 #include "placer/Analysis/Cluster.h"
 #include "placer/Analysis/CostModel.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Solver/IntegerProgram.h"
 #include "placer/Solver/Solvers.h"
 #include "placer/Solver/Workload.h"
 #include "placer/Support/JsonReader.h"
@@ -257,12 +258,33 @@ struct PlaceDevicesPass
     : public placer::impl::PlaceDevicesBase<PlaceDevicesPass> {
   using PlaceDevicesBase::PlaceDevicesBase;
 
+  /// What CBC said, for the report (algorithm=ip).
+  std::optional<solver::IPResult> lastIP;
+
   solver::Solution solve(const solver::Problem &problem,
                          const ModuleProblem &mp, std::string &error) {
     if (algorithm == "dp") {
       solver::DPOptions options;
       options.idealLimit = idealLimit;
       return solver::solveIdealDP(problem, options);
+    }
+    if (algorithm == "ip") {
+      // The DP's split (contiguous, so feasible for both variants) starts
+      // CBC off with a good incumbent.
+      solver::DPOptions dpOptions;
+      dpOptions.idealLimit = idealLimit;
+      solver::Solution start = solver::solveIdealDP(problem, dpOptions);
+      solver::IPOptions options;
+      options.contiguous = contiguous;
+      options.timeLimitSeconds = timeLimit;
+      options.relativeGap = gap;
+      options.threads = static_cast<int>(threads);
+      options.exportPath = exportLp;
+      if (start.feasible())
+        options.warmStart = &start.assignment;
+      solver::IPResult result = solver::solveThroughputIP(problem, options);
+      lastIP = result;
+      return result.solution;
     }
     if (algorithm == "pipedream")
       return solver::solvePipeDream(problem);
@@ -294,7 +316,7 @@ struct PlaceDevicesPass
       return solution;
     }
     error = "unknown algorithm '" + algorithm +
-            "' (dp, pipedream, greedy, single, split-file)";
+            "' (dp, ip, pipedream, greedy, single, split-file)";
     return {};
   }
 
@@ -381,10 +403,30 @@ struct PlaceDevicesPass
                               ? accelerator->memoryCapacity
                               : solver::kInfinity;
 
+    if (!exportLp.empty() && algorithm != "ip") {
+      emitError(loc, "--placer-place-devices: export-lp needs algorithm=ip");
+      return signalPassFailure();
+    }
     std::string error;
     solver::Solution solution = solve(problem, mp, error);
     if (!error.empty()) {
       emitError(loc, "--placer-place-devices: ") << error;
+      return signalPassFailure();
+    }
+    if (lastIP && lastIP->status == "exported") {
+      emitRemark(loc) << "wrote the " << (contiguous ? "contiguous " : "")
+                      << "throughput model (" << lastIP->variables
+                      << " variables, " << lastIP->constraints
+                      << " constraints) to " << exportLp
+                      << " without solving it";
+      return;
+    }
+    if (lastIP && lastIP->status == "infeasible") {
+      emitError(loc, "--placer-place-devices: CBC proved the model "
+                     "infeasible: no placement on ")
+          << k << " accelerators and " << l << " CPU cores fits in "
+          << llvm::formatv("{0:F0}", problem.memoryLimit)
+          << " bytes per accelerator";
       return signalPassFailure();
     }
     if (!solution.feasible()) {
@@ -440,13 +482,27 @@ struct PlaceDevicesPass
       remark << ", " << solution.numIdeals << " ideals";
     if (!solution.note.empty())
       remark << "; " << solution.note;
+    if (lastIP)
+      remark << " (best bound " << formatNumber(lastIP->bestBound) << ", gap "
+             << formatNumber(lastIP->gap) << ", " << formatNumber(solution.seconds)
+             << " s)";
 
-    if (!report.empty() &&
-        failed(writeJson(loc, report,
-                         makeReport(mp, solution, evaluation, clusterDevice,
-                                    *cluster),
-                         "--placer-place-devices: report")))
-      return signalPassFailure();
+    if (!report.empty()) {
+      llvm::json::Value json =
+          makeReport(mp, solution, evaluation, clusterDevice, *cluster);
+      if (lastIP) {
+        llvm::json::Object &object = *json.getAsObject();
+        object["solver_status"] = lastIP->status;
+        object["best_bound"] = lastIP->bestBound;
+        object["gap"] = lastIP->gap;
+        object["variables"] = lastIP->variables;
+        object["constraints"] = lastIP->constraints;
+        object["contiguous"] = static_cast<bool>(contiguous);
+      }
+      if (failed(writeJson(loc, report, std::move(json),
+                           "--placer-place-devices: report")))
+        return signalPassFailure();
+    }
     if (!exportSplit.empty() &&
         failed(writeJson(loc, exportSplit,
                          solver::splitToJson(problem, solution.assignment,
@@ -492,8 +548,13 @@ struct PartitionDevicesPass
     place.splitIn = splitIn;
     place.report = report;
     place.exportSplit = exportSplit;
+    place.contiguous = contiguous;
+    place.timeLimit = timeLimit;
+    place.gap = gap;
+    place.threads = threads;
+    place.exportLp = exportLp;
     pipeline.addPass(createPlaceDevices(place));
-    if (split)
+    if (split && exportLp.empty())
       pipeline.addPass(createSplitDevices());
     if (failed(runPipeline(pipeline, getOperation())))
       signalPassFailure();

@@ -1,0 +1,46 @@
+//===- IntegerProgram.h - Throughput MILP solved with COIN-OR CBC -*- C++ -*-===//
+//
+// The max-load problem of Problem.h as a mixed-integer program
+// (docs/IntegerPrograms.md has the formulation), solved with Debian's CBC.
+// Plain C++: no MLIR.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLACER_SOLVER_INTEGERPROGRAM_H
+#define PLACER_SOLVER_INTEGERPROGRAM_H
+
+#include "placer/Solver/Solvers.h"
+
+#include <string>
+
+namespace placer::solver {
+
+struct IPOptions {
+  /// Add the pipeline constraints: the split must be contiguous in the
+  /// sense of isContiguous(), like the DP's.
+  bool contiguous = false;
+  double timeLimitSeconds = 600;
+  /// Stop when (incumbent - bound) / incumbent is at most this.
+  double relativeGap = 0;
+  int threads = 1;
+  /// Write the model (LP format, or MPS when the name ends in .mps) and do
+  /// not solve.
+  std::string exportPath;
+  /// A feasible assignment to start from (e.g. the DP's split).
+  const Assignment *warmStart = nullptr;
+};
+
+struct IPResult {
+  Solution solution;
+  /// "optimal", "feasible" (stopped at the time limit or gap), "infeasible",
+  /// "no solution" (stopped before finding one), or "exported".
+  std::string status;
+  double bestBound = 0;
+  double gap = 0;
+  int64_t variables = 0, constraints = 0;
+};
+
+IPResult solveThroughputIP(const Problem &problem, const IPOptions &options);
+
+} // namespace placer::solver
+
+#endif // PLACER_SOLVER_INTEGERPROGRAM_H

@@ -1,0 +1,249 @@
+//===- IntegerProgram.cpp - Throughput MILP solved with COIN-OR CBC -------===//
+#include "placer/Solver/IntegerProgram.h"
+
+#include "Contraction.h"
+
+#include <coin/Cbc_C_Interface.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+
+using namespace placer::solver;
+using namespace placer::solver::detail;
+
+namespace {
+
+/// Rows and columns as CBC's C API wants them, with readable names.
+class ModelBuilder {
+public:
+  ModelBuilder() : model(Cbc_newModel()) { Cbc_setLogLevel(model, 0); }
+  ~ModelBuilder() { Cbc_deleteModel(model); }
+
+  int column(const std::string &name, double lb, double ub, double objective,
+             bool integer) {
+    Cbc_addCol(model, name.c_str(), lb, ub, objective, integer ? 1 : 0, 0,
+               nullptr, nullptr);
+    return columns++;
+  }
+  void row(const std::string &name, const std::vector<int> &cols,
+           const std::vector<double> &coefs, char sense, double rhs) {
+    Cbc_addRow(model, name.c_str(), static_cast<int>(cols.size()), cols.data(),
+               coefs.data(), sense, rhs);
+    ++rows;
+  }
+
+  Cbc_Model *model;
+  int columns = 0, rows = 0;
+};
+
+} // namespace
+
+IPResult placer::solver::solveThroughputIP(const Problem &problem,
+                                           const IPOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  IPResult result;
+  result.solution.algorithm = options.contiguous ? "ip-contiguous" : "ip";
+  result.solution.lowerBound = lowerBound(problem);
+
+  // Groups: color classes for the plain model; for the contiguous one the
+  // DP's contraction (classes, mirrored twins, merged cycles), whose edges
+  // are the ones that must point forward along the pipeline.
+  Contracted groups = options.contiguous ? contract(problem)
+                                         : contract(problem, /*mergeCycles=*/false);
+  int n = groups.numSuper, devices = problem.numDevices();
+  int k = problem.numAccelerators;
+  ModelBuilder b;
+
+  // x[g][d]: group g on device d.
+  std::vector<std::vector<int>> x(n, std::vector<int>(devices, -1));
+  for (int g = 0; g < n; ++g)
+    for (int d = 0; d < devices; ++d) {
+      bool allowed = d < k ? static_cast<bool>(groups.supported[g])
+                           : groups.cpuTime[g] < kInfinity;
+      x[g][d] = b.column("x_" + std::to_string(g) + "_" + std::to_string(d), 0,
+                         allowed ? 1 : 0, 0, true);
+    }
+  int maxLoad = b.column("maxload", 0, kInfinity, 1, false);
+
+  // Accelerators are identical: the first group goes on accelerator 0 if on
+  // any (permuting accelerators maps every solution to one that does so).
+  // The contiguous model breaks the symmetry by pipeline order instead;
+  // both together would not be without loss of generality.
+  if (n > 0 && !options.contiguous)
+    for (int d = 1; d < k; ++d)
+      Cbc_setColUpper(b.model, x[0][d], 0);
+
+  // Every group on exactly one device.
+  for (int g = 0; g < n; ++g) {
+    std::vector<int> cols(x[g].begin(), x[g].end());
+    b.row("assign_" + std::to_string(g), cols,
+          std::vector<double>(devices, 1.0), 'E', 1);
+  }
+
+  // Communication: out[u][d] >= x[g(u)][d] - x[g(v)][d] and
+  // in[u][d] >= x[g(v)][d] - x[g(u)][d] for every successor v in another
+  // group: c(u) once per accelerator it leaves or enters.
+  std::map<std::pair<int, int>, std::pair<int, int>> comm; // (u, d) -> cols
+  for (int u = 0; u < problem.size(); ++u) {
+    double c = problem.nodes[u].transferCost;
+    if (c <= 0)
+      continue;
+    int gu = groups.superOf[u];
+    std::vector<int> others;
+    for (int v : problem.successors[u])
+      if (groups.superOf[v] != gu)
+        others.push_back(groups.superOf[v]);
+    if (others.empty())
+      continue;
+    for (int d = 0; d < k; ++d) {
+      std::string tag = std::to_string(u) + "_" + std::to_string(d);
+      int out = b.column("out_" + tag, 0, 1, 0, false);
+      int in = b.column("in_" + tag, 0, 1, 0, false);
+      comm[{u, d}] = {out, in};
+      for (int gv : others) {
+        b.row("leave_" + tag + "_" + std::to_string(gv),
+              {out, x[gu][d], x[gv][d]}, {1, -1, 1}, 'G', 0);
+        b.row("enter_" + tag + "_" + std::to_string(gv),
+              {in, x[gv][d], x[gu][d]}, {1, -1, 1}, 'G', 0);
+      }
+    }
+  }
+
+  // Loads and memory.
+  for (int d = 0; d < devices; ++d) {
+    std::vector<int> cols;
+    std::vector<double> coefs;
+    for (int g = 0; g < n; ++g) {
+      double t = d < k ? groups.acceleratorTime[g] : groups.cpuTime[g];
+      if (t > 0 && t < kInfinity) {
+        cols.push_back(x[g][d]);
+        coefs.push_back(t);
+      }
+    }
+    if (d < k)
+      for (auto &[key, cv] : comm)
+        if (key.second == d) {
+          double c = problem.nodes[key.first].transferCost;
+          cols.insert(cols.end(), {cv.first, cv.second});
+          coefs.insert(coefs.end(), {c, c});
+        }
+    cols.push_back(maxLoad);
+    coefs.push_back(-1);
+    b.row("load_" + std::to_string(d), cols, coefs, 'L', 0);
+    if (d < k && problem.memoryLimit < kInfinity) {
+      std::vector<int> memCols;
+      std::vector<double> memCoefs;
+      for (int g = 0; g < n; ++g)
+        if (groups.memory[g] > 0) {
+          memCols.push_back(x[g][d]);
+          memCoefs.push_back(groups.memory[g]);
+        }
+      if (!memCols.empty())
+        b.row("memory_" + std::to_string(d), memCols, memCoefs, 'L',
+              problem.memoryLimit);
+    }
+  }
+
+  // Pipeline: device positions p[d] in [0, D - 1]; an ordering edge a -> b
+  // between groups on devices d != e forces p[d] + 1 <= p[e], so the devices
+  // can be ordered with every edge pointing forward.
+  if (options.contiguous && devices > 1) {
+    std::vector<int> p(devices);
+    for (int d = 0; d < devices; ++d)
+      p[d] = b.column("p_" + std::to_string(d), 0, devices - 1, 0, false);
+    // Identical accelerators in pipeline order (they may stay empty).
+    for (int d = 0; d + 1 < k; ++d)
+      b.row("symmetry_" + std::to_string(d), {p[d], p[d + 1]}, {1, -1}, 'L',
+            -1);
+    for (int a = 0; a < n; ++a)
+      for (int bb : groups.successors[a])
+        for (int d = 0; d < devices; ++d)
+          for (int e = 0; e < devices; ++e) {
+            if (d == e)
+              continue;
+            // p[d] - p[e] + D * x[a][d] + D * x[bb][e] <= 2D - 1
+            b.row("order_" + std::to_string(a) + "_" + std::to_string(bb) +
+                      "_" + std::to_string(d) + "_" + std::to_string(e),
+                  {p[d], p[e], x[a][d], x[bb][e]},
+                  {1, -1, double(devices), double(devices)}, 'L',
+                  2.0 * devices - 1);
+          }
+  }
+
+  result.variables = b.columns;
+  result.constraints = b.rows;
+  if (!options.exportPath.empty()) {
+    // CBC's writers add the extension themselves.
+    const std::string &path = options.exportPath;
+    auto endsWith = [&](const char *suffix) {
+      size_t len = std::char_traits<char>::length(suffix);
+      return path.size() > len &&
+             path.compare(path.size() - len, len, suffix) == 0;
+    };
+    if (endsWith(".mps"))
+      Cbc_writeMps(b.model, path.substr(0, path.size() - 4).c_str());
+    else
+      Cbc_writeLp(b.model,
+                  (endsWith(".lp") ? path.substr(0, path.size() - 3) : path)
+                      .c_str());
+    result.status = "exported";
+    return result;
+  }
+
+  if (options.warmStart &&
+      evaluate(problem, *options.warmStart).feasible()) {
+    std::vector<int> cols;
+    std::vector<double> values;
+    for (int g = 0; g < n; ++g) {
+      int device = (*options.warmStart)[groups.members[g].front()];
+      for (int d = 0; d < devices; ++d) {
+        cols.push_back(x[g][d]);
+        values.push_back(d == device ? 1.0 : 0.0);
+      }
+    }
+    Cbc_setMIPStartI(b.model, static_cast<int>(cols.size()), cols.data(),
+                     values.data());
+  }
+  Cbc_setMaximumSeconds(b.model, options.timeLimitSeconds);
+  Cbc_setAllowableFractionGap(b.model, options.relativeGap);
+  if (options.threads > 1)
+    Cbc_setParameter(b.model, "threads", std::to_string(options.threads).c_str());
+  Cbc_solve(b.model);
+
+  const double *solution = Cbc_getColSolution(b.model);
+  bool haveSolution = solution && Cbc_numberSavedSolutions(b.model) > 0;
+  if (Cbc_isProvenInfeasible(b.model)) {
+    result.status = "infeasible";
+  } else if (haveSolution) {
+    Assignment assignment(problem.size(), -1);
+    for (int g = 0; g < n; ++g) {
+      int best = 0;
+      for (int d = 1; d < devices; ++d)
+        if (solution[x[g][d]] > solution[x[g][best]])
+          best = d;
+      for (int m : groups.members[g])
+        assignment[m] = best;
+    }
+    Evaluation evaluation = evaluate(problem, assignment);
+    if (evaluation.feasible()) {
+      result.solution.assignment = std::move(assignment);
+      result.solution.maxLoad = evaluation.maxLoad;
+    }
+    result.status = Cbc_isProvenOptimal(b.model) ? "optimal" : "feasible";
+  } else {
+    result.status = "no solution";
+  }
+  result.bestBound = Cbc_getBestPossibleObjValue(b.model);
+  result.solution.lowerBound =
+      std::max(result.solution.lowerBound, result.bestBound);
+  if (result.solution.feasible() && result.solution.maxLoad > 0)
+    result.gap = std::max(0.0, (result.solution.maxLoad - result.bestBound) /
+                                   result.solution.maxLoad);
+  result.solution.optimal = result.status == "optimal";
+  result.solution.note = "CBC: " + result.status;
+  result.solution.seconds = std::chrono::duration<double>(
+                                std::chrono::steady_clock::now() - start)
+                                .count();
+  return result;
+}

@@ -1,0 +1,110 @@
+//===- RandomProblems.h - Random small placement problems for tests -------===//
+#ifndef PLACER_UNITTESTS_SOLVER_RANDOMPROBLEMS_H
+#define PLACER_UNITTESTS_SOLVER_RANDOMPROBLEMS_H
+
+#include "placer/Solver/Problem.h"
+
+#include <cmath>
+#include <random>
+#include <string>
+
+namespace placer::solver::testing {
+
+struct Shape {
+  int nodes;
+  int accelerators;
+  int cpus;
+  bool training;   // backward partners in color classes
+  bool unsupported;
+  bool tightMemory;
+  /// Zero-time nodes (some also free of cost and memory): the DP's exact
+  /// reductions (free sources, leaves joining their producer) kick in.
+  bool zeroTime = false;
+};
+
+/// A random DAG; in training mode every forward node gets a backward twin
+/// in its color class, wired like a gradient graph (edges reversed).
+inline Problem randomProblem(std::mt19937 &rng, const Shape &shape) {
+  std::uniform_real_distribution<double> time(0.5, 10.0), cost(0.0, 3.0),
+      memory(1.0, 5.0), coin(0.0, 1.0);
+  Problem p;
+  p.numAccelerators = shape.accelerators;
+  p.numCpus = shape.cpus;
+  int forward = shape.nodes;
+  auto addNode = [&](bool backward, int64_t color) {
+    Node node;
+    node.name = "n" + std::to_string(p.nodes.size());
+    node.id = static_cast<int64_t>(p.nodes.size());
+    node.acceleratorTime = std::round(time(rng) * 4) / 4;
+    node.cpuTime = node.acceleratorTime * (2 + std::round(coin(rng) * 8));
+    node.memory = std::round(memory(rng));
+    node.transferCost = std::round(cost(rng) * 4) / 4;
+    node.backward = backward;
+    node.colorClass = color;
+    node.supported = !(shape.unsupported && coin(rng) < 0.15);
+    if (shape.zeroTime && coin(rng) < 0.4) {
+      node.acceleratorTime = node.cpuTime = 0;
+      if (coin(rng) < 0.5)
+        node.memory = node.transferCost = 0;
+    }
+    p.nodes.push_back(node);
+    p.successors.emplace_back();
+  };
+  for (int i = 0; i < forward; ++i)
+    addNode(false, shape.training ? i : (coin(rng) < 0.2 ? i % 3 : -1));
+  for (int i = 0; i < forward; ++i)
+    for (int j = i + 1; j < forward; ++j)
+      if (coin(rng) < 0.35)
+        p.addEdge(i, j);
+  if (shape.training) {
+    for (int i = 0; i < forward; ++i)
+      addNode(true, i);
+    for (int i = 0; i < forward; ++i) {
+      p.addEdge(i, forward + i); // stashed activation
+      for (int j : std::vector<int>(p.successors[i]))
+        if (j < forward)
+          p.addEdge(forward + j, forward + i); // gradient flows back
+    }
+  }
+  double total = 0;
+  for (const Node &node : p.nodes)
+    total += node.memory;
+  p.memoryLimit = shape.tightMemory
+                      ? std::ceil(total / std::max(1, shape.accelerators)) + 1
+                      : kInfinity;
+  return p;
+}
+
+inline std::string describe(const Problem &p, const Assignment &a) {
+  std::string out;
+  for (int u = 0; u < p.size(); ++u) {
+    out += "node " + std::to_string(u) + " dev " + std::to_string(a[u]) +
+           " class " + std::to_string(p.nodes[u].colorClass) + " ->";
+    for (int v : p.successors[u])
+      out += " " + std::to_string(v);
+    out += "\n";
+  }
+  return out;
+}
+
+/// The best feasible placement by exhaustive search, contiguous or not.
+inline double bruteForce(const Problem &problem, bool contiguous) {
+  int n = problem.size(), devices = problem.numDevices();
+  Assignment assignment(n, 0);
+  double best = kInfinity;
+  while (true) {
+    Evaluation evaluation = evaluate(problem, assignment);
+    if (evaluation.feasible() && evaluation.maxLoad < best &&
+        (!contiguous || isContiguous(problem, assignment)))
+      best = evaluation.maxLoad;
+    int i = 0;
+    while (i < n && ++assignment[i] == devices)
+      assignment[i++] = 0;
+    if (i == n)
+      return best;
+  }
+}
+
+} // namespace placer::solver::testing
+
+#endif // PLACER_UNITTESTS_SOLVER_RANDOMPROBLEMS_H
