@@ -12,7 +12,7 @@ PACKAGES=(
   # ONNX 1.12 and protobuf 3.21.
   libonnx-dev libprotobuf-dev protobuf-compiler
   # MILP solver.
-  coinor-libcbc-dev
+  coinor-libcbc-dev zlib1g-dev pkg-config
   # Tests and benchmarks.
   libgtest-dev libgmock-dev libbenchmark-dev
   # Test fixtures are generated with Debian's python3-onnx.

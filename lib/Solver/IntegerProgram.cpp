@@ -4,6 +4,9 @@
 #include "Contraction.h"
 
 #include <coin/Cbc_C_Interface.h>
+#include <zlib.h>
+
+#include <cstdio>
 
 #include <chrono>
 #include <map>
@@ -181,9 +184,22 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
       return path.size() > len &&
              path.compare(path.size() - len, len, suffix) == 0;
     };
-    if (endsWith(".mps"))
+    if (endsWith(".mps")) {
       Cbc_writeMps(b.model, path.substr(0, path.size() - 4).c_str());
-    else
+      // CBC compresses MPS output when it has zlib: hand back plain text.
+      std::string gz = path + ".gz";
+      if (gzFile in = gzopen(gz.c_str(), "rb")) {
+        if (FILE *out = std::fopen(path.c_str(), "wb")) {
+          char chunk[1 << 16];
+          int read;
+          while ((read = gzread(in, chunk, sizeof(chunk))) > 0)
+            std::fwrite(chunk, 1, read, out);
+          std::fclose(out);
+        }
+        gzclose(in);
+        std::remove(gz.c_str());
+      }
+    } else
       Cbc_writeLp(b.model,
                   (endsWith(".lp") ? path.substr(0, path.size() - 3) : path)
                       .c_str());

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 using namespace placer;
 using llvm::json::Array;
@@ -12,13 +13,20 @@ using llvm::json::Object;
 using llvm::json::Value;
 
 std::string placer::formatNumber(double value) {
+  // The shortest text that reads back as `value`: "10", not "1e+01".
+  std::string best;
   char buffer[32];
   for (int precision = 1; precision <= 17; ++precision) {
     std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value)
-      break;
+    if (std::strtod(buffer, nullptr) == value &&
+        (best.empty() || std::strlen(buffer) < best.size()))
+      best = buffer;
   }
-  return buffer;
+  if (best.empty()) {
+    std::snprintf(buffer, sizeof(buffer), "%.17g", value);
+    best = buffer;
+  }
+  return best;
 }
 
 llvm::Expected<Value> placer::readJsonFile(llvm::StringRef path) {
