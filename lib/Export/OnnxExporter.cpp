@@ -270,7 +270,7 @@ void Exporter::addValueInfo(Value value, onnx::GraphProto &graph) {
 
 LogicalResult Exporter::exportConstant(ConstantOp op, onnx::GraphProto &graph) {
   setName(op.getResult(), op.getName());
-  auto home = op->getAttrOfType<IntegerAttr>("placer.device");
+  auto home = op->getAttrOfType<IntegerAttr>(dist::kDeviceAttrName);
   bool replica = stageDevice && home && home.getInt() != *stageDevice;
   if (!op.getNode() || replica) {
     onnx::TensorProto *tensor = graph.add_initializer();

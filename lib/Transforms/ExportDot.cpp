@@ -55,7 +55,7 @@ struct ExportDotPass : public placer::impl::ExportDotBase<ExportDotPass> {
       }
     });
     auto deviceOf = [](Operation *op) -> int64_t {
-      auto device = op->getAttrOfType<IntegerAttr>("placer.device");
+      auto device = op->getAttrOfType<IntegerAttr>(dist::kDeviceAttrName);
       return device ? device.getInt() : -1;
     };
 

@@ -36,7 +36,7 @@ using llvm::json::Object;
 
 namespace {
 
-constexpr llvm::StringLiteral kDeviceAttr = "placer.device";
+constexpr llvm::StringLiteral kDeviceAttr = dist::kDeviceAttrName;
 constexpr llvm::StringLiteral kPlacementAttr = "placer.placement";
 
 /// Results small enough to be compile-time constants everywhere they are

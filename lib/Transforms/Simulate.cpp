@@ -105,6 +105,13 @@ LogicalResult Simulator::run(std::vector<Stage> &stages, int64_t microbatches) {
   std::vector<llvm::DenseSet<Value>> sentFrom(n);
   busy.assign(n, 0.0);
   sampleFinish.assign(microbatches, 0.0);
+  // The send of each channel, found once: a serialized recv costs the
+  // receiver as long as that send's transfer.
+  std::map<int64_t, std::pair<dist::SendOp, int64_t>> sendOf;
+  for (const Stage &stage : stages)
+    for (Operation *op : stage.ops)
+      if (auto send = dyn_cast<dist::SendOp>(op))
+        sendOf[send.getChannel()] = {send, stage.device};
 
   auto inputsReady = [&](size_t s, Operation *op, double &when) {
     when = 0.0;
@@ -129,7 +136,7 @@ LogicalResult Simulator::run(std::vector<Stage> &stages, int64_t microbatches) {
   while (remaining > 0) {
     // The device whose next op can start earliest.
     int best = -1;
-    double bestStart = 0;
+    double bestStart = 0, bestWhen = 0;
     for (size_t s = 0; s < n; ++s) {
       if (mb[s] >= microbatches)
         continue;
@@ -138,16 +145,14 @@ LogicalResult Simulator::run(std::vector<Stage> &stages, int64_t microbatches) {
         continue;
       double start = std::max(deviceFree[s], when);
       if (best < 0 || start < bestStart)
-        best = s, bestStart = start;
+        best = s, bestStart = start, bestWhen = when;
     }
     if (best < 0)
       return failure(); // the verifier rules this out: a deadlock
     size_t s = best;
     Stage &stage = stages[s];
     Operation *op = stage.ops[pc[s]];
-    double when;
-    inputsReady(s, op, when);
-    double start = std::max(deviceFree[s], when);
+    double when = bestWhen, start = bestStart;
 
     if (auto send = dyn_cast<dist::SendOp>(op)) {
       int64_t to = send.getPeer();
@@ -175,16 +180,12 @@ LogicalResult Simulator::run(std::vector<Stage> &stages, int64_t microbatches) {
       if (!overlap && stage.accelerator) {
         // Serialized: receiving occupies the receiver as long as sending
         // did the sender.
-        Operation *peerSend = nullptr;
-        for (Stage &other : stages)
-          other.func.walk([&](dist::SendOp send) {
-            if (send.getChannel() == recv.getChannel())
-              peerSend = send;
-          });
+        auto it = sendOf.find(recv.getChannel());
         double duration =
-            peerSend ? transferTime(cast<dist::SendOp>(peerSend),
-                                    recv.getPeer(), stage.device)
-                     : 0.0;
+            it == sendOf.end()
+                ? 0.0
+                : transferTime(it->second.first, it->second.second,
+                               stage.device);
         end = start + duration;
         busy[s] += duration;
         deviceFree[s] = end;

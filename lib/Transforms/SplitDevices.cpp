@@ -23,7 +23,7 @@ using namespace placer;
 
 namespace {
 
-constexpr llvm::StringLiteral kDevice = "placer.device";
+constexpr llvm::StringLiteral kDevice = dist::kDeviceAttrName;
 constexpr llvm::StringLiteral kPosition = "dist.position";
 constexpr llvm::StringLiteral kArg = "dist.arg";
 constexpr llvm::StringLiteral kResult = "dist.result";

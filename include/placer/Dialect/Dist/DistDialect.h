@@ -17,4 +17,11 @@
 #define GET_OP_CLASSES
 #include "placer/Dialect/Dist/DistOps.h.inc"
 
+namespace placer::dist {
+/// The device an op is placed on (an index into the cluster's device list),
+/// written by --placer-place-devices and read by the split, the pictures and
+/// the per-stage export.
+inline constexpr llvm::StringLiteral kDeviceAttrName = "placer.device";
+} // namespace placer::dist
+
 #endif // PLACER_DIALECT_DIST_DISTDIALECT_H
