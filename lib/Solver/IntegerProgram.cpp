@@ -1,46 +1,14 @@
 //===- IntegerProgram.cpp - Throughput MILP solved with COIN-OR CBC -------===//
 #include "placer/Solver/IntegerProgram.h"
 
+#include "CbcModel.h"
 #include "Contraction.h"
-
-#include <coin/Cbc_C_Interface.h>
-#include <zlib.h>
-
-#include <cstdio>
 
 #include <chrono>
 #include <map>
-#include <memory>
 
 using namespace placer::solver;
 using namespace placer::solver::detail;
-
-namespace {
-
-/// Rows and columns as CBC's C API wants them, with readable names.
-class ModelBuilder {
-public:
-  ModelBuilder() : model(Cbc_newModel()) { Cbc_setLogLevel(model, 0); }
-  ~ModelBuilder() { Cbc_deleteModel(model); }
-
-  int column(const std::string &name, double lb, double ub, double objective,
-             bool integer) {
-    Cbc_addCol(model, name.c_str(), lb, ub, objective, integer ? 1 : 0, 0,
-               nullptr, nullptr);
-    return columns++;
-  }
-  void row(const std::string &name, const std::vector<int> &cols,
-           const std::vector<double> &coefs, char sense, double rhs) {
-    Cbc_addRow(model, name.c_str(), static_cast<int>(cols.size()), cols.data(),
-               coefs.data(), sense, rhs);
-    ++rows;
-  }
-
-  Cbc_Model *model;
-  int columns = 0, rows = 0;
-};
-
-} // namespace
 
 IPResult placer::solver::solveThroughputIP(const Problem &problem,
                                            const IPOptions &options) {
@@ -177,61 +145,35 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
   result.variables = b.columns;
   result.constraints = b.rows;
   if (!options.exportPath.empty()) {
-    // CBC's writers add the extension themselves.
-    const std::string &path = options.exportPath;
-    auto endsWith = [&](const char *suffix) {
-      size_t len = std::char_traits<char>::length(suffix);
-      return path.size() > len &&
-             path.compare(path.size() - len, len, suffix) == 0;
-    };
-    if (endsWith(".mps")) {
-      Cbc_writeMps(b.model, path.substr(0, path.size() - 4).c_str());
-      // CBC compresses MPS output when it has zlib: hand back plain text.
-      std::string gz = path + ".gz";
-      if (gzFile in = gzopen(gz.c_str(), "rb")) {
-        if (FILE *out = std::fopen(path.c_str(), "wb")) {
-          char chunk[1 << 16];
-          int read;
-          while ((read = gzread(in, chunk, sizeof(chunk))) > 0)
-            std::fwrite(chunk, 1, read, out);
-          std::fclose(out);
-        }
-        gzclose(in);
-        std::remove(gz.c_str());
-      }
-    } else
-      Cbc_writeLp(b.model,
-                  (endsWith(".lp") ? path.substr(0, path.size() - 3) : path)
-                      .c_str());
+    b.write(options.exportPath);
     result.status = "exported";
     return result;
   }
 
-  if (options.warmStart &&
-      evaluate(problem, *options.warmStart).feasible()) {
-    std::vector<int> cols;
-    std::vector<double> values;
-    for (int g = 0; g < n; ++g) {
-      int device = (*options.warmStart)[groups.members[g].front()];
-      for (int d = 0; d < devices; ++d) {
-        cols.push_back(x[g][d]);
-        values.push_back(d == device ? 1.0 : 0.0);
+  std::vector<int> startColumns;
+  std::vector<double> startValues;
+  double incumbent = kInfinity;
+  if (options.warmStart) {
+    Evaluation start = evaluate(problem, *options.warmStart);
+    if (start.feasible()) {
+      incumbent = start.maxLoad;
+      for (int g = 0; g < n; ++g) {
+        int device = (*options.warmStart)[groups.members[g].front()];
+        for (int d = 0; d < devices; ++d) {
+          startColumns.push_back(x[g][d]);
+          startValues.push_back(d == device ? 1.0 : 0.0);
+        }
       }
     }
-    Cbc_setMIPStartI(b.model, static_cast<int>(cols.size()), cols.data(),
-                     values.data());
   }
-  Cbc_setMaximumSeconds(b.model, options.timeLimitSeconds);
-  Cbc_setAllowableFractionGap(b.model, options.relativeGap);
-  if (options.threads > 1)
-    Cbc_setParameter(b.model, "threads", std::to_string(options.threads).c_str());
-  Cbc_solve(b.model);
+  b.solve(options, startColumns, startValues,
+          options.contiguous ? "contiguous throughput model"
+                             : "throughput model",
+          incumbent);
 
-  const double *solution = Cbc_getColSolution(b.model);
-  bool haveSolution = solution && Cbc_numberSavedSolutions(b.model) > 0;
-  if (Cbc_isProvenInfeasible(b.model)) {
-    result.status = "infeasible";
-  } else if (haveSolution) {
+  const double *solution = b.solution();
+  result.status = b.status();
+  if (solution && result.status != "infeasible") {
     Assignment assignment(problem.size(), -1);
     for (int g = 0; g < n; ++g) {
       int best = 0;
@@ -246,11 +188,8 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
       result.solution.assignment = std::move(assignment);
       result.solution.maxLoad = evaluation.maxLoad;
     }
-    result.status = Cbc_isProvenOptimal(b.model) ? "optimal" : "feasible";
-  } else {
-    result.status = "no solution";
   }
-  result.bestBound = Cbc_getBestPossibleObjValue(b.model);
+  result.bestBound = b.bestBound();
   result.solution.lowerBound =
       std::max(result.solution.lowerBound, result.bestBound);
   if (result.solution.feasible() && result.solution.maxLoad > 0)

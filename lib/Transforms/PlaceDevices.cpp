@@ -10,6 +10,7 @@
 #include "placer/Analysis/CostModel.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Solver/IntegerProgram.h"
+#include "placer/Solver/Latency.h"
 #include "placer/Solver/Solvers.h"
 #include "placer/Solver/Workload.h"
 #include "placer/Support/JsonReader.h"
@@ -243,6 +244,33 @@ llvm::json::Value makeReport(const ModuleProblem &mp,
                 {"assignment", std::move(assignment)}};
 }
 
+/// objective=latency: the latency, its gap, and every accelerator call.
+void addLatencyReport(Object &report, const solver::Problem &problem,
+                      const solver::Solution &solution,
+                      const std::vector<int64_t> &clusterDevice) {
+  solver::LatencyEvaluation evaluation =
+      solver::evaluateLatency(problem, solution.assignment, solution.calls);
+  Array calls;
+  for (const solver::CallReport &call : evaluation.calls)
+    calls.push_back(Object{{"device", clusterDevice[call.device]},
+                           {"call", call.index},
+                           {"start", call.start},
+                           {"transfer_in", call.transferIn},
+                           {"compute", call.compute},
+                           {"transfer_out", call.transferOut},
+                           {"finish", call.finish},
+                           {"nodes", static_cast<int64_t>(call.nodes.size())}});
+  report["objective"] = "latency";
+  report["latency"] = evaluation.latency;
+  report["gap"] = evaluation.latency > 0
+                      ? (evaluation.latency - solution.lowerBound) /
+                            evaluation.latency
+                      : 0.0;
+  report["max_calls_per_accelerator"] =
+      static_cast<int64_t>(evaluation.maxCallsPerAccelerator);
+  report["calls"] = std::move(calls);
+}
+
 LogicalResult writeJson(Location loc, StringRef path, llvm::json::Value value,
                         StringRef what) {
   std::string error;
@@ -261,8 +289,60 @@ struct PlaceDevicesPass
   /// What CBC said, for the report (algorithm=ip).
   std::optional<solver::IPResult> lastIP;
 
+  bool isLatency() const { return objective == "latency"; }
+
+  /// `auto`: the exact method of each objective.
+  std::string chosenAlgorithm() const {
+    if (algorithm != "auto")
+      return algorithm;
+    return isLatency() ? "ip" : "dp";
+  }
+
+  solver::IPOptions ipOptions() const {
+    solver::IPOptions options;
+    options.contiguous = contiguous;
+    options.timeLimitSeconds = timeLimit;
+    options.relativeGap = gap;
+    options.threads = static_cast<int>(threads);
+    options.exportPath = exportLp;
+    options.callsPerAccelerator = static_cast<int>(calls);
+    options.progressSeconds = progress;
+    return options;
+  }
+
   solver::Solution solve(const solver::Problem &problem,
                          const ModuleProblem &mp, std::string &error) {
+    if (!isLatency())
+      return solveThroughput(problem, chosenAlgorithm(), error);
+    std::string chosen = chosenAlgorithm();
+    solver::LatencyOptions latencyOptions;
+    latencyOptions.callsPerAccelerator = static_cast<int>(calls);
+    if (chosen == "greedy")
+      return solver::solveLatencyGreedy(problem, latencyOptions);
+    if (chosen == "ip") {
+      // The heuristic's placement is CBC's first incumbent and fixes the
+      // model's time horizon.
+      solver::Solution start =
+          solver::solveLatencyGreedy(problem, latencyOptions);
+      solver::IPOptions options = ipOptions();
+      if (start.latency < solver::kInfinity) {
+        options.warmStart = &start.assignment;
+        options.warmStartCalls = &start.calls;
+      }
+      solver::IPResult result = solver::solveLatencyIP(problem, options);
+      lastIP = result;
+      return result.solution;
+    }
+    // Throughput placements (the DP's, a split file's) scored for latency.
+    solver::Solution solution = solveThroughput(problem, chosen, error);
+    solver::scoreLatency(problem, solution);
+    solution.lowerBound = solver::latencyLowerBound(problem);
+    return solution;
+  }
+
+  solver::Solution solveThroughput(const solver::Problem &problem,
+                                   const std::string &algorithm,
+                                   std::string &error) {
     if (algorithm == "dp") {
       solver::DPOptions options;
       options.idealLimit = idealLimit;
@@ -274,12 +354,7 @@ struct PlaceDevicesPass
       solver::DPOptions dpOptions;
       dpOptions.idealLimit = idealLimit;
       solver::Solution start = solver::solveIdealDP(problem, dpOptions);
-      solver::IPOptions options;
-      options.contiguous = contiguous;
-      options.timeLimitSeconds = timeLimit;
-      options.relativeGap = gap;
-      options.threads = static_cast<int>(threads);
-      options.exportPath = exportLp;
+      solver::IPOptions options = ipOptions();
       if (start.feasible())
         options.warmStart = &start.assignment;
       solver::IPResult result = solver::solveThroughputIP(problem, options);
@@ -316,26 +391,31 @@ struct PlaceDevicesPass
       return solution;
     }
     error = "unknown algorithm '" + algorithm +
-            "' (dp, ip, pipedream, greedy, single, split-file)";
+            "' (auto, dp, ip, pipedream, greedy, single, split-file)";
     return {};
   }
 
   /// The smallest memory per accelerator for which `algorithm` finds a
-  /// split, to 0.1%; infinity when none exists at any size.
+  /// split, to 0.1%; infinity when none exists at any size. For latency,
+  /// the DP's: a pipeline stage is a convex call, so where the DP fits, a
+  /// latency placement does too.
   double smallestFittingMemory(solver::Problem problem,
                                const ModuleProblem &mp) {
     double total = 0;
     for (const solver::Node &node : problem.nodes)
       total += node.memory;
     std::string ignored;
+    auto fits = [&] {
+      return isLatency() ? solveThroughput(problem, "dp", ignored).feasible()
+                         : solve(problem, mp, ignored).feasible();
+    };
     problem.memoryLimit = total;
-    if (!solve(problem, mp, ignored).feasible())
+    if (!fits())
       return solver::kInfinity;
     double low = 0, high = total;
     while (high - low > 1e-3 * high) {
       problem.memoryLimit = (low + high) / 2;
-      (solve(problem, mp, ignored).feasible() ? high : low) =
-          problem.memoryLimit;
+      (fits() ? high : low) = problem.memoryLimit;
     }
     return high;
   }
@@ -403,7 +483,23 @@ struct PlaceDevicesPass
                               ? accelerator->memoryCapacity
                               : solver::kInfinity;
 
-    if (!exportLp.empty() && algorithm != "ip") {
+    if (objective != "throughput" && objective != "latency") {
+      emitError(loc, "--placer-place-devices: unknown objective '")
+          << objective << "' (throughput, latency)";
+      return signalPassFailure();
+    }
+    if (calls < 1) {
+      emitError(loc, "--placer-place-devices: calls=")
+          << static_cast<int64_t>(calls) << ": an accelerator makes at least "
+          << "one call";
+      return signalPassFailure();
+    }
+    if (timeLimit <= 0 || gap < 0 || threads < 1 || progress < 0) {
+      emitError(loc, "--placer-place-devices: time-limit must be positive, "
+                     "gap and progress not negative, threads at least 1");
+      return signalPassFailure();
+    }
+    if (!exportLp.empty() && chosenAlgorithm() != "ip") {
       emitError(loc, "--placer-place-devices: export-lp needs algorithm=ip");
       return signalPassFailure();
     }
@@ -414,8 +510,11 @@ struct PlaceDevicesPass
       return signalPassFailure();
     }
     if (lastIP && lastIP->status == "exported") {
-      emitRemark(loc) << "wrote the " << (contiguous ? "contiguous " : "")
-                      << "throughput model (" << lastIP->variables
+      emitRemark(loc) << "wrote the "
+                      << (isLatency()  ? "latency"
+                          : contiguous ? "contiguous throughput"
+                                       : "throughput")
+                      << " model (" << lastIP->variables
                       << " variables, " << lastIP->constraints
                       << " constraints) to " << exportLp
                       << " without solving it";
@@ -461,23 +560,29 @@ struct PlaceDevicesPass
       op->setAttr(kDeviceAttr, device);
     }
     solver::Evaluation evaluation = solver::evaluate(problem, solution.assignment);
-    module->setAttr(
-        kPlacementAttr,
-        b.getDictionaryAttr({
-            b.getNamedAttr("algorithm", b.getStringAttr(solution.algorithm)),
-            b.getNamedAttr("max_load", b.getF64FloatAttr(solution.maxLoad)),
-            b.getNamedAttr("lower_bound",
-                           b.getF64FloatAttr(solution.lowerBound)),
-            b.getNamedAttr("optimal", b.getBoolAttr(solution.optimal)),
-            b.getNamedAttr("accelerators", b.getI64IntegerAttr(k)),
-            b.getNamedAttr("cpus", b.getI64IntegerAttr(l)),
-        }));
-    auto remark = emitRemark(loc)
-                  << "placed " << problem.size() << " ops on " << k
-                  << " accelerators and " << l << " CPU cores with "
-                  << solution.algorithm << ": max load "
-                  << formatNumber(solution.maxLoad) << " (lower bound "
-                  << formatNumber(solution.lowerBound) << ")";
+    SmallVector<NamedAttribute> summary = {
+        b.getNamedAttr("objective", b.getStringAttr(objective)),
+        b.getNamedAttr("algorithm", b.getStringAttr(solution.algorithm)),
+        b.getNamedAttr("max_load", b.getF64FloatAttr(solution.maxLoad)),
+        b.getNamedAttr("lower_bound", b.getF64FloatAttr(solution.lowerBound)),
+        b.getNamedAttr("optimal", b.getBoolAttr(solution.optimal)),
+        b.getNamedAttr("accelerators", b.getI64IntegerAttr(k)),
+        b.getNamedAttr("cpus", b.getI64IntegerAttr(l))};
+    if (isLatency())
+      summary.push_back(
+          b.getNamedAttr("latency", b.getF64FloatAttr(solution.latency)));
+    module->setAttr(kPlacementAttr, b.getDictionaryAttr(summary));
+    auto remark = emitRemark(loc) << "placed " << problem.size() << " ops on "
+                                  << k << " accelerators and " << l
+                                  << " CPU cores with " << solution.algorithm
+                                  << ": ";
+    if (isLatency())
+      remark << "latency " << formatNumber(solution.latency) << " (lower bound "
+             << formatNumber(solution.lowerBound) << "), max load "
+             << formatNumber(solution.maxLoad);
+    else
+      remark << "max load " << formatNumber(solution.maxLoad)
+             << " (lower bound " << formatNumber(solution.lowerBound) << ")";
     if (solution.numIdeals)
       remark << ", " << solution.numIdeals << " ideals";
     if (!solution.note.empty())
@@ -490,6 +595,8 @@ struct PlaceDevicesPass
     if (!report.empty()) {
       llvm::json::Value json =
           makeReport(mp, solution, evaluation, clusterDevice, *cluster);
+      if (isLatency())
+        addLatencyReport(*json.getAsObject(), problem, solution, clusterDevice);
       if (lastIP) {
         llvm::json::Object &object = *json.getAsObject();
         object["solver_status"] = lastIP->status;
@@ -497,18 +604,22 @@ struct PlaceDevicesPass
         object["gap"] = lastIP->gap;
         object["variables"] = lastIP->variables;
         object["constraints"] = lastIP->constraints;
-        object["contiguous"] = static_cast<bool>(contiguous);
+        if (!isLatency())
+          object["contiguous"] = static_cast<bool>(contiguous);
       }
       if (failed(writeJson(loc, report, std::move(json),
                            "--placer-place-devices: report")))
         return signalPassFailure();
     }
-    if (!exportSplit.empty() &&
-        failed(writeJson(loc, exportSplit,
-                         solver::splitToJson(problem, solution.assignment,
-                                             solution.maxLoad),
-                         "--placer-place-devices: export-split")))
-      return signalPassFailure();
+    if (!exportSplit.empty()) {
+      llvm::json::Value split = solver::splitToJson(
+          problem, solution.assignment, solution.maxLoad);
+      if (isLatency())
+        (*split.getAsObject())["totalLatency"] = solution.latency;
+      if (failed(writeJson(loc, exportSplit, std::move(split),
+                           "--placer-place-devices: export-split")))
+        return signalPassFailure();
+    }
   }
 };
 
@@ -553,6 +664,9 @@ struct PartitionDevicesPass
     place.gap = gap;
     place.threads = threads;
     place.exportLp = exportLp;
+    place.objective = objective;
+    place.calls = calls;
+    place.progress = progress;
     pipeline.addPass(createPlaceDevices(place));
     if (split && exportLp.empty())
       pipeline.addPass(createSplitDevices());

@@ -1,8 +1,8 @@
-//===- IntegerProgram.h - Throughput MILP solved with COIN-OR CBC -*- C++ -*-===//
+//===- IntegerProgram.h - Placement MILPs solved with COIN-OR CBC -*- C++ -*-===//
 //
-// The max-load problem of Problem.h as a mixed-integer program
-// (docs/IntegerPrograms.md has the formulation), solved with Debian's CBC.
-// Plain C++: no MLIR.
+// The max-load problem of Problem.h and the latency problem of Latency.h
+// as mixed-integer programs (docs/IntegerPrograms.md has the
+// formulations), solved with Debian's CBC. Plain C++: no MLIR.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLACER_SOLVER_INTEGERPROGRAM_H
@@ -27,6 +27,12 @@ struct IPOptions {
   std::string exportPath;
   /// A feasible assignment to start from (e.g. the DP's split).
   const Assignment *warmStart = nullptr;
+  /// Latency: the calls of the warm start (empty: the fewest calls).
+  const std::vector<int> *warmStartCalls = nullptr;
+  /// Latency: calls per accelerator (q).
+  int callsPerAccelerator = 1;
+  /// A progress line on stderr this often while CBC runs; 0: none.
+  double progressSeconds = 10;
 };
 
 struct IPResult {
@@ -40,6 +46,11 @@ struct IPResult {
 };
 
 IPResult solveThroughputIP(const Problem &problem, const IPOptions &options);
+
+/// Minimises the single-sample latency (Latency.h) over placements with up
+/// to `callsPerAccelerator` convex calls per accelerator. The result's
+/// `latency` and `calls` are re-evaluated with evaluateLatency().
+IPResult solveLatencyIP(const Problem &problem, const IPOptions &options);
 
 } // namespace placer::solver
 

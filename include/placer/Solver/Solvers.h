@@ -19,6 +19,10 @@ struct Solution {
   bool coarsened = false;
   double lowerBound = 0;
   std::string note;
+  /// Latency objective (Latency.h): the single-sample latency and, per
+  /// accelerator node, the call that runs it.
+  double latency = kInfinity;
+  std::vector<int> calls;
   bool feasible() const { return maxLoad < kInfinity; }
 };
 

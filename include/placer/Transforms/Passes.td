@@ -50,7 +50,13 @@ def PlaceDevices : Pass<"placer-place-devices", "::mlir::ModuleOp"> {
     op with `placer.device` (an index into the cluster's device list).
     Constants and shape computations whose values are known at compile time
     are kept out of the search and follow their first consumer. The module
-    gets `placer.placement` (algorithm, max-load, lower bound, stage order).
+    gets `placer.placement` (objective, algorithm, max-load, latency, lower
+    bound).
+
+    `objective=throughput` minimises the largest per-device load (time per
+    sample of a pipeline); `objective=latency` the time one sample takes
+    through the placed graph, with each accelerator running its ops as up
+    to `calls` convex subgraphs (docs/IntegerPrograms.md).
   }];
   let options = [
     Option<"devices", "devices", "int64_t", /*default=*/"0",
@@ -59,16 +65,22 @@ def PlaceDevices : Pass<"placer-place-devices", "::mlir::ModuleOp"> {
            "CPU cores to use (-1: a workload's l, else 0)">,
     Option<"memory", "memory", "double", /*default=*/"0",
            "Memory per accelerator in bytes (0: the cluster's capacity)">,
-    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"dp\"",
-           "dp | ip | pipedream | greedy | single | split-file">,
+    Option<"objective", "objective", "std::string", /*default=*/"\"throughput\"",
+           "throughput (max load per device) | latency (one sample end to end)">,
+    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"auto\"",
+           "auto (dp for throughput, ip for latency) | dp | ip | pipedream | greedy | single | split-file">,
     Option<"contiguous", "contiguous", "bool", /*default=*/"true",
-           "algorithm=ip: require a contiguous (pipelined) split">,
+           "algorithm=ip, throughput: require a contiguous (pipelined) split">,
     Option<"timeLimit", "time-limit", "double", /*default=*/"600",
            "algorithm=ip: CBC's time limit in seconds">,
     Option<"gap", "gap", "double", /*default=*/"0",
            "algorithm=ip: stop at this relative gap">,
     Option<"threads", "threads", "int64_t", /*default=*/"1",
            "algorithm=ip: CBC threads">,
+    Option<"calls", "calls", "int64_t", /*default=*/"1",
+           "objective=latency: calls (convex subgraphs) per accelerator">,
+    Option<"progress", "progress", "double", /*default=*/"10",
+           "algorithm=ip: seconds between progress lines on stderr (0: none)">,
     Option<"exportLp", "export-lp", "std::string", /*default=*/"\"\"",
            "algorithm=ip: write the model (LP, or MPS for .mps) instead of solving">,
     Option<"idealLimit", "ideal-limit", "int64_t", /*default=*/"2000000",
@@ -100,16 +112,22 @@ def PartitionDevices : Pass<"partition-devices", "::mlir::ModuleOp"> {
            "CPU cores to use (-1: a workload's l, else 0)">,
     Option<"memory", "memory", "double", /*default=*/"0",
            "Memory per accelerator in bytes (0: the cluster's capacity)">,
-    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"dp\"",
-           "dp | ip | pipedream | greedy | single | split-file">,
+    Option<"objective", "objective", "std::string", /*default=*/"\"throughput\"",
+           "throughput (max load per device) | latency (one sample end to end)">,
+    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"auto\"",
+           "auto (dp for throughput, ip for latency) | dp | ip | pipedream | greedy | single | split-file">,
     Option<"contiguous", "contiguous", "bool", /*default=*/"true",
-           "algorithm=ip: require a contiguous (pipelined) split">,
+           "algorithm=ip, throughput: require a contiguous (pipelined) split">,
     Option<"timeLimit", "time-limit", "double", /*default=*/"600",
            "algorithm=ip: CBC's time limit in seconds">,
     Option<"gap", "gap", "double", /*default=*/"0",
            "algorithm=ip: stop at this relative gap">,
     Option<"threads", "threads", "int64_t", /*default=*/"1",
            "algorithm=ip: CBC threads">,
+    Option<"calls", "calls", "int64_t", /*default=*/"1",
+           "objective=latency: calls (convex subgraphs) per accelerator">,
+    Option<"progress", "progress", "double", /*default=*/"10",
+           "algorithm=ip: seconds between progress lines on stderr (0: none)">,
     Option<"exportLp", "export-lp", "std::string", /*default=*/"\"\"",
            "algorithm=ip: write the model (LP, or MPS for .mps) instead of solving">,
     Option<"idealLimit", "ideal-limit", "int64_t", /*default=*/"2000000",

@@ -1,0 +1,88 @@
+//===- Latency.h - Single-sample latency: model, evaluator, heuristic -*- C++ -*-===//
+//
+// The latency objective of Tarnawski et al. (docs/IntegerPrograms.md):
+// one sample goes through the placed graph. A CPU op finishes at the
+// latest finish of its inputs plus its CPU time (CPU ops run in parallel:
+// as many cores as the graph is wide). The ops an accelerator holds run
+// as calls: each call is a convex subgraph that starts when all its
+// external inputs are ready and the accelerator's previous call is done,
+// and takes transfer-in + the sum of its op times + transfer-out; every
+// result of a call is ready when the call ends. Plain C++, no MLIR.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLACER_SOLVER_LATENCY_H
+#define PLACER_SOLVER_LATENCY_H
+
+#include "placer/Solver/Solvers.h"
+
+namespace placer::solver {
+
+/// For every node on an accelerator, the index (0, 1, ...) of the call
+/// that runs it on that accelerator; -1 for nodes on CPU cores.
+using Calls = std::vector<int>;
+
+struct CallReport {
+  int device = 0;
+  int index = 0;
+  double start = 0, transferIn = 0, compute = 0, transferOut = 0, finish = 0;
+  std::vector<int> nodes;
+};
+
+struct LatencyEvaluation {
+  double latency = 0;
+  /// When each node's result is ready.
+  std::vector<double> finish;
+  /// Per accelerator, in call order.
+  std::vector<CallReport> calls;
+  /// The largest number of calls one accelerator makes.
+  int maxCallsPerAccelerator = 0;
+  /// Empty when the placement can run; otherwise why not.
+  std::string violation;
+  bool feasible() const { return violation.empty(); }
+};
+
+/// The fewest convex calls that run each accelerator's nodes: a node's
+/// call is the number of times a path into it re-enters its accelerator.
+Calls fewestCalls(const Problem &problem, const Assignment &assignment);
+
+/// The latency of `assignment` with the given calls (empty: fewestCalls).
+/// Checks the placement constraints of evaluate() too, and that the calls
+/// can run: each is convex and they can run in index order.
+LatencyEvaluation evaluateLatency(const Problem &problem,
+                                  const Assignment &assignment,
+                                  const Calls &calls = {});
+
+/// The longest path with each node at its cheapest time: no placement is
+/// faster.
+double latencyLowerBound(const Problem &problem);
+
+/// Per node, the earliest its result can be ready under any placement
+/// (the longest path into it at cheapest times).
+std::vector<double> earliestFinish(const Problem &problem);
+
+struct LatencyOptions {
+  /// Calls each accelerator may make (q of the paper).
+  int callsPerAccelerator = 1;
+};
+
+/// Topological greedy packing followed by local search (moving one color
+/// class at a time to the CPU or to another accelerator), keeping the best
+/// of several packings. Fast; the MILP's
+/// warm start and the baseline it must beat.
+Solution solveLatencyGreedy(const Problem &problem,
+                            const LatencyOptions &options = {});
+
+/// Scores any placement (the DP's split, an expert's split) for latency:
+/// fills `latency` and `calls` (fewest calls), leaves the rest.
+void scoreLatency(const Problem &problem, Solution &solution);
+
+/// Spreads the CPU nodes of `assignment` over the CPU cores so that ops
+/// that run at the same time (by `finish`) use different cores where
+/// possible; color classes stay on one core. The latency model itself does
+/// not limit CPU parallelism, this only picks the core each op names.
+void assignCpuCores(const Problem &problem, const std::vector<double> &finish,
+                    Assignment &assignment);
+
+} // namespace placer::solver
+
+#endif // PLACER_SOLVER_LATENCY_H

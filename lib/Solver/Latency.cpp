@@ -1,0 +1,424 @@
+//===- Latency.cpp - Single-sample latency: evaluator and heuristic -------===//
+#include "placer/Solver/Latency.h"
+
+#include "Contraction.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <queue>
+
+using namespace placer::solver;
+using namespace placer::solver::detail;
+
+Calls placer::solver::fewestCalls(const Problem &problem,
+                                  const Assignment &assignment) {
+  int n = problem.size();
+  Calls calls(n, -1);
+  std::vector<int> order = topologicalOrder(problem);
+  std::vector<std::vector<int>> preds = problem.predecessors();
+  // For accelerator a: piece[v] (1-based) for nodes on a; for the others,
+  // the largest piece of a that some path into them has left.
+  std::vector<int> piece(n);
+  for (int a = 0; a < problem.numAccelerators; ++a) {
+    for (int v : order) {
+      bool here = assignment[v] == a;
+      int value = here ? 1 : 0;
+      for (int u : preds[v]) {
+        bool uHere = assignment[u] == a;
+        value = std::max(value, uHere || !here ? piece[u] : piece[u] + 1);
+      }
+      piece[v] = value;
+    }
+    for (int v = 0; v < n; ++v)
+      if (assignment[v] == a)
+        calls[v] = piece[v] - 1;
+  }
+  return calls;
+}
+
+std::vector<double> placer::solver::earliestFinish(const Problem &problem) {
+  std::vector<double> finish(problem.size(), 0);
+  std::vector<std::vector<int>> preds = problem.predecessors();
+  for (int v : topologicalOrder(problem)) {
+    const Node &node = problem.nodes[v];
+    double time = kInfinity;
+    if (problem.numCpus > 0)
+      time = node.cpuTime;
+    if (problem.numAccelerators > 0 && node.supported)
+      time = std::min(time, node.acceleratorTime);
+    if (time == kInfinity)
+      time = 0; // no device can run it: a bound, not a schedule
+    double ready = 0;
+    for (int u : preds[v])
+      ready = std::max(ready, finish[u]);
+    finish[v] = ready + time;
+  }
+  return finish;
+}
+
+double placer::solver::latencyLowerBound(const Problem &problem) {
+  double bound = 0;
+  for (double f : earliestFinish(problem))
+    bound = std::max(bound, f);
+  return bound;
+}
+
+namespace {
+
+/// A unit of execution: one CPU node, or one accelerator call.
+struct Unit {
+  bool isCall = false;
+  int device = 0, index = 0;
+  std::vector<int> nodes;
+};
+
+} // namespace
+
+LatencyEvaluation placer::solver::evaluateLatency(const Problem &problem,
+                                                  const Assignment &assignment,
+                                                  const Calls &givenCalls) {
+  LatencyEvaluation result;
+  Evaluation placement = evaluate(problem, assignment);
+  if (!placement.feasible()) {
+    result.violation = placement.violation;
+    result.latency = kInfinity;
+    return result;
+  }
+  int n = problem.size();
+  Calls calls = givenCalls.empty() ? fewestCalls(problem, assignment)
+                                   : givenCalls;
+  if (static_cast<int>(calls.size()) != n) {
+    result.violation = "the call list has " + std::to_string(calls.size()) +
+                       " entries for " + std::to_string(n) + " nodes";
+    result.latency = kInfinity;
+    return result;
+  }
+
+  // Units: CPU nodes one by one, accelerator calls by (device, index).
+  std::vector<Unit> units;
+  std::vector<int> unitOf(n, -1);
+  std::map<std::pair<int, int>, int> callUnit;
+  for (int v = 0; v < n; ++v) {
+    int d = assignment[v];
+    if (!problem.isAccelerator(d)) {
+      if (problem.nodes[v].cpuTime == kInfinity) {
+        result.violation =
+            "node " + problem.nodes[v].name + " cannot run on a CPU core";
+        result.latency = kInfinity;
+        return result;
+      }
+      unitOf[v] = static_cast<int>(units.size());
+      units.push_back({false, d, 0, {v}});
+      continue;
+    }
+    if (calls[v] < 0) {
+      result.violation = "node " + problem.nodes[v].name +
+                         " is on an accelerator but in no call";
+      result.latency = kInfinity;
+      return result;
+    }
+    auto [it, inserted] =
+        callUnit.try_emplace({d, calls[v]}, static_cast<int>(units.size()));
+    if (inserted)
+      units.push_back({true, d, calls[v], {}});
+    units[it->second].nodes.push_back(v);
+    unitOf[v] = it->second;
+  }
+
+  // Unit graph: data edges, plus each call after the previous call of its
+  // accelerator (std::map iterates calls in (device, index) order).
+  int numUnits = static_cast<int>(units.size());
+  std::vector<std::vector<int>> after(numUnits);
+  for (int u = 0; u < n; ++u)
+    for (int v : problem.successors[u])
+      if (unitOf[u] != unitOf[v])
+        after[unitOf[u]].push_back(unitOf[v]);
+  int previous = -1;
+  for (auto &[key, unit] : callUnit) {
+    if (previous >= 0 && units[previous].device == key.first)
+      after[previous].push_back(unit);
+    previous = unit;
+  }
+  std::vector<int> indegree(numUnits, 0);
+  for (const std::vector<int> &targets : after)
+    for (int t : targets)
+      ++indegree[t];
+
+  std::vector<double> unitFinish(numUnits, 0), unitReady(numUnits, 0);
+  result.finish.assign(n, 0);
+  std::vector<char> isMember(n, 0);
+  std::queue<int> ready;
+  for (int i = 0; i < numUnits; ++i)
+    if (indegree[i] == 0)
+      ready.push(i);
+  int done = 0;
+  while (!ready.empty()) {
+    int i = ready.front();
+    ready.pop();
+    ++done;
+    Unit &unit = units[i];
+    if (!unit.isCall) {
+      int v = unit.nodes.front();
+      unitFinish[i] = unitReady[i] + problem.nodes[v].cpuTime;
+      result.finish[v] = unitFinish[i];
+    } else {
+      CallReport report;
+      report.device = unit.device;
+      report.index = unit.index;
+      report.nodes = unit.nodes;
+      report.start = unitReady[i];
+      for (int v : unit.nodes)
+        isMember[v] = 1;
+      std::vector<int> sources;
+      for (int v : unit.nodes) {
+        report.compute += problem.nodes[v].acceleratorTime;
+        bool leaves = false;
+        for (int w : problem.successors[v])
+          leaves |= !isMember[w];
+        if (leaves)
+          report.transferOut += problem.nodes[v].transferCost;
+      }
+      for (int u = 0; u < n; ++u) {
+        if (isMember[u])
+          continue;
+        for (int w : problem.successors[u])
+          if (isMember[w]) {
+            report.transferIn += problem.nodes[u].transferCost;
+            break;
+          }
+      }
+      for (int v : unit.nodes)
+        isMember[v] = 0;
+      report.finish = report.start + report.transferIn + report.compute +
+                      report.transferOut;
+      unitFinish[i] = report.finish;
+      for (int v : unit.nodes)
+        result.finish[v] = report.finish;
+      result.calls.push_back(std::move(report));
+    }
+    for (int t : after[i]) {
+      unitReady[t] = std::max(unitReady[t], unitFinish[i]);
+      if (--indegree[t] == 0)
+        ready.push(t);
+    }
+  }
+  if (done != numUnits) {
+    for (int i = 0; i < numUnits; ++i)
+      if (indegree[i] > 0 && units[i].isCall) {
+        result.violation = "call " + std::to_string(units[i].index) +
+                           " of accelerator " +
+                           std::to_string(units[i].device) +
+                           " cannot run: it is not convex, or it needs a "
+                           "later call of its accelerator";
+        break;
+      }
+    if (result.violation.empty())
+      result.violation = "the placement has a dependency cycle";
+    result.latency = kInfinity;
+    return result;
+  }
+  std::sort(result.calls.begin(), result.calls.end(),
+            [](const CallReport &a, const CallReport &b) {
+              return std::make_pair(a.device, a.index) <
+                     std::make_pair(b.device, b.index);
+            });
+  std::map<int, int> perDevice;
+  for (const CallReport &call : result.calls)
+    result.maxCallsPerAccelerator =
+        std::max(result.maxCallsPerAccelerator, ++perDevice[call.device]);
+  for (double f : result.finish)
+    result.latency = std::max(result.latency, f);
+  return result;
+}
+
+void placer::solver::assignCpuCores(const Problem &problem,
+                                    const std::vector<double> &finish,
+                                    Assignment &assignment) {
+  int k = problem.numAccelerators, l = problem.numCpus;
+  if (l == 0)
+    return;
+  std::vector<int> cpuNodes;
+  for (int v = 0; v < problem.size(); ++v)
+    if (!problem.isAccelerator(assignment[v]))
+      cpuNodes.push_back(v);
+  auto startOf = [&](int v) { return finish[v] - problem.nodes[v].cpuTime; };
+  std::stable_sort(cpuNodes.begin(), cpuNodes.end(),
+                   [&](int a, int b) { return startOf(a) < startOf(b); });
+  std::vector<double> freeAt(l, 0);
+  std::map<int64_t, int> coreOfClass;
+  for (int v : cpuNodes) {
+    int64_t colorClass = problem.nodes[v].colorClass;
+    auto it = colorClass >= 0 ? coreOfClass.find(colorClass) : coreOfClass.end();
+    int core;
+    if (it != coreOfClass.end()) {
+      core = it->second;
+    } else {
+      core = static_cast<int>(std::min_element(freeAt.begin(), freeAt.end()) -
+                              freeAt.begin());
+      if (colorClass >= 0)
+        coreOfClass[colorClass] = core;
+    }
+    freeAt[core] = std::max(freeAt[core], finish[v]);
+    assignment[v] = k + core;
+  }
+}
+
+void placer::solver::scoreLatency(const Problem &problem, Solution &solution) {
+  if (!solution.feasible())
+    return;
+  LatencyEvaluation evaluation = evaluateLatency(problem, solution.assignment);
+  solution.latency = evaluation.feasible() ? evaluation.latency : kInfinity;
+  solution.calls = fewestCalls(problem, solution.assignment);
+}
+
+namespace {
+
+/// Local search state: one device per contracted block.
+class LatencySearch {
+public:
+  LatencySearch(const Problem &problem, const Contracted &blocks,
+                const LatencyOptions &options)
+      : problem(problem), blocks(blocks), options(options) {}
+
+  /// Latency of a block placement (infinity when it cannot run within the
+  /// call limit).
+  double score(const std::vector<int> &blockDevice) const {
+    Assignment assignment = expand(blockDevice);
+    LatencyEvaluation evaluation = evaluateLatency(problem, assignment);
+    if (!evaluation.feasible() ||
+        evaluation.maxCallsPerAccelerator > options.callsPerAccelerator)
+      return kInfinity;
+    return evaluation.latency;
+  }
+
+  Assignment expand(const std::vector<int> &blockDevice) const {
+    Assignment assignment(problem.size(), 0);
+    for (int b = 0; b < blocks.numSuper; ++b)
+      for (int m : blocks.members[b])
+        assignment[m] = blockDevice[b];
+    return assignment;
+  }
+
+  /// First improvement over single-block moves (to the CPU or to any
+  /// accelerator) until none helps.
+  double improve(std::vector<int> &blockDevice, double current) const {
+    int k = problem.numAccelerators;
+    int cpu = problem.numCpus > 0 ? k : -1;
+    for (int round = 0; round < 100; ++round) {
+      bool improved = false;
+      for (int b = 0; b < blocks.numSuper; ++b) {
+        std::vector<int> targets;
+        if (cpu >= 0 && blocks.cpuTime[b] < kInfinity)
+          targets.push_back(cpu);
+        if (blocks.supported[b])
+          for (int a = 0; a < k; ++a)
+            targets.push_back(a);
+        std::sort(targets.begin(), targets.end());
+        targets.erase(std::unique(targets.begin(), targets.end()),
+                      targets.end());
+        int original = blockDevice[b];
+        for (int target : targets) {
+          if (target == original || (target < k && !blocks.supported[b]))
+            continue;
+          blockDevice[b] = target;
+          double value = score(blockDevice);
+          if (value < current * (1 - 1e-12)) {
+            current = value;
+            original = target;
+            improved = true;
+          }
+        }
+        blockDevice[b] = original;
+      }
+      if (!improved)
+        break;
+    }
+    return current;
+  }
+
+  /// Blocks in topological order cut into `parts` consecutive runs of
+  /// about equal accelerator time, each within memory; unsupported blocks
+  /// on the CPU.
+  std::vector<int> pack(int parts) const {
+    int k = problem.numAccelerators;
+    int cpu = problem.numCpus > 0 ? k : -1;
+    double total = 0;
+    for (int b = 0; b < blocks.numSuper; ++b)
+      if (blocks.supported[b])
+        total += blocks.acceleratorTime[b];
+    double share = total / std::max(1, parts);
+    std::vector<int> blockDevice(blocks.numSuper, cpu);
+    int device = 0;
+    double load = 0, memory = 0;
+    for (int b = 0; b < blocks.numSuper; ++b) {
+      if (!blocks.supported[b] || k == 0)
+        continue;
+      bool full = load > 0 && (load + blocks.acceleratorTime[b] / 2 > share ||
+                               memory + blocks.memory[b] > problem.memoryLimit);
+      if (full && device + 1 < k) {
+        ++device;
+        load = memory = 0;
+      }
+      if (memory + blocks.memory[b] > problem.memoryLimit && cpu >= 0 &&
+          blocks.cpuTime[b] < kInfinity)
+        continue; // out of accelerator memory: the CPU takes it
+      blockDevice[b] = device;
+      load += blocks.acceleratorTime[b];
+      memory += blocks.memory[b];
+    }
+    return blockDevice;
+  }
+
+private:
+  const Problem &problem;
+  const Contracted &blocks;
+  const LatencyOptions &options;
+};
+
+} // namespace
+
+Solution placer::solver::solveLatencyGreedy(const Problem &problem,
+                                            const LatencyOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  Solution solution;
+  solution.algorithm = "greedy";
+  solution.lowerBound = latencyLowerBound(problem);
+  Contracted blocks = contract(problem);
+  LatencySearch search(problem, blocks, options);
+
+  std::vector<std::vector<int>> starts;
+  if (problem.numCpus > 0)
+    starts.push_back(std::vector<int>(blocks.numSuper, problem.numAccelerators));
+  for (int parts = 1; parts <= problem.numAccelerators; ++parts)
+    starts.push_back(search.pack(parts));
+
+  std::vector<int> best;
+  double bestLatency = kInfinity;
+  for (std::vector<int> &candidate : starts) {
+    double value = search.score(candidate);
+    if (value == kInfinity)
+      continue;
+    value = search.improve(candidate, value);
+    if (value < bestLatency) {
+      bestLatency = value;
+      best = candidate;
+    }
+  }
+  if (bestLatency < kInfinity) {
+    Assignment assignment = search.expand(best);
+    LatencyEvaluation evaluation = evaluateLatency(problem, assignment);
+    assignCpuCores(problem, evaluation.finish, assignment);
+    solution.assignment = std::move(assignment);
+    solution.calls = fewestCalls(problem, solution.assignment);
+    solution.latency = evaluation.latency;
+    solution.maxLoad = evaluate(problem, solution.assignment).maxLoad;
+  } else {
+    solution.note = "no placement fits the accelerators' memory and the call "
+                    "limit";
+  }
+  solution.seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+  return solution;
+}
