@@ -1,0 +1,273 @@
+//===- LatencyTest.cpp - Latency evaluator, heuristic and MILP ------------===//
+#include "RandomProblems.h"
+#include "placer/Solver/IntegerProgram.h"
+#include "placer/Solver/Latency.h"
+#include "placer/Solver/Workload.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <fstream>
+#include <sstream>
+
+using namespace placer::solver;
+using namespace placer::solver::testing;
+
+namespace {
+
+/// Nodes with (accelerator time, CPU time, transfer cost); edges added by
+/// the caller.
+Problem makeProblem(int accelerators, int cpus,
+                    std::vector<std::array<double, 3>> nodes) {
+  Problem p;
+  p.numAccelerators = accelerators;
+  p.numCpus = cpus;
+  for (auto [acc, cpu, cost] : nodes) {
+    Node node;
+    node.name = "n" + std::to_string(p.size());
+    node.id = p.size();
+    node.acceleratorTime = acc;
+    node.cpuTime = cpu;
+    node.transferCost = cost;
+    p.nodes.push_back(node);
+    p.successors.emplace_back();
+  }
+  return p;
+}
+
+TEST(LatencyEvaluator, ChainWithTransfersIntoAndOutOfACall) {
+  // a (CPU) -> b -> c (one call on accelerator 0) -> d (CPU)
+  Problem p = makeProblem(1, 1, {{1, 4, 0.5}, {2, 20, 0.25}, {3, 30, 0.75},
+                                 {1, 2, 0}});
+  p.addEdge(0, 1);
+  p.addEdge(1, 2);
+  p.addEdge(2, 3);
+  LatencyEvaluation e = evaluateLatency(p, {1, 0, 0, 1});
+  ASSERT_TRUE(e.feasible()) << e.violation;
+  ASSERT_EQ(e.calls.size(), 1u);
+  EXPECT_DOUBLE_EQ(e.calls[0].start, 4);
+  EXPECT_DOUBLE_EQ(e.calls[0].transferIn, 0.5);  // a's output
+  EXPECT_DOUBLE_EQ(e.calls[0].compute, 5);
+  EXPECT_DOUBLE_EQ(e.calls[0].transferOut, 0.75); // c's output, not b's
+  EXPECT_DOUBLE_EQ(e.calls[0].finish, 10.25);
+  EXPECT_DOUBLE_EQ(e.finish[1], 10.25); // results come when the call ends
+  EXPECT_DOUBLE_EQ(e.latency, 12.25);
+}
+
+TEST(LatencyEvaluator, CpuBranchesRunInParallel) {
+  // s -> {x, y} -> t, all on the CPU: latency is the longer branch.
+  Problem p = makeProblem(0, 1, {{0, 1, 0}, {0, 5, 0}, {0, 7, 0}, {0, 1, 0}});
+  p.addEdge(0, 1);
+  p.addEdge(0, 2);
+  p.addEdge(1, 3);
+  p.addEdge(2, 3);
+  LatencyEvaluation e = evaluateLatency(p, {0, 0, 0, 0});
+  ASSERT_TRUE(e.feasible()) << e.violation;
+  EXPECT_DOUBLE_EQ(e.latency, 9);
+  EXPECT_TRUE(e.calls.empty());
+}
+
+TEST(LatencyEvaluator, NonConvexSetsNeedTwoCalls) {
+  // a -> b -> c with a, c on the accelerator and b on the CPU.
+  Problem p = makeProblem(1, 1, {{2, 9, 1}, {5, 3, 0.5}, {4, 9, 0}});
+  p.addEdge(0, 1);
+  p.addEdge(1, 2);
+  Assignment assignment = {0, 1, 0};
+  EXPECT_EQ(fewestCalls(p, assignment), (Calls{0, -1, 1}));
+  LatencyEvaluation e = evaluateLatency(p, assignment);
+  ASSERT_TRUE(e.feasible()) << e.violation;
+  EXPECT_EQ(e.maxCallsPerAccelerator, 2);
+  // call 0: 2 + out 1 = 3; b: 3 + 3 = 6; call 1: in 0.5 + 4 = 10.5.
+  EXPECT_DOUBLE_EQ(e.latency, 10.5);
+  LatencyEvaluation oneCall = evaluateLatency(p, assignment, {0, -1, 0});
+  EXPECT_FALSE(oneCall.feasible());
+  EXPECT_NE(oneCall.violation.find("call 0 of accelerator 0 cannot run"),
+            std::string::npos)
+      << oneCall.violation;
+}
+
+TEST(LatencyEvaluator, CallsOfOneAcceleratorRunInOrder) {
+  // Two independent nodes on one accelerator in calls 1 and 0.
+  Problem p = makeProblem(1, 0, {{3, 9, 0}, {4, 9, 0}});
+  LatencyEvaluation e = evaluateLatency(p, {0, 0}, {1, 0});
+  ASSERT_TRUE(e.feasible()) << e.violation;
+  EXPECT_DOUBLE_EQ(e.finish[1], 4);
+  EXPECT_DOUBLE_EQ(e.finish[0], 7);
+  // Calls out of dependency order cannot run.
+  p.addEdge(0, 1);
+  EXPECT_FALSE(evaluateLatency(p, {0, 0}, {1, 0}).feasible());
+}
+
+TEST(LatencyEvaluator, PlacementConstraintsStillHold) {
+  Problem p = makeProblem(1, 1, {{1, 1, 0}, {1, 1, 0}});
+  p.nodes[0].supported = false;
+  EXPECT_NE(evaluateLatency(p, {0, 0}).violation.find("cannot run on an "
+                                                      "accelerator"),
+            std::string::npos);
+  p.nodes[0].supported = true;
+  p.nodes[0].memory = p.nodes[1].memory = 6;
+  p.memoryLimit = 10;
+  EXPECT_FALSE(evaluateLatency(p, {0, 0}).feasible());
+  EXPECT_TRUE(evaluateLatency(p, {0, 1}).feasible());
+}
+
+TEST(LatencyIP, OffloadsWhatPaysForItsTransfers) {
+  // a -> b -> c on the CPU takes 30; b on the accelerator takes
+  // 10 + in 2 + 1 + out 3 + 10 = 26.
+  Problem p = makeProblem(1, 1, {{1, 10, 2}, {1, 10, 3}, {1, 10, 0}});
+  p.addEdge(0, 1);
+  p.addEdge(1, 2);
+  IPResult result = solveLatencyIP(p, IPOptions{});
+  ASSERT_EQ(result.status, "optimal");
+  // Everything on the accelerator: 3, no transfers at all.
+  EXPECT_DOUBLE_EQ(result.solution.latency, 3);
+  p.memoryLimit = 1;
+  for (Node &node : p.nodes)
+    node.memory = 1;
+  // One node fits: b alone (26) or a alone (1 + out 2 + 10 + 10 = 23) or
+  // c alone (10 + 10 + in 3 + 1 = 24).
+  result = solveLatencyIP(p, IPOptions{});
+  ASSERT_EQ(result.status, "optimal");
+  EXPECT_DOUBLE_EQ(result.solution.latency, 23);
+  EXPECT_EQ(result.solution.assignment, (Assignment{0, 1, 1}));
+}
+
+TEST(LatencyIP, SecondCallHelpsWhenAPathLeavesAndReturns) {
+  // a -> b -> c where b cannot run on the accelerator and a, c are slow
+  // on the CPU: with one call only a or c gets the accelerator.
+  Problem p = makeProblem(1, 1, {{1, 20, 0}, {1, 1, 0}, {1, 20, 0}});
+  p.nodes[1].supported = false;
+  p.addEdge(0, 1);
+  p.addEdge(1, 2);
+  IPResult one = solveLatencyIP(p, IPOptions{});
+  ASSERT_EQ(one.status, "optimal");
+  EXPECT_DOUBLE_EQ(one.solution.latency, 22);
+  IPOptions two;
+  two.callsPerAccelerator = 2;
+  IPResult both = solveLatencyIP(p, two);
+  ASSERT_EQ(both.status, "optimal");
+  EXPECT_DOUBLE_EQ(both.solution.latency, 3);
+  EXPECT_EQ(both.solution.calls, (Calls{0, -1, 1}));
+}
+
+TEST(LatencyIP, InfeasibleMemoryIsReported) {
+  Problem p = makeProblem(2, 0, {{1, 1, 0}, {1, 1, 0}, {1, 1, 0}});
+  for (Node &node : p.nodes)
+    node.memory = 10;
+  p.memoryLimit = 15;
+  IPResult result = solveLatencyIP(p, IPOptions{});
+  EXPECT_EQ(result.status, "infeasible");
+  EXPECT_FALSE(result.solution.feasible());
+  EXPECT_FALSE(solveLatencyGreedy(p).feasible());
+}
+
+/// The best latency over every placement whose accelerators each run one
+/// convex call (CPU nodes all on the first core: the model does not limit
+/// CPU parallelism).
+double bruteForceLatency(const Problem &problem) {
+  int n = problem.size(), devices = problem.numAccelerators + 1;
+  Assignment assignment(n, 0);
+  double best = kInfinity;
+  while (true) {
+    LatencyEvaluation e = evaluateLatency(problem, assignment);
+    if (e.feasible() && e.maxCallsPerAccelerator <= 1)
+      best = std::min(best, e.latency);
+    int i = 0;
+    while (i < n && ++assignment[i] == devices)
+      assignment[i++] = 0;
+    if (i == n)
+      return best;
+  }
+}
+
+TEST(LatencyIP, EqualsExhaustiveSearchOnRandomGraphs) {
+  std::mt19937 rng(20201206);
+  for (int trial = 0; trial < 40; ++trial) {
+    Shape shape{4 + trial % 4, 1 + trial % 2, 1, false, trial % 3 == 0,
+                trial % 2 == 0};
+    Problem p = randomProblem(rng, shape);
+    double expected = bruteForceLatency(p);
+    Solution greedy = solveLatencyGreedy(p);
+    IPOptions options;
+    if (greedy.feasible()) {
+      options.warmStart = &greedy.assignment;
+      options.warmStartCalls = &greedy.calls;
+    }
+    IPResult result = solveLatencyIP(p, options);
+    SCOPED_TRACE(describe(p, result.solution.assignment));
+    if (expected == kInfinity) {
+      EXPECT_EQ(result.status, "infeasible");
+      continue;
+    }
+    ASSERT_EQ(result.status, "optimal");
+    EXPECT_NEAR(result.solution.latency, expected, 1e-9 * expected);
+    LatencyEvaluation check =
+        evaluateLatency(p, result.solution.assignment, result.solution.calls);
+    ASSERT_TRUE(check.feasible()) << check.violation;
+    EXPECT_DOUBLE_EQ(check.latency, result.solution.latency);
+    // The heuristic is a placement too: never better than the optimum,
+    // never below the bound.
+    ASSERT_TRUE(greedy.feasible());
+    EXPECT_GE(greedy.latency, expected - 1e-9 * expected);
+    EXPECT_LE(latencyLowerBound(p), expected + 1e-9);
+  }
+}
+
+TEST(LatencyIP, MoreCallsNeverHurt) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 15; ++trial) {
+    Problem p = randomProblem(rng, {6, 1, 1, false, true, false});
+    IPResult one = solveLatencyIP(p, IPOptions{});
+    IPOptions two;
+    two.callsPerAccelerator = 2;
+    IPResult more = solveLatencyIP(p, two);
+    ASSERT_EQ(one.status, "optimal");
+    ASSERT_EQ(more.status, "optimal");
+    EXPECT_LE(more.solution.latency, one.solution.latency + 1e-9);
+    EXPECT_LE(evaluateLatency(p, more.solution.assignment, more.solution.calls)
+                  .maxCallsPerAccelerator,
+              2);
+  }
+}
+
+TEST(LatencyIP, ExportWritesTheLatencyModel) {
+  Problem p = makeProblem(1, 1, {{1, 10, 2}, {1, 10, 0}});
+  p.addEdge(0, 1);
+  std::string path = ::testing::TempDir() + "latency.lp";
+  IPOptions options;
+  options.exportPath = path;
+  IPResult result = solveLatencyIP(p, options);
+  EXPECT_EQ(result.status, "exported");
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  for (const char *name : {"latency", "x_0_0", "y_1", "wait_0_0",
+                           "duration_0", "z_cut_0_1_0"})
+    EXPECT_NE(text.str().find(name), std::string::npos) << name;
+}
+
+#ifdef PLACER_SHARED_DIR
+TEST(LatencyWorkloads, Bert24LayerGraph) {
+  auto workload = readWorkloadFile(
+      PLACER_SHARED_DIR "/workloads/latency/LayerGraphs/bert24_inference.json");
+  if (!workload)
+    GTEST_SKIP() << llvm::toString(workload.takeError());
+  const Problem &p = workload->problem;
+  // A chain whose layers need three accelerators' memory: the fastest
+  // placement runs every layer on an accelerator and crosses two
+  // boundaries, each paying out + in of 1.953125.
+  double sum = 0;
+  for (const Node &node : p.nodes)
+    sum += node.acceleratorTime;
+  Solution greedy = solveLatencyGreedy(p);
+  ASSERT_TRUE(greedy.feasible());
+  EXPECT_NEAR(greedy.latency, sum + 4 * 1.953125, 1e-9);
+  EXPECT_NEAR(latencyLowerBound(p), sum, 1e-9);
+  // The DP's throughput split is a worse latency placement.
+  Solution dp = solveIdealDP(p);
+  scoreLatency(p, dp);
+  EXPECT_GT(dp.latency, greedy.latency);
+}
+#endif
+
+} // namespace
