@@ -81,7 +81,8 @@ IPResult placer::solver::solveLatencyIP(const Problem &problem,
   result.solution.algorithm = "ip";
   result.solution.lowerBound = latencyLowerBound(problem);
   int n = problem.size(), k = problem.numAccelerators;
-  int q = std::max(1, options.callsPerAccelerator);
+  // More calls than nodes cannot help; the cap keeps the model finite.
+  int q = std::clamp(options.callsPerAccelerator, 1, std::max(1, n));
   int numCalls = k * q;
   bool haveCpu = problem.numCpus > 0;
 

@@ -298,14 +298,18 @@ struct PlaceDevicesPass
     return isLatency() ? "ip" : "dp";
   }
 
+  int callsPerAccelerator() const {
+    return static_cast<int>(std::min<int64_t>(calls, 1 << 20));
+  }
+
   solver::IPOptions ipOptions() const {
     solver::IPOptions options;
     options.contiguous = contiguous;
     options.timeLimitSeconds = timeLimit;
     options.relativeGap = gap;
-    options.threads = static_cast<int>(threads);
+    options.threads = static_cast<int>(std::min<int64_t>(threads, 1024));
     options.exportPath = exportLp;
-    options.callsPerAccelerator = static_cast<int>(calls);
+    options.callsPerAccelerator = callsPerAccelerator();
     options.progressSeconds = progress;
     return options;
   }
@@ -316,7 +320,7 @@ struct PlaceDevicesPass
       return solveThroughput(problem, chosenAlgorithm(), error);
     std::string chosen = chosenAlgorithm();
     solver::LatencyOptions latencyOptions;
-    latencyOptions.callsPerAccelerator = static_cast<int>(calls);
+    latencyOptions.callsPerAccelerator = callsPerAccelerator();
     if (chosen == "greedy")
       return solver::solveLatencyGreedy(problem, latencyOptions);
     if (chosen == "ip") {
