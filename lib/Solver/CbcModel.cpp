@@ -62,7 +62,7 @@ namespace {
 
 /// CBC's log goes to stdout, where placer-opt writes its output, so the
 /// progress lines come from a do-nothing cut generator that CBC calls at
-/// every node: it counts nodes and prints a line to stderr now and then.
+/// every node: it counts nodes and reports a line now and then.
 struct Progress {
   std::string what;
   double incumbent;
@@ -70,6 +70,7 @@ struct Progress {
   double interval;
   std::chrono::steady_clock::time_point start, last;
   long long nodes = 0;
+  std::function<void(const std::string &)> sink;
 };
 
 void COINLINKAGE_CB progressCallback(void *, void *, void *data) {
@@ -82,11 +83,20 @@ void COINLINKAGE_CB progressCallback(void *, void *, void *data) {
   progress.last = now;
   double elapsed =
       std::chrono::duration<double>(now - progress.start).count();
-  std::fprintf(stderr, "placer: CBC on the %s: %.0f s of %.0f s, %lld nodes",
-               progress.what.c_str(), elapsed, progress.limit, progress.nodes);
-  if (progress.incumbent < kInfinity)
-    std::fprintf(stderr, ", started from %.9g", progress.incumbent);
-  std::fputc('\n', stderr);
+  char line[256];
+  int length = std::snprintf(line, sizeof(line),
+                             "placer: CBC on the %s: %.0f s of %.0f s, %lld nodes",
+                             progress.what.c_str(), elapsed, progress.limit,
+                             progress.nodes);
+  if (progress.incumbent < kInfinity && length > 0 &&
+      length < static_cast<int>(sizeof(line)))
+    std::snprintf(line + length, sizeof(line) - length, ", started from %.9g",
+                  progress.incumbent);
+  if (progress.sink) {
+    progress.sink(line);
+    return;
+  }
+  std::fprintf(stderr, "%s\n", line);
   std::fflush(stderr);
 }
 
@@ -106,6 +116,7 @@ void ModelBuilder::solve(const IPOptions &options,
   Progress progress{what, incumbent, options.timeLimitSeconds,
                     options.progressSeconds, {}, {}};
   progress.start = progress.last = std::chrono::steady_clock::now();
+  progress.sink = options.onProgress;
   if (options.progressSeconds > 0)
     Cbc_addCutCallback(model, progressCallback, "placer-progress", &progress);
   Cbc_solve(model);

@@ -271,3 +271,22 @@ TEST(LatencyWorkloads, Bert24LayerGraph) {
 #endif
 
 } // namespace
+
+namespace {
+
+TEST(LatencyIP, ProgressLinesGoToTheCallerSink) {
+  std::mt19937 rng(3);
+  Problem p = randomProblem(rng, {9, 2, 1, false, false, true});
+  IPOptions options;
+  options.progressSeconds = 1e-9; // a line at every node CBC reports
+  std::vector<std::string> lines;
+  options.onProgress = [&](const std::string &line) { lines.push_back(line); };
+  IPResult result = solveLatencyIP(p, options);
+  ASSERT_EQ(result.status, "optimal");
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.front().rfind("placer: CBC on the latency model: ", 0), 0u)
+      << lines.front();
+  EXPECT_NE(lines.front().find(" nodes"), std::string::npos) << lines.front();
+}
+
+} // namespace

@@ -10,6 +10,7 @@
 
 #include "placer/Solver/Solvers.h"
 
+#include <functional>
 #include <string>
 
 namespace placer::solver {
@@ -31,8 +32,10 @@ struct IPOptions {
   const std::vector<int> *warmStartCalls = nullptr;
   /// Latency: calls per accelerator (q).
   int callsPerAccelerator = 1;
-  /// A progress line on stderr this often while CBC runs; 0: none.
+  /// A progress line this often while CBC runs; 0: none.
   double progressSeconds = 10;
+  /// Where progress lines go (without the newline); unset: stderr.
+  std::function<void(const std::string &)> onProgress;
 };
 
 struct IPResult {
