@@ -3,7 +3,7 @@
 
 #include <zlib.h>
 
-#include <chrono>
+#include <algorithm>
 #include <cstdio>
 
 using namespace placer::solver;
@@ -56,6 +56,16 @@ void ModelBuilder::write(const std::string &path) {
     gzclose(in);
     std::remove(gz.c_str());
   }
+}
+
+bool ModelBuilder::exportInstead(const IPOptions &options, IPResult &result) {
+  result.variables = columns;
+  result.constraints = rows;
+  if (options.exportPath.empty())
+    return false;
+  write(options.exportPath);
+  result.status = "exported";
+  return true;
 }
 
 namespace {
@@ -137,4 +147,19 @@ const double *ModelBuilder::solution() const {
 
 double ModelBuilder::bestBound() const {
   return Cbc_getBestPossibleObjValue(model);
+}
+
+void ModelBuilder::finish(IPResult &result, double objective,
+                          std::chrono::steady_clock::time_point start) const {
+  Solution &solution = result.solution;
+  result.bestBound = bestBound();
+  solution.lowerBound = std::max(solution.lowerBound, result.bestBound);
+  if (objective < kInfinity && objective > 0)
+    result.gap =
+        std::max(0.0, (objective - solution.lowerBound) / objective);
+  solution.optimal = result.status == "optimal";
+  solution.note = "CBC: " + result.status;
+  solution.seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
 }

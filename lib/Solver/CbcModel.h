@@ -12,6 +12,7 @@
 
 #include <coin/Cbc_C_Interface.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ public:
   /// Writes the model: MPS when the path ends in .mps, LP otherwise.
   void write(const std::string &path);
 
+  /// Records the model's size in `result` and, when the options name an
+  /// export file, writes the model there instead of solving: true then.
+  bool exportInstead(const IPOptions &options, IPResult &result);
+
   /// Solves with the options' limits, starting from `start` (column,
   /// value pairs; may be empty). `what` names the model in progress lines,
   /// `incumbent` is the start's objective (infinity without one).
@@ -45,6 +50,13 @@ public:
   std::string status() const;
   const double *solution() const;
   double bestBound() const;
+
+  /// After solve() and reading the solution: CBC's bound, the gap of
+  /// `objective` (the solution's max load or latency; infinity when there
+  /// is none), the fields that follow from the status, and the wall time
+  /// since `start`.
+  void finish(IPResult &result, double objective,
+              std::chrono::steady_clock::time_point start) const;
 
   Cbc_Model *model;
   int columns = 0, rows = 0;

@@ -142,13 +142,8 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
           }
   }
 
-  result.variables = b.columns;
-  result.constraints = b.rows;
-  if (!options.exportPath.empty()) {
-    b.write(options.exportPath);
-    result.status = "exported";
+  if (b.exportInstead(options, result))
     return result;
-  }
 
   std::vector<int> startColumns;
   std::vector<double> startValues;
@@ -189,16 +184,6 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
       result.solution.maxLoad = evaluation.maxLoad;
     }
   }
-  result.bestBound = b.bestBound();
-  result.solution.lowerBound =
-      std::max(result.solution.lowerBound, result.bestBound);
-  if (result.solution.feasible() && result.solution.maxLoad > 0)
-    result.gap = std::max(0.0, (result.solution.maxLoad - result.bestBound) /
-                                   result.solution.maxLoad);
-  result.solution.optimal = result.status == "optimal";
-  result.solution.note = "CBC: " + result.status;
-  result.solution.seconds = std::chrono::duration<double>(
-                                std::chrono::steady_clock::now() - start)
-                                .count();
+  b.finish(result, result.solution.maxLoad, start);
   return result;
 }

@@ -147,7 +147,8 @@ LatencyEvaluation placer::solver::evaluateLatency(const Problem &problem,
 
   std::vector<double> unitFinish(numUnits, 0), unitReady(numUnits, 0);
   result.finish.assign(n, 0);
-  std::vector<char> isMember(n, 0);
+  std::vector<std::vector<int>> preds = problem.predecessors();
+  std::vector<char> isMember(n, 0), isSource(n, 0);
   std::queue<int> ready;
   for (int i = 0; i < numUnits; ++i)
     if (indegree[i] == 0)
@@ -170,7 +171,6 @@ LatencyEvaluation placer::solver::evaluateLatency(const Problem &problem,
       report.start = unitReady[i];
       for (int v : unit.nodes)
         isMember[v] = 1;
-      std::vector<int> sources;
       for (int v : unit.nodes) {
         report.compute += problem.nodes[v].acceleratorTime;
         bool leaves = false;
@@ -179,17 +179,18 @@ LatencyEvaluation placer::solver::evaluateLatency(const Problem &problem,
         if (leaves)
           report.transferOut += problem.nodes[v].transferCost;
       }
-      for (int u = 0; u < n; ++u) {
-        if (isMember[u])
-          continue;
-        for (int w : problem.successors[u])
-          if (isMember[w]) {
-            report.transferIn += problem.nodes[u].transferCost;
-            break;
-          }
-      }
+      // c(u) once per outside source, however many members it feeds.
       for (int v : unit.nodes)
+        for (int u : preds[v])
+          if (!isMember[u] && !isSource[u]) {
+            isSource[u] = 1;
+            report.transferIn += problem.nodes[u].transferCost;
+          }
+      for (int v : unit.nodes) {
         isMember[v] = 0;
+        for (int u : preds[v])
+          isSource[u] = 0;
+      }
       report.finish = report.start + report.transferIn + report.compute +
                       report.transferOut;
       unitFinish[i] = report.finish;
@@ -308,18 +309,11 @@ public:
     for (int round = 0; round < 100; ++round) {
       bool improved = false;
       for (int b = 0; b < blocks.numSuper; ++b) {
-        std::vector<int> targets;
-        if (cpu >= 0 && blocks.cpuTime[b] < kInfinity)
-          targets.push_back(cpu);
-        if (blocks.supported[b])
-          for (int a = 0; a < k; ++a)
-            targets.push_back(a);
-        std::sort(targets.begin(), targets.end());
-        targets.erase(std::unique(targets.begin(), targets.end()),
-                      targets.end());
         int original = blockDevice[b];
-        for (int target : targets) {
-          if (target == original || (target < k && !blocks.supported[b]))
+        // Devices 0..k-1 are the accelerators, k the CPU (when there is one).
+        for (int target = 0; target <= (cpu >= 0 ? cpu : k - 1); ++target) {
+          if (target == original || (target < k && !blocks.supported[b]) ||
+              (target == cpu && blocks.cpuTime[b] == kInfinity))
             continue;
           blockDevice[b] = target;
           double value = score(blockDevice);

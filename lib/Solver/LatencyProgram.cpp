@@ -264,13 +264,8 @@ IPResult placer::solver::solveLatencyIP(const Problem &problem,
       b.row(name("latency", v), {latency, T[v]}, {1, -1}, 'G', 0);
   }
 
-  result.variables = b.columns;
-  result.constraints = b.rows;
-  if (!options.exportPath.empty()) {
-    b.write(options.exportPath);
-    result.status = "exported";
+  if (b.exportInstead(options, result))
     return result;
-  }
 
   std::vector<int> startColumns;
   std::vector<double> startValues;
@@ -325,17 +320,6 @@ IPResult placer::solver::solveLatencyIP(const Problem &problem,
   if (result.solution.latency < kInfinity)
     result.solution.maxLoad =
         evaluate(problem, result.solution.assignment).maxLoad;
-  result.bestBound = b.bestBound();
-  result.solution.lowerBound =
-      std::max(result.solution.lowerBound, result.bestBound);
-  if (result.solution.latency < kInfinity && result.solution.latency > 0)
-    result.gap = std::max(0.0, (result.solution.latency -
-                                result.solution.lowerBound) /
-                                   result.solution.latency);
-  result.solution.optimal = result.status == "optimal";
-  result.solution.note = "CBC: " + result.status;
-  result.solution.seconds = std::chrono::duration<double>(
-                                std::chrono::steady_clock::now() - clockStart)
-                                .count();
+  b.finish(result, result.solution.latency, clockStart);
   return result;
 }
