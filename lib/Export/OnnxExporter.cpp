@@ -9,6 +9,7 @@
 #include "placer/Export/OnnxExporter.h"
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -270,8 +271,8 @@ void Exporter::addValueInfo(Value value, onnx::GraphProto &graph) {
 
 LogicalResult Exporter::exportConstant(ConstantOp op, onnx::GraphProto &graph) {
   setName(op.getResult(), op.getName());
-  auto home = op->getAttrOfType<IntegerAttr>(dist::kDeviceAttrName);
-  bool replica = stageDevice && home && home.getInt() != *stageDevice;
+  std::optional<int64_t> home = getDevice(op);
+  bool replica = stageDevice && home && *home != *stageDevice;
   if (!op.getNode() || replica) {
     onnx::TensorProto *tensor = graph.add_initializer();
     tensor->set_name(op.getName().str());

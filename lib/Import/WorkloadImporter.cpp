@@ -3,8 +3,8 @@
 
 #include "placer/Analysis/Cluster.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Solver/Workload.h"
-#include "placer/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -15,41 +15,39 @@
 
 using namespace mlir;
 using namespace placer;
-using llvm::json::Array;
-using llvm::json::Object;
 
 namespace {
 
 /// The paper's machine: k accelerators with the memory limit and l CPU
 /// cores. Op times come from the workload, so the compute and bandwidth
 /// figures are placeholders (1).
-llvm::json::Value workloadCluster(const solver::Problem &problem,
-                                  StringRef name) {
-  Array kinds;
+Cluster workloadCluster(const solver::Problem &problem, StringRef name) {
+  std::vector<DeviceKind> kinds;
+  auto addKind = [&](const char *kindName, bool isAccelerator, int count,
+                     double capacity) {
+    DeviceKind kind;
+    kind.name = kindName;
+    kind.isAccelerator = isAccelerator;
+    kind.count = count;
+    kind.peakFlops = {{"default", 1.0}};
+    kind.memoryBandwidth = 1.0;
+    kind.memoryCapacity = capacity;
+    kinds.push_back(std::move(kind));
+  };
   if (problem.numAccelerators > 0)
-    kinds.push_back(Object{{"name", "accelerator"},
-                           {"type", "accelerator"},
-                           {"count", problem.numAccelerators},
-                           {"peak_flops", Object{{"default", 1.0}}},
-                           {"memory_bandwidth", 1.0},
-                           {"memory_capacity", problem.memoryLimit}});
+    addKind("accelerator", true, problem.numAccelerators,
+            std::isfinite(problem.memoryLimit) ? problem.memoryLimit : 0.0);
   if (problem.numCpus > 0)
-    kinds.push_back(Object{{"name", "cpu"},
-                           {"type", "cpu"},
-                           {"count", problem.numCpus},
-                           {"peak_flops", Object{{"default", 1.0}}},
-                           {"memory_bandwidth", 1.0}});
-  return Object{{"name", name},
-                {"device_kinds", std::move(kinds)},
-                {"links", Object{{"default", Object{{"bandwidth", 1.0},
-                                                    {"latency", 0.0}}}}}};
+    addKind("cpu", false, problem.numCpus, 0.0);
+  return Cluster(name.str(), std::move(kinds), Link{1.0, 0.0});
 }
 
 } // namespace
 
 OwningOpRef<ModuleOp> placer::importWorkloadFile(StringRef path,
                                                  MLIRContext *context) {
-  context->loadDialect<graph::GraphDialect, func::FuncDialect>();
+  context->loadDialect<graph::GraphDialect, func::FuncDialect,
+                       PlacerDialect>();
   auto fileLoc = FileLineColLoc::get(context, path, 0, 0);
   // The messages name the file and the field themselves.
   auto unknownLoc = UnknownLoc::get(context);
@@ -60,18 +58,15 @@ OwningOpRef<ModuleOp> placer::importWorkloadFile(StringRef path,
   }
   const solver::Problem &problem = workload->problem;
 
-  // Validate the recorded cluster with the same parser later passes use.
-  llvm::json::Value clusterJson = workloadCluster(problem, path);
-  llvm::Expected<Cluster> cluster = Cluster::fromJson(clusterJson, path);
-  if (!cluster) {
-    emitError(unknownLoc) << llvm::toString(cluster.takeError());
+  if (problem.numAccelerators + problem.numCpus == 0) {
+    emitError(unknownLoc) << path << ": the workload has no device";
     return {};
   }
 
   OpBuilder b(context);
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
-  (*module)->setAttr(costattrs::kCluster,
-                     b.getStringAttr(llvm::formatv("{0}", clusterJson).str()));
+  setCluster(*module,
+             ClusterAttr::get(context, workloadCluster(problem, path)));
   b.setInsertionPointToEnd(module->getBody());
   auto func = func::FuncOp::create(b, fileLoc, "main_graph",
                                    b.getFunctionType({}, {}));
@@ -100,19 +95,13 @@ OwningOpRef<ModuleOp> placer::importWorkloadFile(StringRef path,
                                      b.getF64FloatAttr(node.acceleratorTime)));
     if (problem.numCpus > 0)
       times.push_back(b.getNamedAttr("cpu", b.getF64FloatAttr(node.cpuTime)));
-    auto cost = b.getDictionaryAttr({
-        b.getNamedAttr("flops", b.getI64IntegerAttr(0)),
-        b.getNamedAttr("bytes_read", b.getI64IntegerAttr(0)),
-        b.getNamedAttr("bytes_written", b.getI64IntegerAttr(0)),
-        b.getNamedAttr("param_bytes",
-                       b.getI64IntegerAttr(std::llround(node.memory))),
-        b.getNamedAttr("output_bytes",
-                       b.getI64IntegerAttr(
-                           std::llround(workload->outputBytes[index]))),
-        b.getNamedAttr("time", b.getDictionaryAttr(times)),
-        b.getNamedAttr("transfer_time",
-                       b.getF64FloatAttr(node.transferCost)),
-        b.getNamedAttr("source", b.getStringAttr("workload"))});
+    auto cost = CostAttr::get(
+        context, /*flops=*/0, /*bytesRead=*/0, /*bytesWritten=*/0,
+        /*paramBytes=*/std::llround(node.memory),
+        /*outputBytes=*/std::llround(workload->outputBytes[index]),
+        b.getDictionaryAttr(times), node.transferCost, CostSource::Workload,
+        /*backwardTime=*/DictionaryAttr(),
+        /*trainingParamBytes=*/std::nullopt);
     std::string output = "n" + std::to_string(node.id);
     OperationState state(NameLoc::get(b.getStringAttr(node.name)),
                          graph::NodeOp::getOperationName());
@@ -124,8 +113,9 @@ OwningOpRef<ModuleOp> placer::importWorkloadFile(StringRef path,
     state.addAttribute("name", b.getStringAttr(node.name));
     state.addAttribute("output_names", b.getStrArrayAttr({output}));
     state.addAttribute("attrs", b.getDictionaryAttr(attrs));
-    state.addAttribute(costattrs::kCost, cost);
-    values[index] = b.create(state)->getResult(0);
+    Operation *op = b.create(state);
+    setCost(op, cost);
+    values[index] = op->getResult(0);
     if (problem.successors[index].empty())
       sinks.push_back(values[index]);
   }

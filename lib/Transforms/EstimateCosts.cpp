@@ -2,6 +2,7 @@
 #include "placer/Analysis/Cluster.h"
 #include "placer/Analysis/CostModel.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Support/JsonReader.h"
 #include "placer/Transforms/Passes.h"
 
@@ -124,17 +125,32 @@ SmallVector<Operation *> getPlaceableOps(ModuleOp module) {
 }
 
 bool isWorkloadCost(Operation *op) {
-  auto cost = op->getAttrOfType<DictionaryAttr>(costattrs::kCost);
-  auto source = cost ? cost.getAs<StringAttr>("source") : StringAttr();
-  return source && source.getValue() == "workload";
+  CostAttr cost = getCost(op);
+  return cost && cost.getSource() == CostSource::Workload;
 }
 
 struct EstimateCostsPass
     : public placer::impl::EstimateCostsBase<EstimateCostsPass> {
-  using EstimateCostsBase::EstimateCostsBase;
+  EstimateCostsPass() = default;
+  EstimateCostsPass(const EstimateCostsPass &other)
+      : EstimateCostsBase(other), preset(other.preset) {}
+  explicit EstimateCostsPass(CostSettings settings)
+      : preset(std::move(settings)) {}
+
+  CostOptions<Pass> options{*this};
+  /// Settings given in C++ win over the textual options.
+  std::optional<CostSettings> preset;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<PlacerDialect>();
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    const CostSettings settings = preset ? *preset : options.getSettings();
+    const std::string &cluster = settings.cluster;
+    const std::string &profile = settings.profile;
+    const std::string &dump = settings.dump;
     SmallVector<Operation *> ops = getPlaceableOps(module);
     if (llvm::any_of(ops, isWorkloadCost)) {
       // A paper workload carries its own times and cluster.
@@ -160,12 +176,13 @@ struct EstimateCostsPass
       measuredTimes = std::move(*read);
     }
 
-    Builder b(module.getContext());
+    MLIRContext *context = module.getContext();
+    Builder b(context);
     std::set<std::string> unmodeled;
     std::set<std::string> profiled;
     llvm::json::Array records;
     OpWork totals;
-    std::map<std::string, double> totalTime, totalBackward;
+    std::map<std::string, double> totalTime;
     bool failedAny = false;
     // c(u): moving the output between two devices of the first kind.
     int64_t peer = machine.getNumDevices() > 1 ? 1 : 0;
@@ -196,40 +213,31 @@ struct EstimateCostsPass
             seconds = it->second;
         }
         times.emplace_back(b.getStringAttr(kind.name), b.getF64FloatAttr(seconds));
-        backward.emplace_back(b.getStringAttr(kind.name),
-                              b.getF64FloatAttr(seconds * backwardFactor));
+        backward.emplace_back(
+            b.getStringAttr(kind.name),
+            b.getF64FloatAttr(seconds * settings.backwardFactor));
         timeJson[kind.name] = seconds;
         totalTime[kind.name] += seconds;
-        totalBackward[kind.name] += seconds * backwardFactor;
       }
       double transfer =
           work->isFree ? 0.0
                        : machine.transferTime(work->outputBytes, 0, peer);
-      StringRef source = fromProfile        ? "profile"
-                         : work->isModeled ? "model"
-                                           : "generic";
-      SmallVector<NamedAttribute> cost = {
-          b.getNamedAttr("flops", b.getI64IntegerAttr(
-                                      static_cast<int64_t>(work->flops))),
-          b.getNamedAttr("bytes_read", b.getI64IntegerAttr(work->bytesRead)),
-          b.getNamedAttr("bytes_written",
-                         b.getI64IntegerAttr(work->bytesWritten)),
-          b.getNamedAttr("param_bytes", b.getI64IntegerAttr(work->paramBytes)),
-          b.getNamedAttr("output_bytes",
-                         b.getI64IntegerAttr(work->outputBytes)),
-          b.getNamedAttr("time", b.getDictionaryAttr(times)),
-          b.getNamedAttr("transfer_time", b.getF64FloatAttr(transfer)),
-          b.getNamedAttr("source", b.getStringAttr(source))};
-      if (training) {
-        cost.push_back(
-            b.getNamedAttr("backward_time", b.getDictionaryAttr(backward)));
+      CostSource source = fromProfile        ? CostSource::Profile
+                          : work->isModeled ? CostSource::Model
+                                            : CostSource::Generic;
+      DictionaryAttr backwardTime;
+      std::optional<int64_t> trainingParamBytes;
+      if (settings.training) {
+        backwardTime = b.getDictionaryAttr(backward);
         // Weights, their gradients and the optimizer state.
-        cost.push_back(b.getNamedAttr(
-            "training_param_bytes",
-            b.getI64IntegerAttr(static_cast<int64_t>(
-                work->paramBytes * (2.0 + optimizerStateFactor)))));
+        trainingParamBytes = static_cast<int64_t>(
+            work->paramBytes * (2.0 + settings.optimizerStateFactor));
       }
-      op->setAttr(costattrs::kCost, b.getDictionaryAttr(cost));
+      setCost(op, CostAttr::get(context, static_cast<int64_t>(work->flops),
+                                work->bytesRead, work->bytesWritten,
+                                work->paramBytes, work->outputBytes,
+                                b.getDictionaryAttr(times), transfer, source,
+                                backwardTime, trainingParamBytes));
 
       totals.flops += work->flops;
       totals.paramBytes += work->paramBytes;
@@ -245,13 +253,12 @@ struct EstimateCostsPass
                                {"output_bytes", work->outputBytes},
                                {"time", std::move(timeJson)},
                                {"transfer_time", transfer},
-                               {"source", source}});
+                               {"source", stringifyCostSource(source)}});
     }
     if (failedAny)
       return signalPassFailure();
 
-    module->setAttr(costattrs::kCluster,
-                    b.getStringAttr(llvm::formatv("{0}", machine.toJson()).str()));
+    setCluster(module, ClusterAttr::get(context, machine));
     if (!unmodeled.empty()) {
       auto diag = mlir::emitWarning(module.getLoc(), "ops with no cost formula got a "
                                      "bytes-only estimate: ");
@@ -276,13 +283,14 @@ struct EstimateCostsPass
     }
 
     if (!dump.empty() &&
-        failed(writeDump(module, machine, records, totals, totalTime,
-                         unmodeled, profiled, unmatched)))
+        failed(writeDump(module, dump, !profile.empty(), machine, records,
+                         totals, totalTime, unmodeled, profiled, unmatched)))
       return signalPassFailure();
     markAllAnalysesPreserved();
   }
 
-  LogicalResult writeDump(ModuleOp module, const Cluster &machine,
+  LogicalResult writeDump(ModuleOp module, StringRef dump, bool profiledRun,
+                          const Cluster &machine,
                           llvm::json::Array &records, const OpWork &totals,
                           const std::map<std::string, double> &totalTime,
                           const std::set<std::string> &unmodeled,
@@ -307,7 +315,7 @@ struct EstimateCostsPass
         {"unmodeled_op_types",
          llvm::json::Array(std::vector<std::string>(unmodeled.begin(),
                                                     unmodeled.end()))}};
-    if (!profile.empty())
+    if (profiledRun)
       root["profile"] = Object{
           {"covered", llvm::json::Array(std::vector<std::string>(
                           profiled.begin(), profiled.end()))},
@@ -330,10 +338,10 @@ struct PrintCostsPass : public placer::impl::PrintCostsBase<PrintCostsPass> {
     std::map<std::string, double> time;
     bool header = false;
     for (Operation *op : getPlaceableOps(getOperation())) {
-      auto cost = op->getAttrOfType<DictionaryAttr>(costattrs::kCost);
+      CostAttr cost = getCost(op);
       if (!cost)
         continue;
-      auto times = cost.getAs<DictionaryAttr>("time");
+      DictionaryAttr times = cost.getTime();
       if (!header) {
         for (NamedAttribute t : times)
           kinds.push_back(t.getName().str());
@@ -345,10 +353,8 @@ struct PrintCostsPass : public placer::impl::PrintCostsBase<PrintCostsPass> {
         os << "\n";
         header = true;
       }
-      auto f = cost.getAs<IntegerAttr>("flops").getInt();
-      auto r = cost.getAs<IntegerAttr>("bytes_read").getInt();
-      auto w = cost.getAs<IntegerAttr>("bytes_written").getInt();
-      auto p = cost.getAs<IntegerAttr>("param_bytes").getInt();
+      int64_t f = cost.getFlops(), r = cost.getBytesRead(),
+              w = cost.getBytesWritten(), p = cost.getParamBytes();
       flops += f;
       read += r;
       written += w;
@@ -356,7 +362,7 @@ struct PrintCostsPass : public placer::impl::PrintCostsBase<PrintCostsPass> {
       os << llvm::formatv("{0,-28} {1,-18} {2,14} {3,12} {4,12} {5,12}",
                           getReportName(op), getOpType(op), f, r, w, p);
       for (const std::string &kind : kinds) {
-        double t = times.getAs<FloatAttr>(kind).getValueAsDouble();
+        double t = cost.getTimeOn(kind).value_or(0.0);
         time[kind] += t;
         os << llvm::formatv(" {0,14:e4}", t);
       }
@@ -374,3 +380,7 @@ struct PrintCostsPass : public placer::impl::PrintCostsBase<PrintCostsPass> {
 };
 
 } // namespace
+
+std::unique_ptr<Pass> placer::createEstimateCosts(CostSettings settings) {
+  return std::make_unique<EstimateCostsPass>(std::move(settings));
+}

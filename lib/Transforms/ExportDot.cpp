@@ -1,6 +1,8 @@
 //===- ExportDot.cpp - The placed graph as Graphviz DOT -------------------===//
 #include "placer/Dialect/Dist/DistDialect.h"
+#include "placer/Analysis/OpRoles.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -44,19 +46,24 @@ struct ExportDotPass : public placer::impl::ExportDotBase<ExportDotPass> {
     llvm::DenseMap<Operation *, int> ids;
     std::map<int64_t, Operation *> senderOf; // channel -> producer
     SmallVector<graph::NodeOp> nodes;
-    module.walk([&](Operation *op) {
-      if (auto node = dyn_cast<graph::NodeOp>(op)) {
-        if (node->getParentOfType<graph::NodeOp>())
-          return; // inside a subgraph: part of its holder
-        ids[op] = nodes.size();
-        nodes.push_back(node);
-      } else if (auto send = dyn_cast<dist::SendOp>(op)) {
-        senderOf[send.getChannel()] = send.getValue().getDefiningOp();
+    // The placed nodes only: compile-time values (OpRoles) are copied to
+    // whichever device uses them, and so belong to none.
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      OpRoles roles(func.getBody().front());
+      for (Operation &op : func.getBody().getOps()) {
+        if (auto node = dyn_cast<graph::NodeOp>(op);
+            node && roles.isPlaced(node)) {
+          ids[node] = nodes.size();
+          nodes.push_back(node);
+        } else if (auto send = dyn_cast<dist::SendOp>(op)) {
+          senderOf[send.getChannel()] = send.getValue().getDefiningOp();
+        }
       }
-    });
+    }
     auto deviceOf = [](Operation *op) -> int64_t {
-      auto device = op->getAttrOfType<IntegerAttr>(dist::kDeviceAttrName);
-      return device ? device.getInt() : -1;
+      return getDevice(op).value_or(-1);
     };
 
     std::string text;

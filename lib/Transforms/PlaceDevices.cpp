@@ -7,11 +7,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "placer/Analysis/Cluster.h"
-#include "placer/Analysis/CostModel.h"
+#include "placer/Analysis/OpRoles.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
-#include "placer/Solver/IntegerProgram.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Solver/Latency.h"
-#include "placer/Solver/Solvers.h"
+#include "placer/Solver/Solve.h"
 #include "placer/Solver/Workload.h"
 #include "placer/Support/JsonReader.h"
 #include "placer/Transforms/Passes.h"
@@ -26,7 +26,6 @@
 
 namespace placer {
 #define GEN_PASS_DEF_PLACEDEVICES
-#define GEN_PASS_DEF_PARTITIONDEVICES
 #include "placer/Transforms/Passes.h.inc"
 } // namespace placer
 
@@ -37,60 +36,16 @@ using llvm::json::Object;
 
 namespace {
 
-constexpr llvm::StringLiteral kDeviceAttr = dist::kDeviceAttrName;
-constexpr llvm::StringLiteral kPlacementAttr = "placer.placement";
-
-/// Results small enough to be compile-time constants everywhere they are
-/// used (shape arithmetic): replicating them costs nothing worth modeling.
-constexpr int64_t kFoldableBytes = 64 * 1024;
-
 /// The placement problem built from a module, and how to map back.
 struct ModuleProblem {
   solver::Problem problem;
   /// The op behind each solver node.
   std::vector<Operation *> ops;
-  /// Ops kept out of the search (constants, compile-time shape values),
-  /// each with the op whose device it follows.
+  /// Ops kept out of the search (OpRoles: replicated or folded), each with
+  /// the op whose device it takes (null: the first device).
   std::vector<std::pair<Operation *, Operation *>> followers;
   bool isWorkload = false;
 };
-
-/// Whether `op`'s results are known at compile time: constants, Shape/Size
-/// of statically shaped values, and small ops over such values.
-bool isCompileTimeValue(Operation *op,
-                        const llvm::DenseSet<Operation *> &known) {
-  if (isa<graph::ConstantOp, graph::NoneOp>(op))
-    return true;
-  auto node = dyn_cast<graph::NodeOp>(op);
-  if (!node || node->getNumRegions() != 0 ||
-      !(node.getDomain().empty() || node.getDomain() == "ai.onnx"))
-    return false;
-  int64_t bytes = 0;
-  for (Value result : node.getOutputs()) {
-    std::optional<int64_t> b = getTypeBytes(result.getType());
-    if (!b)
-      return false;
-    bytes += *b;
-  }
-  if (bytes > kFoldableBytes)
-    return false;
-  if (node.getOpType() == "Shape" || node.getOpType() == "Size")
-    return llvm::all_of(node.getInputs(), [](Value v) {
-      auto type = dyn_cast<RankedTensorType>(v.getType());
-      return type && type.hasStaticShape();
-    });
-  return !node.getInputs().empty() &&
-         llvm::all_of(node.getInputs(), [&](Value v) {
-           Operation *def = v.getDefiningOp();
-           return def && known.contains(def);
-         });
-}
-
-double getTime(DictionaryAttr cost, StringRef kind) {
-  auto times = cost.getAs<DictionaryAttr>("time");
-  auto time = times ? times.getAs<FloatAttr>(kind) : FloatAttr();
-  return time ? time.getValueAsDouble() : solver::kInfinity;
-}
 
 int64_t getIntAttr(DictionaryAttr dict, StringRef name, int64_t fallback) {
   if (!dict)
@@ -99,21 +54,31 @@ int64_t getIntAttr(DictionaryAttr dict, StringRef name, int64_t fallback) {
   return attr ? attr.getInt() : fallback;
 }
 
+/// Seconds per sample of `op` on `kind`: forward, plus backward when the
+/// cost model priced a training step.
+double getStepTime(CostAttr cost, const DeviceKind *kind) {
+  if (!kind)
+    return solver::kInfinity;
+  std::optional<double> forward = cost.getTimeOn(kind->name);
+  if (!forward)
+    return solver::kInfinity;
+  return *forward + cost.getBackwardTimeOn(kind->name).value_or(0.0);
+}
+
 FailureOr<ModuleProblem> buildProblem(ModuleOp module,
                                       const DeviceKind *accelerator,
                                       const DeviceKind *cpu) {
   ModuleProblem result;
   llvm::DenseMap<Operation *, int> nodeOf;
-  llvm::DenseSet<Operation *> compileTime;
+  SmallVector<std::pair<func::FuncOp, OpRoles>> functions;
   for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    OpRoles roles(func.getBody().front());
     for (Operation &op : func.getBody().getOps()) {
-      if (op.hasTrait<OpTrait::IsTerminator>())
+      if (op.hasTrait<OpTrait::IsTerminator>() || !roles.isPlaced(&op))
         continue;
-      if (isCompileTimeValue(&op, compileTime)) {
-        compileTime.insert(&op);
-        continue;
-      }
-      auto cost = op.getAttrOfType<DictionaryAttr>(costattrs::kCost);
+      CostAttr cost = getCost(&op);
       if (!cost)
         return op.emitError("has no placer.cost: run --placer-estimate-costs "
                             "first (or --partition-devices)");
@@ -123,14 +88,11 @@ FailureOr<ModuleProblem> buildProblem(ModuleOp module,
                             : op.getName().getStringRef().str();
       DictionaryAttr attrs = graphNode ? graphNode.getAttrs() : DictionaryAttr();
       node.id = getIntAttr(attrs, "id", result.problem.size());
-      result.isWorkload |= graphNode && graphNode.getDomain() == "placer.workload";
-      node.acceleratorTime = accelerator ? getTime(cost, accelerator->name) : 0;
-      node.cpuTime = cpu ? getTime(cost, cpu->name) : solver::kInfinity;
-      int64_t params = getIntAttr(cost, "training_param_bytes",
-                                  getIntAttr(cost, "param_bytes", 0));
-      node.memory = static_cast<double>(params);
-      auto transfer = cost.getAs<FloatAttr>("transfer_time");
-      node.transferCost = transfer ? transfer.getValueAsDouble() : 0.0;
+      result.isWorkload |= cost.getSource() == CostSource::Workload;
+      node.acceleratorTime = accelerator ? getStepTime(cost, accelerator) : 0;
+      node.cpuTime = getStepTime(cost, cpu);
+      node.memory = static_cast<double>(cost.getResidentBytes());
+      node.transferCost = cost.getTransferTime();
       node.supported = getIntAttr(attrs, "supported", 1) != 0 &&
                        node.acceleratorTime < solver::kInfinity;
       node.backward = getIntAttr(attrs, "backward", 0) != 0;
@@ -140,9 +102,10 @@ FailureOr<ModuleProblem> buildProblem(ModuleOp module,
       result.problem.successors.emplace_back();
       result.ops.push_back(&op);
     }
+    functions.emplace_back(func, std::move(roles));
   }
   // Edges: SSA uses, a use inside a region counting for the op that holds
-  // it. Compile-time values follow their first consumer.
+  // it.
   for (auto [index, op] : llvm::enumerate(result.ops)) {
     op->walk([&](Operation *inner) {
       for (Value operand : inner->getOperands()) {
@@ -155,18 +118,20 @@ FailureOr<ModuleProblem> buildProblem(ModuleOp module,
       }
     });
   }
+  // Replicated and folded ops take the device of their first placed
+  // consumer (directly, or through other such ops), where a per-device
+  // export keeps the ONNX node itself.
   llvm::DenseMap<Operation *, Operation *> leader;
-  for (auto [index, op] : llvm::enumerate(result.ops))
+  for (Operation *op : result.ops)
     op->walk([&](Operation *inner) {
       for (Value operand : inner->getOperands())
         if (Operation *def = operand.getDefiningOp())
-          if (compileTime.contains(def))
+          if (!nodeOf.count(def))
             leader.try_emplace(def, op);
     });
-  // Constants feeding only other compile-time values follow their leader.
-  for (auto func : module.getOps<func::FuncOp>())
+  for (auto &[func, roles] : functions)
     for (Operation &op : llvm::reverse(func.getBody().front())) {
-      if (!compileTime.contains(&op))
+      if (op.hasTrait<OpTrait::IsTerminator>() || roles.isPlaced(&op))
         continue;
       Operation *follow = nullptr;
       if (auto it = leader.find(&op); it != leader.end())
@@ -221,8 +186,8 @@ llvm::json::Value makeReport(const ModuleProblem &mp,
       name = *constant.getNode();
     if (!name || name->empty())
       continue;
-    if (auto device = op->getAttrOfType<IntegerAttr>(kDeviceAttr))
-      assignment[*name] = device.getInt();
+    if (std::optional<int64_t> device = getDevice(op))
+      assignment[*name] = *device;
   }
   double gap = solution.maxLoad > 0
                    ? (solution.maxLoad - solution.lowerBound) / solution.maxLoad
@@ -282,305 +247,185 @@ LogicalResult writeJson(Location loc, StringRef path, llvm::json::Value value,
   return success();
 }
 
-struct PlaceDevicesPass
-    : public placer::impl::PlaceDevicesBase<PlaceDevicesPass> {
-  using PlaceDevicesBase::PlaceDevicesBase;
+/// The first accelerator kind and the first CPU kind of the cluster, with
+/// the index of each one's first device.
+struct DeviceKinds {
+  const DeviceKind *accelerator = nullptr, *cpu = nullptr;
+  int64_t firstAccelerator = 0, firstCpu = 0;
 
-  /// What CBC said, for the report (algorithm=ip).
-  std::optional<solver::IPResult> lastIP;
-
-  bool isLatency() const { return objective == "latency"; }
-
-  /// `auto`: the exact method of each objective.
-  std::string chosenAlgorithm() const {
-    if (algorithm != "auto")
-      return algorithm;
-    return isLatency() ? "ip" : "dp";
-  }
-
-  int callsPerAccelerator() const {
-    return static_cast<int>(std::min<int64_t>(calls, 1 << 20));
-  }
-
-  solver::IPOptions ipOptions() const {
-    solver::IPOptions options;
-    options.contiguous = contiguous;
-    options.timeLimitSeconds = timeLimit;
-    options.relativeGap = gap;
-    options.threads = static_cast<int>(std::min<int64_t>(threads, 1024));
-    options.exportPath = exportLp;
-    options.callsPerAccelerator = callsPerAccelerator();
-    options.progressSeconds = progress;
-    return options;
-  }
-
-  solver::Solution solve(const solver::Problem &problem,
-                         const ModuleProblem &mp, std::string &error) {
-    if (!isLatency())
-      return solveThroughput(problem, chosenAlgorithm(), error);
-    std::string chosen = chosenAlgorithm();
-    solver::LatencyOptions latencyOptions;
-    latencyOptions.callsPerAccelerator = callsPerAccelerator();
-    if (chosen == "greedy")
-      return solver::solveLatencyGreedy(problem, latencyOptions);
-    if (chosen == "ip") {
-      // The heuristic's placement is CBC's first incumbent and fixes the
-      // model's time horizon.
-      solver::Solution start =
-          solver::solveLatencyGreedy(problem, latencyOptions);
-      solver::IPOptions options = ipOptions();
-      if (start.latency < solver::kInfinity) {
-        options.warmStart = &start.assignment;
-        options.warmStartCalls = &start.calls;
-      }
-      solver::IPResult result = solver::solveLatencyIP(problem, options);
-      lastIP = result;
-      return result.solution;
-    }
-    // Throughput placements (the DP's, a split file's) scored for latency.
-    solver::Solution solution = solveThroughput(problem, chosen, error);
-    solver::scoreLatency(problem, solution);
-    solution.lowerBound = solver::latencyLowerBound(problem);
-    return solution;
-  }
-
-  solver::Solution solveThroughput(const solver::Problem &problem,
-                                   const std::string &algorithm,
-                                   std::string &error) {
-    if (algorithm == "dp") {
-      solver::DPOptions options;
-      options.idealLimit = idealLimit;
-      return solver::solveIdealDP(problem, options);
-    }
-    if (algorithm == "ip") {
-      // The DP's split (contiguous, so feasible for both variants) starts
-      // CBC off with a good incumbent.
-      solver::DPOptions dpOptions;
-      dpOptions.idealLimit = idealLimit;
-      solver::Solution start = solver::solveIdealDP(problem, dpOptions);
-      solver::IPOptions options = ipOptions();
-      if (start.feasible())
-        options.warmStart = &start.assignment;
-      solver::IPResult result = solver::solveThroughputIP(problem, options);
-      lastIP = result;
-      return result.solution;
-    }
-    if (algorithm == "pipedream")
-      return solver::solvePipeDream(problem);
-    if (algorithm == "greedy")
-      return solver::solveGreedy(problem);
-    if (algorithm == "single")
-      return solver::solveSingleDevice(problem);
-    if (algorithm == "split-file") {
-      solver::Solution solution;
-      solution.algorithm = "split-file";
-      solution.lowerBound = solver::lowerBound(problem);
-      if (splitIn.empty()) {
-        error = "algorithm=split-file needs split-in=FILE";
-        return solution;
-      }
-      llvm::Expected<solver::Assignment> read =
-          solver::readSplitFile(problem, splitIn);
-      if (!read) {
-        error = llvm::toString(read.takeError());
-        return solution;
-      }
-      solver::Evaluation evaluation = solver::evaluate(problem, *read);
-      if (!evaluation.feasible()) {
-        error = splitIn + ": the split is infeasible: " + evaluation.violation;
-        return solution;
-      }
-      solution.assignment = *read;
-      solution.maxLoad = evaluation.maxLoad;
-      return solution;
-    }
-    error = "unknown algorithm '" + algorithm +
-            "' (auto, dp, ip, pipedream, greedy, single, split-file)";
-    return {};
-  }
-
-  /// The smallest memory per accelerator for which `algorithm` finds a
-  /// split, to 0.1%; infinity when none exists at any size. For latency,
-  /// the DP's: a pipeline stage is a convex call, so where the DP fits, a
-  /// latency placement does too.
-  double smallestFittingMemory(solver::Problem problem,
-                               const ModuleProblem &mp) {
-    double total = 0;
-    for (const solver::Node &node : problem.nodes)
-      total += node.memory;
-    std::string ignored;
-    auto fits = [&] {
-      return isLatency() ? solveThroughput(problem, "dp", ignored).feasible()
-                         : solve(problem, mp, ignored).feasible();
-    };
-    problem.memoryLimit = total;
-    if (!fits())
-      return solver::kInfinity;
-    double low = 0, high = total;
-    while (high - low > 1e-3 * high) {
-      problem.memoryLimit = (low + high) / 2;
-      (fits() ? high : low) = problem.memoryLimit;
-    }
-    return high;
-  }
-
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    Location loc = module.getLoc();
-    auto clusterText = module->getAttrOfType<StringAttr>(costattrs::kCluster);
-    if (!clusterText) {
-      emitError(loc, "--placer-place-devices: the module has no "
-                     "placer.cluster: run --placer-estimate-costs first (or "
-                     "--partition-devices)");
-      return signalPassFailure();
-    }
-    llvm::Expected<Cluster> cluster =
-        Cluster::parse(clusterText.getValue(), "placer.cluster");
-    if (!cluster) {
-      emitError(loc, "--placer-place-devices: ")
-          << llvm::toString(cluster.takeError());
-      return signalPassFailure();
-    }
-    const DeviceKind *accelerator = nullptr, *cpu = nullptr;
-    int64_t firstAccelerator = 0, firstCpu = 0, offset = 0;
-    for (const DeviceKind &kind : cluster->getKinds()) {
+  explicit DeviceKinds(const Cluster &cluster) {
+    int64_t offset = 0;
+    for (const DeviceKind &kind : cluster.getKinds()) {
       if (kind.isAccelerator && !accelerator)
         accelerator = &kind, firstAccelerator = offset;
       if (!kind.isAccelerator && !cpu)
         cpu = &kind, firstCpu = offset;
       offset += kind.count;
     }
+  }
+};
 
+struct PlaceDevicesPass
+    : public placer::impl::PlaceDevicesBase<PlaceDevicesPass> {
+  PlaceDevicesPass() = default;
+  PlaceDevicesPass(const PlaceDevicesPass &other)
+      : PlaceDevicesBase(other), preset(other.preset) {}
+  explicit PlaceDevicesPass(PlacementSettings settings)
+      : preset(std::move(settings)) {}
+
+  PlaceOptions<Pass> options{*this};
+  /// Settings given in C++ win over the textual options.
+  std::optional<PlacementSettings> preset;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<PlacerDialect>();
+  }
+
+  /// Sizes the problem's devices and memory from the settings and the
+  /// cluster, or says why it cannot.
+  LogicalResult sizeProblem(Location loc, const PlacementSettings &settings,
+                            const DeviceKinds &kinds, bool isWorkload,
+                            solver::Problem &problem) {
+    const DeviceKind *accelerator = kinds.accelerator, *cpu = kinds.cpu;
+    int64_t k = settings.devices > 0 ? settings.devices
+                                     : (accelerator ? accelerator->count : 0);
+    int64_t l = settings.cpus >= 0 ? settings.cpus
+                                   : (isWorkload && cpu ? cpu->count : 0);
+    if (settings.devices < 0 ||
+        (k > 0 && (!accelerator || k > accelerator->count)))
+      return emitError(loc, "--placer-place-devices: devices=")
+             << settings.devices << ": the cluster has "
+             << (accelerator ? accelerator->count : 0) << " accelerators";
+    if (l > 0 && (!cpu || l > cpu->count))
+      return emitError(loc, "--placer-place-devices: cpus=")
+             << l << ": the cluster has " << (cpu ? cpu->count : 0)
+             << " CPU cores";
+    if (k + l == 0)
+      return emitError(loc, "--placer-place-devices: no device to place on");
+    if (settings.memory < 0)
+      return emitError(loc,
+                       "--placer-place-devices: memory must not be negative");
+    problem.numAccelerators = static_cast<int>(k);
+    problem.numCpus = static_cast<int>(l);
+    problem.memoryLimit =
+        settings.memory > 0 ? settings.memory
+        : accelerator && accelerator->memoryCapacity > 0
+            ? accelerator->memoryCapacity
+            : solver::kInfinity;
+    return success();
+  }
+
+  /// The error for a result with no placement.
+  void reportNoPlacement(Location loc, const solver::SolveResult &result,
+                         const solver::Problem &problem) {
+    auto diag = emitError(loc, "--placer-place-devices: ");
+    if (result.provedInfeasible()) {
+      diag << "CBC proved the model infeasible: no placement on "
+           << problem.numAccelerators << " accelerators and "
+           << problem.numCpus << " CPU cores fits in "
+           << llvm::formatv("{0:F0}", problem.memoryLimit)
+           << " bytes per accelerator";
+      return;
+    }
+    diag << "no split on " << problem.numAccelerators << " accelerators and "
+         << problem.numCpus << " CPU cores fits in "
+         << llvm::formatv("{0:F0}", problem.memoryLimit)
+         << " bytes per accelerator";
+    if (result.smallestFittingMemory < solver::kInfinity)
+      diag << "; the smallest memory per accelerator that fits is "
+           << llvm::formatv("{0:F0}", std::ceil(result.smallestFittingMemory))
+           << " bytes";
+    else
+      diag << " at any memory size (ops that cannot run on an "
+              "accelerator need a CPU core: cpus=N)";
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    Location loc = module.getLoc();
+    PlacementSettings settings;
+    if (preset) {
+      settings = *preset;
+    } else {
+      llvm::Expected<PlacementSettings> parsed = options.getSettings();
+      if (!parsed) {
+        emitError(loc, "--placer-place-devices: ")
+            << llvm::toString(parsed.takeError());
+        return signalPassFailure();
+      }
+      settings = std::move(*parsed);
+    }
+    const solver::SolveOptions &solveOptions = settings.solve;
+    bool latency = solveOptions.objective == solver::Objective::Latency;
+
+    FailureOr<Cluster> cluster =
+        requireCluster(module, "--placer-place-devices");
+    if (failed(cluster))
+      return signalPassFailure();
+    DeviceKinds kinds(*cluster);
     FailureOr<ModuleProblem> built =
-        buildProblem(module, accelerator, cpu);
+        buildProblem(module, kinds.accelerator, kinds.cpu);
     if (failed(built))
       return signalPassFailure();
     ModuleProblem &mp = *built;
     solver::Problem &problem = mp.problem;
-
-    int64_t k = devices > 0 ? devices : (accelerator ? accelerator->count : 0);
-    int64_t l = cpus >= 0 ? cpus : (mp.isWorkload && cpu ? cpu->count : 0);
-    if (devices < 0 || (k > 0 && (!accelerator || k > accelerator->count))) {
-      emitError(loc, "--placer-place-devices: devices=")
-          << static_cast<int64_t>(devices) << ": the cluster has "
-          << (accelerator ? accelerator->count : 0) << " accelerators";
+    if (failed(sizeProblem(loc, settings, kinds, mp.isWorkload, problem)))
       return signalPassFailure();
-    }
-    if (l > 0 && (!cpu || l > cpu->count)) {
-      emitError(loc, "--placer-place-devices: cpus=")
-          << l << ": the cluster has " << (cpu ? cpu->count : 0)
-          << " CPU cores";
-      return signalPassFailure();
-    }
-    if (k + l == 0) {
-      emitError(loc, "--placer-place-devices: no device to place on");
-      return signalPassFailure();
-    }
-    if (memory < 0) {
-      emitError(loc, "--placer-place-devices: memory must not be negative");
-      return signalPassFailure();
-    }
-    problem.numAccelerators = static_cast<int>(k);
-    problem.numCpus = static_cast<int>(l);
-    problem.memoryLimit = memory > 0 ? memory
-                          : accelerator && accelerator->memoryCapacity > 0
-                              ? accelerator->memoryCapacity
-                              : solver::kInfinity;
-
-    if (objective != "throughput" && objective != "latency") {
-      emitError(loc, "--placer-place-devices: unknown objective '")
-          << objective << "' (throughput, latency)";
-      return signalPassFailure();
-    }
-    if (calls < 1) {
-      emitError(loc, "--placer-place-devices: calls=")
-          << static_cast<int64_t>(calls) << ": an accelerator makes at least "
-          << "one call";
-      return signalPassFailure();
-    }
-    if (timeLimit <= 0 || gap < 0 || threads < 1 || progress < 0) {
-      emitError(loc, "--placer-place-devices: time-limit must be positive, "
-                     "gap and progress not negative, threads at least 1");
-      return signalPassFailure();
-    }
-    if (!exportLp.empty() && chosenAlgorithm() != "ip") {
-      emitError(loc, "--placer-place-devices: export-lp needs algorithm=ip");
-      return signalPassFailure();
-    }
-    std::string error;
-    solver::Solution solution = solve(problem, mp, error);
-    if (!error.empty()) {
+    if (std::string error = solver::checkOptions(solveOptions);
+        !error.empty()) {
       emitError(loc, "--placer-place-devices: ") << error;
       return signalPassFailure();
     }
-    if (lastIP && lastIP->status == "exported") {
-      emitRemark(loc) << "wrote the "
-                      << (isLatency()  ? "latency"
-                          : contiguous ? "contiguous throughput"
-                                       : "throughput")
-                      << " model (" << lastIP->variables
-                      << " variables, " << lastIP->constraints
-                      << " constraints) to " << exportLp
-                      << " without solving it";
-      return;
-    }
-    if (lastIP && lastIP->status == "infeasible") {
-      emitError(loc, "--placer-place-devices: CBC proved the model "
-                     "infeasible: no placement on ")
-          << k << " accelerators and " << l << " CPU cores fits in "
-          << llvm::formatv("{0:F0}", problem.memoryLimit)
-          << " bytes per accelerator";
+
+    solver::SolveResult result = solver::solve(problem, solveOptions);
+    if (!result.error.empty()) {
+      emitError(loc, "--placer-place-devices: ") << result.error;
       return signalPassFailure();
     }
+    const std::optional<solver::IPResult> &ip = result.ip;
+    if (result.exported()) {
+      emitRemark(loc) << "wrote the "
+                      << (latency                      ? "latency"
+                          : solveOptions.ip.contiguous ? "contiguous throughput"
+                                                       : "throughput")
+                      << " model (" << ip->variables << " variables, "
+                      << ip->constraints << " constraints) to "
+                      << solveOptions.ip.exportPath << " without solving it";
+      return;
+    }
+    const solver::Solution &solution = result.solution;
     if (!solution.feasible()) {
-      double fits = smallestFittingMemory(problem, mp);
-      auto diag = emitError(loc, "--placer-place-devices: no split on ")
-                  << k << " accelerators and " << l << " CPU cores fits in "
-                  << llvm::formatv("{0:F0}", problem.memoryLimit)
-                  << " bytes per accelerator";
-      if (fits < solver::kInfinity)
-        diag << "; the smallest memory per accelerator that fits is "
-             << llvm::formatv("{0:F0}", std::ceil(fits)) << " bytes";
-      else
-        diag << " at any memory size (ops that cannot run on an "
-                "accelerator need a CPU core: cpus=N)";
+      reportNoPlacement(loc, result, problem);
       return signalPassFailure();
     }
 
     // Solver devices -> the cluster's device list.
     std::vector<int64_t> clusterDevice(problem.numDevices());
     for (int d = 0; d < problem.numDevices(); ++d)
-      clusterDevice[d] = problem.isAccelerator(d)
-                             ? firstAccelerator + d
-                             : firstCpu + (d - problem.numAccelerators);
-    Builder b(module.getContext());
+      clusterDevice[d] =
+          problem.isAccelerator(d)
+              ? kinds.firstAccelerator + d
+              : kinds.firstCpu + (d - problem.numAccelerators);
     for (auto [index, op] : llvm::enumerate(mp.ops))
-      op->setAttr(kDeviceAttr, b.getI64IntegerAttr(
-                                   clusterDevice[solution.assignment[index]]));
-    for (auto [op, follow] : mp.followers) {
-      IntegerAttr device =
-          follow ? follow->getAttrOfType<IntegerAttr>(kDeviceAttr)
-                 : b.getI64IntegerAttr(clusterDevice[0]);
-      op->setAttr(kDeviceAttr, device);
-    }
-    solver::Evaluation evaluation = solver::evaluate(problem, solution.assignment);
-    SmallVector<NamedAttribute> summary = {
-        b.getNamedAttr("objective", b.getStringAttr(objective)),
-        b.getNamedAttr("algorithm", b.getStringAttr(solution.algorithm)),
-        b.getNamedAttr("max_load", b.getF64FloatAttr(solution.maxLoad)),
-        b.getNamedAttr("lower_bound", b.getF64FloatAttr(solution.lowerBound)),
-        b.getNamedAttr("optimal", b.getBoolAttr(solution.optimal)),
-        b.getNamedAttr("accelerators", b.getI64IntegerAttr(k)),
-        b.getNamedAttr("cpus", b.getI64IntegerAttr(l))};
-    if (isLatency())
-      summary.push_back(
-          b.getNamedAttr("latency", b.getF64FloatAttr(solution.latency)));
-    module->setAttr(kPlacementAttr, b.getDictionaryAttr(summary));
+      setDevice(op, clusterDevice[solution.assignment[index]]);
+    for (auto [op, follow] : mp.followers)
+      setDevice(op, follow ? *getDevice(follow) : clusterDevice[0]);
+    MLIRContext *context = module.getContext();
+    setPlacement(
+        module,
+        PlacementAttr::get(
+            context,
+            latency ? placer::Objective::Latency : placer::Objective::Throughput,
+            solution.algorithm, solution.maxLoad, solution.lowerBound,
+            solution.optimal, problem.numAccelerators, problem.numCpus,
+            latency ? std::optional<F64>(solution.latency) : std::nullopt));
+
     auto remark = emitRemark(loc) << "placed " << problem.size() << " ops on "
-                                  << k << " accelerators and " << l
+                                  << problem.numAccelerators
+                                  << " accelerators and " << problem.numCpus
                                   << " CPU cores with " << solution.algorithm
                                   << ": ";
-    if (isLatency())
+    if (latency)
       remark << "latency " << formatNumber(solution.latency) << " (lower bound "
              << formatNumber(solution.lowerBound) << "), max load "
              << formatNumber(solution.maxLoad);
@@ -591,92 +436,96 @@ struct PlaceDevicesPass
       remark << ", " << solution.numIdeals << " ideals";
     if (!solution.note.empty())
       remark << "; " << solution.note;
-    if (lastIP)
-      remark << " (best bound " << formatNumber(lastIP->bestBound) << ", gap "
-             << formatNumber(lastIP->gap) << ", " << formatNumber(solution.seconds)
+    if (ip)
+      remark << " (best bound " << formatNumber(ip->bestBound) << ", gap "
+             << formatNumber(ip->gap) << ", " << formatNumber(solution.seconds)
              << " s)";
 
-    if (!report.empty()) {
+    if (!settings.report.empty()) {
+      solver::Evaluation evaluation =
+          solver::evaluate(problem, solution.assignment);
       llvm::json::Value json =
           makeReport(mp, solution, evaluation, clusterDevice, *cluster);
-      if (isLatency())
-        addLatencyReport(*json.getAsObject(), problem, solution, clusterDevice);
-      if (lastIP) {
-        llvm::json::Object &object = *json.getAsObject();
-        object["solver_status"] = lastIP->status;
-        object["best_bound"] = lastIP->bestBound;
-        object["gap"] = lastIP->gap;
-        object["variables"] = lastIP->variables;
-        object["constraints"] = lastIP->constraints;
-        if (!isLatency())
-          object["contiguous"] = static_cast<bool>(contiguous);
+      llvm::json::Object &object = *json.getAsObject();
+      if (latency)
+        addLatencyReport(object, problem, solution, clusterDevice);
+      if (ip) {
+        object["solver_status"] = ip->status;
+        object["best_bound"] = ip->bestBound;
+        object["gap"] = ip->gap;
+        object["variables"] = ip->variables;
+        object["constraints"] = ip->constraints;
+        if (!latency)
+          object["contiguous"] = solveOptions.ip.contiguous;
       }
-      if (failed(writeJson(loc, report, std::move(json),
+      if (failed(writeJson(loc, settings.report, std::move(json),
                            "--placer-place-devices: report")))
         return signalPassFailure();
     }
-    if (!exportSplit.empty()) {
+    if (!settings.exportSplit.empty()) {
       llvm::json::Value split = solver::splitToJson(
           problem, solution.assignment, solution.maxLoad);
-      if (isLatency())
+      if (latency)
         (*split.getAsObject())["totalLatency"] = solution.latency;
-      if (failed(writeJson(loc, exportSplit, std::move(split),
+      if (failed(writeJson(loc, settings.exportSplit, std::move(split),
                            "--placer-place-devices: export-split")))
         return signalPassFailure();
     }
   }
 };
 
-struct PartitionDevicesPass
-    : public placer::impl::PartitionDevicesBase<PartitionDevicesPass> {
-  using PartitionDevicesBase::PartitionDevicesBase;
-
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<dist::DistDialect>();
-  }
-
-  /// `--partition-devices=4` means devices=4.
-  LogicalResult initializeOptions(
-      StringRef options,
-      function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    StringRef trimmed = options.trim();
-    StringRef first = trimmed.take_until([](char c) { return c == ' '; });
-    std::string rewritten;
-    if (!first.empty() && llvm::all_of(first, llvm::isDigit))
-      rewritten = ("devices=" + trimmed).str();
-    return PartitionDevicesBase::initializeOptions(
-        rewritten.empty() ? options : StringRef(rewritten), errorHandler);
-  }
-
-  void runOnOperation() override {
-    OpPassManager pipeline(ModuleOp::getOperationName());
-    EstimateCostsOptions costs;
-    costs.cluster = cluster;
-    costs.training = training;
-    pipeline.addPass(createEstimateCosts(costs));
-    PlaceDevicesOptions place;
-    place.devices = devices;
-    place.cpus = cpus;
-    place.memory = memory;
-    place.algorithm = algorithm;
-    place.idealLimit = idealLimit;
-    place.splitIn = splitIn;
-    place.report = report;
-    place.exportSplit = exportSplit;
-    place.contiguous = contiguous;
-    place.timeLimit = timeLimit;
-    place.gap = gap;
-    place.threads = threads;
-    place.exportLp = exportLp;
-    place.objective = objective;
-    place.calls = calls;
-    place.progress = progress;
-    pipeline.addPass(createPlaceDevices(place));
-    if (split && exportLp.empty())
-      pipeline.addPass(createSplitDevices());
-    if (failed(runPipeline(pipeline, getOperation())))
-      signalPassFailure();
-  }
-};
-
 } // namespace
+
+std::unique_ptr<Pass> placer::createPlaceDevices(PlacementSettings settings) {
+  return std::make_unique<PlaceDevicesPass>(std::move(settings));
+}
+
+void placer::buildPartitionDevicesPipeline(
+    OpPassManager &pm, const PartitionDevicesOptions &options) {
+  llvm::Expected<PlacementSettings> place = options.place.getSettings();
+  // The registration checks the settings before it builds.
+  assert(place && "unchecked placement settings");
+  bool exportOnly = !place->solve.ip.exportPath.empty();
+  pm.addPass(createEstimateCosts(options.costs.getSettings()));
+  pm.addPass(createPlaceDevices(std::move(*place)));
+  if (options.split && !exportOnly)
+    pm.addPass(createSplitDevices());
+}
+
+namespace {
+/// `--partition-devices=4` means devices=4.
+std::string expandDevicesShorthand(StringRef options) {
+  StringRef trimmed = options.trim();
+  StringRef first = trimmed.take_until([](char c) { return c == ' '; });
+  if (!first.empty() && llvm::all_of(first, llvm::isDigit))
+    return ("devices=" + trimmed).str();
+  return options.str();
+}
+} // namespace
+
+void placer::registerPartitionDevicesPipeline() {
+  // A pipeline registration with the shorthand of a bare device count; the
+  // options are PartitionDevicesOptions, shared with the two passes.
+  mlir::registerPassPipeline(
+      "partition-devices",
+      "The default pipeline: --placer-estimate-costs (kept costs for "
+      "workload imports), --placer-place-devices and --placer-split-devices "
+      "(unless split=false) with one set of options; a bare number means "
+      "devices=N",
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        PartitionDevicesOptions options;
+        if (failed(options.parseFromString(expandDevicesShorthand(text))))
+          return failure();
+        if (llvm::Expected<PlacementSettings> place =
+                options.place.getSettings();
+            !place)
+          return errorHandler("--partition-devices: " +
+                              llvm::toString(place.takeError()));
+        buildPartitionDevicesPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(PartitionDevicesOptions());
+      });
+}

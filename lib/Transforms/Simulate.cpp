@@ -9,8 +9,11 @@
 
 #include "placer/Analysis/Cluster.h"
 #include "placer/Analysis/CostModel.h"
+#include "placer/Analysis/Memory.h"
+#include "placer/Analysis/OpRoles.h"
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Support/JsonReader.h"
 #include "placer/Transforms/Passes.h"
 
@@ -49,6 +52,7 @@ struct Stage {
   std::string kind;
   bool accelerator;
   SmallVector<Operation *> ops; ///< top-level ops, terminator excluded
+  std::shared_ptr<OpRoles> roles;
 };
 
 class Simulator {
@@ -72,12 +76,10 @@ private:
 };
 
 double Simulator::opTime(Operation *op, const Stage &stage) {
-  auto cost = op->getAttrOfType<DictionaryAttr>(costattrs::kCost);
-  if (!cost)
-    return 0.0; // constants, none: no kernel
-  auto times = cost.getAs<DictionaryAttr>("time");
-  auto time = times ? times.getAs<FloatAttr>(stage.kind) : FloatAttr();
-  return time ? time.getValueAsDouble() : 0.0;
+  CostAttr cost = getCost(op);
+  if (!cost || !stage.roles->isPlaced(op))
+    return 0.0; // copies of compile-time values: no kernel
+  return cost.getTimeOn(stage.kind).value_or(0.0);
 }
 
 double Simulator::transferTime(dist::SendOp send, int64_t from, int64_t to) {
@@ -85,10 +87,8 @@ double Simulator::transferTime(dist::SendOp send, int64_t from, int64_t to) {
     return cluster.transferTime(static_cast<double>(*bytes), from, to);
   // Workload tensors have no size: the model's c(u) of the producer.
   Operation *producer = send.getValue().getDefiningOp();
-  auto cost = producer ? producer->getAttrOfType<DictionaryAttr>(costattrs::kCost)
-                       : DictionaryAttr();
-  auto c = cost ? cost.getAs<FloatAttr>("transfer_time") : FloatAttr();
-  return c ? c.getValueAsDouble() : 0.0;
+  CostAttr cost = producer ? getCost(producer) : CostAttr();
+  return cost ? cost.getTransferTime() : 0.0;
 }
 
 LogicalResult Simulator::run(std::vector<Stage> &stages, int64_t microbatches) {
@@ -268,47 +268,53 @@ int64_t valueBytes(Value v) {
   if (std::optional<int64_t> bytes = getTypeBytes(v.getType()))
     return *bytes;
   Operation *def = v.getDefiningOp();
-  auto cost = def ? def->getAttrOfType<DictionaryAttr>(costattrs::kCost)
-                  : DictionaryAttr();
-  auto out = cost ? cost.getAs<IntegerAttr>("output_bytes") : IntegerAttr();
-  return out ? out.getInt() : 0;
+  CostAttr cost = def ? getCost(def) : CostAttr();
+  return cost ? cost.getOutputBytes() : 0;
 }
 
-/// Weights of a stage, and the most activation bytes alive at once while
-/// it runs one microbatch: a value (computed or received) lives from its
-/// op to its last use in the stage; one it sends or returns, to the end.
+/// Weights and peak activation bytes of a stage for one microbatch, by the
+/// memory analysis (Memory.h): its ops in order, received tensors produced
+/// by their recv, sent and returned tensors kept to the end. Compile-time
+/// copies hold no activation (their bytes are weights of their consumers).
 /// In-order pipelining keeps one microbatch per device, but tensors of the
 /// next one that arrive early wait in buffers not counted here.
 std::pair<int64_t, int64_t> peakMemory(const Stage &stage) {
-  int64_t params = 0, live = 0, peak = 0;
-  llvm::DenseMap<Operation *, size_t> position;
-  for (auto [i, op] : llvm::enumerate(stage.ops))
-    position[op] = i;
-  std::vector<int64_t> freed(stage.ops.size() + 1, 0);
-  for (auto [i, op] : llvm::enumerate(stage.ops)) {
-    if (auto cost = op->getAttrOfType<DictionaryAttr>(costattrs::kCost))
-      if (auto p = cost.getAs<IntegerAttr>("param_bytes"))
-        params += p.getInt();
-    if (isa<graph::ConstantOp, graph::NoneOp>(op))
-      continue; // weights, counted above
-    for (Value result : op->getResults()) {
-      int64_t bytes = valueBytes(result);
-      live += bytes;
-      size_t last = i;
-      for (Operation *user : result.getUsers()) {
-        auto it = position.find(user);
-        if (it == position.end() || isa<dist::SendOp>(user)) {
-          last = stage.ops.size(); // returned or sent: kept to the end
-          break;
-        }
-        last = std::max(last, it->second);
-      }
-      freed[last] += bytes;
-    }
-    peak = std::max(peak, live);
-    live -= freed[i];
+  MemoryGraph graph;
+  llvm::DenseMap<Operation *, int> nodeOf;
+  std::vector<int> order;
+  for (Operation *op : stage.ops) {
+    if (isa<dist::SendOp>(op))
+      continue; // its operand leaves the device: see below
+    int node = graph.size();
+    nodeOf[op] = node;
+    CostAttr cost = getCost(op);
+    bool placed = stage.roles->isPlaced(op);
+    graph.paramBytes.push_back(cost && placed ? cost.getParamBytes() : 0);
+    int64_t bytes = 0;
+    if (placed)
+      for (Value result : op->getResults())
+        bytes += valueBytes(result);
+    graph.outputBytes.push_back(bytes);
+    graph.successors.emplace_back();
+    if (placed)
+      order.push_back(node);
   }
-  return {params, peak};
+  // Users off the device (sends, the return) are one node outside `order`.
+  int away = graph.size();
+  graph.paramBytes.push_back(0);
+  graph.outputBytes.push_back(0);
+  graph.successors.emplace_back();
+  for (auto [op, node] : nodeOf)
+    for (Operation *user : op->getUsers()) {
+      auto it = nodeOf.find(user);
+      int to = it == nodeOf.end() ? away : it->second;
+      if (!llvm::is_contained(graph.successors[node], to))
+        graph.successors[node].push_back(to);
+    }
+  int64_t params = 0;
+  for (int node : order)
+    params += graph.paramBytes[node];
+  return {params, getPeakInferenceMemory(graph, order) - params};
 }
 
 struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
@@ -318,8 +324,7 @@ struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
     ModuleOp module = getOperation();
     Location loc = module.getLoc();
     auto programs = llvm::to_vector(module.getOps<dist::ProgramOp>());
-    auto clusterText = module->getAttrOfType<StringAttr>(costattrs::kCluster);
-    if (programs.size() != 1 || !clusterText) {
+    if (programs.size() != 1 || !getCluster(module)) {
       emitError(loc, "--placer-simulate needs a placed and split module (one "
                      "dist.program and placer.cluster): run "
                      "--partition-devices first");
@@ -329,12 +334,7 @@ struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
       emitError(loc, "--placer-simulate: microbatches must be at least 1");
       return signalPassFailure();
     }
-    llvm::Expected<Cluster> cluster =
-        Cluster::parse(clusterText.getValue(), "placer.cluster");
-    if (!cluster) {
-      emitError(loc, "--placer-simulate: ") << llvm::toString(cluster.takeError());
-      return signalPassFailure();
-    }
+    Cluster cluster = getCluster(module).getCluster();
     dist::ProgramOp program = programs.front();
     std::vector<Stage> stages;
     for (auto [ref, device] :
@@ -342,14 +342,15 @@ struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
       auto func = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
           program, cast<SymbolRefAttr>(ref));
       const DeviceKind &kind =
-          cluster->getKinds()[cluster->getKindOfDevice(device)];
-      Stage stage{func, device, kind.name, kind.isAccelerator, {}};
+          cluster.getKinds()[cluster.getKindOfDevice(device)];
+      Stage stage{func, device, kind.name, kind.isAccelerator, {},
+                  std::make_shared<OpRoles>(func.getBody().front())};
       for (Operation &op : func.getBody().front().without_terminator())
         stage.ops.push_back(&op);
       stages.push_back(std::move(stage));
     }
 
-    Simulator simulator(*cluster, overlap);
+    Simulator simulator(cluster, overlap);
     if (failed(simulator.run(stages, microbatches))) {
       emitError(loc, "--placer-simulate: the stages deadlock");
       return signalPassFailure();

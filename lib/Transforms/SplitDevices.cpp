@@ -1,6 +1,8 @@
 //===- SplitDevices.cpp - Per-device functions with send/recv, and back ---===//
+#include "placer/Analysis/OpRoles.h"
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,15 +25,9 @@ using namespace placer;
 
 namespace {
 
-constexpr llvm::StringLiteral kDevice = dist::kDeviceAttrName;
-constexpr llvm::StringLiteral kPosition = "dist.position";
-constexpr llvm::StringLiteral kArg = "dist.arg";
-constexpr llvm::StringLiteral kResult = "dist.result";
-
-/// Ops that every device using them gets a copy of instead of a transfer.
-bool isReplicated(Operation *op) {
-  return isa<graph::ConstantOp, graph::NoneOp>(op);
-}
+constexpr llvm::StringLiteral kPosition = dist::kPositionAttrName;
+constexpr llvm::StringLiteral kArg = dist::kArgAttrName;
+constexpr llvm::StringLiteral kResult = dist::kResultAttrName;
 
 /// Values `op` reads from outside itself: operands, and values its regions
 /// use but do not define.
@@ -50,12 +46,14 @@ struct Stage {
   OpBuilder builder;
   IRMapping mapping;
   SmallVector<unsigned> argIndices; ///< original index of each argument
-  Operation *firstOp = nullptr;
+  /// The last replicated or folded op copied to the top of the function.
+  Operation *lastCopy = nullptr;
 };
 
 class Splitter {
 public:
-  Splitter(func::FuncOp func) : func(func) {}
+  Splitter(func::FuncOp func)
+      : func(func), roles(func.getBody().front()) {}
 
   LogicalResult run() {
     Block &body = func.getBody().front();
@@ -65,14 +63,14 @@ public:
     // Devices in order of their first op: the pipeline order.
     SmallVector<int64_t> order;
     for (Operation &op : body.without_terminator()) {
-      if (isReplicated(&op))
+      if (!roles.isPlaced(&op))
         continue;
-      auto device = op.getAttrOfType<IntegerAttr>(kDevice);
+      std::optional<int64_t> device = getDevice(&op);
       if (!device)
         return op.emitError("has no placer.device: run --placer-place-devices "
                             "first");
-      if (!llvm::is_contained(order, device.getInt()))
-        order.push_back(device.getInt());
+      if (!llvm::is_contained(order, *device))
+        order.push_back(*device);
     }
     if (order.empty())
       order.push_back(0);
@@ -80,15 +78,15 @@ public:
     // Which devices read each value computed on another device.
     std::map<Operation *, int64_t> deviceOf;
     for (Operation &op : body.without_terminator())
-      if (!isReplicated(&op))
-        deviceOf[&op] = op.getAttrOfType<IntegerAttr>(kDevice).getInt();
+      if (roles.isPlaced(&op))
+        deviceOf[&op] = *getDevice(&op);
     llvm::DenseMap<Value, std::set<int64_t>> readers;
     for (Operation &op : body.without_terminator()) {
-      if (isReplicated(&op))
+      if (!roles.isPlaced(&op))
         continue;
       for (Value v : getUsedValues(&op))
         if (Operation *def = v.getDefiningOp())
-          if (!isReplicated(def) && deviceOf.at(def) != deviceOf.at(&op))
+          if (roles.isPlaced(def) && deviceOf.at(def) != deviceOf.at(&op))
             readers[v].insert(deviceOf.at(&op));
     }
 
@@ -109,7 +107,7 @@ public:
     int64_t position = 0;
     for (Operation &op : body.without_terminator()) {
       ++position;
-      if (isReplicated(&op)) {
+      if (!roles.isPlaced(&op)) {
         positions[&op] = position;
         continue;
       }
@@ -138,7 +136,7 @@ public:
     std::vector<SmallVector<std::pair<unsigned, Value>>> returned(stages.size());
     for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
       Operation *def = value.getDefiningOp();
-      size_t s = def && !isReplicated(def) ? stageOf.at(deviceOf.at(def)) : 0;
+      size_t s = def && roles.isPlaced(def) ? stageOf.at(deviceOf.at(def)) : 0;
       materialize(stages[s], value);
       returned[s].emplace_back(index, stages[s].mapping.lookup(value));
     }
@@ -192,7 +190,8 @@ public:
 
 private:
   /// Makes `v` available in `stage`: a new argument for a graph input, a
-  /// copy of a replicated op, or the recv of the channel that carries it.
+  /// copy of a replicated op, a constant for a folded one, or the recv of
+  /// the channel that carries it.
   void materialize(Stage &stage, Value v) {
     if (stage.mapping.contains(v))
       return;
@@ -203,13 +202,8 @@ private:
       return;
     }
     Operation *def = v.getDefiningOp();
-    if (isReplicated(def)) {
-      OpBuilder::InsertionGuard guard(stage.builder);
-      stage.builder.setInsertionPointToStart(&entry);
-      Operation *copy = stage.builder.clone(*def, stage.mapping);
-      // The copy keeps its placer.device: the device that owns it, where a
-      // per-stage export keeps an ONNX Constant node a node.
-      copy->setAttr(kPosition, stage.builder.getI64IntegerAttr(positions[def]));
+    if (OpRole role = roles.getRole(def); role != OpRole::Placed) {
+      copyToStage(stage, def, role);
       return;
     }
     int64_t id = pendingRecv.lookup({v, stage.device});
@@ -219,7 +213,39 @@ private:
     stage.mapping.map(v, recv.getResult());
   }
 
+  /// Copies a replicated op (after its operands) or the constant a folded
+  /// one stands for to the top of `stage`. The copy keeps its placer.device:
+  /// the device that owns it, where a per-stage export keeps an ONNX node a
+  /// node.
+  void copyToStage(Stage &stage, Operation *def, OpRole role) {
+    if (role == OpRole::Replicated)
+      for (Value operand : getUsedValues(def))
+        materialize(stage, operand);
+    OpBuilder::InsertionGuard guard(stage.builder);
+    Block &entry = stage.func.getBody().front();
+    if (stage.lastCopy)
+      stage.builder.setInsertionPointAfter(stage.lastCopy);
+    else
+      stage.builder.setInsertionPointToStart(&entry);
+    Operation *copy;
+    if (role == OpRole::Folded) {
+      auto node = cast<graph::NodeOp>(def);
+      auto name = cast<StringAttr>(node.getOutputNames()[0]);
+      copy = graph::ConstantOp::create(
+          stage.builder, def->getLoc(), def->getResult(0).getType(), name,
+          getFoldedValue(def), stage.builder.getStringAttr(node.getName()));
+      if (std::optional<int64_t> device = getDevice(def))
+        setDevice(copy, *device);
+      stage.mapping.map(def->getResult(0), copy->getResult(0));
+    } else {
+      copy = stage.builder.clone(*def, stage.mapping);
+    }
+    copy->setAttr(kPosition, stage.builder.getI64IntegerAttr(positions[def]));
+    stage.lastCopy = copy;
+  }
+
   func::FuncOp func;
+  OpRoles roles;
   std::vector<Stage> stages;
   std::map<int64_t, size_t> stageOf;
   SmallVector<Attribute> channels;
@@ -234,7 +260,7 @@ struct SplitDevicesPass
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (!func.isExternal() &&
           llvm::any_of(func.getBody().getOps(), [](Operation &op) {
-            return op.hasAttr(kDevice);
+            return getDevice(&op).has_value();
           }))
         placed.push_back(func);
     for (func::FuncOp func : placed)
@@ -305,7 +331,9 @@ struct MergeDevicesPass
     IRMapping mapping;
     std::map<int64_t, Value> sent; // channel -> value sent (stage value)
     std::vector<std::pair<int64_t, Operation *>> ops;
+    llvm::DenseSet<Operation *> copies; // replicated ops: one per stage
     for (func::FuncOp stage : stages) {
+      OpRoles roles(stage.getBody().front());
       for (unsigned i = 0; i < stage.getNumArguments(); ++i)
         if (auto index = stage.getArgAttrOfType<IntegerAttr>(i, kArg))
           mapping.map(stage.getArgument(i),
@@ -314,8 +342,11 @@ struct MergeDevicesPass
       for (Operation &op : stage.getBody().getOps()) {
         if (auto send = dyn_cast<dist::SendOp>(op))
           sent[send.getChannel()] = send.getValue();
-        else if (auto position = op.getAttrOfType<IntegerAttr>(kPosition))
+        else if (auto position = op.getAttrOfType<IntegerAttr>(kPosition)) {
           ops.emplace_back(position.getInt(), &op);
+          if (!roles.isPlaced(&op))
+            copies.insert(&op);
+        }
       }
     }
     std::stable_sort(ops.begin(), ops.end(),
@@ -333,7 +364,7 @@ struct MergeDevicesPass
           return op->emitError("uses a value that no earlier op provides");
         mapping.map(v, mapping.lookup(it->second));
       }
-      if (isReplicated(op)) {
+      if (copies.contains(op)) {
         auto [it, first] = replicas.try_emplace(position, nullptr);
         if (!first) {
           mapping.map(op->getResults(), it->second->getResults());

@@ -6,7 +6,7 @@
 // RUN: placer-opt %S/place-devices.mlir --placer-place-devices --placer-split-devices 2>/dev/null | placer-opt -o /dev/null
 
 // CHECK-LABEL: func.func @main_graph_d0(%arg0: tensor<4xf32> {dist.arg = 0 : i64}) {
-// CHECK-NEXT:    %w = graph.constant "w" {{.*}}{dist.position = 1 : i64, placer.device = 0 : i64}
+// CHECK-NEXT:    %w = graph.constant "w" {{.*}}{dist.position = 1 : i64, placer.device = #placer.device<0>}
 // CHECK-NEXT:    %a = graph.node "A"(%arg0, %w) attributes {dist.position = 2 : i64
 // CHECK-NEXT:    %b = graph.node "B"(%a) attributes {dist.position = 3 : i64
 // CHECK-NEXT:    dist.send %b to 1 channel 0 : tensor<4xf32>

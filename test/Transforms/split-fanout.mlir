@@ -27,9 +27,9 @@
 // MERGED-NOT: dist.
 
 func.func @g(%x: tensor<2xf32> {graph.name = "x"}) -> (tensor<2xf32> {graph.name = "s"}, tensor<2xf32> {graph.name = "m"}) attributes {graph.name = "fanout"} {
-  %a = graph.node "Abs"(%x) attributes {output_names = ["a"], placer.device = 0 : i64, version = 13 : i64} : (tensor<2xf32>) -> tensor<2xf32>
-  %n = graph.node "Neg"(%a) attributes {output_names = ["n"], placer.device = 1 : i64, version = 13 : i64} : (tensor<2xf32>) -> tensor<2xf32>
-  %m = graph.node "Mul"(%a, %n) attributes {output_names = ["m"], placer.device = 1 : i64, version = 13 : i64} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
-  %s = graph.node "Sqrt"(%a) attributes {output_names = ["s"], placer.device = 2 : i64, version = 13 : i64} : (tensor<2xf32>) -> tensor<2xf32>
+  %a = graph.node "Abs"(%x) attributes {output_names = ["a"], placer.device = #placer.device<0>, version = 13 : i64} : (tensor<2xf32>) -> tensor<2xf32>
+  %n = graph.node "Neg"(%a) attributes {output_names = ["n"], placer.device = #placer.device<1>, version = 13 : i64} : (tensor<2xf32>) -> tensor<2xf32>
+  %m = graph.node "Mul"(%a, %n) attributes {output_names = ["m"], placer.device = #placer.device<1>, version = 13 : i64} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %s = graph.node "Sqrt"(%a) attributes {output_names = ["s"], placer.device = #placer.device<2>, version = 13 : i64} : (tensor<2xf32>) -> tensor<2xf32>
   return %s, %m : tensor<2xf32>, tensor<2xf32>
 }

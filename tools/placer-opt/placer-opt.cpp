@@ -8,6 +8,7 @@
 #include "placer/Analysis/CostModel.h"
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -20,11 +21,13 @@
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<placer::graph::GraphDialect, placer::dist::DistDialect,
+                  placer::PlacerDialect,
                   mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::tensor::TensorDialect>();
   placer::registerCostModels(registry);
   mlir::registerTransformsPasses();
   placer::registerPlacerPasses();
+  placer::registerPartitionDevicesPipeline();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Placer optimizer driver\n", registry));
 }

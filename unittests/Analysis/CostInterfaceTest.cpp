@@ -1,6 +1,7 @@
 //===- CostInterfaceTest.cpp - Ops of other dialects plug into the model --===//
 #include "placer/Analysis/CostModel.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -49,29 +50,26 @@ TEST(CostOpInterface, ExternalModelOfAnotherDialect) {
   ASSERT_TRUE(module);
 
   PassManager pm(&context);
-  placer::EstimateCostsOptions options;
-  options.cluster = "cpu";
-  pm.addPass(placer::createEstimateCosts(options));
+  placer::CostSettings settings;
+  settings.cluster = "cpu";
+  pm.addPass(placer::createEstimateCosts(settings));
   ASSERT_TRUE(succeeded(pm.run(*module)));
 
   auto func = *module->getOps<func::FuncOp>().begin();
   Operation &add = func.getBody().front().front();
   Operation &mul = *std::next(func.getBody().front().begin());
-  auto addCost = add.getAttrOfType<DictionaryAttr>(placer::costattrs::kCost);
-  auto mulCost = mul.getAttrOfType<DictionaryAttr>(placer::costattrs::kCost);
+  placer::CostAttr addCost = placer::getCost(&add);
+  placer::CostAttr mulCost = placer::getCost(&mul);
   ASSERT_TRUE(addCost && mulCost);
   // The plugged-in model: 42 FLOPs; time = max(42 / 96e9, 1500 / 10e9)
   // + 1e-7 on the generic CPU core.
-  EXPECT_EQ(addCost.getAs<IntegerAttr>("flops").getInt(), 42);
-  EXPECT_EQ(addCost.getAs<StringAttr>("source").getValue(), "model");
-  EXPECT_DOUBLE_EQ(addCost.getAs<DictionaryAttr>("time")
-                       .getAs<FloatAttr>("cpu")
-                       .getValueAsDouble(),
-                   1500 / 10e9 + 1e-7);
+  EXPECT_EQ(addCost.getFlops(), 42);
+  EXPECT_EQ(addCost.getSource(), placer::CostSource::Model);
+  EXPECT_DOUBLE_EQ(*addCost.getTimeOn("cpu"), 1500 / 10e9 + 1e-7);
   // No model: the bytes-only estimate (16 + 16 read, 16 written).
-  EXPECT_EQ(mulCost.getAs<StringAttr>("source").getValue(), "generic");
-  EXPECT_EQ(mulCost.getAs<IntegerAttr>("bytes_read").getInt(), 32);
-  EXPECT_EQ(mulCost.getAs<IntegerAttr>("flops").getInt(), 0);
+  EXPECT_EQ(mulCost.getSource(), placer::CostSource::Generic);
+  EXPECT_EQ(mulCost.getBytesRead(), 32);
+  EXPECT_EQ(mulCost.getFlops(), 0);
 }
 
 } // namespace

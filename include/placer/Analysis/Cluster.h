@@ -46,6 +46,28 @@ struct Link {
 
 class Cluster {
 public:
+  struct KindPairLink {
+    std::string a, b;
+    Link link;
+  };
+  struct DevicePairLink {
+    int64_t a, b;
+    Link link;
+  };
+  struct Hierarchy {
+    int64_t devicesPerNode;
+    Link intraNode, interNode;
+  };
+
+  Cluster() = default;
+  Cluster(std::string name, std::vector<DeviceKind> kinds, Link defaultLink,
+          std::optional<Hierarchy> hierarchy = std::nullopt,
+          std::vector<KindPairLink> kindPairs = {},
+          std::vector<DevicePairLink> devicePairs = {})
+      : name(std::move(name)), kinds(std::move(kinds)),
+        defaultLink(defaultLink), hierarchy(std::move(hierarchy)),
+        kindPairs(std::move(kindPairs)), devicePairs(std::move(devicePairs)) {}
+
   /// Parses the JSON format; errors name the source and the field.
   static llvm::Expected<Cluster> fromJson(const llvm::json::Value &value,
                                           llvm::StringRef source);
@@ -62,6 +84,12 @@ public:
   const std::string &getName() const { return name; }
   const std::vector<DeviceKind> &getKinds() const { return kinds; }
   const DeviceKind *findKind(llvm::StringRef kindName) const;
+  const Link &getDefaultLink() const { return defaultLink; }
+  const std::optional<Hierarchy> &getHierarchy() const { return hierarchy; }
+  const std::vector<KindPairLink> &getKindPairs() const { return kindPairs; }
+  const std::vector<DevicePairLink> &getDevicePairs() const {
+    return devicePairs;
+  }
 
   /// Devices are the kinds' counts laid out in order: kind 0's devices
   /// first. Returns the kind index of device `device`.
@@ -75,19 +103,6 @@ public:
   double transferTime(double bytes, int64_t from, int64_t to) const;
 
 private:
-  struct KindPairLink {
-    std::string a, b;
-    Link link;
-  };
-  struct DevicePairLink {
-    int64_t a, b;
-    Link link;
-  };
-  struct Hierarchy {
-    int64_t devicesPerNode;
-    Link intraNode, interNode;
-  };
-
   std::string name;
   std::vector<DeviceKind> kinds;
   Link defaultLink;

@@ -2,23 +2,30 @@
 #ifndef PLACER_TRANSFORMS_PASSES_H
 #define PLACER_TRANSFORMS_PASSES_H
 
-#include "placer/Dialect/Dist/DistDialect.h"
+#include "placer/Transforms/PlacementOptions.h"
 
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace placer {
 
 #define GEN_PASS_DECL
 #include "placer/Transforms/Passes.h.inc"
 
+/// The passes with settings given in C++ (the pipeline builds them so).
+std::unique_ptr<mlir::Pass> createEstimateCosts(CostSettings settings);
+std::unique_ptr<mlir::Pass> createPlaceDevices(PlacementSettings settings);
+
+/// Costs, placement and (unless split=false or export-lp is given) the
+/// split, with `options`.
+void buildPartitionDevicesPipeline(mlir::OpPassManager &pm,
+                                   const PartitionDevicesOptions &options);
+
 #define GEN_PASS_REGISTRATION
 #include "placer/Transforms/Passes.h.inc"
 
-/// Names of the attributes the cost pass writes and later passes read.
-namespace costattrs {
-inline constexpr llvm::StringLiteral kCost = "placer.cost";
-inline constexpr llvm::StringLiteral kCluster = "placer.cluster";
-} // namespace costattrs
+/// Registers --partition-devices (registerPlacerPasses() the passes).
+void registerPartitionDevicesPipeline();
 
 } // namespace placer
 

@@ -14,22 +14,12 @@ def EstimateCosts : Pass<"placer-estimate-costs", "::mlir::ModuleOp"> {
     as a `placer.cost` dictionary; the cluster is recorded on the module as
     `placer.cluster` (its JSON). A profile overrides estimated times per op
     and device kind. Ops imported from a paper workload keep their costs.
+
+    Options (declared in `include/placer/Transforms/PlacementOptions.h`,
+    shared with `--partition-devices`): `cluster` (preset or JSON file),
+    `dump` (per-op costs as JSON), `profile` (measured times),
+    `training`, `backward-factor`, `optimizer-state-factor`.
   }];
-  let options = [
-    Option<"cluster", "cluster", "std::string", /*default=*/"\"a100-80gb\"",
-           "Cluster preset name or JSON file">,
-    Option<"dump", "dump", "std::string", /*default=*/"\"\"",
-           "Write the per-op costs and totals as JSON to this file">,
-    Option<"profile", "profile", "std::string", /*default=*/"\"\"",
-           "JSON of measured times: node name -> {device kind: seconds}">,
-    Option<"training", "training", "bool", /*default=*/"false",
-           "Also give backward times and training memory">,
-    Option<"backwardFactor", "backward-factor", "double", /*default=*/"2.0",
-           "Backward time as a multiple of forward time (training)">,
-    Option<"optimizerStateFactor", "optimizer-state-factor", "double",
-           /*default=*/"2.0",
-           "Optimizer state bytes per weight byte (training; Adam: 2)">
-  ];
 }
 
 def PrintCosts : Pass<"placer-print-costs", "::mlir::ModuleOp"> {
@@ -57,92 +47,13 @@ def PlaceDevices : Pass<"placer-place-devices", "::mlir::ModuleOp"> {
     sample of a pipeline); `objective=latency` the time one sample takes
     through the placed graph, with each accelerator running its ops as up
     to `calls` convex subgraphs (docs/IntegerPrograms.md).
-  }];
-  let options = [
-    Option<"devices", "devices", "int64_t", /*default=*/"0",
-           "Accelerators to use (0: all of the cluster's first accelerator kind)">,
-    Option<"cpus", "cpus", "int64_t", /*default=*/"-1",
-           "CPU cores to use (-1: a workload's l, else 0)">,
-    Option<"memory", "memory", "double", /*default=*/"0",
-           "Memory per accelerator in bytes (0: the cluster's capacity)">,
-    Option<"objective", "objective", "std::string", /*default=*/"\"throughput\"",
-           "throughput (max load per device) | latency (one sample end to end)">,
-    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"auto\"",
-           "auto (dp for throughput, ip for latency) | dp | ip | pipedream | greedy | single | split-file">,
-    Option<"contiguous", "contiguous", "bool", /*default=*/"true",
-           "algorithm=ip, throughput: require a contiguous (pipelined) split">,
-    Option<"timeLimit", "time-limit", "double", /*default=*/"600",
-           "algorithm=ip: CBC's time limit in seconds">,
-    Option<"gap", "gap", "double", /*default=*/"0",
-           "algorithm=ip: stop at this relative gap">,
-    Option<"threads", "threads", "int64_t", /*default=*/"1",
-           "algorithm=ip: CBC threads">,
-    Option<"calls", "calls", "int64_t", /*default=*/"1",
-           "objective=latency: calls (convex subgraphs) per accelerator">,
-    Option<"progress", "progress", "double", /*default=*/"10",
-           "algorithm=ip: seconds between progress lines on stderr (0: none)">,
-    Option<"exportLp", "export-lp", "std::string", /*default=*/"\"\"",
-           "algorithm=ip: write the model (LP, or MPS for .mps) instead of solving">,
-    Option<"idealLimit", "ideal-limit", "int64_t", /*default=*/"2000000",
-           "Past this many ideals the DP linearizes the graph and says so">,
-    Option<"splitIn", "split-in", "std::string", /*default=*/"\"\"",
-           "Split to score with algorithm=split-file (the paper's format)">,
-    Option<"report", "report", "std::string", /*default=*/"\"\"",
-           "Write the placement report (JSON) to this file">,
-    Option<"exportSplit", "export-split", "std::string", /*default=*/"\"\"",
-           "Write the split in the paper's format to this file">
-  ];
-}
 
-def PartitionDevices : Pass<"partition-devices", "::mlir::ModuleOp"> {
-  let summary = "The default pipeline: costs, then placement";
-  let description = [{
-    `--partition-devices=N` (a bare number means `devices=N`) or
-    `--partition-devices="devices=N cpus=L memory=BYTES algorithm=dp ..."`
-    runs `--placer-estimate-costs` (skipped for workload imports, which carry
-    their costs), `--placer-place-devices` with the same settings, and
-    `--placer-split-devices` (unless `split=false`).
+    Options (declared in `include/placer/Transforms/PlacementOptions.h`,
+    shared with `--partition-devices`; docs/Placement.md lists them):
+    `devices`, `cpus`, `memory`, `objective`, `algorithm`, `contiguous`,
+    `time-limit`, `gap`, `threads`, `calls`, `progress`, `export-lp`,
+    `ideal-limit`, `split-in`, `report`, `export-split`.
   }];
-  let options = [
-    Option<"cluster", "cluster", "std::string", /*default=*/"\"a100-80gb\"",
-           "Cluster preset name or JSON file (ONNX models)">,
-    Option<"devices", "devices", "int64_t", /*default=*/"0",
-           "Accelerators to use (0: all of the cluster's)">,
-    Option<"cpus", "cpus", "int64_t", /*default=*/"-1",
-           "CPU cores to use (-1: a workload's l, else 0)">,
-    Option<"memory", "memory", "double", /*default=*/"0",
-           "Memory per accelerator in bytes (0: the cluster's capacity)">,
-    Option<"objective", "objective", "std::string", /*default=*/"\"throughput\"",
-           "throughput (max load per device) | latency (one sample end to end)">,
-    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"auto\"",
-           "auto (dp for throughput, ip for latency) | dp | ip | pipedream | greedy | single | split-file">,
-    Option<"contiguous", "contiguous", "bool", /*default=*/"true",
-           "algorithm=ip, throughput: require a contiguous (pipelined) split">,
-    Option<"timeLimit", "time-limit", "double", /*default=*/"600",
-           "algorithm=ip: CBC's time limit in seconds">,
-    Option<"gap", "gap", "double", /*default=*/"0",
-           "algorithm=ip: stop at this relative gap">,
-    Option<"threads", "threads", "int64_t", /*default=*/"1",
-           "algorithm=ip: CBC threads">,
-    Option<"calls", "calls", "int64_t", /*default=*/"1",
-           "objective=latency: calls (convex subgraphs) per accelerator">,
-    Option<"progress", "progress", "double", /*default=*/"10",
-           "algorithm=ip: seconds between progress lines on stderr (0: none)">,
-    Option<"exportLp", "export-lp", "std::string", /*default=*/"\"\"",
-           "algorithm=ip: write the model (LP, or MPS for .mps) instead of solving">,
-    Option<"idealLimit", "ideal-limit", "int64_t", /*default=*/"2000000",
-           "Past this many ideals the DP linearizes the graph and says so">,
-    Option<"splitIn", "split-in", "std::string", /*default=*/"\"\"",
-           "Split to score with algorithm=split-file">,
-    Option<"report", "report", "std::string", /*default=*/"\"\"",
-           "Write the placement report (JSON) to this file">,
-    Option<"exportSplit", "export-split", "std::string", /*default=*/"\"\"",
-           "Write the split in the paper's format to this file">,
-    Option<"training", "training", "bool", /*default=*/"false",
-           "Cost backward passes and training memory (ONNX models)">,
-    Option<"split", "split", "bool", /*default=*/"true",
-           "End with --placer-split-devices (one function per device)">
-  ];
 }
 
 def SplitDevices : Pass<"placer-split-devices", "::mlir::ModuleOp"> {

@@ -32,6 +32,52 @@ void DistDialect::initialize() {
       >();
 }
 
+//===----------------------------------------------------------------------===//
+// dist.position, dist.arg, dist.result
+//===----------------------------------------------------------------------===//
+
+/// A non-negative i64, on a function that a dist.program lists as a stage.
+static LogicalResult verifyStageIndex(Operation *anchor, func::FuncOp func,
+                                      NamedAttribute attr) {
+  auto index = dyn_cast<IntegerAttr>(attr.getValue());
+  if (!index || !index.getType().isInteger(64) || index.getInt() < 0)
+    return anchor->emitError() << "'" << attr.getName().getValue()
+                               << "' must be a non-negative i64";
+  if (!func)
+    return anchor->emitError() << "'" << attr.getName().getValue()
+                               << "' belongs in a stage function";
+  return success();
+}
+
+LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  if (attr.getName() != kPositionAttrName)
+    return op->emitError() << "unknown attribute '"
+                           << attr.getName().getValue()
+                           << "' of the dist dialect";
+  return verifyStageIndex(op, op->getParentOfType<func::FuncOp>(), attr);
+}
+
+LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                    unsigned,
+                                                    NamedAttribute attr) {
+  if (attr.getName() != kArgAttrName)
+    return op->emitError() << "unknown argument attribute '"
+                           << attr.getName().getValue()
+                           << "' of the dist dialect";
+  return verifyStageIndex(op, dyn_cast<func::FuncOp>(op), attr);
+}
+
+LogicalResult DistDialect::verifyRegionResultAttribute(Operation *op,
+                                                       unsigned, unsigned,
+                                                       NamedAttribute attr) {
+  if (attr.getName() != kResultAttrName)
+    return op->emitError() << "unknown result attribute '"
+                           << attr.getName().getValue()
+                           << "' of the dist dialect";
+  return verifyStageIndex(op, dyn_cast<func::FuncOp>(op), attr);
+}
+
 namespace {
 /// Where a channel's ends were found.
 struct Ends {

@@ -18,10 +18,13 @@
 #include "placer/Dialect/Dist/DistOps.h.inc"
 
 namespace placer::dist {
-/// The device an op is placed on (an index into the cluster's device list),
-/// written by --placer-place-devices and read by the split, the pictures and
-/// the per-stage export.
-inline constexpr llvm::StringLiteral kDeviceAttrName = "placer.device";
+/// On an op of a stage function: its position in the function it was split
+/// from, so that --placer-merge-devices can restore the order.
+inline constexpr llvm::StringLiteral kPositionAttrName = "dist.position";
+/// On a stage function's argument / result: the index of the graph input /
+/// output it is.
+inline constexpr llvm::StringLiteral kArgAttrName = "dist.arg";
+inline constexpr llvm::StringLiteral kResultAttrName = "dist.result";
 } // namespace placer::dist
 
 #endif // PLACER_DIALECT_DIST_DISTDIALECT_H

@@ -27,6 +27,9 @@ def Dist_Dialect : Dialect {
     first use on the receiver, both naming the channel.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 def Dist_ChannelAttr : AttrDef<Dist_Dialect, "Channel"> {

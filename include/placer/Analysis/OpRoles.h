@@ -1,0 +1,56 @@
+//===- OpRoles.h - Which ops a placement places ----------------*- C++ -*-===//
+//
+// The one place that decides, for every top-level op of a graph, whether a
+// placement assigns it a device, copies it to every device that uses it, or
+// folds it to a constant. Placement, split, simulator, DOT export and stage
+// export all ask this, so the transfers the placement charges are exactly
+// the channels the split emits.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLACER_ANALYSIS_OPROLES_H
+#define PLACER_ANALYSIS_OPROLES_H
+
+#include "mlir/IR/Block.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace placer {
+
+enum class OpRole {
+  /// Runs on one device; devices that use its results receive them.
+  Placed,
+  /// Known at compile time (constants, `graph.none`, small ops over such
+  /// values): each device that uses it holds a copy; never sent, never
+  /// charged.
+  Replicated,
+  /// Shape or Size of a statically shaped tensor: its value comes from the
+  /// type alone, so each device that uses it gets a constant and its
+  /// operand is never needed there.
+  Folded,
+};
+
+/// Results up to this size that are compile-time values are replicated
+/// rather than placed: copying them costs nothing worth modelling.
+constexpr int64_t kReplicatedBytesLimit = 64 * 1024;
+
+class OpRoles {
+public:
+  /// Roles of the top-level ops of `block`, decided in program order.
+  explicit OpRoles(mlir::Block &block);
+
+  /// Ops outside the block are Placed.
+  OpRole getRole(mlir::Operation *op) const;
+  bool isPlaced(mlir::Operation *op) const {
+    return getRole(op) == OpRole::Placed;
+  }
+
+private:
+  llvm::DenseMap<mlir::Operation *, OpRole> roles;
+};
+
+/// The constant a Folded op stands for (an i64 tensor of its result type).
+mlir::DenseElementsAttr getFoldedValue(mlir::Operation *op);
+
+} // namespace placer
+
+#endif // PLACER_ANALYSIS_OPROLES_H

@@ -1,0 +1,248 @@
+//===- PlacerAttrs.td - The state passes hand each other -*- tablegen -*-===//
+//
+// The `placer` dialect has no ops: it types the attributes that the cost,
+// placement, split and simulation passes write and read, so that each is
+// verified once and read through accessors instead of string keys.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PLACER_DIALECT_PLACER_PLACERATTRS_TD
+#define PLACER_DIALECT_PLACER_PLACERATTRS_TD
+
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/OpBase.td"
+
+def Placer_Dialect : Dialect {
+  let name = "placer";
+  let cppNamespace = "::placer";
+  let summary = "Typed placement state: cluster, per-op cost, device";
+  let description = [{
+    The contract between Placer's passes (docs/Architecture.md):
+
+    | attribute | on | written by | read by |
+    |---|---|---|---|
+    | `placer.cluster = #placer.cluster<...>` | module | `--placer-estimate-costs`, workload import | placement, simulator |
+    | `placer.cost = #placer.cost<...>` | top-level op | `--placer-estimate-costs`, workload import | placement, simulator, cost table |
+    | `placer.device = #placer.device<N>` | top-level op | `--placer-place-devices` | split, DOT export, stage export |
+    | `placer.placement = #placer.placement<...>` | module | `--placer-place-devices` | users, tests |
+
+    The dialect verifies each where it appears: the right attribute kind on
+    the right op, devices inside the module's cluster, times only for the
+    cluster's device kinds.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let discardableAttrs = (ins
+    "::placer::ClusterAttr":$cluster,
+    "::placer::CostAttr":$cost,
+    "::placer::DeviceAttr":$device,
+    "::placer::PlacementAttr":$placement
+  );
+}
+
+//===----------------------------------------------------------------------===//
+// Parameters and enums
+//===----------------------------------------------------------------------===//
+
+/// A double printed in its shortest round-tripping form.
+class Placer_F64Param<string desc>
+    : AttrOrTypeParameter<"::placer::F64", desc, "double"> {
+  let parser = [{ ::placer::detail::parseF64($_parser) }];
+  let printer = [{ ::placer::detail::printF64($_printer, $_self) }];
+}
+
+/// A double that may be left out, reading as `default`.
+class Placer_DefaultF64Param<string desc, string default>
+    : Placer_F64Param<desc> {
+  let defaultValue = default;
+}
+
+class Placer_DefaultI64Param<string desc, string default>
+    : DefaultValuedParameter<"int64_t", default, desc>;
+
+def Placer_OptionalF64Param
+    : OptionalParameter<"std::optional<::placer::F64>"> {
+  let parser = [{ ::placer::detail::parseOptionalF64($_parser) }];
+  let printer = [{ ::placer::detail::printF64($_printer, *$_self) }];
+}
+
+def Placer_OptionalI64Param : OptionalParameter<"std::optional<int64_t>"> {
+  let printer = [{ $_printer << *$_self }];
+}
+
+def Placer_BoolParam : AttrOrTypeParameter<"bool", "true or false"> {
+  let parser = [{ ::placer::detail::parseBool($_parser) }];
+  let printer = [{ $_printer << ($_self ? "true" : "false") }];
+}
+
+def Placer_DeviceClass : I32EnumAttr<"DeviceClass", "what a device kind is", [
+    I32EnumAttrCase<"Accelerator", 0, "accelerator">,
+    I32EnumAttrCase<"Cpu", 1, "cpu">]> {
+  let cppNamespace = "::placer";
+  let genSpecializedAttr = 0;
+}
+
+def Placer_CostSource : I32EnumAttr<"CostSource", "where an op's times come from", [
+    I32EnumAttrCase<"Model", 0, "model">,
+    I32EnumAttrCase<"Generic", 1, "generic">,
+    I32EnumAttrCase<"Profile", 2, "profile">,
+    I32EnumAttrCase<"Workload", 3, "workload">]> {
+  let cppNamespace = "::placer";
+  let genSpecializedAttr = 0;
+}
+
+def Placer_Objective : I32EnumAttr<"Objective", "what a placement minimises", [
+    I32EnumAttrCase<"Throughput", 0, "throughput">,
+    I32EnumAttrCase<"Latency", 1, "latency">]> {
+  let cppNamespace = "::placer";
+  let genSpecializedAttr = 0;
+}
+
+def Placer_CostSourceParam : EnumParameter<Placer_CostSource> {
+  let defaultValue = "::placer::CostSource::Model";
+}
+
+class Placer_Attr<string name, string attrMnemonic>
+    : AttrDef<Placer_Dialect, name> {
+  let mnemonic = attrMnemonic;
+}
+
+//===----------------------------------------------------------------------===//
+// Cluster
+//===----------------------------------------------------------------------===//
+
+def Placer_LinkAttr : Placer_Attr<"Link", "link"> {
+  let summary = "a link between two devices: bytes/s and seconds per transfer";
+  let parameters = (ins Placer_F64Param<"bytes/s">:$bandwidth,
+                        Placer_DefaultF64Param<"seconds", "0.0">:$latency);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Placer_DeviceKindAttr : Placer_Attr<"DeviceKind", "kind"> {
+  let summary = "a kind of device, how many there are, and its figures";
+  let description = [{
+    `peak_flops` maps element type names (`f32`, `f16`, ..., `default`) to
+    FLOP/s. A capacity of 0 means unlimited (CPU cores).
+  }];
+  let parameters = (ins StringRefParameter<"name">:$name,
+                        EnumParameter<Placer_DeviceClass>:$device_class,
+                        Placer_DefaultI64Param<"devices", "1">:$count,
+                        "::mlir::DictionaryAttr":$peak_flops,
+                        Placer_F64Param<"bytes/s">:$memory_bandwidth,
+                        Placer_DefaultF64Param<"bytes", "0.0">:$memory_capacity,
+                        Placer_DefaultF64Param<"seconds", "0.0">:$op_overhead);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Placer_HierarchyAttr : Placer_Attr<"Hierarchy", "hierarchy"> {
+  let summary = "nodes of equal size: one link inside a node, one between nodes";
+  let parameters = (ins "int64_t":$devices_per_node,
+                        "::placer::LinkAttr":$intra_node,
+                        "::placer::LinkAttr":$inter_node);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Placer_KindLinkAttr : Placer_Attr<"KindLink", "kind_link"> {
+  let summary = "the link between any device of one kind and one of another";
+  let parameters = (ins StringRefParameter<"kind">:$a,
+                        StringRefParameter<"kind">:$b,
+                        "::placer::LinkAttr":$link);
+  let assemblyFormat = "`<` $a `,` $b `,` $link `>`";
+}
+
+def Placer_DeviceLinkAttr : Placer_Attr<"DeviceLink", "device_link"> {
+  let summary = "the link between two given devices";
+  let parameters = (ins "int64_t":$a, "int64_t":$b,
+                        "::placer::LinkAttr":$link);
+  let assemblyFormat = "`<` $a `,` $b `,` $link `>`";
+}
+
+def Placer_ClusterAttr : Placer_Attr<"Cluster", "cluster"> {
+  let summary = "the machine a module is placed on";
+  let description = [{
+    Device kinds in order (kind 0's devices are devices 0..count-1, and so
+    on) and the links between devices: a device pair wins over a kind pair,
+    which wins over the hierarchy, which wins over the default link
+    (docs/CostModel.md). `getCluster()` gives the plain C++ model the
+    solvers and the simulator use.
+  }];
+  let parameters = (ins
+    StringRefParameter<"name", "\"\"">:$name,
+    AttrParameter<"::mlir::ArrayAttr", "#placer.kind list">:$kinds,
+    "::placer::LinkAttr":$default_link,
+    OptionalParameter<"::placer::HierarchyAttr">:$hierarchy,
+    OptionalParameter<"::mlir::ArrayAttr", "#placer.kind_link list">:$kind_links,
+    OptionalParameter<"::mlir::ArrayAttr", "#placer.device_link list">:$device_links);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The attribute of a cluster, and the cluster of an attribute.
+    static ClusterAttr get(::mlir::MLIRContext *context,
+                           const ::placer::Cluster &cluster);
+    ::placer::Cluster getCluster() const;
+    int64_t getNumDevices() const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Per-op state
+//===----------------------------------------------------------------------===//
+
+def Placer_CostAttr : Placer_Attr<"Cost", "cost"> {
+  let summary = "an op's work and its time on each device kind";
+  let description = [{
+    FLOPs, bytes read and written, weight (parameter) bytes and result bytes
+    are device-independent; `time` gives seconds per device kind of the
+    module's cluster; `transfer_time` is c(u), moving the result between two
+    devices. In training, `backward_time` and `training_param_bytes`
+    (weights, gradients and optimizer state) are present.
+  }];
+  let parameters = (ins
+    Placer_DefaultI64Param<"FLOPs", "0">:$flops,
+    Placer_DefaultI64Param<"bytes", "0">:$bytes_read,
+    Placer_DefaultI64Param<"bytes", "0">:$bytes_written,
+    Placer_DefaultI64Param<"bytes", "0">:$param_bytes,
+    Placer_DefaultI64Param<"bytes", "0">:$output_bytes,
+    "::mlir::DictionaryAttr":$time,
+    Placer_DefaultF64Param<"seconds", "0.0">:$transfer_time,
+    Placer_CostSourceParam:$source,
+    OptionalParameter<"::mlir::DictionaryAttr">:$backward_time,
+    Placer_OptionalI64Param:$training_param_bytes);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Seconds on device kind `kind`; std::nullopt when not given.
+    std::optional<double> getTimeOn(::llvm::StringRef kind) const;
+    std::optional<double> getBackwardTimeOn(::llvm::StringRef kind) const;
+    /// Bytes the op keeps on its device: training_param_bytes when
+    /// training, else param_bytes.
+    int64_t getResidentBytes() const;
+  }];
+}
+
+def Placer_DeviceAttr : Placer_Attr<"Device", "device"> {
+  let summary = "the device an op runs on: an index into the cluster's devices";
+  let parameters = (ins "int64_t":$index);
+  let assemblyFormat = "`<` $index `>`";
+  let genVerifyDecl = 1;
+}
+
+def Placer_PlacementAttr : Placer_Attr<"Placement", "placement"> {
+  let summary = "what the placement found, for the module as a whole";
+  let parameters = (ins
+    EnumParameter<Placer_Objective>:$objective,
+    StringRefParameter<"algorithm">:$algorithm,
+    Placer_F64Param<"max load">:$max_load,
+    Placer_F64Param<"lower bound">:$lower_bound,
+    Placer_BoolParam:$optimal,
+    "int64_t":$accelerators,
+    "int64_t":$cpus,
+    Placer_OptionalF64Param:$latency);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
+#endif // PLACER_DIALECT_PLACER_PLACERATTRS_TD

@@ -1,0 +1,82 @@
+//===- PlacerDialect.h - Typed state between Placer's passes ---*- C++ -*-===//
+//
+// The cluster, per-op cost, device and placement attributes, and accessors
+// that read and write them on ops (docs/Architecture.md, "Pass-to-pass
+// contract").
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLACER_DIALECT_PLACER_PLACERDIALECT_H
+#define PLACER_DIALECT_PLACER_PLACERDIALECT_H
+
+#include "placer/Analysis/Cluster.h"
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/bit.h"
+#include "llvm/ADT/Hashing.h"
+
+#include <optional>
+
+#include "placer/Dialect/Placer/PlacerEnums.h.inc"
+
+namespace placer {
+class ClusterAttr;
+class CostAttr;
+class DeviceAttr;
+class PlacementAttr;
+
+/// A double as an attribute parameter: hashed and compared by its bits, so
+/// that attributes are uniqued exactly.
+struct F64 {
+  double value = 0;
+  F64(double value = 0) : value(value) {}
+  operator double() const { return value; }
+  bool operator==(const F64 &other) const {
+    return llvm::bit_cast<uint64_t>(value) ==
+           llvm::bit_cast<uint64_t>(other.value);
+  }
+};
+inline llvm::hash_code hash_value(F64 f) {
+  return llvm::hash_value(llvm::bit_cast<uint64_t>(f.value));
+}
+
+namespace detail {
+mlir::FailureOr<F64> parseF64(mlir::AsmParser &parser);
+mlir::FailureOr<std::optional<F64>> parseOptionalF64(mlir::AsmParser &parser);
+void printF64(mlir::AsmPrinter &printer, double value);
+mlir::FailureOr<bool> parseBool(mlir::AsmParser &parser);
+} // namespace detail
+} // namespace placer
+
+// The attributes first: the dialect's typed helpers for its discardable
+// attributes need them complete.
+#define GET_ATTRDEF_CLASSES
+#include "placer/Dialect/Placer/PlacerAttrs.h.inc"
+
+#include "placer/Dialect/Placer/PlacerDialect.h.inc"
+
+namespace placer {
+
+/// Typed access to the discardable attributes of the `placer` dialect. A
+/// getter returns a null attribute when the op has none.
+ClusterAttr getCluster(mlir::Operation *module);
+void setCluster(mlir::Operation *module, ClusterAttr cluster);
+CostAttr getCost(mlir::Operation *op);
+void setCost(mlir::Operation *op, CostAttr cost);
+/// The device index of `op`, or std::nullopt when it is not placed.
+std::optional<int64_t> getDevice(mlir::Operation *op);
+void setDevice(mlir::Operation *op, int64_t device);
+PlacementAttr getPlacement(mlir::Operation *module);
+void setPlacement(mlir::Operation *module, PlacementAttr placement);
+
+/// The cluster recorded on `op`'s module, with an error naming `pass` and
+/// what to run first when there is none.
+mlir::FailureOr<Cluster> requireCluster(mlir::Operation *op,
+                                        llvm::StringRef pass);
+
+} // namespace placer
+
+#endif // PLACER_DIALECT_PLACER_PLACERDIALECT_H

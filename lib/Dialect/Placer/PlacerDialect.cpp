@@ -1,0 +1,422 @@
+//===- PlacerDialect.cpp - Typed state between Placer's passes ------------===//
+#include "placer/Dialect/Placer/PlacerDialect.h"
+
+#include "placer/Support/JsonReader.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace placer;
+
+#include "placer/Dialect/Placer/PlacerEnums.cpp.inc"
+
+#include "placer/Dialect/Placer/PlacerDialect.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "placer/Dialect/Placer/PlacerAttrs.cpp.inc"
+
+void PlacerDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "placer/Dialect/Placer/PlacerAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Parameters
+//===----------------------------------------------------------------------===//
+
+FailureOr<F64> placer::detail::parseF64(AsmParser &parser) {
+  double value;
+  if (parser.parseFloat(value))
+    return failure();
+  return F64(value);
+}
+
+FailureOr<std::optional<F64>>
+placer::detail::parseOptionalF64(AsmParser &parser) {
+  FailureOr<F64> value = parseF64(parser);
+  if (failed(value))
+    return failure();
+  return std::optional<F64>(*value);
+}
+
+void placer::detail::printF64(AsmPrinter &printer, double value) {
+  // Shortest round-tripping text; always with a '.' or an exponent so that
+  // it reads back as a float.
+  std::string text = formatNumber(value);
+  if (text.find_first_of(".eEn") == std::string::npos)
+    text += ".0";
+  printer << text;
+}
+
+FailureOr<bool> placer::detail::parseBool(AsmParser &parser) {
+  if (succeeded(parser.parseOptionalKeyword("true")))
+    return true;
+  if (succeeded(parser.parseOptionalKeyword("false")))
+    return false;
+  return parser.emitError(parser.getCurrentLocation(),
+                          "expected true or false");
+}
+
+//===----------------------------------------------------------------------===//
+// Cluster
+//===----------------------------------------------------------------------===//
+
+LogicalResult LinkAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               F64 bandwidth, F64 latency) {
+  if (!(bandwidth > 0))
+    return emitError() << "link bandwidth must be positive, got "
+                       << formatNumber(bandwidth);
+  if (!(latency >= 0))
+    return emitError() << "link latency must not be negative, got "
+                       << formatNumber(latency);
+  return success();
+}
+
+LogicalResult
+DeviceKindAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       StringRef name, DeviceClass deviceClass, int64_t count,
+                       DictionaryAttr peakFlops, F64 memoryBandwidth,
+                       F64 memoryCapacity, F64 opOverhead) {
+  if (name.empty())
+    return emitError() << "device kind name must not be empty";
+  if (count < 1)
+    return emitError() << "device kind '" << name
+                       << "': count must be at least 1, got " << count;
+  if (peakFlops.empty())
+    return emitError() << "device kind '" << name
+                       << "': peak_flops must give at least one element type";
+  for (NamedAttribute entry : peakFlops) {
+    auto flops = dyn_cast<FloatAttr>(entry.getValue());
+    if (!flops || !(flops.getValueAsDouble() > 0))
+      return emitError() << "device kind '" << name << "': peak_flops."
+                         << entry.getName().getValue()
+                         << " must be a positive float";
+  }
+  if (!(memoryBandwidth > 0))
+    return emitError() << "device kind '" << name
+                       << "': memory_bandwidth must be positive";
+  if (!(memoryCapacity >= 0) || !(opOverhead >= 0))
+    return emitError() << "device kind '" << name
+                       << "': memory_capacity and op_overhead must not be "
+                          "negative";
+  return success();
+}
+
+LogicalResult
+HierarchyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      int64_t devicesPerNode, LinkAttr, LinkAttr) {
+  if (devicesPerNode < 1)
+    return emitError() << "hierarchy devices_per_node must be at least 1, got "
+                       << devicesPerNode;
+  return success();
+}
+
+/// The elements of an optional array of links (none when absent).
+template <typename AttrT>
+static SmallVector<AttrT> getLinks(ArrayAttr links) {
+  if (!links)
+    return {};
+  return llvm::to_vector(links.getAsRange<AttrT>());
+}
+
+LogicalResult
+ClusterAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                    StringRef name, ArrayAttr kinds, LinkAttr defaultLink,
+                    HierarchyAttr hierarchy, ArrayAttr kindLinks,
+                    ArrayAttr deviceLinks) {
+  if (!kinds || kinds.empty())
+    return emitError() << "a cluster has at least one device kind";
+  if (!defaultLink)
+    return emitError() << "a cluster needs a default link";
+  auto allOf = [](ArrayAttr array, auto isa) {
+    return !array || llvm::all_of(array, isa);
+  };
+  if (!allOf(kinds, llvm::IsaPred<DeviceKindAttr>) ||
+      !allOf(kindLinks, llvm::IsaPred<KindLinkAttr>) ||
+      !allOf(deviceLinks, llvm::IsaPred<DeviceLinkAttr>))
+    return emitError() << "cluster kinds must be #placer.kind, kind_links "
+                          "#placer.kind_link and device_links "
+                          "#placer.device_link attributes";
+  llvm::StringSet<> names;
+  int64_t numDevices = 0;
+  for (auto kind : kinds.getAsRange<DeviceKindAttr>()) {
+    if (!names.insert(kind.getName()).second)
+      return emitError() << "duplicate device kind '" << kind.getName() << "'";
+    numDevices += kind.getCount();
+  }
+  for (auto link : getLinks<KindLinkAttr>(kindLinks))
+    for (StringRef end : {link.getA(), link.getB()})
+      if (!names.contains(end))
+        return emitError() << "kind link names unknown device kind '" << end
+                           << "'";
+  for (auto link : getLinks<DeviceLinkAttr>(deviceLinks))
+    for (int64_t end : {link.getA(), link.getB()})
+      if (end < 0 || end >= numDevices)
+        return emitError() << "device link names device " << end
+                           << ", out of range [0, " << numDevices << ")";
+  return success();
+}
+
+static LinkAttr toAttr(MLIRContext *context, const Link &link) {
+  return LinkAttr::get(context, link.bandwidth, link.latency);
+}
+
+static Link fromAttr(LinkAttr link) {
+  return Link{link.getBandwidth(), link.getLatency()};
+}
+
+ClusterAttr ClusterAttr::get(MLIRContext *context, const Cluster &cluster) {
+  Builder b(context);
+  SmallVector<Attribute> kinds;
+  for (const DeviceKind &kind : cluster.getKinds()) {
+    SmallVector<NamedAttribute> flops;
+    for (const auto &[type, peak] : kind.peakFlops)
+      flops.push_back(b.getNamedAttr(type, b.getF64FloatAttr(peak)));
+    kinds.push_back(DeviceKindAttr::get(
+        context, kind.name,
+        kind.isAccelerator ? DeviceClass::Accelerator : DeviceClass::Cpu,
+        kind.count, b.getDictionaryAttr(flops), kind.memoryBandwidth,
+        kind.memoryCapacity, kind.opOverhead));
+  }
+  HierarchyAttr hierarchy;
+  if (const auto &h = cluster.getHierarchy())
+    hierarchy = HierarchyAttr::get(context, h->devicesPerNode,
+                                   toAttr(context, h->intraNode),
+                                   toAttr(context, h->interNode));
+  SmallVector<Attribute> kindLinks;
+  for (const Cluster::KindPairLink &pair : cluster.getKindPairs())
+    kindLinks.push_back(
+        KindLinkAttr::get(context, pair.a, pair.b, toAttr(context, pair.link)));
+  SmallVector<Attribute> deviceLinks;
+  for (const Cluster::DevicePairLink &pair : cluster.getDevicePairs())
+    deviceLinks.push_back(DeviceLinkAttr::get(context, pair.a, pair.b,
+                                              toAttr(context, pair.link)));
+  return ClusterAttr::get(
+      context, cluster.getName(), b.getArrayAttr(kinds),
+      toAttr(context, cluster.getDefaultLink()), hierarchy,
+      kindLinks.empty() ? ArrayAttr() : b.getArrayAttr(kindLinks),
+      deviceLinks.empty() ? ArrayAttr() : b.getArrayAttr(deviceLinks));
+}
+
+Cluster ClusterAttr::getCluster() const {
+  std::vector<DeviceKind> kinds;
+  for (auto attr : getKinds().getAsRange<DeviceKindAttr>()) {
+    DeviceKind kind;
+    kind.name = attr.getName().str();
+    kind.isAccelerator = attr.getDeviceClass() == DeviceClass::Accelerator;
+    kind.count = attr.getCount();
+    for (NamedAttribute entry : attr.getPeakFlops())
+      kind.peakFlops[entry.getName().str()] =
+          cast<FloatAttr>(entry.getValue()).getValueAsDouble();
+    kind.memoryBandwidth = attr.getMemoryBandwidth();
+    kind.memoryCapacity = attr.getMemoryCapacity();
+    kind.opOverhead = attr.getOpOverhead();
+    kinds.push_back(std::move(kind));
+  }
+  std::optional<Cluster::Hierarchy> hierarchy;
+  if (HierarchyAttr h = getHierarchy())
+    hierarchy = Cluster::Hierarchy{h.getDevicesPerNode(),
+                                   fromAttr(h.getIntraNode()),
+                                   fromAttr(h.getInterNode())};
+  std::vector<Cluster::KindPairLink> kindPairs;
+  for (auto link : getLinks<KindLinkAttr>(getKindLinks()))
+    kindPairs.push_back(
+        {link.getA().str(), link.getB().str(), fromAttr(link.getLink())});
+  std::vector<Cluster::DevicePairLink> devicePairs;
+  for (auto link : getLinks<DeviceLinkAttr>(getDeviceLinks()))
+    devicePairs.push_back({link.getA(), link.getB(), fromAttr(link.getLink())});
+  return Cluster(getName().str(), std::move(kinds),
+                 fromAttr(getDefaultLink()), hierarchy, std::move(kindPairs),
+                 std::move(devicePairs));
+}
+
+int64_t ClusterAttr::getNumDevices() const {
+  int64_t total = 0;
+  for (auto kind : getKinds().getAsRange<DeviceKindAttr>())
+    total += kind.getCount();
+  return total;
+}
+
+//===----------------------------------------------------------------------===//
+// Per-op state
+//===----------------------------------------------------------------------===//
+
+/// Every entry of `times` a non-negative float (seconds per device kind).
+static LogicalResult verifyTimes(function_ref<InFlightDiagnostic()> emitError,
+                                 DictionaryAttr times, StringRef field) {
+  for (NamedAttribute entry : times) {
+    auto seconds = dyn_cast<FloatAttr>(entry.getValue());
+    if (!seconds || !(seconds.getValueAsDouble() >= 0))
+      return emitError() << "cost " << field << "."
+                         << entry.getName().getValue()
+                         << " must be a non-negative float (seconds)";
+  }
+  return success();
+}
+
+LogicalResult CostAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               int64_t flops, int64_t bytesRead,
+                               int64_t bytesWritten, int64_t paramBytes,
+                               int64_t outputBytes, DictionaryAttr time,
+                               F64 transferTime, CostSource,
+                               DictionaryAttr backwardTime,
+                               std::optional<int64_t> trainingParamBytes) {
+  if (flops < 0 || bytesRead < 0 || bytesWritten < 0 || paramBytes < 0 ||
+      outputBytes < 0 || trainingParamBytes.value_or(0) < 0)
+    return emitError() << "cost FLOPs and byte counts must not be negative";
+  if (!time)
+    return emitError() << "cost needs a time per device kind";
+  if (!(transferTime >= 0))
+    return emitError() << "cost transfer_time must not be negative";
+  if (failed(verifyTimes(emitError, time, "time")))
+    return failure();
+  if (backwardTime && failed(verifyTimes(emitError, backwardTime,
+                                         "backward_time")))
+    return failure();
+  return success();
+}
+
+static std::optional<double> lookupSeconds(DictionaryAttr times,
+                                           StringRef kind) {
+  auto seconds = times ? times.getAs<FloatAttr>(kind) : FloatAttr();
+  if (!seconds)
+    return std::nullopt;
+  return seconds.getValueAsDouble();
+}
+
+std::optional<double> CostAttr::getTimeOn(StringRef kind) const {
+  return lookupSeconds(getTime(), kind);
+}
+
+std::optional<double> CostAttr::getBackwardTimeOn(StringRef kind) const {
+  return lookupSeconds(getBackwardTime(), kind);
+}
+
+int64_t CostAttr::getResidentBytes() const {
+  return getTrainingParamBytes().value_or(getParamBytes());
+}
+
+LogicalResult DeviceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 int64_t index) {
+  if (index < 0)
+    return emitError() << "device index must not be negative, got " << index;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Where the attributes may appear
+//===----------------------------------------------------------------------===//
+
+LogicalResult PlacerDialect::verifyOperationAttribute(Operation *op,
+                                                      NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  auto onModule = [&](bool typeMatches, StringRef kind) -> LogicalResult {
+    if (!typeMatches)
+      return op->emitError() << "'" << name << "' must be a #placer." << kind
+                             << " attribute";
+    if (!isa<ModuleOp>(op))
+      return op->emitError() << "'" << name << "' belongs on a module";
+    return success();
+  };
+  if (name == ClusterAttrHelper::getNameStr())
+    return onModule(isa<ClusterAttr>(attr.getValue()), "cluster");
+  if (name == PlacementAttrHelper::getNameStr())
+    return onModule(isa<PlacementAttr>(attr.getValue()), "placement");
+
+  auto module = op->getParentOfType<ModuleOp>();
+  ClusterAttr cluster = module ? placer::getCluster(module) : ClusterAttr();
+  if (name == CostAttrHelper::getNameStr()) {
+    auto cost = dyn_cast<CostAttr>(attr.getValue());
+    if (!cost)
+      return op->emitError() << "'" << name
+                             << "' must be a #placer.cost attribute";
+    if (!cluster)
+      return success();
+    llvm::StringSet<> kinds;
+    for (auto kind : cluster.getKinds().getAsRange<DeviceKindAttr>())
+      kinds.insert(kind.getName());
+    for (DictionaryAttr times : {cost.getTime(), cost.getBackwardTime()})
+      if (times)
+        for (NamedAttribute entry : times)
+          if (!kinds.contains(entry.getName().getValue()))
+            return op->emitError()
+                   << "'" << name << "' gives a time for device kind '"
+                   << entry.getName().getValue()
+                   << "', which the module's cluster does not have";
+    return success();
+  }
+  if (name == DeviceAttrHelper::getNameStr()) {
+    auto device = dyn_cast<DeviceAttr>(attr.getValue());
+    if (!device)
+      return op->emitError() << "'" << name
+                             << "' must be a #placer.device attribute";
+    if (cluster && device.getIndex() >= cluster.getNumDevices())
+      return op->emitError() << "is placed on device " << device.getIndex()
+                             << " but the module's cluster has "
+                             << cluster.getNumDevices() << " devices";
+    return success();
+  }
+  return op->emitError() << "unknown attribute '" << name
+                         << "' of the placer dialect";
+}
+
+//===----------------------------------------------------------------------===//
+// Accessors
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The typed attribute `name` of `op`, null when absent or of another kind
+/// (the verifier reports the latter).
+template <typename AttrT>
+AttrT getTyped(Operation *op, StringRef name) {
+  return op->getAttrOfType<AttrT>(name);
+}
+} // namespace
+
+ClusterAttr placer::getCluster(Operation *module) {
+  return getTyped<ClusterAttr>(module,
+                               PlacerDialect::ClusterAttrHelper::getNameStr());
+}
+void placer::setCluster(Operation *module, ClusterAttr cluster) {
+  module->setAttr(PlacerDialect::ClusterAttrHelper::getNameStr(), cluster);
+}
+CostAttr placer::getCost(Operation *op) {
+  return getTyped<CostAttr>(op, PlacerDialect::CostAttrHelper::getNameStr());
+}
+void placer::setCost(Operation *op, CostAttr cost) {
+  op->setAttr(PlacerDialect::CostAttrHelper::getNameStr(), cost);
+}
+std::optional<int64_t> placer::getDevice(Operation *op) {
+  auto device =
+      getTyped<DeviceAttr>(op, PlacerDialect::DeviceAttrHelper::getNameStr());
+  if (!device)
+    return std::nullopt;
+  return device.getIndex();
+}
+void placer::setDevice(Operation *op, int64_t device) {
+  op->setAttr(PlacerDialect::DeviceAttrHelper::getNameStr(),
+              DeviceAttr::get(op->getContext(), device));
+}
+PlacementAttr placer::getPlacement(Operation *module) {
+  return getTyped<PlacementAttr>(
+      module, PlacerDialect::PlacementAttrHelper::getNameStr());
+}
+void placer::setPlacement(Operation *module, PlacementAttr placement) {
+  module->setAttr(PlacerDialect::PlacementAttrHelper::getNameStr(), placement);
+}
+
+FailureOr<Cluster> placer::requireCluster(Operation *op, StringRef pass) {
+  Operation *module = isa<ModuleOp>(op) ? op : op->getParentOfType<ModuleOp>();
+  ClusterAttr cluster = module ? getCluster(module) : ClusterAttr();
+  if (!cluster)
+    return op->emitError() << pass
+                           << ": the module has no placer.cluster: run "
+                              "--placer-estimate-costs first (or "
+                              "--partition-devices)";
+  return cluster.getCluster();
+}

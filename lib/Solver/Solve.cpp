@@ -1,0 +1,210 @@
+//===- Solve.cpp - The solver library's one entry point -------------------===//
+#include "placer/Solver/Solve.h"
+
+#include "placer/Solver/Latency.h"
+#include "placer/Solver/Workload.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+
+using namespace placer::solver;
+
+namespace {
+
+struct AlgorithmName {
+  Algorithm algorithm;
+  const char *name;
+};
+constexpr AlgorithmName kAlgorithms[] = {
+    {Algorithm::Auto, "auto"},           {Algorithm::DP, "dp"},
+    {Algorithm::IP, "ip"},               {Algorithm::PipeDream, "pipedream"},
+    {Algorithm::Greedy, "greedy"},       {Algorithm::Single, "single"},
+    {Algorithm::SplitFile, "split-file"}};
+
+/// A throughput placement by `algorithm` (anything but IP and Auto).
+Solution solveThroughputBaseline(const Problem &problem, Algorithm algorithm,
+                                 const SolveOptions &options,
+                                 std::string &error) {
+  switch (algorithm) {
+  case Algorithm::PipeDream:
+    return solvePipeDream(problem);
+  case Algorithm::Greedy:
+    return solveGreedy(problem);
+  case Algorithm::Single:
+    return solveSingleDevice(problem);
+  case Algorithm::SplitFile: {
+    Solution solution;
+    solution.algorithm = "split-file";
+    solution.lowerBound = lowerBound(problem);
+    llvm::Expected<Assignment> read =
+        readSplitFile(problem, options.splitFile);
+    if (!read) {
+      error = llvm::toString(read.takeError());
+      return solution;
+    }
+    Evaluation evaluation = evaluate(problem, *read);
+    if (!evaluation.feasible()) {
+      error = options.splitFile +
+              ": the split is infeasible: " + evaluation.violation;
+      return solution;
+    }
+    solution.assignment = std::move(*read);
+    solution.maxLoad = evaluation.maxLoad;
+    return solution;
+  }
+  default:
+    DPOptions dp;
+    dp.idealLimit = options.idealLimit;
+    return solveIdealDP(problem, dp);
+  }
+}
+
+SolveResult solveThroughput(const Problem &problem,
+                            const SolveOptions &options) {
+  SolveResult result;
+  Algorithm algorithm = options.getChosenAlgorithm();
+  if (algorithm != Algorithm::IP) {
+    result.solution =
+        solveThroughputBaseline(problem, algorithm, options, result.error);
+    return result;
+  }
+  // The DP's split is contiguous, so feasible for both MILP variants: CBC
+  // starts from it.
+  DPOptions dp;
+  dp.idealLimit = options.idealLimit;
+  Solution start = solveIdealDP(problem, dp);
+  IPOptions ip = options.ip;
+  if (start.feasible())
+    ip.warmStart = &start.assignment;
+  result.ip = solveThroughputIP(problem, ip);
+  result.solution = result.ip->solution;
+  return result;
+}
+
+SolveResult solveLatency(const Problem &problem, const SolveOptions &options) {
+  SolveResult result;
+  LatencyOptions latency;
+  latency.callsPerAccelerator = options.ip.callsPerAccelerator;
+  switch (options.getChosenAlgorithm()) {
+  case Algorithm::Greedy:
+    result.solution = solveLatencyGreedy(problem, latency);
+    return result;
+  case Algorithm::IP: {
+    // The heuristic's placement is CBC's first incumbent and fixes the
+    // model's time horizon.
+    Solution start = solveLatencyGreedy(problem, latency);
+    IPOptions ip = options.ip;
+    if (start.latency < kInfinity) {
+      ip.warmStart = &start.assignment;
+      ip.warmStartCalls = &start.calls;
+    }
+    result.ip = solveLatencyIP(problem, ip);
+    result.solution = result.ip->solution;
+    return result;
+  }
+  default:
+    // Throughput placements (the DP's, a split file's) scored for latency.
+    result.solution = solveThroughputBaseline(
+        problem, options.getChosenAlgorithm(), options, result.error);
+    scoreLatency(problem, result.solution);
+    result.solution.lowerBound = latencyLowerBound(problem);
+    return result;
+  }
+}
+
+/// The smallest memory per accelerator with which a placement exists, to
+/// 0.1%; infinity when none exists at any size. The DP decides for every
+/// objective and algorithm: a pipeline stage is a convex call, so where the
+/// DP fits, a latency placement does too, and the heuristics fit no sooner.
+double smallestFittingMemory(Problem problem, const SolveOptions &options) {
+  double total = 0;
+  for (const Node &node : problem.nodes)
+    total += node.memory;
+  DPOptions dp;
+  dp.idealLimit = options.idealLimit;
+  auto fits = [&] { return solveIdealDP(problem, dp).feasible(); };
+  problem.memoryLimit = total;
+  if (!fits())
+    return kInfinity;
+  double low = 0, high = total;
+  while (high - low > 1e-3 * high) {
+    problem.memoryLimit = (low + high) / 2;
+    (fits() ? high : low) = problem.memoryLimit;
+  }
+  return high;
+}
+
+} // namespace
+
+std::optional<Objective> placer::solver::parseObjective(llvm::StringRef name) {
+  if (name == "throughput")
+    return Objective::Throughput;
+  if (name == "latency")
+    return Objective::Latency;
+  return std::nullopt;
+}
+
+std::optional<Algorithm> placer::solver::parseAlgorithm(llvm::StringRef name) {
+  for (const AlgorithmName &entry : kAlgorithms)
+    if (name == entry.name)
+      return entry.algorithm;
+  return std::nullopt;
+}
+
+llvm::StringRef placer::solver::getName(Objective objective) {
+  return objective == Objective::Latency ? "latency" : "throughput";
+}
+
+llvm::StringRef placer::solver::getName(Algorithm algorithm) {
+  for (const AlgorithmName &entry : kAlgorithms)
+    if (entry.algorithm == algorithm)
+      return entry.name;
+  return "";
+}
+
+std::string placer::solver::listAlgorithms() {
+  std::string list;
+  for (const AlgorithmName &entry : kAlgorithms)
+    list += (list.empty() ? "" : ", ") + std::string(entry.name);
+  return list;
+}
+
+Algorithm SolveOptions::getChosenAlgorithm() const {
+  if (algorithm != Algorithm::Auto)
+    return algorithm;
+  return objective == Objective::Latency ? Algorithm::IP : Algorithm::DP;
+}
+
+std::string placer::solver::checkOptions(const SolveOptions &options) {
+  if (options.ip.callsPerAccelerator < 1)
+    return "calls=" + std::to_string(options.ip.callsPerAccelerator) +
+           ": an accelerator makes at least one call";
+  if (!(options.ip.timeLimitSeconds > 0) || options.ip.relativeGap < 0 ||
+      options.ip.threads < 1 || options.ip.progressSeconds < 0)
+    return "time-limit must be positive, gap and progress not negative, "
+           "threads at least 1";
+  if (!options.ip.exportPath.empty() &&
+      options.getChosenAlgorithm() != Algorithm::IP)
+    return "export-lp needs algorithm=ip";
+  if (options.algorithm == Algorithm::SplitFile && options.splitFile.empty())
+    return "algorithm=split-file needs split-in=FILE";
+  return "";
+}
+
+SolveResult placer::solver::solve(const Problem &problem,
+                                  const SolveOptions &options) {
+  if (std::string error = checkOptions(options); !error.empty()) {
+    SolveResult result;
+    result.error = std::move(error);
+    return result;
+  }
+  SolveResult result = options.objective == Objective::Latency
+                           ? solveLatency(problem, options)
+                           : solveThroughput(problem, options);
+  if (result.error.empty() && !result.exported() &&
+      !result.provedInfeasible() && !result.solution.feasible() &&
+      options.findSmallestMemory)
+    result.smallestFittingMemory = smallestFittingMemory(problem, options);
+  return result;
+}
