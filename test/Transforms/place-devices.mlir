@@ -12,7 +12,7 @@
 // RUN: placer-opt %s --placer-place-devices="algorithm=greedy" 2>&1 | FileCheck %s --check-prefix=GREEDY
 
 // CHECK: remark: placed 4 ops on 2 accelerators and 0 CPU cores with dp: max load 9 (lower bound 8), 5 ideals
-// CHECK: module attributes {placer.cluster = {{.*}}, placer.placement = {accelerators = 2 : i64, algorithm = "dp", cpus = 0 : i64, lower_bound = 8.000000e+00 : f64, max_load = 9.000000e+00 : f64, objective = "throughput", optimal = true}}
+// CHECK: module attributes {placer.cluster = {{.*}}, placer.placement = #placer.placement<objective = throughput, algorithm = "dp", max_load = 9.0, lower_bound = 8.0, optimal = true, accelerators = 2, cpus = 0>}
 // The constant follows its consumer.
 // CHECK: graph.constant "w" {{.*}}placer.device = #placer.device<0>
 // CHECK: graph.node "A"{{.*}}placer.device = #placer.device<0>

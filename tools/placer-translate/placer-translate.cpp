@@ -1,57 +1,41 @@
 //===- placer-translate.cpp - Placer's import/export driver ---------------===//
 //
+// mlir-translate with Placer's translations:
+//
 //   placer-translate --import-onnx model.onnx [-o out.mlir] [--shapes-only]
 //                    [--dim NAME=VALUE]... [--input-shape NAME=D0xD1x...]...
 //   placer-translate --import-workload workload.json [-o out.mlir]
 //   placer-translate --export-onnx in.mlir -o out.onnx
 //   placer-translate --export-onnx-stages DIR in.mlir
 //
-// Errors go to stderr and the exit status is 1; an output file is only
-// written when the whole translation succeeded.
+// Errors go to stderr and the exit status is 1; mlirTranslateMain keeps an
+// output file only when the whole translation succeeded.
 //
 //===----------------------------------------------------------------------===//
 
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Export/OnnxExporter.h"
 #include "placer/Import/OnnxImporter.h"
 #include "placer/Import/WorkloadImporter.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
-#include "mlir/IR/AsmState.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
+#include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 using namespace mlir;
 namespace cl = llvm::cl;
 
 namespace {
-enum class Action { None, ImportOnnx, ImportWorkload, ExportOnnx };
-
-cl::opt<Action> action(
-    cl::desc("Translation:"), cl::init(Action::None),
-    cl::values(clEnumValN(Action::ImportOnnx, "import-onnx",
-                          "ONNX model -> graph dialect"),
-               clEnumValN(Action::ImportWorkload, "import-workload",
-                          "NeurIPS 2020 workload JSON -> graph dialect"),
-               clEnumValN(Action::ExportOnnx, "export-onnx",
-                          "graph dialect -> ONNX model")));
-cl::opt<std::string>
-    exportStagesDir("export-onnx-stages",
-                    cl::desc("Split module -> one ONNX model per device and "
-                             "a manifest, in this directory"),
-                    cl::value_desc("DIR"));
-cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input file>"),
-                                   cl::init("-"));
-cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
-                                    cl::value_desc("filename"), cl::init("-"));
 
 cl::OptionCategory importCategory("ONNX import options");
 cl::opt<bool> shapesOnly("shapes-only",
@@ -66,11 +50,37 @@ cl::list<std::string>
                 cl::value_desc("NAME=SHAPE"), cl::cat(importCategory));
 cl::opt<bool> emitBytecode("emit-bytecode",
                            cl::desc("Write MLIR bytecode instead of text"));
-} // namespace
+cl::opt<std::string>
+    stagesDir("stages-dir",
+              cl::desc("--export-onnx-stages: the directory to write (also "
+                       "given as --export-onnx-stages DIR)"),
+              cl::value_desc("DIR"));
 
-static LogicalResult parseImportOptions(MLIRContext &context,
-                                        placer::OnnxImportOptions &options) {
-  auto loc = UnknownLoc::get(&context);
+/// Prints diagnostics without a location as "placer-translate: error: ..."
+/// instead of "<unknown>:0:" while a translation runs.
+class ToolDiagnostics {
+public:
+  explicit ToolDiagnostics(MLIRContext *context)
+      : handler(context, [](Diagnostic &diag) {
+          if (!isa<UnknownLoc>(diag.getLocation()))
+            return failure(); // the SourceMgr handler prints it
+          llvm::errs() << "placer-translate: "
+                       << (diag.getSeverity() == DiagnosticSeverity::Error
+                               ? "error: "
+                           : diag.getSeverity() == DiagnosticSeverity::Warning
+                               ? "warning: "
+                               : "note: ")
+                       << diag << "\n";
+          return success();
+        }) {}
+
+private:
+  ScopedDiagnosticHandler handler;
+};
+
+LogicalResult parseImportOptions(MLIRContext *context,
+                                 placer::OnnxImportOptions &options) {
+  auto loc = UnknownLoc::get(context);
   options.shapesOnly = shapesOnly;
   for (const std::string &text : dims) {
     std::pair<std::string, int64_t> binding;
@@ -87,119 +97,128 @@ static LogicalResult parseImportOptions(MLIRContext &context,
   return success();
 }
 
-static LogicalResult writeModule(ModuleOp module, llvm::raw_ostream &os) {
+LogicalResult writeModule(ModuleOp module, llvm::raw_ostream &os) {
   if (emitBytecode)
     return writeBytecodeToFile(module, os);
   module.print(os);
   return success();
 }
 
-static LogicalResult runImport(MLIRContext &context, llvm::raw_ostream &os) {
+/// The input's file name, as mlirTranslateMain opened it.
+StringRef getInputName(llvm::SourceMgr &sourceMgr) {
+  return sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+      ->getBufferIdentifier();
+}
+
+OwningOpRef<ModuleOp> importOnnx(llvm::SourceMgr &sourceMgr,
+                                 MLIRContext *context) {
   placer::OnnxImportOptions options;
   if (failed(parseImportOptions(context, options)))
-    return failure();
-  OwningOpRef<ModuleOp> module =
-      placer::importOnnxFile(inputFilename, &context, options);
-  if (!module)
-    return failure();
-  return writeModule(*module, os);
-}
-
-static OwningOpRef<ModuleOp> parseInput(MLIRContext &context,
-                                        llvm::SourceMgr &sourceMgr) {
-  std::string error;
-  auto file = openInputFile(inputFilename, &error);
-  if (!file) {
-    emitError(UnknownLoc::get(&context)) << error;
     return {};
-  }
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  return parseSourceFile<ModuleOp>(sourceMgr, &context);
+  StringRef name = getInputName(sourceMgr);
+  // From the file itself when there is one: the importer parses it in
+  // place, and external weights are found next to it.
+  if (llvm::sys::fs::is_regular_file(name))
+    return placer::importOnnxFile(name, context, options);
+  StringRef bytes =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
+  return placer::importOnnxBuffer(bytes, name, ".", context, options);
 }
 
-static LogicalResult runExport(MLIRContext &context, llvm::SourceMgr &sourceMgr,
-                               llvm::raw_ostream &os) {
-  OwningOpRef<ModuleOp> module = parseInput(context, sourceMgr);
-  if (!module)
-    return failure();
-  return placer::exportOnnxModule(*module, os);
+void registerDialects(DialectRegistry &registry) {
+  registry.insert<placer::graph::GraphDialect, placer::dist::DistDialect,
+                  placer::PlacerDialect, func::FuncDialect>();
 }
+
+/// A translation from an external format to MLIR, printed (or written as
+/// bytecode) by us so that --emit-bytecode works.
+using Importer =
+    std::function<OwningOpRef<ModuleOp>(llvm::SourceMgr &, MLIRContext *)>;
+TranslateFunction makeImport(Importer importer) {
+  return [importer](const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
+                    llvm::raw_ostream &os, MLIRContext *context) {
+    ToolDiagnostics diagnostics(context);
+    OwningOpRef<ModuleOp> module = importer(*sourceMgr, context);
+    return module ? writeModule(*module, os) : failure();
+  };
+}
+
+void registerTranslations() {
+  static TranslateRegistration importOnnxRegistration(
+      "import-onnx", "ONNX model -> graph dialect", makeImport(importOnnx));
+  static TranslateRegistration importWorkloadRegistration(
+      "import-workload", "NeurIPS 2020 workload JSON -> graph dialect",
+      makeImport([](llvm::SourceMgr &sourceMgr, MLIRContext *context) {
+        return placer::importWorkloadFile(getInputName(sourceMgr), context);
+      }));
+  static TranslateFromMLIRRegistration exportOnnxRegistration(
+      "export-onnx", "graph dialect -> ONNX model (needs -o)",
+      [](ModuleOp module, llvm::raw_ostream &os) {
+        ToolDiagnostics diagnostics(module.getContext());
+        return placer::exportOnnxModule(module, os);
+      },
+      registerDialects);
+  static TranslateFromMLIRRegistration exportStagesRegistration(
+      "export-onnx-stages",
+      "split module -> one ONNX model per device and a manifest, in "
+      "--stages-dir",
+      [](ModuleOp module, llvm::raw_ostream &) -> LogicalResult {
+        ToolDiagnostics diagnostics(module.getContext());
+        if (stagesDir.empty())
+          return emitError(UnknownLoc::get(module.getContext()))
+                 << "--export-onnx-stages needs a directory "
+                    "(--export-onnx-stages DIR)";
+        return placer::exportOnnxStages(module, stagesDir);
+      },
+      registerDialects);
+}
+
+/// Today's spellings on top of mlirTranslateMain's: `--export-onnx-stages
+/// DIR` names its directory, and --export-onnx, which writes a binary
+/// model, refuses to write it to the terminal's stdout.
+std::vector<std::string> rewriteArguments(int argc, char **argv,
+                                          std::string &error) {
+  std::vector<std::string> args(argv, argv + argc);
+  std::vector<std::string> out;
+  bool exportOnnx = false, hasOutput = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    StringRef arg = args[i];
+    if (arg == "--export-onnx-stages" || arg == "-export-onnx-stages") {
+      out.push_back("--export-onnx-stages");
+      if (i + 1 < args.size() && !StringRef(args[i + 1]).starts_with("-"))
+        out.push_back("--stages-dir=" + args[++i]);
+      continue;
+    }
+    if (arg.consume_front("--export-onnx-stages=")) {
+      out.push_back("--export-onnx-stages");
+      out.push_back(("--stages-dir=" + arg).str());
+      continue;
+    }
+    exportOnnx |= arg == "--export-onnx" || arg == "-export-onnx";
+    hasOutput |= arg == "-o" || arg.starts_with("-o=") ||
+                 arg.starts_with("--o=") ||
+                 (arg.starts_with("-o") && arg.size() > 2 && arg[2] != '-');
+    out.push_back(args[i]);
+  }
+  if (exportOnnx && !hasOutput)
+    error = "--export-onnx writes a binary model: give the output file with -o";
+  return out;
+}
+
+} // namespace
 
 int main(int argc, char **argv) {
-  llvm::InitLLVM y(argc, argv);
-  registerAsmPrinterCLOptions();
-  registerMLIRContextCLOptions();
-  cl::ParseCommandLineOptions(argc, argv, "Placer import/export driver\n");
-
-  DialectRegistry registry;
-  registry.insert<placer::graph::GraphDialect, placer::dist::DistDialect,
-                  func::FuncDialect>();
-  MLIRContext context(registry);
-  context.allowUnregisteredDialects(false);
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  // Diagnostics about the command line or a whole file carry no location:
-  // print them as "placer-translate: error: ..." instead of "<unknown>:0:".
-  ScopedDiagnosticHandler unlocated(&context, [](Diagnostic &diag) {
-    if (!isa<UnknownLoc>(diag.getLocation()))
-      return failure(); // the SourceMgr handler prints it
-    llvm::errs() << "placer-translate: "
-                 << (diag.getSeverity() == DiagnosticSeverity::Error
-                         ? "error: "
-                         : diag.getSeverity() == DiagnosticSeverity::Warning
-                               ? "warning: "
-                               : "note: ")
-                 << diag << "\n";
-    return success();
-  });
-
-  if (!exportStagesDir.empty()) {
-    if (action != Action::None) {
-      llvm::errs() << "placer-translate: choose one translation\n";
-      return 1;
-    }
-    OwningOpRef<ModuleOp> module = parseInput(context, sourceMgr);
-    return module && succeeded(placer::exportOnnxStages(*module,
-                                                        exportStagesDir))
-               ? 0
-               : 1;
-  }
-  if (action == Action::None) {
-    llvm::errs() << "placer-translate: choose a translation "
-                    "(--import-onnx, --import-workload, --export-onnx or "
-                    "--export-onnx-stages DIR); see --help\n";
-    return 1;
-  }
-  if (action == Action::ExportOnnx && outputFilename == "-") {
-    llvm::errs() << "placer-translate: --export-onnx writes a binary model: "
-                    "give the output file with -o\n";
-    return 1;
-  }
-
   std::string error;
-  auto output = openOutputFile(outputFilename, &error);
-  if (!output) {
+  std::vector<std::string> args = rewriteArguments(argc, argv, error);
+  if (!error.empty()) {
     llvm::errs() << "placer-translate: " << error << "\n";
     return 1;
   }
-  LogicalResult result = failure();
-  switch (action) {
-  case Action::ImportOnnx:
-    result = runImport(context, output->os());
-    break;
-  case Action::ImportWorkload:
-    if (OwningOpRef<ModuleOp> module =
-            placer::importWorkloadFile(inputFilename, &context))
-      result = writeModule(*module, output->os());
-    break;
-  case Action::ExportOnnx:
-    result = runExport(context, sourceMgr, output->os());
-    break;
-  case Action::None:
-    break;
-  }
-  if (failed(result))
-    return 1; // the ToolOutputFile deletes the partial output
-  output->keep();
-  return 0;
+  std::vector<char *> argPointers;
+  for (std::string &arg : args)
+    argPointers.push_back(arg.data());
+  registerTranslations();
+  return failed(mlirTranslateMain(static_cast<int>(argPointers.size()),
+                                  argPointers.data(),
+                                  "Placer import/export driver\n"));
 }

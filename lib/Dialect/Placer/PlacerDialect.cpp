@@ -7,6 +7,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace placer;
@@ -45,11 +48,18 @@ placer::detail::parseOptionalF64(AsmParser &parser) {
 }
 
 void placer::detail::printF64(AsmPrinter &printer, double value) {
-  // Shortest round-tripping text; always with a '.' or an exponent so that
-  // it reads back as a float.
+  if (!std::isfinite(value)) {
+    // MLIR reads non-finite floats as their bit pattern.
+    printer << llvm::formatv("{0:x16}", llvm::bit_cast<uint64_t>(value)).str();
+    return;
+  }
+  // The shortest round-tripping text, with the '.' MLIR's float syntax
+  // needs: 2.0, 0.25, 5.0e-06.
   std::string text = formatNumber(value);
-  if (text.find_first_of(".eEn") == std::string::npos)
-    text += ".0";
+  if (text.find('.') == std::string::npos) {
+    size_t exponent = text.find_first_of("eE");
+    text.insert(exponent == std::string::npos ? text.size() : exponent, ".0");
+  }
   printer << text;
 }
 
