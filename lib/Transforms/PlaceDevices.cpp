@@ -24,6 +24,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <set>
+
 namespace placer {
 #define GEN_PASS_DEF_PLACEDEVICES
 #include "placer/Transforms/Passes.h.inc"
@@ -147,6 +149,26 @@ FailureOr<ModuleProblem> buildProblem(ModuleOp module,
   return result;
 }
 
+/// Tensors that cross devices under the placement written on the ops: one
+/// per value and receiving device, as the split sends them.
+int64_t countTransfers(const ModuleProblem &mp) {
+  llvm::DenseSet<Operation *> placed(mp.ops.begin(), mp.ops.end());
+  int64_t transfers = 0;
+  for (Operation *op : mp.ops)
+    for (Value result : op->getResults()) {
+      std::set<int64_t> receivers;
+      for (Operation *user : result.getUsers()) {
+        Operation *top = user;
+        while (top && !placed.contains(top))
+          top = top->getParentOp();
+        if (top && getDevice(top) != getDevice(op))
+          receivers.insert(*getDevice(top));
+      }
+      transfers += receivers.size();
+    }
+  return transfers;
+}
+
 /// The placement's JSON report (schema in docs/Placement.md).
 llvm::json::Value makeReport(const ModuleProblem &mp,
                              const solver::Solution &solution,
@@ -205,6 +227,7 @@ llvm::json::Value makeReport(const ModuleProblem &mp,
                 {"accelerators", p.numAccelerators},
                 {"cpus", p.numCpus},
                 {"memory_limit", p.memoryLimit},
+                {"transfers", countTransfers(mp)},
                 {"devices", std::move(devices)},
                 {"assignment", std::move(assignment)}};
 }

@@ -104,3 +104,37 @@ func.func @a() {
   %0 = dist.recv from 0 channel -1 : tensor<2xf32>
   return
 }
+
+// -----
+
+// dist.position, dist.arg and dist.result: non-negative i64 on stage
+// functions only.
+func.func @stage(%x: tensor<2xf32> {dist.arg = -1 : i64}) -> tensor<2xf32> {
+  // expected-error @-1 {{'dist.arg' must be a non-negative i64}}
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+func.func @stage(%x: tensor<2xf32>) -> (tensor<2xf32> {dist.result = "first"}) {
+  // expected-error @-1 {{'dist.result' must be a non-negative i64}}
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+func.func @stage(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'dist.position' must be a non-negative i64}}
+  %y = graph.node "Relu"(%x) attributes {name = "r", output_names = ["y"], version = 13 : i64, dist.position = 1 : i32} : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'dist.position' belongs in a stage function}}
+module attributes {dist.position = 3 : i64} {}
+
+// -----
+
+// expected-error @+1 {{unknown attribute 'dist.stage' of the dist dialect}}
+module attributes {dist.stage = 3 : i64} {}

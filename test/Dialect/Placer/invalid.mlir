@@ -1,0 +1,164 @@
+// Each placer attribute's verifier, and where the dialect allows them.
+// RUN: placer-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{link bandwidth must be positive, got 0}}
+module attributes {placer.x = #placer.link<bandwidth = 0.0>} {}
+
+// -----
+
+// expected-error @+1 {{link latency must not be negative, got -1}}
+module attributes {placer.x = #placer.link<bandwidth = 1.0, latency = -1.0>} {}
+
+// -----
+
+// expected-error @+1 {{device kind 'gpu': count must be at least 1, got 0}}
+module attributes {placer.x = #placer.kind<name = "gpu", device_class = accelerator, count = 0, peak_flops = {default = 1.0}, memory_bandwidth = 1.0>} {}
+
+// -----
+
+// expected-error @+1 {{device kind 'gpu': peak_flops.f32 must be a positive float}}
+module attributes {placer.x = #placer.kind<name = "gpu", device_class = accelerator, peak_flops = {f32 = 0.0}, memory_bandwidth = 1.0>} {}
+
+// -----
+
+// expected-error @+1 {{device kind 'gpu': memory_bandwidth must be positive}}
+module attributes {placer.x = #placer.kind<name = "gpu", device_class = accelerator, peak_flops = {f32 = 1.0}, memory_bandwidth = 0.0>} {}
+
+// -----
+
+// expected-error @+1 {{device kind name must not be empty}}
+module attributes {placer.x = #placer.kind<name = "", device_class = cpu, peak_flops = {f32 = 1.0}, memory_bandwidth = 1.0>} {}
+
+// -----
+
+// expected-error @+1 {{hierarchy devices_per_node must be at least 1, got 0}}
+module attributes {placer.x = #placer.hierarchy<devices_per_node = 0, intra_node = #placer.link<bandwidth = 1.0>, inter_node = #placer.link<bandwidth = 1.0>>} {}
+
+// -----
+
+// expected-error @+1 {{duplicate device kind 'gpu'}}
+module attributes {placer.cluster = #placer.cluster<kinds = [#placer.kind<name = "gpu", device_class = accelerator, peak_flops = {f32 = 1.0}, memory_bandwidth = 1.0>, #placer.kind<name = "gpu", device_class = cpu, peak_flops = {f32 = 1.0}, memory_bandwidth = 1.0>], default_link = #placer.link<bandwidth = 1.0>>} {}
+
+// -----
+
+// expected-error @+1 {{a cluster has at least one device kind}}
+module attributes {placer.cluster = #placer.cluster<kinds = [], default_link = #placer.link<bandwidth = 1.0>>} {}
+
+// -----
+
+// expected-error @+1 {{cluster kinds must be #placer.kind}}
+module attributes {placer.cluster = #placer.cluster<kinds = [1 : i64], default_link = #placer.link<bandwidth = 1.0>>} {}
+
+// -----
+
+// expected-error @+1 {{kind link names unknown device kind 'tpu'}}
+module attributes {placer.cluster = #placer.cluster<kinds = [#placer.kind<name = "gpu", device_class = accelerator, peak_flops = {f32 = 1.0}, memory_bandwidth = 1.0>], default_link = #placer.link<bandwidth = 1.0>, kind_links = [#placer.kind_link<"gpu", "tpu", #placer.link<bandwidth = 1.0>>]>} {}
+
+// -----
+
+// expected-error @+1 {{device link names device 7, out of range [0, 2)}}
+module attributes {placer.cluster = #placer.cluster<kinds = [#placer.kind<name = "gpu", device_class = accelerator, count = 2, peak_flops = {f32 = 1.0}, memory_bandwidth = 1.0>], default_link = #placer.link<bandwidth = 1.0>, device_links = [#placer.device_link<0, 7, #placer.link<bandwidth = 1.0>>]>} {}
+
+// -----
+
+// expected-error @+1 {{'placer.cluster' must be a #placer.cluster attribute}}
+module attributes {placer.cluster = "{\"device_kinds\": []}"} {}
+
+// -----
+
+func.func @f() attributes {placer.cluster = #placer.cluster<kinds = [#placer.kind<name = "gpu", device_class = accelerator, peak_flops = {f32 = 1.0}, memory_bandwidth = 1.0>], default_link = #placer.link<bandwidth = 1.0>>} {
+  // expected-error @-1 {{'placer.cluster' belongs on a module}}
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{cost FLOPs and byte counts must not be negative}}
+  %y = graph.node "Relu"(%x) attributes {name = "r", output_names = ["y"], version = 13 : i64, placer.cost = #placer.cost<flops = -1, time = {gpu = 1.0}>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{cost time.gpu must be a non-negative float (seconds)}}
+  %y = graph.node "Relu"(%x) attributes {name = "r", output_names = ["y"], version = 13 : i64, placer.cost = #placer.cost<time = {gpu = -1.0}>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{cost backward_time.gpu must be a non-negative float (seconds)}}
+  %y = graph.node "Relu"(%x) attributes {name = "r", output_names = ["y"], version = 13 : i64, placer.cost = #placer.cost<time = {gpu = 1.0}, backward_time = {gpu = "slow"}>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{cost transfer_time must not be negative}}
+  %y = graph.node "Relu"(%x) attributes {name = "r", output_names = ["y"], version = 13 : i64, placer.cost = #placer.cost<time = {gpu = 1.0}, transfer_time = -2.0>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+module attributes {placer.cluster = #placer.cluster<kinds = [#placer.kind<name = "gpu", device_class = accelerator, peak_flops = {f32 = 1.0}, memory_bandwidth = 1.0>], default_link = #placer.link<bandwidth = 1.0>>} {
+  func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+    // expected-error @+1 {{'placer.cost' gives a time for device kind 'tpu', which the module's cluster does not have}}
+    %y = graph.node "Relu"(%x) attributes {name = "r", output_names = ["y"], version = 13 : i64, placer.cost = #placer.cost<time = {tpu = 1.0}>} : (tensor<4xf32>) -> tensor<4xf32>
+    return %y : tensor<4xf32>
+  }
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'placer.cost' must be a #placer.cost attribute}}
+  %y = graph.node "Relu"(%x) attributes {name = "r", output_names = ["y"], version = 13 : i64, placer.cost = {time = {gpu = 1.0}}} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{device index must not be negative, got -1}}
+  %y = graph.node "Relu"(%x) attributes {name = "r", output_names = ["y"], version = 13 : i64, placer.device = #placer.device<-1>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+module attributes {placer.cluster = #placer.cluster<kinds = [#placer.kind<name = "gpu", device_class = accelerator, count = 2, peak_flops = {f32 = 1.0}, memory_bandwidth = 1.0>], default_link = #placer.link<bandwidth = 1.0>>} {
+  func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+    // expected-error @+1 {{is placed on device 2 but the module's cluster has 2 devices}}
+    %y = graph.node "Relu"(%x) attributes {name = "r", output_names = ["y"], version = 13 : i64, placer.device = #placer.device<2>} : (tensor<4xf32>) -> tensor<4xf32>
+    return %y : tensor<4xf32>
+  }
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'placer.device' must be a #placer.device attribute}}
+  %y = graph.node "Relu"(%x) attributes {name = "r", output_names = ["y"], version = 13 : i64, placer.device = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'placer.placement' must be a #placer.placement attribute}}
+module attributes {placer.placement = {objective = "throughput"}} {}
+
+// -----
+
+// expected-error @+2 {{expected true or false}}
+// expected-error @+1 {{failed to parse Placer_PlacementAttr parameter 'optimal'}}
+module attributes {placer.placement = #placer.placement<objective = throughput, algorithm = "dp", max_load = 1.0, lower_bound = 1.0, optimal = yes, accelerators = 1, cpus = 0>} {}
+
+// -----
+
+// expected-error @+1 {{unknown attribute 'placer.devices' of the placer dialect}}
+module attributes {placer.devices = 3 : i64} {}
