@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "placer/Import/OnnxImporter.h"
+
+#include "placer/Support/Graph.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "ShapeFolding.h"
 
@@ -794,8 +796,7 @@ Importer::sortNodes(const onnx::GraphProto &graph,
     return failure();
 
   // Dependencies: explicit inputs, plus what subgraphs read from this graph.
-  std::vector<std::vector<int>> users(numNodes);
-  std::vector<int> pending(numNodes, 0);
+  SuccessorLists users(numNodes);
   for (int i = 0; i < numNodes; ++i) {
     const onnx::NodeProto &node = graph.node(i);
     std::set<std::string> reads(node.input().begin(), node.input().end());
@@ -811,7 +812,6 @@ Importer::sortNodes(const onnx::GraphProto &graph,
       auto it = producer.find(name);
       if (it != producer.end()) {
         users[it->second].push_back(i);
-        ++pending[i];
       } else if (!graphLevel.contains(name)) {
         error(node) << "input '" << name
                     << "' is not produced by any node, graph input or "
@@ -828,25 +828,15 @@ Importer::sortNodes(const onnx::GraphProto &graph,
   if (failed)
     return failure();
 
-  // Kahn's algorithm, always taking the earliest ready node: a sorted graph
-  // keeps its order and the result is deterministic.
-  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
-  for (int i = 0; i < numNodes; ++i)
-    if (pending[i] == 0)
-      ready.push(i);
-  std::vector<int> order;
-  order.reserve(numNodes);
-  while (!ready.empty()) {
-    int next = ready.top();
-    ready.pop();
-    order.push_back(next);
-    for (int user : users[next])
-      if (--pending[user] == 0)
-        ready.push(user);
-  }
+  // The earliest ready node first: a sorted graph keeps its order and the
+  // result is deterministic.
+  std::vector<int> order = topologicalOrder(users);
   if (static_cast<int>(order.size()) != numNodes) {
+    std::vector<char> sorted(numNodes, 0);
+    for (int i : order)
+      sorted[i] = 1;
     int stuck = 0;
-    while (pending[stuck] == 0)
+    while (sorted[stuck])
       ++stuck;
     error(graph.node(stuck)) << "is part of a cycle: the graph is not a DAG";
     return failure();

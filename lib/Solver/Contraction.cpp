@@ -1,6 +1,8 @@
 //===- Contraction.cpp - Color classes as super-nodes ---------------------===//
 #include "Contraction.h"
 
+#include "placer/Support/Graph.h"
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -58,52 +60,6 @@ std::vector<char> backwardOnlyGroups(const Problem &problem,
   return backwardOnly;
 }
 
-/// Strongly connected components (Tarjan, iterative), numbered arbitrarily.
-std::vector<int> stronglyConnected(const std::vector<std::vector<int>> &succ) {
-  int n = static_cast<int>(succ.size());
-  std::vector<int> index(n, -1), low(n, 0), component(n, -1), stack;
-  std::vector<char> onStack(n, 0);
-  int counter = 0, components = 0;
-  std::vector<std::pair<int, size_t>> frames;
-  for (int root = 0; root < n; ++root) {
-    if (index[root] != -1)
-      continue;
-    frames.emplace_back(root, 0);
-    while (!frames.empty()) {
-      auto &[v, next] = frames.back();
-      if (next == 0 && index[v] == -1) {
-        index[v] = low[v] = counter++;
-        stack.push_back(v);
-        onStack[v] = 1;
-      }
-      if (next < succ[v].size()) {
-        int w = succ[v][next++];
-        if (index[w] == -1)
-          frames.emplace_back(w, 0);
-        else if (onStack[w])
-          low[v] = std::min(low[v], index[w]);
-        continue;
-      }
-      if (low[v] == index[v]) {
-        int w;
-        do {
-          w = stack.back();
-          stack.pop_back();
-          onStack[w] = 0;
-          component[w] = components;
-        } while (w != v);
-        ++components;
-      }
-      int finished = v;
-      frames.pop_back();
-      if (!frames.empty())
-        low[frames.back().first] =
-            std::min(low[frames.back().first], low[finished]);
-    }
-  }
-  return component;
-}
-
 /// Renumbers groups so that the forward graph between them is topologically
 /// ordered, breaking ties by the smallest member (deterministic).
 void finish(const Problem &problem, std::vector<int> groupOf, Contracted &out) {
@@ -118,28 +74,15 @@ void finish(const Problem &problem, std::vector<int> groupOf, Contracted &out) {
   std::vector<int> smallest(groups, n);
   for (int u = 0; u < n; ++u)
     smallest[groupOf[u]] = std::min(smallest[groupOf[u]], u);
-  std::vector<int> pending(groups, 0);
   for (auto &s : succ) {
     std::sort(s.begin(), s.end());
     s.erase(std::unique(s.begin(), s.end()), s.end());
-    for (int v : s)
-      ++pending[v];
   }
-  auto later = [&](int a, int b) { return smallest[a] > smallest[b]; };
-  std::priority_queue<int, std::vector<int>, decltype(later)> ready(later);
-  for (int g = 0; g < groups; ++g)
-    if (pending[g] == 0)
-      ready.push(g);
   std::vector<int> number(groups, -1);
   int next = 0;
-  while (!ready.empty()) {
-    int g = ready.top();
-    ready.pop();
+  for (int g : placer::topologicalOrder(
+           succ, [&](int g) -> int64_t { return smallest[g]; }))
     number[g] = next++;
-    for (int v : succ[g])
-      if (--pending[v] == 0)
-        ready.push(v);
-  }
   // Groups on a cycle (only when cycles were not merged) come last.
   for (int g = 0; g < groups; ++g)
     if (number[g] < 0)
@@ -190,7 +133,7 @@ Contracted placer::solver::detail::contract(const Problem &problem,
   forEachOrderEdge(problem, groupOf, backwardOnly,
                    [&](int a, int b) { succ[a].push_back(b); });
   if (mergeCycles) {
-    std::vector<int> component = stronglyConnected(succ);
+    std::vector<int> component = stronglyConnectedComponents(succ);
     for (int u = 0; u < n; ++u)
       groupOf[u] = component[groupOf[u]];
   }
@@ -320,27 +263,14 @@ bool placer::solver::isContiguous(const Problem &problem,
   }
   int devices = problem.numDevices();
   std::vector<std::vector<char>> edge(devices, std::vector<char>(devices, 0));
-  std::vector<int> pending(devices, 0);
+  SuccessorLists between(devices);
   for (int s = 0; s < graph.numSuper; ++s)
     for (int t : graph.successors[s]) {
       int a = device[s], b = device[t];
       if (a != b && !edge[a][b]) {
         edge[a][b] = 1;
-        ++pending[b];
+        between[a].push_back(b);
       }
     }
-  std::vector<int> ready;
-  for (int d = 0; d < devices; ++d)
-    if (pending[d] == 0)
-      ready.push_back(d);
-  int ordered = 0;
-  while (!ready.empty()) {
-    int d = ready.back();
-    ready.pop_back();
-    ++ordered;
-    for (int e = 0; e < devices; ++e)
-      if (edge[d][e] && --pending[e] == 0)
-        ready.push_back(e);
-  }
-  return ordered == devices;
+  return static_cast<int>(placer::topologicalOrder(between).size()) == devices;
 }

@@ -1,6 +1,8 @@
 //===- Latency.cpp - Single-sample latency: evaluator and heuristic -------===//
 #include "placer/Solver/Latency.h"
 
+#include "placer/Support/Graph.h"
+
 #include "Contraction.h"
 
 #include <algorithm>
@@ -140,24 +142,14 @@ LatencyEvaluation placer::solver::evaluateLatency(const Problem &problem,
       after[previous].push_back(unit);
     previous = unit;
   }
-  std::vector<int> indegree(numUnits, 0);
-  for (const std::vector<int> &targets : after)
-    for (int t : targets)
-      ++indegree[t];
-
   std::vector<double> unitFinish(numUnits, 0), unitReady(numUnits, 0);
   result.finish.assign(n, 0);
   std::vector<std::vector<int>> preds = problem.predecessors();
   std::vector<char> isMember(n, 0), isSource(n, 0);
-  std::queue<int> ready;
-  for (int i = 0; i < numUnits; ++i)
-    if (indegree[i] == 0)
-      ready.push(i);
-  int done = 0;
-  while (!ready.empty()) {
-    int i = ready.front();
-    ready.pop();
-    ++done;
+  std::vector<int> order = placer::topologicalOrder(after);
+  std::vector<char> ran(numUnits, 0);
+  for (int i : order) {
+    ran[i] = 1;
     Unit &unit = units[i];
     if (!unit.isCall) {
       int v = unit.nodes.front();
@@ -198,15 +190,12 @@ LatencyEvaluation placer::solver::evaluateLatency(const Problem &problem,
         result.finish[v] = report.finish;
       result.calls.push_back(std::move(report));
     }
-    for (int t : after[i]) {
+    for (int t : after[i])
       unitReady[t] = std::max(unitReady[t], unitFinish[i]);
-      if (--indegree[t] == 0)
-        ready.push(t);
-    }
   }
-  if (done != numUnits) {
+  if (static_cast<int>(order.size()) != numUnits) {
     for (int i = 0; i < numUnits; ++i)
-      if (indegree[i] > 0 && units[i].isCall) {
+      if (!ran[i] && units[i].isCall) {
         result.violation = "call " + std::to_string(units[i].index) +
                            " of accelerator " +
                            std::to_string(units[i].device) +

@@ -1,6 +1,8 @@
 //===- Problem.cpp - The throughput model, evaluated from its definition --===//
 #include "placer/Solver/Problem.h"
 
+#include "placer/Support/Graph.h"
+
 #include <algorithm>
 #include <map>
 #include <functional>
@@ -122,23 +124,5 @@ double placer::solver::lowerBound(const Problem &problem) {
 }
 
 std::vector<int> placer::solver::topologicalOrder(const Problem &problem) {
-  int n = problem.size();
-  std::vector<int> pending(n, 0);
-  for (int u = 0; u < n; ++u)
-    for (int v : problem.successors[u])
-      ++pending[v];
-  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
-  for (int u = 0; u < n; ++u)
-    if (pending[u] == 0)
-      ready.push(u);
-  std::vector<int> order;
-  while (!ready.empty()) {
-    int u = ready.top();
-    ready.pop();
-    order.push_back(u);
-    for (int v : problem.successors[u])
-      if (--pending[v] == 0)
-        ready.push(v);
-  }
-  return order;
+  return placer::topologicalOrder(problem.successors);
 }

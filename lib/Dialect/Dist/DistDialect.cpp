@@ -1,6 +1,8 @@
 //===- DistDialect.cpp - Per-device programs and their transfers ----------===//
 #include "placer/Dialect/Dist/DistDialect.h"
 
+#include "placer/Support/Graph.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -165,11 +167,10 @@ LogicalResult ProgramOp::verify() {
              << id << ", which the program does not list";
 
   // Deadlock freedom: program order in each function plus send -> recv
-  // must be acyclic (Kahn's algorithm over all top-level ops).
+  // must be acyclic.
   llvm::DenseMap<Operation *, int> index;
   std::vector<Operation *> nodes;
-  std::vector<std::vector<int>> next;
-  std::vector<int> pending;
+  placer::SuccessorLists next;
   for (func::FuncOp func : functions) {
     int previous = -1;
     for (Operation &op : func.getBody().getOps()) {
@@ -177,11 +178,8 @@ LogicalResult ProgramOp::verify() {
       index[&op] = id;
       nodes.push_back(&op);
       next.emplace_back();
-      pending.push_back(0);
-      if (previous >= 0) {
+      if (previous >= 0)
         next[previous].push_back(id);
-        ++pending[id];
-      }
       previous = id;
     }
   }
@@ -191,24 +189,14 @@ LogicalResult ProgramOp::verify() {
       return emitOpError("channel ")
              << id << ": send and recv must be top-level ops of their stage";
     next[from->second].push_back(to->second);
-    ++pending[to->second];
   }
-  std::vector<int> ready;
-  for (size_t i = 0; i < nodes.size(); ++i)
-    if (pending[i] == 0)
-      ready.push_back(i);
-  size_t done = 0;
-  while (!ready.empty()) {
-    int i = ready.back();
-    ready.pop_back();
-    ++done;
-    for (int j : next[i])
-      if (--pending[j] == 0)
-        ready.push_back(j);
-  }
-  if (done != nodes.size()) {
+  std::vector<int> order = placer::topologicalOrder(next);
+  if (order.size() != nodes.size()) {
+    std::vector<char> ordered(nodes.size(), 0);
+    for (int i : order)
+      ordered[i] = 1;
     for (size_t i = 0; i < nodes.size(); ++i)
-      if (pending[i] > 0 && isa<RecvOp>(nodes[i]))
+      if (!ordered[i] && isa<RecvOp>(nodes[i]))
         return nodes[i]->emitOpError(
             "waits for a send that cannot happen first: the stages deadlock");
     return emitOpError("the stages deadlock");
