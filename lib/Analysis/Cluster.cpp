@@ -402,16 +402,6 @@ llvm::Expected<Cluster> Cluster::preset(llvm::StringRef presetName) {
       presetName.str().c_str(), known.c_str());
 }
 
-llvm::Expected<Cluster> Cluster::parse(llvm::StringRef text,
-                                       llvm::StringRef source) {
-  llvm::Expected<Value> json = llvm::json::parse(text);
-  if (!json)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "%s: invalid JSON: %s", source.str().c_str(),
-                                   llvm::toString(json.takeError()).c_str());
-  return fromJson(*json, source);
-}
-
 llvm::Expected<Cluster> Cluster::load(llvm::StringRef presetOrPath) {
   if (llvm::is_contained(presetNames(), presetOrPath.str()))
     return preset(presetOrPath);

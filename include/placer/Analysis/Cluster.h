@@ -71,9 +71,6 @@ public:
   /// Parses the JSON format; errors name the source and the field.
   static llvm::Expected<Cluster> fromJson(const llvm::json::Value &value,
                                           llvm::StringRef source);
-  /// Parses JSON text (e.g. a module's recorded placer.cluster).
-  static llvm::Expected<Cluster> parse(llvm::StringRef text,
-                                       llvm::StringRef source);
   /// A preset name (see presetNames()) or a path to a JSON file.
   static llvm::Expected<Cluster> load(llvm::StringRef presetOrPath);
   static llvm::Expected<Cluster> preset(llvm::StringRef name);

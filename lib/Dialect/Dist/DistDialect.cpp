@@ -51,33 +51,36 @@ static LogicalResult verifyStageIndex(Operation *anchor, func::FuncOp func,
   return success();
 }
 
+/// `attr` must be the dist attribute `expected` (what: "", "argument ",
+/// "result ") and a stage index.
+static LogicalResult verifyNamedStageIndex(Operation *anchor, func::FuncOp func,
+                                           NamedAttribute attr,
+                                           StringRef expected, StringRef what) {
+  if (attr.getName() != expected)
+    return anchor->emitError() << "unknown " << what << "attribute '"
+                               << attr.getName().getValue()
+                               << "' of the dist dialect";
+  return verifyStageIndex(anchor, func, attr);
+}
+
 LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
-  if (attr.getName() != kPositionAttrName)
-    return op->emitError() << "unknown attribute '"
-                           << attr.getName().getValue()
-                           << "' of the dist dialect";
-  return verifyStageIndex(op, op->getParentOfType<func::FuncOp>(), attr);
+  return verifyNamedStageIndex(op, op->getParentOfType<func::FuncOp>(), attr,
+                               kPositionAttrName, "");
 }
 
 LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op, unsigned,
                                                     unsigned,
                                                     NamedAttribute attr) {
-  if (attr.getName() != kArgAttrName)
-    return op->emitError() << "unknown argument attribute '"
-                           << attr.getName().getValue()
-                           << "' of the dist dialect";
-  return verifyStageIndex(op, dyn_cast<func::FuncOp>(op), attr);
+  return verifyNamedStageIndex(op, dyn_cast<func::FuncOp>(op), attr,
+                               kArgAttrName, "argument ");
 }
 
 LogicalResult DistDialect::verifyRegionResultAttribute(Operation *op,
                                                        unsigned, unsigned,
                                                        NamedAttribute attr) {
-  if (attr.getName() != kResultAttrName)
-    return op->emitError() << "unknown result attribute '"
-                           << attr.getName().getValue()
-                           << "' of the dist dialect";
-  return verifyStageIndex(op, dyn_cast<func::FuncOp>(op), attr);
+  return verifyNamedStageIndex(op, dyn_cast<func::FuncOp>(op), attr,
+                               kResultAttrName, "result ");
 }
 
 namespace {
