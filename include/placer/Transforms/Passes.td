@@ -11,8 +11,8 @@ def EstimateCosts : Pass<"placer-estimate-costs", "::mlir::ModuleOp"> {
     written, parameter and output bytes (through CostOpInterface, or a
     bytes-only estimate for ops without it, listed in one warning) and the
     roofline time on each device kind of the cluster. Results go on each op
-    as a `placer.cost` dictionary; the cluster is recorded on the module as
-    `placer.cluster` (its JSON). A profile overrides estimated times per op
+    as `placer.cost = #placer.cost<...>`; the cluster is recorded on the
+    module as `placer.cluster = #placer.cluster<...>`. A profile overrides estimated times per op
     and device kind. Ops imported from a paper workload keep their costs.
 
     Options (declared in `include/placer/Transforms/PlacementOptions.h`,
