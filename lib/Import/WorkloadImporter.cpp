@@ -35,8 +35,7 @@ Cluster workloadCluster(const solver::Problem &problem, StringRef name) {
     kinds.push_back(std::move(kind));
   };
   if (problem.numAccelerators > 0)
-    addKind("accelerator", true, problem.numAccelerators,
-            std::isfinite(problem.memoryLimit) ? problem.memoryLimit : 0.0);
+    addKind("accelerator", true, problem.numAccelerators, problem.memoryLimit);
   if (problem.numCpus > 0)
     addKind("cpu", false, problem.numCpus, 0.0);
   return Cluster(name.str(), std::move(kinds), Link{1.0, 0.0});
@@ -57,11 +56,6 @@ OwningOpRef<ModuleOp> placer::importWorkloadFile(StringRef path,
     return {};
   }
   const solver::Problem &problem = workload->problem;
-
-  if (problem.numAccelerators + problem.numCpus == 0) {
-    emitError(unknownLoc) << path << ": the workload has no device";
-    return {};
-  }
 
   OpBuilder b(context);
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);

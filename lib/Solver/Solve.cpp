@@ -22,8 +22,9 @@ constexpr AlgorithmName kAlgorithms[] = {
     {Algorithm::Greedy, "greedy"},       {Algorithm::Single, "single"},
     {Algorithm::SplitFile, "split-file"}};
 
-/// A throughput placement by `algorithm` (anything but IP and Auto).
-Solution solveThroughputBaseline(const Problem &problem, Algorithm algorithm,
+/// A throughput placement by `algorithm` without CBC: the DP, a baseline, or
+/// a given split (IP and Auto stand for the DP here).
+Solution solveWithoutCbc(const Problem &problem, Algorithm algorithm,
                                  const SolveOptions &options,
                                  std::string &error) {
   switch (algorithm) {
@@ -66,7 +67,7 @@ SolveResult solveThroughput(const Problem &problem,
   Algorithm algorithm = options.getChosenAlgorithm();
   if (algorithm != Algorithm::IP) {
     result.solution =
-        solveThroughputBaseline(problem, algorithm, options, result.error);
+        solveWithoutCbc(problem, algorithm, options, result.error);
     return result;
   }
   // The DP's split is contiguous, so feasible for both MILP variants: CBC
@@ -105,7 +106,7 @@ SolveResult solveLatency(const Problem &problem, const SolveOptions &options) {
   }
   default:
     // Throughput placements (the DP's, a split file's) scored for latency.
-    result.solution = solveThroughputBaseline(
+    result.solution = solveWithoutCbc(
         problem, options.getChosenAlgorithm(), options, result.error);
     scoreLatency(problem, result.solution);
     result.solution.lowerBound = latencyLowerBound(problem);

@@ -394,12 +394,6 @@ struct PlaceDevicesPass
     solver::Problem &problem = mp.problem;
     if (failed(sizeProblem(loc, settings, kinds, mp.isWorkload, problem)))
       return signalPassFailure();
-    if (std::string error = solver::checkOptions(solveOptions);
-        !error.empty()) {
-      emitError(loc, "--placer-place-devices: ") << error;
-      return signalPassFailure();
-    }
-
     solver::SolveResult result = solver::solve(problem, solveOptions);
     if (!result.error.empty()) {
       emitError(loc, "--placer-place-devices: ") << result.error;
@@ -503,16 +497,17 @@ std::unique_ptr<Pass> placer::createPlaceDevices(PlacementSettings settings) {
   return std::make_unique<PlaceDevicesPass>(std::move(settings));
 }
 
-void placer::buildPartitionDevicesPipeline(
+llvm::Error placer::buildPartitionDevicesPipeline(
     OpPassManager &pm, const PartitionDevicesOptions &options) {
   llvm::Expected<PlacementSettings> place = options.place.getSettings();
-  // The registration checks the settings before it builds.
-  assert(place && "unchecked placement settings");
+  if (!place)
+    return place.takeError();
   bool exportOnly = !place->solve.ip.exportPath.empty();
   pm.addPass(createEstimateCosts(options.costs.getSettings()));
   pm.addPass(createPlaceDevices(std::move(*place)));
   if (options.split && !exportOnly)
     pm.addPass(createSplitDevices());
+  return llvm::Error::success();
 }
 
 namespace {
@@ -540,12 +535,9 @@ void placer::registerPartitionDevicesPipeline() {
         PartitionDevicesOptions options;
         if (failed(options.parseFromString(expandDevicesShorthand(text))))
           return failure();
-        if (llvm::Expected<PlacementSettings> place =
-                options.place.getSettings();
-            !place)
+        if (llvm::Error error = buildPartitionDevicesPipeline(pm, options))
           return errorHandler("--partition-devices: " +
-                              llvm::toString(place.takeError()));
-        buildPartitionDevicesPipeline(pm, options);
+                              llvm::toString(std::move(error)));
         return success();
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {

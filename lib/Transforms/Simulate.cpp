@@ -52,7 +52,7 @@ struct Stage {
   std::string kind;
   bool accelerator;
   SmallVector<Operation *> ops; ///< top-level ops, terminator excluded
-  std::shared_ptr<OpRoles> roles;
+  OpRoles roles;
 };
 
 class Simulator {
@@ -77,7 +77,7 @@ private:
 
 double Simulator::opTime(Operation *op, const Stage &stage) {
   CostAttr cost = getCost(op);
-  if (!cost || !stage.roles->isPlaced(op))
+  if (!cost || !stage.roles.isPlaced(op))
     return 0.0; // copies of compile-time values: no kernel
   return cost.getTimeOn(stage.kind).value_or(0.0);
 }
@@ -288,7 +288,7 @@ std::pair<int64_t, int64_t> peakMemory(const Stage &stage) {
     int node = graph.size();
     nodeOf[op] = node;
     CostAttr cost = getCost(op);
-    bool placed = stage.roles->isPlaced(op);
+    bool placed = stage.roles.isPlaced(op);
     graph.paramBytes.push_back(cost && placed ? cost.getParamBytes() : 0);
     int64_t bytes = 0;
     if (placed)
@@ -304,13 +304,18 @@ std::pair<int64_t, int64_t> peakMemory(const Stage &stage) {
   graph.paramBytes.push_back(0);
   graph.outputBytes.push_back(0);
   graph.successors.emplace_back();
-  for (auto [op, node] : nodeOf)
+  for (Operation *op : stage.ops) {
+    auto self = nodeOf.find(op);
+    if (self == nodeOf.end())
+      continue; // a send
+    int node = self->second;
     for (Operation *user : op->getUsers()) {
       auto it = nodeOf.find(user);
       int to = it == nodeOf.end() ? away : it->second;
       if (!llvm::is_contained(graph.successors[node], to))
         graph.successors[node].push_back(to);
     }
+  }
   int64_t params = 0;
   for (int node : order)
     params += graph.paramBytes[node];
@@ -344,7 +349,7 @@ struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
       const DeviceKind &kind =
           cluster.getKinds()[cluster.getKindOfDevice(device)];
       Stage stage{func, device, kind.name, kind.isAccelerator, {},
-                  std::make_shared<OpRoles>(func.getBody().front())};
+                  OpRoles(func.getBody().front())};
       for (Operation &op : func.getBody().front().without_terminator())
         stage.ops.push_back(&op);
       stages.push_back(std::move(stage));

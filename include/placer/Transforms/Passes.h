@@ -17,9 +17,9 @@ std::unique_ptr<mlir::Pass> createEstimateCosts(CostSettings settings);
 std::unique_ptr<mlir::Pass> createPlaceDevices(PlacementSettings settings);
 
 /// Costs, placement and (unless split=false or export-lp is given) the
-/// split, with `options`.
-void buildPartitionDevicesPipeline(mlir::OpPassManager &pm,
-                                   const PartitionDevicesOptions &options);
+/// split, with `options`; an error names an option with an unknown value.
+llvm::Error buildPartitionDevicesPipeline(mlir::OpPassManager &pm,
+                                          const PartitionDevicesOptions &options);
 
 #define GEN_PASS_REGISTRATION
 #include "placer/Transforms/Passes.h.inc"

@@ -379,31 +379,25 @@ LogicalResult PlacerDialect::verifyOperationAttribute(Operation *op,
 // Accessors
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// The typed attribute `name` of `op`, null when absent or of another kind
-/// (the verifier reports the latter).
-template <typename AttrT>
-AttrT getTyped(Operation *op, StringRef name) {
-  return op->getAttrOfType<AttrT>(name);
-}
-} // namespace
-
+// A getter gives null for an attribute of another kind; the verifier
+// reports it.
 ClusterAttr placer::getCluster(Operation *module) {
-  return getTyped<ClusterAttr>(module,
-                               PlacerDialect::ClusterAttrHelper::getNameStr());
+  return module->getAttrOfType<ClusterAttr>(
+      PlacerDialect::ClusterAttrHelper::getNameStr());
 }
 void placer::setCluster(Operation *module, ClusterAttr cluster) {
   module->setAttr(PlacerDialect::ClusterAttrHelper::getNameStr(), cluster);
 }
 CostAttr placer::getCost(Operation *op) {
-  return getTyped<CostAttr>(op, PlacerDialect::CostAttrHelper::getNameStr());
+  return op->getAttrOfType<CostAttr>(
+      PlacerDialect::CostAttrHelper::getNameStr());
 }
 void placer::setCost(Operation *op, CostAttr cost) {
   op->setAttr(PlacerDialect::CostAttrHelper::getNameStr(), cost);
 }
 std::optional<int64_t> placer::getDevice(Operation *op) {
-  auto device =
-      getTyped<DeviceAttr>(op, PlacerDialect::DeviceAttrHelper::getNameStr());
+  auto device = op->getAttrOfType<DeviceAttr>(
+      PlacerDialect::DeviceAttrHelper::getNameStr());
   if (!device)
     return std::nullopt;
   return device.getIndex();
@@ -413,8 +407,8 @@ void placer::setDevice(Operation *op, int64_t device) {
               DeviceAttr::get(op->getContext(), device));
 }
 PlacementAttr placer::getPlacement(Operation *module) {
-  return getTyped<PlacementAttr>(
-      module, PlacerDialect::PlacementAttrHelper::getNameStr());
+  return module->getAttrOfType<PlacementAttr>(
+      PlacerDialect::PlacementAttrHelper::getNameStr());
 }
 void placer::setPlacement(Operation *module, PlacementAttr placement) {
   module->setAttr(PlacerDialect::PlacementAttrHelper::getNameStr(), placement);
