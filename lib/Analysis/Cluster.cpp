@@ -1,7 +1,7 @@
 //===- Cluster.cpp - The machine a model is placed on ---------------------===//
 #include "placer/Analysis/Cluster.h"
 
-#include "placer/Support/JsonReader.h"
+#include "placer/Support/Json.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -10,8 +10,8 @@
 #include <set>
 
 using namespace placer;
-using llvm::json::Array;
-using llvm::json::Object;
+using llvm::json::ObjectMapper;
+using llvm::json::Path;
 using llvm::json::Value;
 
 double DeviceKind::getPeakFlops(llvm::StringRef elementType) const {
@@ -72,236 +72,172 @@ double Cluster::transferTime(double bytes, int64_t from, int64_t to) const {
 // JSON
 //===----------------------------------------------------------------------===//
 
+// fromJSON overloads live in namespace placer so that llvm::json's
+// ObjectMapper finds them by argument-dependent lookup.
+namespace placer {
+
+static bool fromJSON(const Value &value, Link &link, Path path) {
+  Positive bandwidth;
+  NonNegative latency;
+  ObjectMapper o(value, path);
+  if (!o || !o.map("bandwidth", bandwidth) || !o.mapOptional("latency", latency))
+    return false;
+  link = Link{bandwidth.value, latency.value};
+  return true;
+}
+
+static bool fromJSON(const Value &value, DeviceKind &kind, Path path) {
+  ObjectMapper o(value, path);
+  std::string type;
+  AtLeastOne count;
+  std::map<std::string, Positive> peakFlops;
+  Positive bandwidth;
+  NonNegative overhead;
+  if (!o || !o.map("name", kind.name) || !o.map("type", type) ||
+      !o.map("count", count) || !o.map("peak_flops", peakFlops) ||
+      !o.map("memory_bandwidth", bandwidth) ||
+      !o.mapOptional("op_overhead", overhead))
+    return false;
+  if (kind.name.empty()) {
+    path.field("name").report("must not be empty");
+    return false;
+  }
+  if (type != "accelerator" && type != "cpu") {
+    path.field("type").report("must be \"accelerator\" or \"cpu\"");
+    return false;
+  }
+  if (peakFlops.empty()) {
+    path.field("peak_flops").report("must give at least one element type");
+    return false;
+  }
+  kind.isAccelerator = type == "accelerator";
+  // CPU cores share host memory: a capacity of 0 means unlimited.
+  if (kind.isAccelerator) {
+    Positive capacity;
+    if (!o.map("memory_capacity", capacity))
+      return false;
+    kind.memoryCapacity = capacity.value;
+  } else {
+    NonNegative capacity;
+    if (!o.mapOptional("memory_capacity", capacity))
+      return false;
+    kind.memoryCapacity = capacity.value;
+  }
+  kind.count = count.value;
+  for (const auto &[elementType, peak] : peakFlops)
+    kind.peakFlops[elementType] = peak.value;
+  kind.memoryBandwidth = bandwidth.value;
+  kind.opOverhead = overhead.value;
+  return true;
+}
+
+static bool fromJSON(const Value &value, Cluster::Hierarchy &hierarchy,
+                     Path path) {
+  ObjectMapper o(value, path);
+  AtLeastOne perNode;
+  if (!o || !o.map("devices_per_node", perNode) ||
+      !o.map("intra_node", hierarchy.intraNode) ||
+      !o.map("inter_node", hierarchy.interNode))
+    return false;
+  hierarchy.devicesPerNode = perNode.value;
+  return true;
+}
+
+/// A pair's two ends and its link, written side by side in one object.
+template <typename End>
+static bool mapPair(const Value &value, llvm::StringLiteral endsKey,
+                    llvm::StringLiteral whatEnds, End &a, End &b, Link &link,
+                    Path path) {
+  ObjectMapper o(value, path);
+  std::vector<End> ends;
+  if (!o || !o.map(endsKey, ends))
+    return false;
+  if (ends.size() != 2) {
+    path.field(endsKey).report(whatEnds);
+    return false;
+  }
+  a = ends[0];
+  b = ends[1];
+  return fromJSON(value, link, path);
+}
+
+static bool fromJSON(const Value &value, Cluster::KindPairLink &pair,
+                     Path path) {
+  return mapPair(value, "kinds", "expected two device kind names", pair.a,
+                 pair.b, pair.link, path);
+}
+
+static bool fromJSON(const Value &value, Cluster::DevicePairLink &pair,
+                     Path path) {
+  return mapPair(value, "devices", "expected two device indices", pair.a,
+                 pair.b, pair.link, path);
+}
+
 namespace {
+/// The file's layout; cross-references are checked after mapping.
+struct ClusterFile {
+  std::string name;
+  std::vector<DeviceKind> kinds;
+  struct Links {
+    Link defaultLink;
+    std::optional<Cluster::Hierarchy> hierarchy;
+    std::vector<Cluster::KindPairLink> kindPairs;
+    std::vector<Cluster::DevicePairLink> devicePairs;
+  } links;
+};
 
-/// A positive number field (bandwidths, FLOP/s).
-std::optional<double> getPositive(JsonReader &reader, const Object &object,
-                                  llvm::StringRef key, const std::string &path,
-                                  bool required = true) {
-  std::optional<double> value = reader.getNumber(object, key, path, required);
-  if (value && *value <= 0) {
-    reader.fail(JsonReader::join(path, key),
-                "must be positive, got " + formatNumber(*value));
-    return std::nullopt;
+bool fromJSON(const Value &value, ClusterFile::Links &links, Path path) {
+  ObjectMapper o(value, path);
+  return o && o.map("default", links.defaultLink) &&
+         o.map("hierarchy", links.hierarchy) &&
+         o.mapOptional("kind_pairs", links.kindPairs) &&
+         o.mapOptional("device_pairs", links.devicePairs);
+}
+
+bool fromJSON(const Value &value, ClusterFile &file, Path path) {
+  ObjectMapper o(value, path);
+  if (!o || !o.mapOptional("name", file.name) ||
+      !o.map("device_kinds", file.kinds) || !o.map("links", file.links))
+    return false;
+  if (file.kinds.empty()) {
+    path.field("device_kinds").report("must list at least one device kind");
+    return false;
   }
-  return value;
+  return true;
 }
-
-std::optional<double> getNonNegative(JsonReader &reader, const Object &object,
-                                     llvm::StringRef key,
-                                     const std::string &path) {
-  std::optional<double> value = reader.getNumber(object, key, path, false);
-  if (value && *value < 0) {
-    reader.fail(JsonReader::join(path, key),
-                "must not be negative, got " + formatNumber(*value));
-    return std::nullopt;
-  }
-  return value;
-}
-
-std::optional<Link> parseLink(JsonReader &reader, const Object &object,
-                              const std::string &path) {
-  std::optional<double> bandwidth =
-      getPositive(reader, object, "bandwidth", path);
-  std::optional<double> latency = getNonNegative(reader, object, "latency", path);
-  if (!bandwidth || reader.failed())
-    return std::nullopt;
-  return Link{*bandwidth, latency.value_or(0.0)};
-}
-
-Value linkToJson(const Link &link) {
-  return Object{{"bandwidth", link.bandwidth}, {"latency", link.latency}};
-}
-
 } // namespace
+
+} // namespace placer
 
 llvm::Expected<Cluster> Cluster::fromJson(const Value &value,
                                           llvm::StringRef source) {
-  JsonReader reader(source.str());
-  Cluster cluster;
-  const Object *root = reader.asObject(value, "");
-  if (!root)
-    return reader.takeError();
-  cluster.name = reader.getString(*root, "name", "", false).value_or("");
-
-  const Array *kinds = reader.getArray(*root, "device_kinds", "");
-  if (!kinds)
-    return reader.takeError();
-  if (kinds->empty())
-    reader.fail("device_kinds", "must list at least one device kind");
+  ClusterFile file;
+  if (llvm::Error error = mapJson(value, file, source))
+    return std::move(error);
   std::set<std::string> names;
-  for (size_t i = 0; i < kinds->size() && !reader.failed(); ++i) {
-    std::string path = JsonReader::index("device_kinds", i);
-    const Object *object = reader.asObject((*kinds)[i], path);
-    if (!object)
-      break;
-    DeviceKind kind;
-    kind.name = reader.getString(*object, "name", path).value_or("");
-    if (!reader.failed() && kind.name.empty())
-      reader.fail(JsonReader::join(path, "name"), "must not be empty");
-    if (!reader.failed() && !names.insert(kind.name).second)
-      reader.fail(JsonReader::join(path, "name"),
-                  "duplicate device kind '" + kind.name + "'");
-    std::optional<std::string> type = reader.getString(*object, "type", path);
-    if (type && *type != "accelerator" && *type != "cpu")
-      reader.fail(JsonReader::join(path, "type"),
-                  "must be \"accelerator\" or \"cpu\", got \"" + *type + "\"");
-    kind.isAccelerator = type.value_or("accelerator") == "accelerator";
-    std::optional<int64_t> count = reader.getInteger(*object, "count", path);
-    if (count && *count < 1)
-      reader.fail(JsonReader::join(path, "count"),
-                  "must be at least 1, got " + llvm::Twine(*count));
-    kind.count = count.value_or(1);
-    if (const Object *flops =
-            reader.getObject(*object, "peak_flops", path)) {
-      std::string flopsPath = JsonReader::join(path, "peak_flops");
-      if (flops->empty())
-        reader.fail(flopsPath, "must give at least one element type");
-      for (const auto &entry : *flops) {
-        std::optional<double> peak =
-            getPositive(reader, *flops, entry.first, flopsPath);
-        if (peak)
-          kind.peakFlops[entry.first.str()] = *peak;
-      }
-    }
-    kind.memoryBandwidth =
-        getPositive(reader, *object, "memory_bandwidth", path).value_or(0);
-    if (kind.isAccelerator)
-      kind.memoryCapacity =
-          getPositive(reader, *object, "memory_capacity", path).value_or(0);
-    else
-      kind.memoryCapacity =
-          getNonNegative(reader, *object, "memory_capacity", path).value_or(0);
-    kind.opOverhead =
-        getNonNegative(reader, *object, "op_overhead", path).value_or(0);
-    cluster.kinds.push_back(std::move(kind));
-  }
-  if (reader.failed())
-    return reader.takeError();
-
-  const Object *links = reader.getObject(*root, "links", "");
-  if (!links)
-    return reader.takeError();
-  if (const Object *def = reader.getObject(*links, "default", "links"))
-    if (auto link = parseLink(reader, *def, "links.default"))
-      cluster.defaultLink = *link;
-  if (const Object *h = reader.getObject(*links, "hierarchy", "links", false)) {
-    std::optional<int64_t> perNode =
-        reader.getInteger(*h, "devices_per_node", "links.hierarchy");
-    if (perNode && *perNode < 1)
-      reader.fail("links.hierarchy.devices_per_node",
-                  "must be at least 1, got " + llvm::Twine(*perNode));
-    const Object *intra = reader.getObject(*h, "intra_node", "links.hierarchy");
-    const Object *inter = reader.getObject(*h, "inter_node", "links.hierarchy");
-    std::optional<Link> intraLink, interLink;
-    if (intra)
-      intraLink = parseLink(reader, *intra, "links.hierarchy.intra_node");
-    if (inter)
-      interLink = parseLink(reader, *inter, "links.hierarchy.inter_node");
-    if (!reader.failed() && perNode && intraLink && interLink)
-      cluster.hierarchy = Hierarchy{*perNode, *intraLink, *interLink};
-  }
-  if (const Array *pairs =
-          reader.getArray(*links, "kind_pairs", "links", false)) {
-    for (size_t i = 0; i < pairs->size() && !reader.failed(); ++i) {
-      std::string path = JsonReader::index("links.kind_pairs", i);
-      const Object *pair = reader.asObject((*pairs)[i], path);
-      if (!pair)
-        break;
-      const Array *ends = reader.getArray(*pair, "kinds", path);
-      if (!ends)
-        break;
-      std::vector<std::string> endNames;
-      for (const Value &end : *ends)
-        if (auto s = end.getAsString())
-          endNames.push_back(s->str());
-      if (endNames.size() != 2 || ends->size() != 2) {
-        reader.fail(JsonReader::join(path, "kinds"),
-                    "expected two device kind names");
-        break;
-      }
-      for (const std::string &end : endNames)
-        if (!cluster.findKind(end))
-          reader.fail(JsonReader::join(path, "kinds"),
-                      "unknown device kind '" + end + "'");
-      if (auto link = parseLink(reader, *pair, path))
-        cluster.kindPairs.push_back({endNames[0], endNames[1], *link});
-    }
-  }
-  if (const Array *pairs =
-          reader.getArray(*links, "device_pairs", "links", false)) {
-    int64_t numDevices = cluster.getNumDevices();
-    for (size_t i = 0; i < pairs->size() && !reader.failed(); ++i) {
-      std::string path = JsonReader::index("links.device_pairs", i);
-      const Object *pair = reader.asObject((*pairs)[i], path);
-      if (!pair)
-        break;
-      const Array *ends = reader.getArray(*pair, "devices", path);
-      if (!ends)
-        break;
-      std::vector<int64_t> devices;
-      for (const Value &end : *ends)
-        if (auto d = end.getAsInteger())
-          devices.push_back(*d);
-      if (devices.size() != 2 || ends->size() != 2) {
-        reader.fail(JsonReader::join(path, "devices"),
-                    "expected two device indices");
-        break;
-      }
-      for (int64_t d : devices)
-        if (d < 0 || d >= numDevices)
-          reader.fail(JsonReader::join(path, "devices"),
-                      "device " + llvm::Twine(d) + " is out of range [0, " +
-                          llvm::Twine(numDevices) + ")");
-      if (auto link = parseLink(reader, *pair, path))
-        cluster.devicePairs.push_back({devices[0], devices[1], *link});
-    }
-  }
-  if (reader.failed())
-    return reader.takeError();
+  for (size_t i = 0; i < file.kinds.size(); ++i)
+    if (!names.insert(file.kinds[i].name).second)
+      return jsonError(source, jsonIndex("device_kinds", i) + ".name",
+                       "duplicate device kind '" + file.kinds[i].name + "'");
+  for (size_t i = 0; i < file.links.kindPairs.size(); ++i)
+    for (const std::string &end :
+         {file.links.kindPairs[i].a, file.links.kindPairs[i].b})
+      if (!names.count(end))
+        return jsonError(source, jsonIndex("links.kind_pairs", i) + ".kinds",
+                         "unknown device kind '" + end + "'");
+  Cluster cluster(std::move(file.name), std::move(file.kinds),
+                  file.links.defaultLink, file.links.hierarchy,
+                  std::move(file.links.kindPairs));
+  int64_t numDevices = cluster.getNumDevices();
+  for (size_t i = 0; i < file.links.devicePairs.size(); ++i)
+    for (int64_t d : {file.links.devicePairs[i].a, file.links.devicePairs[i].b})
+      if (d < 0 || d >= numDevices)
+        return jsonError(source,
+                         jsonIndex("links.device_pairs", i) + ".devices",
+                         "device " + llvm::Twine(d) + " is out of range [0, " +
+                             llvm::Twine(numDevices) + ")");
+  cluster.devicePairs = std::move(file.links.devicePairs);
   return cluster;
-}
-
-Value Cluster::toJson() const {
-  Array kindArray;
-  for (const DeviceKind &kind : kinds) {
-    Object flops;
-    for (const auto &[type, peak] : kind.peakFlops)
-      flops[type] = peak;
-    kindArray.push_back(Object{
-        {"name", kind.name},
-        {"type", kind.isAccelerator ? "accelerator" : "cpu"},
-        {"count", kind.count},
-        {"peak_flops", std::move(flops)},
-        {"memory_bandwidth", kind.memoryBandwidth},
-        {"memory_capacity", kind.memoryCapacity},
-        {"op_overhead", kind.opOverhead}});
-  }
-  Object links{{"default", linkToJson(defaultLink)}};
-  if (hierarchy)
-    links["hierarchy"] =
-        Object{{"devices_per_node", hierarchy->devicesPerNode},
-               {"intra_node", linkToJson(hierarchy->intraNode)},
-               {"inter_node", linkToJson(hierarchy->interNode)}};
-  if (!kindPairs.empty()) {
-    Array pairs;
-    for (const KindPairLink &pair : kindPairs)
-      pairs.push_back(Object{{"kinds", Array{pair.a, pair.b}},
-                             {"bandwidth", pair.link.bandwidth},
-                             {"latency", pair.link.latency}});
-    links["kind_pairs"] = std::move(pairs);
-  }
-  if (!devicePairs.empty()) {
-    Array pairs;
-    for (const DevicePairLink &pair : devicePairs)
-      pairs.push_back(Object{{"devices", Array{pair.a, pair.b}},
-                             {"bandwidth", pair.link.bandwidth},
-                             {"latency", pair.link.latency}});
-    links["device_pairs"] = std::move(pairs);
-  }
-  return Object{{"name", name},
-                {"device_kinds", std::move(kindArray)},
-                {"links", std::move(links)}};
 }
 
 //===----------------------------------------------------------------------===//

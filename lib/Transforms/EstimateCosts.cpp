@@ -3,7 +3,7 @@
 #include "placer/Analysis/CostModel.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
-#include "placer/Support/JsonReader.h"
+#include "placer/Support/Json.h"
 #include "placer/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -84,33 +84,17 @@ llvm::Expected<Profile> loadProfile(StringRef path, const Cluster &cluster) {
   llvm::Expected<llvm::json::Value> json = readJsonFile(path);
   if (!json)
     return json.takeError();
-  JsonReader reader(path.str());
+  std::map<std::string, std::map<std::string, NonNegative>> file;
+  if (llvm::Error error = mapJson(*json, file, path))
+    return std::move(error);
   Profile profile;
-  const Object *root = reader.asObject(*json, "");
-  if (!root)
-    return reader.takeError();
-  for (const auto &entry : *root) {
-    std::string nodePath = entry.first.str();
-    const Object *times = reader.asObject(entry.second, nodePath);
-    if (!times)
-      break;
-    for (const auto &time : *times) {
-      std::string kind = time.first.str();
-      if (!cluster.findKind(kind)) {
-        reader.fail(JsonReader::join(nodePath, kind),
-                    "the cluster has no device kind '" + kind + "'");
-        break;
-      }
-      std::optional<double> seconds = reader.getNumber(*times, kind, nodePath);
-      if (seconds && *seconds < 0)
-        reader.fail(JsonReader::join(nodePath, kind),
-                    "time must not be negative");
-      if (seconds)
-        profile[entry.first.str()][kind] = *seconds;
+  for (const auto &[node, times] : file)
+    for (const auto &[kind, seconds] : times) {
+      if (!cluster.findKind(kind))
+        return jsonError(path, jsonField(node, kind),
+                         "the cluster has no device kind '" + kind + "'");
+      profile[node][kind] = seconds.value;
     }
-  }
-  if (reader.failed())
-    return reader.takeError();
   return profile;
 }
 

@@ -13,7 +13,7 @@
 #include "placer/Solver/Latency.h"
 #include "placer/Solver/Solve.h"
 #include "placer/Solver/Workload.h"
-#include "placer/Support/JsonReader.h"
+#include "placer/Support/Format.h"
 #include "placer/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

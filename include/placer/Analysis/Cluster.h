@@ -76,7 +76,6 @@ public:
   static llvm::Expected<Cluster> preset(llvm::StringRef name);
   static std::vector<std::string> presetNames();
 
-  llvm::json::Value toJson() const;
 
   const std::string &getName() const { return name; }
   const std::vector<DeviceKind> &getKinds() const { return kinds; }

@@ -1,7 +1,7 @@
 //===- PlacerDialect.cpp - Typed state between Placer's passes ------------===//
 #include "placer/Dialect/Placer/PlacerDialect.h"
 
-#include "placer/Support/JsonReader.h"
+#include "placer/Support/Format.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"

@@ -1,0 +1,23 @@
+//===- Format.cpp - Numbers in messages and reports -----------------------===//
+#include "placer/Support/Format.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+std::string placer::formatNumber(double value) {
+  // The shortest text that reads back as `value`: "10", not "1e+01".
+  std::string best;
+  char buffer[32];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value &&
+        (best.empty() || std::strlen(buffer) < best.size()))
+      best = buffer;
+  }
+  if (best.empty()) {
+    std::snprintf(buffer, sizeof(buffer), "%.17g", value);
+    best = buffer;
+  }
+  return best;
+}
