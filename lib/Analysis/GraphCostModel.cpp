@@ -12,8 +12,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSet.h"
-#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <numeric>
 
@@ -33,56 +32,6 @@ std::string typeName(Type type) {
   llvm::raw_string_ostream os(name);
   type.print(os);
   return name;
-}
-
-/// Ops that launch no kernel: their results are views or metadata.
-bool isViewOp(StringRef opType) {
-  static const llvm::StringSet<> ops = {
-      "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Shape",   "Size",
-      "Identity", "Constant", "Dropout", "Optional", "OptionalGetElement"};
-  return ops.contains(opType);
-}
-
-/// Ops that only move data: no FLOPs, time = bytes / bandwidth.
-bool isDataMovementOp(StringRef opType) {
-  static const llvm::StringSet<> ops = {
-      "Gather", "GatherElements", "GatherND", "Scatter", "ScatterElements",
-      "ScatterND", "Slice", "Concat", "Split", "Pad", "Resize", "Upsample",
-      "Transpose", "Tile", "Expand", "Cast", "CastLike", "DepthToSpace",
-      "SpaceToDepth", "ConstantOfShape", "Compress", "NonZero", "OneHot",
-      "Trilu", "EyeLike", "ReverseSequence", "Range", "SequenceConstruct",
-      "SequenceAt", "SequenceInsert", "SplitToSequence", "ConcatFromSequence"};
-  return ops.contains(opType);
-}
-
-/// FLOPs per output element of elementwise ops. Transcendental functions
-/// count 4, an estimate of their polynomial evaluation.
-std::optional<double> elementwiseFlops(StringRef opType) {
-  return llvm::StringSwitch<std::optional<double>>(opType)
-      .Cases({"Add", "Sub", "Mul", "Div", "Neg", "Abs", "Relu"}, 1.0)
-      .Cases({"LeakyRelu", "PRelu", "Clip", "Floor", "Ceil", "Round"}, 1.0)
-      .Cases({"Sign", "Reciprocal", "Equal", "Less", "Greater"}, 1.0)
-      .Cases({"LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor"}, 1.0)
-      .Cases({"Not", "Where", "Mod", "BitShift", "ThresholdedRelu"}, 1.0)
-      .Cases({"IsNaN", "IsInf", "BitwiseAnd", "BitwiseOr", "BitwiseNot"}, 1.0)
-      .Cases({"HardSigmoid", "HardSwish", "Shrink"}, 2.0)
-      .Cases({"Exp", "Log", "Pow", "Sqrt", "Erf", "Tanh", "Sigmoid"}, 4.0)
-      .Cases({"Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh"}, 4.0)
-      .Cases({"Cosh", "Asinh", "Acosh", "Atanh", "Softplus", "Softsign"}, 4.0)
-      .Cases({"Elu", "Selu", "Celu", "Mish"}, 4.0)
-      .Case("Gelu", 8.0)
-      .Default(std::nullopt);
-}
-
-/// Ops with any number of inputs that combine them elementwise.
-bool isVariadicElementwise(StringRef opType) {
-  return opType == "Sum" || opType == "Mean" || opType == "Max" ||
-         opType == "Min";
-}
-
-bool isReduction(StringRef opType) {
-  return opType.starts_with("Reduce") || opType == "ArgMax" ||
-         opType == "ArgMin";
 }
 
 /// Static shape of a value, or failure after an error naming the node.
@@ -118,167 +67,265 @@ int64_t getIntAttr(NodeOp node, StringRef name, int64_t fallback) {
   return fallback;
 }
 
-/// FLOPs of the nodes that compute (as opposed to move data); std::nullopt
-/// when the op type has no formula.
-FailureOr<std::optional<double>> computeFlops(NodeOp node) {
-  StringRef op = node.getOpType();
-  auto inputs = node.getInputs();
-  auto outShape = [&](unsigned i = 0) {
-    return staticShape(node, node.getOutputs()[i], "output");
-  };
-  auto inShape = [&](unsigned i) {
-    return staticShape(node, inputs[i], "input #" + std::to_string(i));
-  };
-  auto hasInput = [&](unsigned i) {
-    return inputs.size() > i && !isa<NoneType>(inputs[i].getType());
-  };
+//===----------------------------------------------------------------------===//
+// Per-op rules
+//===----------------------------------------------------------------------===//
 
-  if (auto perElement = elementwiseFlops(op)) {
-    auto out = outShape();
+/// A node's FLOPs, std::nullopt when its attributes leave no formula, or
+/// failure after an error (a dynamic shape).
+using Flops = FailureOr<std::optional<double>>;
+
+/// What a FLOP formula sees: the node and its rule's per-element count.
+struct FormulaArgs {
+  mutable NodeOp node; // op adaptors have no const accessors
+  double perElement;
+
+  FailureOr<ArrayRef<int64_t>> output(unsigned i = 0) const {
+    return staticShape(node, node.getOutputs()[i], "output");
+  }
+  FailureOr<ArrayRef<int64_t>> input(unsigned i) const {
+    return staticShape(node, node.getInputs()[i],
+                       "input #" + std::to_string(i));
+  }
+  bool hasInput(unsigned i) const {
+    auto inputs = node.getInputs();
+    return inputs.size() > i && !isa<NoneType>(inputs[i].getType());
+  }
+};
+
+using FlopsFormula = Flops (*)(const FormulaArgs &);
+
+/// How the cost model treats an ONNX op type.
+enum class CostClass {
+  View,         ///< no kernel: a view or metadata
+  DataMovement, ///< no FLOPs: time = bytes / bandwidth
+  SparseRead,   ///< data movement that reads only the gathered rows
+  Compute,      ///< FLOPs from `formula`
+};
+
+struct CostRule {
+  CostClass kind = CostClass::Compute;
+  FlopsFormula formula = nullptr;
+  double perElement = 0;
+};
+
+Flops perOutputElement(const FormulaArgs &args) {
+  auto out = args.output();
+  if (failed(out))
+    return failure();
+  return std::optional<double>(args.perElement * product(*out));
+}
+
+Flops perInputElement(const FormulaArgs &args) {
+  auto in = args.input(0);
+  if (failed(in))
+    return failure();
+  return std::optional<double>(args.perElement * product(*in));
+}
+
+/// Sum/Mean/Max/Min of n inputs: n - 1 combines per output element.
+Flops variadicElementwise(const FormulaArgs &args) {
+  auto out = args.output();
+  if (failed(out))
+    return failure();
+  double combines = std::max<size_t>(args.node.getInputs().size(), 2) - 1;
+  return std::optional<double>(combines * product(*out));
+}
+
+/// Each output element: (C_in / group) * kernel multiply-adds, so strides,
+/// pads, dilations and groups enter through the shapes.
+Flops convolution(const FormulaArgs &args, unsigned weightInput, bool bias) {
+  auto out = args.output();
+  auto weight = args.input(weightInput);
+  if (failed(out) || failed(weight))
+    return failure();
+  double macs =
+      static_cast<double>(product(*out)) * product(weight->drop_front(1));
+  return std::optional<double>(2 * macs + (bias ? product(*out) : 0));
+}
+
+Flops conv(const FormulaArgs &args) {
+  return convolution(args, 1, args.hasInput(2));
+}
+Flops convInteger(const FormulaArgs &args) {
+  return convolution(args, 1, false);
+}
+Flops qlinearConv(const FormulaArgs &args) {
+  return convolution(args, 3, false);
+}
+
+/// Each input element scatters into (C_out / group) * kernel outputs.
+Flops convTranspose(const FormulaArgs &args) {
+  auto in = args.input(0);
+  auto weight = args.input(1);
+  if (failed(in) || failed(weight))
+    return failure();
+  double macs =
+      static_cast<double>(product(*in)) * product(weight->drop_front(1));
+  double bias = 0;
+  if (args.hasInput(2)) {
+    auto out = args.output();
     if (failed(out))
       return failure();
-    return std::optional<double>(*perElement * product(*out));
+    bias = product(*out);
   }
-  if (isVariadicElementwise(op)) {
-    auto out = outShape();
-    if (failed(out))
+  return std::optional<double>(2 * macs + bias);
+}
+
+Flops matMul(const FormulaArgs &args) {
+  auto a = args.input(0);
+  auto out = args.output();
+  if (failed(a) || failed(out))
+    return failure();
+  int64_t k = a->empty() ? 1 : a->back();
+  return std::optional<double>(2.0 * product(*out) * k);
+}
+
+Flops gemm(const FormulaArgs &args) {
+  auto a = args.input(0);
+  auto out = args.output();
+  if (failed(a) || failed(out))
+    return failure();
+  if (a->size() != 2)
+    return std::optional<double>();
+  int64_t k = getIntAttr(args.node, "transA", 0) ? (*a)[0] : (*a)[1];
+  double mn = product(*out);
+  return std::optional<double>(2.0 * mn * k + (args.hasInput(2) ? mn : 0));
+}
+
+/// Multiply-adds = product of the sizes of all distinct labels.
+Flops einsum(const FormulaArgs &args) {
+  auto equation = args.node.getAttrs().getAs<StringAttr>("equation");
+  auto inputs = args.node.getInputs();
+  if (!equation)
+    return std::optional<double>();
+  StringRef lhs = equation.getValue().split("->").first;
+  SmallVector<StringRef> terms;
+  lhs.split(terms, ',');
+  if (terms.size() != inputs.size())
+    return std::optional<double>();
+  std::map<char, int64_t> sizes;
+  for (auto [term, input] : llvm::zip(terms, inputs)) {
+    auto shape = staticShape(args.node, input, "input");
+    if (failed(shape))
       return failure();
-    double combines = std::max<size_t>(inputs.size(), 2) - 1;
-    return std::optional<double>(combines * product(*out));
+    std::string labels;
+    for (char c : term)
+      if (llvm::isAlpha(c))
+        labels += c;
+    if (term.contains("...") || labels.size() != shape->size())
+      return std::optional<double>(); // ellipsis: no formula
+    for (auto [label, dim] : llvm::zip(labels, *shape))
+      sizes[label] = std::max(sizes[label], dim);
   }
-  if (isReduction(op) || op == "GlobalAveragePool" || op == "GlobalMaxPool" ||
-      op == "GlobalLpPool" || op == "CumSum") {
-    auto in = inShape(0);
-    if (failed(in))
-      return failure();
-    double perElement = op == "ReduceL2" || op == "ReduceSumSquare" ||
-                                op == "GlobalLpPool"
-                            ? 2.0
-                            : 1.0;
-    return std::optional<double>(perElement * product(*in));
-  }
-  if (op == "Softmax" || op == "LogSoftmax" || op == "Hardmax" ||
-      op == "LayerNormalization" || op == "InstanceNormalization" ||
-      op == "BatchNormalization" || op == "LpNormalization" ||
-      op == "MeanVarianceNormalization" || op == "LRN") {
-    // Per element: softmax = max, subtract, exp, sum, divide; the
-    // normalizations = mean, subtract, square, sum, scale, shift (+ rsqrt per
-    // row); batch norm folds statistics into scale and shift.
-    double perElement = llvm::StringSwitch<double>(op)
-                            .Cases({"Softmax", "LogSoftmax", "Hardmax"}, 5.0)
-                            .Case("BatchNormalization", 4.0)
-                            .Case("LpNormalization", 3.0)
-                            .Default(8.0);
-    auto in = inShape(0);
-    if (failed(in))
-      return failure();
-    return std::optional<double>(perElement * product(*in));
-  }
-  if (op == "Conv" || op == "ConvInteger" || op == "QLinearConv") {
-    unsigned w = op == "QLinearConv" ? 3 : 1;
-    auto out = outShape();
-    auto weight = inShape(w);
-    if (failed(out) || failed(weight))
-      return failure();
-    // Each output element: (C_in / group) * kernel multiply-adds.
-    double macs = static_cast<double>(product(*out)) *
-                  product(weight->drop_front(1));
-    bool bias = op == "Conv" ? hasInput(2) : false;
-    return std::optional<double>(2 * macs + (bias ? product(*out) : 0));
-  }
-  if (op == "ConvTranspose") {
-    auto in = inShape(0);
-    auto weight = inShape(1);
-    if (failed(in) || failed(weight))
-      return failure();
-    // Each input element scatters into (C_out / group) * kernel outputs.
-    double macs = static_cast<double>(product(*in)) *
-                  product(weight->drop_front(1));
-    double bias = 0;
-    if (hasInput(2)) {
-      auto out = outShape();
-      if (failed(out))
-        return failure();
-      bias = product(*out);
-    }
-    return std::optional<double>(2 * macs + bias);
-  }
-  if (op == "MatMul" || op == "MatMulInteger" || op == "QLinearMatMul") {
-    auto a = inShape(0);
-    auto out = outShape();
-    if (failed(a) || failed(out))
-      return failure();
-    int64_t k = a->empty() ? 1 : a->back();
-    return std::optional<double>(2.0 * product(*out) * k);
-  }
-  if (op == "Gemm") {
-    auto a = inShape(0);
-    auto out = outShape();
-    if (failed(a) || failed(out) || a->size() != 2)
-      return failed(a) || failed(out) ? FailureOr<std::optional<double>>(failure())
-                                      : std::optional<double>();
-    int64_t k = getIntAttr(node, "transA", 0) ? (*a)[0] : (*a)[1];
-    double mn = product(*out);
-    return std::optional<double>(2.0 * mn * k + (hasInput(2) ? mn : 0));
-  }
-  if (op == "Einsum") {
-    auto equation = node.getAttrs().getAs<StringAttr>("equation");
-    if (!equation)
-      return std::optional<double>();
-    // Multiply-adds = product of the sizes of all distinct labels.
-    StringRef lhs = equation.getValue().split("->").first;
-    SmallVector<StringRef> terms;
-    lhs.split(terms, ',');
-    if (terms.size() != inputs.size())
-      return std::optional<double>();
-    std::map<char, int64_t> sizes;
-    for (auto [term, input] : llvm::zip(terms, inputs)) {
-      auto shape = staticShape(node, input, "input");
-      if (failed(shape))
-        return failure();
-      std::string labels;
-      for (char c : term)
-        if (llvm::isAlpha(c))
-          labels += c;
-      if (term.contains("...") || labels.size() != shape->size())
-        return std::optional<double>(); // ellipsis: no formula
-      for (auto [label, dim] : llvm::zip(labels, *shape))
-        sizes[label] = std::max(sizes[label], dim);
-    }
-    double macs = 1;
-    for (auto &entry : sizes)
-      macs *= entry.second;
-    return std::optional<double>(inputs.size() > 1 ? 2 * macs : macs);
-  }
-  if (op == "MaxPool" || op == "AveragePool" || op == "LpPool") {
-    auto out = outShape();
-    if (failed(out))
-      return failure();
-    auto kernel = node.getAttrs().getAs<DenseI64ArrayAttr>("kernel_shape");
-    if (!kernel)
-      return std::optional<double>();
-    return std::optional<double>(static_cast<double>(product(*out)) *
-                                 product(kernel.asArrayRef()));
-  }
-  if (op == "LSTM" || op == "GRU" || op == "RNN") {
-    auto x = inShape(0);
-    auto w = inShape(1);
-    auto r = inShape(2);
-    if (failed(x) || failed(w) || failed(r) || x->size() != 3)
-      return failed(x) || failed(w) || failed(r)
-                 ? FailureOr<std::optional<double>>(failure())
-                 : std::optional<double>();
-    bool batchFirst = getIntAttr(node, "layout", 0) == 1;
-    int64_t seq = batchFirst ? (*x)[1] : (*x)[0];
-    int64_t batch = batchFirst ? (*x)[0] : (*x)[1];
-    // W = [directions, gates * hidden, input], R = [.., .., hidden]: every
-    // step multiplies the input and the previous state by both.
-    double macs = static_cast<double>(seq) * batch * (product(*w) + product(*r));
-    // Gate activations and the state update: ~4 FLOPs per gate element.
-    double gateElements = static_cast<double>(seq) * batch * (*w)[0] * (*w)[1];
-    return std::optional<double>(2 * macs + 4 * gateElements);
-  }
-  return std::optional<double>();
+  double macs = 1;
+  for (auto &entry : sizes)
+    macs *= entry.second;
+  return std::optional<double>(inputs.size() > 1 ? 2 * macs : macs);
+}
+
+Flops pool(const FormulaArgs &args) {
+  auto out = args.output();
+  if (failed(out))
+    return failure();
+  auto kernel = args.node.getAttrs().getAs<DenseI64ArrayAttr>("kernel_shape");
+  if (!kernel)
+    return std::optional<double>();
+  return std::optional<double>(static_cast<double>(product(*out)) *
+                               product(kernel.asArrayRef()));
+}
+
+Flops recurrent(const FormulaArgs &args) {
+  auto x = args.input(0);
+  auto w = args.input(1);
+  auto r = args.input(2);
+  if (failed(x) || failed(w) || failed(r))
+    return failure();
+  if (x->size() != 3 || w->size() != 3)
+    return std::optional<double>();
+  bool batchFirst = getIntAttr(args.node, "layout", 0) == 1;
+  int64_t seq = batchFirst ? (*x)[1] : (*x)[0];
+  int64_t batch = batchFirst ? (*x)[0] : (*x)[1];
+  // W = [directions, gates * hidden, input], R = [.., .., hidden]: every
+  // step multiplies the input and the previous state by both.
+  double macs = static_cast<double>(seq) * batch * (product(*w) + product(*r));
+  // Gate activations and the state update: ~4 FLOPs per gate element.
+  double gateElements = static_cast<double>(seq) * batch * (*w)[0] * (*w)[1];
+  return std::optional<double>(2 * macs + 4 * gateElements);
+}
+
+/// The rule of every ONNX op type the model knows; docs/CostModel.md has the
+/// same table. Transcendental functions count 4 FLOPs per element, an
+/// estimate of their polynomial evaluation.
+const llvm::StringMap<CostRule> &costRules() {
+  static const llvm::StringMap<CostRule> rules = [] {
+    llvm::StringMap<CostRule> table;
+    auto add = [&](std::initializer_list<StringRef> ops, CostRule rule) {
+      for (StringRef op : ops)
+        table[op] = rule;
+    };
+    auto compute = [](FlopsFormula formula, double perElement = 0) {
+      return CostRule{CostClass::Compute, formula, perElement};
+    };
+    add({"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Shape", "Size",
+         "Identity", "Constant", "Dropout", "Optional", "OptionalGetElement"},
+        {CostClass::View});
+    add({"Gather", "GatherElements", "GatherND"}, {CostClass::SparseRead});
+    add({"Scatter", "ScatterElements", "ScatterND", "Slice", "Concat",
+         "Split", "Pad", "Resize", "Upsample", "Transpose", "Tile", "Expand",
+         "Cast", "CastLike", "DepthToSpace", "SpaceToDepth", "ConstantOfShape",
+         "Compress", "NonZero", "OneHot", "Trilu", "EyeLike",
+         "ReverseSequence", "Range", "SequenceConstruct", "SequenceAt",
+         "SequenceInsert", "SplitToSequence", "ConcatFromSequence"},
+        {CostClass::DataMovement});
+    add({"Add", "Sub", "Mul", "Div", "Neg", "Abs", "Relu", "LeakyRelu",
+         "PRelu", "Clip", "Floor", "Ceil", "Round", "Sign", "Reciprocal",
+         "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And",
+         "Or", "Xor", "Not", "Where", "Mod", "BitShift", "ThresholdedRelu",
+         "IsNaN", "IsInf", "BitwiseAnd", "BitwiseOr", "BitwiseNot"},
+        compute(perOutputElement, 1.0));
+    add({"HardSigmoid", "HardSwish", "Shrink"}, compute(perOutputElement, 2.0));
+    add({"Exp", "Log", "Pow", "Sqrt", "Erf", "Tanh", "Sigmoid", "Sin", "Cos",
+         "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh",
+         "Atanh", "Softplus", "Softsign", "Elu", "Selu", "Celu", "Mish"},
+        compute(perOutputElement, 4.0));
+    add({"Gelu"}, compute(perOutputElement, 8.0));
+    add({"Sum", "Mean", "Max", "Min"}, compute(variadicElementwise));
+    add({"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
+         "ReduceL1", "ReduceLogSum", "ReduceLogSumExp", "ArgMax", "ArgMin",
+         "GlobalAveragePool", "GlobalMaxPool", "CumSum"},
+        compute(perInputElement, 1.0));
+    add({"ReduceL2", "ReduceSumSquare", "GlobalLpPool"},
+        compute(perInputElement, 2.0));
+    // Softmax = max, subtract, exp, sum, divide; the normalizations = mean,
+    // subtract, square, sum, scale, shift (+ rsqrt per row); batch norm
+    // folds its statistics into a scale and a shift.
+    add({"Softmax", "LogSoftmax", "Hardmax"}, compute(perInputElement, 5.0));
+    add({"BatchNormalization"}, compute(perInputElement, 4.0));
+    add({"LpNormalization"}, compute(perInputElement, 3.0));
+    add({"LayerNormalization", "InstanceNormalization",
+         "MeanVarianceNormalization", "LRN"},
+        compute(perInputElement, 8.0));
+    add({"Conv"}, compute(conv));
+    add({"ConvInteger"}, compute(convInteger));
+    add({"QLinearConv"}, compute(qlinearConv));
+    add({"ConvTranspose"}, compute(convTranspose));
+    add({"MatMul", "MatMulInteger", "QLinearMatMul"}, compute(matMul));
+    add({"Gemm"}, compute(gemm));
+    add({"Einsum"}, compute(einsum));
+    add({"MaxPool", "AveragePool", "LpPool"}, compute(pool));
+    add({"LSTM", "GRU", "RNN"}, compute(recurrent));
+    return table;
+  }();
+  return rules;
+}
+
+const CostRule *findCostRule(NodeOp node) {
+  bool onnxDomain = node.getDomain().empty() || node.getDomain() == "ai.onnx";
+  if (!onnxDomain)
+    return nullptr;
+  auto it = costRules().find(node.getOpType());
+  return it == costRules().end() ? nullptr : &it->second;
 }
 
 FailureOr<OpWork> estimateNodeWork(NodeOp node) {
@@ -291,8 +338,8 @@ FailureOr<OpWork> estimateNodeWork(NodeOp node) {
   }
 
   StringRef op = node.getOpType();
-  bool onnxDomain = node.getDomain().empty() || node.getDomain() == "ai.onnx";
-  if (onnxDomain && isViewOp(op)) {
+  const CostRule *rule = findCostRule(node);
+  if (rule && rule->kind == CostClass::View) {
     work.isFree = true;
     return work;
   }
@@ -330,19 +377,19 @@ FailureOr<OpWork> estimateNodeWork(NodeOp node) {
   }
   work.bytesWritten = work.outputBytes;
 
-  if (!onnxDomain) {
-    work.isModeled = false;
+  if (!rule || !rule->formula) {
+    // Data movement costs its bytes; an op without a rule is not modelled.
+    work.isModeled = rule != nullptr;
+    if (rule && rule->kind == CostClass::SparseRead &&
+        node.getInputs().size() > 1) {
+      // Only the gathered rows are read, not the whole table.
+      std::optional<int64_t> indices =
+          getTypeBytes(node.getInputs()[1].getType());
+      work.bytesRead = indices.value_or(0) + work.outputBytes;
+    }
     return work;
   }
-  if (op == "Gather" || op == "GatherElements" || op == "GatherND") {
-    // Only the gathered rows are read, not the whole table.
-    std::optional<int64_t> indices = getTypeBytes(node.getInputs()[1].getType());
-    work.bytesRead = indices.value_or(0) + work.outputBytes;
-    return work;
-  }
-  if (isDataMovementOp(op))
-    return work;
-  FailureOr<std::optional<double>> flops = computeFlops(node);
+  Flops flops = rule->formula(FormulaArgs{node, rule->perElement});
   if (failed(flops))
     return failure();
   if (!*flops) {

@@ -8,6 +8,8 @@
 
 #include "ShapeFolding.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -137,8 +139,6 @@ int64_t broadcastIndex(const Dims &dims, const Dims &outDims, int64_t linear) {
   return index;
 }
 
-using Scalar = std::function<double(double, double)>;
-
 /// An elementwise op over up to three broadcast inputs. `resultType` 0 keeps
 /// the type of the first input.
 std::optional<KnownTensor>
@@ -264,289 +264,365 @@ std::optional<KnownTensor> reshaped(const KnownTensor &in, Dims dims) {
   return out;
 }
 
-/// The ops the folder evaluates. Returns nothing for anything else.
+//===----------------------------------------------------------------------===//
+// Per-op folders
+//===----------------------------------------------------------------------===//
+
+/// What a folder sees of a node: its known input values (null when unknown)
+/// and its inputs' static shapes (null when not static).
+struct FoldArgs {
+  const onnx::NodeProto &node;
+  const std::vector<const KnownTensor *> &in;
+  const std::vector<const Dims *> &shapes;
+
+  bool known(size_t i) const { return i < in.size() && in[i]; }
+  const KnownTensor &operator[](size_t i) const { return *in[i]; }
+};
+
+using Folder = std::optional<KnownTensor> (*)(const FoldArgs &);
+
+struct FolderEntry {
+  /// How many leading inputs must be known before the folder runs
+  /// (kAllInputs: every input).
+  size_t knownInputs;
+  Folder fold;
+};
+constexpr size_t kAllInputs = SIZE_MAX;
+
+std::optional<KnownTensor> foldShape(const FoldArgs &args) {
+  if (args.shapes.empty() || !args.shapes[0])
+    return std::nullopt;
+  const Dims &shape = *args.shapes[0];
+  int64_t rank = shape.size();
+  int64_t start = std::clamp<int64_t>(
+      normalizeAxis(intAttr(args.node, "start", 0), rank), 0, rank);
+  int64_t end = std::clamp<int64_t>(
+      normalizeAxis(intAttr(args.node, "end", rank), rank), 0, rank);
+  Dims values(shape.begin() + start, shape.begin() + std::max(start, end));
+  return makeInts(TensorProto::INT64, {static_cast<int64_t>(values.size())},
+                  values);
+}
+
+std::optional<KnownTensor> foldSize(const FoldArgs &args) {
+  if (args.shapes.empty() || !args.shapes[0])
+    return std::nullopt;
+  return makeInts(TensorProto::INT64, {}, {product(*args.shapes[0])});
+}
+
+std::optional<KnownTensor> foldConstant(const FoldArgs &args) {
+  if (const auto *value = findAttr(args.node, "value"))
+    return value->has_t() ? readKnownTensor(value->t()) : std::nullopt;
+  if (const auto *value = findAttr(args.node, "value_int"))
+    return makeInts(TensorProto::INT64, {}, {value->i()});
+  if (const auto *value = findAttr(args.node, "value_ints"))
+    return makeInts(TensorProto::INT64, {value->ints_size()},
+                    Dims(value->ints().begin(), value->ints().end()));
+  return std::nullopt;
+}
+
+std::optional<KnownTensor> foldConstantOfShape(const FoldArgs &args) {
+  const KnownTensor &shape = args[0];
+  if (shape.isFloat())
+    return std::nullopt;
+  int64_t n = product(shape.ints);
+  if (n > kMaxElements)
+    return std::nullopt;
+  KnownTensor fill = makeInts(TensorProto::FLOAT, {}, {});
+  fill.floats = {0.0};
+  if (const auto *value = findAttr(args.node, "value"))
+    if (auto t = readKnownTensor(value->t()); t && t->numElements() == 1)
+      fill = *t;
+  KnownTensor out = fill;
+  out.dims = shape.ints;
+  out.ints.assign(fill.isFloat() ? 0 : n, fill.isFloat() ? 0 : fill.ints[0]);
+  out.floats.assign(fill.isFloat() ? n : 0,
+                    fill.isFloat() ? fill.floats[0] : 0.0);
+  return out;
+}
+
+template <double (*Fn)(double)>
+std::optional<KnownTensor> foldUnary(const FoldArgs &args) {
+  return elementwise({args.in[0]}, 0, [](auto &a) { return Fn(a[0]); });
+}
+
+double negate(double v) { return -v; }
+double logicalNot(double v) { return v == 0; }
+double absolute(double v) { return std::fabs(v); }
+double squareRoot(double v) { return std::sqrt(v); }
+double roundDown(double v) { return std::floor(v); }
+double roundUp(double v) { return std::ceil(v); }
+
+std::optional<KnownTensor> foldIdentity(const FoldArgs &args) {
+  return args[0];
+}
+
+std::optional<KnownTensor> foldCast(const FoldArgs &args) {
+  return castTo(args[0], static_cast<int32_t>(intAttr(args.node, "to", 0)));
+}
+
+/// Squeeze/Unsqueeze axes: an attribute before opset 13, an input after.
+std::optional<Dims> squeezeAxes(const FoldArgs &args) {
+  if (std::optional<Dims> axes = intsAttr(args.node, "axes"))
+    return axes;
+  if (args.known(1))
+    return args[1].ints;
+  return std::nullopt;
+}
+
+std::optional<KnownTensor> foldUnsqueeze(const FoldArgs &args) {
+  std::optional<Dims> axes = squeezeAxes(args);
+  if (!axes)
+    return std::nullopt;
+  const Dims &dims = args[0].dims;
+  int64_t rank = dims.size() + axes->size();
+  std::vector<bool> isNew(rank, false);
+  for (int64_t a : *axes) {
+    a = normalizeAxis(a, rank);
+    if (a < 0 || a >= rank || isNew[a])
+      return std::nullopt;
+    isNew[a] = true;
+  }
+  Dims out;
+  size_t next = 0;
+  for (int64_t i = 0; i < rank; ++i)
+    out.push_back(isNew[i] ? 1 : dims[next++]);
+  return reshaped(args[0], out);
+}
+
+std::optional<KnownTensor> foldSqueeze(const FoldArgs &args) {
+  std::optional<Dims> axes = squeezeAxes(args);
+  const Dims &dims = args[0].dims;
+  Dims out;
+  for (int64_t i = 0; i < static_cast<int64_t>(dims.size()); ++i) {
+    bool drop = axes ? llvm::any_of(*axes,
+                                    [&](int64_t a) {
+                                      return normalizeAxis(a, dims.size()) == i;
+                                    })
+                     : dims[i] == 1;
+    if (!drop)
+      out.push_back(dims[i]);
+  }
+  return reshaped(args[0], out);
+}
+
+std::optional<KnownTensor> foldReshape(const FoldArgs &args) {
+  const KnownTensor &x = args[0];
+  if (args[1].isFloat())
+    return std::nullopt;
+  Dims dims = args[1].ints;
+  int64_t known = 1, inferred = -1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == 0 && i < x.dims.size() &&
+        !intAttr(args.node, "allowzero", 0))
+      dims[i] = x.dims[i];
+    if (dims[i] == -1)
+      inferred = i;
+    else
+      known *= dims[i];
+  }
+  if (inferred >= 0) {
+    if (known == 0)
+      return std::nullopt;
+    dims[inferred] = x.numElements() / known;
+  }
+  if (product(dims) != x.numElements())
+    return std::nullopt;
+  return reshaped(x, dims);
+}
+
+/// Concat of rank-1 tensors, the only rank shape arithmetic uses.
+std::optional<KnownTensor> foldConcat(const FoldArgs &args) {
+  const KnownTensor &x = args[0];
+  int64_t axis = normalizeAxis(intAttr(args.node, "axis", 0), x.dims.size());
+  if (x.dims.size() != 1 || axis != 0)
+    return std::nullopt;
+  KnownTensor out;
+  out.dataType = x.dataType;
+  for (const KnownTensor *t : args.in) {
+    if (t->dims.size() != 1 || t->isFloat() != x.isFloat())
+      return std::nullopt;
+    out.ints.insert(out.ints.end(), t->ints.begin(), t->ints.end());
+    out.floats.insert(out.floats.end(), t->floats.begin(), t->floats.end());
+  }
+  out.dims = {static_cast<int64_t>(x.isFloat() ? out.floats.size()
+                                               : out.ints.size())};
+  return out;
+}
+
+std::optional<KnownTensor> foldGather(const FoldArgs &args) {
+  return gather(args[0], args[1], intAttr(args.node, "axis", 0));
+}
+
+std::optional<KnownTensor> foldSlice(const FoldArgs &args) {
+  Dims starts, ends, axes, steps;
+  if (auto s = intsAttr(args.node, "starts")) { // opset < 10
+    std::optional<Dims> e = intsAttr(args.node, "ends");
+    if (!e)
+      return std::nullopt;
+    starts = *s;
+    ends = *e;
+    axes = intsAttr(args.node, "axes").value_or(Dims{0});
+    steps = {1};
+  } else {
+    if (!args.known(1) || !args.known(2))
+      return std::nullopt;
+    starts = args[1].ints;
+    ends = args[2].ints;
+    axes = args.known(3) ? args[3].ints : Dims{0};
+    steps = args.known(4) ? args[4].ints : Dims{1};
+  }
+  if (starts.size() != 1 || ends.size() != 1 || axes.size() != 1 ||
+      steps.size() != 1 || normalizeAxis(axes[0], args[0].dims.size()) != 0)
+    return std::nullopt;
+  return slice1d(args[0], starts[0], ends[0], steps[0]);
+}
+
+std::optional<KnownTensor> foldRange(const FoldArgs &args) {
+  if (args[0].numElements() != 1 || args[1].numElements() != 1 ||
+      args[2].numElements() != 1)
+    return std::nullopt;
+  double start = valueAt(args[0], 0), limit = valueAt(args[1], 0),
+         delta = valueAt(args[2], 0);
+  if (delta == 0)
+    return std::nullopt;
+  double count = std::ceil((limit - start) / delta);
+  if (!(count <= kMaxElements))
+    return std::nullopt;
+  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(count));
+  KnownTensor out;
+  out.dataType = args[0].dataType;
+  out.dims = {n};
+  for (int64_t i = 0; i < n; ++i) {
+    double v = start + i * delta;
+    if (out.isFloat())
+      out.floats.push_back(v);
+    else
+      out.ints.push_back(static_cast<int64_t>(v));
+  }
+  return out;
+}
+
+std::optional<KnownTensor> foldWhere(const FoldArgs &args) {
+  return elementwise({args.in[1], args.in[2], args.in[0]}, args[1].dataType,
+                     [](auto &a) { return a[2] != 0 ? a[0] : a[1]; });
+}
+
+/// A binary op: exact checked arithmetic on integers (Slice ends of
+/// INT64_MAX must survive), doubles otherwise.
+template <bool (*IntFn)(int64_t, int64_t, int64_t *), double (*FloatFn)(double,
+                                                                        double)>
+std::optional<KnownTensor> foldArithmetic(const FoldArgs &args) {
+  const KnownTensor &x = args[0], &y = args[1];
+  if (!x.isFloat() && !y.isFloat())
+    return integerBinary(x, y, [](int64_t a, int64_t b)
+                                   -> std::optional<int64_t> {
+      int64_t r;
+      if (IntFn(a, b, &r))
+        return std::nullopt;
+      return r;
+    });
+  return elementwise({&x, &y}, 0, [](auto &a) { return FloatFn(a[0], a[1]); });
+}
+
+bool addOverflows(int64_t a, int64_t b, int64_t *r) {
+  return __builtin_add_overflow(a, b, r);
+}
+bool subOverflows(int64_t a, int64_t b, int64_t *r) {
+  return __builtin_sub_overflow(a, b, r);
+}
+bool mulOverflows(int64_t a, int64_t b, int64_t *r) {
+  return __builtin_mul_overflow(a, b, r);
+}
+/// ONNX integer Div truncates, like C++.
+bool divFails(int64_t a, int64_t b, int64_t *r) {
+  if (b == 0 || (a == INT64_MIN && b == -1))
+    return true;
+  *r = a / b;
+  return false;
+}
+
+double add(double a, double b) { return a + b; }
+double sub(double a, double b) { return a - b; }
+double mul(double a, double b) { return a * b; }
+double div(double a, double b) { return a / b; }
+
+template <double (*Fn)(double, double)>
+std::optional<KnownTensor> foldFloatBinary(const FoldArgs &args) {
+  return elementwise({args.in[0], args.in[1]}, 0,
+                     [](auto &a) { return Fn(a[0], a[1]); });
+}
+
+double power(double a, double b) { return std::pow(a, b); }
+double maximum(double a, double b) { return std::max(a, b); }
+double minimum(double a, double b) { return std::min(a, b); }
+
+template <bool (*Fn)(double, double)>
+std::optional<KnownTensor> foldCompare(const FoldArgs &args) {
+  return elementwise({args.in[0], args.in[1]}, TensorProto::BOOL,
+                     [](auto &a) -> double { return Fn(a[0], a[1]); });
+}
+
+bool equal(double a, double b) { return a == b; }
+bool less(double a, double b) { return a < b; }
+bool greater(double a, double b) { return a > b; }
+
+/// The ops the folder evaluates, by ONNX op type.
+const std::map<std::string, FolderEntry> &folders() {
+  static const std::map<std::string, FolderEntry> table = {
+      {"Shape", {0, foldShape}},
+      {"Size", {0, foldSize}},
+      {"Constant", {0, foldConstant}},
+      {"ConstantOfShape", {1, foldConstantOfShape}},
+      {"Identity", {1, foldIdentity}},
+      {"Cast", {1, foldCast}},
+      {"Neg", {1, foldUnary<negate>}},
+      {"Abs", {1, foldUnary<absolute>}},
+      {"Sqrt", {1, foldUnary<squareRoot>}},
+      {"Not", {1, foldUnary<logicalNot>}},
+      {"Floor", {1, foldUnary<roundDown>}},
+      {"Ceil", {1, foldUnary<roundUp>}},
+      {"Unsqueeze", {1, foldUnsqueeze}},
+      {"Squeeze", {1, foldSqueeze}},
+      {"Reshape", {2, foldReshape}},
+      {"Concat", {kAllInputs, foldConcat}},
+      {"Gather", {2, foldGather}},
+      {"Slice", {1, foldSlice}},
+      {"Range", {3, foldRange}},
+      {"Where", {3, foldWhere}},
+      {"Add", {2, foldArithmetic<addOverflows, add>}},
+      {"Sub", {2, foldArithmetic<subOverflows, sub>}},
+      {"Mul", {2, foldArithmetic<mulOverflows, mul>}},
+      {"Div", {2, foldArithmetic<divFails, div>}},
+      {"Pow", {2, foldFloatBinary<power>}},
+      {"Max", {2, foldFloatBinary<maximum>}},
+      {"Min", {2, foldFloatBinary<minimum>}},
+      {"Equal", {2, foldCompare<equal>}},
+      {"Less", {2, foldCompare<less>}},
+      {"Greater", {2, foldCompare<greater>}},
+  };
+  return table;
+}
+
+/// Evaluates `node` when its op has a folder and the inputs it needs are
+/// known; nothing otherwise.
 std::optional<std::vector<KnownTensor>>
 evaluate(const onnx::NodeProto &node,
          const std::vector<const KnownTensor *> &in,
          const std::vector<const Dims *> &shapes) {
-  const std::string &op = node.op_type();
-  auto one = [](std::optional<KnownTensor> t)
-      -> std::optional<std::vector<KnownTensor>> {
-    if (!t || t->numElements() > kMaxElements)
-      return std::nullopt;
-    return std::vector<KnownTensor>{std::move(*t)};
-  };
-  auto have = [&](size_t count) {
-    if (in.size() < count)
-      return false;
-    for (size_t i = 0; i < count; ++i)
-      if (!in[i])
-        return false;
-    return true;
-  };
-
-  if (op == "Shape" || op == "Size") {
-    if (shapes.empty() || !shapes[0])
-      return std::nullopt;
-    const Dims &shape = *shapes[0];
-    if (op == "Size")
-      return one(makeInts(TensorProto::INT64, {}, {product(shape)}));
-    int64_t rank = shape.size();
-    int64_t start = std::clamp<int64_t>(
-        normalizeAxis(intAttr(node, "start", 0), rank), 0, rank);
-    int64_t end = std::clamp<int64_t>(
-        normalizeAxis(intAttr(node, "end", rank), rank), 0, rank);
-    Dims values(shape.begin() + start,
-                shape.begin() + std::max(start, end));
-    return one(makeInts(TensorProto::INT64,
-                        {static_cast<int64_t>(values.size())}, values));
-  }
-  if (op == "Constant") {
-    const auto *value = findAttr(node, "value");
-    if (value && value->has_t()) {
-      auto t = readKnownTensor(value->t());
-      return t ? one(*t) : std::nullopt;
-    }
-    if ((value = findAttr(node, "value_int")))
-      return one(makeInts(TensorProto::INT64, {}, {value->i()}));
-    if ((value = findAttr(node, "value_ints")))
-      return one(makeInts(TensorProto::INT64, {value->ints_size()},
-                          Dims(value->ints().begin(), value->ints().end())));
+  auto entry = folders().find(node.op_type());
+  if (entry == folders().end())
     return std::nullopt;
-  }
-  if (op == "ConstantOfShape") {
-    if (!have(1) || in[0]->isFloat())
+  FoldArgs args{node, in, shapes};
+  size_t needed = entry->second.knownInputs == kAllInputs
+                      ? std::max<size_t>(in.size(), 1)
+                      : entry->second.knownInputs;
+  for (size_t i = 0; i < needed; ++i)
+    if (!args.known(i))
       return std::nullopt;
-    int64_t n = product(in[0]->ints);
-    if (n > kMaxElements)
-      return std::nullopt;
-    KnownTensor fill = makeInts(TensorProto::FLOAT, {}, {});
-    fill.floats = {0.0};
-    if (const auto *value = findAttr(node, "value"))
-      if (auto t = readKnownTensor(value->t()); t && t->numElements() == 1)
-        fill = *t;
-    KnownTensor out = fill;
-    out.dims = in[0]->ints;
-    out.ints.assign(fill.isFloat() ? 0 : n, fill.isFloat() ? 0 : fill.ints[0]);
-    out.floats.assign(fill.isFloat() ? n : 0,
-                      fill.isFloat() ? fill.floats[0] : 0.0);
-    return one(out);
-  }
-
-  if (!have(1))
+  std::optional<KnownTensor> result = entry->second.fold(args);
+  if (!result || result->numElements() > kMaxElements)
     return std::nullopt;
-  const KnownTensor &x = *in[0];
-
-  if (op == "Identity")
-    return one(x);
-  if (op == "Cast")
-    return one(castTo(x, static_cast<int32_t>(intAttr(node, "to", 0))));
-  if (op == "Neg")
-    return one(elementwise({&x}, 0, [](auto &a) { return -a[0]; }));
-  if (op == "Abs")
-    return one(elementwise({&x}, 0, [](auto &a) { return std::fabs(a[0]); }));
-  if (op == "Sqrt")
-    return one(elementwise({&x}, 0, [](auto &a) { return std::sqrt(a[0]); }));
-  if (op == "Not")
-    return one(elementwise({&x}, 0, [](auto &a) { return a[0] == 0; }));
-  if (op == "Floor")
-    return one(elementwise({&x}, 0, [](auto &a) { return std::floor(a[0]); }));
-  if (op == "Ceil")
-    return one(elementwise({&x}, 0, [](auto &a) { return std::ceil(a[0]); }));
-
-  if (op == "Unsqueeze" || op == "Squeeze") {
-    std::optional<Dims> axes = intsAttr(node, "axes");
-    if (!axes && in.size() > 1 && in[1])
-      axes = in[1]->ints;
-    Dims dims = x.dims;
-    if (op == "Unsqueeze") {
-      if (!axes)
-        return std::nullopt;
-      int64_t rank = dims.size() + axes->size();
-      std::vector<bool> isNew(rank, false);
-      for (int64_t a : *axes) {
-        a = normalizeAxis(a, rank);
-        if (a < 0 || a >= rank)
-          return std::nullopt;
-        isNew[a] = true;
-      }
-      Dims out;
-      size_t next = 0;
-      for (int64_t i = 0; i < rank; ++i)
-        out.push_back(isNew[i] ? 1 : dims[next++]);
-      return one(reshaped(x, out));
-    }
-    Dims out;
-    for (int64_t i = 0; i < static_cast<int64_t>(dims.size()); ++i) {
-      bool drop = axes ? std::any_of(axes->begin(), axes->end(),
-                                     [&](int64_t a) {
-                                       return normalizeAxis(a, dims.size()) == i;
-                                     })
-                       : dims[i] == 1;
-      if (!drop)
-        out.push_back(dims[i]);
-    }
-    return one(reshaped(x, out));
-  }
-  if (op == "Reshape") {
-    if (!have(2) || in[1]->isFloat())
-      return std::nullopt;
-    Dims dims = in[1]->ints;
-    int64_t known = 1, inferred = -1;
-    for (size_t i = 0; i < dims.size(); ++i) {
-      if (dims[i] == 0 && i < x.dims.size() && !intAttr(node, "allowzero", 0))
-        dims[i] = x.dims[i];
-      if (dims[i] == -1)
-        inferred = i;
-      else
-        known *= dims[i];
-    }
-    if (inferred >= 0) {
-      if (known == 0)
-        return std::nullopt;
-      dims[inferred] = x.numElements() / known;
-    }
-    if (product(dims) != x.numElements())
-      return std::nullopt;
-    return one(reshaped(x, dims));
-  }
-  if (op == "Concat") {
-    if (!have(in.size()))
-      return std::nullopt;
-    int64_t axis = normalizeAxis(intAttr(node, "axis", 0), x.dims.size());
-    if (x.dims.size() != 1 || axis != 0)
-      return std::nullopt;
-    KnownTensor out;
-    out.dataType = x.dataType;
-    for (const KnownTensor *t : in) {
-      if (t->dims.size() != 1 || t->isFloat() != x.isFloat())
-        return std::nullopt;
-      out.ints.insert(out.ints.end(), t->ints.begin(), t->ints.end());
-      out.floats.insert(out.floats.end(), t->floats.begin(), t->floats.end());
-    }
-    out.dims = {static_cast<int64_t>(x.isFloat() ? out.floats.size()
-                                                 : out.ints.size())};
-    return one(out);
-  }
-  if (op == "Gather") {
-    if (!have(2))
-      return std::nullopt;
-    return one(gather(x, *in[1], intAttr(node, "axis", 0)));
-  }
-  if (op == "Slice") {
-    Dims starts, ends, axes, steps;
-    if (auto s = intsAttr(node, "starts")) { // opset < 10
-      starts = *s;
-      ends = *intsAttr(node, "ends");
-      axes = intsAttr(node, "axes").value_or(Dims{0});
-      steps = {1};
-    } else {
-      if (!have(3))
-        return std::nullopt;
-      starts = in[1]->ints;
-      ends = in[2]->ints;
-      axes = in.size() > 3 && in[3] ? in[3]->ints : Dims{0};
-      steps = in.size() > 4 && in[4] ? in[4]->ints : Dims{1};
-    }
-    if (starts.size() != 1 || ends.size() != 1 || axes.size() != 1 ||
-        steps.size() != 1 || normalizeAxis(axes[0], x.dims.size()) != 0)
-      return std::nullopt;
-    return one(slice1d(x, starts[0], ends[0], steps[0]));
-  }
-  if (op == "Range") {
-    if (!have(3))
-      return std::nullopt;
-    double start = valueAt(*in[0], 0), limit = valueAt(*in[1], 0),
-           delta = valueAt(*in[2], 0);
-    if (delta == 0)
-      return std::nullopt;
-    int64_t n = std::max<int64_t>(
-        0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
-    if (n > kMaxElements)
-      return std::nullopt;
-    KnownTensor out;
-    out.dataType = x.dataType;
-    out.dims = {n};
-    for (int64_t i = 0; i < n; ++i) {
-      double v = start + i * delta;
-      if (out.isFloat())
-        out.floats.push_back(v);
-      else
-        out.ints.push_back(static_cast<int64_t>(v));
-    }
-    return one(out);
-  }
-  if (op == "Where") {
-    if (!have(3))
-      return std::nullopt;
-    return one(elementwise({in[1], in[2], in[0]}, in[1]->dataType,
-                           [](auto &a) { return a[2] != 0 ? a[0] : a[1]; }));
-  }
-
-  // Binary arithmetic and comparisons.
-  if (!have(2))
-    return std::nullopt;
-  const KnownTensor &y = *in[1];
-  bool ints = !x.isFloat() && !y.isFloat();
-  auto checked = [](auto fn) {
-    return [fn](int64_t a, int64_t b) -> std::optional<int64_t> {
-      int64_t r;
-      if (fn(a, b, &r))
-        return std::nullopt;
-      return r;
-    };
-  };
-  if (op == "Add")
-    return one(ints ? integerBinary(x, y, checked([](int64_t a, int64_t b,
-                                                     int64_t *r) {
-                        return __builtin_add_overflow(a, b, r);
-                      }))
-                    : elementwise({&x, &y}, 0,
-                                  [](auto &a) { return a[0] + a[1]; }));
-  if (op == "Sub")
-    return one(ints ? integerBinary(x, y, checked([](int64_t a, int64_t b,
-                                                     int64_t *r) {
-                        return __builtin_sub_overflow(a, b, r);
-                      }))
-                    : elementwise({&x, &y}, 0,
-                                  [](auto &a) { return a[0] - a[1]; }));
-  if (op == "Mul")
-    return one(ints ? integerBinary(x, y, checked([](int64_t a, int64_t b,
-                                                     int64_t *r) {
-                        return __builtin_mul_overflow(a, b, r);
-                      }))
-                    : elementwise({&x, &y}, 0,
-                                  [](auto &a) { return a[0] * a[1]; }));
-  if (op == "Div") {
-    if (ints)
-      return one(integerBinary(x, y, [](int64_t a, int64_t b)
-                                         -> std::optional<int64_t> {
-        if (b == 0 || (a == INT64_MIN && b == -1))
-          return std::nullopt;
-        return a / b; // ONNX integer Div truncates, like C++
-      }));
-    return one(elementwise({&x, &y}, 0, [](auto &a) { return a[0] / a[1]; }));
-  }
-  if (op == "Pow")
-    return one(elementwise({&x, &y}, 0,
-                           [](auto &a) { return std::pow(a[0], a[1]); }));
-  if (op == "Max" || op == "Min") {
-    bool isMax = op == "Max";
-    return one(elementwise({&x, &y}, 0, [isMax](auto &a) {
-      return isMax ? std::max(a[0], a[1]) : std::min(a[0], a[1]);
-    }));
-  }
-  auto compare = [&](auto fn) {
-    return one(elementwise({&x, &y}, TensorProto::BOOL,
-                           [fn](auto &a) { return fn(a[0], a[1]); }));
-  };
-  if (op == "Equal")
-    return compare([](double a, double b) { return a == b; });
-  if (op == "Less")
-    return compare([](double a, double b) { return a < b; });
-  if (op == "Greater")
-    return compare([](double a, double b) { return a > b; });
-  return std::nullopt;
+  return std::vector<KnownTensor>{std::move(*result)};
 }
 
 TensorProto toProto(const KnownTensor &t, const std::string &name) {
