@@ -21,6 +21,7 @@ config.substitutions.append(
     ("%onnx-fixture", "%s %s" % (config.python_executable,
                                  os.path.join(inputs, "onnx_fixtures.py"))))
 config.substitutions.append(("%inputs", inputs))
+config.substitutions.append(("%placer_bin", config.placer_tools_dir))
 
 # Shared, read-only data next to the checkout (workloads, real models).
 shared = os.path.abspath(os.path.join(config.placer_src_root, "..", "shared"))

@@ -9,12 +9,16 @@
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
+#include "placer/Conversion/Passes.h"
 #include "placer/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -25,7 +29,13 @@ int main(int argc, char **argv) {
                   mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::tensor::TensorDialect>();
   placer::registerCostModels(registry);
-  mlir::registerTransformsPasses();
+  // The execution pipeline (--placer-lower-to-llvm) runs upstream passes
+  // over upstream dialects and their interface models.
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllPasses();
+  placer::registerPlacerConversionPasses();
+  placer::registerLowerToLLVMPipeline();
   placer::registerPlacerPasses();
   placer::registerPartitionDevicesPipeline();
   return mlir::asMainReturnCode(

@@ -1,0 +1,37 @@
+//===- Passes.h - Placer's conversions --------------------------*- C++ -*-===//
+#ifndef PLACER_CONVERSION_PASSES_H
+#define PLACER_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace placer {
+
+#define GEN_PASS_DECL
+#include "placer/Conversion/Passes.h.inc"
+
+/// The name of the argument attribute that marks a weight argument; its
+/// value is a dictionary {name = "<constant name>", value = <the constant's
+/// ElementsAttr or #graph.external>}.
+inline constexpr llvm::StringLiteral kWeightAttrName = "graph.weight";
+
+/// Everything after the graph lowering down to the LLVM dialect: one-shot
+/// bufferization (identity layouts at function boundaries, results as out
+/// parameters), deallocation, loops, and convert-to-llvm. Entry functions
+/// get a C interface (`_mlir_ciface_<name>`).
+void buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
+
+#define GEN_PASS_REGISTRATION
+#include "placer/Conversion/Passes.h.inc"
+
+/// Registers --placer-lower-to-llvm (graph lowering + buildLowerToLLVMPipeline).
+void registerLowerToLLVMPipeline();
+
+} // namespace placer
+
+#endif // PLACER_CONVERSION_PASSES_H

@@ -1,0 +1,83 @@
+//===- Runner.h - Compile a graph module and run it on this machine -*- C++ -*-===//
+//
+// placer-run's pieces: lower a graph module to the LLVM dialect while
+// keeping its weights out of the code, compile it ahead of time into a
+// cached shared object, and call its entry function on host buffers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLACER_RUNTIME_RUNNER_H
+#define PLACER_RUNTIME_RUNNER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace placer::runtime {
+
+/// One tensor of the entry function's interface.
+struct TensorSpec {
+  std::string name;
+  std::string elementType; ///< MLIR spelling: f32, i64, i1, ...
+  std::vector<int64_t> shape;
+  int64_t getNumElements() const;
+  /// Bytes in memory (i1 takes a byte per element, as LLVM stores it).
+  int64_t getByteSize() const;
+};
+
+/// An aligned host buffer.
+class Buffer {
+public:
+  explicit Buffer(int64_t bytes);
+  uint8_t *data() { return storage.get(); }
+  const uint8_t *data() const { return storage.get(); }
+  int64_t size() const { return bytes; }
+
+private:
+  struct Free {
+    void operator()(uint8_t *p) const;
+  };
+  std::unique_ptr<uint8_t, Free> storage;
+  int64_t bytes;
+};
+
+/// A module lowered for execution: inputs, weights (with their bytes) and
+/// outputs of the entry function, in the order it takes them.
+struct LoweredModule {
+  std::string function;
+  std::vector<TensorSpec> inputs, weights, outputs;
+  std::vector<Buffer> weightData;
+};
+
+/// Merges a split module, lowers graph ops (weights become arguments),
+/// loads every weight (inline, dense_resource or external file under the
+/// model's folder), and lowers to the LLVM dialect in place.
+llvm::Expected<LoweredModule> lowerForExecution(mlir::ModuleOp module);
+
+/// Compiles `module` (LLVM dialect) to a shared object in `cacheDir`, named
+/// by a hash of its LLVM IR, unless it is there already. Returns its path.
+llvm::Expected<std::string> compileToSharedObject(mlir::ModuleOp module,
+                                                  llvm::StringRef function,
+                                                  llvm::StringRef cacheDir,
+                                                  bool &cached);
+
+/// A loaded shared object's entry point.
+class Executable {
+public:
+  static llvm::Expected<Executable> load(llvm::StringRef path,
+                                         llvm::StringRef function);
+  /// Calls the entry with one buffer per argument (inputs, weights, then
+  /// outputs), each shaped as `specs` says.
+  void run(std::vector<Buffer *> buffers,
+           const std::vector<const TensorSpec *> &specs) const;
+
+private:
+  using Invoke = void (*)(void **);
+  Invoke invoke = nullptr;
+};
+
+} // namespace placer::runtime
+
+#endif // PLACER_RUNTIME_RUNNER_H

@@ -1,0 +1,250 @@
+//===- GraphToLinalg.cpp - graph.node to linalg on tensors ----------------===//
+//
+// The pass checks the whole module first (op types with a lowering, static
+// shapes), so a model with several problems gets one error listing them all
+// and no half-lowered output. Then, per function: constants become
+// arith.constant or weight arguments, and every node is replaced, in program
+// order, by what its lowering builds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "placer/Conversion/GraphToLinalg.h"
+#include "placer/Conversion/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+
+namespace placer {
+#define GEN_PASS_DEF_LOWERGRAPHTOLINALG
+#include "placer/Conversion/Passes.h.inc"
+} // namespace placer
+
+using namespace mlir;
+using namespace placer;
+using namespace placer::graph;
+
+//===----------------------------------------------------------------------===//
+// NodeLowering helpers
+//===----------------------------------------------------------------------===//
+
+RankedTensorType NodeLowering::getResultType(unsigned i) {
+  return cast<RankedTensorType>(node.getOutputs()[i].getType());
+}
+
+bool NodeLowering::hasOperand(unsigned i) const {
+  return i < operands.size() && operands[i] &&
+         !isa<NoneType>(operands[i].getType());
+}
+
+int64_t NodeLowering::getInt(StringRef name, int64_t fallback) {
+  if (auto attr = node.getAttrs().getAs<IntegerAttr>(name))
+    return attr.getInt();
+  return fallback;
+}
+
+float NodeLowering::getFloat(StringRef name, float fallback) {
+  if (auto attr = node.getAttrs().getAs<FloatAttr>(name))
+    return attr.getValueAsDouble();
+  return fallback;
+}
+
+std::optional<SmallVector<int64_t>> NodeLowering::getInts(StringRef name) {
+  if (auto attr = node.getAttrs().getAs<DenseI64ArrayAttr>(name))
+    return SmallVector<int64_t>(attr.asArrayRef());
+  return std::nullopt;
+}
+
+StringRef NodeLowering::getString(StringRef name, StringRef fallback) {
+  if (auto attr = node.getAttrs().getAs<StringAttr>(name))
+    return attr.getValue();
+  return fallback;
+}
+
+std::optional<SmallVector<int64_t>> NodeLowering::getConstantInts(unsigned i) {
+  if (!hasOperand(i))
+    return std::nullopt;
+  DenseIntElementsAttr attr;
+  if (!matchPattern(operands[i], m_Constant(&attr)))
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  for (const APInt &v : attr.getValues<APInt>())
+    values.push_back(v.getSExtValue());
+  return values;
+}
+
+std::optional<double> NodeLowering::getConstantScalar(unsigned i) {
+  if (!hasOperand(i))
+    return std::nullopt;
+  DenseElementsAttr attr;
+  if (!matchPattern(operands[i], m_Constant(&attr)) ||
+      attr.getNumElements() != 1)
+    return std::nullopt;
+  if (auto floats = dyn_cast<DenseFPElementsAttr>(attr))
+    return (*floats.value_begin<APFloat>()).convertToDouble();
+  if (auto ints = dyn_cast<DenseIntElementsAttr>(attr))
+    return static_cast<double>((*ints.value_begin<APInt>()).getSExtValue());
+  return std::nullopt;
+}
+
+LogicalResult NodeLowering::fail(const Twine &message) {
+  return node.emitError("cannot lower node '")
+         << node.getDisplayName() << "' (" << node.getOpType()
+         << "): " << message;
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+bool isStaticTensorOrNone(Type type) {
+  if (isa<NoneType>(type))
+    return true;
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  return ranked && ranked.hasStaticShape();
+}
+
+bool isDefaultDomain(NodeOp node) {
+  return node.getDomain().empty() || node.getDomain() == "ai.onnx";
+}
+
+/// One error for the whole module: every op type without a lowering (with
+/// its nodes) and every node with a dynamic shape.
+LogicalResult checkLowerable(ModuleOp module) {
+  // Op type -> its nodes, in first-seen order.
+  std::vector<std::pair<std::string, SmallVector<std::string>>> unsupported;
+  SmallVector<std::string> dynamic;
+  module.walk([&](NodeOp node) {
+    std::string type = node.getOpType().str();
+    if (!isDefaultDomain(node))
+      type = node.getDomain().str() + "." + type;
+    if (!isDefaultDomain(node) || !getNodeLowerings().count(node.getOpType())) {
+      auto it = llvm::find_if(unsupported,
+                              [&](const auto &entry) { return entry.first == type; });
+      if (it == unsupported.end())
+        it = unsupported.insert(unsupported.end(), {type, {}});
+      it->second.push_back(node.getDisplayName().str());
+    }
+    auto isStatic = [](Value v) { return isStaticTensorOrNone(v.getType()); };
+    if (!llvm::all_of(node.getInputs(), isStatic) ||
+        !llvm::all_of(node.getOutputs(), isStatic))
+      dynamic.push_back(node.getDisplayName().str());
+  });
+  if (unsupported.empty() && dynamic.empty())
+    return success();
+  InFlightDiagnostic error = module.emitError("cannot lower to linalg:");
+  if (!unsupported.empty()) {
+    error << " no lowering for";
+    bool first = true;
+    for (auto &[type, nodes] : unsupported) {
+      error << (first ? " " : "; ") << type << " (node"
+            << (nodes.size() > 1 ? "s " : " ");
+      llvm::interleave(
+          nodes, [&](const std::string &n) { error << "'" << n << "'"; },
+          [&] { error << ", "; });
+      error << ")";
+      first = false;
+    }
+    if (!dynamic.empty())
+      error << ";";
+  }
+  if (!dynamic.empty()) {
+    error << " dynamic shapes (bind them on import with --dim NAME=VALUE) at "
+             "node"
+          << (dynamic.size() > 1 ? "s " : " ");
+    llvm::interleave(
+        dynamic, [&](const std::string &n) { error << "'" << n << "'"; },
+        [&] { error << ", "; });
+  }
+  return failure();
+}
+
+/// Small constants become arith.constant; larger ones become weight
+/// arguments appended to the function, so their bytes stay in the model's
+/// files.
+LogicalResult lowerConstants(func::FuncOp func, int64_t inlineLimit) {
+  SmallVector<ConstantOp> constants(func.getOps<ConstantOp>());
+  for (ConstantOp constant : constants) {
+    auto type = cast<RankedTensorType>(constant.getType());
+    int64_t bytes = type.getNumElements() *
+                    std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    auto elements = dyn_cast<ElementsAttr>(constant.getValue());
+    OpBuilder builder(constant);
+    if (elements && bytes <= inlineLimit) {
+      Value value = arith::ConstantOp::create(builder, constant.getLoc(),
+                                              cast<TypedAttr>(elements));
+      constant.replaceAllUsesWith(value);
+      constant.erase();
+      continue;
+    }
+    NamedAttrList weight;
+    weight.set("name", constant.getNameAttr());
+    weight.set("value", constant.getValue());
+    unsigned index = func.getNumArguments();
+    if (failed(func.insertArgument(
+            index, type,
+            builder.getDictionaryAttr(builder.getNamedAttr(
+                kWeightAttrName, weight.getDictionary(builder.getContext()))),
+            constant.getLoc())))
+      return constant.emitError("cannot add a weight argument for '")
+             << constant.getName() << "'";
+    constant.replaceAllUsesWith(func.getArgument(index));
+    constant.erase();
+  }
+  return success();
+}
+
+LogicalResult lowerNodes(func::FuncOp func) {
+  SmallVector<NodeOp> nodes(func.getOps<NodeOp>());
+  for (NodeOp node : nodes) {
+    OpBuilder builder(node);
+    NodeLowering lowering{builder, node,
+                          SmallVector<Value>(node.getInputs().begin(),
+                                             node.getInputs().end())};
+    LoweringFn fn = getNodeLowerings().lookup(node.getOpType());
+    FailureOr<SmallVector<Value>> results = fn(lowering);
+    if (failed(results))
+      return failure();
+    for (auto [i, output] : llvm::enumerate(node.getOutputs())) {
+      if (output.use_empty())
+        continue;
+      if (i >= results->size() || !(*results)[i])
+        return lowering.fail("output #" + Twine(i) + " is not produced");
+      if ((*results)[i].getType() != output.getType())
+        return lowering.fail("the lowering of output #" + Twine(i) +
+                             " has the wrong type");
+      output.replaceAllUsesWith((*results)[i]);
+    }
+    node.erase();
+  }
+  for (NoneOp none : llvm::make_early_inc_range(func.getOps<NoneOp>()))
+    if (none->use_empty())
+      none.erase();
+  return success();
+}
+
+struct LowerGraphToLinalgPass
+    : public placer::impl::LowerGraphToLinalgBase<LowerGraphToLinalgPass> {
+  using LowerGraphToLinalgBase::LowerGraphToLinalgBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(checkLowerable(module)))
+      return signalPassFailure();
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isDeclaration())
+        continue;
+      if (failed(lowerConstants(func, inlineLimit)) ||
+          failed(lowerNodes(func)))
+        return signalPassFailure();
+      // Runners call public functions through their C interface.
+      if (func.isPublic())
+        func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                      UnitAttr::get(&getContext()));
+    }
+  }
+};
+
+} // namespace

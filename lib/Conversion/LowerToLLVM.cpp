@@ -1,0 +1,52 @@
+//===- LowerToLLVM.cpp - From linalg on tensors to the LLVM dialect -------===//
+//
+// The upstream passes after the graph lowering, as one textual pipeline so
+// that it reads like the mlir-opt command line it replaces
+// (docs/Execution.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "placer/Conversion/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+static constexpr llvm::StringLiteral kLowerToLLVMPipeline =
+    "canonicalize,"
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},"
+    "buffer-deallocation-pipeline,"
+    "func.func(convert-linalg-to-loops),"
+    "convert-bufferization-to-memref,"
+    "expand-strided-metadata,"
+    "lower-affine,"
+    "convert-scf-to-cf,"
+    "convert-math-to-llvm,"
+    "convert-math-to-libm,"
+    "convert-to-llvm,"
+    "reconcile-unrealized-casts";
+
+void placer::buildLowerToLLVMPipeline(OpPassManager &pm) {
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  if (failed(parsePassPipeline(kLowerToLLVMPipeline, pm, os)))
+    llvm::report_fatal_error(
+        llvm::Twine("placer: the LLVM lowering pipeline does not parse (are "
+                    "the upstream passes registered?): ") +
+        errors);
+}
+
+void placer::registerLowerToLLVMPipeline() {
+  PassPipelineRegistration<>(
+      "placer-lower-to-llvm",
+      "Lower graph.node ops to the LLVM dialect (graph -> linalg -> loops -> "
+      "LLVM), with C interfaces for entry functions",
+      [](OpPassManager &pm) {
+        pm.addPass(createLowerGraphToLinalg());
+        buildLowerToLLVMPipeline(pm);
+      });
+}

@@ -1,0 +1,376 @@
+//===- Runner.cpp - Compile a graph module and run it on this machine -----===//
+
+#include "placer/Runtime/Runner.h"
+
+#include "placer/Conversion/Passes.h"
+#include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Transforms/Passes.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/xxhash.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <unistd.h>
+
+using namespace mlir;
+using namespace placer;
+using namespace placer::runtime;
+
+static llvm::Error runError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+//===----------------------------------------------------------------------===//
+// Tensors and buffers
+//===----------------------------------------------------------------------===//
+
+int64_t TensorSpec::getNumElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+int64_t TensorSpec::getByteSize() const {
+  unsigned bits = 0;
+  llvm::StringRef type = elementType;
+  type.consume_front("u");
+  if (type.drop_front().getAsInteger(10, bits))
+    bits = 8;
+  return getNumElements() * std::max(1u, bits / 8);
+}
+
+Buffer::Buffer(int64_t bytes) : bytes(bytes) {
+  // 64-byte alignment suits vector loads; never a zero-sized allocation.
+  size_t size = (std::max<int64_t>(bytes, 1) + 63) / 64 * 64;
+  storage.reset(static_cast<uint8_t *>(std::aligned_alloc(64, size)));
+  std::memset(storage.get(), 0, size);
+}
+
+void Buffer::Free::operator()(uint8_t *p) const { std::free(p); }
+
+static TensorSpec specOf(Type type, std::string name) {
+  auto tensor = cast<ShapedType>(type);
+  std::string element;
+  llvm::raw_string_ostream os(element);
+  tensor.getElementType().print(os);
+  return TensorSpec{std::move(name), element,
+                    std::vector<int64_t>(tensor.getShape().begin(),
+                                         tensor.getShape().end())};
+}
+
+//===----------------------------------------------------------------------===//
+// Weights
+//===----------------------------------------------------------------------===//
+
+/// The file an external weight lives in, which must stay inside the model's
+/// folder: no absolute paths, no "..".
+static llvm::Expected<std::string> weightPath(ModuleOp module,
+                                              llvm::StringRef location,
+                                              llvm::StringRef weight) {
+  auto dir = module->getAttrOfType<StringAttr>(graph::attrs::kModelDir);
+  if (!dir)
+    return runError("weight '" + weight +
+                    "' is in an external file but the module does not record "
+                    "the model's folder (" +
+                    graph::attrs::kModelDir + ")");
+  if (llvm::sys::path::is_absolute(location) ||
+      llvm::any_of(llvm::make_range(llvm::sys::path::begin(location),
+                                    llvm::sys::path::end(location)),
+                   [](llvm::StringRef part) { return part == ".."; }))
+    return runError("weight '" + weight + "': location '" + location +
+                    "' leaves the model's folder");
+  llvm::SmallString<256> path(dir.getValue());
+  llvm::sys::path::append(path, location);
+  return std::string(path);
+}
+
+static llvm::Expected<Buffer> loadWeight(ModuleOp module, Attribute value,
+                                         const TensorSpec &spec) {
+  Buffer buffer(spec.getByteSize());
+  auto fill = [&](llvm::ArrayRef<char> bytes) -> llvm::Expected<Buffer> {
+    if (static_cast<int64_t>(bytes.size()) != buffer.size())
+      return runError("weight '" + spec.name + "' has " +
+                      llvm::Twine(bytes.size()) + " bytes, its type needs " +
+                      llvm::Twine(buffer.size()));
+    std::memcpy(buffer.data(), bytes.data(), bytes.size());
+    return std::move(buffer);
+  };
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return runError("weight '" + spec.name + "': its resource blob is empty");
+    return fill(blob->getData());
+  }
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    if (dense.getElementType().isInteger(1)) {
+      uint8_t *out = buffer.data();
+      for (bool v : dense.getValues<bool>())
+        *out++ = v;
+      return std::move(buffer);
+    }
+    llvm::ArrayRef<char> raw = dense.getRawData();
+    if (!dense.isSplat())
+      return fill(raw);
+    for (int64_t offset = 0; offset < buffer.size(); offset += raw.size())
+      std::memcpy(buffer.data() + offset, raw.data(), raw.size());
+    return std::move(buffer);
+  }
+  if (auto external = dyn_cast<graph::ExternalDataAttr>(value)) {
+    auto path = weightPath(module, external.getLocation(), spec.name);
+    if (!path)
+      return path.takeError();
+    if (external.getLength() != buffer.size())
+      return runError("weight '" + spec.name + "' in " + *path + ": length " +
+                      llvm::Twine(external.getLength()) +
+                      ", its type needs " + llvm::Twine(buffer.size()));
+    auto slice = llvm::MemoryBuffer::getFileSlice(*path, external.getLength(),
+                                                  external.getOffset());
+    if (!slice)
+      return runError("weight '" + spec.name + "': cannot read " + *path +
+                      ": " + slice.getError().message());
+    if ((*slice)->getBufferSize() != static_cast<size_t>(buffer.size()))
+      return runError("weight '" + spec.name + "': " + *path +
+                      " is shorter than offset + length");
+    return fill(llvm::ArrayRef<char>((*slice)->getBufferStart(),
+                                     (*slice)->getBufferSize()));
+  }
+  return runError("weight '" + spec.name + "' has no data (a shapes-only "
+                  "import? import without --shapes-only to run the model)");
+}
+
+//===----------------------------------------------------------------------===//
+// Lowering
+//===----------------------------------------------------------------------===//
+
+static bool isSplit(ModuleOp module) {
+  bool split = false;
+  module.walk([&](Operation *op) {
+    if (op->getDialect() && op->getDialect()->getNamespace() == "dist")
+      split = true;
+  });
+  return split;
+}
+
+llvm::Expected<LoweredModule>
+placer::runtime::lowerForExecution(ModuleOp module) {
+  MLIRContext *context = module.getContext();
+  PassManager graphPm(context);
+  // A split module runs here as one program: its stages merged back.
+  if (isSplit(module))
+    graphPm.addPass(createMergeDevices());
+  graphPm.addPass(createLowerGraphToLinalg());
+  if (failed(graphPm.run(module)))
+    return runError("cannot lower the module (see the errors above)");
+
+  SmallVector<func::FuncOp> entries;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func.isPublic() && !func.isDeclaration())
+      entries.push_back(func);
+  if (entries.size() != 1)
+    return runError("expected one public function to run, found " +
+                    llvm::Twine(entries.size()));
+  func::FuncOp entry = entries.front();
+
+  LoweredModule lowered;
+  lowered.function = entry.getName().str();
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
+    Type type = entry.getArgument(i).getType();
+    if (auto weight = entry.getArgAttrOfType<DictionaryAttr>(i, kWeightAttrName)) {
+      TensorSpec spec =
+          specOf(type, weight.getAs<StringAttr>("name").getValue().str());
+      auto data = loadWeight(module, weight.get("value"), spec);
+      if (!data)
+        return data.takeError();
+      lowered.weights.push_back(std::move(spec));
+      lowered.weightData.push_back(std::move(*data));
+      entry.removeArgAttr(i, kWeightAttrName);
+      continue;
+    }
+    auto name = entry.getArgAttrOfType<StringAttr>(i, "graph.name");
+    lowered.inputs.push_back(
+        specOf(type, name ? name.getValue().str() : "input" + std::to_string(i)));
+  }
+  for (unsigned i = 0; i < entry.getNumResults(); ++i) {
+    auto name = entry.getResultAttrOfType<StringAttr>(i, "graph.name");
+    lowered.outputs.push_back(specOf(
+        entry.getResultTypes()[i],
+        name ? name.getValue().str() : "output" + std::to_string(i)));
+  }
+  // The interface is recorded and every weight's bytes are in host buffers:
+  // the graph's names and blobs have no meaning in LLVM IR.
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i)
+    entry.setArgAttrs(i, DictionaryAttr::get(context));
+  for (unsigned i = 0; i < entry.getNumResults(); ++i)
+    entry.setResultAttrs(i, DictionaryAttr::get(context));
+  PassManager llvmPm(context);
+  buildLowerToLLVMPipeline(llvmPm);
+  if (failed(llvmPm.run(module)))
+    return runError("cannot lower the module to LLVM (see the errors above)");
+  return std::move(lowered);
+}
+
+//===----------------------------------------------------------------------===//
+// Ahead-of-time compilation
+//===----------------------------------------------------------------------===//
+
+/// `void placer_invoke(void **args)`: calls the C interface with args[i] as
+/// its i-th memref descriptor pointer, so the runner needs no per-signature
+/// code.
+static llvm::Error addInvokeWrapper(llvm::Module &module,
+                                    llvm::StringRef function) {
+  llvm::Function *ciface =
+      module.getFunction(("_mlir_ciface_" + function).str());
+  if (!ciface)
+    return runError("the compiled module has no C interface for '" + function +
+                    "'");
+  llvm::LLVMContext &context = module.getContext();
+  auto *ptr = llvm::PointerType::getUnqual(context);
+  auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(context), {ptr},
+                                       /*isVarArg=*/false);
+  auto *wrapper = llvm::Function::Create(
+      type, llvm::GlobalValue::ExternalLinkage, "placer_invoke", module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", wrapper));
+  SmallVector<llvm::Value *> args;
+  for (unsigned i = 0; i < ciface->arg_size(); ++i)
+    args.push_back(b.CreateLoad(
+        ptr, b.CreateConstGEP1_64(ptr, wrapper->getArg(0), i)));
+  b.CreateCall(ciface, args);
+  b.CreateRetVoid();
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::string> placer::runtime::compileToSharedObject(
+    ModuleOp module, llvm::StringRef function, llvm::StringRef cacheDir,
+    bool &cached) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return runError("cannot translate the module to LLVM IR");
+  if (llvm::Error error = addInvokeWrapper(*llvmModule, function))
+    return std::move(error);
+
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return builder.takeError();
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  builder->setRelocationModel(llvm::Reloc::PIC_);
+  auto machine = builder->createTargetMachine();
+  if (!machine)
+    return machine.takeError();
+  llvmModule->setDataLayout((*machine)->createDataLayout());
+  llvmModule->setTargetTriple((*machine)->getTargetTriple());
+
+  // The cache key: the unoptimised IR, the host CPU and the tool's LLVM.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvmModule->print(os, nullptr);
+  os << (*machine)->getTargetCPU() << LLVM_VERSION_STRING;
+  std::string key = llvm::utohexstr(llvm::xxh3_64bits(text), true, 16);
+  if (std::error_code ec = llvm::sys::fs::create_directories(cacheDir))
+    return runError("cannot create the cache folder " + cacheDir + ": " +
+                    ec.message());
+  llvm::SmallString<256> object(cacheDir), shared(cacheDir);
+  llvm::sys::path::append(object, key + ".o");
+  llvm::sys::path::append(shared, key + ".so");
+  cached = llvm::sys::fs::exists(shared);
+  if (cached)
+    return std::string(shared);
+
+  if (llvm::Error error =
+          makeOptimizingTransformer(3, 0, machine->get())(llvmModule.get()))
+    return std::move(error);
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(object, ec, llvm::sys::fs::OF_None);
+    if (ec)
+      return runError("cannot write " + object + ": " + ec.message());
+    llvm::legacy::PassManager codegen;
+    if ((*machine)->addPassesToEmitFile(codegen, out, nullptr,
+                                        llvm::CodeGenFileType::ObjectFile))
+      return runError("this target cannot emit object files");
+    codegen.run(*llvmModule);
+  }
+  auto linker = llvm::sys::findProgramByName("cc");
+  if (!linker)
+    return runError("no C compiler driver ('cc') to link " + shared);
+  // Written under a temporary name and renamed, so that a cached object is
+  // always whole even when runs race.
+  std::string partial = (shared + ".tmp" + llvm::Twine(::getpid())).str();
+  std::string libDir = PLACER_LLVM_LIBRARY_DIR;
+  llvm::SmallVector<llvm::StringRef> args = {
+      *linker, "-shared", "-o", partial, object,
+      "-L" + libDir, "-lmlir_c_runner_utils", "-Wl,-rpath," + libDir, "-lm"};
+  std::string linkArgsStorage[] = {"-L" + libDir, "-Wl,-rpath," + libDir};
+  args[5] = linkArgsStorage[0];
+  args[7] = linkArgsStorage[1];
+  std::string message;
+  if (llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0,
+                                &message) != 0)
+    return runError("linking " + shared + " failed" +
+                    (message.empty() ? "" : ": " + message));
+  llvm::sys::fs::remove(object);
+  if (std::error_code ec = llvm::sys::fs::rename(partial, shared))
+    return runError("cannot write " + shared + ": " + ec.message());
+  return std::string(shared);
+}
+
+//===----------------------------------------------------------------------===//
+// Calling
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<Executable> Executable::load(llvm::StringRef path,
+                                            llvm::StringRef function) {
+  void *handle = ::dlopen(path.str().c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    return runError("cannot load " + path + ": " + ::dlerror());
+  Executable executable;
+  executable.invoke =
+      reinterpret_cast<Invoke>(::dlsym(handle, "placer_invoke"));
+  if (!executable.invoke)
+    return runError(path + " has no entry point for '" + function + "'");
+  return executable;
+}
+
+void Executable::run(std::vector<Buffer *> buffers,
+                     const std::vector<const TensorSpec *> &specs) const {
+  // One ranked memref descriptor per argument: allocated and aligned
+  // pointers, offset, sizes, strides (row-major).
+  std::vector<std::vector<int64_t>> descriptors;
+  std::vector<void *> args;
+  descriptors.reserve(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const std::vector<int64_t> &shape = specs[i]->shape;
+    std::vector<int64_t> d(3 + 2 * shape.size());
+    d[0] = d[1] = reinterpret_cast<int64_t>(buffers[i]->data());
+    d[2] = 0;
+    int64_t stride = 1;
+    for (size_t k = shape.size(); k-- > 0;) {
+      d[3 + k] = shape[k];
+      d[3 + shape.size() + k] = stride;
+      stride *= shape[k];
+    }
+    descriptors.push_back(std::move(d));
+    args.push_back(descriptors.back().data());
+  }
+  invoke(args.data());
+}
