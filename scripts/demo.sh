@@ -77,3 +77,14 @@ else
   diff "$out/mlp4.mlir" "$out/mlp4.reimported.mlir" >&2 || true
   exit 1
 fi
+
+echo
+echo "== 6. compile and run natively: whole model and 4-GPU split, checked"
+check="$root/test/Runtime/Inputs/mlp4_check.py"
+/usr/bin/python3 "$check" write-input "$out/x.npy"
+"$bin/placer-run" "$out/mlp4.mlir" --input x="$out/x.npy" \
+  --output-dir "$out/run" --cache-dir "$out/cache" --repeat 100
+/usr/bin/python3 "$check" check "$out/run/y.npy" "$out/x.npy" "$root/examples/mlp4.onnx"
+"$bin/placer-run" "$out/mlp4.placed.mlir" --input x="$out/x.npy" \
+  --output-dir "$out/run-split" --cache-dir "$out/cache"
+echo "split vs whole: $(/usr/bin/python3 "$check" same "$out/run/y.npy" "$out/run-split/y.npy")"

@@ -1,0 +1,74 @@
+// RUN: placer-opt %s --split-input-file --verify-diagnostics --placer-lower-graph-to-linalg="inline-limit=2000" | FileCheck %s
+// RUN: placer-opt %s --split-input-file --verify-diagnostics --placer-lower-graph-to-linalg | FileCheck %s --check-prefix=NOINLINE
+
+// Constants up to inline-limit bytes become arith.constant, larger ones
+// weight arguments (the 1200-byte bias is one under the default 1024); MatMul is linalg.matmul, Add a broadcasting generic.
+// CHECK-LABEL: func.func @main_graph
+// CHECK-SAME: %[[X:.*]]: tensor<2x3xf32> {graph.name = "x"}
+// CHECK-SAME: %[[W:.*]]: tensor<3x300xf32> {graph.weight = {name = "w", value = dense<5.000000e-01> : tensor<3x300xf32>}}
+// CHECK-SAME: attributes {llvm.emit_c_interface}
+// CHECK: %[[B:.*]] = arith.constant dense<1.000000e+00> : tensor<300xf32>
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[X]], %[[W]] : tensor<2x3xf32>, tensor<3x300xf32>)
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[BIAS:.*]], #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%[[MM]], %[[B]] : tensor<2x300xf32>, tensor<300xf32>)
+// CHECK: arith.addf
+// CHECK-NOT: graph.
+// NOINLINE: %{{.*}}: tensor<300xf32> {graph.weight = {name = "b", value = dense<1.000000e+00> : tensor<300xf32>}}
+func.func @main_graph(%x: tensor<2x3xf32> {graph.name = "x"}) -> tensor<2x300xf32> {
+  %w = graph.constant "w" : tensor<3x300xf32> = dense<0.5> : tensor<3x300xf32>
+  %b = graph.constant "b" : tensor<300xf32> = dense<1.0> : tensor<300xf32>
+  %mm = graph.node "MatMul"(%x, %w) attributes {name = "mm", output_names = ["mm"], version = 13 : i64} : (tensor<2x3xf32>, tensor<3x300xf32>) -> tensor<2x300xf32>
+  %y = graph.node "Add"(%mm, %b) attributes {name = "add", output_names = ["y"], version = 13 : i64} : (tensor<2x300xf32>, tensor<300xf32>) -> tensor<2x300xf32>
+  return %y : tensor<2x300xf32>
+}
+
+// -----
+
+// Shape arithmetic of static tensors folds to constants.
+// CHECK-LABEL: func.func @shape
+// CHECK: %[[S:.*]] = arith.constant dense<[2, 5]> : tensor<2xi64>
+// CHECK: return %[[S]]
+func.func @shape(%x: tensor<2x5xf32>) -> tensor<2xi64> {
+  %s = graph.node "Shape"(%x) attributes {name = "s", output_names = ["s"], version = 13 : i64} : (tensor<2x5xf32>) -> tensor<2xi64>
+  return %s : tensor<2xi64>
+}
+
+// -----
+
+// Conv with groups: expand to N G C H W, linalg.conv_2d_ngchw_gfchw, collapse.
+// CHECK-LABEL: func.func @grouped
+// CHECK: tensor.pad
+// CHECK: tensor.expand_shape {{.*}} into tensor<1x2x2x8x8xf32>
+// CHECK: linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+// CHECK: tensor.collapse_shape {{.*}} into tensor<1x4x6x6xf32>
+func.func @grouped(%x: tensor<1x4x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  %y = graph.node "Conv"(%x, %w) attributes {attrs = {group = 2 : i64, pads = array<i64: 1, 1, 1, 1>}, name = "conv", output_names = ["y"], version = 13 : i64} : (tensor<1x4x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return %y : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+// One error lists every op type without a lowering (with its nodes) and
+// every node with a dynamic shape; nothing is rewritten.
+// expected-error @below {{cannot lower to linalg: no lowering for NonMaxSuppression (nodes 'nms1', 'nms2'); com.example.Fused (node 'custom'); dynamic shapes (bind them on import with --dim NAME=VALUE) at node 'dyn'}}
+module {
+  func.func @bad(%x: tensor<?x4xf32>, %y: tensor<2x4xf32>) -> tensor<2x4xf32> {
+    %a = graph.node "Relu"(%x) attributes {name = "dyn", output_names = ["a"], version = 13 : i64} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+    %b = graph.node "NonMaxSuppression"(%y) attributes {name = "nms1", output_names = ["b"], version = 13 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    %c = graph.node "NonMaxSuppression"(%b) attributes {name = "nms2", output_names = ["c"], version = 13 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    %d = graph.node "Fused"(%c) attributes {domain = "com.example", name = "custom", output_names = ["d"], version = 1 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    return %d : tensor<2x4xf32>
+  }
+}
+
+// -----
+
+// An attribute a lowering does not support names the node.
+func.func @neg_step(%x: tensor<4xf32>) -> tensor<2xf32> {
+  %st = graph.constant "st" : tensor<1xi64> = dense<3> : tensor<1xi64>
+  %en = graph.constant "en" : tensor<1xi64> = dense<0> : tensor<1xi64>
+  %ax = graph.constant "ax" : tensor<1xi64> = dense<0> : tensor<1xi64>
+  %sp = graph.constant "sp" : tensor<1xi64> = dense<-2> : tensor<1xi64>
+  // expected-error @below {{cannot lower node 'rev' (Slice): non-positive slice steps are not lowered}}
+  %y = graph.node "Slice"(%x, %st, %en, %ax, %sp) attributes {name = "rev", output_names = ["y"], version = 13 : i64} : (tensor<4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
