@@ -272,10 +272,6 @@ Value reciprocal(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
                                args[0]);
 }
 
-Value identity(NodeLowering &, OpBuilder &, Location, ValueRange args, Type) {
-  return args[0];
-}
-
 Value power(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
             Type type) {
   Value exponent = args[1];
@@ -418,7 +414,6 @@ Results lowerMatMul(NodeLowering &n) {
     fullShape.push_back(std::max(dim(lhsType), dim(rhsType)));
   }
   int64_t m = lhsType.getDimSize(lhsType.getRank() - 2);
-  int64_t k = lhsType.getDimSize(lhsType.getRank() - 1);
   int64_t nCols = rhsType.getDimSize(rhsType.getRank() - 1);
   fullShape.push_back(m);
   fullShape.push_back(nCols);
@@ -468,7 +463,6 @@ Results lowerMatMul(NodeLowering &n) {
                   })
                   .getResult(0);
   }
-  (void)k;
   return single(reshapeTo(b, loc, product, outType));
 }
 
@@ -741,7 +735,6 @@ Results lowerPool(NodeLowering &n) {
   }
   auto countType = RankedTensorType::get(outType.getShape().take_back(2),
                                          outType.getElementType());
-  MLIRContext *context = b.getContext();
   // A 2-D sum pool of the ones: expand to 1x1xHxW and pool.
   auto counts4Type = RankedTensorType::get(
       {1, 1, cast<RankedTensorType>(counts.getType()).getDimSize(0),
@@ -759,7 +752,6 @@ Results lowerPool(NodeLowering &n) {
                            ValueRange{filled(b, loc, pooledCountsType, 0.0)},
                            attrs)
                            .getResult(0);
-  (void)context;
   return single(elementwise(b, loc, {sum, pooledCounts}, outType,
                             [](OpBuilder &nb, Location l, ValueRange args) {
                               return Value(arith::DivFOp::create(
