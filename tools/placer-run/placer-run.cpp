@@ -112,8 +112,7 @@ static void fillRandom(Buffer &buffer, const TensorSpec &spec,
       int32_t v = integer(rng);
       std::memcpy(buffer.data() + 4 * i, &v, 4);
     } else {
-      buffer.data()[i * (spec.getByteSize() / std::max<int64_t>(n, 1))] =
-          integer(rng) % 2;
+      buffer.data()[i * spec.elementBytes] = integer(rng) % 2;
     }
   }
 }
@@ -215,11 +214,12 @@ int main(int argc, char **argv) {
     specs.push_back(&lowered->outputs[i]);
   }
 
-  executable->run(buffers, specs);
+  executable->bind(buffers, specs);
+  executable->run();
   std::vector<double> times;
   for (unsigned r = 0; r < repeat; ++r) {
     auto start = std::chrono::steady_clock::now();
-    executable->run(buffers, specs);
+    executable->run();
     times.push_back(std::chrono::duration<double>(
                         std::chrono::steady_clock::now() - start)
                         .count());

@@ -40,6 +40,10 @@ struct NodeLowering {
   mlir::LogicalResult fail(const llvm::Twine &message);
 };
 
+/// The one element of `attr` as a double (float or signed integer), or
+/// nothing when it holds more than one element.
+std::optional<double> getSingleValue(mlir::DenseElementsAttr attr);
+
 using LoweringFn =
     mlir::FailureOr<llvm::SmallVector<mlir::Value>> (*)(NodeLowering &);
 

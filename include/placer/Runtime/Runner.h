@@ -21,10 +21,10 @@ namespace placer::runtime {
 struct TensorSpec {
   std::string name;
   std::string elementType; ///< MLIR spelling: f32, i64, i1, ...
+  int64_t elementBytes = 0; ///< in memory (i1 takes a byte, as LLVM stores it)
   std::vector<int64_t> shape;
   int64_t getNumElements() const;
-  /// Bytes in memory (i1 takes a byte per element, as LLVM stores it).
-  int64_t getByteSize() const;
+  int64_t getByteSize() const { return getNumElements() * elementBytes; }
 };
 
 /// An aligned host buffer.
@@ -63,19 +63,24 @@ llvm::Expected<std::string> compileToSharedObject(mlir::ModuleOp module,
                                                   llvm::StringRef cacheDir,
                                                   bool &cached);
 
-/// A loaded shared object's entry point.
+/// A loaded shared object's entry point, bound to its argument buffers.
 class Executable {
 public:
   static llvm::Expected<Executable> load(llvm::StringRef path,
                                          llvm::StringRef function);
-  /// Calls the entry with one buffer per argument (inputs, weights, then
-  /// outputs), each shaped as `specs` says.
-  void run(std::vector<Buffer *> buffers,
-           const std::vector<const TensorSpec *> &specs) const;
+  /// Binds one buffer per argument (inputs, weights, then outputs), each
+  /// shaped as `specs` says; the buffers must outlive the runs.
+  void bind(const std::vector<Buffer *> &buffers,
+            const std::vector<const TensorSpec *> &specs);
+  /// Calls the entry on the bound buffers.
+  void run() { invoke(args.data()); }
 
 private:
   using Invoke = void (*)(void **);
   Invoke invoke = nullptr;
+  /// One ranked memref descriptor per argument and a pointer to each.
+  std::vector<std::vector<int64_t>> descriptors;
+  std::vector<void *> args;
 };
 
 } // namespace placer::runtime

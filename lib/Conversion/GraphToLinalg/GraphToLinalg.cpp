@@ -77,8 +77,13 @@ std::optional<double> NodeLowering::getConstantScalar(unsigned i) {
   if (!hasOperand(i))
     return std::nullopt;
   DenseElementsAttr attr;
-  if (!matchPattern(operands[i], m_Constant(&attr)) ||
-      attr.getNumElements() != 1)
+  if (!matchPattern(operands[i], m_Constant(&attr)))
+    return std::nullopt;
+  return getSingleValue(attr);
+}
+
+std::optional<double> placer::getSingleValue(DenseElementsAttr attr) {
+  if (attr.getNumElements() != 1)
     return std::nullopt;
   if (auto floats = dyn_cast<DenseFPElementsAttr>(attr))
     return (*floats.value_begin<APFloat>()).convertToDouble();
@@ -168,8 +173,8 @@ LogicalResult lowerConstants(func::FuncOp func, int64_t inlineLimit) {
   SmallVector<ConstantOp> constants(func.getOps<ConstantOp>());
   for (ConstantOp constant : constants) {
     auto type = cast<RankedTensorType>(constant.getType());
-    int64_t bytes = type.getNumElements() *
-                    std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    int64_t bytes =
+        type.getNumElements() * graph::getElementByteSize(type.getElementType());
     auto elements = dyn_cast<ElementsAttr>(constant.getValue());
     OpBuilder builder(constant);
     if (elements && bytes <= inlineLimit) {

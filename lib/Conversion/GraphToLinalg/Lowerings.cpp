@@ -1299,13 +1299,10 @@ Results lowerConstantNode(NodeLowering &n) {
 Results lowerConstantOfShape(NodeLowering &n) {
   double value = 0;
   if (auto attr = n.node.getAttrs().getAs<DenseElementsAttr>("value")) {
-    if (attr.getNumElements() != 1)
-      return n.fail("value must hold one element");
-    if (auto floats = dyn_cast<DenseFPElementsAttr>(attr))
-      value = (*floats.value_begin<APFloat>()).convertToDouble();
-    else
-      value = (*cast<DenseIntElementsAttr>(attr).value_begin<APInt>())
-                  .getSExtValue();
+    std::optional<double> single = getSingleValue(attr);
+    if (!single)
+      return n.fail("value must hold one number");
+    value = *single;
   }
   return single(filled(n.builder, n.getLoc(), n.getResultType(), value));
 }
