@@ -1,8 +1,8 @@
 //===- LowerToLLVM.cpp - From linalg on tensors to the LLVM dialect -------===//
 //
-// The upstream passes after the graph lowering, as one textual pipeline so
-// that it reads like the mlir-opt command line it replaces
-// (docs/Execution.md).
+// Register tiling of the contractions, then the upstream passes down to
+// LLVM as one textual pipeline, so that it reads like the mlir-opt command
+// line it replaces (docs/Execution.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,21 +16,25 @@ using namespace mlir;
 
 static constexpr llvm::StringLiteral kLowerToLLVMPipeline =
     "canonicalize,"
+    "cse,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},"
     "buffer-deallocation-pipeline,"
     "func.func(convert-linalg-to-loops),"
+    "convert-vector-to-scf{full-unroll},"
     "convert-bufferization-to-memref,"
     "expand-strided-metadata,"
     "lower-affine,"
     "convert-scf-to-cf,"
     "convert-math-to-llvm,"
     "convert-math-to-libm,"
+    "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
     "convert-to-llvm,"
     "reconcile-unrealized-casts";
 
 void placer::buildLowerToLLVMPipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createTileAndVectorize());
   std::string errors;
   llvm::raw_string_ostream os(errors);
   if (failed(parsePassPipeline(kLowerToLLVMPipeline, pm, os)))

@@ -2,11 +2,14 @@
 #ifndef PLACER_CONVERSION_PASSES_H
 #define PLACER_CONVERSION_PASSES_H
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -20,9 +23,9 @@ namespace placer {
 /// ElementsAttr or #graph.external>}.
 inline constexpr llvm::StringLiteral kWeightAttrName = "graph.weight";
 
-/// Everything after the graph lowering down to the LLVM dialect: one-shot
-/// bufferization (identity layouts at function boundaries, results as out
-/// parameters), deallocation, loops, and convert-to-llvm. Entry functions
+/// Everything after the graph lowering down to the LLVM dialect: register
+/// tiling and vectorization of contractions, one-shot bufferization (identity layouts at function boundaries, results as out
+/// parameters), deallocation, loops for the other ops, and convert-to-llvm. Entry functions
 /// get a C interface (`_mlir_ciface_<name>`).
 void buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
 

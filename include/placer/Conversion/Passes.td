@@ -31,4 +31,36 @@ def LowerGraphToLinalg : Pass<"placer-lower-graph-to-linalg", "::mlir::ModuleOp"
   ];
 }
 
+def TileAndVectorize : Pass<"placer-tile-and-vectorize", "::mlir::func::FuncOp"> {
+  let summary = "Register-tile and vectorize contractions (matmuls, convolutions)";
+  let description = [{
+    Rewrites the hot ops of a lowered model on tensors, before
+    bufferization: NCHW convolutions with one group become im2col plus a
+    contraction, and every static contraction (matmul, batched or broadcast
+    matmul, the im2col product) is tiled into blocks of `m-tile` rows by
+    `n-tile` columns of its output, with an inner loop over `k-tile`
+    reduction steps, and each block is vectorized into `vector.contract`.
+    The accumulator is hoisted out of the reduction loop so it stays in
+    registers. Tiles always divide the loops: a size without such a divisor
+    (at least 8 columns) leaves the op to the loop lowering. Other ops
+    (elementwise, reductions, pooling) keep plain loops, which LLVM's loop
+    vectorizer handles.
+  }];
+  let options = [
+    Option<"mTile", "m-tile", "int64_t", /*default=*/"8",
+           "Rows of the output per register block (the largest divisor up to this)">,
+    Option<"nTile", "n-tile", "int64_t", /*default=*/"32",
+           "Columns (vector lanes) of the output per register block">,
+    Option<"kTile", "k-tile", "int64_t", /*default=*/"4",
+           "Reduction steps per vectorized block">,
+    Option<"im2col", "im2col", "bool", /*default=*/"true",
+           "Rewrite NCHW convolutions as im2col plus a contraction">,
+  ];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 #endif // PLACER_CONVERSION_PASSES_TD

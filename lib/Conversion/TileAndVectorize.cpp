@@ -1,0 +1,258 @@
+//===- TileAndVectorize.cpp - Register-tiled contractions -----------------===//
+//
+// Naive loops run a 512^3 matmul ~100x slower than register-tiled vector code
+// (docs/Execution.md), while LLVM's own loop vectorizer already handles the
+// elementwise and reduction loops well. So only contractions are rewritten
+// here, on tensors before bufferization:
+//
+//   conv (NCHW, one group)  --im2col-->  contraction
+//   contraction  --tile parallel dims-->  scf.for nest over (mTile x nTile)
+//                --tile reduction dims-->  scf.for over kTile
+//                --vectorize-->  vector.contract on a register block
+//   accumulator read/write hoisted out of the reduction loop
+//
+// Tile sizes must divide the loop sizes (no masked or partial tiles); an op
+// whose sizes admit no register tile is left to the loop lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#include "placer/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+namespace placer {
+#define GEN_PASS_DEF_TILEANDVECTORIZE
+#include "placer/Conversion/Passes.h.inc"
+} // namespace placer
+
+using namespace mlir;
+
+namespace {
+
+/// The largest power of two up to `preferred` that divides `size`.
+int64_t dividingTile(int64_t size, int64_t preferred) {
+  int64_t tile = 1;
+  while (tile * 2 <= preferred && size % (tile * 2) == 0)
+    tile *= 2;
+  return tile;
+}
+
+/// The loop of `dims` that moves fastest in the output (the last one its
+/// indexing map uses), or nullopt when the output does not use any.
+std::optional<unsigned> innermostInOutput(linalg::LinalgOp op,
+                                          ArrayRef<unsigned> dims) {
+  AffineMap outMap = op.getIndexingMapMatchingResult(op->getResult(0));
+  for (AffineExpr expr : llvm::reverse(outMap.getResults()))
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      if (llvm::is_contained(dims, dim.getPosition()))
+        return dim.getPosition();
+  return std::nullopt;
+}
+
+/// The last reduction loop the first input walks, which is the contiguous
+/// one when that input is read row-major.
+unsigned innermostReduction(linalg::LinalgOp op, ArrayRef<unsigned> dims) {
+  AffineMap lhsMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  for (AffineExpr expr : llvm::reverse(lhsMap.getResults()))
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      if (llvm::is_contained(dims, dim.getPosition()))
+        return dim.getPosition();
+  return dims.back();
+}
+
+/// The loops of a contraction that the register block is built on.
+struct BlockLoops {
+  SmallVector<unsigned> parallel; // batch, m and n loops
+  SmallVector<unsigned> reduction;
+  unsigned column;             // the output's fastest loop: vector lanes
+  std::optional<unsigned> row; // the fastest loop of the other side
+  unsigned k;                  // the reduction loop stepped innermost
+};
+
+std::optional<BlockLoops> findBlockLoops(linalg::LinalgOp op) {
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->k.empty())
+    return std::nullopt;
+  BlockLoops loops;
+  llvm::append_range(loops.parallel, dims->batch);
+  llvm::append_range(loops.parallel, dims->m);
+  llvm::append_range(loops.parallel, dims->n);
+  llvm::append_range(loops.reduction, dims->k);
+  std::optional<unsigned> column = innermostInOutput(op, loops.parallel);
+  if (!column)
+    return std::nullopt;
+  loops.column = *column;
+  loops.row = innermostInOutput(
+      op, llvm::is_contained(dims->n, *column) ? dims->m : dims->n);
+  loops.k = innermostReduction(op, loops.reduction);
+  return loops;
+}
+
+bool isStaticTensorContraction(linalg::LinalgOp op) {
+  return op.hasPureTensorSemantics() && op.hasOnlyProjectedPermutations() &&
+         linalg::isaContractionOpInterface(op) && !op.hasDynamicShape() &&
+         op->getNumResults() == 1;
+}
+
+struct TileAndVectorizePass
+    : placer::impl::TileAndVectorizeBase<TileAndVectorizePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    IRRewriter rewriter(&getContext());
+    if (im2col)
+      convertConvolutions(rewriter, func);
+    SmallVector<linalg::LinalgOp> worklist;
+    func.walk([&](linalg::LinalgOp op) {
+      if (isStaticTensorContraction(op))
+        worklist.push_back(op);
+    });
+    while (!worklist.empty()) {
+      linalg::LinalgOp op = worklist.pop_back_val();
+      std::optional<BlockLoops> loops = findBlockLoops(op);
+      if (!loops)
+        continue;
+      // A loop that the block does not divide is split in two contractions:
+      // whole blocks, and a narrower remainder.
+      if (std::optional<std::pair<unsigned, int64_t>> split =
+              findSplit(op, *loops)) {
+        rewriter.setInsertionPoint(op);
+        auto [head, tail] = linalg::splitOp(
+            rewriter, cast<TilingInterface>(op.getOperation()), split->first,
+            rewriter.getIndexAttr(split->second));
+        worklist.push_back(cast<linalg::LinalgOp>(head.getOperation()));
+        worklist.push_back(cast<linalg::LinalgOp>(tail.getOperation()));
+        continue;
+      }
+      if (failed(tileAndVectorize(rewriter, op, *loops)))
+        return signalPassFailure();
+    }
+    cleanUp(func);
+    // With the transfers folded into the loops' iter_args, the accumulator
+    // can stay in registers across each reduction loop. (The loops are
+    // found again: clean-up folds single-trip ones away.)
+    func.walk([&](scf::ForOp loop) {
+      hoistLoopInvariantSubsets(rewriter, cast<LoopLikeOpInterface>(*loop));
+    });
+  }
+
+  /// NCHW convolutions with one group become im2col + a contraction; other
+  /// convolutions keep their loops.
+  void convertConvolutions(IRRewriter &rewriter, func::FuncOp func) {
+    SmallVector<linalg::Conv2DNchwFchwOp> convs;
+    func.walk([&](linalg::Conv2DNchwFchwOp conv) {
+      if (!conv.hasDynamicShape())
+        convs.push_back(conv);
+    });
+    for (linalg::Conv2DNchwFchwOp conv : convs) {
+      rewriter.setInsertionPoint(conv);
+      // Failure leaves the op untouched: the loop lowering handles it.
+      (void)linalg::rewriteInIm2Col(rewriter, conv);
+    }
+  }
+
+  /// The loop and split point that leave whole blocks before the split, or
+  /// nullopt when the block fits.
+  std::optional<std::pair<unsigned, int64_t>>
+  findSplit(linalg::LinalgOp op, const BlockLoops &loops) {
+    SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+    auto splitPoint = [&](unsigned loop,
+                          int64_t tile) -> std::optional<std::pair<unsigned, int64_t>> {
+      int64_t size = sizes[loop];
+      if (size > tile)
+        return size % tile ? std::optional(std::make_pair(loop, size - size % tile))
+                           : std::nullopt;
+      // A short loop keeps whole vectors: 17 columns are 16 + 1.
+      int64_t head = llvm::bit_floor(static_cast<uint64_t>(size));
+      if (head == size || head < 8)
+        return std::nullopt;
+      return std::make_pair(loop, head);
+    };
+    if (auto split = splitPoint(loops.column, nTile))
+      return split;
+    if (loops.row)
+      return splitPoint(*loops.row, mTile);
+    return std::nullopt;
+  }
+
+  /// Tiles `op` into (row x column) blocks of its output with an inner loop
+  /// over the reduction, and vectorizes each block.
+  LogicalResult tileAndVectorize(IRRewriter &rewriter, linalg::LinalgOp op,
+                                 const BlockLoops &loops) {
+    SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+    SmallVector<int64_t> parallelTiles(sizes.size(), 0),
+        reductionTiles(sizes.size(), 0);
+    for (unsigned d : loops.parallel)
+      parallelTiles[d] = 1;
+    for (unsigned d : loops.reduction)
+      reductionTiles[d] = 1;
+    parallelTiles[loops.column] = std::min<int64_t>(nTile, sizes[loops.column]);
+    if (loops.row)
+      parallelTiles[*loops.row] = std::min<int64_t>(mTile, sizes[*loops.row]);
+    reductionTiles[loops.k] = dividingTile(sizes[loops.k], kTile);
+
+    rewriter.setInsertionPoint(op);
+    auto tileWith = [&](Operation *target, ArrayRef<int64_t> sizes)
+        -> FailureOr<scf::SCFTilingResult> {
+      scf::SCFTilingOptions options;
+      options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
+      return scf::tileUsingSCF(rewriter, cast<TilingInterface>(target),
+                               options);
+    };
+    FailureOr<scf::SCFTilingResult> outer = tileWith(op, parallelTiles);
+    if (failed(outer))
+      return op->emitError("placer: cannot tile this contraction");
+    rewriter.replaceOp(op, outer->replacements);
+    Operation *block = outer->tiledOps.back();
+    FailureOr<scf::SCFTilingResult> inner = tileWith(block, reductionTiles);
+    if (failed(inner))
+      return block->emitError("placer: cannot tile this contraction's reduction");
+    rewriter.replaceOp(block, inner->replacements);
+    Operation *kernel = inner->tiledOps.back();
+    rewriter.setInsertionPoint(kernel);
+    FailureOr<linalg::VectorizationResult> vectorized =
+        linalg::vectorize(rewriter, kernel, /*inputVectorSizes=*/{},
+                          /*inputScalableVecDims=*/{},
+                          /*vectorizeNDExtract=*/false,
+                          /*flatten1DDepthwiseConv=*/false,
+                          /*assumeDynamicDimsMatchVecSizes=*/false,
+                          /*createNamedContraction=*/true);
+    if (failed(vectorized))
+      return kernel->emitError("placer: cannot vectorize this contraction tile");
+    rewriter.replaceOp(kernel, vectorized->replacements);
+    return success();
+  }
+
+  /// Folds the transfers of the vectorized tiles into their slices and
+  /// turns reduction-shaped code into contractions, as upstream's
+  /// vectorize_children_and_apply_patterns does.
+  void cleanUp(func::FuncOp func) {
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    vector::populateVectorReductionToContractPatterns(patterns);
+    vector::populateSinkVectorOpsPatterns(patterns);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::TransferReadOp::getCanonicalizationPatterns(patterns, context);
+    vector::TransferWriteOp::getCanonicalizationPatterns(patterns, context);
+    tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+    linalg::populatePadOpVectorizationPatterns(patterns);
+    scf::ForOp::getCanonicalizationPatterns(patterns, context);
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,99 @@
+// RUN: placer-opt %s --placer-tile-and-vectorize --canonicalize | FileCheck %s
+// RUN: placer-opt %s --placer-tile-and-vectorize="m-tile=4" --canonicalize | FileCheck %s --check-prefix=MTILE
+// RUN: placer-opt %s --placer-tile-and-vectorize="n-tile=16" --canonicalize | FileCheck %s --check-prefix=NTILE
+// RUN: placer-opt %s --placer-tile-and-vectorize="k-tile=1" --canonicalize | FileCheck %s --check-prefix=KTILE
+// RUN: placer-opt %s --placer-tile-and-vectorize="im2col=false" --canonicalize | FileCheck %s --check-prefix=NOIM2COL
+
+// 40 columns: blocks of 32, then the 8-column remainder; rows in blocks of
+// 8; the reduction in steps of 4, the accumulator carried as a vector.
+// CHECK-LABEL: func.func @matmul
+// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c8
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c4 iter_args(%{{.*}} = %{{.*}}) -> (vector<8x32xf32>)
+// CHECK: vector.transfer_read {{.*}} : tensor<16x64xf32>, vector<8x4xf32>
+// CHECK: vector.transfer_read {{.*}} : tensor<64x40xf32>, vector<4x32xf32>
+// CHECK: vector.contract {{.*}} : vector<8x4xf32>, vector<4x32xf32> into vector<8x32xf32>
+// CHECK: vector.contract {{.*}} : vector<8x4xf32>, vector<4x8xf32> into vector<8x8xf32>
+// CHECK-NOT: linalg.matmul
+// MTILE-LABEL: func.func @matmul
+// MTILE: vector.contract {{.*}} into vector<4x32xf32>
+// MTILE: vector.contract {{.*}} into vector<4x8xf32>
+// NTILE-LABEL: func.func @matmul
+// NTILE: vector.contract {{.*}} into vector<8x16xf32>
+// NTILE: vector.contract {{.*}} into vector<8x8xf32>
+// KTILE-LABEL: func.func @matmul
+// KTILE: scf.for %{{.*}} = %c0 to %c64 step %c1
+// KTILE: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+func.func @matmul(%a: tensor<16x64xf32>, %b: tensor<64x40xf32>) -> tensor<16x40xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x40xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<16x40xf32>) -> tensor<16x40xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<16x64xf32>, tensor<64x40xf32>) outs(%init : tensor<16x40xf32>) -> tensor<16x40xf32>
+  return %r : tensor<16x40xf32>
+}
+
+// 17 columns: a 16-lane block and a 1-lane remainder.
+// CHECK-LABEL: func.func @short_columns
+// MTILE-LABEL: func.func @short_columns
+// NTILE-LABEL: func.func @short_columns
+// KTILE-LABEL: func.func @short_columns
+// CHECK: vector.contract {{.*}} into vector<8x16xf32>
+// CHECK: vector.contract {{.*}} into vector<8x1xf32>
+func.func @short_columns(%a: tensor<8x8xf32>, %b: tensor<8x17xf32>) -> tensor<8x17xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x17xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8x17xf32>) -> tensor<8x17xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<8x8xf32>, tensor<8x17xf32>) outs(%init : tensor<8x17xf32>) -> tensor<8x17xf32>
+  return %r : tensor<8x17xf32>
+}
+
+// A broadcast batched matmul as the graph lowering writes it (a generic):
+// the batch loop steps by one, the vector is the output's last dimension.
+// CHECK-LABEL: func.func @batched_generic
+// CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1
+// CHECK: vector.contract {{.*}} : vector<1x8x4xf32>, vector<4x16xf32> into vector<1x8x16xf32>
+#lhs = affine_map<(b, m, n, k) -> (b, m, k)>
+#rhs = affine_map<(b, m, n, k) -> (k, n)>
+#out = affine_map<(b, m, n, k) -> (b, m, n)>
+func.func @batched_generic(%a: tensor<3x8x12xf32>, %b: tensor<12x16xf32>) -> tensor<3x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x8x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<3x8x16xf32>) -> tensor<3x8x16xf32>
+  %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<3x8x12xf32>, tensor<12x16xf32>) outs(%init : tensor<3x8x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<3x8x16xf32>
+  return %r : tensor<3x8x16xf32>
+}
+
+// An NCHW convolution becomes im2col (a copy into 72 x 16 patches) and a
+// vectorized contraction; with im2col=false it keeps its loops.
+// CHECK-LABEL: func.func @conv
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x72x16xf32>)
+// CHECK: vector.contract {{.*}} : vector<8x4xf32>, vector<1x4x16xf32> into vector<1x8x16xf32>
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+// NOIM2COL-LABEL: func.func @conv
+// NOIM2COL: linalg.conv_2d_nchw_fchw
+// NOIM2COL-NOT: vector.contract
+func.func @conv(%x: tensor<1x8x6x6xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<1x16x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x4x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  %r = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x8x6x6xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  return %r : tensor<1x16x4x4xf32>
+}
+
+// Not contractions, or not static: left to the loop lowering.
+// CHECK-LABEL: func.func @untouched
+// CHECK: linalg.exp
+// CHECK: linalg.matmul ins(%{{.*}} : tensor<?x8xf32>, tensor<8x8xf32>)
+// CHECK-NOT: vector.
+func.func @untouched(%a: tensor<16x40xf32>, %d: tensor<?x8xf32>, %w: tensor<8x8xf32>, %o: tensor<?x8xf32>) -> (tensor<16x40xf32>, tensor<?x8xf32>) {
+  %e = tensor.empty() : tensor<16x40xf32>
+  %r = linalg.exp ins(%a : tensor<16x40xf32>) outs(%e : tensor<16x40xf32>) -> tensor<16x40xf32>
+  %m = linalg.matmul ins(%d, %w : tensor<?x8xf32>, tensor<8x8xf32>) outs(%o : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %r, %m : tensor<16x40xf32>, tensor<?x8xf32>
+}
