@@ -5,6 +5,7 @@
 #include "placer/Conversion/Passes.h"
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Runtime/ProfileHooks.h"
 #include "placer/Transforms/Passes.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -149,13 +150,15 @@ static llvm::Expected<Buffer> loadWeight(ModuleOp module, Attribute value,
 //===----------------------------------------------------------------------===//
 
 llvm::Expected<LoweredModule>
-placer::runtime::lowerForExecution(ModuleOp module) {
+placer::runtime::lowerForExecution(ModuleOp module, bool profile) {
   MLIRContext *context = module.getContext();
   PassManager graphPm(context);
   // A split module runs here as one program: its stages merged back.
   if (!module.getOps<dist::ProgramOp>().empty())
     graphPm.addPass(createMergeDevices());
-  graphPm.addPass(createLowerGraphToLinalg());
+  LowerGraphToLinalgOptions options;
+  options.profile = profile;
+  graphPm.addPass(createLowerGraphToLinalg(options));
   if (failed(graphPm.run(module)))
     return runError("cannot lower the module (see the errors above)");
 
@@ -170,6 +173,11 @@ placer::runtime::lowerForExecution(ModuleOp module) {
 
   LoweredModule lowered;
   lowered.function = entry.getName().str();
+  if (auto names = module->getAttrOfType<ArrayAttr>(kProfileNodesAttrName)) {
+    for (auto name : names.getAsValueRange<StringAttr>())
+      lowered.profileNodes.push_back(name.str());
+    module->removeAttr(kProfileNodesAttrName);
+  }
   for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
     Type type = entry.getArgument(i).getType();
     if (auto weight = entry.getArgAttrOfType<DictionaryAttr>(i, kWeightAttrName)) {
@@ -236,6 +244,19 @@ static llvm::Error addInvokeWrapper(llvm::Module &module,
   return llvm::Error::success();
 }
 
+/// The folder of the libplacer_rt this process uses: compiled programs link
+/// that very copy, in a build tree or installed.
+static llvm::Expected<std::string> placerRuntimeDir() {
+  Dl_info info;
+  if (!::dladdr(reinterpret_cast<void *>(&placer_profile_enter), &info) ||
+      !info.dli_fname)
+    return runError("cannot locate libplacer_rt");
+  llvm::SmallString<256> path(info.dli_fname);
+  if (std::error_code ec = llvm::sys::fs::make_absolute(path))
+    return runError("cannot locate libplacer_rt: " + ec.message());
+  return std::string(llvm::sys::path::parent_path(path));
+}
+
 llvm::Expected<std::string> placer::runtime::compileToSharedObject(
     ModuleOp module, llvm::StringRef function, llvm::StringRef cacheDir,
     bool &cached) {
@@ -298,11 +319,16 @@ llvm::Expected<std::string> placer::runtime::compileToSharedObject(
   std::string partial = (shared + ".tmp" + llvm::Twine(::getpid())).str();
   std::string libDir = PLACER_LLVM_LIBRARY_DIR;
   std::string searchPath = "-L" + libDir, runPath = "-Wl,-rpath," + libDir;
+  llvm::Expected<std::string> rtDir = placerRuntimeDir();
+  if (!rtDir)
+    return rtDir.takeError();
+  std::string rtSearchPath = "-L" + *rtDir, rtRunPath = "-Wl,-rpath," + *rtDir;
   llvm::StringRef args[] = {*linker,      "-shared",
                             "-o",         partial,
                             object,       searchPath,
                             "-lmlir_c_runner_utils", runPath,
-                            "-lm"};
+                            rtSearchPath, "-lplacer_rt",
+                            rtRunPath,    "-lm"};
   std::string message;
   if (llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0,
                                 &message) != 0)

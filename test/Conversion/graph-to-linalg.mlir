@@ -1,5 +1,6 @@
 // RUN: placer-opt %s --split-input-file --verify-diagnostics --placer-lower-graph-to-linalg="inline-limit=2000" | FileCheck %s
 // RUN: placer-opt %s --split-input-file --verify-diagnostics --placer-lower-graph-to-linalg | FileCheck %s --check-prefix=NOINLINE
+// RUN: placer-opt %s --split-input-file --verify-diagnostics --placer-lower-graph-to-linalg="profile=true" | FileCheck %s --check-prefix=PROFILE
 
 // Constants up to inline-limit bytes become arith.constant, larger ones
 // weight arguments (the 1200-byte bias is one under the default 1024); MatMul is linalg.matmul, Add a broadcasting generic.
@@ -13,6 +14,22 @@
 // CHECK: arith.addf
 // CHECK-NOT: graph.
 // NOINLINE: %{{.*}}: tensor<300xf32> {graph.weight = {name = "b", value = dense<1.000000e+00> : tensor<300xf32>}}
+// NOINLINE-NOT: placer_profile
+// With profile=true every node's code is bracketed by numbered hook calls,
+// and the module lists the node names by number.
+// PROFILE: module attributes {placer.profile_nodes = ["mm", "add"]}
+// PROFILE-DAG: func.func private @placer_profile_enter(i64)
+// PROFILE-DAG: func.func private @placer_profile_exit(i64)
+// PROFILE: %[[MM:.*]] = arith.constant 0 : i64
+// PROFILE-NEXT: call @placer_profile_enter(%[[MM]])
+// PROFILE: linalg.matmul
+// PROFILE: %[[MM2:.*]] = arith.constant 0 : i64
+// PROFILE-NEXT: call @placer_profile_exit(%[[MM2]])
+// PROFILE-NEXT: %[[ADD:.*]] = arith.constant 1 : i64
+// PROFILE-NEXT: call @placer_profile_enter(%[[ADD]])
+// PROFILE: linalg.generic
+// PROFILE: call @placer_profile_exit
+// PROFILE-NEXT: return
 func.func @main_graph(%x: tensor<2x3xf32> {graph.name = "x"}) -> tensor<2x300xf32> {
   %w = graph.constant "w" : tensor<3x300xf32> = dense<0.5> : tensor<3x300xf32>
   %b = graph.constant "b" : tensor<300xf32> = dense<1.0> : tensor<300xf32>

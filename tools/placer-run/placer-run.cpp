@@ -2,10 +2,13 @@
 //
 //   placer-run MODEL.mlir [--input NAME=FILE.npy]... [--seed N]
 //              --output-dir DIR [--repeat N] [--report FILE.json]
+//   placer-run MODEL.mlir --profile FILE.json [--profile-kind KIND] [--repeat N]
 //
 // Lowers the model (merging a split one), compiles it ahead of time into a
 // cached shared object, runs it on the given or seeded-random inputs, and
-// writes every graph output as DIR/<output name>.npy.
+// writes every graph output as DIR/<output name>.npy. With --profile it
+// times every node instead and writes the times as a profile that
+// --placer-estimate-costs reads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +16,7 @@
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Runtime/Npy.h"
+#include "placer/Runtime/ProfileHooks.h"
 #include "placer/Runtime/Runner.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -49,9 +53,18 @@ static cl::list<std::string> inputFiles(
 static cl::opt<uint64_t> seed("seed",
                               cl::desc("Seed of the inputs not given"),
                               cl::init(0));
-static cl::opt<std::string> outputDir("output-dir", cl::Required,
+static cl::opt<std::string> outputDir("output-dir",
                                       cl::desc("Where outputs are written"),
                                       cl::value_desc("DIR"));
+static cl::opt<std::string> profilePath(
+    "profile",
+    cl::desc("Time every node over the runs and write the mean seconds per "
+             "run as a profile (node name -> device kind -> seconds) for "
+             "--placer-estimate-costs"),
+    cl::value_desc("FILE.json"));
+static cl::opt<std::string> profileKind(
+    "profile-kind", cl::desc("The device kind the profile is for"),
+    cl::init("cpu"), cl::value_desc("KIND"));
 static cl::opt<unsigned> repeat("repeat",
                                 cl::desc("Timed runs after the first"),
                                 cl::init(0));
@@ -117,6 +130,41 @@ static void fillRandom(Buffer &buffer, const TensorSpec &spec,
   }
 }
 
+/// The profile: node name -> {kind: mean seconds per run}. Nodes sharing a
+/// name (unnamed ones fall back to their output or op type) share the mean
+/// of their times, as --placer-estimate-costs applies one entry to all.
+static llvm::Error writeProfile(const std::vector<std::string> &nodes,
+                                const double *totals, unsigned runs,
+                                const std::vector<double> &times) {
+  std::map<std::string, std::pair<double, int>> byName;
+  double inNodes = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    auto &[seconds, count] = byName[nodes[i]];
+    seconds += totals[i] / runs;
+    ++count;
+    inNodes += totals[i] / runs;
+  }
+  llvm::json::Object profile;
+  for (const auto &[name, entry] : byName)
+    profile[name] =
+        llvm::json::Object{{profileKind, entry.first / entry.second}};
+  std::error_code ec;
+  llvm::raw_fd_ostream os(profilePath, ec);
+  if (ec)
+    return llvm::createStringError("cannot write " + profilePath + ": " +
+                                   ec.message());
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(profile))) << "\n";
+  double total = 0;
+  for (double t : times)
+    total += t;
+  llvm::outs() << llvm::formatv(
+      "profile: {0} nodes, {1:e} s per run inside nodes of {2:e} s per run "
+      "({3} runs, kind '{4}') -> {5}\n",
+      nodes.size(), inNodes, total / runs, runs, profileKind.getValue(),
+      profilePath.getValue());
+  return llvm::Error::success();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(
@@ -132,6 +180,8 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::MLIRContext context(registry);
 
+  if (outputDir.empty() && profilePath.empty())
+    return fail("give --output-dir DIR (outputs) or --profile FILE.json");
   // Inputs first: a bad flag fails before any compilation.
   std::map<std::string, std::string> given;
   for (const std::string &entry : inputFiles) {
@@ -149,7 +199,8 @@ int main(int argc, char **argv) {
   if (!module)
     return fail("cannot parse " + modelPath);
 
-  llvm::Expected<LoweredModule> lowered = lowerForExecution(*module);
+  bool profiling = !profilePath.empty();
+  llvm::Expected<LoweredModule> lowered = lowerForExecution(*module, profiling);
   if (!lowered)
     return fail(llvm::toString(lowered.takeError()));
   bool cached = false;
@@ -215,9 +266,15 @@ int main(int argc, char **argv) {
   }
 
   executable->bind(buffers, specs);
+  int64_t numProfiled = lowered->profileNodes.size();
+  if (placer_profile_reset(numProfiled))
+    return fail("out of memory for the profile counters");
   executable->run();
+  // The warm-up run is not part of the profile.
+  placer_profile_reset(numProfiled);
+  unsigned runs = profiling ? std::max(1u, unsigned(repeat)) : unsigned(repeat);
   std::vector<double> times;
-  for (unsigned r = 0; r < repeat; ++r) {
+  for (unsigned r = 0; r < runs; ++r) {
     auto start = std::chrono::steady_clock::now();
     executable->run();
     times.push_back(std::chrono::duration<double>(
@@ -225,10 +282,16 @@ int main(int argc, char **argv) {
                         .count());
   }
 
-  if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
-    return fail("cannot create " + outputDir + ": " + ec.message());
+  if (profiling) {
+    if (llvm::Error error = writeProfile(lowered->profileNodes,
+                                         placer_profile_totals(), runs, times))
+      return fail(llvm::toString(std::move(error)));
+  }
+  if (!outputDir.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
+      return fail("cannot create " + outputDir + ": " + ec.message());
   llvm::json::Array outputReport;
-  for (size_t i = 0; i < outputs.size(); ++i) {
+  for (size_t i = 0; i < outputs.size() && !outputDir.empty(); ++i) {
     const TensorSpec &spec = lowered->outputs[i];
     NpyArray array{npyDtypeOf(spec.elementType), spec.shape,
                    std::vector<uint8_t>(outputs[i].data(),

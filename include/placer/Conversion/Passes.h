@@ -23,6 +23,11 @@ namespace placer {
 /// ElementsAttr or #graph.external>}.
 inline constexpr llvm::StringLiteral kWeightAttrName = "graph.weight";
 
+/// The module attribute of a profiled module: the node names, indexed by the
+/// number each node passes to the profile hooks.
+inline constexpr llvm::StringLiteral kProfileNodesAttrName =
+    "placer.profile_nodes";
+
 /// Everything after the graph lowering down to the LLVM dialect: register
 /// tiling and vectorization of contractions, one-shot bufferization (identity layouts at function boundaries, results as out
 /// parameters), deallocation, loops for the other ops, and convert-to-llvm. Entry functions

@@ -19,10 +19,18 @@ def LowerGraphToLinalg : Pass<"placer-lower-graph-to-linalg", "::mlir::ModuleOp"
     larger ones (weights) become trailing arguments of their function, marked
     `graph.weight` with the constant's name and value, so a runner supplies
     them from the model's files instead of embedding them in the binary.
+
+    With `profile`, each node's code is bracketed by calls to
+    `placer_profile_enter(i64)` and `placer_profile_exit(i64)` (from
+    `libplacer_rt`), numbered in program order over the module, and the
+    module's `placer.profile_nodes` attribute lists the node names by number
+    (`placer-run --profile` reads them).
   }];
   let options = [
     Option<"inlineLimit", "inline-limit", "int64_t", /*default=*/"1024",
            "Constants larger than this many bytes become weight arguments">,
+    Option<"profile", "profile", "bool", /*default=*/"false",
+           "Time every node: bracket its code with profile hook calls">,
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",

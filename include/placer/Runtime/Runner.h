@@ -49,12 +49,16 @@ struct LoweredModule {
   std::string function;
   std::vector<TensorSpec> inputs, weights, outputs;
   std::vector<Buffer> weightData;
+  /// Profiled modules: the node names, indexed by the hooks' node numbers.
+  std::vector<std::string> profileNodes;
 };
 
 /// Merges a split module, lowers graph ops (weights become arguments),
 /// loads every weight (inline, dense_resource or external file under the
 /// model's folder), and lowers to the LLVM dialect in place.
-llvm::Expected<LoweredModule> lowerForExecution(mlir::ModuleOp module);
+/// With `profile`, every node's code is timed (placer_profile_enter/exit).
+llvm::Expected<LoweredModule> lowerForExecution(mlir::ModuleOp module,
+                                                bool profile = false);
 
 /// Compiles `module` (LLVM dialect) to a shared object in `cacheDir`, named
 /// by a hash of its LLVM IR, unless it is there already. Returns its path.

@@ -201,10 +201,47 @@ LogicalResult lowerConstants(func::FuncOp func, int64_t inlineLimit) {
   return success();
 }
 
-LogicalResult lowerNodes(func::FuncOp func) {
+/// Calls to the profile hooks (declared once per module) around nodes.
+class ProfileHooks {
+public:
+  explicit ProfileHooks(ModuleOp module) : module(module) {}
+
+  /// Numbers `node`, records its name and calls `placer_profile_<hook>`.
+  void enter(OpBuilder &builder, NodeOp node) {
+    names.push_back(builder.getStringAttr(node.getDisplayName()));
+    call(builder, node.getLoc(), "placer_profile_enter", names.size() - 1);
+  }
+  void exit(OpBuilder &builder, NodeOp node) {
+    call(builder, node.getLoc(), "placer_profile_exit", names.size() - 1);
+  }
+  void recordNames() {
+    module->setAttr(kProfileNodesAttrName,
+                    ArrayAttr::get(module.getContext(), names));
+  }
+
+private:
+  void call(OpBuilder &builder, Location loc, StringRef hook, int64_t node) {
+    auto type = builder.getFunctionType({builder.getI64Type()}, {});
+    if (!module.lookupSymbol<func::FuncOp>(hook)) {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToStart(module.getBody());
+      func::FuncOp::create(builder, loc, hook, type).setPrivate();
+    }
+    Value id = arith::ConstantOp::create(builder, loc,
+                                         builder.getI64IntegerAttr(node));
+    func::CallOp::create(builder, loc, hook, TypeRange{}, ValueRange{id});
+  }
+
+  ModuleOp module;
+  SmallVector<Attribute> names;
+};
+
+LogicalResult lowerNodes(func::FuncOp func, ProfileHooks *profile) {
   SmallVector<NodeOp> nodes(func.getOps<NodeOp>());
   for (NodeOp node : nodes) {
     OpBuilder builder(node);
+    if (profile)
+      profile->enter(builder, node);
     NodeLowering lowering{builder, node,
                           SmallVector<Value>(node.getInputs().begin(),
                                              node.getInputs().end())};
@@ -222,6 +259,8 @@ LogicalResult lowerNodes(func::FuncOp func) {
                              " has the wrong type");
       output.replaceAllUsesWith((*results)[i]);
     }
+    if (profile)
+      profile->exit(builder, node);
     node.erase();
   }
   for (NoneOp none : llvm::make_early_inc_range(func.getOps<NoneOp>()))
@@ -238,17 +277,21 @@ struct LowerGraphToLinalgPass
     ModuleOp module = getOperation();
     if (failed(checkLowerable(module)))
       return signalPassFailure();
-    for (auto func : module.getOps<func::FuncOp>()) {
+    ProfileHooks hooks(module);
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    for (func::FuncOp func : funcs) {
       if (func.isDeclaration())
         continue;
       if (failed(lowerConstants(func, inlineLimit)) ||
-          failed(lowerNodes(func)))
+          failed(lowerNodes(func, profile ? &hooks : nullptr)))
         return signalPassFailure();
       // Runners call public functions through their C interface.
       if (func.isPublic())
         func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                       UnitAttr::get(&getContext()));
     }
+    if (profile)
+      hooks.recordNames();
   }
 };
 
