@@ -35,6 +35,8 @@ static constexpr llvm::StringLiteral kLowerToLLVMPipeline =
 
 void placer::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTileAndVectorize());
+  pm.addNestedPass<func::FuncOp>(
+      createApproximateMath(ApproximateMathOptions{{"tanh", "erf"}}));
   std::string errors;
   llvm::raw_string_ostream os(errors);
   if (failed(parsePassPipeline(kLowerToLLVMPipeline, pm, os)))

@@ -100,6 +100,57 @@ std::optional<BlockLoops> findBlockLoops(linalg::LinalgOp op) {
   return loops;
 }
 
+/// A 1x1 convolution with unit strides is a contraction over the channels
+/// of the flattened image, (F x C) by (C x HW) per image: im2col would only
+/// copy the input.
+LogicalResult rewritePointwiseConv(RewriterBase &rewriter,
+                                   linalg::Conv2DNchwFchwOp conv) {
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1],
+        init = conv.getOutputs()[0];
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto isOne = [](const APInt &v) { return v.isOne(); };
+  if (filterType.getDimSize(2) != 1 || filterType.getDimSize(3) != 1 ||
+      !llvm::all_of(conv.getStrides().getValues<APInt>(), isOne) ||
+      !llvm::all_of(conv.getDilations().getValues<APInt>(), isOne))
+    return failure();
+  Location loc = conv.getLoc();
+  SmallVector<ReassociationIndices> image = {{0}, {1}, {2, 3}};
+  Value x = tensor::CollapseShapeOp::create(rewriter, loc, input, image);
+  Value w = tensor::CollapseShapeOp::create(
+      rewriter, loc, filter, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  Value out = tensor::CollapseShapeOp::create(rewriter, loc, init, image);
+  MLIRContext *context = rewriter.getContext();
+  AffineExpr n, f, p, c;
+  bindDims(context, n, f, p, c);
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {f, c}, context),
+                                 AffineMap::get(4, 0, {n, c, p}, context),
+                                 AffineMap::get(4, 0, {n, f, p}, context)};
+  SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  auto product = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{out.getType()}, ValueRange{w, x},
+      ValueRange{out}, maps, iterators,
+      [](OpBuilder &b, Location l, ValueRange args) {
+        Value mul = arith::MulFOp::create(b, l, args[0], args[1]);
+        linalg::YieldOp::create(
+            b, l, Value(arith::AddFOp::create(b, l, args[2], mul)));
+      });
+  rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+      conv, init.getType(), product.getResult(0), image);
+  return success();
+}
+
+/// Whether the inputs indexed by `column` hold more elements than the others.
+bool columnOperandIsLarger(linalg::LinalgOp op, unsigned column) {
+  int64_t withColumn = 0, without = 0;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = cast<ShapedType>(input->get().getType());
+    AffineMap map = op.getMatchingIndexingMap(input);
+    (map.isFunctionOfDim(column) ? withColumn : without) += type.getNumElements();
+  }
+  return withColumn > without;
+}
+
 bool isStaticTensorContraction(linalg::LinalgOp op) {
   return op.hasPureTensorSemantics() && op.hasOnlyProjectedPermutations() &&
          linalg::isaContractionOpInterface(op) && !op.hasDynamicShape() &&
@@ -149,8 +200,9 @@ struct TileAndVectorizePass
     });
   }
 
-  /// NCHW convolutions with one group become im2col + a contraction; other
-  /// convolutions keep their loops.
+  /// NCHW convolutions with one group become contractions: directly when
+  /// they are pointwise, through im2col otherwise. Other convolutions keep
+  /// their loops.
   void convertConvolutions(IRRewriter &rewriter, func::FuncOp func) {
     SmallVector<linalg::Conv2DNchwFchwOp> convs;
     func.walk([&](linalg::Conv2DNchwFchwOp conv) {
@@ -159,6 +211,8 @@ struct TileAndVectorizePass
     });
     for (linalg::Conv2DNchwFchwOp conv : convs) {
       rewriter.setInsertionPoint(conv);
+      if (succeeded(rewritePointwiseConv(rewriter, conv)))
+        continue;
       // Failure leaves the op untouched: the loop lowering handles it.
       (void)linalg::rewriteInIm2Col(rewriter, conv);
     }
@@ -204,20 +258,31 @@ struct TileAndVectorizePass
       parallelTiles[*loops.row] = std::min<int64_t>(mTile, sizes[*loops.row]);
     reductionTiles[loops.k] = dividingTile(sizes[loops.k], kTile);
 
+    // The operand that the column blocks split (B of A x B) is re-read once
+    // per row block, the other once per column block: stream the larger one
+    // once, keeping each of its panels in cache while the other side loops.
+    SmallVector<int64_t> order =
+        llvm::to_vector(llvm::seq<int64_t>(0, sizes.size()));
+    if (loops.row && *loops.row < loops.column &&
+        columnOperandIsLarger(op, loops.column))
+      std::swap(order[*loops.row], order[loops.column]);
+
     rewriter.setInsertionPoint(op);
-    auto tileWith = [&](Operation *target, ArrayRef<int64_t> sizes)
+    auto tileWith = [&](Operation *target, ArrayRef<int64_t> sizes,
+                        ArrayRef<int64_t> interchange)
         -> FailureOr<scf::SCFTilingResult> {
       scf::SCFTilingOptions options;
       options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
+      options.setInterchange(interchange);
       return scf::tileUsingSCF(rewriter, cast<TilingInterface>(target),
                                options);
     };
-    FailureOr<scf::SCFTilingResult> outer = tileWith(op, parallelTiles);
+    FailureOr<scf::SCFTilingResult> outer = tileWith(op, parallelTiles, order);
     if (failed(outer))
       return op->emitError("placer: cannot tile this contraction");
     rewriter.replaceOp(op, outer->replacements);
     Operation *block = outer->tiledOps.back();
-    FailureOr<scf::SCFTilingResult> inner = tileWith(block, reductionTiles);
+    FailureOr<scf::SCFTilingResult> inner = tileWith(block, reductionTiles, {});
     if (failed(inner))
       return block->emitError("placer: cannot tile this contraction's reduction");
     rewriter.replaceOp(block, inner->replacements);

@@ -80,12 +80,32 @@ module {
 // -----
 
 // An attribute a lowering does not support names the node.
-func.func @neg_step(%x: tensor<4xf32>) -> tensor<2xf32> {
+func.func @zero_step(%x: tensor<4xf32>) -> tensor<2xf32> {
   %st = graph.constant "st" : tensor<1xi64> = dense<3> : tensor<1xi64>
   %en = graph.constant "en" : tensor<1xi64> = dense<0> : tensor<1xi64>
   %ax = graph.constant "ax" : tensor<1xi64> = dense<0> : tensor<1xi64>
-  %sp = graph.constant "sp" : tensor<1xi64> = dense<-2> : tensor<1xi64>
-  // expected-error @below {{cannot lower node 'rev' (Slice): non-positive slice steps are not lowered}}
+  %sp = graph.constant "sp" : tensor<1xi64> = dense<0> : tensor<1xi64>
+  // expected-error @below {{cannot lower node 'rev' (Slice): slice steps must not be zero}}
   %y = graph.node "Slice"(%x, %st, %en, %ax, %sp) attributes {name = "rev", output_names = ["y"], version = 13 : i64} : (tensor<4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2xf32>
   return %y : tensor<2xf32>
+}
+
+// -----
+
+// Einsum: one loop per letter (output letters first), the operands read
+// through their letters' maps, the product summed into the output; a
+// repeated letter reads a diagonal.
+// CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-DAG: #[[O:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[DIAG:.*]] = affine_map<(d0) -> (d0, d0)>
+// CHECK-LABEL: func.func @einsum
+// CHECK: linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[O]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: linalg.generic {indexing_maps = [#[[DIAG]], #{{.*}}], iterator_types = ["reduction"]}
+func.func @einsum(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>, %d: tensor<4x4xf32>) -> (tensor<2x3x5xf32>, tensor<f32>) {
+  %m = graph.node "Einsum"(%a, %b) attributes {attrs = {equation = "bij, bjk -> bik"}, name = "mm", output_names = ["mm"], version = 12 : i64} : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  %t = graph.node "Einsum"(%d) attributes {attrs = {equation = "ii"}, name = "trace", output_names = ["trace"], version = 12 : i64} : (tensor<4x4xf32>) -> tensor<f32>
+  return %m, %t : tensor<2x3x5xf32>, tensor<f32>
 }

@@ -69,7 +69,7 @@ func.func @batched_generic(%a: tensor<3x8x12xf32>, %b: tensor<12x16xf32>) -> ten
   return %r : tensor<3x8x16xf32>
 }
 
-// An NCHW convolution becomes im2col (a copy into 72 x 16 patches) and a
+// A 3x3 NCHW convolution becomes im2col (a copy into 72 x 16 patches) and a
 // vectorized contraction; with im2col=false it keeps its loops.
 // CHECK-LABEL: func.func @conv
 // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x72x16xf32>)
@@ -84,6 +84,24 @@ func.func @conv(%x: tensor<1x8x6x6xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<1x1
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
   %r = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x8x6x6xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
   return %r : tensor<1x16x4x4xf32>
+}
+
+// A 1x1 convolution with unit strides needs no im2col: a contraction of the
+// (16 x 8) filter with the flattened (8 x 36) image.
+// CHECK-LABEL: func.func @pointwise_conv
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : tensor<1x8x6x6xf32> into tensor<1x8x36xf32>
+// CHECK-NOT: tensor<1x8x36xf32> into
+// CHECK: vector.contract {{.*}} : vector<8x4xf32>, vector<1x4x32xf32> into vector<1x8x32xf32>
+// CHECK: vector.contract {{.*}} : vector<8x4xf32>, vector<1x4x4xf32> into vector<1x8x4xf32>
+// CHECK: tensor.expand_shape {{.*}} into tensor<1x16x6x6xf32>
+// NOIM2COL-LABEL: func.func @pointwise_conv
+// NOIM2COL: linalg.conv_2d_nchw_fchw
+func.func @pointwise_conv(%x: tensor<1x8x6x6xf32>, %w: tensor<16x8x1x1xf32>) -> tensor<1x16x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x6x6xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x6x6xf32>) -> tensor<1x16x6x6xf32>
+  %r = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x8x6x6xf32>, tensor<16x8x1x1xf32>) outs(%init : tensor<1x16x6x6xf32>) -> tensor<1x16x6x6xf32>
+  return %r : tensor<1x16x6x6xf32>
 }
 
 // Not contractions, or not static: left to the loop lowering.

@@ -71,4 +71,22 @@ def TileAndVectorize : Pass<"placer-tile-and-vectorize", "::mlir::func::FuncOp">
   ];
 }
 
+def ApproximateMath : Pass<"placer-approximate-math", "::mlir::func::FuncOp"> {
+  let summary = "Replace tanh and erf by inline polynomial approximations";
+  let description = [{
+    Rewrites `math.tanh` and `math.erf` (those named in `functions`) into
+    upstream's polynomial approximations: arithmetic that LLVM vectorizes,
+    instead of scalar libm calls. They are accurate to a few ulp in f32.
+  }];
+  let options = [
+    ListOption<"functions", "functions", "std::string",
+               "The math functions to approximate (tanh, erf)",
+               "llvm::cl::ZeroOrMore">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 #endif // PLACER_CONVERSION_PASSES_TD

@@ -16,6 +16,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
 
+#include <cctype>
+#include <map>
 #include <numeric>
 
 using namespace mlir;
@@ -466,14 +468,105 @@ Results lowerMatMul(NodeLowering &n) {
   return single(reshapeTo(b, loc, product, outType));
 }
 
-Value transpose2d(OpBuilder &b, Location loc, Value value) {
-  auto type = cast<RankedTensorType>(value.getType());
-  auto outType = RankedTensorType::get(
-      {type.getDimSize(1), type.getDimSize(0)}, type.getElementType());
-  return linalg::TransposeOp::create(b, loc, value,
-                                     emptyTensor(b, loc, outType),
-                                     ArrayRef<int64_t>{1, 0})
-      .getResult()[0];
+/// A' x B' for 2-D operands, transposes read through the indexing maps:
+/// weights stored transposed (Linear layers, transB = 1) are not copied on
+/// every run.
+Value matmul2d(OpBuilder &b, Location loc, Value lhs, Value rhs, bool transA,
+               bool transB, RankedTensorType outType) {
+  MLIRContext *context = b.getContext();
+  AffineExpr m = getAffineDimExpr(0, context), nDim = getAffineDimExpr(1, context),
+             k = getAffineDimExpr(2, context);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(3, 0, transA ? ArrayRef{k, m} : ArrayRef{m, k}, context),
+      AffineMap::get(3, 0, transB ? ArrayRef{nDim, k} : ArrayRef{k, nDim},
+                     context),
+      AffineMap::get(3, 0, {m, nDim}, context)};
+  SmallVector<utils::IteratorType> iterators = {utils::IteratorType::parallel,
+                                                utils::IteratorType::parallel,
+                                                utils::IteratorType::reduction};
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{outType}, ValueRange{lhs, rhs},
+             ValueRange{filled(b, loc, outType, 0.0)}, maps, iterators,
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               Value mul = arith::MulFOp::create(nb, l, args[0], args[1]);
+               linalg::YieldOp::create(
+                   nb, l, Value(arith::AddFOp::create(nb, l, args[2], mul)));
+             })
+      .getResult(0);
+}
+
+/// Einsum without ellipses: one loop per letter (the output's first, in
+/// its order, then the summed ones), each operand read through the map of
+/// its letters, the product of the operands summed into the output.
+Results lowerEinsum(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  RankedTensorType outType = n.getResultType();
+  if (!isFloat(outType))
+    return n.fail("only floating-point Einsum is lowered");
+  std::string equation;
+  for (char c : n.getString("equation", ""))
+    if (c != ' ')
+      equation += c;
+  if (StringRef(equation).contains("..."))
+    return n.fail("ellipses in the equation are not lowered");
+  auto [lhs, rhs] = StringRef(equation).split("->");
+  SmallVector<StringRef> terms;
+  lhs.split(terms, ',');
+  if (terms.size() != n.operands.size())
+    return n.fail("the equation has " + Twine(terms.size()) +
+                  " operand terms for " + Twine(n.operands.size()) + " inputs");
+  std::string output = rhs.str();
+  if (!StringRef(equation).contains("->")) {
+    // Implicit output: the letters used once, in alphabetical order.
+    std::map<char, int> uses;
+    for (StringRef term : terms)
+      for (char c : term)
+        ++uses[c];
+    for (auto [c, count] : uses)
+      if (count == 1)
+        output += c;
+  }
+  std::string letters = output;
+  for (StringRef term : terms)
+    for (char c : term)
+      if (letters.find(c) == std::string::npos)
+        letters += c;
+  if (!llvm::all_of(letters, [](char c) { return std::isalpha(c); }))
+    return n.fail("the equation '" + equation + "' has characters other than letters");
+  if (static_cast<int64_t>(output.size()) != outType.getRank())
+    return n.fail("the output term does not match the result's rank");
+  MLIRContext *context = b.getContext();
+  auto mapOf = [&](StringRef term) {
+    SmallVector<AffineExpr> exprs;
+    for (char c : term)
+      exprs.push_back(getAffineDimExpr(letters.find(c), context));
+    return AffineMap::get(letters.size(), 0, exprs, context);
+  };
+  SmallVector<AffineMap> maps;
+  for (auto [term, operand] : llvm::zip(terms, n.operands)) {
+    if (static_cast<int64_t>(term.size()) !=
+        cast<RankedTensorType>(operand.getType()).getRank())
+      return n.fail("term '" + term + "' does not match its operand's rank");
+    maps.push_back(mapOf(term));
+  }
+  maps.push_back(mapOf(output));
+  SmallVector<utils::IteratorType> iterators(letters.size(),
+                                             utils::IteratorType::reduction);
+  std::fill_n(iterators.begin(), output.size(), utils::IteratorType::parallel);
+  return single(linalg::GenericOp::create(
+                    b, loc, TypeRange{outType}, n.operands,
+                    ValueRange{filled(b, loc, outType, 0.0)}, maps, iterators,
+                    [](OpBuilder &nb, Location l, ValueRange args) {
+                      Value product = args[0];
+                      for (Value arg : args.drop_front().drop_back())
+                        product = arith::MulFOp::create(nb, l, product, arg);
+                      linalg::YieldOp::create(
+                          nb, l,
+                          Value(arith::AddFOp::create(nb, l, args.back(),
+                                                      product)));
+                    })
+                    .getResult(0));
 }
 
 /// alpha * A' B' + beta * C, with C broadcast.
@@ -483,15 +576,8 @@ Results lowerGemm(NodeLowering &n) {
   RankedTensorType outType = n.getResultType();
   if (!isFloat(outType))
     return n.fail("only floating-point Gemm is lowered");
-  Value a = n.operands[0], bm = n.operands[1];
-  if (n.getInt("transA", 0))
-    a = transpose2d(b, loc, a);
-  if (n.getInt("transB", 0))
-    bm = transpose2d(b, loc, bm);
-  Value product =
-      linalg::MatmulOp::create(b, loc, TypeRange{outType}, ValueRange{a, bm},
-                               ValueRange{filled(b, loc, outType, 0.0)})
-          .getResult(0);
+  Value product = matmul2d(b, loc, n.operands[0], n.operands[1],
+                           n.getInt("transA", 0), n.getInt("transB", 0), outType);
   double alpha = n.getFloat("alpha", 1.0f), beta = n.getFloat("beta", 1.0f);
   SmallVector<Value> inputs = {product};
   if (n.hasOperand(2) && beta != 0)
@@ -608,38 +694,106 @@ Value addChannelBias(OpBuilder &b, Location loc, Value value, Value bias) {
       .getResult(0);
 }
 
+/// A convolution or pooling window over 1 or 2 spatial dimensions, always
+/// given in 2-D: 1-D nodes run as 2-D ones of height 1, so that one set of
+/// linalg ops (and the contraction tiling) serves both.
+struct Window {
+  SmallVector<int64_t> kernel, strides, dilations;
+  SmallVector<int64_t> begin, end; // padding, ceil_mode's extra included
+  SmallVector<int64_t> explicitEnd; // the `pads` attribute's end part
+  bool lifted = false;             // a 1-D node
+};
+
+FailureOr<Window> readWindow(NodeLowering &n, RankedTensorType inType,
+                             RankedTensorType outType,
+                             ArrayRef<int64_t> kernel) {
+  size_t spatial = inType.getRank() - 2;
+  if (spatial != 1 && spatial != 2)
+    return n.fail("only 1-D and 2-D windows (NCW or NCHW inputs) are lowered");
+  if (kernel.size() != spatial)
+    return n.fail("the kernel has " + Twine(kernel.size()) +
+                  " sizes, expected " + Twine(spatial));
+  Window w;
+  w.kernel.assign(kernel.begin(), kernel.end());
+  w.strides = intsOr(n, "strides", spatial, 1);
+  w.dilations = intsOr(n, "dilations", spatial, 1);
+  if (w.strides.size() != spatial || w.dilations.size() != spatial)
+    return n.fail("strides and dilations need one value per spatial dimension");
+  if (llvm::any_of(w.strides, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(w.dilations, [](int64_t v) { return v < 1; }))
+    return n.fail("strides and dilations must be positive");
+  auto padding =
+      spatialPadding(n, inType.getShape().drop_front(2),
+                     outType.getShape().drop_front(2), w.kernel, w.strides,
+                     w.dilations);
+  if (failed(padding))
+    return failure();
+  std::tie(w.begin, w.end) = *padding;
+  SmallVector<int64_t> pads = intsOr(n, "pads", 2 * spatial, 0);
+  w.explicitEnd.assign(pads.begin() + spatial, pads.end());
+  if (spatial == 1) {
+    w.lifted = true;
+    for (SmallVector<int64_t> *v : {&w.kernel, &w.strides, &w.dilations})
+      v->insert(v->begin(), 1);
+    for (SmallVector<int64_t> *v : {&w.begin, &w.end, &w.explicitEnd})
+      v->insert(v->begin(), 0);
+  }
+  return w;
+}
+
+/// N C W -> N C 1 W (and back): the height-1 view of a 1-D window's tensors.
+SmallVector<ReassociationIndices> unitHeight() { return {{0}, {1}, {2, 3}}; }
+
+Value liftTo2d(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape.insert(shape.begin() + 2, 1);
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), value,
+      unitHeight());
+}
+
+RankedTensorType liftedType(RankedTensorType type) {
+  SmallVector<int64_t> shape(type.getShape());
+  shape.insert(shape.begin() + 2, 1);
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
 Results lowerConv(NodeLowering &n) {
   OpBuilder &b = n.builder;
   Location loc = n.getLoc();
   auto inType = cast<RankedTensorType>(n.operands[0].getType());
   auto wType = cast<RankedTensorType>(n.operands[1].getType());
-  RankedTensorType outType = n.getResultType();
-  if (inType.getRank() != 4)
-    return n.fail("only 2-D convolutions (NCHW inputs) are lowered");
-  if (!isFloat(outType))
+  RankedTensorType finalType = n.getResultType();
+  if (!isFloat(finalType))
     return n.fail("only floating-point Conv is lowered");
-  SmallVector<int64_t> strides = intsOr(n, "strides", 2, 1);
-  SmallVector<int64_t> dilations = intsOr(n, "dilations", 2, 1);
-  auto padding = spatialPadding(n, inType.getShape().drop_front(2),
-                                outType.getShape().drop_front(2),
-                                wType.getShape().drop_front(2), strides,
-                                dilations);
-  if (failed(padding))
+  if (wType.getRank() != inType.getRank())
+    return n.fail("the weight's rank differs from the input's");
+  FailureOr<Window> window =
+      readWindow(n, inType, finalType, wType.getShape().drop_front(2));
+  if (failed(window))
     return failure();
-  Value input =
-      padSpatial(b, loc, n.operands[0], padding->first, padding->second, 0.0);
+  Value input = n.operands[0], weight = n.operands[1];
+  RankedTensorType outType = finalType;
+  if (window->lifted) {
+    input = liftTo2d(b, loc, input);
+    weight = liftTo2d(b, loc, weight);
+    outType = liftedType(finalType);
+    wType = cast<RankedTensorType>(weight.getType());
+  }
+  input = padSpatial(b, loc, input, window->begin, window->end, 0.0);
   int64_t group = n.getInt("group", 1);
   int64_t batch = inType.getDimSize(0), channels = inType.getDimSize(1);
   int64_t filters = wType.getDimSize(0);
   if (group < 1 || channels % group || filters % group)
     return n.fail("group " + Twine(group) + " does not divide the channels");
   NamedAttribute attrs[] = {
-      b.getNamedAttr("strides", i64Elements(b, strides)),
-      b.getNamedAttr("dilations", i64Elements(b, dilations))};
+      b.getNamedAttr("strides", i64Elements(b, window->strides)),
+      b.getNamedAttr("dilations", i64Elements(b, window->dilations))};
   Value result;
   if (group == 1) {
     result = linalg::Conv2DNchwFchwOp::create(
-                 b, loc, TypeRange{outType}, ValueRange{input, n.operands[1]},
+                 b, loc, TypeRange{outType}, ValueRange{input, weight},
                  ValueRange{filled(b, loc, outType, 0.0)}, attrs)
                  .getResult(0);
   } else {
@@ -662,7 +816,7 @@ Results lowerConv(NodeLowering &n) {
         b, loc, groupedIn, input,
         SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
     Value w = tensor::ExpandShapeOp::create(
-        b, loc, groupedW, n.operands[1],
+        b, loc, groupedW, weight,
         SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
     Value conv = linalg::Conv2DNgchwGfchwOp::create(
                      b, loc, TypeRange{groupedOut}, ValueRange{in, w},
@@ -672,6 +826,9 @@ Results lowerConv(NodeLowering &n) {
         b, loc, outType, conv,
         SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
   }
+  if (window->lifted)
+    result = tensor::CollapseShapeOp::create(b, loc, finalType, result,
+                                             unitHeight());
   if (n.hasOperand(2))
     result = addChannelBias(b, loc, result, n.operands[2]);
   return single(result);
@@ -682,35 +839,43 @@ Results lowerPool(NodeLowering &n) {
   OpBuilder &b = n.builder;
   Location loc = n.getLoc();
   auto inType = cast<RankedTensorType>(n.operands[0].getType());
-  RankedTensorType outType = n.getResultType();
-  if (inType.getRank() != 4)
-    return n.fail("only 2-D pooling (NCHW inputs) is lowered");
+  RankedTensorType finalType = n.getResultType();
   if (n.node.getOutputs().size() > 1 && !n.node.getOutputs()[1].use_empty())
     return n.fail("the Indices output of MaxPool is not lowered");
   std::optional<SmallVector<int64_t>> kernel = n.getInts("kernel_shape");
-  if (!kernel || kernel->size() != 2)
-    return n.fail("kernel_shape must give two sizes");
-  SmallVector<int64_t> strides = intsOr(n, "strides", 2, 1);
-  SmallVector<int64_t> dilations = intsOr(n, "dilations", 2, 1);
-  auto padding = spatialPadding(n, inType.getShape().drop_front(2),
-                                outType.getShape().drop_front(2), *kernel,
-                                strides, dilations);
-  if (failed(padding))
+  if (!kernel)
+    return n.fail("kernel_shape is missing");
+  FailureOr<Window> window = readWindow(n, inType, finalType, *kernel);
+  if (failed(window))
     return failure();
+  Value input = n.operands[0];
+  RankedTensorType outType = finalType;
+  if (window->lifted) {
+    input = liftTo2d(b, loc, input);
+    outType = liftedType(finalType);
+  }
+  auto finish = [&](Value result) {
+    return single(window->lifted
+                      ? Value(tensor::CollapseShapeOp::create(
+                            b, loc, finalType, result, unitHeight()))
+                      : result);
+  };
   double padValue = IsMax ? -std::numeric_limits<double>::infinity() : 0.0;
-  Value input = padSpatial(b, loc, n.operands[0], padding->first,
-                           padding->second, padValue);
-  Value window = tensor::EmptyOp::create(b, loc, *kernel, b.getF32Type());
+  auto inShape = cast<RankedTensorType>(input.getType()).getShape();
+  input = padSpatial(b, loc, input, window->begin, window->end, padValue);
+  Value windowShape =
+      tensor::EmptyOp::create(b, loc, window->kernel, b.getF32Type());
   NamedAttribute attrs[] = {
-      b.getNamedAttr("strides", i64Elements(b, strides)),
-      b.getNamedAttr("dilations", i64Elements(b, dilations))};
+      b.getNamedAttr("strides", i64Elements(b, window->strides)),
+      b.getNamedAttr("dilations", i64Elements(b, window->dilations))};
   if (IsMax)
-    return single(linalg::PoolingNchwMaxOp::create(
-                      b, loc, TypeRange{outType}, ValueRange{input, window},
+    return finish(linalg::PoolingNchwMaxOp::create(
+                      b, loc, TypeRange{outType},
+                      ValueRange{input, windowShape},
                       ValueRange{filled(b, loc, outType, padValue)}, attrs)
                       .getResult(0));
   Value sum = linalg::PoolingNchwSumOp::create(
-                  b, loc, TypeRange{outType}, ValueRange{input, window},
+                  b, loc, TypeRange{outType}, ValueRange{input, windowShape},
                   ValueRange{filled(b, loc, outType, 0.0)}, attrs)
                   .getResult(0);
   // The divisor: the window size, or (count_include_pad = 0) the number of
@@ -718,17 +883,16 @@ Results lowerPool(NodeLowering &n) {
   // ones. Padding added for ceil_mode never counts.
   Value counts;
   bool includePad = n.getInt("count_include_pad", 0) != 0;
-  auto onesType = RankedTensorType::get(inType.getShape().take_back(2),
+  auto onesType = RankedTensorType::get(inShape.take_back(2),
                                         outType.getElementType());
-  SmallVector<int64_t> begin = padding->first, end = padding->second;
+  ArrayRef<int64_t> begin = window->begin, end = window->end,
+                    explicitEnd = window->explicitEnd;
   if (includePad) {
     // Explicit pads count; the extra end padding of ceil_mode does not.
-    SmallVector<int64_t> explicitEnd =
-        intsOr(n, "pads", 4, 0); // begin0 begin1 end0 end1
     auto onesPadded = padSpatial(b, loc, filled(b, loc, onesType, 1.0), begin,
-                                 {explicitEnd[2], explicitEnd[3]}, 1.0);
-    SmallVector<int64_t> rest = {std::max<int64_t>(0, end[0] - explicitEnd[2]),
-                                 std::max<int64_t>(0, end[1] - explicitEnd[3])};
+                                 explicitEnd, 1.0);
+    SmallVector<int64_t> rest = {std::max<int64_t>(0, end[0] - explicitEnd[0]),
+                                 std::max<int64_t>(0, end[1] - explicitEnd[1])};
     counts = padSpatial(b, loc, onesPadded, {0, 0}, rest, 0.0);
   } else {
     counts = padSpatial(b, loc, filled(b, loc, onesType, 1.0), begin, end, 0.0);
@@ -748,11 +912,11 @@ Results lowerPool(NodeLowering &n) {
       outType.getElementType());
   Value pooledCounts = linalg::PoolingNchwSumOp::create(
                            b, loc, TypeRange{pooledCountsType},
-                           ValueRange{counts4, window},
+                           ValueRange{counts4, windowShape},
                            ValueRange{filled(b, loc, pooledCountsType, 0.0)},
                            attrs)
                            .getResult(0);
-  return single(elementwise(b, loc, {sum, pooledCounts}, outType,
+  return finish(elementwise(b, loc, {sum, pooledCounts}, outType,
                             [](OpBuilder &nb, Location l, ValueRange args) {
                               return Value(arith::DivFOp::create(
                                   nb, l, args[0], args[1]));
@@ -1129,27 +1293,51 @@ Results lowerSlice(NodeLowering &n) {
       strides(rank, 1);
   for (size_t i = 0; i < starts->size(); ++i) {
     int64_t axis = normalizeAxis((*axes)[i], rank);
-    int64_t step = (*steps)[i], dim = type.getDimSize(axis);
     if (axis < 0 || axis >= rank)
       return n.fail("axis out of range");
-    if (step <= 0)
-      return n.fail("non-positive slice steps are not lowered");
-    auto clampIndex = [&](int64_t v) {
+    int64_t step = (*steps)[i], dim = type.getDimSize(axis);
+    if (step == 0)
+      return n.fail("slice steps must not be zero");
+    // ONNX clamps a backward slice's start to [0, dim - 1] and its end to
+    // [-1, dim - 1] (-1: through index 0).
+    int64_t low = step > 0 ? 0 : -1, high = step > 0 ? dim : dim - 1;
+    auto clampIndex = [&](int64_t v, int64_t lowest) {
       if (v < 0)
         v += dim;
-      return std::clamp<int64_t>(v, 0, dim);
+      return std::clamp<int64_t>(v, lowest, high);
     };
-    int64_t start = clampIndex((*starts)[i]), end = clampIndex((*ends)[i]);
+    int64_t start = clampIndex((*starts)[i], 0);
+    int64_t end = clampIndex((*ends)[i], low);
+    int64_t span = step > 0 ? end - start : start - end;
+    int64_t magnitude = step > 0 ? step : -step;
     offsets[axis] = start;
-    sizes[axis] = end > start ? (end - start + step - 1) / step : 0;
+    sizes[axis] = span > 0 ? (span + magnitude - 1) / magnitude : 0;
     strides[axis] = step;
   }
   RankedTensorType outType = n.getResultType();
   if (SmallVector<int64_t>(outType.getShape()) != sizes)
     return n.fail("the slice does not match the node's output shape");
-  return single(tensor::ExtractSliceOp::create(
-      b, loc, outType, n.operands[0], ValueRange{}, ValueRange{}, ValueRange{},
-      offsets, sizes, strides));
+  if (llvm::all_of(strides, [](int64_t step) { return step > 0; }))
+    return single(tensor::ExtractSliceOp::create(
+        b, loc, outType, n.operands[0], ValueRange{}, ValueRange{},
+        ValueRange{}, offsets, sizes, strides));
+  // Backward steps: a copy reading input index offset + i * step.
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineExpr> read;
+  for (int64_t d = 0; d < rank; ++d)
+    read.push_back(getAffineDimExpr(d, context) * strides[d] + offsets[d]);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank, 0, read, context),
+      AffineMap::getMultiDimIdentityMap(rank, context)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  return single(linalg::GenericOp::create(
+                    b, loc, TypeRange{outType}, ValueRange{n.operands[0]},
+                    ValueRange{emptyTensor(b, loc, outType)}, maps, iterators,
+                    [](OpBuilder &nb, Location l, ValueRange args) {
+                      linalg::YieldOp::create(nb, l, args[0]);
+                    })
+                    .getResult(0));
 }
 
 Results lowerSplit(NodeLowering &n) {
@@ -1232,9 +1420,34 @@ Results lowerExpand(NodeLowering &n) {
                             }));
 }
 
+/// The input index that output index `i` reads for edge or reflect
+/// padding of a dimension of size `dim` padded by `low` in front.
+Value sourceIndex(OpBuilder &b, Location loc, Value i, int64_t low,
+                  int64_t dim, StringRef mode) {
+  auto index = [&](int64_t v) {
+    return Value(arith::ConstantIndexOp::create(b, loc, v));
+  };
+  Value zero = index(0), last = index(dim - 1);
+  Value j = arith::SubIOp::create(b, loc, i, index(low));
+  if (mode == "edge")
+    return arith::MinSIOp::create(
+        b, loc, arith::MaxSIOp::create(b, loc, j, zero), last);
+  // reflect: -j before the start, 2 (dim - 1) - j past the end.
+  Value before =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, zero);
+  j = arith::SelectOp::create(b, loc, before,
+                              arith::SubIOp::create(b, loc, zero, j), j);
+  Value after =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, j, last);
+  return arith::SelectOp::create(
+      b, loc, after,
+      arith::SubIOp::create(b, loc, index(2 * (dim - 1)), j), j);
+}
+
 Results lowerPad(NodeLowering &n) {
-  if (n.getString("mode", "constant") != "constant")
-    return n.fail("only constant padding is lowered");
+  StringRef mode = n.getString("mode", "constant");
+  if (mode != "constant" && mode != "edge" && mode != "reflect")
+    return n.fail("unknown pad mode '" + mode + "'");
   auto type = cast<RankedTensorType>(n.operands[0].getType());
   std::optional<SmallVector<int64_t>> pads =
       n.getInts("pads") ? n.getInts("pads") : n.getConstantInts(1);
@@ -1253,9 +1466,42 @@ Results lowerPad(NodeLowering &n) {
     return n.fail("negative pads are not lowered");
   int64_t rank = type.getRank();
   ArrayRef<int64_t> all(*pads);
-  // padSpatial pads the trailing dimensions it is given: give all of them.
-  return single(padSpatial(n.builder, n.getLoc(), n.operands[0],
-                           all.take_front(rank), all.drop_front(rank), value));
+  if (mode == "constant")
+    // padSpatial pads the trailing dimensions it is given: give all of them.
+    return single(padSpatial(n.builder, n.getLoc(), n.operands[0],
+                             all.take_front(rank), all.drop_front(rank),
+                             value));
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t dim = type.getDimSize(d);
+    if (dim == 0 && (all[d] || all[rank + d]))
+      return n.fail("cannot pad an empty dimension in " + mode + " mode");
+    if (mode == "reflect" && (all[d] >= dim || all[rank + d] >= dim))
+      return n.fail("reflect padding must be smaller than the dimension");
+  }
+  // Each output element reads the input at its edge or reflected index.
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  RankedTensorType outType = n.getResultType();
+  Value input = n.operands[0];
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  return single(
+      linalg::GenericOp::create(
+          b, loc, TypeRange{outType}, ValueRange{},
+          ValueRange{emptyTensor(b, loc, outType)},
+          SmallVector<AffineMap>{
+              AffineMap::getMultiDimIdentityMap(rank, b.getContext())},
+          iterators,
+          [&](OpBuilder &nb, Location l, ValueRange) {
+            SmallVector<Value> indices;
+            for (int64_t d = 0; d < rank; ++d)
+              indices.push_back(sourceIndex(
+                  nb, l, linalg::IndexOp::create(nb, l, d), all[d],
+                  type.getDimSize(d), mode));
+            linalg::YieldOp::create(
+                nb, l, Value(tensor::ExtractOp::create(nb, l, input, indices)));
+          })
+          .getResult(0));
 }
 
 //===----------------------------------------------------------------------===//
@@ -1397,6 +1643,7 @@ const llvm::StringMap<LoweringFn> &placer::getNodeLowerings() {
       // Contractions, convolution, pooling.
       {"MatMul", lowerMatMul},
       {"Gemm", lowerGemm},
+      {"Einsum", lowerEinsum},
       {"Conv", lowerConv},
       {"MaxPool", lowerPool<true>},
       {"AveragePool", lowerPool<false>},

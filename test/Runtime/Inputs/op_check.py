@@ -94,6 +94,10 @@ case("relu", "Relu", {"a": x}, expected=np.maximum(x, 0))
 case("sigmoid", "Sigmoid", {"a": x}, expected=1 / (1 + np.exp(-x)))
 case("tanh", "Tanh", {"a": x}, expected=np.tanh(x))
 case("erf", "Erf", {"a": x}, expected=erf(x))
+# The polynomial approximations over their whole range, saturation included.
+wide = np.linspace(-12, 12, 241, dtype=np.float32).reshape(1, 241)
+case("tanh_wide", "Tanh", {"a": wide}, expected=np.tanh(wide))
+case("erf_wide", "Erf", {"a": wide}, expected=erf(wide))
 case("leaky_relu", "LeakyRelu", {"a": x}, {"alpha": 0.1},
      expected=np.where(x > 0, x, 0.1 * x))
 case("clip", "Clip", {"a": x}, inits={"lo": np.float32(-0.5), "hi": np.float32(0.5)},
@@ -103,10 +107,17 @@ case("where", "Where", {"c": x > 0, "a": x, "b": -x}, expected=np.abs(x))
 case("matmul_2d", "MatMul", {"a": f32(5, 7), "b": None}, inits={"w": f32(7, 3)})
 case("matmul_batched_broadcast", "MatMul", {"a": f32(2, 5, 7)}, inits={"w": f32(7, 3)})
 case("matmul_batch_both", "MatMul", {"a": f32(2, 1, 5, 7), "b": f32(3, 7, 4)})
+case("matmul_blocks", "MatMul", {"a": f32(19, 70), "b": f32(70, 45)}, {})
 case("gemm_trans_alpha_beta", "Gemm", {"a": f32(7, 5), "b": f32(3, 7), "c": f32(3)},
      {"transA": 1, "transB": 1, "alpha": 0.5, "beta": 2.0})
 case("conv_pads_strides", "Conv", {"x": f32(1, 3, 9, 9), "w": f32(4, 3, 3, 3), "b": f32(4)},
      {"pads": [1, 1, 1, 1], "strides": [2, 2]})
+# 1x1 convolutions are contractions without im2col; 40 columns take a
+# 32-lane block and an 8-lane one.
+case("conv_pointwise", "Conv", {"x": f32(2, 8, 5, 8), "w": f32(12, 8, 1, 1), "b": f32(12)},
+     {})
+# 34 x 36 output columns and 13 filters: register blocks and remainders.
+case("conv_blocks", "Conv", {"x": f32(1, 5, 36, 38), "w": f32(13, 5, 3, 3)}, {})
 case("conv_dilation", "Conv", {"x": f32(1, 2, 9, 9), "w": f32(3, 2, 3, 3)},
      {"dilations": [2, 2]})
 case("conv_groups", "Conv", {"x": f32(1, 4, 6, 6), "w": f32(6, 2, 3, 3)},
@@ -143,6 +154,26 @@ case("unsqueeze", "Unsqueeze", {"x": y}, inits={"axes": np.int64([0, 3])})
 case("expand", "Expand", {"x": f32(3, 1)}, inits={"shape": np.int64([2, 3, 4])})
 case("pad", "Pad", {"x": f32(2, 3)}, inits={"pads": np.int64([0, 1, 1, 2]),
                                                "v": np.float32(7.0)})
+# Backward slices: reversed rows, every second column from the end.
+xs = f32(4, 10)
+case("slice_negative_steps", "Slice", {"x": xs},
+     inits={"st": np.int64([-1, 100]), "en": np.int64([-100, 0]),
+            "ax": np.int64([0, 1]), "sp": np.int64([-1, -2])},
+     expected=xs[::-1, 9:0:-2])
+xp = f32(3, 4)
+case("pad_edge", "Pad", {"x": xp}, {"mode": "edge"}, inits={"pads": np.int64([1, 2, 2, 3])},
+     expected=np.pad(xp, ((1, 2), (2, 3)), mode="edge"))
+case("pad_reflect", "Pad", {"x": xp}, {"mode": "reflect"}, inits={"pads": np.int64([2, 1, 1, 3])},
+     expected=np.pad(xp, ((2, 1), (1, 3)), mode="reflect"))
+# 1-D windows run as 2-D ones of height 1.
+x1, w1 = f32(2, 4, 11), f32(6, 2, 3)
+case("conv1d", "Conv", {"x": x1, "w": w1, "b": f32(6)},
+     {"pads": [2, 1], "strides": [2], "dilations": [2], "group": 2},
+     expected=None)
+case("maxpool1d", "MaxPool", {"x": x1}, {"kernel_shape": [3], "strides": [2], "pads": [1, 1]},
+     expected=pool(x1[:, :, None, :], [1, 3], [1, 2], [0, 1, 0, 1], "max")[:, :, 0, :])
+case("avgpool1d", "AveragePool", {"x": x1}, {"kernel_shape": [4], "strides": [3], "pads": [1, 2]},
+     expected=pool(x1[:, :, None, :], [1, 4], [1, 3], [0, 1, 0, 2], "avg")[:, :, 0, :])
 case("cast_to_int", "Cast", {"x": x * 10}, {"to": TensorProto.INT64},
      out_type=TensorProto.INT64)
 
@@ -156,6 +187,11 @@ def reference(name, op, feeds, attrs):
         A = a[0].T if attrs.get("transA") else a[0]
         B = a[1].T if attrs.get("transB") else a[1]
         return attrs.get("alpha", 1.0) * A @ B + attrs.get("beta", 1.0) * a[2]
+    if op == "Conv" and a[0].ndim == 3:
+        pads, b = attrs["pads"], a[2] if len(a) > 2 else None
+        return conv2d(a[0][:, :, None, :], a[1][:, :, None, :], b, [1, attrs["strides"][0]],
+                      [0, pads[0], 0, pads[1]], [1, attrs["dilations"][0]],
+                      attrs.get("group", 1))[:, :, 0, :]
     if op == "Conv":
         w = a[1]
         k = w.shape[2:]

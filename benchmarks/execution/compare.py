@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""placer-run against PyTorch and onnxruntime-node, single-threaded: the
+outputs' errors and the time per run, on ResNet-50 (torchvision, seeded
+random weights), a GPT-2-style decoder and the bundled example.
+
+    compare.py --bin BUILD/bin --ort NODE_PREFIX --work DIR
+               [--cases resnet50,gpt2,mlp4] [--opset 17] [--repeat 20]
+
+Each model is built in PyTorch, exported with torch.onnx.export (the
+example is read from examples/mlp4.onnx and rebuilt in PyTorch from its
+weights), imported with placer-translate, compiled and run with placer-run,
+and run with onnxruntime-node (ort_run.js). Errors are against PyTorch:
+max_abs = max |a - b|, max_rel = max_abs / max |b|. Times are the median
+seconds per run after one warm-up run. Results go to stdout (a table) and
+WORK/results.json.
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import onnx
+import torch
+import torch.nn.functional as F
+from onnx import numpy_helper
+from torch import nn
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+# --- Models -----------------------------------------------------------------
+
+class Block(nn.Module):
+    """A GPT-2 block: pre-norm causal self-attention and a tanh-GELU MLP."""
+
+    def __init__(self, d, heads, context):
+        super().__init__()
+        self.heads, self.scale = heads, 1.0 / math.sqrt(d // heads)
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+        self.register_buffer("mask", torch.tril(torch.ones(context, context)).bool())
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
+        shape = (b, t, self.heads, d // self.heads)
+        q, k, v = (z.view(shape).transpose(1, 2) for z in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) * self.scale
+        att = att.masked_fill(~self.mask[:t, :t], float("-inf")).softmax(dim=-1)
+        y = (att @ v).transpose(1, 2).reshape(b, t, d)
+        x = x + self.proj(y)
+        return x + self.out(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+
+
+class Decoder(nn.Module):
+    def __init__(self, vocab=8192, context=128, d=768, heads=12, layers=4):
+        super().__init__()
+        self.wte, self.wpe = nn.Embedding(vocab, d), nn.Embedding(context, d)
+        self.blocks = nn.ModuleList(Block(d, heads, context) for _ in range(layers))
+        self.ln_f = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+
+    def forward(self, ids):
+        positions = torch.arange(ids.shape[1]).unsqueeze(0)
+        x = self.wte(ids) + self.wpe(positions)
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.ln_f(x))
+
+
+class Mlp4(nn.Module):
+    """examples/mlp4.onnx, rebuilt from its weights."""
+
+    def __init__(self, path):
+        super().__init__()
+        w = {t.name: torch.from_numpy(numpy_helper.to_array(t).copy())
+             for t in onnx.load(path).graph.initializer}
+        self.w = [[w["block%d.%s" % (i, n)] for n in ("w1", "b1", "w2", "b2")]
+                  for i in range(4)]
+
+    def forward(self, x):
+        for w1, b1, w2, b2 in self.w:
+            x = x + (torch.relu(x @ w1 + b1) @ w2 + b2)
+        return x
+
+
+def build(case, folder, opset):
+    """The PyTorch model, its inputs, and the ONNX file placer and ORT run."""
+    torch.manual_seed(0)
+    onnx_path = os.path.join(folder, "model.onnx")
+    if case == "mlp4":
+        source = os.path.join(ROOT, "examples", "mlp4.onnx")
+        x = torch.from_numpy(np.random.default_rng(11).standard_normal((8, 32)).astype(np.float32))
+        with open(source, "rb") as src, open(onnx_path, "wb") as dst:
+            dst.write(src.read())
+        return Mlp4(source).eval(), {"x": x}, ["batch=8"]
+    if case == "resnet50":
+        import torchvision
+        model = torchvision.models.resnet50(weights=None).eval()
+        inputs = {"input": torch.rand(1, 3, 224, 224)}
+    elif case == "gpt2":
+        model = Decoder().eval()
+        inputs = {"input_ids": torch.randint(0, 8192, (1, 128))}
+    else:
+        raise SystemExit("unknown case " + case)
+    with torch.inference_mode():
+        torch.onnx.export(model, tuple(inputs.values()), onnx_path,
+                          input_names=list(inputs), output_names=["logits"],
+                          opset_version=opset, do_constant_folding=True)
+    return model, inputs, []
+
+
+# --- Runners ----------------------------------------------------------------
+
+def run(cmd, **kw):
+    result = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if result.returncode:
+        raise SystemExit("%s failed (%d):\n%s%s" % (
+            " ".join(cmd), result.returncode, result.stdout, result.stderr))
+    return result.stdout
+
+
+def time_torch(model, inputs, repeat):
+    with torch.inference_mode():
+        args = tuple(inputs.values())
+        out = model(*args)
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            model(*args)
+            times.append(time.perf_counter() - start)
+    return out.numpy(), float(np.median(times))
+
+
+def time_placer(args, folder, inputs, dims):
+    mlir = os.path.join(folder, "model.mlir")
+    cmd = [os.path.join(args.bin, "placer-translate"), "--import-onnx",
+           os.path.join(folder, "model.onnx"), "-o", mlir]
+    for dim in dims:
+        cmd += ["--dim", dim]
+    run(cmd)
+    files = []
+    for name, value in inputs.items():
+        path = os.path.join(folder, name + ".npy")
+        np.save(path, value.numpy())
+        files += ["--input", "%s=%s" % (name, path)]
+    report = os.path.join(folder, "placer.json")
+    out_dir = os.path.join(folder, "placer-out")
+    run([os.path.join(args.bin, "placer-run"), mlir, "--output-dir", out_dir,
+         "--repeat", str(args.repeat), "--report", report,
+         "--cache-dir", os.path.join(args.work, "cache")] + files)
+    with open(report) as f:
+        rep = json.load(f)
+    output = np.load(rep["outputs"][0]["file"])
+    return output, rep["seconds_per_run"]["median"]
+
+
+def time_ort(args, folder, inputs):
+    listing = []
+    for name, value in inputs.items():
+        array = value.numpy()
+        file = name + ".bin"
+        array.tofile(os.path.join(folder, file))
+        listing.append({"name": name, "dtype": str(array.dtype),
+                        "shape": list(array.shape), "file": file})
+    with open(os.path.join(folder, "inputs.json"), "w") as f:
+        json.dump(listing, f)
+    env = dict(os.environ, NODE_PATH=os.path.join(args.ort, "node_modules"))
+    run(["node", os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort_run.js"),
+         os.path.join(folder, "model.onnx"), folder, str(args.repeat)], env=env)
+    with open(os.path.join(folder, "ort.json")) as f:
+        rep = json.load(f)
+    first = rep["outputs"][0]
+    output = np.fromfile(os.path.join(folder, first["file"]),
+                         dtype=np.float32).reshape(first["shape"])
+    return output, rep["seconds_per_run"]["median"], rep["version"]
+
+
+def errors(got, reference):
+    got, reference = got.astype(np.float64), reference.astype(np.float64)
+    if got.shape != reference.shape:
+        return {"max_abs": float("inf"), "max_rel": float("inf")}
+    diff = float(np.max(np.abs(got - reference)))
+    return {"max_abs": diff, "max_rel": diff / max(float(np.max(np.abs(reference))), 1e-30)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--ort", required=True, help="folder holding node_modules/onnxruntime-node")
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--cases", default="resnet50,gpt2,mlp4")
+    parser.add_argument("--opset", type=int, default=17)
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    os.makedirs(args.work, exist_ok=True)
+
+    results = []
+    print("%-9s %12s %12s %12s %9s %9s %10s %10s %10s %10s" % (
+        "case", "placer_s", "torch_s", "ort_s", "vs_torch", "vs_ort",
+        "abs_torch", "rel_torch", "abs_ort", "rel_ort"))
+    for case in args.cases.split(","):
+        folder = os.path.join(args.work, case)
+        os.makedirs(folder, exist_ok=True)
+        model, inputs, dims = build(case, folder, args.opset)
+        reference, torch_s = time_torch(model, inputs, args.repeat)
+        placer_out, placer_s = time_placer(args, folder, inputs, dims)
+        ort_out, ort_s, ort_version = time_ort(args, folder, inputs)
+        row = {
+            "case": case, "opset": args.opset if case != "mlp4" else 13,
+            "seconds_per_run": {"placer": placer_s, "torch": torch_s, "ort": ort_s},
+            "time_ratio": {"placer_over_torch": placer_s / torch_s,
+                           "placer_over_ort": placer_s / ort_s},
+            "placer_vs_torch": errors(placer_out, reference),
+            "placer_vs_ort": errors(placer_out, ort_out),
+            "ort_vs_torch": errors(ort_out, reference),
+            "versions": {"torch": torch.__version__, "onnxruntime-node": ort_version},
+        }
+        results.append(row)
+        print("%-9s %12.4e %12.4e %12.4e %9.2f %9.2f %10.1e %10.1e %10.1e %10.1e" % (
+            case, placer_s, torch_s, ort_s, placer_s / torch_s, placer_s / ort_s,
+            row["placer_vs_torch"]["max_abs"], row["placer_vs_torch"]["max_rel"],
+            row["placer_vs_ort"]["max_abs"], row["placer_vs_ort"]["max_rel"]), flush=True)
+    with open(os.path.join(args.work, "results.json"), "w") as f:
+        json.dump(results, f, indent=2)
+    bad = [r["case"] for r in results
+           if r["placer_vs_torch"]["max_rel"] > 1e-4 or r["placer_vs_ort"]["max_rel"] > 1e-4]
+    if bad:
+        print("relative error above 1e-4: " + ", ".join(bad))
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

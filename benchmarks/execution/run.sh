@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Execution benchmark (the compile-and-run issue): placer-run against PyTorch
+# (Debian python3-torch) and onnxruntime-node, single-threaded, on ResNet-50,
+# a GPT-2-style decoder and the bundled example. Installs what it needs
+# (python3-torch and python3-torchvision only for this script; onnxruntime-
+# node from npm with its bundled CPU library) and writes
+# build/bench-exec/results.json.
+# Usage: benchmarks/execution/run.sh [--opset 13|17] [--repeat N] [--cases a,b]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+work="$root/build/bench-exec"
+[ -x "$root/build/bin/placer-run" ] || bash "$root/scripts/build.sh"
+
+if ! /usr/bin/python3 -c "import torch, torchvision, onnx" 2>/dev/null; then
+  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends \
+    python3-torch python3-torchvision python3-onnx nodejs npm
+fi
+mkdir -p "$work/ort"
+if [ ! -d "$work/ort/node_modules/onnxruntime-node" ]; then
+  (cd "$work/ort" && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund \
+     --prefix . onnxruntime-node@1.30.0 >/dev/null)
+fi
+
+# One thread everywhere: torch.set_num_threads(1) in the script, ORT's
+# intra/inter-op pools of one, and placer-run is single-threaded.
+OMP_NUM_THREADS=1 /usr/bin/python3 "$root/benchmarks/execution/compare.py" \
+  --bin "$root/build/bin" --ort "$work/ort" --work "$work" "$@"
