@@ -384,6 +384,13 @@ Value variadic(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
 // Contractions
 //===----------------------------------------------------------------------===//
 
+/// The body of a contraction: acc + lhs * rhs.
+void multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
+  Value mul = arith::MulFOp::create(b, loc, args[0], args[1]);
+  linalg::YieldOp::create(b, loc,
+                          Value(arith::AddFOp::create(b, loc, args[2], mul)));
+}
+
 /// A (.., m, k) x (.., k, n) contraction with numpy broadcasting of the
 /// batch dimensions and ONNX's 1-D promotion rules.
 Results lowerMatMul(NodeLowering &n) {
@@ -455,14 +462,7 @@ Results lowerMatMul(NodeLowering &n) {
     product = linalg::GenericOp::create(
                   b, loc, TypeRange{fullType}, ValueRange{lhs, rhs},
                   ValueRange{init}, maps, iterators,
-                  [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-                    Value mul =
-                        arith::MulFOp::create(nested, nestedLoc, args[0], args[1]);
-                    linalg::YieldOp::create(
-                        nested, nestedLoc,
-                        Value(arith::AddFOp::create(nested, nestedLoc, args[2],
-                                                    mul)));
-                  })
+                  multiplyAdd)
                   .getResult(0);
   }
   return single(reshapeTo(b, loc, product, outType));
@@ -487,11 +487,7 @@ Value matmul2d(OpBuilder &b, Location loc, Value lhs, Value rhs, bool transA,
   return linalg::GenericOp::create(
              b, loc, TypeRange{outType}, ValueRange{lhs, rhs},
              ValueRange{filled(b, loc, outType, 0.0)}, maps, iterators,
-             [](OpBuilder &nb, Location l, ValueRange args) {
-               Value mul = arith::MulFOp::create(nb, l, args[0], args[1]);
-               linalg::YieldOp::create(
-                   nb, l, Value(arith::AddFOp::create(nb, l, args[2], mul)));
-             })
+             multiplyAdd)
       .getResult(0);
 }
 
