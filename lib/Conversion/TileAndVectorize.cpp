@@ -48,27 +48,14 @@ int64_t dividingTile(int64_t size, int64_t preferred) {
   return tile;
 }
 
-/// The loop of `dims` that moves fastest in the output (the last one its
-/// indexing map uses), or nullopt when the output does not use any.
-std::optional<unsigned> innermostInOutput(linalg::LinalgOp op,
-                                          ArrayRef<unsigned> dims) {
-  AffineMap outMap = op.getIndexingMapMatchingResult(op->getResult(0));
-  for (AffineExpr expr : llvm::reverse(outMap.getResults()))
+/// The loop of `dims` that `map` uses last (the fastest-moving one when
+/// the operand is row-major), or nullopt when it uses none.
+std::optional<unsigned> lastLoopIn(AffineMap map, ArrayRef<unsigned> dims) {
+  for (AffineExpr expr : llvm::reverse(map.getResults()))
     if (auto dim = dyn_cast<AffineDimExpr>(expr))
       if (llvm::is_contained(dims, dim.getPosition()))
         return dim.getPosition();
   return std::nullopt;
-}
-
-/// The last reduction loop the first input walks, which is the contiguous
-/// one when that input is read row-major.
-unsigned innermostReduction(linalg::LinalgOp op, ArrayRef<unsigned> dims) {
-  AffineMap lhsMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
-  for (AffineExpr expr : llvm::reverse(lhsMap.getResults()))
-    if (auto dim = dyn_cast<AffineDimExpr>(expr))
-      if (llvm::is_contained(dims, dim.getPosition()))
-        return dim.getPosition();
-  return dims.back();
 }
 
 /// The loops of a contraction that the register block is built on.
@@ -90,13 +77,19 @@ std::optional<BlockLoops> findBlockLoops(linalg::LinalgOp op) {
   llvm::append_range(loops.parallel, dims->m);
   llvm::append_range(loops.parallel, dims->n);
   llvm::append_range(loops.reduction, dims->k);
-  std::optional<unsigned> column = innermostInOutput(op, loops.parallel);
+  // The vector lanes run along the output's fastest loop, the rows along
+  // the fastest of the other side's; the reduction steps along the first
+  // input's fastest reduction loop.
+  AffineMap outMap = op.getIndexingMapMatchingResult(op->getResult(0));
+  std::optional<unsigned> column = lastLoopIn(outMap, loops.parallel);
   if (!column)
     return std::nullopt;
   loops.column = *column;
-  loops.row = innermostInOutput(
-      op, llvm::is_contained(dims->n, *column) ? dims->m : dims->n);
-  loops.k = innermostReduction(op, loops.reduction);
+  loops.row = lastLoopIn(
+      outMap, llvm::is_contained(dims->n, *column) ? dims->m : dims->n);
+  loops.k = lastLoopIn(op.getMatchingIndexingMap(op.getDpsInputOperand(0)),
+                       loops.reduction)
+                .value_or(loops.reduction.back());
   return loops;
 }
 
@@ -313,7 +306,6 @@ struct TileAndVectorizePass
     vector::TransferReadOp::getCanonicalizationPatterns(patterns, context);
     vector::TransferWriteOp::getCanonicalizationPatterns(patterns, context);
     tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
-    linalg::populatePadOpVectorizationPatterns(patterns);
     scf::ForOp::getCanonicalizationPatterns(patterns, context);
     if (failed(applyPatternsGreedily(func, std::move(patterns))))
       signalPassFailure();

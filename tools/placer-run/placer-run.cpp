@@ -267,11 +267,12 @@ int main(int argc, char **argv) {
 
   executable->bind(buffers, specs);
   int64_t numProfiled = lowered->profileNodes.size();
-  if (placer_profile_reset(numProfiled))
+  if (profiling && placer_profile_reset(numProfiled))
     return fail("out of memory for the profile counters");
   executable->run();
   // The warm-up run is not part of the profile.
-  placer_profile_reset(numProfiled);
+  if (profiling)
+    placer_profile_reset(numProfiled);
   unsigned runs = profiling ? std::max(1u, unsigned(repeat)) : unsigned(repeat);
   std::vector<double> times;
   for (unsigned r = 0; r < runs; ++r) {

@@ -221,11 +221,15 @@ public:
 
 private:
   void call(OpBuilder &builder, Location loc, StringRef hook, int64_t node) {
-    auto type = builder.getFunctionType({builder.getI64Type()}, {});
-    if (!module.lookupSymbol<func::FuncOp>(hook)) {
+    // Declared on first use; a module-wide symbol lookup per node would
+    // make lowering quadratic in the model's size.
+    if (!declared) {
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPointToStart(module.getBody());
-      func::FuncOp::create(builder, loc, hook, type).setPrivate();
+      auto type = builder.getFunctionType({builder.getI64Type()}, {});
+      for (StringRef name : {"placer_profile_enter", "placer_profile_exit"})
+        func::FuncOp::create(builder, loc, name, type).setPrivate();
+      declared = true;
     }
     Value id = arith::ConstantOp::create(builder, loc,
                                          builder.getI64IntegerAttr(node));
@@ -234,6 +238,7 @@ private:
 
   ModuleOp module;
   SmallVector<Attribute> names;
+  bool declared = false;
 };
 
 LogicalResult lowerNodes(func::FuncOp func, ProfileHooks *profile) {

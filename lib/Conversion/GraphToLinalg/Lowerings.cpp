@@ -740,19 +740,16 @@ FailureOr<Window> readWindow(NodeLowering &n, RankedTensorType inType,
 /// N C W -> N C 1 W (and back): the height-1 view of a 1-D window's tensors.
 SmallVector<ReassociationIndices> unitHeight() { return {{0}, {1}, {2, 3}}; }
 
-Value liftTo2d(OpBuilder &b, Location loc, Value value) {
-  auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<int64_t> shape(type.getShape());
-  shape.insert(shape.begin() + 2, 1);
-  return tensor::ExpandShapeOp::create(
-      b, loc, RankedTensorType::get(shape, type.getElementType()), value,
-      unitHeight());
-}
-
 RankedTensorType liftedType(RankedTensorType type) {
   SmallVector<int64_t> shape(type.getShape());
   shape.insert(shape.begin() + 2, 1);
   return RankedTensorType::get(shape, type.getElementType());
+}
+
+Value liftTo2d(OpBuilder &b, Location loc, Value value) {
+  return tensor::ExpandShapeOp::create(
+      b, loc, liftedType(cast<RankedTensorType>(value.getType())), value,
+      unitHeight());
 }
 
 Results lowerConv(NodeLowering &n) {
