@@ -6,6 +6,9 @@ random weights), a GPT-2-style decoder and the bundled example.
     compare.py --bin BUILD/bin --ort NODE_PREFIX --work DIR
                [--cases resnet50,gpt2,mlp4] [--opset 17] [--repeat 20]
 
+Other cases: resnet18, vgg16, mobilenet_v2, mobilenet_v3_small,
+densenet121, inception_v3 (torchvision, seeded random weights).
+
 Each model is built in PyTorch, exported with torch.onnx.export (the
 example is read from examples/mlp4.onnx and rebuilt in PyTorch from its
 weights), imported with placer-translate, compiled and run with placer-run,
@@ -89,6 +92,14 @@ class Mlp4(nn.Module):
         return x
 
 
+# torchvision classifiers the benchmark knows, with their constructor options.
+TORCHVISION = {
+    "resnet50": {}, "resnet18": {}, "vgg16": {}, "mobilenet_v2": {},
+    "mobilenet_v3_small": {}, "densenet121": {},
+    "inception_v3": {"aux_logits": False, "init_weights": True},
+}
+
+
 def build(case, folder, opset):
     """The PyTorch model, its inputs, and the ONNX file placer and ORT run."""
     torch.manual_seed(0)
@@ -99,10 +110,11 @@ def build(case, folder, opset):
         with open(source, "rb") as src, open(onnx_path, "wb") as dst:
             dst.write(src.read())
         return Mlp4(source).eval(), {"x": x}, ["batch=8"]
-    if case == "resnet50":
+    if case in TORCHVISION:
         import torchvision
-        model = torchvision.models.resnet50(weights=None).eval()
-        inputs = {"input": torch.rand(1, 3, 224, 224)}
+        model = getattr(torchvision.models, case)(weights=None, **TORCHVISION[case]).eval()
+        side = 299 if case.startswith("inception") else 224
+        inputs = {"input": torch.rand(1, 3, side, side)}
     elif case == "gpt2":
         model = Decoder().eval()
         inputs = {"input_ids": torch.randint(0, 8192, (1, 128))}
