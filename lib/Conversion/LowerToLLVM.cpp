@@ -14,13 +14,17 @@
 
 using namespace mlir;
 
-static constexpr llvm::StringLiteral kLowerToLLVMPipeline =
+// Up to deallocation: buffers and their lifetimes. Transfers are lowered
+// after it (their buffers are plain memrefs by then).
+static constexpr llvm::StringLiteral kBufferizePipeline =
     "canonicalize,"
     "cse,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},"
-    "buffer-deallocation-pipeline,"
+    "buffer-deallocation-pipeline";
+
+static constexpr llvm::StringLiteral kLowerToLLVMPipeline =
     "func.func(convert-linalg-to-loops),"
     "convert-vector-to-scf{full-unroll},"
     "convert-bufferization-to-memref,"
@@ -33,17 +37,24 @@ static constexpr llvm::StringLiteral kLowerToLLVMPipeline =
     "convert-to-llvm,"
     "reconcile-unrealized-casts";
 
-void placer::buildLowerToLLVMPipeline(OpPassManager &pm) {
-  pm.addNestedPass<func::FuncOp>(createTileAndVectorize());
-  pm.addNestedPass<func::FuncOp>(
-      createApproximateMath(ApproximateMathOptions{{"tanh", "erf"}}));
+static void addTextualPipeline(OpPassManager &pm, llvm::StringRef pipeline) {
   std::string errors;
   llvm::raw_string_ostream os(errors);
-  if (failed(parsePassPipeline(kLowerToLLVMPipeline, pm, os)))
+  if (failed(parsePassPipeline(pipeline, pm, os)))
     llvm::report_fatal_error(
         llvm::Twine("placer: the LLVM lowering pipeline does not parse (are "
                     "the upstream passes registered?): ") +
         errors);
+}
+
+void placer::buildLowerToLLVMPipeline(OpPassManager &pm,
+                                      const LowerDistToMPIOptions &transfers) {
+  pm.addNestedPass<func::FuncOp>(createTileAndVectorize());
+  pm.addNestedPass<func::FuncOp>(
+      createApproximateMath(ApproximateMathOptions{{"tanh", "erf"}}));
+  addTextualPipeline(pm, kBufferizePipeline);
+  pm.addPass(createLowerDistToMPI(transfers));
+  addTextualPipeline(pm, kLowerToLLVMPipeline);
 }
 
 void placer::registerLowerToLLVMPipeline() {

@@ -357,7 +357,7 @@ LogicalResult Exporter::exportBlock(Block &block, onnx::GraphProto &graph) {
               setName(recv.getResult(), it->second);
               onnx::ValueInfoProto *input = graph.add_input();
               input->set_name(it->second);
-              return exportType(recv, recv.getType(), {},
+              return exportType(recv, recv.getTransferType(), {},
                                 *input->mutable_type());
             })
             .Case([&](dist::SendOp send) -> LogicalResult {

@@ -58,12 +58,12 @@ Buffer::Buffer(int64_t bytes) : bytes(bytes) {
 
 void Buffer::Free::operator()(uint8_t *p) const { std::free(p); }
 
-static TensorSpec specOf(Type type, std::string name) {
+static TensorSpec specOf(Type type, std::string name, int64_t graphIndex) {
   auto tensor = cast<ShapedType>(type);
   std::string element;
   llvm::raw_string_ostream os(element);
   tensor.getElementType().print(os);
-  return TensorSpec{std::move(name), element,
+  return TensorSpec{std::move(name), graphIndex, element,
                     graph::getElementByteSize(tensor.getElementType()),
                     std::vector<int64_t>(tensor.getShape().begin(),
                                          tensor.getShape().end())};
@@ -149,16 +149,32 @@ static llvm::Expected<Buffer> loadWeight(ModuleOp module, Attribute value,
 // Lowering
 //===----------------------------------------------------------------------===//
 
+/// The graph input / output a stage argument / result is: its dist.arg /
+/// dist.result, or its position in an unsplit function.
+static int64_t graphIndexOf(DictionaryAttr attrs, StringRef name,
+                            int64_t position) {
+  auto index = attrs ? attrs.getAs<IntegerAttr>(name) : IntegerAttr();
+  return index ? index.getInt() : position;
+}
+
 llvm::Expected<LoweredModule>
-placer::runtime::lowerForExecution(ModuleOp module, bool profile) {
+placer::runtime::lowerForExecution(ModuleOp module,
+                                   const ExecutionOptions &options) {
   MLIRContext *context = module.getContext();
   PassManager graphPm(context);
-  // A split module runs here as one program: its stages merged back.
-  if (!module.getOps<dist::ProgramOp>().empty())
+  bool split = !module.getOps<dist::ProgramOp>().empty();
+  if (options.stage >= 0 && !split)
+    return runError("stage " + llvm::Twine(options.stage) +
+                    " was asked for, but the module is not split");
+  // A split module runs as one program (its stages merged back), or one
+  // rank compiles its own stage.
+  if (options.stage >= 0)
+    graphPm.addPass(createSelectStage(SelectStageOptions{options.stage}));
+  else if (split)
     graphPm.addPass(createMergeDevices());
-  LowerGraphToLinalgOptions options;
-  options.profile = profile;
-  graphPm.addPass(createLowerGraphToLinalg(options));
+  LowerGraphToLinalgOptions graphOptions;
+  graphOptions.profile = options.profile;
+  graphPm.addPass(createLowerGraphToLinalg(graphOptions));
   if (failed(graphPm.run(module)))
     return runError("cannot lower the module (see the errors above)");
 
@@ -181,8 +197,8 @@ placer::runtime::lowerForExecution(ModuleOp module, bool profile) {
   for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
     Type type = entry.getArgument(i).getType();
     if (auto weight = entry.getArgAttrOfType<DictionaryAttr>(i, kWeightAttrName)) {
-      TensorSpec spec =
-          specOf(type, weight.getAs<StringAttr>("name").getValue().str());
+      TensorSpec spec = specOf(
+          type, weight.getAs<StringAttr>("name").getValue().str(), i);
       auto data = loadWeight(module, weight.get("value"), spec);
       if (!data)
         return data.takeError();
@@ -192,14 +208,20 @@ placer::runtime::lowerForExecution(ModuleOp module, bool profile) {
       continue;
     }
     auto name = entry.getArgAttrOfType<StringAttr>(i, "graph.name");
-    lowered.inputs.push_back(
-        specOf(type, name ? name.getValue().str() : "input" + std::to_string(i)));
+    int64_t index = graphIndexOf(entry.getArgAttrDict(i), dist::kArgAttrName,
+                                 lowered.inputs.size());
+    lowered.inputs.push_back(specOf(
+        type, name ? name.getValue().str() : "input" + std::to_string(index),
+        index));
   }
   for (unsigned i = 0; i < entry.getNumResults(); ++i) {
     auto name = entry.getResultAttrOfType<StringAttr>(i, "graph.name");
+    int64_t index =
+        graphIndexOf(entry.getResultAttrDict(i), dist::kResultAttrName, i);
     lowered.outputs.push_back(specOf(
         entry.getResultTypes()[i],
-        name ? name.getValue().str() : "output" + std::to_string(i)));
+        name ? name.getValue().str() : "output" + std::to_string(index),
+        index));
   }
   // The interface is recorded and every weight's bytes are in host buffers:
   // the graph's names and blobs have no meaning in LLVM IR.
@@ -208,7 +230,9 @@ placer::runtime::lowerForExecution(ModuleOp module, bool profile) {
   for (unsigned i = 0; i < entry.getNumResults(); ++i)
     entry.setResultAttrs(i, DictionaryAttr::get(context));
   PassManager llvmPm(context);
-  buildLowerToLLVMPipeline(llvmPm);
+  LowerDistToMPIOptions transfers;
+  transfers.transfers = options.transfers;
+  buildLowerToLLVMPipeline(llvmPm, transfers);
   if (failed(llvmPm.run(module)))
     return runError("cannot lower the module to LLVM (see the errors above)");
   return std::move(lowered);
@@ -328,7 +352,8 @@ llvm::Expected<std::string> placer::runtime::compileToSharedObject(
                             object,       searchPath,
                             "-lmlir_c_runner_utils", runPath,
                             rtSearchPath, "-lplacer_rt",
-                            rtRunPath,    "-lm"};
+                            rtRunPath,    PLACER_MPI_LIBRARY,
+                            "-lm"};
   std::string message;
   if (llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0,
                                 &message) != 0)
@@ -357,17 +382,18 @@ llvm::Expected<Executable> Executable::load(llvm::StringRef path,
   return executable;
 }
 
-void Executable::bind(const std::vector<Buffer *> &buffers,
-                      const std::vector<const TensorSpec *> &specs) {
+Executable::Arguments
+Executable::bind(const std::vector<uint8_t *> &data,
+                 const std::vector<const TensorSpec *> &specs) {
   // A ranked memref descriptor: allocated and aligned pointers, offset,
-  // sizes, strides (row-major). Built once, so timed runs only call.
-  descriptors.clear();
-  args.clear();
-  descriptors.reserve(buffers.size());
-  for (size_t i = 0; i < buffers.size(); ++i) {
+  // sizes, strides (row-major).
+  Arguments arguments;
+  std::vector<std::vector<int64_t>> &descriptors = arguments.descriptors;
+  descriptors.reserve(data.size());
+  for (size_t i = 0; i < data.size(); ++i) {
     const std::vector<int64_t> &shape = specs[i]->shape;
     std::vector<int64_t> d(3 + 2 * shape.size());
-    d[0] = d[1] = reinterpret_cast<int64_t>(buffers[i]->data());
+    d[0] = d[1] = reinterpret_cast<int64_t>(data[i]);
     d[2] = 0;
     int64_t stride = 1;
     for (size_t k = shape.size(); k-- > 0;) {
@@ -376,6 +402,7 @@ void Executable::bind(const std::vector<Buffer *> &buffers,
       stride *= shape[k];
     }
     descriptors.push_back(std::move(d));
-    args.push_back(descriptors.back().data());
+    arguments.pointers.push_back(descriptors.back().data());
   }
+  return arguments;
 }

@@ -209,7 +209,7 @@ private:
     int64_t id = pendingRecv.lookup({v, stage.device});
     auto recv = dist::RecvOp::create(
         stage.builder, v.getLoc(), v.getType(), id,
-        cast<dist::ChannelAttr>(channels[id]).getFrom());
+        cast<dist::ChannelAttr>(channels[id]).getFrom(), /*buffer=*/Value());
     stage.mapping.map(v, recv.getResult());
   }
 

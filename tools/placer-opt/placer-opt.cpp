@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "placer/Analysis/CostModel.h"
+#include "placer/Dialect/Dist/BufferizableOpInterfaceImpl.h"
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
@@ -29,6 +30,7 @@ int main(int argc, char **argv) {
                   mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::tensor::TensorDialect>();
   placer::registerCostModels(registry);
+  placer::dist::registerBufferizableOpInterfaceExternalModels(registry);
   // The execution pipeline (--placer-lower-to-llvm) runs upstream passes
   // over upstream dialects and their interface models.
   mlir::registerAllDialects(registry);

@@ -1,29 +1,39 @@
 //===- placer-run.cpp - Compile a placed model and run it -----------------===//
 //
 //   placer-run MODEL.mlir [--input NAME=FILE.npy]... [--seed N]
-//              --output-dir DIR [--repeat N] [--report FILE.json]
+//              --output-dir DIR [--microbatches M] [--repeat N]
+//              [--report FILE.json]
+//   mpirun -n K placer-run SPLIT.mlir --microbatches M ...
 //   placer-run MODEL.mlir --profile FILE.json [--profile-kind KIND] [--repeat N]
 //
-// Lowers the model (merging a split one), compiles it ahead of time into a
-// cached shared object, runs it on the given or seeded-random inputs, and
-// writes every graph output as DIR/<output name>.npy. With --profile it
+// Lowers the model, compiles it ahead of time into a cached shared object,
+// runs it on the given or seeded-random inputs (M microbatches stacked on
+// the first axis), and writes every graph output as DIR/<output name>.npy.
+// Alone, it runs a split module merged back into one program; under mpirun
+// with one rank per device, each rank compiles and runs its own stage and
+// the stages stream microbatches to each other over MPI. With --profile it
 // times every node instead and writes the times as a profile that
 // --placer-estimate-costs reads.
 //
 //===----------------------------------------------------------------------===//
 
+#include "placer/Dialect/Dist/BufferizableOpInterfaceImpl.h"
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
+#include "placer/Runtime/DistHooks.h"
 #include "placer/Runtime/Npy.h"
 #include "placer/Runtime/ProfileHooks.h"
 #include "placer/Runtime/Runner.h"
+#include "placer/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/StringExtras.h"
@@ -33,13 +43,18 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <array>
 #include <map>
+#include <set>
+#include <tuple>
 #include <random>
 
 using namespace placer::runtime;
@@ -65,9 +80,24 @@ static cl::opt<std::string> profilePath(
 static cl::opt<std::string> profileKind(
     "profile-kind", cl::desc("The device kind the profile is for"),
     cl::init("cpu"), cl::value_desc("KIND"));
-static cl::opt<unsigned> repeat("repeat",
-                                cl::desc("Timed runs after the first"),
-                                cl::init(0));
+static cl::opt<unsigned> repeat(
+    "repeat",
+    cl::desc("Timed runs after the first (a run: every microbatch once)"),
+    cl::init(0));
+static cl::opt<int64_t> microbatches(
+    "microbatches",
+    cl::desc("Microbatches per run: inputs hold them stacked on the first "
+             "axis, and so do outputs"),
+    cl::init(1));
+static cl::opt<std::string> transfers(
+    "transfers",
+    cl::desc("Under mpirun: pipelined (non-blocking, double-buffered, "
+             "libplacer_rt) or blocking (upstream mpi.send/recv)"),
+    cl::init("pipelined"));
+static cl::opt<double> transferTimeout(
+    "transfer-timeout",
+    cl::desc("Under mpirun: seconds a transfer may wait before the run fails"),
+    cl::init(60.0));
 static cl::opt<std::string> reportPath("report",
                                        cl::desc("Write a JSON report here"),
                                        cl::value_desc("FILE.json"));
@@ -77,9 +107,33 @@ static cl::opt<std::string> cacheDir(
              "folder, placer/)"),
     cl::value_desc("DIR"));
 
+namespace {
+/// This process's place in an MPI job (rank 0 of 1 when run alone).
+struct Job {
+  bool mpi = false;
+  int rank = 0, size = 1;
+  bool isDistributed() const { return size > 1; }
+};
+Job job;
+} // namespace
+
+/// Under mpirun, a failing rank ends the whole job: its peers would wait
+/// for it otherwise.
 static int fail(const llvm::Twine &message) {
-  llvm::errs() << "placer-run: error: " << message << "\n";
+  llvm::errs() << "placer-run: error: ";
+  if (job.isDistributed())
+    llvm::errs() << "rank " << job.rank << ": ";
+  llvm::errs() << message << "\n";
+  if (job.isDistributed())
+    placer_dist_abort(1);
+  if (job.mpi)
+    placer_dist_finalize();
   return 1;
+}
+
+static bool launchedByMpi() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") ||
+         std::getenv("PMI_RANK");
 }
 
 /// A file name for an output: graph names may hold '/' and worse, and must
@@ -104,10 +158,14 @@ static std::string defaultCacheDir() {
   return std::string(dir);
 }
 
-/// Seeded values: floats uniform in [-1, 1), integers in [0, 10), booleans.
-static void fillRandom(Buffer &buffer, const TensorSpec &spec,
-                       std::mt19937_64 &rng) {
-  int64_t n = spec.getNumElements();
+/// Seeded values: floats uniform in [-1, 1), integers in [0, 10), booleans;
+/// one stream per graph input, so that a rank holding some inputs draws the
+/// same values as the whole model.
+static void fillRandom(Buffer &buffer, const TensorSpec &spec) {
+  std::seed_seq sequence{static_cast<uint64_t>(seed),
+                         static_cast<uint64_t>(spec.graphIndex)};
+  std::mt19937_64 rng(sequence);
+  int64_t n = spec.getNumElements() * microbatches;
   llvm::StringRef type = spec.elementType;
   std::uniform_real_distribution<double> real(-1.0, 1.0);
   std::uniform_int_distribution<int64_t> integer(0, 9);
@@ -165,16 +223,155 @@ static llvm::Error writeProfile(const std::vector<std::string> &nodes,
   return llvm::Error::success();
 }
 
+/// "[8, 32]"
+static std::string shapeString(llvm::ArrayRef<int64_t> shape) {
+  return "[" +
+         llvm::join(llvm::map_range(shape,
+                                    [](int64_t d) { return std::to_string(d); }),
+                    ", ") +
+         "]";
+}
+
+/// A tensor of every microbatch, stacked on the first axis: [M * d0, ...],
+/// or [M] for a scalar.
+static std::vector<int64_t> stackedShape(const TensorSpec &spec) {
+  std::vector<int64_t> shape = spec.shape;
+  if (shape.empty())
+    return {microbatches};
+  shape[0] *= microbatches;
+  return shape;
+}
+
+/// An input's M microbatches from a .npy file: [M * d0, ...] (concatenated)
+/// or [M, d0, ...] (np.stack) hold the same bytes.
+static llvm::Error readInput(llvm::StringRef file, const TensorSpec &spec,
+                             Buffer &buffer) {
+  llvm::Expected<NpyArray> array = readNpy(file);
+  if (!array)
+    return array.takeError();
+  std::vector<int64_t> stacked = spec.shape;
+  stacked.insert(stacked.begin(), microbatches);
+  bool shapeOk = array->shape == stackedShape(spec) || array->shape == stacked;
+  if (array->dtype != npyDtypeOf(spec.elementType) || !shapeOk)
+    return llvm::createStringError(
+        file + ": input '" + spec.name + "' needs dtype " +
+        npyDtypeOf(spec.elementType) + " and shape " +
+        shapeString(stackedShape(spec)) +
+        (microbatches > 1 ? " (" + std::to_string(microbatches) +
+                                " microbatches of " + shapeString(spec.shape) +
+                                ")"
+                          : std::string()) +
+        ", the file has " + array->dtype + " " + shapeString(array->shape));
+  std::memcpy(buffer.data(), array->bytes.data(), array->bytes.size());
+  return llvm::Error::success();
+}
+
+/// What the split program looks like before lowering: the graph's inputs
+/// (to check --input names) and which rank computes which graph output.
+struct ProgramShape {
+  std::set<std::string> inputNames;
+  /// (rank, output name, type) of every graph output.
+  std::vector<std::tuple<int, std::string, mlir::Type>> outputs;
+  int64_t stages = 0;
+};
+
+static ProgramShape describe(mlir::ModuleOp module) {
+  ProgramShape shape;
+  auto record = [&](mlir::func::FuncOp func, int rank) {
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (auto name = func.getArgAttrOfType<mlir::StringAttr>(i, "graph.name"))
+        shape.inputNames.insert(name.str());
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      if (auto name =
+              func.getResultAttrOfType<mlir::StringAttr>(i, "graph.name"))
+        shape.outputs.emplace_back(rank, name.str(), func.getResultTypes()[i]);
+  };
+  auto programs = llvm::to_vector(module.getOps<placer::dist::ProgramOp>());
+  if (programs.size() == 1) {
+    shape.stages = programs.front().getStages().size();
+    for (auto [rank, ref] : llvm::enumerate(programs.front().getStages()))
+      if (auto func = mlir::SymbolTable::lookupNearestSymbolFrom<
+              mlir::func::FuncOp>(module, mlir::cast<mlir::SymbolRefAttr>(ref)))
+        record(func, rank);
+    return shape;
+  }
+  for (auto func : module.getOps<mlir::func::FuncOp>())
+    if (func.isPublic() && !func.isDeclaration())
+      record(func, 0);
+  return shape;
+}
+
+/// --placer-simulate on a copy of the split module for the same number of
+/// microbatches: its report, or nothing when the module has no cluster or
+/// costs to simulate with.
+static std::optional<llvm::json::Object> simulate(mlir::ModuleOp module) {
+  if (module.getOps<placer::dist::ProgramOp>().empty() ||
+      !module->hasAttr("placer.cluster"))
+    return std::nullopt;
+  llvm::SmallString<128> path;
+  if (llvm::sys::fs::createTemporaryFile("placer-simulate", "json", path))
+    return std::nullopt;
+  mlir::OwningOpRef<mlir::ModuleOp> copy = module.clone();
+  mlir::ScopedDiagnosticHandler quiet(module.getContext(),
+                                      [](mlir::Diagnostic &) {
+                                        return mlir::success();
+                                      });
+  mlir::PassManager pm(module.getContext());
+  placer::SimulateOptions options;
+  options.microbatches = microbatches;
+  options.report = std::string(path);
+  pm.addPass(placer::createSimulate(options));
+  std::optional<llvm::json::Object> report;
+  if (mlir::succeeded(pm.run(*copy)))
+    if (auto text = llvm::MemoryBuffer::getFile(path))
+      if (auto json = llvm::json::parse((*text)->getBuffer()))
+        if (llvm::json::Object *root = json->getAsObject())
+          report = std::move(*root);
+  llvm::sys::fs::remove(path);
+  return report;
+}
+
+/// What a rank measured over its timed runs, averaged per run; gathered on
+/// rank 0 as a flat array of doubles.
+struct RankFigures {
+  double compute = 0, recvWait = 0, sendWait = 0;
+  double bytesSent = 0, messagesSent = 0, bytesReceived = 0;
+  static constexpr int kCount = 6;
+  std::array<double, kCount> pack() const {
+    return {compute, recvWait, sendWait, bytesSent, messagesSent,
+            bytesReceived};
+  }
+  static RankFigures unpack(const double *v) {
+    return {v[0], v[1], v[2], v[3], v[4], v[5]};
+  }
+};
+
+static double now() {
+  if (job.mpi)
+    return placer_dist_time();
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(
       argc, argv,
-      "Placer runner: compile a graph module ahead of time and run it\n");
+      "Placer runner: compile a graph module ahead of time and run it, alone "
+      "or one MPI rank per device\n");
+  if (launchedByMpi()) {
+    if (placer_dist_init(&argc, &argv, &job.rank, &job.size))
+      return fail("cannot start MPI");
+    job.mpi = true;
+    placer_dist_set_timeout(transferTimeout);
+  }
 
   mlir::DialectRegistry registry;
   registry.insert<placer::graph::GraphDialect, placer::dist::DistDialect,
                   placer::PlacerDialect>();
   mlir::registerAllDialects(registry);
+  placer::dist::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
   mlir::registerAllPasses();
@@ -182,6 +379,13 @@ int main(int argc, char **argv) {
 
   if (outputDir.empty() && profilePath.empty())
     return fail("give --output-dir DIR (outputs) or --profile FILE.json");
+  if (microbatches < 1)
+    return fail("--microbatches must be at least 1");
+  if (transfers != "pipelined" && transfers != "blocking")
+    return fail("--transfers must be 'pipelined' or 'blocking', not '" +
+                transfers + "'");
+  if (transferTimeout <= 0)
+    return fail("--transfer-timeout must be positive");
   // Inputs first: a bad flag fails before any compilation.
   std::map<std::string, std::string> given;
   for (const std::string &entry : inputFiles) {
@@ -198,9 +402,41 @@ int main(int argc, char **argv) {
                                             mlir::ParserConfig(&context));
   if (!module)
     return fail("cannot parse " + modelPath);
+  ProgramShape program = describe(*module);
+  for (const auto &[name, file] : given)
+    if (!program.inputNames.count(name))
+      return fail("the model has no input named '" + name + "'");
 
   bool profiling = !profilePath.empty();
-  llvm::Expected<LoweredModule> lowered = lowerForExecution(*module, profiling);
+  if (job.isDistributed()) {
+    if (profiling)
+      return fail("--profile times the model whole: run it without mpirun");
+    if (program.stages == 0)
+      return fail("the module is not split (no dist.program): run it "
+                  "without mpirun, or split it with --partition-devices");
+    if (program.stages != job.size)
+      return fail("the program has " + llvm::Twine(program.stages) +
+                  " stages, one per rank: start it with mpirun -n " +
+                  llvm::Twine(program.stages) + ", not " +
+                  llvm::Twine(job.size));
+    // Every rank must run the same model with the same flags.
+    std::string identity;
+    if (auto text = llvm::MemoryBuffer::getFile(modelPath))
+      identity = (*text)->getBuffer().str();
+    for (int i = 1; i < argc; ++i)
+      identity += std::string("\0", 1) + argv[i];
+    if (!placer_dist_same(llvm::xxh3_64bits(identity)))
+      return fail("the ranks were started with different models or flags");
+  }
+  std::optional<llvm::json::Object> simulated;
+  if (job.rank == 0)
+    simulated = simulate(*module);
+
+  placer::runtime::ExecutionOptions options;
+  options.profile = profiling;
+  options.stage = job.isDistributed() ? job.rank : -1;
+  options.transfers = transfers;
+  llvm::Expected<LoweredModule> lowered = lowerForExecution(*module, options);
   if (!lowered)
     return fail(llvm::toString(lowered.takeError()));
   bool cached = false;
@@ -218,83 +454,122 @@ int main(int argc, char **argv) {
   if (!executable)
     return fail(llvm::toString(executable.takeError()));
 
-  // Buffers in argument order: inputs, weights, outputs.
+  // Buffers of every microbatch: inputs, weights (shared), outputs.
   std::vector<Buffer> inputs, outputs;
-  std::mt19937_64 rng(seed);
   for (const TensorSpec &spec : lowered->inputs) {
-    Buffer buffer(spec.getByteSize());
+    Buffer buffer(spec.getByteSize() * microbatches);
     auto file = given.find(spec.name);
-    if (file == given.end()) {
-      fillRandom(buffer, spec, rng);
-    } else {
-      llvm::Expected<NpyArray> array = readNpy(file->second);
-      if (!array)
-        return fail(llvm::toString(array.takeError()));
-      if (array->dtype != npyDtypeOf(spec.elementType) ||
-          array->shape != spec.shape)
-        return fail(file->second + ": input '" + spec.name + "' needs dtype " +
-                    npyDtypeOf(spec.elementType) + " and shape [" +
-                    llvm::join(llvm::map_range(spec.shape,
-                                               [](int64_t d) {
-                                                 return std::to_string(d);
-                                               }),
-                               ", ") +
-                    "], the file has " + array->dtype);
-      std::memcpy(buffer.data(), array->bytes.data(), array->bytes.size());
-      given.erase(file);
-    }
+    if (file == given.end())
+      fillRandom(buffer, spec);
+    else if (llvm::Error error = readInput(file->second, spec, buffer))
+      return fail(llvm::toString(std::move(error)));
     inputs.push_back(std::move(buffer));
   }
-  if (!given.empty())
-    return fail("the model has no input named '" + given.begin()->first + "'");
   for (const TensorSpec &spec : lowered->outputs)
-    outputs.emplace_back(spec.getByteSize());
+    outputs.emplace_back(spec.getByteSize() * microbatches);
 
-  std::vector<Buffer *> buffers;
   std::vector<const TensorSpec *> specs;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    buffers.push_back(&inputs[i]);
-    specs.push_back(&lowered->inputs[i]);
-  }
-  for (size_t i = 0; i < lowered->weightData.size(); ++i) {
-    buffers.push_back(&lowered->weightData[i]);
-    specs.push_back(&lowered->weights[i]);
-  }
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    buffers.push_back(&outputs[i]);
-    specs.push_back(&lowered->outputs[i]);
+  for (const TensorSpec &spec : lowered->inputs)
+    specs.push_back(&spec);
+  for (const TensorSpec &spec : lowered->weights)
+    specs.push_back(&spec);
+  for (const TensorSpec &spec : lowered->outputs)
+    specs.push_back(&spec);
+  std::vector<Executable::Arguments> calls;
+  for (int64_t m = 0; m < microbatches; ++m) {
+    std::vector<uint8_t *> data;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      data.push_back(inputs[i].data() + m * lowered->inputs[i].getByteSize());
+    for (Buffer &weight : lowered->weightData)
+      data.push_back(weight.data());
+    for (size_t i = 0; i < outputs.size(); ++i)
+      data.push_back(outputs[i].data() +
+                     m * lowered->outputs[i].getByteSize());
+    calls.push_back(Executable::bind(data, specs));
   }
 
-  executable->bind(buffers, specs);
+  // One run: every microbatch once, the stages streaming to each other.
+  auto runAll = [&]() -> std::pair<double, double> {
+    if (job.isDistributed()) {
+      if (placer_dist_barrier())
+        fail("the ranks could not meet before a run");
+      placer_dist_begin(microbatches);
+    }
+    double start = now();
+    for (Executable::Arguments &call : calls)
+      executable->run(call);
+    if (job.isDistributed())
+      placer_dist_end();
+    return {start, now()};
+  };
+
   int64_t numProfiled = lowered->profileNodes.size();
   if (profiling && placer_profile_reset(numProfiled))
     return fail("out of memory for the profile counters");
-  executable->run();
+  runAll();
   // The warm-up run is not part of the profile.
   if (profiling)
     placer_profile_reset(numProfiled);
-  unsigned runs = profiling ? std::max(1u, unsigned(repeat)) : unsigned(repeat);
-  std::vector<double> times;
+  unsigned runs = profiling || job.isDistributed()
+                      ? std::max(1u, unsigned(repeat))
+                      : unsigned(repeat);
+  std::vector<double> times, spans;
+  RankFigures mine;
   for (unsigned r = 0; r < runs; ++r) {
-    auto start = std::chrono::steady_clock::now();
-    executable->run();
-    times.push_back(std::chrono::duration<double>(
-                        std::chrono::steady_clock::now() - start)
-                        .count());
+    auto [start, end] = runAll();
+    times.push_back(end - start);
+    spans.push_back(start);
+    spans.push_back(end);
+    if (job.isDistributed()) {
+      const placer_dist_stats *stats = placer_dist_get_stats();
+      mine.recvWait += stats->recv_wait_seconds / runs;
+      mine.sendWait += stats->send_wait_seconds / runs;
+      mine.compute += (end - start - stats->recv_wait_seconds -
+                       stats->send_wait_seconds) /
+                      runs;
+      mine.bytesSent += double(stats->bytes_sent) / runs;
+      mine.messagesSent += double(stats->messages_sent) / runs;
+      mine.bytesReceived += double(stats->bytes_received) / runs;
+    }
+  }
+
+  // A distributed run's time is the pipeline's: from the earliest start to
+  // the latest end over all ranks (one clock on one machine).
+  std::vector<RankFigures> ranks{mine};
+  if (job.isDistributed()) {
+    std::vector<double> local(spans);
+    auto packed = mine.pack();
+    local.insert(local.end(), packed.begin(), packed.end());
+    std::vector<double> all(local.size() * job.size);
+    if (placer_dist_gather(local.data(), local.size(), all.data()))
+      return fail("cannot gather the ranks' figures");
+    if (job.rank == 0) {
+      ranks.clear();
+      for (int r = 0; r < job.size; ++r) {
+        const double *row = all.data() + r * local.size();
+        for (unsigned i = 0; i < runs; ++i) {
+          spans[2 * i] = std::min(spans[2 * i], row[2 * i]);
+          spans[2 * i + 1] = std::max(spans[2 * i + 1], row[2 * i + 1]);
+        }
+        ranks.push_back(RankFigures::unpack(row + spans.size()));
+      }
+      for (unsigned i = 0; i < runs; ++i)
+        times[i] = spans[2 * i + 1] - spans[2 * i];
+    }
   }
 
   if (profiling) {
-    if (llvm::Error error = writeProfile(lowered->profileNodes,
-                                         placer_profile_totals(), runs, times))
+    if (llvm::Error error =
+            writeProfile(lowered->profileNodes, placer_profile_totals(),
+                         runs * microbatches, times))
       return fail(llvm::toString(std::move(error)));
   }
   if (!outputDir.empty())
     if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
       return fail("cannot create " + outputDir + ": " + ec.message());
-  llvm::json::Array outputReport;
   for (size_t i = 0; i < outputs.size() && !outputDir.empty(); ++i) {
     const TensorSpec &spec = lowered->outputs[i];
-    NpyArray array{npyDtypeOf(spec.elementType), spec.shape,
+    NpyArray array{npyDtypeOf(spec.elementType), stackedShape(spec),
                    std::vector<uint8_t>(outputs[i].data(),
                                         outputs[i].data() + outputs[i].size())};
     if (array.dtype.empty())
@@ -304,33 +579,98 @@ int main(int argc, char **argv) {
     llvm::sys::path::append(path, fileNameFor(spec.name) + ".npy");
     if (llvm::Error error = writeNpy(path, array))
       return fail(llvm::toString(std::move(error)));
-    outputReport.push_back(llvm::json::Object{
-        {"name", spec.name}, {"file", std::string(path)},
-        {"dtype", array.dtype}, {"shape", llvm::json::Array(spec.shape)}});
+  }
+  if (job.rank != 0) {
+    placer_dist_finalize();
+    return 0;
   }
 
+  // The report: every output (whichever rank wrote it), times, ranks.
+  llvm::json::Array outputReport;
+  for (const auto &[rank, name, type] : program.outputs) {
+    if (outputDir.empty())
+      break;
+    auto tensor = mlir::cast<mlir::ShapedType>(type);
+    TensorSpec spec;
+    spec.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    llvm::SmallString<256> path(outputDir);
+    llvm::sys::path::append(path, fileNameFor(name) + ".npy");
+    llvm::json::Object entry{{"name", name},
+                             {"file", std::string(path)},
+                             {"shape", llvm::json::Array(stackedShape(spec))}};
+    if (job.isDistributed())
+      entry["rank"] = rank;
+    outputReport.push_back(std::move(entry));
+  }
   llvm::json::Object report{{"model", modelPath},
                             {"function", lowered->function},
                             {"cached", cached},
                             {"compile_seconds", compileSeconds},
+                            {"microbatches", int64_t(microbatches)},
                             {"outputs", std::move(outputReport)}};
   if (!times.empty()) {
+    // Per microbatch, as one call of the model takes one microbatch.
+    for (double &t : times)
+      t /= microbatches;
     std::sort(times.begin(), times.end());
     double median = times[times.size() / 2];
-    int64_t samples = lowered->inputs.empty() || lowered->inputs[0].shape.empty()
-                          ? 1
-                          : lowered->inputs[0].shape[0];
+    int64_t samples = 1;
+    for (const auto &[rank, name, type] : program.outputs) {
+      auto shape = mlir::cast<mlir::ShapedType>(type).getShape();
+      samples = shape.empty() ? 1 : shape.front();
+      break;
+    }
     llvm::outs() << llvm::formatv(
-        "{0}: {1} runs, {2:e} s per run (min), {3:e} s (median), {4:e} s per "
-        "sample (median, {5} samples per run)\n",
-        lowered->function, times.size(), times.front(), median,
-        median / samples, samples);
+        "{0}: {1} runs{2}, {3:e} s per run (min), {4:e} s (median), {5:e} s "
+        "per sample (median, {6} samples per run)\n",
+        job.isDistributed() ? "pipeline of " + std::to_string(job.size) +
+                                  " ranks"
+                            : lowered->function,
+        times.size(),
+        microbatches > 1
+            ? " of " + std::to_string(microbatches) + " microbatches"
+            : std::string(),
+        times.front(), median, median / samples, samples);
     report["repeat"] = static_cast<int64_t>(times.size());
     report["samples_per_run"] = samples;
     report["seconds_per_run"] =
         llvm::json::Object{{"min", times.front()}, {"median", median}};
     report["seconds_per_sample"] = llvm::json::Object{
         {"min", times.front() / samples}, {"median", median / samples}};
+    if (simulated) {
+      double total = simulated->getNumber("total").value_or(0);
+      double predicted = total / microbatches;
+      llvm::outs() << llvm::formatv(
+          "simulated (--placer-simulate, the module's costs): {0:e} s per "
+          "run, measured / simulated = {1:f2}\n",
+          predicted, predicted > 0 ? median / predicted : 0.0);
+      report["simulated"] = llvm::json::Object{
+          {"seconds_per_run", predicted},
+          {"steady_state_seconds_per_run",
+           simulated->getNumber("time_per_sample").value_or(0)},
+          {"total_seconds", total},
+          {"measured_over_simulated", predicted > 0 ? median / predicted : 0}};
+    }
+  }
+  if (job.isDistributed()) {
+    llvm::json::Array perRank;
+    for (auto [rank, figures] : llvm::enumerate(ranks)) {
+      llvm::outs() << llvm::formatv(
+          "  rank {0}: compute {1:e} s, waiting on receives {2:e} s, on sends "
+          "{3:e} s, sent {4} bytes in {5} messages (per run)\n",
+          rank, figures.compute, figures.recvWait, figures.sendWait,
+          int64_t(figures.bytesSent), int64_t(figures.messagesSent));
+      perRank.push_back(llvm::json::Object{
+          {"rank", int64_t(rank)},
+          {"compute_seconds", figures.compute},
+          {"recv_wait_seconds", figures.recvWait},
+          {"send_wait_seconds", figures.sendWait},
+          {"bytes_sent", int64_t(figures.bytesSent)},
+          {"messages_sent", int64_t(figures.messagesSent)},
+          {"bytes_received", int64_t(figures.bytesReceived)}});
+    }
+    report["ranks"] = std::move(perRank);
+    report["transfers"] = transfers.getValue();
   }
   if (!reportPath.empty()) {
     std::error_code ec;
@@ -339,5 +679,7 @@ int main(int argc, char **argv) {
       return fail("cannot write " + reportPath + ": " + ec.message());
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
   }
+  if (job.mpi)
+    placer_dist_finalize();
   return 0;
 }

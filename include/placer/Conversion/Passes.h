@@ -4,7 +4,11 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MPI/IR/MPI.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -32,7 +36,11 @@ inline constexpr llvm::StringLiteral kProfileNodesAttrName =
 /// tiling and vectorization of contractions, one-shot bufferization (identity layouts at function boundaries, results as out
 /// parameters), deallocation, loops for the other ops, and convert-to-llvm. Entry functions
 /// get a C interface (`_mlir_ciface_<name>`).
-void buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
+/// Transfers of stage functions (dist.send/recv) are lowered after
+/// deallocation as `transfers` says.
+void buildLowerToLLVMPipeline(
+    mlir::OpPassManager &pm,
+    const LowerDistToMPIOptions &transfers = LowerDistToMPIOptions());
 
 #define GEN_PASS_REGISTRATION
 #include "placer/Conversion/Passes.h.inc"

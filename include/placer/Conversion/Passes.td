@@ -89,4 +89,37 @@ def ApproximateMath : Pass<"placer-approximate-math", "::mlir::func::FuncOp"> {
   ];
 }
 
+def LowerDistToMPI : Pass<"placer-lower-dist-to-mpi", "::mlir::ModuleOp"> {
+  let summary = "Lower bufferized dist.send/dist.recv to MPI transfers";
+  let description = [{
+    Runs after bufferization and deallocation, on stage functions selected
+    by `--placer-select-stage`: each transfer's peer device becomes the rank
+    that runs it (through the function's `dist.ranks`), its channel the MPI
+    tag, and its buffer one contiguous byte range (a buffer with a strided
+    layout is first copied into a dense one).
+
+    `transfers=pipelined` (the default) calls `placer_dist_send` /
+    `placer_dist_recv` of `libplacer_rt` with (pointer, bytes, rank, tag):
+    non-blocking, double-buffered transfers with timeouts, timed per rank
+    (docs/Execution.md). `transfers=blocking` emits upstream's `mpi.send` /
+    `mpi.recv` on `mpi.comm_world` instead, lowered by `convert-to-llvm` for
+    the ABI named by `mpi-implementation` (a `dlti.map` on the module);
+    upstream sends only a memref's first dimension, so buffers are collapsed
+    to 1-D, and its datatype table has no f16/bf16/i1 (those are refused).
+  }];
+  let options = [
+    Option<"transfers", "transfers", "std::string", /*default=*/"\"pipelined\"",
+           "pipelined (libplacer_rt, non-blocking) or blocking (upstream mpi "
+           "dialect)">,
+    Option<"mpiImplementation", "mpi-implementation", "std::string",
+           /*default=*/"\"OpenMPI\"",
+           "MPI ABI of transfers=blocking: OpenMPI or MPICH">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::mpi::MPIDialect", "::mlir::DLTIDialect",
+  ];
+}
+
 #endif // PLACER_CONVERSION_PASSES_TD

@@ -20,6 +20,8 @@ namespace placer::runtime {
 /// One tensor of the entry function's interface.
 struct TensorSpec {
   std::string name;
+  /// Which graph input / output it is (a stage function has a subset).
+  int64_t graphIndex = 0;
   std::string elementType; ///< MLIR spelling: f32, i64, i1, ...
   int64_t elementBytes = 0; ///< in memory (i1 takes a byte, as LLVM stores it)
   std::vector<int64_t> shape;
@@ -53,12 +55,23 @@ struct LoweredModule {
   std::vector<std::string> profileNodes;
 };
 
-/// Merges a split module, lowers graph ops (weights become arguments),
-/// loads every weight (inline, dense_resource or external file under the
-/// model's folder), and lowers to the LLVM dialect in place.
-/// With `profile`, every node's code is timed (placer_profile_enter/exit).
-llvm::Expected<LoweredModule> lowerForExecution(mlir::ModuleOp module,
-                                                bool profile = false);
+/// How a module is lowered for execution.
+struct ExecutionOptions {
+  /// Time every node's code (placer_profile_enter/exit).
+  bool profile = false;
+  /// -1: merge a split module and run it whole. Otherwise the stage (MPI
+  /// rank) of a split module to compile alone, with its transfers.
+  int64_t stage = -1;
+  /// --placer-lower-dist-to-mpi's `transfers`: pipelined or blocking.
+  std::string transfers = "pipelined";
+};
+
+/// Merges a split module (or keeps one stage), lowers graph ops (weights
+/// become arguments), loads every weight (inline, dense_resource or external
+/// file under the model's folder), and lowers to the LLVM dialect in place.
+llvm::Expected<LoweredModule>
+lowerForExecution(mlir::ModuleOp module,
+                  const ExecutionOptions &options = ExecutionOptions());
 
 /// Compiles `module` (LLVM dialect) to a shared object in `cacheDir`, named
 /// by a hash of its LLVM IR, unless it is there already. Returns its path.
@@ -72,19 +85,24 @@ class Executable {
 public:
   static llvm::Expected<Executable> load(llvm::StringRef path,
                                          llvm::StringRef function);
-  /// Binds one buffer per argument (inputs, weights, then outputs), each
-  /// shaped as `specs` says; the buffers must outlive the runs.
-  void bind(const std::vector<Buffer *> &buffers,
-            const std::vector<const TensorSpec *> &specs);
-  /// Calls the entry on the bound buffers.
-  void run() { invoke(args.data()); }
+  /// The entry's arguments bound to memory: one ranked memref descriptor
+  /// per argument and a pointer to each, built once so that timed runs
+  /// only call.
+  class Arguments {
+    friend class Executable;
+    std::vector<std::vector<int64_t>> descriptors;
+    std::vector<void *> pointers;
+  };
+  /// Binds one array per argument (inputs, weights, then outputs), each
+  /// shaped as `specs` says; the memory must outlive the runs.
+  static Arguments bind(const std::vector<uint8_t *> &data,
+                        const std::vector<const TensorSpec *> &specs);
+  /// Calls the entry on bound arguments.
+  void run(Arguments &arguments) const { invoke(arguments.pointers.data()); }
 
 private:
   using Invoke = void (*)(void **);
   Invoke invoke = nullptr;
-  /// One ranked memref descriptor per argument and a pointer to each.
-  std::vector<std::vector<int64_t>> descriptors;
-  std::vector<void *> args;
 };
 
 } // namespace placer::runtime

@@ -83,6 +83,22 @@ def MergeDevices : Pass<"placer-merge-devices", "::mlir::ModuleOp"> {
   }];
 }
 
+def SelectStage : Pass<"placer-select-stage", "::mlir::ModuleOp"> {
+  let summary = "Keep one device's program of a split module (one MPI rank)";
+  let description = [{
+    Keeps the stage function at position `stage` of the module's
+    `dist.program` (the program rank `stage` runs) and drops the other
+    stages and the program op. The kept function records the program's
+    devices in rank order as `dist.ranks`, so that its transfers' peer
+    devices map to ranks when they are lowered. Its sends and recvs stay;
+    only this stage's weights remain referenced.
+  }];
+  let options = [
+    Option<"stage", "stage", "int64_t", /*default=*/"0",
+           "Position of the stage in dist.program (the MPI rank)">
+  ];
+}
+
 def Simulate : Pass<"placer-simulate", "::mlir::ModuleOp"> {
   let summary = "Run a split program on the cluster model, event by event";
   let description = [{

@@ -20,6 +20,24 @@ using namespace placer::dist;
 #define GET_ATTRDEF_CLASSES
 #include "placer/Dialect/Dist/DistAttrs.cpp.inc"
 
+//===----------------------------------------------------------------------===//
+// dist.recv's type: a tensor result, or the buffer it receives into
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseTransferType(OpAsmParser &parser, Type &bufferType,
+                                     Type &resultType) {
+  Type type;
+  if (parser.parseType(type))
+    return failure();
+  (isa<MemRefType>(type) ? bufferType : resultType) = type;
+  return success();
+}
+
+static void printTransferType(OpAsmPrinter &printer, Operation *,
+                              Type bufferType, Type resultType) {
+  printer << (bufferType ? bufferType : resultType);
+}
+
 #define GET_OP_CLASSES
 #include "placer/Dialect/Dist/DistOps.cpp.inc"
 
@@ -65,6 +83,18 @@ static LogicalResult verifyNamedStageIndex(Operation *anchor, func::FuncOp func,
 
 LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
+  if (attr.getName() == kRanksAttrName) {
+    auto ranks = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!isa<func::FuncOp>(op) || !ranks)
+      return op->emitError() << "'" << kRanksAttrName
+                             << "' must be an i64 array on a function";
+    llvm::DenseSet<int64_t> seen;
+    for (int64_t device : ranks.asArrayRef())
+      if (device < 0 || !seen.insert(device).second)
+        return op->emitError() << "'" << kRanksAttrName << "' lists device "
+                               << device << " twice or negative";
+    return success();
+  }
   return verifyNamedStageIndex(op, op->getParentOfType<func::FuncOp>(), attr,
                                kPositionAttrName, "");
 }
@@ -81,6 +111,43 @@ LogicalResult DistDialect::verifyRegionResultAttribute(Operation *op,
                                                        NamedAttribute attr) {
   return verifyNamedStageIndex(op, dyn_cast<func::FuncOp>(op), attr,
                                kResultAttrName, "result ");
+}
+
+//===----------------------------------------------------------------------===//
+// dist.send, dist.recv
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// What transfers act on besides their buffers: their channels, so that no
+/// transfer is dropped or moved across another.
+struct ChannelResource
+    : public SideEffects::Resource::Base<ChannelResource> {
+  StringRef getName() final { return "dist.channel"; }
+};
+} // namespace
+
+void SendOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (isa<MemRefType>(getValue().getType()))
+    effects.emplace_back(MemoryEffects::Read::get(), &getValueMutable());
+  effects.emplace_back(MemoryEffects::Write::get(), ChannelResource::get());
+}
+
+void RecvOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (getBuffer())
+    effects.emplace_back(MemoryEffects::Write::get(),
+                         &getBufferMutable()[0]);
+  effects.emplace_back(MemoryEffects::Read::get(), ChannelResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), ChannelResource::get());
+}
+
+LogicalResult RecvOp::verify() {
+  if (static_cast<bool>(getBuffer()) == static_cast<bool>(getResult()))
+    return emitOpError("needs exactly one of a result and an 'into' buffer");
+  return success();
 }
 
 namespace {
@@ -156,12 +223,12 @@ LogicalResult ProgramOp::verify() {
       return e.recv.emitOpError("does not match channel ")
              << id << " (" << channel.getFrom() << " -> " << channel.getTo()
              << ")";
-    if (e.send.getValue().getType() != channel.getType() ||
-        e.recv.getType() != channel.getType())
+    if (e.send.getTransferType() != channel.getType() ||
+        e.recv.getTransferType() != channel.getType())
       return emitOpError("channel ")
              << id << " carries " << channel.getType() << " but sends "
-             << e.send.getValue().getType() << " and receives "
-             << e.recv.getType();
+             << e.send.getTransferType() << " and receives "
+             << e.recv.getTransferType();
   }
   for (auto &[id, e] : ends)
     if (!listed.contains(id))

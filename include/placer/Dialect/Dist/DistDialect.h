@@ -25,6 +25,10 @@ inline constexpr llvm::StringLiteral kPositionAttrName = "dist.position";
 /// output it is.
 inline constexpr llvm::StringLiteral kArgAttrName = "dist.arg";
 inline constexpr llvm::StringLiteral kResultAttrName = "dist.result";
+/// On a stage function compiled alone (one MPI rank per device): the
+/// program's devices in rank order, so that a transfer's peer device maps
+/// to the rank that runs it.
+inline constexpr llvm::StringLiteral kRanksAttrName = "dist.ranks";
 } // namespace placer::dist
 
 #endif // PLACER_DIALECT_DIST_DISTDIALECT_H

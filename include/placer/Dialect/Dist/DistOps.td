@@ -12,6 +12,7 @@
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Dist_Dialect : Dialect {
   let name = "dist";
@@ -66,20 +67,51 @@ def Dist_ProgramOp : Dist_Op<"program", [HasParent<"::mlir::ModuleOp">]> {
   let hasVerifier = 1;
 }
 
-def Dist_SendOp : Dist_Op<"send"> {
-  let summary = "send a tensor to another device";
+def Dist_SendOp : Dist_Op<"send",
+    [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "send a tensor (or, once bufferized, a buffer) to another device";
+  let description = [{
+    Sends `value` to device `peer` over `channel`. Before bufferization the
+    value is a tensor (or a workload's `!graph.unknown`); bufferization turns it into the buffer that
+    holds it, which the op reads. Either way the op writes the channel (a
+    side effect, so it is never removed or reordered with other transfers).
+  }];
   let arguments = (ins AnyType:$value,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$channel,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$peer);
   let assemblyFormat = "$value `to` $peer `channel` $channel attr-dict `:` type($value)";
+  let extraClassDeclaration = [{
+    /// The tensor or buffer type the channel carries.
+    ::mlir::Type getTransferType() { return getValue().getType(); }
+  }];
 }
 
-def Dist_RecvOp : Dist_Op<"recv"> {
-  let summary = "receive a tensor from another device";
+def Dist_RecvOp : Dist_Op<"recv",
+    [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "receive a tensor (or, once bufferized, into a buffer) from another device";
+  let description = [{
+    Receives what device `peer` sends over `channel`. Before bufferization
+    the op yields a tensor (or a workload's `!graph.unknown`); bufferization gives it a fresh buffer to
+    receive `into` instead, which the op writes. Exactly one of the two
+    forms: a result or an `into` buffer.
+  }];
   let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$channel,
-                       ConfinedAttr<I64Attr, [IntNonNegative]>:$peer);
-  let results = (outs AnyType:$result);
-  let assemblyFormat = "`from` $peer `channel` $channel attr-dict `:` type($result)";
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$peer,
+                       Optional<AnyMemRef>:$buffer);
+  let results = (outs Optional<AnyType>:$result);
+  let assemblyFormat = [{
+    `from` $peer `channel` $channel (`into` $buffer^)? attr-dict `:`
+    custom<TransferType>(type($buffer), type($result))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The tensor or buffer type the channel carries.
+    ::mlir::Type getTransferType() {
+      if (getResult())
+        return getResult().getType();
+      return getBuffer().getType();
+    }
+  }];
 }
 
 #endif // PLACER_DIALECT_DIST_DISTOPS_TD

@@ -1,0 +1,60 @@
+/*===- DistHooks.h - MPI transfers of split programs ---------------*- C -*-===*
+ *
+ * The C interface between stage programs (one MPI rank per device), their
+ * host (placer-run) and Open MPI; see lib/Runtime/hooks/DistHooks.c and
+ * docs/Execution.md. Errors inside transfers print a message naming the
+ * rank, channel and microbatch and abort the whole MPI job: a stage program
+ * has no way to recover from a lost peer, and the other ranks must not hang.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef PLACER_RUNTIME_DISTHOOKS_H
+#define PLACER_RUNTIME_DISTHOOKS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What one rank's transfers cost since placer_dist_begin. */
+typedef struct placer_dist_stats {
+  double recv_wait_seconds; /* waiting for messages to arrive */
+  double send_wait_seconds; /* waiting for a send buffer to free up */
+  int64_t bytes_sent, messages_sent, bytes_received;
+} placer_dist_stats;
+
+/* Host side. placer_dist_init starts MPI (errors returned, not fatal) and
+ * gives this process's rank and the number of ranks; 0 on success. */
+int placer_dist_init(int *argc, char ***argv, int *rank, int *size);
+int placer_dist_finalize(void);
+/* Ends the whole job with `code` (after printing the error). */
+void placer_dist_abort(int code);
+/* A transfer that waits longer than this fails (default 60 s). */
+void placer_dist_set_timeout(double seconds);
+/* 1 when every rank passes 1, else 0 (a collective: all ranks call it). */
+int placer_dist_all(int ok);
+/* 1 when every rank passes the same value (a collective). */
+int placer_dist_same(uint64_t value);
+/* Gathers `count` doubles from every rank into `all` on rank 0. */
+int placer_dist_gather(const double *values, int count, double *all);
+int placer_dist_barrier(void);
+/* Seconds on MPI's clock (MPI_Wtime). */
+double placer_dist_time(void);
+/* Starts a pass of `microbatches` calls of the stage program: transfers
+ * restart at microbatch 0 and the statistics at zero. */
+void placer_dist_begin(int64_t microbatches);
+/* Completes the pass's outstanding sends. */
+void placer_dist_end(void);
+const placer_dist_stats *placer_dist_get_stats(void);
+
+/* Program side (--placer-lower-dist-to-mpi, transfers=pipelined): one call
+ * per microbatch and channel; `tag` is the channel. */
+void placer_dist_send(const void *data, int64_t bytes, int64_t rank,
+                      int64_t tag);
+void placer_dist_recv(void *data, int64_t bytes, int64_t rank, int64_t tag);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PLACER_RUNTIME_DISTHOOKS_H */

@@ -1,0 +1,222 @@
+//===- LowerDistToMPI.cpp - Bufferized transfers to MPI -------------------===//
+//
+// After deallocation, each dist.send/recv of a stage function becomes an MPI
+// transfer of one dense byte range: a call into libplacer_rt's pipelined
+// transfers, or upstream's blocking mpi.send/recv (docs/Execution.md says
+// which parts are upstream and which are ours).
+//
+//===----------------------------------------------------------------------===//
+
+#include "placer/Conversion/Passes.h"
+
+#include "placer/Dialect/Dist/DistDialect.h"
+#include "placer/Dialect/Graph/GraphDialect.h"
+
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace placer {
+#define GEN_PASS_DEF_LOWERDISTTOMPI
+#include "placer/Conversion/Passes.h.inc"
+} // namespace placer
+
+using namespace mlir;
+using namespace placer;
+
+namespace {
+
+/// The hooks of lib/Runtime/hooks/DistHooks.c that pipelined transfers call:
+/// (data, bytes, rank, tag).
+constexpr llvm::StringLiteral kSendHook = "placer_dist_send";
+constexpr llvm::StringLiteral kRecvHook = "placer_dist_recv";
+
+/// One transfer to lower, whichever its direction.
+struct Transfer {
+  Operation *op;
+  Value buffer;
+  int64_t channel, peer;
+  bool isSend;
+};
+
+struct LowerDistToMPIPass
+    : public placer::impl::LowerDistToMPIBase<LowerDistToMPIPass> {
+  using LowerDistToMPIBase::LowerDistToMPIBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (transfers != "pipelined" && transfers != "blocking") {
+      module.emitError("--placer-lower-dist-to-mpi: transfers must be "
+                       "'pipelined' or 'blocking', not '")
+          << transfers << "'";
+      return signalPassFailure();
+    }
+    if (mpiImplementation != "OpenMPI" && mpiImplementation != "MPICH") {
+      module.emitError("--placer-lower-dist-to-mpi: mpi-implementation must "
+                       "be 'OpenMPI' or 'MPICH', not '")
+          << mpiImplementation << "'";
+      return signalPassFailure();
+    }
+    bool any = false;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      SmallVector<Transfer> found;
+      WalkResult walk = func.walk([&](Operation *op) {
+        if (auto send = dyn_cast<dist::SendOp>(op))
+          found.push_back({op, send.getValue(), int64_t(send.getChannel()),
+                           int64_t(send.getPeer()), true});
+        else if (auto recv = dyn_cast<dist::RecvOp>(op))
+          found.push_back({op, recv.getBuffer(), int64_t(recv.getChannel()),
+                           int64_t(recv.getPeer()), false});
+        else
+          return WalkResult::advance();
+        if (!found.back().buffer ||
+            !isa<MemRefType>(found.back().buffer.getType())) {
+          op->emitOpError("must be bufferized before "
+                          "--placer-lower-dist-to-mpi");
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
+      if (walk.wasInterrupted())
+        return signalPassFailure();
+      for (const Transfer &transfer : found)
+        if (failed(lower(module, func, transfer)))
+          return signalPassFailure();
+      any |= !found.empty();
+      // Peers are ranks now; the map has no meaning past this pass.
+      func->removeAttr(dist::kRanksAttrName);
+    }
+    if (any && transfers == "blocking") {
+      MLIRContext *context = module.getContext();
+      auto entry = DataLayoutEntryAttr::get(
+          StringAttr::get(context, "MPI:Implementation"),
+          StringAttr::get(context, mpiImplementation));
+      module->setAttr("dlti.map", MapAttr::get(context, {entry}));
+    }
+  }
+
+  /// The rank that runs `device`: its position in the function's dist.ranks
+  /// (the device itself where the function has none).
+  FailureOr<int64_t> rankOf(func::FuncOp func, const Transfer &transfer) {
+    auto ranks = func->getAttrOfType<DenseI64ArrayAttr>(dist::kRanksAttrName);
+    if (!ranks)
+      return transfer.peer;
+    auto it = llvm::find(ranks.asArrayRef(), transfer.peer);
+    if (it == ranks.asArrayRef().end())
+      return transfer.op->emitOpError("peer device ")
+             << transfer.peer << " is not in the function's "
+             << dist::kRanksAttrName;
+    return static_cast<int64_t>(it - ranks.asArrayRef().begin());
+  }
+
+  LogicalResult lower(ModuleOp module, func::FuncOp func,
+                      const Transfer &transfer) {
+    auto type = cast<MemRefType>(transfer.buffer.getType());
+    if (!type.hasStaticShape())
+      return transfer.op->emitOpError("transfers need static shapes, got ")
+             << type;
+    FailureOr<int64_t> rank = rankOf(func, transfer);
+    if (failed(rank))
+      return failure();
+    if (transfer.channel > std::numeric_limits<int32_t>::max() ||
+        *rank > std::numeric_limits<int32_t>::max())
+      return transfer.op->emitOpError("channel or rank does not fit an MPI "
+                                      "tag or rank (32 bits)");
+
+    OpBuilder b(transfer.op);
+    Location loc = transfer.op->getLoc();
+    // A message is one dense byte range: strided buffers go through a copy.
+    Value dense = transfer.buffer;
+    bool copied = !memref::isStaticShapeAndContiguousRowMajor(type) ||
+                  !type.getLayout().isIdentity();
+    if (copied) {
+      auto denseType = MemRefType::get(type.getShape(), type.getElementType());
+      dense = memref::AllocOp::create(b, loc, denseType);
+      if (transfer.isSend)
+        memref::CopyOp::create(b, loc, transfer.buffer, dense);
+    }
+    LogicalResult emitted = transfers == "pipelined"
+                                ? emitHookCall(b, module, loc, dense, transfer,
+                                               *rank)
+                                : emitUpstream(b, loc, dense, transfer, *rank);
+    if (failed(emitted))
+      return failure();
+    if (copied) {
+      if (!transfer.isSend)
+        memref::CopyOp::create(b, loc, dense, transfer.buffer);
+      memref::DeallocOp::create(b, loc, dense);
+    }
+    transfer.op->erase();
+    return success();
+  }
+
+  /// placer_dist_send/recv(ptr, bytes, rank, tag).
+  LogicalResult emitHookCall(OpBuilder &b, ModuleOp module, Location loc,
+                             Value dense, const Transfer &transfer,
+                             int64_t rank) {
+    auto type = cast<MemRefType>(dense.getType());
+    Type i64 = b.getI64Type();
+    auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+    StringRef hook = transfer.isSend ? kSendHook : kRecvHook;
+    if (!module.lookupSymbol(hook)) {
+      OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
+      auto decl = func::FuncOp::create(
+          top, module.getLoc(), hook,
+          top.getFunctionType({ptrType, i64, i64, i64}, {}));
+      decl.setPrivate();
+    }
+    int64_t bytes =
+        type.getNumElements() * graph::getElementByteSize(type.getElementType());
+    Value address =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dense);
+    Value pointer = LLVM::IntToPtrOp::create(
+        b, loc, ptrType,
+        arith::IndexCastOp::create(b, loc, i64, address).getResult());
+    auto constant = [&](int64_t v) -> Value {
+      return arith::ConstantIntOp::create(b, loc, i64, v);
+    };
+    func::CallOp::create(b, loc, hook, TypeRange(),
+                         ValueRange{pointer, constant(bytes), constant(rank),
+                                    constant(transfer.channel)});
+    return success();
+  }
+
+  /// mpi.send/recv on the buffer collapsed to 1-D (upstream sends dim 0).
+  LogicalResult emitUpstream(OpBuilder &b, Location loc, Value dense,
+                             const Transfer &transfer, int64_t rank) {
+    auto type = cast<MemRefType>(dense.getType());
+    Type element = type.getElementType();
+    bool known = element.isF32() || element.isF64() ||
+                 (element.isSignlessInteger() &&
+                  element.getIntOrFloatBitWidth() >= 8);
+    if (!known)
+      return transfer.op->emitOpError("transfers=blocking cannot send ")
+             << element
+             << " (upstream's MPI lowering has no datatype for it); use "
+                "transfers=pipelined";
+    Value flat = dense;
+    if (type.getRank() == 0) {
+      flat = memref::ExpandShapeOp::create(
+          b, loc, MemRefType::get({1}, element), dense,
+          ArrayRef<ReassociationIndices>{});
+    } else if (type.getRank() > 1) {
+      ReassociationIndices all;
+      for (int64_t i = 0; i < type.getRank(); ++i)
+        all.push_back(i);
+      flat = memref::CollapseShapeOp::create(b, loc, dense,
+                                             ArrayRef<ReassociationIndices>{all});
+    }
+    Value comm = mpi::CommWorldOp::create(b, loc, mpi::CommType::get(b.getContext()));
+    Value tag = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                             transfer.channel);
+    Value peer = arith::ConstantIntOp::create(b, loc, b.getI32Type(), rank);
+    if (transfer.isSend)
+      mpi::SendOp::create(b, loc, TypeRange(), flat, tag, peer, comm);
+    else
+      mpi::RecvOp::create(b, loc, TypeRange(), flat, tag, peer, comm);
+    return success();
+  }
+};
+
+} // namespace
