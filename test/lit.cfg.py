@@ -37,5 +37,21 @@ if os.path.isdir(testdata):
     config.available_features.add("onnx-testdata")
 
 import shutil
+# MPI runs (Open MPI): as root too, with more ranks than cores, and without
+# the shared-memory single-copy path that containers often forbid.
+if shutil.which("mpirun"):
+    config.available_features.add("mpi")
+    config.environment.update({
+        "OMPI_ALLOW_RUN_AS_ROOT": "1",
+        "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+        "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
+        "OMPI_MCA_rmaps_base_oversubscribe": "1",
+    })
+    for name in ("HOME", "TMPDIR"):
+        if name in os.environ:
+            config.environment[name] = os.environ[name]
+    # Never a hang: every MPI job of the suite is bounded.
+    config.substitutions.append(("%mpirun", "timeout 300 mpirun"))
+
 if shutil.which("dot"):
     config.available_features.add("graphviz")

@@ -39,7 +39,8 @@ struct SelectStagePass
     int64_t count = program.getStages().size();
     if (stage < 0 || stage >= count) {
       program.emitError("--placer-select-stage: stage ")
-          << stage << " does not exist: the program has " << count
+          << static_cast<int64_t>(stage)
+          << " does not exist: the program has " << count
           << " stages (ranks 0 to " << count - 1 << ")";
       return signalPassFailure();
     }

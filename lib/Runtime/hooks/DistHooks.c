@@ -87,12 +87,12 @@ static void waitFor(MPI_Request *request, MPI_Status *status, Channel *channel,
     double elapsed = MPI_Wtime() - start;
     if (elapsed > timeoutSeconds)
       fail(channel->isSend
-               ? "rank %lld took no message on channel %lld for %lld s "
-                 "(microbatch %lld): is it running the same program?"
-               : "no message from rank %lld on channel %lld for %lld s "
+               ? "rank %lld took no message on channel %lld for %g s "
+                 "(microbatch %lld): did it fail or run another program?"
+               : "no message from rank %lld on channel %lld for %g s "
                  "(microbatch %lld): did it fail or run another program?",
-           (long long)channel->peer, (long long)channel->tag,
-           (long long)timeoutSeconds, (long long)channel->calls);
+           (long long)channel->peer, (long long)channel->tag, timeoutSeconds,
+           (long long)channel->calls);
     /* Give the core back to ranks sharing it (oversubscribed runs). */
     if (elapsed > 1e-3) {
       struct timespec pause = {0, 20000};

@@ -138,3 +138,29 @@ module attributes {dist.position = 3 : i64} {}
 
 // expected-error @+1 {{unknown attribute 'dist.stage' of the dist dialect}}
 module attributes {dist.stage = 3 : i64} {}
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{needs exactly one of a result and an 'into' buffer}}
+  "dist.recv"() <{channel = 0 : i64, peer = 1 : i64}> : () -> ()
+  return
+}
+
+// -----
+
+func.func @f(%m: memref<2xf32>) {
+  // expected-error @+1 {{needs exactly one of a result and an 'into' buffer}}
+  %0 = "dist.recv"(%m) <{channel = 0 : i64, peer = 1 : i64}> : (memref<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'dist.ranks' lists device 1 twice or negative}}
+func.func @f() attributes {dist.ranks = array<i64: 1, 1>} { return }
+
+// -----
+
+// expected-error @+1 {{'dist.ranks' must be an i64 array on a function}}
+func.func @f() attributes {dist.ranks = [1, 2]} { return }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""mlp4_check.py write-input FILE | check OUTPUT.npy INPUT.npy MODEL.onnx |
-same A.npy B.npy: the bundled example's input, its numpy reference, and a
+"""mlp4_check.py write-input FILE [MICROBATCHES] | check OUTPUT.npy INPUT.npy
+MODEL.onnx | same A.npy B.npy: the bundled example's input (one [8, 32]
+batch, or that many stacked as [M, 8, 32]), its numpy reference, and a
 bitwise comparison of two runs."""
 import sys
 
@@ -10,7 +11,8 @@ from onnx import numpy_helper
 
 cmd = sys.argv[1]
 if cmd == "write-input":
-    np.save(sys.argv[2], np.random.default_rng(11).standard_normal((8, 32)).astype(np.float32))
+    shape = (8, 32) if len(sys.argv) < 4 else (int(sys.argv[3]), 8, 32)
+    np.save(sys.argv[2], np.random.default_rng(11).standard_normal(shape).astype(np.float32))
 elif cmd == "check":
     y, x = np.load(sys.argv[2]), np.load(sys.argv[3])
     w = {t.name: numpy_helper.to_array(t) for t in onnx.load(sys.argv[4]).graph.initializer}

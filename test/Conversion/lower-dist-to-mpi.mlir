@@ -1,0 +1,61 @@
+// --placer-lower-dist-to-mpi on bufferized stage functions.
+// RUN: placer-opt %s --split-input-file --placer-lower-dist-to-mpi | FileCheck %s
+// RUN: placer-opt %s --split-input-file --placer-lower-dist-to-mpi=transfers=blocking | FileCheck %s --check-prefix=BLOCKING
+// RUN: placer-opt %s --split-input-file --placer-lower-dist-to-mpi="transfers=blocking mpi-implementation=MPICH" | FileCheck %s --check-prefix=MPICH
+// RUN: not placer-opt %s --split-input-file --placer-lower-dist-to-mpi=transfers=eager 2>&1 | FileCheck %s --check-prefix=BADMODE
+// RUN: not placer-opt %s --split-input-file --placer-lower-dist-to-mpi="transfers=blocking mpi-implementation=LAM" 2>&1 | FileCheck %s --check-prefix=BADABI
+
+// Pipelined: libplacer_rt's hooks with (pointer, bytes, rank, tag); peer
+// devices 2 and 7 are ranks 0 and 1 through dist.ranks, which is consumed.
+// CHECK: func.func private @placer_dist_recv(!llvm.ptr, i64, i64, i64)
+// CHECK: func.func private @placer_dist_send(!llvm.ptr, i64, i64, i64)
+// CHECK-LABEL: func.func @stage(
+// CHECK-NOT: dist.ranks
+// CHECK: %[[P:.*]] = memref.extract_aligned_pointer_as_index %arg0
+// CHECK: %[[I:.*]] = arith.index_cast %[[P]] : index to i64
+// CHECK: %[[PTR:.*]] = llvm.inttoptr %[[I]] : i64 to !llvm.ptr
+// CHECK-DAG: %[[BYTES:.*]] = arith.constant 24 : i64
+// CHECK-DAG: %[[RANK:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[TAG:.*]] = arith.constant 5 : i64
+// CHECK: call @placer_dist_send(%[[PTR]], %[[BYTES]], %[[RANK]], %[[TAG]])
+// CHECK: arith.constant 16 : i64
+// CHECK: arith.constant 0 : i64
+// CHECK: arith.constant 6 : i64
+// CHECK: call @placer_dist_recv(
+// CHECK-NOT: dist.
+// Blocking: upstream mpi.send/recv of the buffer collapsed to 1-D, i32 tag
+// and rank on MPI_COMM_WORLD; the module names the ABI.
+// BLOCKING: module attributes {dlti.map = #dlti.map<"MPI:Implementation" = "OpenMPI">}
+// BLOCKING: %[[FLAT:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1]] : memref<2x3xf32> into memref<6xf32>
+// BLOCKING: %[[COMM:.*]] = mpi.comm_world : !mpi.comm
+// BLOCKING-DAG: %[[TAG:.*]] = arith.constant 5 : i32
+// BLOCKING-DAG: %[[RANK:.*]] = arith.constant 1 : i32
+// BLOCKING: mpi.send(%[[FLAT]], %[[TAG]], %[[RANK]], %[[COMM]]) : memref<6xf32>, i32, i32
+// BLOCKING: mpi.recv(%arg1, {{.*}}) : memref<2xi64>, i32, i32
+// MPICH: module attributes {dlti.map = #dlti.map<"MPI:Implementation" = "MPICH">}
+// BADMODE: error: --placer-lower-dist-to-mpi: transfers must be 'pipelined' or 'blocking', not 'eager'
+// BADABI: error: --placer-lower-dist-to-mpi: mpi-implementation must be 'OpenMPI' or 'MPICH', not 'LAM'
+func.func @stage(%x: memref<2x3xf32>, %y: memref<2xi64>) attributes {dist.ranks = array<i64: 2, 7>} {
+  dist.send %x to 7 channel 5 : memref<2x3xf32>
+  dist.recv from 2 channel 6 into %y : memref<2xi64>
+  return
+}
+
+// -----
+
+// A strided buffer is sent through a dense copy, freed after the call;
+// without dist.ranks a peer is its own rank.
+// CHECK-LABEL: func.func @strided(
+// CHECK: %[[DENSE:.*]] = memref.alloc() : memref<2x2xf32>
+// CHECK: memref.copy %arg0, %[[DENSE]]
+// CHECK: memref.extract_aligned_pointer_as_index %[[DENSE]]
+// CHECK: arith.constant 3 : i64
+// CHECK: call @placer_dist_send(
+// CHECK: memref.dealloc %[[DENSE]]
+// BLOCKING-LABEL: func.func @strided(
+// BLOCKING: memref.copy
+// BLOCKING: mpi.send
+func.func @strided(%x: memref<2x2xf32, strided<[4, 1], offset: 1>>) {
+  dist.send %x to 3 channel 0 : memref<2x2xf32, strided<[4, 1], offset: 1>>
+  return
+}
