@@ -88,3 +88,15 @@ check="$root/test/Runtime/Inputs/mlp4_check.py"
 "$bin/placer-run" "$out/mlp4.placed.mlir" --input x="$out/x.npy" \
   --output-dir "$out/run-split" --cache-dir "$out/cache"
 echo "split vs whole: $(/usr/bin/python3 "$check" same "$out/run/y.npy" "$out/run-split/y.npy")"
+
+echo
+echo "== 7. run the split for real: 4 MPI ranks, 16 microbatches streamed"
+# As root, Open MPI needs these two; 4 ranks may exceed the cores.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+/usr/bin/python3 "$check" write-input "$out/x16.npy" 16
+"$bin/placer-run" "$out/mlp4.mlir" --input x="$out/x16.npy" --microbatches 16 \
+  --output-dir "$out/run16" --cache-dir "$out/cache"
+timeout 300 mpirun -n 4 --oversubscribe "$bin/placer-run" "$out/mlp4.placed.mlir" \
+  --input x="$out/x16.npy" --microbatches 16 --repeat 10 \
+  --output-dir "$out/run-mpi" --report "$out/run-mpi.json" --cache-dir "$out/cache"
+echo "4 ranks vs whole model: $(/usr/bin/python3 "$check" same "$out/run16/y.npy" "$out/run-mpi/y.npy")"

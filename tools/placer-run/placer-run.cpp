@@ -50,6 +50,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <array>
 #include <map>
@@ -659,15 +660,15 @@ int main(int argc, char **argv) {
           "  rank {0}: compute {1:e} s, waiting on receives {2:e} s, on sends "
           "{3:e} s, sent {4} bytes in {5} messages (per run)\n",
           rank, figures.compute, figures.recvWait, figures.sendWait,
-          int64_t(figures.bytesSent), int64_t(figures.messagesSent));
+          std::llround(figures.bytesSent), std::llround(figures.messagesSent));
       perRank.push_back(llvm::json::Object{
           {"rank", int64_t(rank)},
           {"compute_seconds", figures.compute},
           {"recv_wait_seconds", figures.recvWait},
           {"send_wait_seconds", figures.sendWait},
-          {"bytes_sent", int64_t(figures.bytesSent)},
-          {"messages_sent", int64_t(figures.messagesSent)},
-          {"bytes_received", int64_t(figures.bytesReceived)}});
+          {"bytes_sent", int64_t(std::llround(figures.bytesSent))},
+          {"messages_sent", int64_t(std::llround(figures.messagesSent))},
+          {"bytes_received", int64_t(std::llround(figures.bytesReceived))}});
     }
     report["ranks"] = std::move(perRank);
     report["transfers"] = transfers.getValue();
