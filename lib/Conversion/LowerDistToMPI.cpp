@@ -31,6 +31,7 @@ namespace {
 /// (data, bytes, rank, tag).
 constexpr llvm::StringLiteral kSendHook = "placer_dist_send";
 constexpr llvm::StringLiteral kRecvHook = "placer_dist_recv";
+constexpr llvm::StringLiteral kProgressHook = "placer_dist_progress";
 
 /// One transfer to lower, whichever its direction.
 struct Transfer {
@@ -80,6 +81,8 @@ struct LowerDistToMPIPass
       });
       if (walk.wasInterrupted())
         return signalPassFailure();
+      if (!found.empty() && transfers == "pipelined" && progress)
+        addProgressCalls(module, func);
       for (const Transfer &transfer : found)
         if (failed(lower(module, func, transfer)))
           return signalPassFailure();
@@ -93,6 +96,27 @@ struct LowerDistToMPIPass
           StringAttr::get(context, "MPI:Implementation"),
           StringAttr::get(context, mpiImplementation));
       module->setAttr("dlti.map", MapAttr::get(context, {entry}));
+    }
+  }
+
+  /// Declares `name` as a private function of `type` unless it exists.
+  static void declare(ModuleOp module, StringRef name, FunctionType type) {
+    if (module.lookupSymbol(name))
+      return;
+    OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
+    func::FuncOp::create(top, module.getLoc(), name, type).setPrivate();
+  }
+
+  /// A progress call after each compute op: transfers in flight need MPI
+  /// calls on both sides to move, and ops can run for long.
+  void addProgressCalls(ModuleOp module, func::FuncOp func) {
+    OpBuilder b(module.getContext());
+    declare(module, kProgressHook, b.getFunctionType({}, {}));
+    for (Operation &op : llvm::make_early_inc_range(func.getBody().getOps())) {
+      if (!isa<linalg::LinalgOp>(op) && op.getNumRegions() == 0)
+        continue;
+      b.setInsertionPointAfter(&op);
+      func::CallOp::create(b, op.getLoc(), kProgressHook, TypeRange());
     }
   }
 
@@ -159,13 +183,7 @@ struct LowerDistToMPIPass
     Type i64 = b.getI64Type();
     auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
     StringRef hook = transfer.isSend ? kSendHook : kRecvHook;
-    if (!module.lookupSymbol(hook)) {
-      OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
-      auto decl = func::FuncOp::create(
-          top, module.getLoc(), hook,
-          top.getFunctionType({ptrType, i64, i64, i64}, {}));
-      decl.setPrivate();
-    }
+    declare(module, hook, b.getFunctionType({ptrType, i64, i64, i64}, {}));
     int64_t bytes =
         type.getNumElements() * graph::getElementByteSize(type.getElementType());
     Value address =

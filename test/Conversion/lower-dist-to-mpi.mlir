@@ -2,15 +2,21 @@
 // RUN: placer-opt %s --split-input-file --placer-lower-dist-to-mpi | FileCheck %s
 // RUN: placer-opt %s --split-input-file --placer-lower-dist-to-mpi=transfers=blocking | FileCheck %s --check-prefix=BLOCKING
 // RUN: placer-opt %s --split-input-file --placer-lower-dist-to-mpi="transfers=blocking mpi-implementation=MPICH" | FileCheck %s --check-prefix=MPICH
+// RUN: placer-opt %s --split-input-file --placer-lower-dist-to-mpi=progress=false | FileCheck %s --check-prefix=QUIET
 // RUN: not placer-opt %s --split-input-file --placer-lower-dist-to-mpi=transfers=eager 2>&1 | FileCheck %s --check-prefix=BADMODE
 // RUN: not placer-opt %s --split-input-file --placer-lower-dist-to-mpi="transfers=blocking mpi-implementation=LAM" 2>&1 | FileCheck %s --check-prefix=BADABI
 
 // Pipelined: libplacer_rt's hooks with (pointer, bytes, rank, tag); peer
 // devices 2 and 7 are ranks 0 and 1 through dist.ranks, which is consumed.
-// CHECK: func.func private @placer_dist_recv(!llvm.ptr, i64, i64, i64)
-// CHECK: func.func private @placer_dist_send(!llvm.ptr, i64, i64, i64)
+// A progress call follows each compute op (here the fill), unless
+// progress=false; blocking transfers have none.
+// CHECK-DAG: func.func private @placer_dist_recv(!llvm.ptr, i64, i64, i64)
+// CHECK-DAG: func.func private @placer_dist_send(!llvm.ptr, i64, i64, i64)
+// CHECK-DAG: func.func private @placer_dist_progress()
 // CHECK-LABEL: func.func @stage(
 // CHECK-NOT: dist.ranks
+// CHECK: linalg.fill
+// CHECK-NEXT: call @placer_dist_progress() : () -> ()
 // CHECK: %[[P:.*]] = memref.extract_aligned_pointer_as_index %arg0
 // CHECK: %[[I:.*]] = arith.index_cast %[[P]] : index to i64
 // CHECK: %[[PTR:.*]] = llvm.inttoptr %[[I]] : i64 to !llvm.ptr
@@ -26,6 +32,7 @@
 // Blocking: upstream mpi.send/recv of the buffer collapsed to 1-D, i32 tag
 // and rank on MPI_COMM_WORLD; the module names the ABI.
 // BLOCKING: module attributes {dlti.map = #dlti.map<"MPI:Implementation" = "OpenMPI">}
+// BLOCKING-NOT: placer_dist_progress
 // BLOCKING: %[[FLAT:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1]] : memref<2x3xf32> into memref<6xf32>
 // BLOCKING: %[[COMM:.*]] = mpi.comm_world : !mpi.comm
 // BLOCKING-DAG: %[[TAG:.*]] = arith.constant 5 : i32
@@ -33,9 +40,14 @@
 // BLOCKING: mpi.send(%[[FLAT]], %[[TAG]], %[[RANK]], %[[COMM]]) : memref<6xf32>, i32, i32
 // BLOCKING: mpi.recv(%arg1, {{.*}}) : memref<2xi64>, i32, i32
 // MPICH: module attributes {dlti.map = #dlti.map<"MPI:Implementation" = "MPICH">}
+// QUIET-NOT: placer_dist_progress
+// QUIET: call @placer_dist_send
+// QUIET-NOT: placer_dist_progress
 // BADMODE: error: --placer-lower-dist-to-mpi: transfers must be 'pipelined' or 'blocking', not 'eager'
 // BADABI: error: --placer-lower-dist-to-mpi: mpi-implementation must be 'OpenMPI' or 'MPICH', not 'LAM'
 func.func @stage(%x: memref<2x3xf32>, %y: memref<2xi64>) attributes {dist.ranks = array<i64: 2, 7>} {
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%one : f32) outs(%x : memref<2x3xf32>)
   dist.send %x to 7 channel 5 : memref<2x3xf32>
   dist.recv from 2 channel 6 into %y : memref<2xi64>
   return

@@ -101,7 +101,10 @@ def LowerDistToMPI : Pass<"placer-lower-dist-to-mpi", "::mlir::ModuleOp"> {
     `transfers=pipelined` (the default) calls `placer_dist_send` /
     `placer_dist_recv` of `libplacer_rt` with (pointer, bytes, rank, tag):
     non-blocking, double-buffered transfers with timeouts, timed per rank
-    (docs/Execution.md). `transfers=blocking` emits upstream's `mpi.send` /
+    (docs/Execution.md). With `progress`, a call to `placer_dist_progress()`
+    follows each compute op (a linalg op or an op with regions) of a
+    function with pipelined transfers, so that MPI moves messages in flight
+    while the function computes. `transfers=blocking` emits upstream's `mpi.send` /
     `mpi.recv` on `mpi.comm_world` instead, lowered by `convert-to-llvm` for
     the ABI named by `mpi-implementation` (a `dlti.map` on the module);
     upstream sends only a memref's first dimension, so buffers are collapsed
@@ -114,6 +117,9 @@ def LowerDistToMPI : Pass<"placer-lower-dist-to-mpi", "::mlir::ModuleOp"> {
     Option<"mpiImplementation", "mpi-implementation", "std::string",
            /*default=*/"\"OpenMPI\"",
            "MPI ABI of transfers=blocking: OpenMPI or MPICH">,
+    Option<"progress", "progress", "bool", /*default=*/"true",
+           "transfers=pipelined: call placer_dist_progress after each "
+           "compute op of a function with transfers">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

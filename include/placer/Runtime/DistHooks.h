@@ -52,6 +52,8 @@ const placer_dist_stats *placer_dist_get_stats(void);
 void placer_dist_send(const void *data, int64_t bytes, int64_t rank,
                       int64_t tag);
 void placer_dist_recv(void *data, int64_t bytes, int64_t rank, int64_t tag);
+/* Between the program's ops: lets MPI advance transfers in flight. */
+void placer_dist_progress(void);
 
 #ifdef __cplusplus
 }
