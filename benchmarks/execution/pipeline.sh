@@ -7,15 +7,8 @@
 # Usage: benchmarks/execution/pipeline.sh [--cases a,b] [--ranks N]
 #        [--microbatches M] [--repeat R]
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-work="$root/build/bench-exec"
-[ -x "$root/build/bin/placer-run" ] || bash "$root/scripts/build.sh"
-if ! /usr/bin/python3 -c "import torch, torchvision, onnx" 2>/dev/null; then
-  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-  $sudo apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends \
-    python3-torch python3-torchvision python3-onnx
-fi
-mkdir -p "$work"
+source "$(dirname "$0")/setup.sh"
+ensure_packages "/usr/bin/python3 -c 'import torch, torchvision, onnx'" \
+  python3-torch python3-torchvision python3-onnx
 OMP_NUM_THREADS=1 /usr/bin/python3 "$root/benchmarks/execution/pipeline.py" \
   --bin "$root/build/bin" --work "$work" "$@"

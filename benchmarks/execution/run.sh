@@ -7,16 +7,9 @@
 # build/bench-exec/results.json.
 # Usage: benchmarks/execution/run.sh [--opset 13|17] [--repeat N] [--cases a,b]
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-work="$root/build/bench-exec"
-[ -x "$root/build/bin/placer-run" ] || bash "$root/scripts/build.sh"
-
-if ! /usr/bin/python3 -c "import torch, torchvision, onnx" 2>/dev/null; then
-  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-  $sudo apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends \
-    python3-torch python3-torchvision python3-onnx nodejs npm
-fi
+source "$(dirname "$0")/setup.sh"
+ensure_packages "/usr/bin/python3 -c 'import torch, torchvision, onnx' && command -v npm" \
+  python3-torch python3-torchvision python3-onnx nodejs npm
 mkdir -p "$work/ort"
 if [ ! -d "$work/ort/node_modules/onnxruntime-node" ]; then
   (cd "$work/ort" && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund \

@@ -45,44 +45,33 @@ TEST(DistHooksDeathTest, MissingMessageTimesOut) {
       "0\\)");
 }
 
+/// One pass of one microbatch: `sent` bytes to itself, `received` bytes
+/// expected back, `receives` times.
+void sendToSelf(int64_t sent, int64_t received, int receives = 1) {
+  initSingleton();
+  placer_dist_begin(1);
+  double value = 0;
+  placer_dist_send(&value, sent, 0, 3);
+  for (int i = 0; i < receives; ++i)
+    placer_dist_recv(&value, received, 0, 3);
+}
+
 TEST(DistHooksDeathTest, LongerMessageIsAnError) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(
-      {
-        initSingleton();
-        placer_dist_begin(1);
-        double value = 0;
-        placer_dist_send(&value, 8, 0, 3);
-        placer_dist_recv(&value, 4, 0, 3);
-      },
-      failed, "receive failed on channel 3 with rank 0 .*truncated");
+  EXPECT_EXIT(sendToSelf(8, 4), failed,
+              "receive failed on channel 3 with rank 0 .*truncated");
 }
 
 TEST(DistHooksDeathTest, ShorterMessageIsAnError) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(
-      {
-        initSingleton();
-        placer_dist_begin(1);
-        double value = 0;
-        placer_dist_send(&value, 4, 0, 3);
-        placer_dist_recv(&value, 8, 0, 3);
-      },
-      failed, "channel 3 from rank 0 carried 4 bytes, 8 expected");
+  EXPECT_EXIT(sendToSelf(4, 8), failed,
+              "channel 3 from rank 0 carried 4 bytes, 8 expected");
 }
 
 TEST(DistHooksDeathTest, MoreReceivesThanMicrobatches) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(
-      {
-        initSingleton();
-        placer_dist_begin(1);
-        int value = 0;
-        placer_dist_send(&value, 4, 0, 1);
-        placer_dist_recv(&value, 4, 0, 1);
-        placer_dist_recv(&value, 4, 0, 1);
-      },
-      failed, "channel 1: receive 2 in a pass of 1 microbatches");
+  EXPECT_EXIT(sendToSelf(4, 4, 2), failed,
+              "channel 3: receive 2 in a pass of 1 microbatches");
 }
 
 // Microbatches arrive in order through the two staging slots, the sender's
