@@ -355,6 +355,303 @@ static double now() {
       .count();
 }
 
+static llvm::Error error(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+static llvm::Error checkOptions() {
+  if (outputDir.empty() && profilePath.empty())
+    return error("give --output-dir DIR (outputs) or --profile FILE.json");
+  if (microbatches < 1)
+    return error("--microbatches must be at least 1");
+  if (transfers != "pipelined" && transfers != "blocking")
+    return error("--transfers must be 'pipelined' or 'blocking', not '" +
+                 transfers + "'");
+  if (transferTimeout <= 0)
+    return error("--transfer-timeout must be positive");
+  return llvm::Error::success();
+}
+
+/// --input NAME=FILE.npy, by name.
+static llvm::Expected<std::map<std::string, std::string>> inputFlags() {
+  std::map<std::string, std::string> given;
+  for (const std::string &entry : inputFiles) {
+    auto [name, file] = llvm::StringRef(entry).split('=');
+    if (name.empty() || file.empty())
+      return error("--input expects NAME=FILE.npy, got '" + entry + "'");
+    given[name.str()] = file.str();
+  }
+  return given;
+}
+
+/// Under mpirun: a split module with one stage per rank, and every rank
+/// started with the same model and flags (compared through a hash).
+static llvm::Error checkLaunch(const ProgramShape &program, int argc,
+                               char **argv) {
+  if (!profilePath.empty())
+    return error("--profile times the model whole: run it without mpirun");
+  if (program.stages == 0)
+    return error("the module is not split (no dist.program): run it "
+                 "without mpirun, or split it with --partition-devices");
+  if (program.stages != job.size)
+    return error("the program has " + llvm::Twine(program.stages) +
+                 " stages, one per rank: start it with mpirun -n " +
+                 llvm::Twine(program.stages) + ", not " +
+                 llvm::Twine(job.size));
+  std::string identity;
+  if (auto text = llvm::MemoryBuffer::getFile(modelPath))
+    identity = (*text)->getBuffer().str();
+  for (int i = 1; i < argc; ++i)
+    identity += std::string("\0", 1) + argv[i];
+  if (!placer_dist_same(llvm::xxh3_64bits(identity)))
+    return error("the ranks were started with different models or flags");
+  return llvm::Error::success();
+}
+
+namespace {
+/// Every microbatch's inputs and outputs, and one bound call per microbatch
+/// (weights are shared).
+struct Microbatches {
+  std::vector<Buffer> inputs, outputs;
+  std::vector<Executable::Arguments> calls;
+};
+} // namespace
+
+static llvm::Expected<Microbatches>
+prepare(LoweredModule &lowered,
+        const std::map<std::string, std::string> &given) {
+  Microbatches batches;
+  for (const TensorSpec &spec : lowered.inputs) {
+    Buffer buffer(spec.getByteSize() * microbatches);
+    auto file = given.find(spec.name);
+    if (file == given.end())
+      fillRandom(buffer, spec);
+    else if (llvm::Error error = readInput(file->second, spec, buffer))
+      return std::move(error);
+    batches.inputs.push_back(std::move(buffer));
+  }
+  for (const TensorSpec &spec : lowered.outputs)
+    batches.outputs.emplace_back(spec.getByteSize() * microbatches);
+
+  std::vector<const TensorSpec *> specs;
+  for (const std::vector<TensorSpec> *group :
+       {&lowered.inputs, &lowered.weights, &lowered.outputs})
+    for (const TensorSpec &spec : *group)
+      specs.push_back(&spec);
+  for (int64_t m = 0; m < microbatches; ++m) {
+    std::vector<uint8_t *> data;
+    for (auto [buffer, spec] : llvm::zip(batches.inputs, lowered.inputs))
+      data.push_back(buffer.data() + m * spec.getByteSize());
+    for (Buffer &weight : lowered.weightData)
+      data.push_back(weight.data());
+    for (auto [buffer, spec] : llvm::zip(batches.outputs, lowered.outputs))
+      data.push_back(buffer.data() + m * spec.getByteSize());
+    batches.calls.push_back(Executable::bind(data, specs));
+  }
+  return batches;
+}
+
+namespace {
+/// The timed runs: each run's start and end on this rank, and what this
+/// rank measured per run.
+struct Timing {
+  std::vector<double> starts, ends;
+  RankFigures mine;
+};
+} // namespace
+
+/// One warm-up run, then the timed ones. A run is every microbatch once; in
+/// a pipeline it starts together on all ranks and ends when every send of
+/// this rank has completed.
+static Timing measure(const Executable &executable, Microbatches &batches,
+                      int64_t numProfiled) {
+  bool profiling = !profilePath.empty();
+  auto runAll = [&]() -> std::pair<double, double> {
+    if (job.isDistributed()) {
+      if (placer_dist_barrier())
+        fail("the ranks could not meet before a run");
+      placer_dist_begin(microbatches);
+    }
+    double start = now();
+    for (Executable::Arguments &call : batches.calls)
+      executable.run(call);
+    if (job.isDistributed())
+      placer_dist_end();
+    return {start, now()};
+  };
+  runAll();
+  // The warm-up run is not part of the profile.
+  if (profiling)
+    placer_profile_reset(numProfiled);
+  unsigned runs = profiling || job.isDistributed()
+                      ? std::max(1u, unsigned(repeat))
+                      : unsigned(repeat);
+  Timing timing;
+  for (unsigned r = 0; r < runs; ++r) {
+    auto [start, end] = runAll();
+    timing.starts.push_back(start);
+    timing.ends.push_back(end);
+    if (!job.isDistributed())
+      continue;
+    const placer_dist_stats *stats = placer_dist_get_stats();
+    RankFigures &mine = timing.mine;
+    mine.recvWait += stats->recv_wait_seconds / runs;
+    mine.sendWait += stats->send_wait_seconds / runs;
+    mine.compute +=
+        (end - start - stats->recv_wait_seconds - stats->send_wait_seconds) /
+        runs;
+    mine.bytesSent += double(stats->bytes_sent) / runs;
+    mine.messagesSent += double(stats->messages_sent) / runs;
+    mine.bytesReceived += double(stats->bytes_received) / runs;
+  }
+  return timing;
+}
+
+/// On rank 0: every rank's figures, and the pipeline's runs from the
+/// earliest start to the latest end over all ranks (MPI_Wtime: one clock on
+/// one machine).
+static llvm::Error gather(Timing &timing, std::vector<RankFigures> &ranks) {
+  std::vector<double> local(timing.starts);
+  local.insert(local.end(), timing.ends.begin(), timing.ends.end());
+  auto packed = timing.mine.pack();
+  local.insert(local.end(), packed.begin(), packed.end());
+  std::vector<double> all(local.size() * job.size);
+  if (placer_dist_gather(local.data(), local.size(), all.data()))
+    return error("cannot gather the ranks' figures");
+  if (job.rank != 0)
+    return llvm::Error::success();
+  size_t runs = timing.starts.size();
+  ranks.clear();
+  for (int r = 0; r < job.size; ++r) {
+    const double *row = all.data() + r * local.size();
+    for (size_t i = 0; i < runs; ++i) {
+      timing.starts[i] = std::min(timing.starts[i], row[i]);
+      timing.ends[i] = std::max(timing.ends[i], row[runs + i]);
+    }
+    ranks.push_back(RankFigures::unpack(row + 2 * runs));
+  }
+  return llvm::Error::success();
+}
+
+/// This rank's graph outputs as DIR/<name>.npy, microbatches concatenated.
+static llvm::Error writeOutputs(const LoweredModule &lowered,
+                                const Microbatches &batches) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
+    return error("cannot create " + outputDir + ": " + ec.message());
+  for (auto [spec, buffer] : llvm::zip(lowered.outputs, batches.outputs)) {
+    NpyArray array{npyDtypeOf(spec.elementType), stackedShape(spec),
+                   std::vector<uint8_t>(buffer.data(),
+                                        buffer.data() + buffer.size())};
+    if (array.dtype.empty())
+      return error("output '" + spec.name + "' has element type " +
+                   spec.elementType + ", which .npy cannot hold");
+    llvm::SmallString<256> path(outputDir);
+    llvm::sys::path::append(path, fileNameFor(spec.name) + ".npy");
+    if (llvm::Error error = writeNpy(path, array))
+      return error;
+  }
+  return llvm::Error::success();
+}
+
+/// Times per run (one microbatch) and per sample, printed and reported;
+/// with the simulator's prediction when there is one.
+static void reportTimes(llvm::json::Object &report, Timing &timing,
+                        const ProgramShape &program, llvm::StringRef function,
+                        const std::optional<llvm::json::Object> &simulated) {
+  std::vector<double> times;
+  for (auto [start, end] : llvm::zip(timing.starts, timing.ends))
+    times.push_back((end - start) / microbatches);
+  if (times.empty())
+    return;
+  std::sort(times.begin(), times.end());
+  double median = times[times.size() / 2];
+  int64_t samples = 1;
+  if (!program.outputs.empty()) {
+    auto shape =
+        mlir::cast<mlir::ShapedType>(std::get<2>(program.outputs.front()))
+            .getShape();
+    samples = shape.empty() ? 1 : shape.front();
+  }
+  llvm::outs() << llvm::formatv(
+      "{0}: {1} runs{2}, {3:e} s per run (min), {4:e} s (median), {5:e} s "
+      "per sample (median, {6} samples per run)\n",
+      job.isDistributed() ? "pipeline of " + std::to_string(job.size) +
+                                " ranks"
+                          : function.str(),
+      times.size(),
+      microbatches > 1 ? " of " + std::to_string(microbatches) +
+                             " microbatches"
+                       : std::string(),
+      times.front(), median, median / samples, samples);
+  report["repeat"] = static_cast<int64_t>(times.size());
+  report["samples_per_run"] = samples;
+  report["seconds_per_run"] =
+      llvm::json::Object{{"min", times.front()}, {"median", median}};
+  report["seconds_per_sample"] = llvm::json::Object{
+      {"min", times.front() / samples}, {"median", median / samples}};
+  if (!simulated)
+    return;
+  double total = simulated->getNumber("total").value_or(0);
+  double predicted = total / microbatches;
+  double ratio = predicted > 0 ? median / predicted : 0.0;
+  llvm::outs() << llvm::formatv(
+      "simulated (--placer-simulate, the module's costs): {0:e} s per run, "
+      "measured / simulated = {1:f2}\n",
+      predicted, ratio);
+  report["simulated"] = llvm::json::Object{
+      {"seconds_per_run", predicted},
+      {"steady_state_seconds_per_run",
+       simulated->getNumber("time_per_sample").value_or(0)},
+      {"total_seconds", total},
+      {"measured_over_simulated", ratio}};
+}
+
+/// Each rank's compute and wait times and bytes, per run.
+static void reportRanks(llvm::json::Object &report,
+                        const std::vector<RankFigures> &ranks) {
+  llvm::json::Array perRank;
+  for (auto [rank, figures] : llvm::enumerate(ranks)) {
+    int64_t bytesSent = std::llround(figures.bytesSent);
+    int64_t messagesSent = std::llround(figures.messagesSent);
+    llvm::outs() << llvm::formatv(
+        "  rank {0}: compute {1:e} s, waiting on receives {2:e} s, on sends "
+        "{3:e} s, sent {4} bytes in {5} messages (per run)\n",
+        rank, figures.compute, figures.recvWait, figures.sendWait, bytesSent,
+        messagesSent);
+    perRank.push_back(llvm::json::Object{
+        {"rank", int64_t(rank)},
+        {"compute_seconds", figures.compute},
+        {"recv_wait_seconds", figures.recvWait},
+        {"send_wait_seconds", figures.sendWait},
+        {"bytes_sent", bytesSent},
+        {"messages_sent", messagesSent},
+        {"bytes_received", int64_t(std::llround(figures.bytesReceived))}});
+  }
+  report["ranks"] = std::move(perRank);
+  report["transfers"] = transfers.getValue();
+}
+
+/// Every graph output, whichever rank wrote it.
+static llvm::json::Array reportOutputs(const ProgramShape &program) {
+  llvm::json::Array outputs;
+  if (outputDir.empty())
+    return outputs;
+  for (const auto &[rank, name, type] : program.outputs) {
+    auto tensor = mlir::cast<mlir::ShapedType>(type);
+    TensorSpec spec;
+    spec.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    llvm::SmallString<256> path(outputDir);
+    llvm::sys::path::append(path, fileNameFor(name) + ".npy");
+    llvm::json::Object entry{{"name", name},
+                             {"file", std::string(path)},
+                             {"shape", llvm::json::Array(stackedShape(spec))}};
+    if (job.isDistributed())
+      entry["rank"] = rank;
+    outputs.push_back(std::move(entry));
+  }
+  return outputs;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(
@@ -378,23 +675,12 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::MLIRContext context(registry);
 
-  if (outputDir.empty() && profilePath.empty())
-    return fail("give --output-dir DIR (outputs) or --profile FILE.json");
-  if (microbatches < 1)
-    return fail("--microbatches must be at least 1");
-  if (transfers != "pipelined" && transfers != "blocking")
-    return fail("--transfers must be 'pipelined' or 'blocking', not '" +
-                transfers + "'");
-  if (transferTimeout <= 0)
-    return fail("--transfer-timeout must be positive");
-  // Inputs first: a bad flag fails before any compilation.
-  std::map<std::string, std::string> given;
-  for (const std::string &entry : inputFiles) {
-    auto [name, file] = llvm::StringRef(entry).split('=');
-    if (name.empty() || file.empty())
-      return fail("--input expects NAME=FILE.npy, got '" + entry + "'");
-    given[name.str()] = file.str();
-  }
+  // Flags first: a bad one fails before any compilation.
+  if (llvm::Error error = checkOptions())
+    return fail(llvm::toString(std::move(error)));
+  auto given = inputFlags();
+  if (!given)
+    return fail(llvm::toString(given.takeError()));
 
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
@@ -404,35 +690,17 @@ int main(int argc, char **argv) {
   if (!module)
     return fail("cannot parse " + modelPath);
   ProgramShape program = describe(*module);
-  for (const auto &[name, file] : given)
+  for (const auto &[name, file] : *given)
     if (!program.inputNames.count(name))
       return fail("the model has no input named '" + name + "'");
-
-  bool profiling = !profilePath.empty();
-  if (job.isDistributed()) {
-    if (profiling)
-      return fail("--profile times the model whole: run it without mpirun");
-    if (program.stages == 0)
-      return fail("the module is not split (no dist.program): run it "
-                  "without mpirun, or split it with --partition-devices");
-    if (program.stages != job.size)
-      return fail("the program has " + llvm::Twine(program.stages) +
-                  " stages, one per rank: start it with mpirun -n " +
-                  llvm::Twine(program.stages) + ", not " +
-                  llvm::Twine(job.size));
-    // Every rank must run the same model with the same flags.
-    std::string identity;
-    if (auto text = llvm::MemoryBuffer::getFile(modelPath))
-      identity = (*text)->getBuffer().str();
-    for (int i = 1; i < argc; ++i)
-      identity += std::string("\0", 1) + argv[i];
-    if (!placer_dist_same(llvm::xxh3_64bits(identity)))
-      return fail("the ranks were started with different models or flags");
-  }
+  if (job.isDistributed())
+    if (llvm::Error error = checkLaunch(program, argc, argv))
+      return fail(llvm::toString(std::move(error)));
   std::optional<llvm::json::Object> simulated;
   if (job.rank == 0)
     simulated = simulate(*module);
 
+  bool profiling = !profilePath.empty();
   placer::runtime::ExecutionOptions options;
   options.profile = profiling;
   options.stage = job.isDistributed() ? job.rank : -1;
@@ -454,225 +722,45 @@ int main(int argc, char **argv) {
       Executable::load(*library, lowered->function);
   if (!executable)
     return fail(llvm::toString(executable.takeError()));
-
-  // Buffers of every microbatch: inputs, weights (shared), outputs.
-  std::vector<Buffer> inputs, outputs;
-  for (const TensorSpec &spec : lowered->inputs) {
-    Buffer buffer(spec.getByteSize() * microbatches);
-    auto file = given.find(spec.name);
-    if (file == given.end())
-      fillRandom(buffer, spec);
-    else if (llvm::Error error = readInput(file->second, spec, buffer))
-      return fail(llvm::toString(std::move(error)));
-    inputs.push_back(std::move(buffer));
-  }
-  for (const TensorSpec &spec : lowered->outputs)
-    outputs.emplace_back(spec.getByteSize() * microbatches);
-
-  std::vector<const TensorSpec *> specs;
-  for (const TensorSpec &spec : lowered->inputs)
-    specs.push_back(&spec);
-  for (const TensorSpec &spec : lowered->weights)
-    specs.push_back(&spec);
-  for (const TensorSpec &spec : lowered->outputs)
-    specs.push_back(&spec);
-  std::vector<Executable::Arguments> calls;
-  for (int64_t m = 0; m < microbatches; ++m) {
-    std::vector<uint8_t *> data;
-    for (size_t i = 0; i < inputs.size(); ++i)
-      data.push_back(inputs[i].data() + m * lowered->inputs[i].getByteSize());
-    for (Buffer &weight : lowered->weightData)
-      data.push_back(weight.data());
-    for (size_t i = 0; i < outputs.size(); ++i)
-      data.push_back(outputs[i].data() +
-                     m * lowered->outputs[i].getByteSize());
-    calls.push_back(Executable::bind(data, specs));
-  }
-
-  // One run: every microbatch once, the stages streaming to each other.
-  auto runAll = [&]() -> std::pair<double, double> {
-    if (job.isDistributed()) {
-      if (placer_dist_barrier())
-        fail("the ranks could not meet before a run");
-      placer_dist_begin(microbatches);
-    }
-    double start = now();
-    for (Executable::Arguments &call : calls)
-      executable->run(call);
-    if (job.isDistributed())
-      placer_dist_end();
-    return {start, now()};
-  };
+  llvm::Expected<Microbatches> batches = prepare(*lowered, *given);
+  if (!batches)
+    return fail(llvm::toString(batches.takeError()));
 
   int64_t numProfiled = lowered->profileNodes.size();
   if (profiling && placer_profile_reset(numProfiled))
     return fail("out of memory for the profile counters");
-  runAll();
-  // The warm-up run is not part of the profile.
-  if (profiling)
-    placer_profile_reset(numProfiled);
-  unsigned runs = profiling || job.isDistributed()
-                      ? std::max(1u, unsigned(repeat))
-                      : unsigned(repeat);
-  std::vector<double> times, spans;
-  RankFigures mine;
-  for (unsigned r = 0; r < runs; ++r) {
-    auto [start, end] = runAll();
-    times.push_back(end - start);
-    spans.push_back(start);
-    spans.push_back(end);
-    if (job.isDistributed()) {
-      const placer_dist_stats *stats = placer_dist_get_stats();
-      mine.recvWait += stats->recv_wait_seconds / runs;
-      mine.sendWait += stats->send_wait_seconds / runs;
-      mine.compute += (end - start - stats->recv_wait_seconds -
-                       stats->send_wait_seconds) /
-                      runs;
-      mine.bytesSent += double(stats->bytes_sent) / runs;
-      mine.messagesSent += double(stats->messages_sent) / runs;
-      mine.bytesReceived += double(stats->bytes_received) / runs;
-    }
-  }
-
-  // A distributed run's time is the pipeline's: from the earliest start to
-  // the latest end over all ranks (one clock on one machine).
-  std::vector<RankFigures> ranks{mine};
-  if (job.isDistributed()) {
-    std::vector<double> local(spans);
-    auto packed = mine.pack();
-    local.insert(local.end(), packed.begin(), packed.end());
-    std::vector<double> all(local.size() * job.size);
-    if (placer_dist_gather(local.data(), local.size(), all.data()))
-      return fail("cannot gather the ranks' figures");
-    if (job.rank == 0) {
-      ranks.clear();
-      for (int r = 0; r < job.size; ++r) {
-        const double *row = all.data() + r * local.size();
-        for (unsigned i = 0; i < runs; ++i) {
-          spans[2 * i] = std::min(spans[2 * i], row[2 * i]);
-          spans[2 * i + 1] = std::max(spans[2 * i + 1], row[2 * i + 1]);
-        }
-        ranks.push_back(RankFigures::unpack(row + spans.size()));
-      }
-      for (unsigned i = 0; i < runs; ++i)
-        times[i] = spans[2 * i + 1] - spans[2 * i];
-    }
-  }
+  Timing timing = measure(*executable, *batches, numProfiled);
+  std::vector<RankFigures> ranks{timing.mine};
+  if (job.isDistributed())
+    if (llvm::Error error = gather(timing, ranks))
+      return fail(llvm::toString(std::move(error)));
 
   if (profiling) {
+    std::vector<double> times;
+    for (auto [start, end] : llvm::zip(timing.starts, timing.ends))
+      times.push_back(end - start);
     if (llvm::Error error =
             writeProfile(lowered->profileNodes, placer_profile_totals(),
-                         runs * microbatches, times))
+                         times.size() * microbatches, times))
       return fail(llvm::toString(std::move(error)));
   }
   if (!outputDir.empty())
-    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
-      return fail("cannot create " + outputDir + ": " + ec.message());
-  for (size_t i = 0; i < outputs.size() && !outputDir.empty(); ++i) {
-    const TensorSpec &spec = lowered->outputs[i];
-    NpyArray array{npyDtypeOf(spec.elementType), stackedShape(spec),
-                   std::vector<uint8_t>(outputs[i].data(),
-                                        outputs[i].data() + outputs[i].size())};
-    if (array.dtype.empty())
-      return fail("output '" + spec.name + "' has element type " +
-                  spec.elementType + ", which .npy cannot hold");
-    llvm::SmallString<256> path(outputDir);
-    llvm::sys::path::append(path, fileNameFor(spec.name) + ".npy");
-    if (llvm::Error error = writeNpy(path, array))
+    if (llvm::Error error = writeOutputs(*lowered, *batches))
       return fail(llvm::toString(std::move(error)));
-  }
   if (job.rank != 0) {
     placer_dist_finalize();
     return 0;
   }
 
-  // The report: every output (whichever rank wrote it), times, ranks.
-  llvm::json::Array outputReport;
-  for (const auto &[rank, name, type] : program.outputs) {
-    if (outputDir.empty())
-      break;
-    auto tensor = mlir::cast<mlir::ShapedType>(type);
-    TensorSpec spec;
-    spec.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
-    llvm::SmallString<256> path(outputDir);
-    llvm::sys::path::append(path, fileNameFor(name) + ".npy");
-    llvm::json::Object entry{{"name", name},
-                             {"file", std::string(path)},
-                             {"shape", llvm::json::Array(stackedShape(spec))}};
-    if (job.isDistributed())
-      entry["rank"] = rank;
-    outputReport.push_back(std::move(entry));
-  }
   llvm::json::Object report{{"model", modelPath},
                             {"function", lowered->function},
                             {"cached", cached},
                             {"compile_seconds", compileSeconds},
                             {"microbatches", int64_t(microbatches)},
-                            {"outputs", std::move(outputReport)}};
-  if (!times.empty()) {
-    // Per microbatch, as one call of the model takes one microbatch.
-    for (double &t : times)
-      t /= microbatches;
-    std::sort(times.begin(), times.end());
-    double median = times[times.size() / 2];
-    int64_t samples = 1;
-    for (const auto &[rank, name, type] : program.outputs) {
-      auto shape = mlir::cast<mlir::ShapedType>(type).getShape();
-      samples = shape.empty() ? 1 : shape.front();
-      break;
-    }
-    llvm::outs() << llvm::formatv(
-        "{0}: {1} runs{2}, {3:e} s per run (min), {4:e} s (median), {5:e} s "
-        "per sample (median, {6} samples per run)\n",
-        job.isDistributed() ? "pipeline of " + std::to_string(job.size) +
-                                  " ranks"
-                            : lowered->function,
-        times.size(),
-        microbatches > 1
-            ? " of " + std::to_string(microbatches) + " microbatches"
-            : std::string(),
-        times.front(), median, median / samples, samples);
-    report["repeat"] = static_cast<int64_t>(times.size());
-    report["samples_per_run"] = samples;
-    report["seconds_per_run"] =
-        llvm::json::Object{{"min", times.front()}, {"median", median}};
-    report["seconds_per_sample"] = llvm::json::Object{
-        {"min", times.front() / samples}, {"median", median / samples}};
-    if (simulated) {
-      double total = simulated->getNumber("total").value_or(0);
-      double predicted = total / microbatches;
-      llvm::outs() << llvm::formatv(
-          "simulated (--placer-simulate, the module's costs): {0:e} s per "
-          "run, measured / simulated = {1:f2}\n",
-          predicted, predicted > 0 ? median / predicted : 0.0);
-      report["simulated"] = llvm::json::Object{
-          {"seconds_per_run", predicted},
-          {"steady_state_seconds_per_run",
-           simulated->getNumber("time_per_sample").value_or(0)},
-          {"total_seconds", total},
-          {"measured_over_simulated", predicted > 0 ? median / predicted : 0}};
-    }
-  }
-  if (job.isDistributed()) {
-    llvm::json::Array perRank;
-    for (auto [rank, figures] : llvm::enumerate(ranks)) {
-      llvm::outs() << llvm::formatv(
-          "  rank {0}: compute {1:e} s, waiting on receives {2:e} s, on sends "
-          "{3:e} s, sent {4} bytes in {5} messages (per run)\n",
-          rank, figures.compute, figures.recvWait, figures.sendWait,
-          std::llround(figures.bytesSent), std::llround(figures.messagesSent));
-      perRank.push_back(llvm::json::Object{
-          {"rank", int64_t(rank)},
-          {"compute_seconds", figures.compute},
-          {"recv_wait_seconds", figures.recvWait},
-          {"send_wait_seconds", figures.sendWait},
-          {"bytes_sent", int64_t(std::llround(figures.bytesSent))},
-          {"messages_sent", int64_t(std::llround(figures.messagesSent))},
-          {"bytes_received", int64_t(std::llround(figures.bytesReceived))}});
-    }
-    report["ranks"] = std::move(perRank);
-    report["transfers"] = transfers.getValue();
-  }
+                            {"outputs", reportOutputs(program)}};
+  reportTimes(report, timing, program, lowered->function, simulated);
+  if (job.isDistributed())
+    reportRanks(report, ranks);
   if (!reportPath.empty()) {
     std::error_code ec;
     llvm::raw_fd_ostream os(reportPath, ec);
