@@ -19,11 +19,13 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Path.h"
 #include "mlir/IR/SymbolTable.h"
 
 #include <onnx/onnx_pb.h>
 
+#include <functional>
 #include <limits>
 #include <map>
 
@@ -33,6 +35,11 @@ using namespace placer::graph;
 
 namespace {
 
+/// Where an external tensor goes in the exported model: its new reference,
+/// or failure (diagnosed). The identity when a model is exported whole.
+using RelocateFn =
+    std::function<FailureOr<ExternalDataAttr>(Operation *, ExternalDataAttr)>;
+
 class Exporter {
 public:
   /// `channelNames` names the tensor each channel carries, for exporting a
@@ -40,10 +47,10 @@ public:
   /// graph outputs.
   explicit Exporter(func::FuncOp func,
                     const std::map<int64_t, std::string> *channelNames = nullptr,
-                    StringRef externalDataPrefix = "",
+                    RelocateFn relocate = nullptr,
                     std::optional<int64_t> stageDevice = std::nullopt)
-      : func(func), channelNames(channelNames),
-        externalDataPrefix(externalDataPrefix.str()), stageDevice(stageDevice) {}
+      : func(func), channelNames(channelNames), relocate(std::move(relocate)),
+        stageDevice(stageDevice) {}
   LogicalResult run(onnx::ModelProto &model);
 
 private:
@@ -62,9 +69,8 @@ private:
 
   func::FuncOp func;
   const std::map<int64_t, std::string> *channelNames;
-  /// Prepended to external data locations (a stage written elsewhere than
-  /// the model it came from).
-  std::string externalDataPrefix;
+  /// Moves external tensors (a stage carries its own weights).
+  RelocateFn relocate;
   /// The device of the stage being exported: a Constant node replicated
   /// from another device's stage becomes an initializer here, so that each
   /// ONNX node appears in exactly one stage.
@@ -147,13 +153,19 @@ LogicalResult Exporter::exportType(Operation *op, Type type,
 LogicalResult Exporter::exportTensor(Operation *op, Attribute value,
                                      onnx::TensorProto &tensor) {
   if (auto external = dyn_cast<ExternalDataAttr>(value)) {
+    if (relocate) {
+      FailureOr<ExternalDataAttr> moved = relocate(op, external);
+      if (failed(moved))
+        return failure();
+      external = *moved;
+    }
     tensor.set_data_location(onnx::TensorProto::EXTERNAL);
     auto add = [&](const char *key, std::string v) {
       auto *entry = tensor.add_external_data();
       entry->set_key(key);
       entry->set_value(std::move(v));
     };
-    add("location", externalDataPrefix + external.getLocation().str());
+    add("location", external.getLocation().str());
     add("offset", std::to_string(external.getOffset()));
     add("length", std::to_string(external.getLength()));
     return success();
@@ -571,28 +583,39 @@ static std::string tensorName(Value value, int64_t channel) {
   return "placer_channel_" + std::to_string(channel);
 }
 
-/// `to` relative to `from` (both absolute directories), with a trailing
-/// separator, "" when they are the same.
-static std::string relativeDirectory(StringRef from, StringRef to) {
-  SmallVector<StringRef> a, b;
-  for (auto it = llvm::sys::path::begin(from); it != llvm::sys::path::end(from);
-       ++it)
-    a.push_back(*it);
-  for (auto it = llvm::sys::path::begin(to); it != llvm::sys::path::end(to);
-       ++it)
-    b.push_back(*it);
-  size_t common = 0;
-  while (common < a.size() && common < b.size() && a[common] == b[common])
-    ++common;
-  std::string result;
-  for (size_t i = common; i < a.size(); ++i)
-    result += "../";
-  for (size_t i = common; i < b.size(); ++i)
-    result += b[i].str() + "/";
-  return result;
-}
+namespace {
+/// One stage's data file: the bytes of every external tensor the stage
+/// uses, copied from the model's data files, each at a 64-byte aligned
+/// offset. Without weights (`weightless`) only the layout is computed.
+struct StageData {
+  ModuleOp module;
+  std::string file;
+  bool weightless;
+  std::string bytes;
+  int64_t size = 0;
 
-LogicalResult placer::exportOnnxStages(ModuleOp module, StringRef dir) {
+  FailureOr<ExternalDataAttr> add(Operation *op, ExternalDataAttr source) {
+    auto constant = dyn_cast<ConstantOp>(op);
+    StringRef name = constant ? constant.getName() : StringRef("tensor");
+    int64_t offset = llvm::alignTo(size, 64);
+    size = offset + source.getLength();
+    if (!weightless) {
+      auto data = graph::readExternalData(module, source, name);
+      if (!data)
+        return op->emitError(llvm::toString(data.takeError()))
+               << " (a --shapes-only import? --weightless-stages exports "
+                  "stages without weights)";
+      bytes.resize(offset, '\0');
+      bytes.append((*data)->getBufferStart(), (*data)->getBufferSize());
+    }
+    return ExternalDataAttr::get(op->getContext(), file, offset,
+                                 source.getLength());
+  }
+};
+} // namespace
+
+LogicalResult placer::exportOnnxStages(ModuleOp module, StringRef dir,
+                                      bool weightless) {
   auto programs = llvm::to_vector(module.getOps<dist::ProgramOp>());
   if (programs.size() != 1)
     return module.emitError("--export-onnx-stages needs a module split by "
@@ -619,13 +642,6 @@ LogicalResult placer::exportOnnxStages(ModuleOp module, StringRef dir) {
     });
   }
 
-  SmallString<256> absoluteDir(dir);
-  llvm::sys::fs::make_absolute(absoluteDir);
-  llvm::sys::path::remove_dots(absoluteDir, /*remove_dot_dot=*/true);
-  std::string prefix;
-  if (auto modelDir = module->getAttrOfType<StringAttr>(attrs::kModelDir))
-    prefix = relativeDirectory(absoluteDir, modelDir.getValue());
-
   // Build everything in memory first: nothing is written unless all stages
   // export.
   std::vector<std::pair<std::string, std::string>> files;
@@ -635,10 +651,15 @@ LogicalResult placer::exportOnnxStages(ModuleOp module, StringRef dir) {
   for (auto [index, stage] : llvm::enumerate(stages)) {
     onnx::ModelProto model;
     int64_t device = program.getDevices()[index];
-    if (failed(Exporter(stage, &channelNames, prefix, device).run(model)))
+    std::string base = "stage" + std::to_string(index) + "_device" +
+                       std::to_string(device);
+    StageData data{module, base + ".data", weightless};
+    auto relocate = [&](Operation *op, ExternalDataAttr source) {
+      return data.add(op, source);
+    };
+    if (failed(Exporter(stage, &channelNames, relocate, device).run(model)))
       return failure();
-    std::string file = "stage" + std::to_string(index) + "_device" +
-                       std::to_string(device) + ".onnx";
+    std::string file = base + ".onnx";
     std::string bytes;
     if (!model.SerializeToString(&bytes))
       return stage.emitError("protobuf failed to serialize the stage");
@@ -656,11 +677,19 @@ LogicalResult placer::exportOnnxStages(ModuleOp module, StringRef dir) {
               stage.getResultAttrOfType<StringAttr>(i, attrs::kValueName))
         outputsJson.push_back(llvm::json::Object{
             {"name", name.str()}, {"stage", static_cast<int64_t>(index)}});
-    stageJson.push_back(llvm::json::Object{{"stage", static_cast<int64_t>(index)},
-                                           {"device", device},
-                                           {"model", file},
-                                           {"inputs", std::move(inputs)},
-                                           {"outputs", std::move(outputs)}});
+    llvm::json::Object entry{{"stage", static_cast<int64_t>(index)},
+                             {"device", device},
+                             {"model", file},
+                             {"inputs", std::move(inputs)},
+                             {"outputs", std::move(outputs)}};
+    if (data.size > 0) {
+      entry["weights"] = llvm::json::Object{{"file", data.file},
+                                            {"bytes", data.size},
+                                            {"written", !weightless}};
+      if (!weightless)
+        files.emplace_back(data.file, std::move(data.bytes));
+    }
+    stageJson.push_back(std::move(entry));
   }
   llvm::json::Array inputsJson;
   for (auto &[name, readers] : inputReaders)

@@ -218,6 +218,21 @@ LogicalResult Importer::checkModel(const onnx::ModelProto &model) {
   // IR version 3 and older models may omit opset_import: ONNX then means 1.
   if (model.opset_import_size() == 0)
     opsets[""] = 1;
+  // Newer ops are still imported (by their newest schema this library
+  // knows), but their attributes and types cannot be checked: say so.
+  int known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance()
+                  .Map()
+                  .at(onnx::ONNX_DOMAIN)
+                  .second;
+  for (const char *domain : {"", "ai.onnx"})
+    if (auto it = opsets.find(domain); it != opsets.end() && it->second > known)
+      emitWarning(fileLoc())
+          << "the model uses opset " << it->second
+          << " of the default ONNX domain, but the ONNX library of this "
+             "importer knows opsets up to "
+          << known
+          << ": its ops are read with the newest schemas known and may be "
+             "checked wrongly";
   return success();
 }
 

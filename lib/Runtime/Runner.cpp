@@ -73,28 +73,6 @@ static TensorSpec specOf(Type type, std::string name, int64_t graphIndex) {
 // Weights
 //===----------------------------------------------------------------------===//
 
-/// The file an external weight lives in, which must stay inside the model's
-/// folder: no absolute paths, no "..".
-static llvm::Expected<std::string> weightPath(ModuleOp module,
-                                              llvm::StringRef location,
-                                              llvm::StringRef weight) {
-  auto dir = module->getAttrOfType<StringAttr>(graph::attrs::kModelDir);
-  if (!dir)
-    return runError("weight '" + weight +
-                    "' is in an external file but the module does not record "
-                    "the model's folder (" +
-                    graph::attrs::kModelDir + ")");
-  if (llvm::sys::path::is_absolute(location) ||
-      llvm::any_of(llvm::make_range(llvm::sys::path::begin(location),
-                                    llvm::sys::path::end(location)),
-                   [](llvm::StringRef part) { return part == ".."; }))
-    return runError("weight '" + weight + "': location '" + location +
-                    "' leaves the model's folder");
-  llvm::SmallString<256> path(dir.getValue());
-  llvm::sys::path::append(path, location);
-  return std::string(path);
-}
-
 static llvm::Expected<Buffer> loadWeight(ModuleOp module, Attribute value,
                                          const TensorSpec &spec) {
   Buffer buffer(spec.getByteSize());
@@ -127,19 +105,11 @@ static llvm::Expected<Buffer> loadWeight(ModuleOp module, Attribute value,
     return std::move(buffer);
   }
   if (auto external = dyn_cast<graph::ExternalDataAttr>(value)) {
-    auto path = weightPath(module, external.getLocation(), spec.name);
-    if (!path)
-      return path.takeError();
-    auto slice = llvm::MemoryBuffer::getFileSlice(*path, external.getLength(),
-                                                  external.getOffset());
-    if (!slice)
-      return runError("weight '" + spec.name + "': cannot read " + *path +
-                      ": " + slice.getError().message());
-    if ((*slice)->getBufferSize() != static_cast<size_t>(buffer.size()))
-      return runError("weight '" + spec.name + "': " + *path +
-                      " is shorter than offset + length");
-    return fill(llvm::ArrayRef<char>((*slice)->getBufferStart(),
-                                     (*slice)->getBufferSize()));
+    auto bytes = graph::readExternalData(module, external, spec.name);
+    if (!bytes)
+      return bytes.takeError();
+    return fill(llvm::ArrayRef<char>((*bytes)->getBufferStart(),
+                                     (*bytes)->getBufferSize()));
   }
   return runError("weight '" + spec.name + "' has no data (a shapes-only "
                   "import? import without --shapes-only to run the model)");

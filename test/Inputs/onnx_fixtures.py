@@ -277,11 +277,19 @@ def large_initializer():
     return model(nodes, [tensor("x", [1, 32])], [tensor("y", [1, 32])], [w])
 
 
+def future_opset():
+    """Relu under opset 21, newer than ONNX 1.12 knows (17)."""
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="relu")]
+    return model(nodes, [tensor("x", [2])], [tensor("y", [2])],
+                 opsets=[helper.make_opsetid("", 21)])
+
+
 FIXTURES = {f.__name__.replace("_", "-"): f for f in [
     conv, unsorted, cycle, undefined_input, duplicate_output, negative_dim,
     overflow_dim, wrong_attr_type, external, external_missing, symbolic,
     subgraph_if, loop, custom_op, unimported_domain, optional_io,
-    multi_output, all_attrs, constants, dtypes, large_initializer]}
+    multi_output, all_attrs, constants, dtypes, large_initializer,
+    future_opset]}
 
 
 def main():

@@ -55,6 +55,10 @@ cl::opt<std::string>
               cl::desc("--export-onnx-stages: the directory to write (also "
                        "given as --export-onnx-stages DIR)"),
               cl::value_desc("DIR"));
+cl::opt<bool> weightlessStages(
+    "weightless-stages",
+    cl::desc("--export-onnx-stages: write stages whose weights are absent "
+             "(a --shapes-only import); their data files are not written"));
 
 /// Prints diagnostics without a location as "placer-translate: error: ..."
 /// instead of "<unknown>:0:" while a translation runs.
@@ -168,7 +172,7 @@ void registerTranslations() {
           return emitError(UnknownLoc::get(module.getContext()))
                  << "--export-onnx-stages needs a directory "
                     "(--export-onnx-stages DIR)";
-        return placer::exportOnnxStages(module, stagesDir);
+        return placer::exportOnnxStages(module, stagesDir, weightlessStages);
       },
       registerDialects);
 }

@@ -27,11 +27,14 @@ mlir::LogicalResult exportOnnxModule(mlir::ModuleOp module,
 /// Writes one ONNX model per stage of the module's `dist.program` into `dir`
 /// (`stage<i>_device<d>.onnx`: inputs are the graph inputs it reads and the
 /// tensors it receives, outputs the graph outputs it computes and the
-/// tensors it sends; initializers kept inline or by external reference) and
-/// `manifest.json`, which wires them (docs/Split.md). Nothing is written
-/// unless every stage exports.
-mlir::LogicalResult exportOnnxStages(mlir::ModuleOp module,
-                                     llvm::StringRef dir);
+/// tensors it sends; inline initializers stay inline, external ones are
+/// copied into the stage's own `stage<i>_device<d>.data`) and
+/// `manifest.json`, which wires them (docs/Split.md). Every location written
+/// is a file name in `dir`. A weight whose file is absent is an error unless
+/// `weightless`: then the data files are laid out but not written. Nothing
+/// is written unless every stage exports.
+mlir::LogicalResult exportOnnxStages(mlir::ModuleOp module, llvm::StringRef dir,
+                                     bool weightless = false);
 
 } // namespace placer
 

@@ -3,7 +3,9 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Path.h"
 
 using namespace mlir;
 using namespace placer::graph;
@@ -63,6 +65,47 @@ int64_t placer::graph::getElementByteSize(Type type) {
     return 2 * getElementByteSize(complex.getElementType());
   unsigned bits = type.getIntOrFloatBitWidth();
   return bits == 1 ? 1 : static_cast<int64_t>((bits + 7) / 8);
+}
+
+llvm::Expected<std::string>
+placer::graph::getExternalDataPath(ModuleOp module, StringRef location,
+                                   StringRef tensor) {
+  auto fail = [&](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "weight '" + tensor + "': " + message);
+  };
+  auto dir = module->getAttrOfType<StringAttr>(attrs::kModelDir);
+  if (!dir)
+    return fail("it is in an external file but the module does not record "
+                "the model's folder (" +
+                attrs::kModelDir + ")");
+  if (llvm::sys::path::is_absolute(location) ||
+      llvm::is_contained(llvm::make_range(llvm::sys::path::begin(location),
+                                          llvm::sys::path::end(location)),
+                         ".."))
+    return fail("location '" + location + "' leaves the model's folder");
+  SmallString<256> path(dir.getValue());
+  llvm::sys::path::append(path, location);
+  return std::string(path);
+}
+
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+placer::graph::readExternalData(ModuleOp module, ExternalDataAttr data,
+                                StringRef tensor) {
+  auto path = getExternalDataPath(module, data.getLocation(), tensor);
+  if (!path)
+    return path.takeError();
+  auto slice = llvm::MemoryBuffer::getFileSlice(*path, data.getLength(),
+                                                data.getOffset());
+  auto fail = [&](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "weight '" + tensor + "': " + message);
+  };
+  if (!slice)
+    return fail("cannot read " + *path + ": " + slice.getError().message());
+  if ((*slice)->getBufferSize() != static_cast<size_t>(data.getLength()))
+    return fail(*path + " is shorter than offset + length");
+  return std::move(*slice);
 }
 
 namespace {

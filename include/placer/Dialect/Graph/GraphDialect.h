@@ -4,11 +4,14 @@
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include "placer/Dialect/Graph/GraphDialect.h.inc"
 
@@ -55,6 +58,19 @@ std::optional<int32_t> getOnnxDataType(mlir::Type elementType);
 /// Size in bytes of one element of `type` in ONNX's raw layout, or 0 when the
 /// element type has no fixed size (strings).
 int64_t getElementByteSize(mlir::Type elementType);
+
+/// The file holding an external tensor's bytes: `location` under the
+/// module's model folder (`graph.model_dir`). An error when the module does
+/// not record its folder or when the location would leave it (absolute, or
+/// with a `..` component); `tensor` names the tensor in messages.
+llvm::Expected<std::string> getExternalDataPath(mlir::ModuleOp module,
+                                                llvm::StringRef location,
+                                                llvm::StringRef tensor);
+
+/// The bytes of an external tensor, read once.
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+readExternalData(mlir::ModuleOp module, ExternalDataAttr data,
+                 llvm::StringRef tensor);
 
 } // namespace placer::graph
 
