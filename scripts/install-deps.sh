@@ -19,6 +19,8 @@ PACKAGES=(
   python3 python3-onnx python3-numpy libonnx-testdata
   # Renders the placement pictures (DOT).
   graphviz
+  # The sanitizer and fuzzing builds (scripts/sanitize.sh, scripts/fuzz.sh).
+  clang-22 libclang-rt-22-dev
   # Split programs run as one MPI rank per device (ssh client: Open MPI's
   # launcher looks for an rsh agent even on one machine).
   libopenmpi-dev openmpi-bin openssh-client

@@ -535,9 +535,10 @@ ElementsAttr Importer::convertInlineTensor(onnx::TensorProto &tensor,
     data.reset(tensor.release_raw_data());
   } else {
     // The typed fields: each ONNX type has one, some shared (onnx.proto).
+    // Nothing is reserved from the declared shape: a hostile model declares
+    // any size, and only the data it really holds is read.
     int32_t dataType = tensor.data_type();
     int64_t count = 0;
-    data->reserve(expectedBytes);
     auto fromInt32 = [&](auto narrow) {
       count = tensor.int32_data_size();
       for (int32_t v : tensor.int32_data())

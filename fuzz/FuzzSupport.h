@@ -1,0 +1,33 @@
+//===- FuzzSupport.h - What the fuzz targets share -------------*- C++ -*-===//
+#ifndef PLACER_FUZZ_FUZZSUPPORT_H
+#define PLACER_FUZZ_FUZZSUPPORT_H
+
+#include "placer/Dialect/Dist/DistDialect.h"
+#include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+
+namespace placer::fuzz {
+
+/// One context for the whole run, its diagnostics swallowed: a fuzzer sees
+/// millions of errors, and they are the expected outcome.
+inline mlir::MLIRContext &getContext() {
+  static mlir::MLIRContext *context = [] {
+    mlir::DialectRegistry registry;
+    registry.insert<graph::GraphDialect, dist::DistDialect, PlacerDialect,
+                    mlir::func::FuncDialect>();
+    auto *context = new mlir::MLIRContext(registry);
+    context->loadAllAvailableDialects();
+    context->getDiagEngine().registerHandler(
+        [](mlir::Diagnostic &) { return mlir::success(); });
+    return context;
+  }();
+  return *context;
+}
+
+} // namespace placer::fuzz
+
+#endif // PLACER_FUZZ_FUZZSUPPORT_H
