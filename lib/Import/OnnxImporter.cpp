@@ -1000,8 +1000,14 @@ Importer::importNode(onnx::NodeProto &node,
     return importConstantNode(node);
 
   SmallVector<Value> inputs;
-  for (const std::string &name : node.input())
-    inputs.push_back(name.empty() ? getNoneValue() : lookup(name));
+  for (const std::string &name : node.input()) {
+    Value input = name.empty() ? getNoneValue() : lookup(name);
+    // Every input has a producer (checked before import): no value means
+    // its producer failed to import, which has reported why.
+    if (!input)
+      return failure();
+    inputs.push_back(input);
+  }
 
   SmallVector<Type> resultTypes;
   SmallVector<Attribute> outputNames;
