@@ -153,6 +153,7 @@ private:
 
   //===--- Stages before building IR --------------------------------------===//
   LogicalResult checkModel(const onnx::ModelProto &model);
+  LogicalResult checkBeforeInference(const onnx::GraphProto &graph);
   LogicalResult applyDimBindings(onnx::GraphProto &graph);
   void inferShapes(onnx::ModelProto &model);
 
@@ -298,6 +299,73 @@ LogicalResult Importer::applyDimBindings(onnx::GraphProto &graph) {
       shape->add_dim()->set_dim_value(dim);
   }
   return success();
+}
+
+/// ONNX 1.12's convolution and pooling shape inference reads past the
+/// input's dims when the spatial rank of the input and of the kernel (its
+/// attribute or the weight's shape) disagree: a crash inside the library,
+/// so such nodes are refused before it runs, wherever the ranks are known
+/// from the graph's declarations.
+LogicalResult Importer::checkBeforeInference(const onnx::GraphProto &graph) {
+  llvm::StringMap<int> ranks;
+  auto record = [&](const onnx::ValueInfoProto &v) {
+    if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+      ranks[v.name()] = v.type().tensor_type().shape().dim_size();
+  };
+  llvm::for_each(graph.input(), record);
+  llvm::for_each(graph.value_info(), record);
+  for (const onnx::TensorProto &t : graph.initializer())
+    ranks[t.name()] = t.dims_size();
+  static const llvm::StringSet<> convPool = {
+      "Conv",        "ConvInteger", "QLinearConv", "ConvTranspose",
+      "MaxPool",     "AveragePool", "LpPool",      "MaxUnpool"};
+  bool ok = true;
+  for (const onnx::NodeProto &node : graph.node()) {
+    if (!node.domain().empty() || !convPool.contains(node.op_type()) ||
+        node.input_size() == 0)
+      continue;
+    auto input = ranks.find(node.input(0));
+    if (input == ranks.end())
+      continue;
+    int spatial = input->second - 2;
+    if (spatial < 1) {
+      error(node) << "input '" << node.input(0) << "' has rank "
+                  << input->second << "; " << node.op_type()
+                  << " needs batch, channel and at least one spatial dim";
+      ok = false;
+      continue;
+    }
+    auto checkLength = [&](const std::string &what, int length, int expected) {
+      if (length == expected)
+        return;
+      error(node) << what << " has " << length << " entries but input '"
+                  << node.input(0) << "' has " << spatial << " spatial dims";
+      ok = false;
+    };
+    for (const onnx::AttributeProto &attr : node.attribute()) {
+      // Attributes of the wrong kind are the schema check's to report.
+      if (attr.type() != onnx::AttributeProto::INTS)
+        continue;
+      if (attr.name() == "kernel_shape" || attr.name() == "strides" ||
+          attr.name() == "dilations")
+        checkLength("attribute '" + attr.name() + "'", attr.ints_size(),
+                    spatial);
+      else if (attr.name() == "pads")
+        checkLength("attribute 'pads'", attr.ints_size(), 2 * spatial);
+    }
+    bool hasWeight = node.op_type().find("Conv") != std::string::npos;
+    int weightIndex = node.op_type() == "QLinearConv" ? 3 : 1;
+    if (hasWeight && node.input_size() > weightIndex) {
+      auto weight = ranks.find(node.input(weightIndex));
+      if (weight != ranks.end() && weight->second != input->second) {
+        error(node) << "weight '" << node.input(weightIndex) << "' has rank "
+                    << weight->second << " but input '" << node.input(0)
+                    << "' has rank " << input->second;
+        ok = false;
+      }
+    }
+  }
+  return success(ok);
 }
 
 void Importer::inferShapes(onnx::ModelProto &model) {
@@ -1170,7 +1238,8 @@ OwningOpRef<ModuleOp> Importer::run(onnx::ModelProto &model) {
   if (failed(checkModel(model)))
     return {};
   onnx::GraphProto &graph = *model.mutable_graph();
-  if (failed(sortGraph(graph, {})) || failed(applyDimBindings(graph)))
+  if (failed(sortGraph(graph, {})) || failed(applyDimBindings(graph)) ||
+      failed(checkBeforeInference(graph)))
     return {};
   inferShapes(model);
 
