@@ -342,16 +342,32 @@ LogicalResult Importer::checkBeforeInference(const onnx::GraphProto &graph) {
                   << node.input(0) << "' has " << spatial << " spatial dims";
       ok = false;
     };
+    // ONNX reads these attributes' ints whatever kind they declare (the
+    // schema check reports wrong kinds later), and divides by strides.
     for (const onnx::AttributeProto &attr : node.attribute()) {
-      // Attributes of the wrong kind are the schema check's to report.
-      if (attr.type() != onnx::AttributeProto::INTS)
+      const std::string &name = attr.name();
+      bool isPads = name == "pads";
+      if (name == "group" && attr.i() < 1 &&
+          (attr.type() == onnx::AttributeProto::INT ||
+           attr.type() == onnx::AttributeProto::UNDEFINED)) {
+        error(node) << "attribute 'group' is " << attr.i()
+                    << "; it must be at least 1";
+        ok = false;
+      }
+      if ((name != "kernel_shape" && name != "strides" &&
+           name != "dilations" && !isPads) ||
+          attr.ints_size() == 0)
         continue;
-      if (attr.name() == "kernel_shape" || attr.name() == "strides" ||
-          attr.name() == "dilations")
-        checkLength("attribute '" + attr.name() + "'", attr.ints_size(),
-                    spatial);
-      else if (attr.name() == "pads")
-        checkLength("attribute 'pads'", attr.ints_size(), 2 * spatial);
+      checkLength("attribute '" + name + "'", attr.ints_size(),
+                  isPads ? 2 * spatial : spatial);
+      for (int64_t v : attr.ints())
+        if (isPads ? v < 0 : v < 1) {
+          error(node) << "attribute '" << name << "' has entry " << v
+                      << "; entries must be "
+                      << (isPads ? "non-negative" : "positive");
+          ok = false;
+          break;
+        }
     }
     bool hasWeight = node.op_type().find("Conv") != std::string::npos;
     int weightIndex = node.op_type() == "QLinearConv" ? 3 : 1;
