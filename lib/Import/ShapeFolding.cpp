@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -31,10 +32,15 @@ constexpr int64_t kMaxElements = 4096;
 
 using Dims = std::vector<int64_t>;
 
+/// The element count; the largest int64 when it does not fit (a hostile
+/// model's dims: callers compare it against kMaxElements).
 int64_t product(const Dims &dims) {
+  if (llvm::is_contained(dims, 0))
+    return 0;
   int64_t n = 1;
   for (int64_t d : dims)
-    n *= d;
+    if (__builtin_mul_overflow(n, d, &n))
+      return std::numeric_limits<int64_t>::max();
   return n;
 }
 
