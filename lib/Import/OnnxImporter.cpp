@@ -219,6 +219,10 @@ LogicalResult Importer::checkModel(const onnx::ModelProto &model) {
   // IR version 3 and older models may omit opset_import: ONNX then means 1.
   if (model.opset_import_size() == 0)
     opsets[""] = 1;
+  // ONNX's shape inference dereferences every graph input's type.
+  for (const onnx::ValueInfoProto &input : model.graph().input())
+    if (input.type().value_case() == onnx::TypeProto::VALUE_NOT_SET)
+      return error() << "graph input '" << input.name() << "' has no type";
   // Newer ops are still imported (by their newest schema this library
   // knows), but their attributes and types cannot be checked: say so.
   int known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance()
