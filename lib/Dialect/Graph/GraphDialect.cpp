@@ -67,12 +67,17 @@ int64_t placer::graph::getElementByteSize(Type type) {
   return bits == 1 ? 1 : static_cast<int64_t>((bits + 7) / 8);
 }
 
+/// An error about one external weight, named as the user knows it.
+static llvm::Error weightError(StringRef tensor, const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "weight '" + tensor + "': " + message);
+}
+
 llvm::Expected<std::string>
 placer::graph::getExternalDataPath(ModuleOp module, StringRef location,
                                    StringRef tensor) {
   auto fail = [&](const llvm::Twine &message) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "weight '" + tensor + "': " + message);
+    return weightError(tensor, message);
   };
   auto dir = module->getAttrOfType<StringAttr>(attrs::kModelDir);
   if (!dir)
@@ -98,8 +103,7 @@ placer::graph::readExternalData(ModuleOp module, ExternalDataAttr data,
   auto slice = llvm::MemoryBuffer::getFileSlice(*path, data.getLength(),
                                                 data.getOffset());
   auto fail = [&](const llvm::Twine &message) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "weight '" + tensor + "': " + message);
+    return weightError(tensor, message);
   };
   if (!slice)
     return fail("cannot read " + *path + ": " + slice.getError().message());
