@@ -12,8 +12,13 @@
 
 namespace placer::fuzz {
 
-/// One context for the whole run, its diagnostics swallowed: a fuzzer sees
-/// millions of errors, and they are the expected outcome.
+/// A fuzzer sees millions of errors, and they are the expected outcome.
+inline void swallowDiagnostics(mlir::MLIRContext &context) {
+  context.getDiagEngine().registerHandler(
+      [](mlir::Diagnostic &) { return mlir::success(); });
+}
+
+/// One context for the whole run, its diagnostics swallowed.
 inline mlir::MLIRContext &getContext() {
   static mlir::MLIRContext *context = [] {
     mlir::DialectRegistry registry;
@@ -21,8 +26,7 @@ inline mlir::MLIRContext &getContext() {
                     mlir::func::FuncDialect>();
     auto *context = new mlir::MLIRContext(registry);
     context->loadAllAvailableDialects();
-    context->getDiagEngine().registerHandler(
-        [](mlir::Diagnostic &) { return mlir::success(); });
+    swallowDiagnostics(*context);
     return context;
   }();
   return *context;

@@ -4,12 +4,12 @@
 # inputs go to build-fuzz/corpus/<target>; crashing inputs to
 # build-fuzz/crashes/<target>/ -- copy a fixed one into fuzz/corpus/<target>/
 # so that the fuzz-regression tests replay it forever.
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: onnx-import json)
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: onnx-import json pipeline)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${PLACER_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 seconds="${1:-60}"; shift || true
-targets=("$@"); [ "${#targets[@]}" -gt 0 ] || targets=(onnx-import json)
+targets=("$@"); [ "${#targets[@]}" -gt 0 ] || targets=(onnx-import json pipeline)
 bash "$root/scripts/install-deps.sh"
 # Libraries get coverage instrumentation too (fuzzer-no-link): without it
 # libFuzzer sees only the target's few edges.

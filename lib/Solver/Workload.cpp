@@ -190,8 +190,14 @@ placer::solver::readSplitFile(const Problem &problem, llvm::StringRef path) {
   llvm::Expected<llvm::json::Value> json = readJsonFile(path);
   if (!json)
     return json.takeError();
+  return parseSplit(problem, *json, path);
+}
+
+llvm::Expected<Assignment>
+placer::solver::parseSplit(const Problem &problem, const llvm::json::Value &json,
+                           llvm::StringRef path) {
   SplitFile file;
-  if (llvm::Error error = mapJson(*json, file, path))
+  if (llvm::Error error = mapJson(json, file, path))
     return std::move(error);
   std::map<int64_t, int> indexOfId;
   for (int u = 0; u < problem.size(); ++u)

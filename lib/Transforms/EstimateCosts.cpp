@@ -1,6 +1,7 @@
 //===- EstimateCosts.cpp - Per-op work and time per device kind -----------===//
 #include "placer/Analysis/Cluster.h"
 #include "placer/Analysis/CostModel.h"
+#include "placer/Analysis/Profile.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Support/Json.h"
@@ -77,27 +78,6 @@ FailureOr<OpWork> estimateWithRegions(Operation *op,
   return work;
 }
 
-/// Measured times: node name -> device kind -> seconds.
-using Profile = std::map<std::string, std::map<std::string, double>>;
-
-llvm::Expected<Profile> loadProfile(StringRef path, const Cluster &cluster) {
-  llvm::Expected<llvm::json::Value> json = readJsonFile(path);
-  if (!json)
-    return json.takeError();
-  std::map<std::string, std::map<std::string, NonNegative>> file;
-  if (llvm::Error error = mapJson(*json, file, path))
-    return std::move(error);
-  Profile profile;
-  for (const auto &[node, times] : file)
-    for (const auto &[kind, seconds] : times) {
-      if (!cluster.findKind(kind))
-        return jsonError(path, jsonField(node, kind),
-                         "the cluster has no device kind '" + kind + "'");
-      profile[node][kind] = seconds.value;
-    }
-  return profile;
-}
-
 /// The ops a placement assigns: the top-level ops of every function.
 SmallVector<Operation *> getPlaceableOps(ModuleOp module) {
   SmallVector<Operation *> ops;
@@ -151,7 +131,7 @@ struct EstimateCostsPass
     const Cluster &machine = *loaded;
     Profile measuredTimes;
     if (!profile.empty()) {
-      llvm::Expected<Profile> read = loadProfile(profile, machine);
+      llvm::Expected<Profile> read = readProfileFile(profile, machine);
       if (!read) {
         mlir::emitError(module.getLoc(), "--placer-estimate-costs: profile: ")
             << llvm::toString(read.takeError());

@@ -92,6 +92,34 @@ func.func @zero_step(%x: tensor<4xf32>) -> tensor<2xf32> {
 
 // -----
 
+// A declared result type that contradicts broadcasting (a damaged model
+// whose ONNX shape inference stopped) is refused, not turned into invalid
+// indexing maps: a lower rank, a dim no input has, a dim that does not fit.
+func.func @rank_drop(%a: tensor<2xf32>) -> tensor<f32> {
+  // expected-error @below {{cannot lower node 'add' (Add): an input of type tensor<2xf32> does not broadcast to the declared result type tensor<f32>}}
+  %y = graph.node "Add"(%a, %a) attributes {name = "add", output_names = ["y"], version = 13 : i64} : (tensor<2xf32>, tensor<2xf32>) -> tensor<f32>
+  return %y : tensor<f32>
+}
+
+// -----
+
+func.func @grown(%a: tensor<1x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
+  // expected-error @below {{cannot lower node 'mul' (Mul): the inputs broadcast to tensor<1x3xf32>, not to the declared result type tensor<4x3xf32>}}
+  %y = graph.node "Mul"(%a, %b) attributes {name = "mul", output_names = ["y"], version = 13 : i64} : (tensor<1x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  return %y : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @expand_mismatch(%a: tensor<2x3xf32>) -> tensor<2x4xf32> {
+  %s = graph.constant "s" : tensor<2xi64> = dense<[2, 4]> : tensor<2xi64>
+  // expected-error @below {{cannot lower node 'expand' (Expand): an input of type tensor<2x3xf32> does not broadcast to the declared result type tensor<2x4xf32>}}
+  %y = graph.node "Expand"(%a, %s) attributes {name = "expand", output_names = ["y"], version = 13 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
 // Einsum: one loop per letter (output letters first), the operands read
 // through their letters' maps, the product summed into the output; a
 // repeated letter reads a diagonal.

@@ -29,6 +29,9 @@ llvm::Expected<Workload> readWorkloadFile(llvm::StringRef path);
 /// "maxLoad": x}. Reading maps ids back through `Node::id`; backward nodes
 /// not listed follow their color class (human splits list forward nodes
 /// only).
+llvm::Expected<Assignment> parseSplit(const Problem &problem,
+                                      const llvm::json::Value &json,
+                                      llvm::StringRef source);
 llvm::Expected<Assignment> readSplitFile(const Problem &problem,
                                          llvm::StringRef path);
 llvm::json::Value splitToJson(const Problem &problem,

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
+#include "mlir/Support/DebugStringHelper.h"
 
 #include <cctype>
 #include <map>
@@ -163,6 +164,35 @@ bool isFloat(Type type) { return isa<FloatType>(getElementTypeOrSelf(type)); }
 using ScalarFn = Value (*)(NodeLowering &, OpBuilder &, Location, ValueRange,
                            Type);
 
+/// Whether every input broadcasts (numpy rules) to `outType`, and, when
+/// `exact`, whether `outType` is exactly the shape they broadcast to. The
+/// declared type comes from the model: a contradicting one would make
+/// broadcastMap's maps invalid, so it is refused here.
+LogicalResult checkBroadcast(NodeLowering &n, ValueRange inputs,
+                             RankedTensorType outType, bool exact) {
+  ArrayRef<int64_t> out = outType.getShape();
+  SmallVector<int64_t> broadcast(out.size(), 1);
+  for (Value input : inputs) {
+    ArrayRef<int64_t> in = cast<RankedTensorType>(input.getType()).getShape();
+    bool fits = in.size() <= out.size();
+    for (size_t i = 0; fits && i < in.size(); ++i) {
+      size_t d = out.size() - in.size() + i;
+      fits = in[i] == 1 || in[i] == out[d];
+      broadcast[d] = std::max(broadcast[d], in[i]);
+    }
+    if (!fits)
+      return n.fail("an input of type " + debugString(input.getType()) +
+                    " does not broadcast to the declared result type " +
+                    debugString(outType));
+  }
+  if (exact && ArrayRef<int64_t>(broadcast) != out)
+    return n.fail("the inputs broadcast to " +
+                  debugString(RankedTensorType::get(broadcast,
+                                                 outType.getElementType())) +
+                  ", not to the declared result type " + debugString(outType));
+  return success();
+}
+
 template <ScalarFn Fn>
 Results lowerElementwise(NodeLowering &n) {
   SmallVector<Value> inputs;
@@ -170,6 +200,8 @@ Results lowerElementwise(NodeLowering &n) {
     if (n.hasOperand(i))
       inputs.push_back(n.operands[i]);
   RankedTensorType outType = n.getResultType();
+  if (failed(checkBroadcast(n, inputs, outType, /*exact=*/true)))
+    return failure();
   Value result = elementwise(
       n.builder, n.getLoc(), inputs, outType,
       [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -1406,6 +1438,9 @@ Results lowerGather(NodeLowering &n) {
 }
 
 Results lowerExpand(NodeLowering &n) {
+  if (failed(checkBroadcast(n, n.operands[0], n.getResultType(),
+                            /*exact=*/false)))
+    return failure();
   return single(elementwise(n.builder, n.getLoc(), {n.operands[0]},
                             n.getResultType(),
                             [](OpBuilder &, Location, ValueRange args) {

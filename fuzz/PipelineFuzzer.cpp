@@ -1,0 +1,80 @@
+//===- PipelineFuzzer.cpp - Arbitrary ONNX models through the pipeline ---===//
+//
+// What import accepts, the rest of the toolchain must take too: costs,
+// placement on two devices, the split, the simulator, one stage selected
+// and lowered down to the LLVM dialect. Any module the importer returns
+// must come out lowered or with diagnostics, never a crash. Shapes only: no
+// file is opened, no weight is read (lowering needs types, not values).
+//
+//===----------------------------------------------------------------------===//
+
+#include "FuzzSupport.h"
+
+#include "placer/Dialect/Dist/BufferizableOpInterfaceImpl.h"
+#include "placer/Import/OnnxImporter.h"
+#include "placer/Runtime/Runner.h"
+#include "placer/Transforms/Passes.h"
+
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace {
+
+mlir::MLIRContext &getPipelineContext() {
+  static mlir::MLIRContext *context = [] {
+    mlir::DialectRegistry registry;
+    registry.insert<placer::graph::GraphDialect, placer::dist::DistDialect,
+                    placer::PlacerDialect>();
+    mlir::registerAllDialects(registry);
+    mlir::registerAllExtensions(registry);
+    placer::dist::registerBufferizableOpInterfaceExternalModels(registry);
+    // The lowering pipeline is partly upstream's, built from its text.
+    mlir::registerAllPasses();
+    auto *context = new mlir::MLIRContext(registry);
+    context->loadAllAvailableDialects();
+    placer::fuzz::swallowDiagnostics(*context);
+    return context;
+  }();
+  return *context;
+}
+
+/// A placement that stays fast on any input: the DP on two accelerators,
+/// its ideal lattice bounded (past the limit it linearizes, still valid).
+placer::PlacementSettings placementSettings() {
+  placer::PlacementSettings settings;
+  settings.devices = 2;
+  settings.cpus = 0;
+  settings.solve.algorithm = placer::solver::Algorithm::DP;
+  settings.solve.idealLimit = 20000;
+  return settings;
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  mlir::MLIRContext &context = getPipelineContext();
+  // Weights are read from the input itself: external ones would be under a
+  // folder that does not exist, so they fail to load, as they must.
+  mlir::OwningOpRef<mlir::ModuleOp> module = placer::importOnnxBuffer(
+      llvm::StringRef(reinterpret_cast<const char *>(data), size), "fuzz.onnx",
+      "/nonexistent", &context, placer::OnnxImportOptions());
+  if (!module)
+    return 0;
+
+  mlir::PassManager pm(&context);
+  pm.addPass(placer::createEstimateCosts(placer::CostSettings()));
+  pm.addPass(placer::createPlaceDevices(placementSettings()));
+  pm.addPass(placer::createSplitDevices());
+  pm.addPass(placer::createSimulate());
+  if (mlir::failed(pm.run(*module)))
+    return 0;
+  placer::runtime::ExecutionOptions execution;
+  execution.stage = 0;
+  llvm::Expected<placer::runtime::LoweredModule> lowered =
+      placer::runtime::lowerForExecution(*module, execution);
+  if (!lowered)
+    llvm::consumeError(lowered.takeError());
+  return 0;
+}
