@@ -16,8 +16,10 @@ std::optional<int64_t> placer::getTypeBytes(Type type) {
   auto ranked = dyn_cast<RankedTensorType>(type);
   if (!ranked || !ranked.hasStaticShape())
     return std::nullopt;
-  return ranked.getNumElements() *
-         graph::getElementByteSize(ranked.getElementType());
+  // Strings count 0 bytes; what the graph verifier admits fits.
+  if (graph::getElementByteSize(ranked.getElementType()) == 0)
+    return 0;
+  return graph::getTensorBytes(ranked.getShape(), ranked.getElementType());
 }
 
 OpWork placer::estimateGenericWork(Operation *op) {

@@ -14,6 +14,7 @@
 
 #include "placer/Support/Graph.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
+#include "InferenceGuards.h"
 #include "ShapeFolding.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -69,18 +70,6 @@ std::string describeNode(const onnx::NodeProto &node) {
     text += node.domain() + ".";
   text += node.op_type() + ")";
   return text;
-}
-
-/// Product of `dims`, or std::nullopt when it overflows int64.
-std::optional<int64_t> checkedProduct(ArrayRef<int64_t> dims) {
-  int64_t product = 1;
-  for (int64_t dim : dims) {
-    if (ShapedType::isDynamic(dim))
-      continue;
-    if (__builtin_mul_overflow(product, dim, &product))
-      return std::nullopt;
-  }
-  return product;
 }
 
 template <typename T> void appendBytes(std::string &out, T value) {
@@ -153,7 +142,10 @@ private:
 
   //===--- Stages before building IR --------------------------------------===//
   LogicalResult checkModel(const onnx::ModelProto &model);
-  LogicalResult checkBeforeInference(const onnx::GraphProto &graph);
+  /// Reports the nodes whose inference the guards refused
+  /// (InferenceGuards.h); `ranks` are those of the enclosing graphs.
+  LogicalResult checkInferenceGuards(const onnx::GraphProto &graph,
+                                     llvm::StringMap<int> ranks = {});
   LogicalResult applyDimBindings(onnx::GraphProto &graph);
   void inferShapes(onnx::ModelProto &model);
 
@@ -305,84 +297,59 @@ LogicalResult Importer::applyDimBindings(onnx::GraphProto &graph) {
   return success();
 }
 
-/// ONNX 1.12's convolution and pooling shape inference reads past the
-/// input's dims when the spatial rank of the input and of the kernel (its
-/// attribute or the weight's shape) disagree: a crash inside the library,
-/// so such nodes are refused before it runs, wherever the ranks are known
-/// from the graph's declarations.
-LogicalResult Importer::checkBeforeInference(const onnx::GraphProto &graph) {
-  llvm::StringMap<int> ranks;
+namespace {
+/// A node after inference: ranks from the types the graph (and the graphs
+/// around it) declare or ONNX inferred.
+class GraphView final : public placer::detail::GuardedNode {
+public:
+  GraphView(const onnx::NodeProto &node, const llvm::StringMap<int> &ranks)
+      : node(node), ranks(ranks) {}
+  const std::string &opType() const override { return node.op_type(); }
+  size_t numInputs() const override { return node.input_size(); }
+  std::string inputName(size_t index) const override {
+    return node.input(index);
+  }
+  std::optional<int> inputRank(size_t index) const override {
+    auto it = ranks.find(node.input(index));
+    return it == ranks.end() ? std::nullopt : std::optional(it->second);
+  }
+  const onnx::AttributeProto *attribute(const std::string &name) const override {
+    for (const onnx::AttributeProto &attr : node.attribute())
+      if (attr.name() == name)
+        return &attr;
+    return nullptr;
+  }
+
+private:
+  const onnx::NodeProto &node;
+  const llvm::StringMap<int> &ranks;
+};
+} // namespace
+
+LogicalResult Importer::checkInferenceGuards(const onnx::GraphProto &graph,
+                                             llvm::StringMap<int> ranks) {
   auto record = [&](const onnx::ValueInfoProto &v) {
     if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
       ranks[v.name()] = v.type().tensor_type().shape().dim_size();
   };
   llvm::for_each(graph.input(), record);
   llvm::for_each(graph.value_info(), record);
+  llvm::for_each(graph.output(), record);
   for (const onnx::TensorProto &t : graph.initializer())
     ranks[t.name()] = t.dims_size();
-  static const llvm::StringSet<> convPool = {
-      "Conv",        "ConvInteger", "QLinearConv", "ConvTranspose",
-      "MaxPool",     "AveragePool", "LpPool",      "MaxUnpool"};
   bool ok = true;
   for (const onnx::NodeProto &node : graph.node()) {
-    if (!node.domain().empty() || !convPool.contains(node.op_type()) ||
-        node.input_size() == 0)
-      continue;
-    auto input = ranks.find(node.input(0));
-    if (input == ranks.end())
-      continue;
-    int spatial = input->second - 2;
-    if (spatial < 1) {
-      error(node) << "input '" << node.input(0) << "' has rank "
-                  << input->second << "; " << node.op_type()
-                  << " needs batch, channel and at least one spatial dim";
-      ok = false;
-      continue;
-    }
-    auto checkLength = [&](const std::string &what, int length, int expected) {
-      if (length == expected)
-        return;
-      error(node) << what << " has " << length << " entries but input '"
-                  << node.input(0) << "' has " << spatial << " spatial dims";
-      ok = false;
-    };
-    // ONNX reads these attributes' ints whatever kind they declare (the
-    // schema check reports wrong kinds later), and divides by strides.
+    if (node.domain().empty() || node.domain() == "ai.onnx")
+      for (const std::string &violation :
+           placer::detail::checkInferenceGuard(GraphView(node, ranks))) {
+        error(node) << violation;
+        ok = false;
+      }
     for (const onnx::AttributeProto &attr : node.attribute()) {
-      const std::string &name = attr.name();
-      bool isPads = name == "pads";
-      if (name == "group" && attr.i() < 1 &&
-          (attr.type() == onnx::AttributeProto::INT ||
-           attr.type() == onnx::AttributeProto::UNDEFINED)) {
-        error(node) << "attribute 'group' is " << attr.i()
-                    << "; it must be at least 1";
-        ok = false;
-      }
-      if ((name != "kernel_shape" && name != "strides" &&
-           name != "dilations" && !isPads) ||
-          attr.ints_size() == 0)
-        continue;
-      checkLength("attribute '" + name + "'", attr.ints_size(),
-                  isPads ? 2 * spatial : spatial);
-      for (int64_t v : attr.ints())
-        if (isPads ? v < 0 : v < 1) {
-          error(node) << "attribute '" << name << "' has entry " << v
-                      << "; entries must be "
-                      << (isPads ? "non-negative" : "positive");
-          ok = false;
-          break;
-        }
-    }
-    bool hasWeight = node.op_type().find("Conv") != std::string::npos;
-    int weightIndex = node.op_type() == "QLinearConv" ? 3 : 1;
-    if (hasWeight && node.input_size() > weightIndex) {
-      auto weight = ranks.find(node.input(weightIndex));
-      if (weight != ranks.end() && weight->second != input->second) {
-        error(node) << "weight '" << node.input(weightIndex) << "' has rank "
-                    << weight->second << " but input '" << node.input(0)
-                    << "' has rank " << input->second;
-        ok = false;
-      }
+      if (attr.has_g())
+        ok &= succeeded(checkInferenceGuards(attr.g(), ranks));
+      for (const onnx::GraphProto &body : attr.graphs())
+        ok &= succeeded(checkInferenceGuards(body, ranks));
     }
   }
   return success(ok);
@@ -396,9 +363,10 @@ void Importer::inferShapes(onnx::ModelProto &model) {
                                                /*error_mode=*/0,
                                                /*data_prop=*/true);
   try {
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
-                                       inferenceOptions);
-    placer::detail::refineShapesByFolding(model);
+    // Guarded schemas: ONNX's own functions crash on some malformed nodes.
+    const onnx::ISchemaRegistry &schemas = placer::detail::getGuardedSchemas();
+    onnx::shape_inference::InferShapes(model, &schemas, inferenceOptions);
+    placer::detail::refineShapesByFolding(model, schemas);
   } catch (const std::exception &e) {
     emitWarning(fileLoc()) << "ONNX shape inference stopped: " << e.what()
                            << "; values it did not reach keep their declared "
@@ -437,9 +405,9 @@ Type Importer::convertType(const onnx::TypeProto &type, StringRef valueName) {
       }
       dims.push_back(dim.dim_value());
     }
-    if (!checkedProduct(dims)) {
-      error() << "value '" << valueName
-              << "' has a shape whose element count overflows int64";
+    if (!getTensorBytes(dims, element)) {
+      error() << "value '" << valueName << "' has a shape of more than "
+              << kMaxTensorBytes << " bytes";
       return {};
     }
     return RankedTensorType::get(dims, element);
@@ -510,13 +478,9 @@ Attribute Importer::convertTensor(onnx::TensorProto &tensor, StringRef what,
     }
     dims.push_back(dim);
   }
-  std::optional<int64_t> numElements = checkedProduct(dims);
-  int64_t elementBytes = getElementByteSize(element);
-  int64_t ignored;
-  if (!numElements ||
-      __builtin_mul_overflow(*numElements, std::max<int64_t>(elementBytes, 1),
-                             &ignored)) {
-    error() << what << " has a shape whose size overflows int64";
+  if (!getTensorBytes(dims, element)) {
+    error() << what << " has a shape of more than " << kMaxTensorBytes
+            << " bytes";
     return {};
   }
   auto type = RankedTensorType::get(dims, element);
@@ -1258,10 +1222,11 @@ OwningOpRef<ModuleOp> Importer::run(onnx::ModelProto &model) {
   if (failed(checkModel(model)))
     return {};
   onnx::GraphProto &graph = *model.mutable_graph();
-  if (failed(sortGraph(graph, {})) || failed(applyDimBindings(graph)) ||
-      failed(checkBeforeInference(graph)))
+  if (failed(sortGraph(graph, {})) || failed(applyDimBindings(graph)))
     return {};
   inferShapes(model);
+  if (failed(checkInferenceGuards(graph)))
+    return {};
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc());
   builder.setInsertionPointToEnd(module->getBody());

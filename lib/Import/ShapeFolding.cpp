@@ -779,7 +779,8 @@ placer::detail::evaluateNode(const onnx::NodeProto &node,
   return result;
 }
 
-void placer::detail::refineShapesByFolding(onnx::ModelProto &model) {
+void placer::detail::refineShapesByFolding(
+    onnx::ModelProto &model, const onnx::ISchemaRegistry &schemas) {
   onnx::GraphProto &graph = *model.mutable_graph();
   if (!graphHasDynamicTypes(graph))
     return;
@@ -847,8 +848,8 @@ void placer::detail::refineShapesByFolding(onnx::ModelProto &model) {
     auto opset = opsets.find(node.domain());
     if (opset == opsets.end())
       continue;
-    const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
-        node.op_type(), opset->second, node.domain());
+    const onnx::OpSchema *schema =
+        schemas.GetSchema(node.op_type(), opset->second, node.domain());
     if (!schema || !schema->has_type_and_shape_inference_function())
       continue;
     std::unordered_map<std::string, onnx::TypeProto *> inputTypes;

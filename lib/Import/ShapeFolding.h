@@ -6,6 +6,7 @@
 #ifndef PLACER_LIB_IMPORT_SHAPEFOLDING_H
 #define PLACER_LIB_IMPORT_SHAPEFOLDING_H
 
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
@@ -45,8 +46,10 @@ evaluateNode(const onnx::NodeProto &node,
 /// the (topologically sorted) main graph, this evaluates such small tensors
 /// and runs every other op's ONNX inference function with those values as
 /// constant inputs. Only types change in `model`: its nodes stay as they are.
-/// Expects ONNX's whole-graph inference to have run first.
-void refineShapesByFolding(onnx::ModelProto &model);
+/// Expects ONNX's whole-graph inference to have run first; takes its
+/// schemas from `schemas` (the importer's guarded ones).
+void refineShapesByFolding(onnx::ModelProto &model,
+                           const onnx::ISchemaRegistry &schemas);
 
 } // namespace placer::detail
 

@@ -28,7 +28,8 @@ OpWork estimateGenericWork(mlir::Operation *op);
 double getRooflineTime(const OpWork &work, const DeviceKind &kind);
 
 /// Bytes of a statically shaped tensor (strings count 0 bytes), 0 for
-/// `none`, std::nullopt for dynamic or unknown types.
+/// `none`, std::nullopt for dynamic or unknown types and for tensors over
+/// graph::kMaxTensorBytes (which the graph dialect's verifiers refuse).
 std::optional<int64_t> getTypeBytes(mlir::Type type);
 
 } // namespace placer

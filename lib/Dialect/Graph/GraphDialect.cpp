@@ -67,6 +67,18 @@ int64_t placer::graph::getElementByteSize(Type type) {
   return bits == 1 ? 1 : static_cast<int64_t>((bits + 7) / 8);
 }
 
+std::optional<int64_t>
+placer::graph::getTensorBytes(llvm::ArrayRef<int64_t> shape, Type elementType) {
+  if (llvm::is_contained(shape, 0))
+    return 0;
+  int64_t bytes = std::max<int64_t>(getElementByteSize(elementType), 1);
+  for (int64_t dim : shape)
+    if (!ShapedType::isDynamic(dim) &&
+        (__builtin_mul_overflow(bytes, dim, &bytes) || bytes > kMaxTensorBytes))
+      return std::nullopt;
+  return bytes;
+}
+
 /// An error about one external weight, named as the user knows it.
 static llvm::Error weightError(StringRef tensor, const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),

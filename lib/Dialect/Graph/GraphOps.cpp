@@ -46,9 +46,31 @@ void NodeOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   }
 }
 
+/// Every static tensor the dialect holds has at most kMaxTensorBytes.
+static LogicalResult verifyTensorSizes(Operation *op) {
+  auto check = [&](Value value, StringRef what,
+                   unsigned index) -> LogicalResult {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || getTensorBytes(type.getShape(), type.getElementType()))
+      return success();
+    return op->emitOpError() << what << " #" << index << " of type " << type
+                             << " holds more than " << kMaxTensorBytes
+                             << " bytes";
+  };
+  for (OpOperand &operand : op->getOpOperands())
+    if (failed(check(operand.get(), "operand", operand.getOperandNumber())))
+      return failure();
+  for (OpResult result : op->getResults())
+    if (failed(check(result, "result", result.getResultNumber())))
+      return failure();
+  return success();
+}
+
 LogicalResult NodeOp::verify() {
   if (getOpType().empty())
     return emitOpError("has an empty op_type");
+  if (failed(verifyTensorSizes(*this)))
+    return failure();
   if (getOutputNames().size() != getOutputs().size())
     return emitOpError("has ")
            << getOutputs().size() << " results but "
@@ -104,6 +126,8 @@ void ConstantOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
 LogicalResult ConstantOp::verify() {
   if (getName().empty())
     return emitOpError("has an empty tensor name");
+  if (failed(verifyTensorSizes(*this)))
+    return failure();
   auto type = cast<RankedTensorType>(getResult().getType());
   if (auto elements = dyn_cast<ElementsAttr>(getValue())) {
     if (elements.getShapedType() != type)
@@ -122,7 +146,7 @@ LogicalResult ConstantOp::verify() {
     if (external.getOffset() < 0)
       return emitOpError("external data has negative offset ")
              << external.getOffset();
-    int64_t expected = type.getNumElements() * elementBytes;
+    int64_t expected = *getTensorBytes(type.getShape(), type.getElementType());
     if (external.getLength() != expected)
       return emitOpError("external data has length ")
              << external.getLength() << " but " << type << " needs "

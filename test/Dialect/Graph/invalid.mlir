@@ -170,3 +170,22 @@ func.func @constant_bad_value() {
   %0 = graph.constant "w" : tensor<i64> = 1 : i64
   return
 }
+
+// -----
+
+// No tensor holds more than 2^48 bytes (byte sums over a model stay in
+// int64): 2^46 f32 elements are 2^48 bytes, one more dim of 2 is too many.
+func.func @node_tensor_too_large(%x: tensor<65536x65536x16384xf32>) {
+  %0 = graph.node "Relu"(%x) attributes {name = "ok", output_names = ["y"], version = 13 : i64} : (tensor<65536x65536x16384xf32>) -> tensor<65536x65536x16384xf32>
+  // expected-error @+1 {{'graph.node' op result #0 of type 'tensor<65536x65536x16384x2xf32>' holds more than 281474976710656 bytes}}
+  %1 = graph.node "Unsqueeze"(%0) attributes {name = "big", output_names = ["z"], version = 13 : i64} : (tensor<65536x65536x16384xf32>) -> tensor<65536x65536x16384x2xf32>
+  return
+}
+
+// -----
+
+func.func @constant_too_large() {
+  // expected-error @+1 {{'graph.constant' op result #0 of type 'tensor<4611686018427387904xi8>' holds more than 281474976710656 bytes}}
+  %0 = graph.constant "w" : tensor<4611686018427387904xi8> = #graph.external<"w.data", offset = 0, length = 4611686018427387904>
+  return
+}

@@ -59,6 +59,17 @@ std::optional<int32_t> getOnnxDataType(mlir::Type elementType);
 /// element type has no fixed size (strings).
 int64_t getElementByteSize(mlir::Type elementType);
 
+/// The largest tensor the graph dialect holds: 2^48 bytes (256 TiB), far
+/// beyond any device, and small enough that sums of byte counts over a
+/// whole model (costs, memory, transfers) never overflow int64.
+inline constexpr int64_t kMaxTensorBytes = int64_t(1) << 48;
+
+/// Bytes of a tensor of `shape` (dynamic dims count 1) and `elementType`
+/// (strings count 1 byte an element), or std::nullopt when that is more
+/// than kMaxTensorBytes.
+std::optional<int64_t> getTensorBytes(llvm::ArrayRef<int64_t> shape,
+                                      mlir::Type elementType);
+
 /// The file holding an external tensor's bytes: `location` under the
 /// module's model folder (`graph.model_dir`). An error when the module does
 /// not record its folder or when the location would leave it (absolute, or
