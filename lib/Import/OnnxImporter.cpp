@@ -760,6 +760,26 @@ void Importer::checkSchema(const onnx::NodeProto &node, bool &failed) {
                                                   node.op_type());
     return;
   }
+  // Lowerings and cost rules index a node's operands and results by the
+  // schema's arity.
+  auto checkArity = [&](const char *what, int count, int min, int max) {
+    if (count >= min && count <= max)
+      return;
+    auto diag = error(node);
+    diag << "has " << count << " " << what << "s but " << node.op_type()
+         << "-" << schema->SinceVersion() << " takes ";
+    if (max == std::numeric_limits<int>::max())
+      diag << "at least " << min;
+    else if (min == max)
+      diag << min;
+    else
+      diag << min << " to " << max;
+    failed = true;
+  };
+  checkArity("input", node.input_size(), schema->min_input(),
+             schema->max_input());
+  checkArity("output", node.output_size(), schema->min_output(),
+             schema->max_output());
   const auto &expected = schema->attributes();
   for (const onnx::AttributeProto &attr : node.attribute()) {
     auto it = expected.find(attr.name());

@@ -111,6 +111,14 @@ func.func @grown(%a: tensor<1x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
 
 // -----
 
+func.func @no_outputs(%a: tensor<2xf32>) {
+  // expected-error @below {{cannot lower node 'relu' (Relu): the node has no outputs}}
+  graph.node "Relu"(%a) attributes {name = "relu", output_names = [], version = 14 : i64} : (tensor<2xf32>) -> ()
+  return
+}
+
+// -----
+
 func.func @expand_mismatch(%a: tensor<2x3xf32>) -> tensor<2x4xf32> {
   %s = graph.constant "s" : tensor<2xi64> = dense<[2, 4]> : tensor<2xi64>
   // expected-error @below {{cannot lower node 'expand' (Expand): an input of type tensor<2x3xf32> does not broadcast to the declared result type tensor<2x4xf32>}}

@@ -250,6 +250,10 @@ LogicalResult lowerNodes(func::FuncOp func, ProfileHooks *profile) {
     NodeLowering lowering{builder, node,
                           SmallVector<Value>(node.getInputs().begin(),
                                              node.getInputs().end())};
+    // Every lowering computes output #0 (the importer checks ONNX arity;
+    // MLIR written by hand is not).
+    if (node.getOutputs().empty())
+      return lowering.fail("the node has no outputs");
     LoweringFn fn = getNodeLowerings().lookup(node.getOpType());
     FailureOr<SmallVector<Value>> results = fn(lowering);
     if (failed(results))
