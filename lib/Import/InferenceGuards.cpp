@@ -117,10 +117,7 @@ public:
   }
   std::optional<int> inputRank(size_t index) const override {
     const onnx::TypeProto *input = context.getInputType(index);
-    if (!input || !input->has_tensor_type() ||
-        !input->tensor_type().has_shape())
-      return std::nullopt;
-    return input->tensor_type().shape().dim_size();
+    return input ? getRank(*input) : std::nullopt;
   }
   const onnx::AttributeProto *attribute(const std::string &name) const override {
     return context.getAttribute(name);
@@ -132,6 +129,14 @@ private:
 };
 
 } // namespace
+
+std::optional<int> placer::detail::getRank(const onnx::TypeProto &type) {
+  if (type.has_tensor_type() && type.tensor_type().has_shape())
+    return type.tensor_type().shape().dim_size();
+  if (type.has_sparse_tensor_type() && type.sparse_tensor_type().has_shape())
+    return type.sparse_tensor_type().shape().dim_size();
+  return std::nullopt;
+}
 
 std::vector<std::string>
 placer::detail::checkInferenceGuard(const GuardedNode &node) {

@@ -30,6 +30,10 @@
 
 namespace placer::detail {
 
+/// The rank of a (dense or sparse) tensor type with a shape; ONNX's
+/// inference functions read the shapes of both.
+std::optional<int> getRank(const onnx::TypeProto &type);
+
 /// What a guard sees of a node: attributes, and per input its name and its
 /// rank when known.
 class GuardedNode {

@@ -329,8 +329,8 @@ private:
 LogicalResult Importer::checkInferenceGuards(const onnx::GraphProto &graph,
                                              llvm::StringMap<int> ranks) {
   auto record = [&](const onnx::ValueInfoProto &v) {
-    if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
-      ranks[v.name()] = v.type().tensor_type().shape().dim_size();
+    if (std::optional<int> rank = placer::detail::getRank(v.type()))
+      ranks[v.name()] = *rank;
   };
   llvm::for_each(graph.input(), record);
   llvm::for_each(graph.value_info(), record);
