@@ -5,9 +5,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 
 using namespace placer::solver;
 using namespace placer::solver::detail;
+
+/// CBC's infinity (COIN_DBL_MAX).
+static constexpr double kCbcInfinity = std::numeric_limits<double>::max();
 
 ModelBuilder::ModelBuilder() : model(Cbc_newModel()) {
   Cbc_setLogLevel(model, 0);
@@ -16,21 +20,66 @@ ModelBuilder::ModelBuilder() : model(Cbc_newModel()) {
 ModelBuilder::~ModelBuilder() { Cbc_deleteModel(model); }
 
 int ModelBuilder::column(const std::string &name, double lb, double ub,
-                         double objective, bool integer) {
-  Cbc_addCol(model, name.c_str(), lb, ub, objective, integer ? 1 : 0, 0,
-             nullptr, nullptr);
+                         double cost, bool integer) {
+  columnNames.push_back(name);
+  columnLower.push_back(std::max(lb, -kCbcInfinity));
+  columnUpper.push_back(std::min(ub, kCbcInfinity));
+  objective.push_back(cost);
+  if (integer)
+    integers.push_back(columns);
   return columns++;
+}
+
+void ModelBuilder::setColumnUpper(int column, double ub) {
+  columnUpper[column] = std::min(ub, kCbcInfinity);
 }
 
 void ModelBuilder::row(const std::string &name, const std::vector<int> &cols,
                        const std::vector<double> &coefs, char sense,
                        double rhs) {
-  Cbc_addRow(model, name.c_str(), static_cast<int>(cols.size()), cols.data(),
-             coefs.data(), sense, rhs);
+  rowNames.push_back(name);
+  rowLower.push_back(sense == 'L' ? -kCbcInfinity : rhs);
+  rowUpper.push_back(sense == 'G' ? kCbcInfinity : rhs);
+  entryColumn.insert(entryColumn.end(), cols.begin(), cols.end());
+  entryValue.insert(entryValue.end(), coefs.begin(), coefs.end());
+  rowStart.push_back(static_cast<int>(entryColumn.size()));
   ++rows;
 }
 
+void ModelBuilder::load(bool withNames) {
+  if (loaded)
+    return;
+  loaded = true;
+  // Rows to CBC's column-major layout.
+  std::vector<CoinBigIndex> start(columns + 1, 0);
+  for (int c : entryColumn)
+    ++start[c + 1];
+  for (int c = 0; c < columns; ++c)
+    start[c + 1] += start[c];
+  std::vector<CoinBigIndex> next(start.begin(), start.end() - 1);
+  std::vector<int> index(entryColumn.size());
+  std::vector<double> value(entryColumn.size());
+  for (int r = 0; r < rows; ++r)
+    for (int e = rowStart[r]; e < rowStart[r + 1]; ++e) {
+      CoinBigIndex at = next[entryColumn[e]]++;
+      index[at] = r;
+      value[at] = entryValue[e];
+    }
+  Cbc_loadProblem(model, columns, rows, start.data(), index.data(),
+                  value.data(), columnLower.data(), columnUpper.data(),
+                  objective.data(), rowLower.data(), rowUpper.data());
+  for (int c : integers)
+    Cbc_setInteger(model, c);
+  if (withNames) {
+    for (int c = 0; c < columns; ++c)
+      Cbc_setColName(model, c, columnNames[c].c_str());
+    for (int r = 0; r < rows; ++r)
+      Cbc_setRowName(model, r, rowNames[r].c_str());
+  }
+}
+
 void ModelBuilder::write(const std::string &path) {
+  load(/*withNames=*/true);
   // CBC's writers add the extension themselves.
   auto endsWith = [&](const char *suffix) {
     size_t len = std::char_traits<char>::length(suffix);
@@ -113,26 +162,44 @@ void COINLINKAGE_CB progressCallback(void *, void *, void *data) {
 } // namespace
 
 void ModelBuilder::solve(const IPOptions &options,
+                         std::chrono::steady_clock::time_point deadline,
                          const std::vector<int> &startColumns,
                          const std::vector<double> &startValues,
                          const std::string &what, double incumbent) {
+  double seconds = std::chrono::duration<double>(
+                       deadline - std::chrono::steady_clock::now())
+                       .count();
+  if (seconds <= 0)
+    return;
+  load(/*withNames=*/false);
+  // CBC 2.10.8 crashes (SEGV in CglPreProcess::postProcess or
+  // preProcessNonDefault) when its clock runs out inside preprocessing,
+  // which a short limit on a large model does (604-node latency model,
+  // limits of 1 to 6 s); without it the same runs end cleanly, with the
+  // same answers on the shared workloads (docs/IntegerPrograms.md).
+  Cbc_setParameter(model, "preprocess", "off");
+  // The limit is wall time, as the user's (CBC counts CPU time otherwise).
+  Cbc_setParameter(model, "timeMode", "elapsed");
   if (!startColumns.empty())
     Cbc_setMIPStartI(model, static_cast<int>(startColumns.size()),
                      startColumns.data(), startValues.data());
-  Cbc_setMaximumSeconds(model, options.timeLimitSeconds);
+  Cbc_setMaximumSeconds(model, seconds);
   Cbc_setAllowableFractionGap(model, options.relativeGap);
   if (options.threads > 1)
     Cbc_setParameter(model, "threads", std::to_string(options.threads).c_str());
-  Progress progress{what, incumbent, options.timeLimitSeconds,
+  Progress progress{what, incumbent, seconds,
                     options.progressSeconds, {}, {}};
   progress.start = progress.last = std::chrono::steady_clock::now();
   progress.sink = options.onProgress;
   if (options.progressSeconds > 0)
     Cbc_addCutCallback(model, progressCallback, "placer-progress", &progress);
   Cbc_solve(model);
+  solved = true;
 }
 
 std::string ModelBuilder::status() const {
+  if (!solved)
+    return "time limit";
   if (Cbc_isProvenInfeasible(model))
     return "infeasible";
   if (!solution())
@@ -141,18 +208,22 @@ std::string ModelBuilder::status() const {
 }
 
 const double *ModelBuilder::solution() const {
+  if (!solved)
+    return nullptr;
   const double *values = Cbc_getColSolution(model);
   return values && Cbc_numberSavedSolutions(model) > 0 ? values : nullptr;
 }
 
 double ModelBuilder::bestBound() const {
+  if (!solved)
+    return -kInfinity;
   return Cbc_getBestPossibleObjValue(model);
 }
 
 void ModelBuilder::finish(IPResult &result, double objective,
                           std::chrono::steady_clock::time_point start) const {
   Solution &solution = result.solution;
-  result.bestBound = bestBound();
+  result.bestBound = std::max(bestBound(), solution.lowerBound);
   solution.lowerBound = std::max(solution.lowerBound, result.bestBound);
   if (objective < kInfinity && objective > 0)
     result.gap =

@@ -43,7 +43,7 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
   // both together would not be without loss of generality.
   if (n > 0 && !options.contiguous)
     for (int d = 1; d < k; ++d)
-      Cbc_setColUpper(b.model, x[0][d], 0);
+      b.setColumnUpper(x[0][d], 0);
 
   // Every group on exactly one device.
   for (int g = 0; g < n; ++g) {
@@ -161,7 +161,7 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
       }
     }
   }
-  b.solve(options, startColumns, startValues,
+  b.solve(options, options.getDeadline(start), startColumns, startValues,
           options.contiguous ? "contiguous throughput model"
                              : "throughput model",
           incumbent);
@@ -183,6 +183,11 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
       result.solution.assignment = std::move(assignment);
       result.solution.maxLoad = evaluation.maxLoad;
     }
+  }
+  // Never worse than the start (CBC may not have run, or kept it).
+  if (incumbent < result.solution.maxLoad) {
+    result.solution.assignment = *options.warmStart;
+    result.solution.maxLoad = incumbent;
   }
   b.finish(result, result.solution.maxLoad, start);
   return result;

@@ -298,6 +298,8 @@ public:
     for (int round = 0; round < 100; ++round) {
       bool improved = false;
       for (int b = 0; b < blocks.numSuper; ++b) {
+        if (pastDeadline())
+          return current;
         int original = blockDevice[b];
         // Devices 0..k-1 are the accelerators, k the CPU (when there is one).
         for (int target = 0; target <= (cpu >= 0 ? cpu : k - 1); ++target) {
@@ -354,6 +356,11 @@ public:
   }
 
 private:
+  bool pastDeadline() const {
+    return options.deadline &&
+           std::chrono::steady_clock::now() >= *options.deadline;
+  }
+
   const Problem &problem;
   const Contracted &blocks;
   const LatencyOptions &options;

@@ -282,7 +282,8 @@ IPResult placer::solver::solveLatencyIP(const Problem &problem,
         startValues.push_back(onCpu ? 1 : 0);
       }
     }
-  b.solve(options, startColumns, startValues, "latency model", incumbent);
+  b.solve(options, options.getDeadline(clockStart), startColumns, startValues,
+          "latency model", incumbent);
 
   result.status = b.status();
   const double *values = b.solution();

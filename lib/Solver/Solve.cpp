@@ -72,10 +72,11 @@ SolveResult solveThroughput(const Problem &problem,
   }
   // The DP's split is contiguous, so feasible for both MILP variants: CBC
   // starts from it.
+  IPOptions ip = options.ip;
+  ip.deadline = ip.getDeadline(std::chrono::steady_clock::now());
   DPOptions dp;
   dp.idealLimit = options.idealLimit;
   Solution start = solveIdealDP(problem, dp);
-  IPOptions ip = options.ip;
   if (start.feasible())
     ip.warmStart = &start.assignment;
   result.ip = solveThroughputIP(problem, ip);
@@ -93,9 +94,11 @@ SolveResult solveLatency(const Problem &problem, const SolveOptions &options) {
     return result;
   case Algorithm::IP: {
     // The heuristic's placement is CBC's first incumbent and fixes the
-    // model's time horizon.
-    Solution start = solveLatencyGreedy(problem, latency);
+    // model's time horizon; both share the time limit.
     IPOptions ip = options.ip;
+    ip.deadline = ip.getDeadline(std::chrono::steady_clock::now());
+    latency.deadline = ip.deadline;
+    Solution start = solveLatencyGreedy(problem, latency);
     if (start.latency < kInfinity) {
       ip.warmStart = &start.assignment;
       ip.warmStartCalls = &start.calls;

@@ -2,11 +2,14 @@
 #include "RandomProblems.h"
 #include "placer/Solver/IntegerProgram.h"
 #include "placer/Solver/Latency.h"
+#include "placer/Solver/Solve.h"
 #include "placer/Solver/Workload.h"
 
 #include <gtest/gtest.h>
 
 #include <array>
+#include <chrono>
+#include <random>
 #include <fstream>
 #include <sstream>
 
@@ -290,3 +293,62 @@ TEST(LatencyIP, ProgressLinesGoToTheCallerSink) {
 }
 
 } // namespace
+
+namespace {
+/// A source feeding `chains` parallel chains of `length` unit-time nodes,
+/// on 4 accelerators: the heuristic's packings cut chains, and its local
+/// search rebalances them, node by node.
+Problem parallelChains(int chains, int length) {
+  std::vector<std::array<double, 3>> nodes(1 + chains * length,
+                                           {1, 10, 0.01});
+  Problem problem = makeProblem(4, 0, nodes);
+  for (int chain = 0; chain < chains; ++chain)
+    for (int i = 0; i < length; ++i) {
+      int v = 1 + chain * length + i;
+      problem.addEdge(i == 0 ? 0 : v - 1, v);
+    }
+  return problem;
+}
+} // namespace
+
+// The time limit covers the whole solve: with it spent before CBC could
+// start, CBC does not run and the heuristic's placement (its local search
+// cut short at the same deadline) is the answer.
+TEST(LatencyIP, TimeLimitCoversTheHeuristicAndModelBuilding) {
+  Problem problem = parallelChains(6, 30);
+  SolveOptions options;
+  options.objective = Objective::Latency;
+  options.algorithm = Algorithm::IP;
+  options.ip.timeLimitSeconds = 1e-3;
+  options.ip.progressSeconds = 0;
+  SolveResult result = solve(problem, options);
+  ASSERT_TRUE(result.ip);
+  EXPECT_EQ(result.ip->status, "time limit");
+  ASSERT_TRUE(result.feasible());
+
+  LatencyOptions past;
+  past.deadline = std::chrono::steady_clock::now();
+  Solution packed = solveLatencyGreedy(problem, past);
+  EXPECT_DOUBLE_EQ(result.solution.latency, packed.latency);
+  EXPECT_EQ(result.solution.assignment, packed.assignment);
+  // Without a deadline the local search improves on the bare packings.
+  EXPECT_LT(solveLatencyGreedy(problem).latency, packed.latency);
+}
+
+// The throughput MILP shares its limit with the DP that warm-starts it:
+// nothing left for CBC, the DP's split is kept.
+TEST(IntegerProgramLimits, ThroughputKeepsTheWarmStartWhenTheLimitIsSpent) {
+  Problem problem = parallelChains(2, 40);
+  SolveOptions options;
+  options.algorithm = Algorithm::IP;
+  options.ip.contiguous = true;
+  options.ip.timeLimitSeconds = 1e-3;
+  options.ip.progressSeconds = 0;
+  SolveResult result = solve(problem, options);
+  ASSERT_TRUE(result.ip);
+  EXPECT_EQ(result.ip->status, "time limit");
+  ASSERT_TRUE(result.feasible());
+  SolveOptions dp;
+  Solution exact = solve(problem, dp).solution;
+  EXPECT_DOUBLE_EQ(result.solution.maxLoad, exact.maxLoad);
+}

@@ -10,7 +10,10 @@
 
 #include "placer/Solver/Solvers.h"
 
+#include <algorithm>
+#include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace placer::solver {
@@ -19,7 +22,23 @@ struct IPOptions {
   /// Add the pipeline constraints: the split must be contiguous in the
   /// sense of isContiguous(), like the DP's.
   bool contiguous = false;
+  /// Wall time for the whole solve: solve() starts the clock before the
+  /// warm start's heuristic or DP, so that it, the model's construction and
+  /// CBC share it (see `deadline`).
   double timeLimitSeconds = 600;
+  /// When the solve must end; unset: timeLimitSeconds after the IP starts.
+  /// CBC gets what is left; with nothing left it does not run and the warm
+  /// start is the answer (status "time limit").
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+
+  /// `deadline`, or timeLimitSeconds (at most 10^9 s) after `start`.
+  std::chrono::steady_clock::time_point
+  getDeadline(std::chrono::steady_clock::time_point start) const {
+    std::chrono::duration<double> limit(std::min(timeLimitSeconds, 1e9));
+    return deadline.value_or(
+        start +
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(limit));
+  }
   /// Stop when (incumbent - bound) / incumbent is at most this.
   double relativeGap = 0;
   int threads = 1;
@@ -41,7 +60,8 @@ struct IPOptions {
 struct IPResult {
   Solution solution;
   /// "optimal", "feasible" (stopped at the time limit or gap), "infeasible",
-  /// "no solution" (stopped before finding one), or "exported".
+  /// "no solution" (stopped before finding one), "time limit" (the limit
+  /// was spent before CBC could start), or "exported".
   std::string status;
   double bestBound = 0;
   double gap = 0;

@@ -15,6 +15,9 @@
 
 #include "placer/Solver/Solvers.h"
 
+#include <chrono>
+#include <optional>
+
 namespace placer::solver {
 
 /// For every node on an accelerator, the index (0, 1, ...) of the call
@@ -63,6 +66,9 @@ std::vector<double> earliestFinish(const Problem &problem);
 struct LatencyOptions {
   /// Calls each accelerator may make (q of the paper).
   int callsPerAccelerator = 1;
+  /// The local search stops here with the best placement found so far
+  /// (every starting packing is still scored).
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 /// Topological greedy packing followed by local search (moving one color
