@@ -147,7 +147,7 @@ private:
   LogicalResult checkInferenceGuards(const onnx::GraphProto &graph,
                                      llvm::StringMap<int> ranks = {});
   LogicalResult applyDimBindings(onnx::GraphProto &graph);
-  void inferShapes(onnx::ModelProto &model);
+  LogicalResult inferShapes(onnx::ModelProto &model);
 
   //===--- Types, tensors, attributes -------------------------------------===//
   Type convertType(const onnx::TypeProto &type, StringRef valueName);
@@ -355,7 +355,7 @@ LogicalResult Importer::checkInferenceGuards(const onnx::GraphProto &graph,
   return success(ok);
 }
 
-void Importer::inferShapes(onnx::ModelProto &model) {
+LogicalResult Importer::inferShapes(onnx::ModelProto &model) {
   // Node-level inference errors are not fatal (error_mode 0): an op ONNX
   // cannot infer keeps the types the model declares. Data propagation
   // carries shape arithmetic (Shape -> Gather -> Concat -> Reshape) through.
@@ -368,10 +368,17 @@ void Importer::inferShapes(onnx::ModelProto &model) {
     onnx::shape_inference::InferShapes(model, &schemas, inferenceOptions);
     placer::detail::refineShapesByFolding(model, schemas);
   } catch (const std::exception &e) {
-    emitWarning(fileLoc()) << "ONNX shape inference stopped: " << e.what()
+    // A type the model declares that contradicts what its producer computes
+    // is a damaged model (later stages would trust the declaration).
+    std::string what = e.what();
+    if (what.find("existing") != std::string::npos)
+      return error() << "a declared type contradicts ONNX's shape inference: "
+                     << what;
+    emitWarning(fileLoc()) << "ONNX shape inference stopped: " << what
                            << "; values it did not reach keep their declared "
                               "types";
   }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -1244,8 +1251,7 @@ OwningOpRef<ModuleOp> Importer::run(onnx::ModelProto &model) {
   onnx::GraphProto &graph = *model.mutable_graph();
   if (failed(sortGraph(graph, {})) || failed(applyDimBindings(graph)))
     return {};
-  inferShapes(model);
-  if (failed(checkInferenceGuards(graph)))
+  if (failed(inferShapes(model)) || failed(checkInferenceGuards(graph)))
     return {};
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc());
