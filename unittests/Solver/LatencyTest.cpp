@@ -309,6 +309,16 @@ Problem parallelChains(int chains, int length) {
     }
   return problem;
 }
+
+/// The MILP of `options` with a 1 ms limit: spent before CBC could start.
+SolveResult solveWithin1ms(const Problem &problem, SolveOptions options) {
+  options.algorithm = Algorithm::IP;
+  options.ip.timeLimitSeconds = 1e-3;
+  options.ip.progressSeconds = 0;
+  SolveResult result = solve(problem, options);
+  EXPECT_TRUE(result.ip && result.ip->status == "time limit");
+  return result;
+}
 } // namespace
 
 // The time limit covers the whole solve: with it spent before CBC could
@@ -318,12 +328,7 @@ TEST(LatencyIP, TimeLimitCoversTheHeuristicAndModelBuilding) {
   Problem problem = parallelChains(6, 30);
   SolveOptions options;
   options.objective = Objective::Latency;
-  options.algorithm = Algorithm::IP;
-  options.ip.timeLimitSeconds = 1e-3;
-  options.ip.progressSeconds = 0;
-  SolveResult result = solve(problem, options);
-  ASSERT_TRUE(result.ip);
-  EXPECT_EQ(result.ip->status, "time limit");
+  SolveResult result = solveWithin1ms(problem, options);
   ASSERT_TRUE(result.feasible());
 
   LatencyOptions past;
@@ -340,13 +345,8 @@ TEST(LatencyIP, TimeLimitCoversTheHeuristicAndModelBuilding) {
 TEST(IntegerProgramLimits, ThroughputKeepsTheWarmStartWhenTheLimitIsSpent) {
   Problem problem = parallelChains(2, 40);
   SolveOptions options;
-  options.algorithm = Algorithm::IP;
   options.ip.contiguous = true;
-  options.ip.timeLimitSeconds = 1e-3;
-  options.ip.progressSeconds = 0;
-  SolveResult result = solve(problem, options);
-  ASSERT_TRUE(result.ip);
-  EXPECT_EQ(result.ip->status, "time limit");
+  SolveResult result = solveWithin1ms(problem, options);
   ASSERT_TRUE(result.feasible());
   SolveOptions dp;
   Solution exact = solve(problem, dp).solution;
