@@ -1411,6 +1411,8 @@ Results lowerGather(NodeLowering &n) {
   SmallVector<utils::IteratorType> iterators(outType.getRank(),
                                              utils::IteratorType::parallel);
   int64_t extent = dataType.getDimSize(axis);
+  if (extent == 0 && outType.getNumElements() > 0)
+    return n.fail("gathers from an empty axis");
   return single(
       linalg::GenericOp::create(
           b, loc, TypeRange{outType}, ValueRange{indices},
@@ -1424,6 +1426,15 @@ Results lowerGather(NodeLowering &n) {
             Value negative = arith::CmpIOp::create(
                 nb, l, arith::CmpIPredicate::slt, index, zero);
             index = arith::SelectOp::create(nb, l, negative, wrapped, index);
+            // Indices come from the program's inputs (token ids): one out
+            // of range must not read outside the tensor. ONNX calls it an
+            // error; it reads the nearest row instead (docs/Execution.md).
+            index = arith::MaxSIOp::create(
+                nb, l,
+                arith::MinSIOp::create(
+                    nb, l, index,
+                    arith::ConstantIndexOp::create(nb, l, extent - 1)),
+                zero);
             SmallVector<Value> coords;
             for (int64_t d = 0; d < axis; ++d)
               coords.push_back(linalg::IndexOp::create(nb, l, d));

@@ -148,6 +148,10 @@ case("slice", "Slice", {"x": f32(4, 10)},
             "ax": np.int64([0, 1]), "sp": np.int64([1, 3])})
 case("gather_negative", "Gather", {"x": f32(5, 3), "i": np.int64([[0, -1], [2, 4]])},
      {"axis": 0})
+# Out of range (ONNX: an error): clamped to the nearest row, never read
+# outside the tensor.
+case("gather_out_of_range", "Gather",
+     {"x": f32(5, 3), "i": np.int64([[0, 7], [-9, 1 << 40]])}, {"axis": 0})
 case("reshape", "Reshape", {"x": x}, inits={"shape": np.int64([4, -1])})
 case("flatten", "Flatten", {"x": f32(2, 3, 4, 5)}, {"axis": 2})
 case("unsqueeze", "Unsqueeze", {"x": y}, inits={"axes": np.int64([0, 3])})
@@ -231,7 +235,9 @@ def reference(name, op, feeds, attrs):
     if op == "Slice":
         return a[0][1:-1, 2::3]
     if op == "Gather":
-        return np.take(a[0], a[1], axis=0)
+        n = a[0].shape[0]
+        return np.take(a[0], np.where(a[1] < 0, a[1] + n, a[1]), axis=0,
+                       mode="clip")
     if op == "Reshape":
         return a[0].reshape(4, -1)
     if op == "Flatten":
