@@ -144,9 +144,17 @@ bool columnOperandIsLarger(linalg::LinalgOp op, unsigned column) {
   return withColumn > without;
 }
 
+/// Static and with at least one iteration: upstream tiling and im2col
+/// divide by loop extents (a zero-sized dim crashes them), and an op with
+/// no iteration has nothing to speed up.
+bool hasStaticNonEmptyLoops(linalg::LinalgOp op) {
+  return !op.hasDynamicShape() &&
+         !llvm::is_contained(op.getStaticLoopRanges(), 0);
+}
+
 bool isStaticTensorContraction(linalg::LinalgOp op) {
   return op.hasPureTensorSemantics() && op.hasOnlyProjectedPermutations() &&
-         linalg::isaContractionOpInterface(op) && !op.hasDynamicShape() &&
+         linalg::isaContractionOpInterface(op) && hasStaticNonEmptyLoops(op) &&
          op->getNumResults() == 1;
 }
 
@@ -199,7 +207,7 @@ struct TileAndVectorizePass
   void convertConvolutions(IRRewriter &rewriter, func::FuncOp func) {
     SmallVector<linalg::Conv2DNchwFchwOp> convs;
     func.walk([&](linalg::Conv2DNchwFchwOp conv) {
-      if (!conv.hasDynamicShape())
+      if (hasStaticNonEmptyLoops(conv))
         convs.push_back(conv);
     });
     for (linalg::Conv2DNchwFchwOp conv : convs) {

@@ -145,3 +145,15 @@ func.func @einsum(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>, %d: tensor<4x4xf
   %t = graph.node "Einsum"(%d) attributes {attrs = {equation = "ii"}, name = "trace", output_names = ["trace"], version = 12 : i64} : (tensor<4x4xf32>) -> tensor<f32>
   return %m, %t : tensor<2x3x5xf32>, tensor<f32>
 }
+
+// -----
+
+// numpy broadcasting stretches a size-1 dim to 0 too: an empty result is
+// what the inputs broadcast to.
+// CHECK-LABEL: func.func @zero_dim
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<3x0xf32>)
+func.func @zero_dim(%a: tensor<3x1xf32>, %b: tensor<0xf32>) -> tensor<3x0xf32> {
+  %y = graph.node "Add"(%a, %b) attributes {name = "add", output_names = ["y"], version = 13 : i64} : (tensor<3x1xf32>, tensor<0xf32>) -> tensor<3x0xf32>
+  return %y : tensor<3x0xf32>
+}

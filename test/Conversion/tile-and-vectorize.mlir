@@ -115,3 +115,20 @@ func.func @untouched(%a: tensor<16x40xf32>, %d: tensor<?x8xf32>, %w: tensor<8x8x
   %m = linalg.matmul ins(%d, %w : tensor<?x8xf32>, tensor<8x8xf32>) outs(%o : tensor<?x8xf32>) -> tensor<?x8xf32>
   return %r, %m : tensor<16x40xf32>, tensor<?x8xf32>
 }
+
+// Empty iteration spaces are left alone (upstream tiling and im2col divide
+// by loop extents; a model with a zero-sized dim crashed them).
+// CHECK-LABEL: func.func @empty_dims
+// CHECK: linalg.matmul
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: vector.
+func.func @empty_dims(%a: tensor<0x8xf32>, %b: tensor<8x16xf32>, %x: tensor<1x1x4x0xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<0x16xf32>, tensor<1x2x2x0xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<0x16xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<0x16xf32>) -> tensor<0x16xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<0x8xf32>, tensor<8x16xf32>) outs(%z : tensor<0x16xf32>) -> tensor<0x16xf32>
+  %ce = tensor.empty() : tensor<1x2x2x0xf32>
+  %cz = linalg.fill ins(%cst : f32) outs(%ce : tensor<1x2x2x0xf32>) -> tensor<1x2x2x0xf32>
+  %c = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x1x4x0xf32>, tensor<2x1x3x3xf32>) outs(%cz : tensor<1x2x2x0xf32>) -> tensor<1x2x2x0xf32>
+  return %m, %c : tensor<0x16xf32>, tensor<1x2x2x0xf32>
+}

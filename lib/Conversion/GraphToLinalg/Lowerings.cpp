@@ -178,7 +178,8 @@ LogicalResult checkBroadcast(NodeLowering &n, ValueRange inputs,
     for (size_t i = 0; fits && i < in.size(); ++i) {
       size_t d = out.size() - in.size() + i;
       fits = in[i] == 1 || in[i] == out[d];
-      broadcast[d] = std::max(broadcast[d], in[i]);
+      if (in[i] != 1) // numpy: 1 stretches to the other size, even to 0
+        broadcast[d] = in[i];
     }
     if (!fits)
       return n.fail("an input of type " + debugString(input.getType()) +
