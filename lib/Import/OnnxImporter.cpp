@@ -294,6 +294,14 @@ LogicalResult Importer::applyDimBindings(onnx::GraphProto &graph) {
     for (int64_t dim : dims)
       shape->add_dim()->set_dim_value(dim);
   }
+  // The shapes the model declares for other values were computed from the
+  // old input shapes: inference recomputes them (a stale one would
+  // contradict it).
+  if (!options.inputShapes.empty())
+    for (auto *values : {graph.mutable_value_info(), graph.mutable_output()})
+      for (onnx::ValueInfoProto &value : *values)
+        if (value.type().has_tensor_type())
+          value.mutable_type()->mutable_tensor_type()->clear_shape();
   return success();
 }
 

@@ -157,6 +157,14 @@ TEST_F(OnnxImporterTest, DimBindingMakesTypesStatic) {
                   ->mutable_shape()
                   ->mutable_dim(0);
   dim->set_dim_param("batch");
+  // The output's batch dim too: the model must stay consistent.
+  model.mutable_graph()
+      ->mutable_output(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->set_dim_param("batch");
   OnnxImportOptions options;
   options.dimBindings.push_back({"batch", 5});
   OwningOpRef<ModuleOp> module = importModel(model, options);
