@@ -13,6 +13,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -283,12 +284,21 @@ llvm::Expected<std::string> placer::runtime::compileToSharedObject(
   if (std::error_code ec = llvm::sys::fs::create_directories(cacheDir))
     return runError("cannot create the cache folder " + cacheDir + ": " +
                     ec.message());
-  llvm::SmallString<256> object(cacheDir), shared(cacheDir);
-  llvm::sys::path::append(object, key + ".o");
+  llvm::SmallString<256> shared(cacheDir);
   llvm::sys::path::append(shared, key + ".so");
   cached = llvm::sys::fs::exists(shared);
   if (cached)
     return std::string(shared);
+  // Every intermediate carries the process id: ranks or runs compiling the
+  // same key at once must not link or delete each other's files; the
+  // rename at the end makes the cached library whole.
+  std::string suffix = (".tmp" + llvm::Twine(::getpid())).str();
+  std::string object = (shared + ".o" + suffix).str();
+  std::string partial = (shared + suffix).str();
+  auto removeIntermediates = llvm::make_scope_exit([&] {
+    llvm::sys::fs::remove(object);
+    llvm::sys::fs::remove(partial);
+  });
 
   if (llvm::Error error =
           makeOptimizingTransformer(3, 0, machine->get())(llvmModule.get()))
@@ -307,9 +317,6 @@ llvm::Expected<std::string> placer::runtime::compileToSharedObject(
   auto linker = llvm::sys::findProgramByName("cc");
   if (!linker)
     return runError("no C compiler driver ('cc') to link " + shared);
-  // Written under a temporary name and renamed, so that a cached object is
-  // always whole even when runs race.
-  std::string partial = (shared + ".tmp" + llvm::Twine(::getpid())).str();
   std::string libDir = PLACER_LLVM_LIBRARY_DIR;
   std::string searchPath = "-L" + libDir, runPath = "-Wl,-rpath," + libDir;
   llvm::Expected<std::string> rtDir = placerRuntimeDir();
@@ -328,7 +335,6 @@ llvm::Expected<std::string> placer::runtime::compileToSharedObject(
                                 &message) != 0)
     return runError("linking " + shared + " failed" +
                     (message.empty() ? "" : ": " + message));
-  llvm::sys::fs::remove(object);
   if (std::error_code ec = llvm::sys::fs::rename(partial, shared))
     return runError("cannot write " + shared + ": " + ec.message());
   return std::string(shared);

@@ -6,7 +6,8 @@ Small models for the MPI pipeline tests, with seeded random weights:
                pool -> Gemm -> Softmax (opset 13)
   transformer  x[2,16,32] -> one pre-norm block: two-head causal-free
                self-attention and an erf-GELU MLP, both residual (opset 17)
-`same` prints whether two arrays are bitwise equal (and their shapes)."""
+`same` prints whether two arrays are bitwise equal (and their shapes), and
+where they differ most when they do not."""
 import sys
 
 import numpy as np
@@ -111,5 +112,9 @@ if __name__ == "__main__":
         a, b = np.load(sys.argv[2]), np.load(sys.argv[3])
         same = a.shape == b.shape and a.tobytes() == b.tobytes()
         print("%s %s" % ("bitwise equal" if same else "DIFFERENT", list(a.shape)))
+        if not same and a.shape == b.shape:
+            print("max abs difference %g at %s of %d elements" % (
+                np.abs(a - b).max(), np.unravel_index(np.abs(a - b).argmax(), a.shape),
+                a.size))
     else:
         sys.exit(__doc__)
