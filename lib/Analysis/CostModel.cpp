@@ -2,6 +2,7 @@
 #include "placer/Analysis/CostModel.h"
 
 #include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -9,6 +10,14 @@
 
 using namespace mlir;
 using namespace placer;
+
+int64_t placer::getActivationBytes(Value value) {
+  if (std::optional<int64_t> bytes = getTypeBytes(value.getType()))
+    return *bytes;
+  Operation *def = value.getDefiningOp();
+  CostAttr cost = def ? getCost(def) : CostAttr();
+  return cost ? cost.getOutputBytes() : 0;
+}
 
 std::optional<int64_t> placer::getTypeBytes(Type type) {
   if (isa<NoneType>(type))

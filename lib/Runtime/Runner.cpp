@@ -295,7 +295,7 @@ llvm::Expected<std::string> placer::runtime::compileToSharedObject(
   std::string suffix = (".tmp" + llvm::Twine(::getpid())).str();
   std::string object = (shared + ".o" + suffix).str();
   std::string partial = (shared + suffix).str();
-  auto removeIntermediates = llvm::make_scope_exit([&] {
+  llvm::scope_exit removeIntermediates([&] {
     llvm::sys::fs::remove(object);
     llvm::sys::fs::remove(partial);
   });

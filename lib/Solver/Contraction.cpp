@@ -174,11 +174,22 @@ Reduced placer::solver::detail::reduce(const Problem &problem,
     return result;
   };
 
+  // Under a memory limit, an activation counts wherever it is: a node
+  // whose output has bytes is neither free nor a mergeable leaf. A leaf
+  // without output bytes is never worse next to its producer (the producer's
+  // activation would otherwise wait to be sent until its device's end).
+  bool activationsCount = problem.memoryLimit < kInfinity;
+  auto noActivation = [&](int s) {
+    return !activationsCount ||
+           std::all_of(graph.members[s].begin(), graph.members[s].end(),
+                       [&](int m) { return problem.nodes[m].outputBytes == 0; });
+  };
+
   // Free sources, peeled repeatedly in topological order.
   std::vector<char> removed(n, 0);
   Reduced out;
   for (int s = 0; s < n; ++s) {
-    bool free = isZeroTime(s) && graph.memory[s] == 0;
+    bool free = isZeroTime(s) && graph.memory[s] == 0 && noActivation(s);
     for (int m : graph.members[s])
       free = free && problem.nodes[m].transferCost == 0 &&
              !problem.nodes[m].backward;
@@ -195,7 +206,8 @@ Reduced placer::solver::detail::reduce(const Problem &problem,
   for (int s = 0; s < n; ++s)
     target[s] = s;
   for (int s = 0; s < n; ++s) {
-    if (removed[s] || !isZeroTime(s) || !graph.successors[s].empty())
+    if (removed[s] || !isZeroTime(s) || !graph.successors[s].empty() ||
+        !noActivation(s))
       continue;
     if (!outsideNeighbours(s, /*successors=*/true).empty())
       continue;

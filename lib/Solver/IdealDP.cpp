@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Contraction.h"
+#include "placer/Solver/Memory.h"
 #include "placer/Solver/Solvers.h"
 
 #include <algorithm>
@@ -117,8 +118,13 @@ class SetCost {
 public:
   SetCost(const Problem &problem, const Contracted &graph)
       : problem(problem), graph(graph), inSet(problem.size(), 0),
-        successorsInSet(problem.size(), 0) {
+        successorsInSet(problem.size(), 0),
+        countActivations(problem.memoryLimit < kInfinity &&
+                         hasActivations(problem)),
+        memoryGraph(placer::solver::memoryGraph(problem)), peak(memoryGraph) {
     preds = problem.predecessors();
+    if (countActivations)
+      order = topologicalOrder(problem);
     // The original nodes whose charge can change when a super-node moves:
     // its members and their predecessors (once each).
     std::vector<int> stamp(problem.size(), -1);
@@ -137,15 +143,37 @@ public:
   void add(int s) { move(s, +1); }
   void remove(int s) { move(s, -1); }
 
-  double acceleratorCost() const {
-    if (unsupported > 0 || memory > problem.memoryLimit * (1 + 1e-12))
+  double acceleratorCost() {
+    if (unsupported > 0 || !fits(memory))
+      return kInfinity;
+    // Every activation D produces or reads, alive at once, bounds the peak;
+    // only sets near the limit are measured exactly.
+    if (countActivations && !fits(memory + touchedActivations) &&
+        !fits(memory + peakActivations()))
       return kInfinity;
     return acceleratorCompute + std::max(0.0, communication);
   }
+  bool fits(double bytes) const {
+    return bytes <= problem.memoryLimit * (1 + 1e-12);
+  }
+  /// `memory` counts weights only (the graph's, which may leave out merged
+  /// leaves); it only grows as D grows, unlike the activation peak.
   double acceleratorCompute = 0, cpuCompute = 0, memory = 0;
   int unsupported = 0;
 
 private:
+  /// The peak of D's live activations, its nodes run in topological order.
+  double peakActivations() {
+    members.clear();
+    for (int u : order)
+      if (inSet[u])
+        members.push_back(u);
+    return peak(members).activations;
+  }
+
+  /// u's activation is on D's device if u is in D or feeds it.
+  bool touched(int u) const { return inSet[u] || successorsInSet[u] > 0; }
+
   /// c(u) is charged once if u is in D with a successor outside, or outside
   /// D with a successor inside.
   bool charged(int u) const {
@@ -155,17 +183,23 @@ private:
   }
 
   void move(int s, int sign) {
-    for (int u : affected[s])
+    for (int u : affected[s]) {
       if (charged(u))
         communication -= problem.nodes[u].transferCost;
+      if (touched(u))
+        touchedActivations -= problem.nodes[u].outputBytes;
+    }
     for (int m : graph.members[s]) {
       inSet[m] = sign > 0;
       for (int p : preds[m])
         successorsInSet[p] += sign;
     }
-    for (int u : affected[s])
+    for (int u : affected[s]) {
       if (charged(u))
         communication += problem.nodes[u].transferCost;
+      if (touched(u))
+        touchedActivations += problem.nodes[u].outputBytes;
+    }
     acceleratorCompute += sign * graph.acceleratorTime[s];
     cpuCompute += sign * graph.cpuTime[s];
     memory += sign * graph.memory[s];
@@ -179,6 +213,11 @@ private:
   std::vector<char> inSet;
   std::vector<int> successorsInSet;
   double communication = 0;
+  double touchedActivations = 0;
+  bool countActivations;
+  MemoryGraph memoryGraph;
+  PeakMemory peak;
+  std::vector<int> order, members;
 };
 
 enum class Step : uint8_t { None, Accelerator, Cpu, EmptyAccelerator, EmptyCpu };
@@ -239,10 +278,9 @@ private:
       if (forbidden[v])
         continue;
       cost.add(v);
-      bool acceleratorUseful =
-          k > 0 && cost.unsupported == 0 &&
-          cost.memory <= problem.memoryLimit * (1 + 1e-12) &&
-          cost.acceleratorCompute <= bound;
+      bool acceleratorUseful = k > 0 && cost.unsupported == 0 &&
+                               cost.fits(cost.memory) &&
+                               cost.acceleratorCompute <= bound;
       bool cpuUseful = l > 0 && cost.cpuCompute <= bound;
       if (acceleratorUseful || cpuUseful) {
         relax(smaller, acceleratorUseful ? cost.acceleratorCost() : kInfinity,

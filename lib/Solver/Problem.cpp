@@ -1,10 +1,13 @@
 //===- Problem.cpp - The throughput model, evaluated from its definition --===//
 #include "placer/Solver/Problem.h"
 
+#include "placer/Solver/Memory.h"
 #include "placer/Support/Graph.h"
 
 #include <algorithm>
 #include <map>
+#include <numeric>
+#include <optional>
 #include <functional>
 #include <queue>
 
@@ -42,8 +45,18 @@ Evaluation placer::solver::evaluate(const Problem &problem,
     result.maxLoad = kInfinity;
     return result;
   }
+  // Devices list their nodes in the order they run them (which only
+  // activations care about); a graph with a cycle lists them by index.
+  bool activations = hasActivations(problem);
+  std::vector<int> order;
+  if (activations)
+    order = topologicalOrder(problem);
+  if (static_cast<int>(order.size()) != problem.size()) {
+    order.resize(problem.size());
+    std::iota(order.begin(), order.end(), 0);
+  }
   std::map<int64_t, int> deviceOfClass;
-  for (int u = 0; u < problem.size(); ++u) {
+  for (int u : order) {
     int d = assignment[u];
     const Node &node = problem.nodes[u];
     if (d < 0 || d >= problem.numDevices()) {
@@ -55,7 +68,6 @@ Evaluation placer::solver::evaluate(const Problem &problem,
     device.nodes.push_back(u);
     if (problem.isAccelerator(d)) {
       device.compute += node.acceleratorTime;
-      device.memory += node.memory;
       if (!node.supported)
         fail("node " + node.name + " cannot run on an accelerator");
     } else {
@@ -92,10 +104,26 @@ Evaluation placer::solver::evaluate(const Problem &problem,
       if (problem.isAccelerator(to))
         result.devices[to].communicationIn += c;
   }
+  // Weights alone need no liveness (the heuristics evaluate often).
+  std::optional<MemoryGraph> memory;
+  std::optional<PeakMemory> peak;
+  if (activations) {
+    memory = memoryGraph(problem);
+    peak.emplace(*memory);
+  }
   for (int d = 0; d < problem.numDevices(); ++d) {
     DeviceReport &device = result.devices[d];
     device.load = device.compute;
     if (problem.isAccelerator(d)) {
+      if (peak) {
+        MemoryUsage usage = (*peak)(device.nodes);
+        device.weights = usage.weights;
+        device.activations = usage.activations;
+      } else {
+        for (int u : device.nodes)
+          device.weights += problem.nodes[u].memory;
+      }
+      device.memory = device.weights + device.activations;
       device.load += device.communicationIn + device.communicationOut;
       if (device.memory > problem.memoryLimit * (1 + 1e-12))
         fail("accelerator " + std::to_string(d) + " needs " +
@@ -125,4 +153,19 @@ double placer::solver::lowerBound(const Problem &problem) {
 
 std::vector<int> placer::solver::topologicalOrder(const Problem &problem) {
   return placer::topologicalOrder(problem.successors);
+}
+
+bool placer::solver::hasActivations(const Problem &problem) {
+  return std::any_of(problem.nodes.begin(), problem.nodes.end(),
+                     [](const Node &node) { return node.outputBytes > 0; });
+}
+
+MemoryGraph placer::solver::memoryGraph(const Problem &problem) {
+  MemoryGraph graph;
+  for (const Node &node : problem.nodes) {
+    graph.paramBytes.push_back(node.memory);
+    graph.outputBytes.push_back(node.outputBytes);
+  }
+  graph.successors = problem.successors;
+  return graph;
 }

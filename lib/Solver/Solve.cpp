@@ -2,6 +2,7 @@
 #include "placer/Solver/Solve.h"
 
 #include "placer/Solver/Latency.h"
+#include "placer/Solver/Memory.h"
 #include "placer/Solver/Workload.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -22,16 +23,25 @@ constexpr AlgorithmName kAlgorithms[] = {
     {Algorithm::Greedy, "greedy"},       {Algorithm::Single, "single"},
     {Algorithm::SplitFile, "split-file"}};
 
+/// The problem and what the linear models (MILPs, greedy heuristics) see:
+/// with activations under a memory limit, each node's memory as an
+/// additive bound (Memory.h), which keeps their answers within the limit.
+/// The DP measures the exact peak.
+struct Models {
+  const Problem &exact;
+  const Problem &linear;
+};
+
 /// A throughput placement by `algorithm` without CBC: the DP, a baseline, or
 /// a given split (IP and Auto stand for the DP here).
-Solution solveWithoutCbc(const Problem &problem, Algorithm algorithm,
-                                 const SolveOptions &options,
-                                 std::string &error) {
+Solution solveWithoutCbc(Models models, Algorithm algorithm,
+                         const SolveOptions &options, std::string &error) {
+  const Problem &problem = models.exact;
   switch (algorithm) {
   case Algorithm::PipeDream:
     return solvePipeDream(problem);
   case Algorithm::Greedy:
-    return solveGreedy(problem);
+    return solveGreedy(models.linear);
   case Algorithm::Single:
     return solveSingleDevice(problem);
   case Algorithm::SplitFile: {
@@ -61,13 +71,12 @@ Solution solveWithoutCbc(const Problem &problem, Algorithm algorithm,
   }
 }
 
-SolveResult solveThroughput(const Problem &problem,
-                            const SolveOptions &options) {
+SolveResult solveThroughput(Models models, const SolveOptions &options) {
+  const Problem &problem = models.exact;
   SolveResult result;
   Algorithm algorithm = options.getChosenAlgorithm();
   if (algorithm != Algorithm::IP) {
-    result.solution =
-        solveWithoutCbc(problem, algorithm, options, result.error);
+    result.solution = solveWithoutCbc(models, algorithm, options, result.error);
     return result;
   }
   // The DP's split is contiguous, so feasible for both MILP variants: CBC
@@ -79,12 +88,19 @@ SolveResult solveThroughput(const Problem &problem,
   Solution start = solveIdealDP(problem, dp);
   if (start.feasible())
     ip.warmStart = &start.assignment;
-  result.ip = solveThroughputIP(problem, ip);
+  result.ip = solveThroughputIP(models.linear, ip);
   result.solution = result.ip->solution;
+  // The additive bound may refuse the DP's split, which the exact model
+  // accepts: the answer is never worse than it.
+  if (start.feasible() && start.maxLoad < result.solution.maxLoad) {
+    result.solution.assignment = start.assignment;
+    result.solution.maxLoad = start.maxLoad;
+  }
   return result;
 }
 
-SolveResult solveLatency(const Problem &problem, const SolveOptions &options) {
+SolveResult solveLatency(Models models, const SolveOptions &options) {
+  const Problem &problem = models.linear;
   SolveResult result;
   LatencyOptions latency;
   latency.callsPerAccelerator = options.ip.callsPerAccelerator;
@@ -109,10 +125,10 @@ SolveResult solveLatency(const Problem &problem, const SolveOptions &options) {
   }
   default:
     // Throughput placements (the DP's, a split file's) scored for latency.
-    result.solution = solveWithoutCbc(
-        problem, options.getChosenAlgorithm(), options, result.error);
-    scoreLatency(problem, result.solution);
-    result.solution.lowerBound = latencyLowerBound(problem);
+    result.solution = solveWithoutCbc(models, options.getChosenAlgorithm(),
+                                      options, result.error);
+    scoreLatency(models.exact, result.solution);
+    result.solution.lowerBound = latencyLowerBound(models.exact);
     return result;
   }
 }
@@ -124,7 +140,7 @@ SolveResult solveLatency(const Problem &problem, const SolveOptions &options) {
 double smallestFittingMemory(Problem problem, const SolveOptions &options) {
   double total = 0;
   for (const Node &node : problem.nodes)
-    total += node.memory;
+    total += node.memory + node.outputBytes;
   DPOptions dp;
   dp.idealLimit = options.idealLimit;
   auto fits = [&] { return solveIdealDP(problem, dp).feasible(); };
@@ -203,9 +219,13 @@ SolveResult placer::solver::solve(const Problem &problem,
     result.error = std::move(error);
     return result;
   }
+  std::optional<Problem> additive;
+  if (problem.memoryLimit < kInfinity && hasActivations(problem))
+    additive = withAdditiveMemory(problem);
+  Models models{problem, additive ? *additive : problem};
   SolveResult result = options.objective == Objective::Latency
-                           ? solveLatency(problem, options)
-                           : solveThroughput(problem, options);
+                           ? solveLatency(models, options)
+                           : solveThroughput(models, options);
   if (result.error.empty() && !result.exported() &&
       !result.provedInfeasible() && !result.solution.feasible() &&
       options.findSmallestMemory)

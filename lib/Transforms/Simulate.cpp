@@ -9,7 +9,7 @@
 
 #include "placer/Analysis/Cluster.h"
 #include "placer/Analysis/CostModel.h"
-#include "placer/Analysis/Memory.h"
+#include "placer/Solver/Memory.h"
 #include "placer/Analysis/OpRoles.h"
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
@@ -262,16 +262,6 @@ std::string renderTimeline(const std::vector<Stage> &stages,
   return svg;
 }
 
-/// Bytes of a value: its tensor type, or for workload values (no size) the
-/// producer's output_bytes.
-int64_t valueBytes(Value v) {
-  if (std::optional<int64_t> bytes = getTypeBytes(v.getType()))
-    return *bytes;
-  Operation *def = v.getDefiningOp();
-  CostAttr cost = def ? getCost(def) : CostAttr();
-  return cost ? cost.getOutputBytes() : 0;
-}
-
 /// Weights and peak activation bytes of a stage for one microbatch, by the
 /// memory analysis (Memory.h): its ops in order, received tensors produced
 /// by their recv, sent and returned tensors kept to the end. Compile-time
@@ -279,7 +269,7 @@ int64_t valueBytes(Value v) {
 /// In-order pipelining keeps one microbatch per device, but tensors of the
 /// next one that arrive early wait in buffers not counted here.
 std::pair<int64_t, int64_t> peakMemory(const Stage &stage) {
-  MemoryGraph graph;
+  solver::MemoryGraph graph;
   llvm::DenseMap<Operation *, int> nodeOf;
   std::vector<int> order;
   for (Operation *op : stage.ops) {
@@ -293,7 +283,7 @@ std::pair<int64_t, int64_t> peakMemory(const Stage &stage) {
     int64_t bytes = 0;
     if (placed)
       for (Value result : op->getResults())
-        bytes += valueBytes(result);
+        bytes += getActivationBytes(result);
     graph.outputBytes.push_back(bytes);
     graph.successors.emplace_back();
     if (placed)
@@ -316,10 +306,8 @@ std::pair<int64_t, int64_t> peakMemory(const Stage &stage) {
         graph.successors[node].push_back(to);
     }
   }
-  int64_t params = 0;
-  for (int node : order)
-    params += graph.paramBytes[node];
-  return {params, getPeakInferenceMemory(graph, order) - params};
+  solver::MemoryUsage usage = solver::getPeakInferenceMemory(graph, order);
+  return {std::llround(usage.weights), std::llround(usage.activations)};
 }
 
 struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {

@@ -7,6 +7,10 @@
 // Scoring the exported split gives the same max-load.
 // RUN: placer-opt %s --placer-place-devices="algorithm=split-file split-in=%t.split.json report=%t.score.json" -o /dev/null
 // RUN: %python %S/Inputs/report.py %t.score.json | FileCheck %s --check-prefix=SCORE
+// RUN: placer-opt %s --placer-place-devices="activations=false report=%t.weights.json" -o /dev/null
+// RUN: %python %S/Inputs/report.py %t.weights.json | FileCheck %s --check-prefix=WEIGHTS
+// WEIGHTS: device 0 acc load 9 compute 8 in 0 out 1 memory 100 (weights 100 activations 0)
+// WEIGHTS-NEXT: device 1 acc load 9 compute 8 in 1 out 0 memory 0 (weights 0 activations 0)
 // RUN: placer-opt %s --placer-place-devices="algorithm=single" 2>&1 | FileCheck %s --check-prefix=SINGLE
 // RUN: placer-opt %s --placer-place-devices="algorithm=pipedream" 2>&1 | FileCheck %s --check-prefix=PIPEDREAM
 // RUN: placer-opt %s --placer-place-devices="algorithm=greedy" 2>&1 | FileCheck %s --check-prefix=GREEDY
@@ -23,8 +27,11 @@
 // REPORT: algorithm dp optimal True coarsened False
 // REPORT-NEXT: max_load 9 lower_bound 8
 // REPORT-NEXT: devices 2 accelerators 2 cpus 0
-// REPORT-NEXT: device 0 acc load 9 compute 8 in 0 out 1 memory 100
-// REPORT-NEXT: device 1 acc load 9 compute 8 in 1 out 0 memory 0
+// Memory: device 0 holds A's 100 weight bytes and, while B runs, a and b
+// (16 bytes each; b waits to be sent); device 1 holds the received b while
+// C runs, then c while D runs: 32 each. The graph input x is not counted.
+// REPORT-NEXT: device 0 acc load 9 compute 8 in 0 out 1 memory 132 (weights 100 activations 32)
+// REPORT-NEXT: device 1 acc load 9 compute 8 in 1 out 0 memory 32 (weights 0 activations 32)
 // REPORT-NEXT: assigned 4
 // SCORE: algorithm split-file optimal False
 // SCORE-NEXT: max_load 9 lower_bound 8

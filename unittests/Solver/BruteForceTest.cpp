@@ -22,6 +22,7 @@ class DPMatchesBruteForce : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(DPMatchesBruteForce, OnRandomGraphs) {
   std::mt19937 rng(12345 + GetParam().nodes * 7 + GetParam().cpus);
+  int feasible = 0, activationsBind = 0;
   for (int trial = 0; trial < 25; ++trial) {
     Problem problem = randomProblem(rng, GetParam());
     double expected = bruteForce(problem, /*contiguous=*/true);
@@ -31,8 +32,16 @@ TEST_P(DPMatchesBruteForce, OnRandomGraphs) {
       continue;
     }
     ASSERT_TRUE(solution.feasible()) << "trial " << trial;
+    ++feasible;
     EXPECT_NEAR(solution.maxLoad, expected, 1e-9 * expected)
         << "trial " << trial;
+    if (GetParam().activations) {
+      Problem weightsOnly = problem;
+      for (Node &node : weightsOnly.nodes)
+        node.outputBytes = 0;
+      activationsBind +=
+          !evaluate(problem, solveIdealDP(weightsOnly).assignment).feasible();
+    }
     EXPECT_TRUE(isContiguous(problem, solution.assignment))
         << "trial " << trial << "\n" << describe(problem, solution.assignment);
     EXPECT_TRUE(evaluate(problem, solution.assignment).feasible());
@@ -48,6 +57,11 @@ TEST_P(DPMatchesBruteForce, OnRandomGraphs) {
     }
     EXPECT_LE(lowerBound(problem), solution.maxLoad * (1 + 1e-9));
   }
+  // The cases are not vacuous: most have a placement, and where activations
+  // count, some weights-only optima do not fit.
+  EXPECT_GE(feasible, 5);
+  if (GetParam().activations)
+    EXPECT_GE(activationsBind, 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -61,13 +75,17 @@ INSTANTIATE_TEST_SUITE_P(
                       Shape{4, 1, 1, true, true, false},
                       Shape{7, 2, 0, false, false, false, true},
                       Shape{7, 2, 1, false, false, true, true},
-                      Shape{6, 3, 0, false, false, true, true}),
+                      Shape{6, 3, 0, false, false, true, true},
+                      Shape{7, 2, 0, false, false, true, false, true},
+                      Shape{7, 3, 0, false, false, true, false, true},
+                      Shape{6, 2, 1, false, true, true, true, true}),
     [](const auto &info) {
       const Shape &s = info.param;
       return "n" + std::to_string(s.nodes) + "k" +
              std::to_string(s.accelerators) + "l" + std::to_string(s.cpus) +
              (s.training ? "train" : "") + (s.unsupported ? "unsup" : "") +
-             (s.tightMemory ? "mem" : "") + (s.zeroTime ? "zero" : "");
+             (s.tightMemory ? "mem" : "") + (s.zeroTime ? "zero" : "") +
+             (s.activations ? "act" : "");
     });
 
 } // namespace

@@ -20,6 +20,8 @@ struct Shape {
   /// Zero-time nodes (some also free of cost and memory): the DP's exact
   /// reductions (free sources, leaves joining their producer) kick in.
   bool zeroTime = false;
+  /// Nodes produce activations, which count in memory (Memory.h).
+  bool activations = false;
 };
 
 /// A random DAG; in training mode every forward node gets a backward twin
@@ -42,6 +44,8 @@ inline Problem randomProblem(std::mt19937 &rng, const Shape &shape) {
     node.backward = backward;
     node.colorClass = color;
     node.supported = !(shape.unsupported && coin(rng) < 0.15);
+    if (shape.activations)
+      node.outputBytes = std::round(memory(rng) * 2);
     if (shape.zeroTime && coin(rng) < 0.4) {
       node.acceleratorTime = node.cpuTime = 0;
       if (coin(rng) < 0.5)
@@ -66,9 +70,12 @@ inline Problem randomProblem(std::mt19937 &rng, const Shape &shape) {
           p.addEdge(forward + j, forward + i); // gradient flows back
     }
   }
+  // Activations: a device holds every tensor it sends until its end, so
+  // about half of all of them is a limit that binds without ruling out
+  // every placement.
   double total = 0;
   for (const Node &node : p.nodes)
-    total += node.memory;
+    total += node.memory + node.outputBytes * std::max(1, shape.accelerators) / 2;
   p.memoryLimit = shape.tightMemory
                       ? std::ceil(total / std::max(1, shape.accelerators)) + 1
                       : kInfinity;

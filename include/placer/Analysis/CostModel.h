@@ -32,6 +32,11 @@ double getRooflineTime(const OpWork &work, const DeviceKind &kind);
 /// graph::kMaxTensorBytes (which the graph dialect's verifiers refuse).
 std::optional<int64_t> getTypeBytes(mlir::Type type);
 
+/// Bytes of an activation: its tensor type's, or for workload values (no
+/// shapes) the producer's `output_bytes` cost field. The placement's and
+/// the simulator's memory both count activations with it.
+int64_t getActivationBytes(mlir::Value value);
+
 } // namespace placer
 
 #endif // PLACER_ANALYSIS_COSTMODEL_H

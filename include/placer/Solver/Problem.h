@@ -23,7 +23,11 @@ struct Node {
   int64_t id = 0;              ///< the caller's id (workload id, op index)
   double acceleratorTime = 0;  ///< time on one accelerator
   double cpuTime = 0;          ///< time on one CPU core
-  double memory = 0;           ///< bytes it occupies on an accelerator
+  double memory = 0;           ///< bytes of weights it keeps on an accelerator
+  /// Bytes of the activation it produces, alive on its device while a
+  /// reader there still needs it, to the end when it leaves the device
+  /// (Memory.h). 0 everywhere: weights only, as in the paper.
+  double outputBytes = 0;
   double transferCost = 0;     ///< c(u): moving its output off or onto a device
   bool supported = true;       ///< may run on an accelerator
   bool backward = false;       ///< a backward (training) op
@@ -56,8 +60,10 @@ struct DeviceReport {
   double communicationIn = 0; ///< c(u) of outside nodes feeding this device
   double communicationOut = 0;///< c(u) of nodes here feeding other devices
   double load = 0;            ///< compute (+ communication on accelerators)
-  double memory = 0;
-  std::vector<int> nodes;
+  double weights = 0;         ///< accelerators: weight bytes
+  double activations = 0;     ///< accelerators: peak live activation bytes
+  double memory = 0;          ///< weights + activations
+  std::vector<int> nodes;     ///< in execution (topological) order
 };
 
 struct Evaluation {
@@ -86,8 +92,13 @@ bool isContiguous(const Problem &problem, const Assignment &assignment);
 double lowerBound(const Problem &problem);
 
 /// A topological order of the nodes, smallest index first among the ready
-/// ones; shorter than the graph when it has a cycle.
+/// ones; shorter than the graph when it has a cycle. Each device runs its
+/// nodes in this order.
 std::vector<int> topologicalOrder(const Problem &problem);
+
+/// Whether any node has activation bytes (the memory model then counts
+/// live activations, not only weights).
+bool hasActivations(const Problem &problem);
 
 } // namespace placer::solver
 

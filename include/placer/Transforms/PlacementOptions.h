@@ -41,6 +41,8 @@ struct PlacementSettings {
   int64_t cpus = -1;
   /// Bytes per accelerator; 0: the cluster's capacity.
   double memory = 0;
+  /// Memory counts the peak of live activations, not only weights.
+  bool activations = true;
   solver::SolveOptions solve;
   std::string report;
   std::string exportSplit;
@@ -104,6 +106,12 @@ struct PlaceOptions {
       llvm::cl::desc("Memory per accelerator in bytes (0: the cluster's "
                      "capacity)"),
       llvm::cl::init(0)};
+  Option<bool> activations{
+      owner, "activations",
+      llvm::cl::desc("Memory per accelerator counts the peak of its live "
+                     "activations besides its weights (false: weights only, "
+                     "as in the paper)"),
+      llvm::cl::init(true)};
   Option<std::string> objective{
       owner, "objective",
       llvm::cl::desc("throughput (max load per device) | latency (one sample "
@@ -165,6 +173,7 @@ struct PlaceOptions {
     settings.devices = devices;
     settings.cpus = cpus;
     settings.memory = memory;
+    settings.activations = activations;
     settings.report = report;
     settings.exportSplit = exportSplit;
     solver::SolveOptions &solve = settings.solve;

@@ -16,8 +16,10 @@ print("devices %d accelerators %d cpus %d" % (len(r["devices"]),
                                               r["accelerators"], r["cpus"]))
 for d in r["devices"]:
     print("device %d %s load %.10g compute %.10g in %.10g out %.10g memory %.10g"
+          " (weights %.10g activations %.10g)"
           % (d["device"], d["kind"], d["load"], d["compute"],
-             d["communication_in"], d["communication_out"], d["memory"]))
+             d["communication_in"], d["communication_out"], d["memory"],
+             d["weights"], d["activations"]))
 print("assigned %d" % len(r["assignment"]))
 if len(sys.argv) > 2:
     expected = float(sys.argv[2])
