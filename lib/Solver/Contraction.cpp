@@ -178,7 +178,7 @@ Reduced placer::solver::detail::reduce(const Problem &problem,
   // whose output has bytes is neither free nor a mergeable leaf. A leaf
   // without output bytes is never worse next to its producer (the producer's
   // activation would otherwise wait to be sent until its device's end).
-  bool activationsCount = problem.memoryLimit < kInfinity;
+  bool activationsCount = activationsBind(problem);
   auto noActivation = [&](int s) {
     return !activationsCount ||
            std::all_of(graph.members[s].begin(), graph.members[s].end(),

@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 
 using namespace placer::solver;
@@ -118,13 +119,13 @@ class SetCost {
 public:
   SetCost(const Problem &problem, const Contracted &graph)
       : problem(problem), graph(graph), inSet(problem.size(), 0),
-        successorsInSet(problem.size(), 0),
-        countActivations(problem.memoryLimit < kInfinity &&
-                         hasActivations(problem)),
-        memoryGraph(placer::solver::memoryGraph(problem)), peak(memoryGraph) {
+        successorsInSet(problem.size(), 0) {
     preds = problem.predecessors();
-    if (countActivations)
+    if (activationsBind(problem)) {
+      memoryGraph = placer::solver::memoryGraph(problem);
+      peak.emplace(*memoryGraph);
       order = topologicalOrder(problem);
+    }
     // The original nodes whose charge can change when a super-node moves:
     // its members and their predecessors (once each).
     std::vector<int> stamp(problem.size(), -1);
@@ -148,7 +149,7 @@ public:
       return kInfinity;
     // Every activation D produces or reads, alive at once, bounds the peak;
     // only sets near the limit are measured exactly.
-    if (countActivations && !fits(memory + touchedActivations) &&
+    if (peak && !fits(memory + touchedActivations) &&
         !fits(memory + peakActivations()))
       return kInfinity;
     return acceleratorCompute + std::max(0.0, communication);
@@ -168,7 +169,7 @@ private:
     for (int u : order)
       if (inSet[u])
         members.push_back(u);
-    return peak(members).activations;
+    return (*peak)(members).activations;
   }
 
   /// u's activation is on D's device if u is in D or feeds it.
@@ -214,9 +215,9 @@ private:
   std::vector<int> successorsInSet;
   double communication = 0;
   double touchedActivations = 0;
-  bool countActivations;
-  MemoryGraph memoryGraph;
-  PeakMemory peak;
+  /// Set only when activations bind (`peak` measures `memoryGraph`).
+  std::optional<MemoryGraph> memoryGraph;
+  std::optional<PeakMemory> peak;
   std::vector<int> order, members;
 };
 

@@ -160,6 +160,10 @@ bool placer::solver::hasActivations(const Problem &problem) {
                      [](const Node &node) { return node.outputBytes > 0; });
 }
 
+bool placer::solver::activationsBind(const Problem &problem) {
+  return problem.memoryLimit < kInfinity && hasActivations(problem);
+}
+
 MemoryGraph placer::solver::memoryGraph(const Problem &problem) {
   MemoryGraph graph;
   for (const Node &node : problem.nodes) {

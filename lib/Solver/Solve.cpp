@@ -220,7 +220,7 @@ SolveResult placer::solver::solve(const Problem &problem,
     return result;
   }
   std::optional<Problem> additive;
-  if (problem.memoryLimit < kInfinity && hasActivations(problem))
+  if (activationsBind(problem))
     additive = withAdditiveMemory(problem);
   Models models{problem, additive ? *additive : problem};
   SolveResult result = options.objective == Objective::Latency

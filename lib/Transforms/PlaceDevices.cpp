@@ -73,6 +73,7 @@ FailureOr<ModuleProblem> buildProblem(ModuleOp module,
                                       const DeviceKind *cpu,
                                       bool activations) {
   ModuleProblem result;
+  bool training = false;
   llvm::DenseMap<Operation *, int> nodeOf;
   SmallVector<std::pair<func::FuncOp, OpRoles>> functions;
   for (auto func : module.getOps<func::FuncOp>()) {
@@ -101,8 +102,9 @@ FailureOr<ModuleProblem> buildProblem(ModuleOp module,
                        node.acceleratorTime < solver::kInfinity;
       node.backward = getIntAttr(attrs, "backward", 0) != 0;
       node.colorClass = getIntAttr(attrs, "color_class", -1);
-      for (Value value : op.getResults())
-        node.outputBytes += getActivationBytes(value);
+      training |= node.backward ||
+                  (accelerator &&
+                   cost.getBackwardTimeOn(accelerator->name).has_value());
       nodeOf[&op] = result.problem.size();
       result.problem.nodes.push_back(node);
       result.problem.successors.emplace_back();
@@ -114,15 +116,10 @@ FailureOr<ModuleProblem> buildProblem(ModuleOp module,
   // liveness model does not describe them (their stage memory counts
   // weights, gradients and optimizer state). The paper's workloads give
   // the memory their published optima assume: weights only.
-  bool training = llvm::any_of(result.problem.nodes, [](const solver::Node &n) {
-    return n.backward;
-  });
-  for (Operation *op : result.ops)
-    training |= accelerator &&
-                getCost(op).getBackwardTimeOn(accelerator->name).has_value();
-  if (!activations || training || result.isWorkload)
-    for (solver::Node &node : result.problem.nodes)
-      node.outputBytes = 0;
+  if (activations && !training && !result.isWorkload)
+    for (auto [node, op] : llvm::zip(result.problem.nodes, result.ops))
+      for (Value value : op->getResults())
+        node.outputBytes += getActivationBytes(value);
   // Edges: SSA uses, a use inside a region counting for the op that holds
   // it.
   for (auto [index, op] : llvm::enumerate(result.ops)) {

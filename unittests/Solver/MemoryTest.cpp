@@ -1,4 +1,5 @@
 //===- MemoryTest.cpp - Peak and training memory of a device --------------===//
+#include "RandomProblems.h"
 #include "placer/Solver/Memory.h"
 #include "placer/Solver/Solvers.h"
 
@@ -84,10 +85,8 @@ TEST(Memory, ActivationsMoveTheSplit) {
   // Weights only, {a, b} | {c, d} balances best (2.1) and "fits" (0, 60);
   // but c's device holds 60 weight bytes, the received b (50) and c (10)
   // while c runs: 120 > 100.
-  Problem weightsOnly = problem;
-  for (Node &node : weightsOnly.nodes)
-    node.outputBytes = 0;
-  Solution blind = solveIdealDP(weightsOnly);
+  Solution blind =
+      solveIdealDP(placer::solver::testing::withoutActivations(problem));
   ASSERT_TRUE(blind.feasible());
   EXPECT_EQ(blind.assignment, (Assignment{0, 0, 1, 1}));
   EXPECT_DOUBLE_EQ(blind.maxLoad, 2.1);

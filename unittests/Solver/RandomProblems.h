@@ -82,6 +82,13 @@ inline Problem randomProblem(std::mt19937 &rng, const Shape &shape) {
   return p;
 }
 
+/// The same problem with memory counting weights only.
+inline Problem withoutActivations(Problem p) {
+  for (Node &node : p.nodes)
+    node.outputBytes = 0;
+  return p;
+}
+
 inline std::string describe(const Problem &p, const Assignment &a) {
   std::string out;
   for (int u = 0; u < p.size(); ++u) {

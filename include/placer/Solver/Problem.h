@@ -100,6 +100,10 @@ std::vector<int> topologicalOrder(const Problem &problem);
 /// live activations, not only weights).
 bool hasActivations(const Problem &problem);
 
+/// Whether activations can decide a placement: some node has activation
+/// bytes and accelerator memory is limited.
+bool activationsBind(const Problem &problem);
+
 } // namespace placer::solver
 
 #endif // PLACER_SOLVER_PROBLEM_H
