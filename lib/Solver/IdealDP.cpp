@@ -1,15 +1,18 @@
 //===- IdealDP.cpp - Optimal contiguous splits over the lattice of ideals -===//
 //
-// dp[c][a][I] = the best max-load of placing ideal I on c CPU cores and a
-// accelerators = min over ideals I' ⊆ I of max(dp[..][I'], cost(I \ I') on
-// the next device), where a device may stay empty.
+// dp[c][a][I] = the best max-load of placing the nodes outside ideal I on c
+// CPU stages and a accelerator stages, none empty = min over ideals I' ⊇ I
+// of max(dp[..][I'], cost(I' \ I) on the stage that comes first). The
+// recursion runs from the end of the pipeline, so a stage knows how many
+// accelerator stages follow it, which fixes the microbatches a training
+// schedule keeps in flight there. Devices left over stay empty.
 //
 // What makes it fast (docs/Placement.md has the details):
 //  - ideals are bitsets found by one breadth-first pass; each ideal keeps
-//    its maximal elements with the index of the ideal without them, so
+//    the nodes that can join it with the index of the ideal with them, so
 //    moving between ideals never hashes;
-//  - for each ideal I, the differences D = I \ I' are enumerated by a
-//    depth-first search that adds one maximal element at a time (each
+//  - for each ideal I, the differences D = I' \ I are enumerated by a
+//    depth-first search that adds one addable node at a time (each
 //    difference exactly once, thanks to an exclusion set), and the cost of D
 //    is updated incrementally, communication included;
 //  - compute time and memory only grow along that search, so a branch stops
@@ -34,8 +37,8 @@ using namespace placer::solver::detail;
 
 namespace {
 
-/// Ideals of a DAG as bitsets, in order of size, with their maximal
-/// elements.
+/// Ideals of a DAG as bitsets, in order of size, with the nodes that can
+/// join each.
 class IdealLattice {
 public:
   /// Enumerates the ideals of `graph`; false when there are more than
@@ -43,12 +46,13 @@ public:
   bool build(const std::vector<std::vector<int>> &successors,
              const std::vector<std::vector<int>> &predecessors, int64_t limit);
 
-  int64_t size() const { return static_cast<int64_t>(removable.size()); }
   bool contains(int64_t ideal, int node) const {
     return (bits[ideal * words + node / 64] >> (node % 64)) & 1;
   }
-  /// (maximal element v, index of the ideal without v).
-  std::vector<std::vector<std::pair<int, int64_t>>> removable;
+  int64_t size() const { return static_cast<int64_t>(addable.size()); }
+  /// (node v outside the ideal whose predecessors are all in it, index of
+  /// the ideal with v).
+  std::vector<std::vector<std::pair<int, int64_t>>> addable;
 
 private:
   struct Hash {
@@ -80,7 +84,7 @@ bool IdealLattice::build(const std::vector<std::vector<int>> &successors,
   int n = static_cast<int>(successors.size());
   words = std::max(1, (n + 63) / 64);
   bits.assign(words, 0); // the empty ideal
-  removable.assign(1, {});
+  addable.assign(1, {});
   std::unordered_map<int64_t, int64_t, Hash, Equal> index(
       1024, Hash{this}, Equal{this});
   index.emplace(0, 0);
@@ -89,9 +93,9 @@ bool IdealLattice::build(const std::vector<std::vector<int>> &successors,
     for (int v = 0; v < n; ++v) {
       if (contains(ideal, v))
         continue;
-      bool addable = std::all_of(predecessors[v].begin(), predecessors[v].end(),
-                                 [&](int p) { return contains(ideal, p); });
-      if (!addable)
+      bool ready = std::all_of(predecessors[v].begin(), predecessors[v].end(),
+                               [&](int p) { return contains(ideal, p); });
+      if (!ready)
         continue;
       // Append ideal ∪ {v} as a candidate; keep it only if it is new.
       int64_t candidate = size();
@@ -99,15 +103,15 @@ bool IdealLattice::build(const std::vector<std::vector<int>> &successors,
                 bits.begin() + (ideal + 1) * words, scratch.begin());
       scratch[v / 64] |= uint64_t{1} << (v % 64);
       bits.insert(bits.end(), scratch.begin(), scratch.end());
-      removable.emplace_back();
+      addable.emplace_back();
       auto [it, inserted] = index.emplace(candidate, candidate);
       if (!inserted) {
         bits.resize(candidate * words);
-        removable.pop_back();
+        addable.pop_back();
       } else if (size() > limit) {
         return false;
       }
-      removable[it->second].emplace_back(v, ideal);
+      addable[ideal].emplace_back(v, it->second);
     }
   }
   return true;
@@ -121,7 +125,7 @@ public:
       : problem(problem), graph(graph), inSet(problem.size(), 0),
         successorsInSet(problem.size(), 0) {
     preds = problem.predecessors();
-    if (activationsBind(problem)) {
+    if (activationsBind(problem) && !problem.isTraining()) {
       memoryGraph = placer::solver::memoryGraph(problem);
       peak.emplace(*memoryGraph);
       order = topologicalOrder(problem);
@@ -144,8 +148,10 @@ public:
   void add(int s) { move(s, +1); }
   void remove(int s) { move(s, -1); }
 
+  /// D's time on an accelerator, or infinity when D cannot go on one (for
+  /// a training schedule: not even as the last stage).
   double acceleratorCost() {
-    if (unsupported > 0 || !fits(memory))
+    if (unsupported > 0 || !fits(minimumBytes()))
       return kInfinity;
     // Every activation D produces or reads, alive at once, bounds the peak;
     // only sets near the limit are measured exactly.
@@ -153,6 +159,20 @@ public:
         !fits(memory + peakActivations()))
       return kInfinity;
     return acceleratorCompute + std::max(0.0, communication);
+  }
+  /// What D needs wherever it sits in the pipeline; only grows with D.
+  double minimumBytes() const {
+    return memory + (problem.isTraining() ? stash * problem.inFlight(1) : 0);
+  }
+  /// How many accelerator stages from the end D may sit (itself included)
+  /// and still fit: training schedules stash more microbatches further up.
+  int lastFittingPosition() const {
+    if (!problem.isTraining() || stash <= 0)
+      return problem.numAccelerators;
+    int position = problem.numAccelerators;
+    while (position > 0 && !fits(memory + stash * problem.inFlight(position)))
+      --position;
+    return position;
   }
   bool fits(double bytes) const {
     return bytes <= problem.memoryLimit * (1 + 1e-12);
@@ -201,6 +221,8 @@ private:
       if (touched(u))
         touchedActivations += problem.nodes[u].outputBytes;
     }
+    for (int m : graph.members[s])
+      stash += sign * problem.nodes[m].outputBytes;
     acceleratorCompute += sign * graph.acceleratorTime[s];
     cpuCompute += sign * graph.cpuTime[s];
     memory += sign * graph.memory[s];
@@ -215,13 +237,15 @@ private:
   std::vector<int> successorsInSet;
   double communication = 0;
   double touchedActivations = 0;
+  /// Training schedules: D's activation bytes per microbatch in flight.
+  double stash = 0;
   /// Set only when activations bind (`peak` measures `memoryGraph`).
   std::optional<MemoryGraph> memoryGraph;
   std::optional<PeakMemory> peak;
   std::vector<int> order, members;
 };
 
-enum class Step : uint8_t { None, Accelerator, Cpu, EmptyAccelerator, EmptyCpu };
+enum class Step : uint8_t { None, Accelerator, Cpu };
 
 class IdealDP {
 public:
@@ -232,32 +256,28 @@ public:
         bound(upperBound), forbidden(graph.numSuper, 0) {
     size_t states = static_cast<size_t>((k + 1) * (l + 1)) * n;
     value.assign(states, kInfinity);
-    previous.assign(states, -1);
+    next.assign(states, -1);
     step.assign(states, Step::None);
   }
 
   Assignment solve() {
-    for (int c = 0; c <= l; ++c)
-      for (int a = 0; a <= k; ++a)
-        value[state(c, a, 0)] = 0;
-    for (int64_t ideal = 1; ideal < n; ++ideal) {
+    value[state(0, 0, n - 1)] = 0;
+    for (int64_t ideal = n - 2; ideal >= 0; --ideal) {
       current = ideal;
       explore(ideal);
-      // A device may stay empty.
-      for (int c = 0; c <= l; ++c)
-        for (int a = 0; a <= k; ++a) {
-          size_t s = state(c, a, ideal);
-          if (a > 0 && value[state(c, a - 1, ideal)] < value[s])
-            set(s, value[state(c, a - 1, ideal)], ideal,
-                Step::EmptyAccelerator);
-          if (c > 0 && value[state(c - 1, a, ideal)] < value[s])
-            set(s, value[state(c - 1, a, ideal)], ideal, Step::EmptyCpu);
-        }
     }
+    for (int c = 0; c <= l; ++c)
+      for (int a = 0; a <= k; ++a)
+        if (value[state(c, a, 0)] < optimum()) {
+          usedCpus = c;
+          usedAccelerators = a;
+        }
     return reconstruct();
   }
 
-  double optimum() const { return value[state(l, k, n - 1)]; }
+  double optimum() const {
+    return value[state(usedCpus, usedAccelerators, 0)];
+  }
 
   /// Devices in pipeline order, as solve() numbered them.
   std::vector<int> stageOrder;
@@ -266,27 +286,22 @@ private:
   size_t state(int c, int a, int64_t ideal) const {
     return (static_cast<size_t>(c) * (k + 1) + a) * n + ideal;
   }
-  void set(size_t s, double v, int64_t prev, Step how) {
-    value[s] = v;
-    previous[s] = prev;
-    step[s] = how;
-  }
 
-  /// Every nonempty D = current \ rest with rest an ideal, once each.
+  /// Every nonempty D = rest \ current with rest an ideal, once each.
   void explore(int64_t rest) {
     size_t marked = undo.size();
-    for (auto [v, smaller] : lattice.removable[rest]) {
+    for (auto [v, bigger] : lattice.addable[rest]) {
       if (forbidden[v])
         continue;
       cost.add(v);
       bool acceleratorUseful = k > 0 && cost.unsupported == 0 &&
-                               cost.fits(cost.memory) &&
+                               cost.fits(cost.minimumBytes()) &&
                                cost.acceleratorCompute <= bound;
       bool cpuUseful = l > 0 && cost.cpuCompute <= bound;
       if (acceleratorUseful || cpuUseful) {
-        relax(smaller, acceleratorUseful ? cost.acceleratorCost() : kInfinity,
+        relax(bigger, acceleratorUseful ? cost.acceleratorCost() : kInfinity,
               cpuUseful ? cost.cpuCompute : kInfinity);
-        explore(smaller);
+        explore(bigger);
       }
       cost.remove(v);
       // Later siblings' differences do not contain v.
@@ -299,11 +314,15 @@ private:
     }
   }
 
+  /// D = rest \ current as the first stage of what follows `current`.
   void relax(int64_t rest, double acceleratorCost, double cpuCost) {
+    int lastPosition =
+        acceleratorCost < kInfinity ? cost.lastFittingPosition() : 0;
     for (int c = 0; c <= l; ++c)
       for (int a = 0; a <= k; ++a) {
         size_t s = state(c, a, current);
-        if (a > 0 && acceleratorCost < value[s]) {
+        // D is then the a-th accelerator stage from the end.
+        if (a > 0 && a <= lastPosition && acceleratorCost < value[s]) {
           double v = std::max(value[state(c, a - 1, rest)], acceleratorCost);
           if (v < value[s])
             set(s, v, rest, Step::Accelerator);
@@ -315,49 +334,34 @@ private:
         }
       }
   }
+  void set(size_t s, double v, int64_t rest, Step how) {
+    value[s] = v;
+    next[s] = rest;
+    step[s] = how;
+  }
 
   Assignment reconstruct() {
-    Assignment assignment(problem.size(), -1);
     if (optimum() == kInfinity)
       return {};
-    // Parts come out last first; devices are numbered in pipeline order.
-    std::vector<std::pair<bool, std::vector<int>>> parts;
-    int c = l, a = k;
-    int64_t ideal = n - 1;
-    while (ideal != 0) {
-      size_t s = state(c, a, ideal);
-      int64_t prev = previous[s];
-      switch (step[s]) {
-      case Step::EmptyAccelerator:
-        --a;
-        continue;
-      case Step::EmptyCpu:
-        --c;
-        continue;
-      case Step::Accelerator:
-      case Step::Cpu: {
-        std::vector<int> members;
-        for (int v = 0; v < graph.numSuper; ++v)
-          if (lattice.contains(ideal, v) && !lattice.contains(prev, v))
-            members.push_back(v);
-        bool onAccelerator = step[s] == Step::Accelerator;
-        parts.emplace_back(onAccelerator, std::move(members));
-        (onAccelerator ? a : c) -= 1;
-        ideal = prev;
-        continue;
-      }
-      case Step::None:
-        return {};
-      }
-    }
+    Assignment assignment(problem.size(), -1);
+    // Stages come out first to last; devices are numbered in that order.
+    int c = usedCpus, a = usedAccelerators;
     int nextAccelerator = 0, nextCpu = problem.numAccelerators;
     stageOrder.clear();
-    for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
-      int device = it->first ? nextAccelerator++ : nextCpu++;
+    for (int64_t ideal = 0; ideal != n - 1;) {
+      size_t s = state(c, a, ideal);
+      if (step[s] == Step::None)
+        return {};
+      bool onAccelerator = step[s] == Step::Accelerator;
+      int device = onAccelerator ? nextAccelerator++ : nextCpu++;
+      (onAccelerator ? a : c) -= 1;
       stageOrder.push_back(device);
-      for (int s : it->second)
-        for (int m : graph.members[s])
-          assignment[m] = device;
+      int64_t rest = next[s];
+      for (int v = 0; v < graph.numSuper; ++v)
+        if (lattice.contains(rest, v) && !lattice.contains(ideal, v))
+          for (int m : graph.members[v])
+            assignment[m] = device;
+      ideal = rest;
     }
     return assignment;
   }
@@ -370,8 +374,9 @@ private:
   int64_t n;
   double bound;
   int64_t current = 0;
+  int usedCpus = 0, usedAccelerators = 0;
   std::vector<double> value;
-  std::vector<int64_t> previous;
+  std::vector<int64_t> next;
   std::vector<Step> step;
   std::vector<char> forbidden;
   std::vector<int> undo;

@@ -14,13 +14,17 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
                                            const IPOptions &options) {
   auto start = std::chrono::steady_clock::now();
   IPResult result;
-  result.solution.algorithm = options.contiguous ? "ip-contiguous" : "ip";
+  // 1F1B's warm-up depths follow the pipeline order: the model needs it.
+  bool contiguous = options.contiguous ||
+                    (problem.schedule == Schedule::OneFOneB &&
+                     activationsBind(problem));
+  result.solution.algorithm = contiguous ? "ip-contiguous" : "ip";
   result.solution.lowerBound = lowerBound(problem);
 
   // Groups: color classes for the plain model; for the contiguous one the
   // DP's contraction (classes, mirrored twins, merged cycles), whose edges
   // are the ones that must point forward along the pipeline.
-  Contracted groups = options.contiguous ? contract(problem)
+  Contracted groups = contiguous ? contract(problem)
                                          : contract(problem, /*mergeCycles=*/false);
   int n = groups.numSuper, devices = problem.numDevices();
   int k = problem.numAccelerators;
@@ -41,7 +45,7 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
   // any (permuting accelerators maps every solution to one that does so).
   // The contiguous model breaks the symmetry by pipeline order instead;
   // both together would not be without loss of generality.
-  if (n > 0 && !options.contiguous)
+  if (n > 0 && !contiguous)
     for (int d = 1; d < k; ++d)
       b.setColumnUpper(x[0][d], 0);
 
@@ -82,6 +86,10 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
   }
 
   // Loads and memory.
+  std::vector<double> stash(n, 0);
+  for (int g = 0; g < n; ++g)
+    for (int m : groups.members[g])
+      stash[g] += problem.nodes[m].outputBytes;
   for (int d = 0; d < devices; ++d) {
     std::vector<int> cols;
     std::vector<double> coefs;
@@ -103,13 +111,18 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
     coefs.push_back(-1);
     b.row("load_" + std::to_string(d), cols, coefs, 'L', 0);
     if (d < k && problem.memoryLimit < kInfinity) {
+      // Training schedules: accelerator d, in pipeline order, is at most
+      // k - d stages from the end (exactly when the empty ones come last).
+      int inFlight = problem.isTraining() ? problem.inFlight(k - d) : 0;
       std::vector<int> memCols;
       std::vector<double> memCoefs;
-      for (int g = 0; g < n; ++g)
-        if (groups.memory[g] > 0) {
+      for (int g = 0; g < n; ++g) {
+        double bytes = groups.memory[g] + stash[g] * inFlight;
+        if (bytes > 0) {
           memCols.push_back(x[g][d]);
-          memCoefs.push_back(groups.memory[g]);
+          memCoefs.push_back(bytes);
         }
+      }
       if (!memCols.empty())
         b.row("memory_" + std::to_string(d), memCols, memCoefs, 'L',
               problem.memoryLimit);
@@ -119,7 +132,7 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
   // Pipeline: device positions p[d] in [0, D - 1]; an ordering edge a -> b
   // between groups on devices d != e forces p[d] + 1 <= p[e], so the devices
   // can be ordered with every edge pointing forward.
-  if (options.contiguous && devices > 1) {
+  if (contiguous && devices > 1) {
     std::vector<int> p(devices);
     for (int d = 0; d < devices; ++d)
       p[d] = b.column("p_" + std::to_string(d), 0, devices - 1, 0, false);
@@ -162,7 +175,7 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
     }
   }
   b.solve(options, options.getDeadline(start), startColumns, startValues,
-          options.contiguous ? "contiguous throughput model"
+          contiguous ? "contiguous throughput model"
                              : "throughput model",
           incumbent);
 

@@ -78,6 +78,14 @@ MemoryUsage placer::solver::getPeakInferenceMemory(const MemoryGraph &graph,
 
 Problem placer::solver::withAdditiveMemory(const Problem &problem) {
   Problem additive = problem;
+  if (problem.isTraining()) {
+    int most = problem.inFlight(problem.numAccelerators);
+    for (Node &node : additive.nodes) {
+      node.memory += node.outputBytes * most;
+      node.outputBytes = 0;
+    }
+    return additive;
+  }
   for (int u = 0; u < problem.size(); ++u) {
     Node &node = additive.nodes[u];
     node.memory += node.outputBytes;
@@ -87,17 +95,4 @@ Problem placer::solver::withAdditiveMemory(const Problem &problem) {
   for (Node &node : additive.nodes)
     node.outputBytes = 0;
   return additive;
-}
-
-double placer::solver::getTrainingStageMemory(
-    const MemoryGraph &graph, llvm::ArrayRef<int> order, int stagesFromEnd,
-    const TrainingMemoryOptions &options) {
-  double weights = 0, activations = 0;
-  for (int node : order) {
-    weights += graph.paramBytes[node];
-    activations += graph.outputBytes[node];
-  }
-  double state =
-      weights * (1.0 + options.gradientFactor + options.optimizerStateFactor);
-  return state + activations * (stagesFromEnd + 1);
 }

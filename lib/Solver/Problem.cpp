@@ -31,6 +31,32 @@ std::vector<std::vector<int>> Problem::predecessors() const {
   return preds;
 }
 
+/// 1F1B gives each accelerator its warm-up depth by its index: the
+/// forward pass must reach the accelerators in index order.
+static std::string checkPipelineOrder(const Problem &problem,
+                                      const Assignment &assignment) {
+  int devices = problem.numDevices();
+  std::vector<std::vector<char>> reaches(devices,
+                                         std::vector<char>(devices, 0));
+  for (int u = 0; u < problem.size(); ++u)
+    for (int v : problem.successors[u])
+      if (!problem.nodes[u].backward && !problem.nodes[v].backward)
+        reaches[assignment[u]][assignment[v]] = 1;
+  for (int via = 0; via < devices; ++via) // transitive closure
+    for (int from = 0; from < devices; ++from)
+      if (reaches[from][via])
+        for (int to = 0; to < devices; ++to)
+          reaches[from][to] |= reaches[via][to];
+  for (int from = 0; from < problem.numAccelerators; ++from)
+    for (int to = 0; to < from; ++to)
+      if (reaches[from][to])
+        return "under 1F1B the forward pass visits accelerators in index "
+               "order, but accelerator " +
+               std::to_string(from) + " feeds accelerator " +
+               std::to_string(to);
+  return "";
+}
+
 Evaluation placer::solver::evaluate(const Problem &problem,
                                     const Assignment &assignment) {
   Evaluation result;
@@ -48,8 +74,9 @@ Evaluation placer::solver::evaluate(const Problem &problem,
   // Devices list their nodes in the order they run them (which only
   // activations care about); a graph with a cycle lists them by index.
   bool activations = hasActivations(problem);
+  bool liveness = activations && !problem.isTraining();
   std::vector<int> order;
-  if (activations)
+  if (liveness)
     order = topologicalOrder(problem);
   if (static_cast<int>(order.size()) != problem.size()) {
     order.resize(problem.size());
@@ -104,13 +131,20 @@ Evaluation placer::solver::evaluate(const Problem &problem,
       if (problem.isAccelerator(to))
         result.devices[to].communicationIn += c;
   }
+  if (problem.schedule == Schedule::OneFOneB)
+    if (std::string why = checkPipelineOrder(problem, assignment);
+        !why.empty())
+      fail(why);
   // Weights alone need no liveness (the heuristics evaluate often).
   std::optional<MemoryGraph> memory;
   std::optional<PeakMemory> peak;
-  if (activations) {
+  if (liveness) {
     memory = memoryGraph(problem);
     peak.emplace(*memory);
   }
+  int stagesFromEnd = 0; // accelerator stages from here to the last
+  for (int d = 0; d < problem.numAccelerators; ++d)
+    stagesFromEnd += result.devices[d].nodes.empty() ? 0 : 1;
   for (int d = 0; d < problem.numDevices(); ++d) {
     DeviceReport &device = result.devices[d];
     device.load = device.compute;
@@ -120,8 +154,15 @@ Evaluation placer::solver::evaluate(const Problem &problem,
         device.weights = usage.weights;
         device.activations = usage.activations;
       } else {
-        for (int u : device.nodes)
+        double stash = 0;
+        for (int u : device.nodes) {
           device.weights += problem.nodes[u].memory;
+          stash += problem.nodes[u].outputBytes;
+        }
+        if (problem.isTraining() && !device.nodes.empty()) {
+          device.inFlight = problem.inFlight(stagesFromEnd--);
+          device.activations = stash * device.inFlight;
+        }
       }
       device.memory = device.weights + device.activations;
       device.load += device.communicationIn + device.communicationOut;
@@ -153,6 +194,18 @@ double placer::solver::lowerBound(const Problem &problem) {
 
 std::vector<int> placer::solver::topologicalOrder(const Problem &problem) {
   return placer::topologicalOrder(problem.successors);
+}
+
+int Problem::inFlight(int stagesFromEnd) const {
+  switch (schedule) {
+  case Schedule::Inference:
+    return 1;
+  case Schedule::GPipe:
+    return microbatches;
+  case Schedule::OneFOneB:
+    return std::min(stagesFromEnd, microbatches);
+  }
+  return microbatches;
 }
 
 bool placer::solver::hasActivations(const Problem &problem) {

@@ -26,7 +26,8 @@ constexpr AlgorithmName kAlgorithms[] = {
 /// The problem and what the linear models (MILPs, greedy heuristics) see:
 /// with activations under a memory limit, each node's memory as an
 /// additive bound (Memory.h), which keeps their answers within the limit.
-/// The DP measures the exact peak.
+/// The DP measures the exact peak, and the throughput MILP counts a
+/// training schedule's stash per stage itself.
 struct Models {
   const Problem &exact;
   const Problem &linear;
@@ -88,7 +89,9 @@ SolveResult solveThroughput(Models models, const SolveOptions &options) {
   Solution start = solveIdealDP(problem, dp);
   if (start.feasible())
     ip.warmStart = &start.assignment;
-  result.ip = solveThroughputIP(models.linear, ip);
+  // Under a training schedule the model itself counts each stage's stash.
+  result.ip = solveThroughputIP(
+      problem.isTraining() ? models.exact : models.linear, ip);
   result.solution = result.ip->solution;
   // The additive bound may refuse the DP's split, which the exact model
   // accepts: the answer is never worse than it.
@@ -140,7 +143,8 @@ SolveResult solveLatency(Models models, const SolveOptions &options) {
 double smallestFittingMemory(Problem problem, const SolveOptions &options) {
   double total = 0;
   for (const Node &node : problem.nodes)
-    total += node.memory + node.outputBytes;
+    total += node.memory +
+             node.outputBytes * problem.inFlight(problem.numAccelerators);
   DPOptions dp;
   dp.idealLimit = options.idealLimit;
   auto fits = [&] { return solveIdealDP(problem, dp).feasible(); };

@@ -78,14 +78,27 @@ INSTANTIATE_TEST_SUITE_P(
                       Shape{6, 3, 0, false, false, true, true},
                       Shape{7, 2, 0, false, false, true, false, true},
                       Shape{7, 3, 0, false, false, true, false, true},
-                      Shape{6, 2, 1, false, true, true, true, true}),
+                      Shape{6, 2, 1, false, true, true, true, true},
+                      Shape{7, 3, 0, false, false, true, false, true,
+                            Schedule::OneFOneB, 3},
+                      Shape{6, 3, 1, false, false, true, false, true,
+                            Schedule::OneFOneB, 2},
+                      Shape{5, 2, 0, true, false, true, false, true,
+                            Schedule::OneFOneB, 4},
+                      Shape{6, 2, 1, false, false, true, false, true,
+                            Schedule::GPipe, 2}),
     [](const auto &info) {
       const Shape &s = info.param;
       return "n" + std::to_string(s.nodes) + "k" +
              std::to_string(s.accelerators) + "l" + std::to_string(s.cpus) +
              (s.training ? "train" : "") + (s.unsupported ? "unsup" : "") +
              (s.tightMemory ? "mem" : "") + (s.zeroTime ? "zero" : "") +
-             (s.activations ? "act" : "");
+             (s.activations ? "act" : "") +
+             (s.schedule == Schedule::GPipe      ? "gpipe"
+              : s.schedule == Schedule::OneFOneB ? "1f1b"
+                                                 : "") +
+             (s.microbatches > 1 ? "m" + std::to_string(s.microbatches)
+                                 : "");
     });
 
 } // namespace

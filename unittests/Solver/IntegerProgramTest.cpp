@@ -101,12 +101,22 @@ INSTANTIATE_TEST_SUITE_P(
     Random, IPMatchesExhaustiveSearch,
     ::testing::Values(Shape{6, 2, 0, false, false, false},
                       Shape{5, 2, 1, false, true, true},
-                      Shape{3, 2, 0, true, false, true}),
+                      Shape{3, 2, 0, true, false, true},
+                      // Without CPU cores, a placement 1F1B can run is a
+                      // pipeline: the free variant solves the contiguous
+                      // model, with a stash per microbatch in flight.
+                      Shape{6, 3, 0, false, false, true, false, true,
+                            Schedule::OneFOneB, 3},
+                      Shape{5, 2, 1, false, false, true, false, true,
+                            Schedule::GPipe, 2}),
     [](const auto &info) {
       return "n" + std::to_string(info.param.nodes) + "k" +
              std::to_string(info.param.accelerators) + "l" +
              std::to_string(info.param.cpus) +
-             (info.param.training ? "train" : "");
+             (info.param.training ? "train" : "") +
+             (info.param.schedule == Schedule::GPipe      ? "gpipe"
+              : info.param.schedule == Schedule::OneFOneB ? "1f1b"
+                                                          : "");
     });
 
 } // namespace

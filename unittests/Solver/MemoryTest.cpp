@@ -34,17 +34,6 @@ TEST(Memory, ReceivedAndSentActivations) {
   EXPECT_EQ(getPeakInferenceMemory(g, {3}).total(), 40 + 700);
 }
 
-TEST(Memory, TrainingStageUnder1F1B) {
-  MemoryGraph g = chainWithSkip();
-  // Weights 30 * (1 + 1 + 2) = 120; activations 300 stashed for
-  // stagesFromEnd + 1 microbatches.
-  EXPECT_EQ(getTrainingStageMemory(g, {0, 1}, 0), 120 + 300);
-  EXPECT_EQ(getTrainingStageMemory(g, {0, 1}, 3), 120 + 4 * 300);
-  TrainingMemoryOptions sgd;
-  sgd.optimizerStateFactor = 0;
-  EXPECT_EQ(getTrainingStageMemory(g, {0, 1}, 0, sgd), 60 + 300);
-}
-
 TEST(Memory, RepeatedCallsForgetEarlierDevices) {
   MemoryGraph g = chainWithSkip();
   PeakMemory peak(g);
@@ -108,6 +97,72 @@ TEST(Memory, ActivationsMoveTheSplit) {
   EXPECT_EQ(fits.devices[1].weights, 60);
   EXPECT_EQ(fits.devices[1].activations, 20);
   EXPECT_EQ(fits.devices[1].memory, 80);
+}
+
+/// a -> b -> c -> d, one unit of time each, no transfer cost; 10 bytes of
+/// weights (with gradients and optimizer state) each, stashes of 30, 30, 5
+/// and 5 bytes per microbatch; two accelerators of 100 bytes.
+Problem stashChain(Schedule schedule, int microbatches) {
+  Problem problem;
+  double stash[] = {30, 30, 5, 5};
+  for (int i = 0; i < 4; ++i) {
+    Node node;
+    node.name = std::string(1, static_cast<char>('a' + i));
+    node.acceleratorTime = 1;
+    node.memory = 10;
+    node.outputBytes = stash[i];
+    problem.nodes.push_back(node);
+    problem.successors.push_back(i < 3 ? std::vector<int>{i + 1}
+                                       : std::vector<int>{});
+  }
+  problem.numAccelerators = 2;
+  problem.memoryLimit = 100;
+  problem.schedule = schedule;
+  problem.microbatches = microbatches;
+  return problem;
+}
+
+TEST(Memory, ScheduleDecidesTheSplit) {
+  // 1F1B, 4 microbatches: the first of two stages holds 2, the last 1.
+  // {a, b} | {c, d} (load 2) needs 20 + 60 x 2 = 140 on the first stage;
+  // {a} | {b, c, d} (load 3) needs 10 + 30 x 2 = 70 and 30 + 40 x 1 = 70.
+  Problem oneFOneB = stashChain(Schedule::OneFOneB, 4);
+  EXPECT_FALSE(evaluate(oneFOneB, {0, 0, 1, 1}).feasible());
+  Solution solution = solveIdealDP(oneFOneB);
+  ASSERT_TRUE(solution.feasible());
+  EXPECT_TRUE(solution.optimal);
+  EXPECT_EQ(solution.assignment, (Assignment{0, 1, 1, 1}));
+  EXPECT_DOUBLE_EQ(solution.maxLoad, 3);
+  Evaluation evaluation = evaluate(oneFOneB, solution.assignment);
+  EXPECT_EQ(evaluation.devices[0].inFlight, 2);
+  EXPECT_EQ(evaluation.devices[0].memory, 70);
+  EXPECT_EQ(evaluation.devices[1].inFlight, 1);
+  EXPECT_EQ(evaluation.devices[1].memory, 70);
+  // The stage order is the index order: the same split numbered the other
+  // way round runs its forward pass from accelerator 1 to 0.
+  EXPECT_FALSE(evaluate(oneFOneB, {1, 0, 0, 0}).feasible());
+
+  // One microbatch in flight everywhere: the balanced split fits (80, 30).
+  Solution single = solveIdealDP(stashChain(Schedule::OneFOneB, 1));
+  EXPECT_EQ(single.assignment, (Assignment{0, 0, 1, 1}));
+  EXPECT_DOUBLE_EQ(single.maxLoad, 2);
+
+  // GPipe with 2 microbatches keeps 2 on the last stage too: {b, c, d}
+  // needs 30 + 40 x 2 = 110, and nothing else fits either.
+  EXPECT_FALSE(solveIdealDP(stashChain(Schedule::GPipe, 2)).feasible());
+  // 1F1B with 2 microbatches: as with 4.
+  EXPECT_DOUBLE_EQ(solveIdealDP(stashChain(Schedule::OneFOneB, 2)).maxLoad, 3);
+}
+
+TEST(Memory, AdditiveBoundUnderSchedules) {
+  // The linear models' bound counts every stash for the most microbatches
+  // a stage holds: 2 under 1F1B on two accelerators, M under GPipe.
+  Problem additive = withAdditiveMemory(stashChain(Schedule::OneFOneB, 4));
+  EXPECT_EQ(additive.nodes[0].memory, 10 + 30 * 2);
+  EXPECT_EQ(additive.nodes[3].memory, 10 + 5 * 2);
+  EXPECT_EQ(additive.nodes[0].outputBytes, 0);
+  Problem gpipe = withAdditiveMemory(stashChain(Schedule::GPipe, 3));
+  EXPECT_EQ(gpipe.nodes[1].memory, 10 + 30 * 3);
 }
 
 TEST(Memory, AdditiveBoundCoversThePeak) {

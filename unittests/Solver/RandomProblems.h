@@ -22,6 +22,10 @@ struct Shape {
   bool zeroTime = false;
   /// Nodes produce activations, which count in memory (Memory.h).
   bool activations = false;
+  /// With activations: a training schedule makes them a stash of forward
+  /// activations per microbatch in flight.
+  Schedule schedule = Schedule::Inference;
+  int microbatches = 1;
 };
 
 /// A random DAG; in training mode every forward node gets a backward twin
@@ -32,6 +36,8 @@ inline Problem randomProblem(std::mt19937 &rng, const Shape &shape) {
   Problem p;
   p.numAccelerators = shape.accelerators;
   p.numCpus = shape.cpus;
+  p.schedule = shape.schedule;
+  p.microbatches = shape.microbatches;
   int forward = shape.nodes;
   auto addNode = [&](bool backward, int64_t color) {
     Node node;
@@ -44,7 +50,8 @@ inline Problem randomProblem(std::mt19937 &rng, const Shape &shape) {
     node.backward = backward;
     node.colorClass = color;
     node.supported = !(shape.unsupported && coin(rng) < 0.15);
-    if (shape.activations)
+    // Training schedules stash what forward nodes produce.
+    if (shape.activations && !(p.isTraining() && backward))
       node.outputBytes = std::round(memory(rng) * 2);
     if (shape.zeroTime && coin(rng) < 0.4) {
       node.acceleratorTime = node.cpuTime = 0;
@@ -75,7 +82,10 @@ inline Problem randomProblem(std::mt19937 &rng, const Shape &shape) {
   // every placement.
   double total = 0;
   for (const Node &node : p.nodes)
-    total += node.memory + node.outputBytes * std::max(1, shape.accelerators) / 2;
+    total += node.memory + node.outputBytes *
+                               (p.isTraining()
+                                    ? p.inFlight(shape.accelerators)
+                                    : std::max(1, shape.accelerators) / 2.0);
   p.memoryLimit = shape.tightMemory
                       ? std::ceil(total / std::max(1, shape.accelerators)) + 1
                       : kInfinity;

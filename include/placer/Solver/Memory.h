@@ -66,27 +66,14 @@ MemoryGraph memoryGraph(const Problem &problem);
 /// is produced there or read there), so linear models (the MILPs, the
 /// greedy heuristics) that respect it respect the real peak. It is loose:
 /// on a chain each activation counts twice where the peak holds two.
+/// Under a training schedule each node's stash counts for the most
+/// microbatches any stage holds (exact for GPipe, the first stage's for
+/// 1F1B).
 Problem withAdditiveMemory(const Problem &problem);
 
 /// One-off form of PeakMemory.
 MemoryUsage getPeakInferenceMemory(const MemoryGraph &graph,
                                    llvm::ArrayRef<int> order);
-
-struct TrainingMemoryOptions {
-  /// Gradient bytes per weight byte.
-  double gradientFactor = 1.0;
-  /// Optimizer state bytes per weight byte: Adam keeps two moments.
-  double optimizerStateFactor = 2.0;
-};
-
-/// Bytes a pipeline stage needs in training under 1F1B scheduling: weights,
-/// gradients and optimizer state, plus the activations of every forward op
-/// of the stage stashed for each microbatch in flight. A stage that is
-/// `stagesFromEnd` stages from the last one (0 for the last) has
-/// stagesFromEnd + 1 microbatches in flight.
-double getTrainingStageMemory(const MemoryGraph &graph,
-                              llvm::ArrayRef<int> order, int stagesFromEnd,
-                              const TrainingMemoryOptions &options = {});
 
 } // namespace placer::solver
 

@@ -34,6 +34,19 @@ struct Node {
   int64_t colorClass = -1;     ///< nodes of one class share a device; -1: none
 };
 
+/// How a pipeline holds activations (docs/Placement.md, "Memory").
+enum class Schedule {
+  /// One sample at a time: a device holds the peak of its live
+  /// activations in the order it runs its nodes (Memory.h).
+  Inference,
+  /// Training, all forwards then all backwards: every stage stashes the
+  /// activations of its forward nodes for all M microbatches.
+  GPipe,
+  /// Training, one forward one backward (PipeDream-Flush): the stage j
+  /// stages from the end (1 for the last) stashes min(j, M) microbatches.
+  OneFOneB,
+};
+
 struct Problem {
   std::vector<Node> nodes;
   /// Successor lists, without duplicates or self loops.
@@ -41,10 +54,21 @@ struct Problem {
   int numAccelerators = 1;
   int numCpus = 0;
   double memoryLimit = kInfinity; ///< per accelerator
+  /// Under a training schedule, `Node::memory` is what a stage keeps once
+  /// (weights, gradients, optimizer state) and `Node::outputBytes` what it
+  /// stashes per microbatch in flight.
+  Schedule schedule = Schedule::Inference;
+  int microbatches = 1;
 
   int size() const { return static_cast<int>(nodes.size()); }
   int numDevices() const { return numAccelerators + numCpus; }
   bool isAccelerator(int device) const { return device < numAccelerators; }
+  bool isTraining() const { return schedule != Schedule::Inference; }
+  /// Microbatches whose stash an accelerator stage holds at once when it
+  /// is `stagesFromEnd` accelerator stages from the end (1: the last).
+  /// Stages count in accelerator order: the schedule runs accelerator 0
+  /// first; CPU stages (no memory limit) do not count.
+  int inFlight(int stagesFromEnd) const;
   /// Adds u -> v once; returns false for a self loop or a repeated edge.
   bool addEdge(int u, int v);
   /// Predecessor lists, computed from `successors`.
@@ -61,8 +85,12 @@ struct DeviceReport {
   double communicationOut = 0;///< c(u) of nodes here feeding other devices
   double load = 0;            ///< compute (+ communication on accelerators)
   double weights = 0;         ///< accelerators: weight bytes
-  double activations = 0;     ///< accelerators: peak live activation bytes
+  /// accelerators: peak live activation bytes (training: the stash of
+  /// all microbatches in flight)
+  double activations = 0;
   double memory = 0;          ///< weights + activations
+  /// Training schedules: microbatches whose stash the stage holds.
+  int inFlight = 0;
   std::vector<int> nodes;     ///< in execution (topological) order
 };
 
@@ -101,7 +129,7 @@ std::vector<int> topologicalOrder(const Problem &problem);
 bool hasActivations(const Problem &problem);
 
 /// Whether activations can decide a placement: some node has activation
-/// bytes and accelerator memory is limited.
+/// bytes and accelerator memory is limited (with a training schedule too).
 bool activationsBind(const Problem &problem);
 
 } // namespace placer::solver
