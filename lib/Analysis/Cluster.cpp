@@ -143,6 +143,31 @@ static bool fromJSON(const Value &value, Cluster::Hierarchy &hierarchy,
   return true;
 }
 
+static bool fromJSON(const Value &value, TrainingSetup &training, Path path) {
+  ObjectMapper o(value, path);
+  std::optional<std::string> schedule;
+  std::optional<AtLeastOne> microbatches;
+  std::optional<NonNegative> optimizer;
+  if (!o || !o.mapOptional("schedule", schedule) ||
+      !o.mapOptional("microbatches", microbatches) ||
+      !o.mapOptional("optimizer_state_factor", optimizer))
+    return false;
+  if (schedule) {
+    std::optional<solver::Schedule> parsed =
+        solver::parseTrainingSchedule(*schedule);
+    if (!parsed) {
+      path.field("schedule").report("expected \"gpipe\" or \"1f1b\"");
+      return false;
+    }
+    training.schedule = *parsed;
+  }
+  if (microbatches)
+    training.microbatches = microbatches->value;
+  if (optimizer)
+    training.optimizerStateFactor = optimizer->value;
+  return true;
+}
+
 /// A pair's two ends and its link, written side by side in one object.
 template <typename End>
 static bool mapPair(const Value &value, llvm::StringLiteral endsKey,
@@ -178,6 +203,7 @@ namespace {
 struct ClusterFile {
   std::string name;
   std::vector<DeviceKind> kinds;
+  TrainingSetup training;
   struct Links {
     Link defaultLink;
     std::optional<Cluster::Hierarchy> hierarchy;
@@ -197,7 +223,8 @@ bool fromJSON(const Value &value, ClusterFile::Links &links, Path path) {
 bool fromJSON(const Value &value, ClusterFile &file, Path path) {
   ObjectMapper o(value, path);
   if (!o || !o.mapOptional("name", file.name) ||
-      !o.map("device_kinds", file.kinds) || !o.map("links", file.links))
+      !o.map("device_kinds", file.kinds) || !o.map("links", file.links) ||
+      !o.mapOptional("training", file.training))
     return false;
   if (file.kinds.empty()) {
     path.field("device_kinds").report("must list at least one device kind");
@@ -227,7 +254,7 @@ llvm::Expected<Cluster> Cluster::fromJson(const Value &value,
                          "unknown device kind '" + end + "'");
   Cluster cluster(std::move(file.name), std::move(file.kinds),
                   file.links.defaultLink, file.links.hierarchy,
-                  std::move(file.links.kindPairs));
+                  std::move(file.links.kindPairs), {}, file.training);
   int64_t numDevices = cluster.getNumDevices();
   for (size_t i = 0; i < file.links.devicePairs.size(); ++i)
     for (int64_t d : {file.links.devicePairs[i].a, file.links.devicePairs[i].b})

@@ -132,9 +132,8 @@ struct Progress {
   std::function<void(const std::string &)> sink;
 };
 
-void COINLINKAGE_CB progressCallback(void *, void *, void *data) {
-  auto &progress = *static_cast<Progress *>(data);
-  ++progress.nodes;
+/// One line, when `interval` has passed since the last one.
+void reportProgress(Progress &progress) {
   auto now = std::chrono::steady_clock::now();
   if (std::chrono::duration<double>(now - progress.last).count() <
       progress.interval)
@@ -157,6 +156,12 @@ void COINLINKAGE_CB progressCallback(void *, void *, void *data) {
   }
   std::fprintf(stderr, "%s\n", line);
   std::fflush(stderr);
+}
+
+void COINLINKAGE_CB progressCallback(void *, void *, void *data) {
+  auto &progress = *static_cast<Progress *>(data);
+  ++progress.nodes;
+  reportProgress(progress);
 }
 
 } // namespace
@@ -194,6 +199,10 @@ void ModelBuilder::solve(const IPOptions &options,
   if (options.progressSeconds > 0)
     Cbc_addCutCallback(model, progressCallback, "placer-progress", &progress);
   Cbc_solve(model);
+  // A root LP can outlast the interval (CBC calls back between nodes
+  // only): a long solve still ends with a line.
+  if (options.progressSeconds > 0)
+    reportProgress(progress);
   solved = true;
 }
 

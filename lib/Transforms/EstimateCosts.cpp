@@ -140,6 +140,10 @@ struct EstimateCostsPass
       measuredTimes = std::move(*read);
     }
 
+    double optimizerStateFactor =
+        settings.optimizerStateFactor >= 0
+            ? settings.optimizerStateFactor
+            : machine.getTraining().optimizerStateFactor;
     MLIRContext *context = module.getContext();
     Builder b(context);
     std::set<std::string> unmodeled;
@@ -195,7 +199,7 @@ struct EstimateCostsPass
         backwardTime = b.getDictionaryAttr(backward);
         // Weights, their gradients and the optimizer state.
         trainingParamBytes = static_cast<int64_t>(
-            work->paramBytes * (2.0 + settings.optimizerStateFactor));
+            work->paramBytes * (2.0 + optimizerStateFactor));
       }
       setCost(op, CostAttr::get(context, static_cast<int64_t>(work->flops),
                                 work->bytesRead, work->bytesWritten,

@@ -48,6 +48,8 @@ struct ModuleProblem {
   /// the op whose device it takes (null: the first device).
   std::vector<std::pair<Operation *, Operation *>> followers;
   bool isWorkload = false;
+  /// Backward ops or backward times: a training step is placed.
+  bool training = false;
 };
 
 int64_t getIntAttr(DictionaryAttr dict, StringRef name, int64_t fallback) {
@@ -73,7 +75,7 @@ FailureOr<ModuleProblem> buildProblem(ModuleOp module,
                                       const DeviceKind *cpu,
                                       bool activations) {
   ModuleProblem result;
-  bool training = false;
+  bool &training = result.training;
   llvm::DenseMap<Operation *, int> nodeOf;
   SmallVector<std::pair<func::FuncOp, OpRoles>> functions;
   for (auto func : module.getOps<func::FuncOp>()) {
@@ -112,11 +114,11 @@ FailureOr<ModuleProblem> buildProblem(ModuleOp module,
     }
     functions.emplace_back(func, std::move(roles));
   }
-  // Training graphs keep activations for the backward pass: the inference
-  // liveness model does not describe them (their stage memory counts
-  // weights, gradients and optimizer state). The paper's workloads give
-  // the memory their published optima assume: weights only.
-  if (activations && !training && !result.isWorkload)
+  // Inference: what an op produces lives until its last reader. Training
+  // (backward times from the cost model): it is stashed for the backward
+  // pass, per microbatch in flight. The paper's workloads give the memory
+  // their published optima assume: weights only.
+  if (activations && !result.isWorkload)
     for (auto [node, op] : llvm::zip(result.problem.nodes, result.ops))
       for (Value value : op->getResults())
         node.outputBytes += getActivationBytes(value);
@@ -193,7 +195,7 @@ llvm::json::Value makeReport(const ModuleProblem &mp,
   Array devices;
   for (int d = 0; d < p.numDevices(); ++d) {
     const solver::DeviceReport &r = evaluation.devices[d];
-    devices.push_back(Object{
+    Object device{
         {"device", clusterDevice[d]},
         {"kind",
          cluster.getKinds()[cluster.getKindOfDevice(clusterDevice[d])].name},
@@ -204,7 +206,10 @@ llvm::json::Value makeReport(const ModuleProblem &mp,
         {"weights", r.weights},
         {"activations", r.activations},
         {"memory", r.memory},
-        {"nodes", static_cast<int64_t>(r.nodes.size())}});
+        {"nodes", static_cast<int64_t>(r.nodes.size())}};
+    if (p.isTraining() && p.isAccelerator(d))
+      device["in_flight"] = r.inFlight;
+    devices.push_back(std::move(device));
   }
   Object assignment;
   for (int u = 0; u < p.size(); ++u) {
@@ -230,7 +235,7 @@ llvm::json::Value makeReport(const ModuleProblem &mp,
   double gap = solution.maxLoad > 0
                    ? (solution.maxLoad - solution.lowerBound) / solution.maxLoad
                    : 0.0;
-  return Object{{"objective", "throughput"},
+  Object report{{"objective", "throughput"},
                 {"algorithm", solution.algorithm},
                 {"max_load", solution.maxLoad},
                 {"lower_bound", solution.lowerBound},
@@ -246,6 +251,11 @@ llvm::json::Value makeReport(const ModuleProblem &mp,
                 {"transfers", countTransfers(mp)},
                 {"devices", std::move(devices)},
                 {"assignment", std::move(assignment)}};
+  if (p.isTraining()) {
+    report["schedule"] = solver::getName(p.schedule);
+    report["microbatches"] = p.microbatches;
+  }
+  return report;
 }
 
 /// objective=latency: the latency, its gap, and every accelerator call.
@@ -323,8 +333,9 @@ struct PlaceDevicesPass
   /// Sizes the problem's devices and memory from the settings and the
   /// cluster, or says why it cannot.
   LogicalResult sizeProblem(Location loc, const PlacementSettings &settings,
-                            const DeviceKinds &kinds, bool isWorkload,
-                            solver::Problem &problem) {
+                            const DeviceKinds &kinds,
+                            const TrainingSetup &setup, bool isWorkload,
+                            bool training, solver::Problem &problem) {
     const DeviceKind *accelerator = kinds.accelerator, *cpu = kinds.cpu;
     int64_t k = settings.devices > 0 ? settings.devices
                                      : (accelerator ? accelerator->count : 0);
@@ -351,6 +362,12 @@ struct PlaceDevicesPass
         : accelerator && accelerator->memoryCapacity > 0
             ? accelerator->memoryCapacity
             : solver::kInfinity;
+    if (training) {
+      problem.schedule = settings.schedule.value_or(setup.schedule);
+      int64_t m = settings.microbatches > 0 ? settings.microbatches
+                                            : setup.microbatches;
+      problem.microbatches = static_cast<int>(std::min<int64_t>(m, 1 << 20));
+    }
     return success();
   }
 
@@ -409,7 +426,8 @@ struct PlaceDevicesPass
       return signalPassFailure();
     ModuleProblem &mp = *built;
     solver::Problem &problem = mp.problem;
-    if (failed(sizeProblem(loc, settings, kinds, mp.isWorkload, problem)))
+    if (failed(sizeProblem(loc, settings, kinds, cluster->getTraining(),
+                           mp.isWorkload, mp.training, problem)))
       return signalPassFailure();
     solver::SolveResult result = solver::solve(problem, solveOptions);
     if (!result.error.empty()) {

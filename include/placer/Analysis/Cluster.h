@@ -9,6 +9,8 @@
 #ifndef PLACER_ANALYSIS_CLUSTER_H
 #define PLACER_ANALYSIS_CLUSTER_H
 
+#include "placer/Solver/Problem.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -34,6 +36,15 @@ struct DeviceKind {
 
   /// Peak FLOP/s for `elementType`, falling back to "default".
   double getPeakFlops(llvm::StringRef elementType) const;
+};
+
+/// How the cluster trains pipelines (the JSON's "training"); placement
+/// options override each field.
+struct TrainingSetup {
+  solver::Schedule schedule = solver::Schedule::OneFOneB;
+  int64_t microbatches = 8;
+  /// Optimizer state bytes per weight byte (Adam: two moments).
+  double optimizerStateFactor = 2.0;
 };
 
 struct Link {
@@ -63,10 +74,12 @@ public:
   Cluster(std::string name, std::vector<DeviceKind> kinds, Link defaultLink,
           std::optional<Hierarchy> hierarchy = std::nullopt,
           std::vector<KindPairLink> kindPairs = {},
-          std::vector<DevicePairLink> devicePairs = {})
+          std::vector<DevicePairLink> devicePairs = {},
+          TrainingSetup training = {})
       : name(std::move(name)), kinds(std::move(kinds)),
         defaultLink(defaultLink), hierarchy(std::move(hierarchy)),
-        kindPairs(std::move(kindPairs)), devicePairs(std::move(devicePairs)) {}
+        kindPairs(std::move(kindPairs)), devicePairs(std::move(devicePairs)),
+        training(training) {}
 
   /// Parses the JSON format; errors name the source and the field.
   static llvm::Expected<Cluster> fromJson(const llvm::json::Value &value,
@@ -86,6 +99,7 @@ public:
   const std::vector<DevicePairLink> &getDevicePairs() const {
     return devicePairs;
   }
+  const TrainingSetup &getTraining() const { return training; }
 
   /// Devices are the kinds' counts laid out in order: kind 0's devices
   /// first. Returns the kind index of device `device`.
@@ -105,6 +119,7 @@ private:
   std::optional<Hierarchy> hierarchy;
   std::vector<KindPairLink> kindPairs;
   std::vector<DevicePairLink> devicePairs;
+  TrainingSetup training;
 };
 
 } // namespace placer

@@ -12,6 +12,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace placer::solver {
@@ -46,6 +47,27 @@ enum class Schedule {
   /// stages from the end (1 for the last) stashes min(j, M) microbatches.
   OneFOneB,
 };
+
+/// "gpipe" | "1f1b" (training schedules; "inference" is not a name users
+/// give).
+inline std::optional<Schedule> parseTrainingSchedule(std::string_view name) {
+  if (name == "gpipe")
+    return Schedule::GPipe;
+  if (name == "1f1b")
+    return Schedule::OneFOneB;
+  return std::nullopt;
+}
+inline const char *getName(Schedule schedule) {
+  switch (schedule) {
+  case Schedule::GPipe:
+    return "gpipe";
+  case Schedule::OneFOneB:
+    return "1f1b";
+  case Schedule::Inference:
+    break;
+  }
+  return "inference";
+}
 
 struct Problem {
   std::vector<Node> nodes;

@@ -30,7 +30,8 @@ struct CostSettings {
   std::string profile;
   bool training = false;
   double backwardFactor = 2.0;
-  double optimizerStateFactor = 2.0;
+  /// Negative: the cluster's (TrainingSetup).
+  double optimizerStateFactor = -1;
 };
 
 /// What --placer-place-devices needs, typed.
@@ -43,6 +44,10 @@ struct PlacementSettings {
   double memory = 0;
   /// Memory counts the peak of live activations, not only weights.
   bool activations = true;
+  /// Training graphs: the pipeline schedule and microbatches per iteration;
+  /// unset / 0: the cluster's (TrainingSetup).
+  std::optional<solver::Schedule> schedule;
+  int64_t microbatches = 0;
   solver::SolveOptions solve;
   std::string report;
   std::string exportSplit;
@@ -76,8 +81,8 @@ struct CostOptions {
   Option<double> optimizerStateFactor{
       owner, "optimizer-state-factor",
       llvm::cl::desc("Optimizer state bytes per weight byte (training; "
-                     "Adam: 2)"),
-      llvm::cl::init(2.0)};
+                     "Adam: 2; negative: the cluster's, 2 by default)"),
+      llvm::cl::init(-1.0)};
 
   CostSettings getSettings() const {
     return CostSettings{cluster, dump, profile, training, backwardFactor,
@@ -112,6 +117,16 @@ struct PlaceOptions {
                      "activations besides its weights (false: weights only, "
                      "as in the paper)"),
       llvm::cl::init(true)};
+  Option<std::string> schedule{
+      owner, "schedule",
+      llvm::cl::desc("Training graphs: gpipe | 1f1b, how many microbatches' "
+                     "activations each stage stashes (empty: the "
+                     "cluster's, 1f1b by default)")};
+  Option<int64_t> microbatches{
+      owner, "microbatches",
+      llvm::cl::desc("Training graphs: microbatches per iteration (0: the "
+                     "cluster's, 8 by default)"),
+      llvm::cl::init(0)};
   Option<std::string> objective{
       owner, "objective",
       llvm::cl::desc("throughput (max load per device) | latency (one sample "
@@ -174,6 +189,17 @@ struct PlaceOptions {
     settings.cpus = cpus;
     settings.memory = memory;
     settings.activations = activations;
+    if (!schedule.empty()) {
+      settings.schedule = solver::parseTrainingSchedule(schedule);
+      if (!settings.schedule)
+        return llvm::createStringError("unknown schedule '" + schedule +
+                                       "' (gpipe, 1f1b)");
+    }
+    if (microbatches < 0)
+      return llvm::createStringError(
+          "microbatches=" + std::to_string(microbatches) +
+          ": must be at least 1 (0: the cluster's)");
+    settings.microbatches = microbatches;
     settings.report = report;
     settings.exportSplit = exportSplit;
     solver::SolveOptions &solve = settings.solve;

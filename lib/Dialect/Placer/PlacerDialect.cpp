@@ -126,6 +126,20 @@ HierarchyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult
+TrainingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                     StringRef schedule, int64_t microbatches,
+                     F64 optimizerStateFactor) {
+  if (!solver::parseTrainingSchedule(schedule))
+    return emitError() << "training schedule must be \"gpipe\" or \"1f1b\", "
+                          "got \""
+                       << schedule << "\"";
+  if (microbatches < 1 || optimizerStateFactor < 0)
+    return emitError() << "training needs at least one microbatch and a "
+                          "non-negative optimizer_state_factor";
+  return success();
+}
+
 /// The elements of an optional array of links (none when absent).
 template <typename AttrT>
 static SmallVector<AttrT> getLinks(ArrayAttr links) {
@@ -138,7 +152,7 @@ LogicalResult
 ClusterAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                     StringRef name, ArrayAttr kinds, LinkAttr defaultLink,
                     HierarchyAttr hierarchy, ArrayAttr kindLinks,
-                    ArrayAttr deviceLinks) {
+                    ArrayAttr deviceLinks, TrainingAttr) {
   if (!kinds || kinds.empty())
     return emitError() << "a cluster has at least one device kind";
   if (!defaultLink)
@@ -206,11 +220,22 @@ ClusterAttr ClusterAttr::get(MLIRContext *context, const Cluster &cluster) {
   for (const Cluster::DevicePairLink &pair : cluster.getDevicePairs())
     deviceLinks.push_back(DeviceLinkAttr::get(context, pair.a, pair.b,
                                               toAttr(context, pair.link)));
+  // The default setup is left implicit, as the JSON may leave it out.
+  const TrainingSetup &training = cluster.getTraining();
+  const TrainingSetup defaults;
+  bool isDefault = training.schedule == defaults.schedule &&
+                   training.microbatches == defaults.microbatches &&
+                   training.optimizerStateFactor ==
+                       defaults.optimizerStateFactor;
   return ClusterAttr::get(
       context, cluster.getName(), b.getArrayAttr(kinds),
       toAttr(context, cluster.getDefaultLink()), hierarchy,
       kindLinks.empty() ? ArrayAttr() : b.getArrayAttr(kindLinks),
-      deviceLinks.empty() ? ArrayAttr() : b.getArrayAttr(deviceLinks));
+      deviceLinks.empty() ? ArrayAttr() : b.getArrayAttr(deviceLinks),
+      isDefault ? TrainingAttr()
+                : TrainingAttr::get(context, solver::getName(training.schedule),
+                                    training.microbatches,
+                                    training.optimizerStateFactor));
 }
 
 Cluster ClusterAttr::getCluster() const {
@@ -240,9 +265,15 @@ Cluster ClusterAttr::getCluster() const {
   std::vector<Cluster::DevicePairLink> devicePairs;
   for (auto link : getLinks<DeviceLinkAttr>(getDeviceLinks()))
     devicePairs.push_back({link.getA(), link.getB(), fromAttr(link.getLink())});
+  TrainingSetup training;
+  if (TrainingAttr t = getTraining()) {
+    training.schedule = *solver::parseTrainingSchedule(t.getSchedule());
+    training.microbatches = t.getMicrobatches();
+    training.optimizerStateFactor = t.getOptimizerStateFactor();
+  }
   return Cluster(getName().str(), std::move(kinds),
                  fromAttr(getDefaultLink()), hierarchy, std::move(kindPairs),
-                 std::move(devicePairs));
+                 std::move(devicePairs), training);
 }
 
 int64_t ClusterAttr::getNumDevices() const {

@@ -162,3 +162,15 @@ module attributes {placer.placement = #placer.placement<objective = throughput, 
 
 // expected-error @+1 {{unknown attribute 'placer.devices' of the placer dialect}}
 module attributes {placer.devices = 3 : i64} {}
+
+// -----
+
+// expected-error @+2 {{training schedule must be "gpipe" or "1f1b", got "interleaved"}}
+// expected-error @+1 {{failed to parse Placer_ClusterAttr parameter 'training'}}
+module attributes {placer.cluster = #placer.cluster<kinds = [#placer.kind<name = "gpu", device_class = accelerator, peak_flops = {f32 = 1.0}, memory_bandwidth = 1.0>], default_link = #placer.link<bandwidth = 1.0>, training = <schedule = "interleaved", microbatches = 4, optimizer_state_factor = 2.0>>} {}
+
+// -----
+
+// expected-error @+2 {{training needs at least one microbatch}}
+// expected-error @+1 {{failed to parse Placer_ClusterAttr parameter 'training'}}
+module attributes {placer.cluster = #placer.cluster<kinds = [#placer.kind<name = "gpu", device_class = accelerator, peak_flops = {f32 = 1.0}, memory_bandwidth = 1.0>], default_link = #placer.link<bandwidth = 1.0>, training = <schedule = "gpipe", microbatches = 0, optimizer_state_factor = 2.0>>} {}

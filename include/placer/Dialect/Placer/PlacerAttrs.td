@@ -146,6 +146,20 @@ def Placer_HierarchyAttr : Placer_Attr<"Hierarchy", "hierarchy"> {
   let genVerifyDecl = 1;
 }
 
+def Placer_TrainingAttr : Placer_Attr<"Training", "training"> {
+  let summary = "how the cluster trains pipelines";
+  let description = [{
+    The schedule ("gpipe" or "1f1b"), the microbatches per iteration and
+    the optimizer state bytes per weight byte; placement options override
+    each (docs/Placement.md, "Memory under a training schedule").
+  }];
+  let parameters = (ins StringRefParameter<"schedule">:$schedule,
+                        "int64_t":$microbatches,
+                        Placer_F64Param<"bytes per weight byte">:$optimizer_state_factor);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def Placer_KindLinkAttr : Placer_Attr<"KindLink", "kind_link"> {
   let summary = "the link between any device of one kind and one of another";
   let parameters = (ins StringRefParameter<"kind">:$a,
@@ -176,7 +190,8 @@ def Placer_ClusterAttr : Placer_Attr<"Cluster", "cluster"> {
     "::placer::LinkAttr":$default_link,
     OptionalParameter<"::placer::HierarchyAttr">:$hierarchy,
     OptionalParameter<"::mlir::ArrayAttr", "#placer.kind_link list">:$kind_links,
-    OptionalParameter<"::mlir::ArrayAttr", "#placer.device_link list">:$device_links);
+    OptionalParameter<"::mlir::ArrayAttr", "#placer.device_link list">:$device_links,
+    OptionalParameter<"::placer::TrainingAttr">:$training);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
