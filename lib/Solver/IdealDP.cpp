@@ -151,7 +151,7 @@ public:
   /// D's time on an accelerator, or infinity when D cannot go on one (for
   /// a training schedule: not even as the last stage).
   double acceleratorCost() {
-    if (unsupported > 0 || !fits(minimumBytes()))
+    if (unsupported > 0 || !fits(bytesAt(1)))
       return kInfinity;
     // Every activation D produces or reads, alive at once, bounds the peak;
     // only sets near the limit are measured exactly.
@@ -160,17 +160,18 @@ public:
       return kInfinity;
     return acceleratorCompute + std::max(0.0, communication);
   }
-  /// What D needs wherever it sits in the pipeline; only grows with D.
-  double minimumBytes() const {
-    return memory + (problem.isTraining() ? stash * problem.inFlight(1) : 0);
+  /// D's bytes as the `position`-th accelerator stage from the end: its
+  /// weights, and under a training schedule its stash per microbatch in
+  /// flight there. Grows with D at every position.
+  double bytesAt(int position) const {
+    return memory +
+           (problem.isTraining() ? stash * problem.inFlight(position) : 0);
   }
-  /// How many accelerator stages from the end D may sit (itself included)
-  /// and still fit: training schedules stash more microbatches further up.
+  /// The furthest position from the end at which D fits (the stash grows
+  /// with the distance under 1F1B).
   int lastFittingPosition() const {
-    if (!problem.isTraining() || stash <= 0)
-      return problem.numAccelerators;
     int position = problem.numAccelerators;
-    while (position > 0 && !fits(memory + stash * problem.inFlight(position)))
+    while (position > 0 && !fits(bytesAt(position)))
       --position;
     return position;
   }
@@ -207,22 +208,21 @@ private:
     for (int u : affected[s]) {
       if (charged(u))
         communication -= problem.nodes[u].transferCost;
-      if (touched(u))
+      if (peak && touched(u))
         touchedActivations -= problem.nodes[u].outputBytes;
     }
     for (int m : graph.members[s]) {
       inSet[m] = sign > 0;
+      stash += sign * problem.nodes[m].outputBytes;
       for (int p : preds[m])
         successorsInSet[p] += sign;
     }
     for (int u : affected[s]) {
       if (charged(u))
         communication += problem.nodes[u].transferCost;
-      if (touched(u))
+      if (peak && touched(u))
         touchedActivations += problem.nodes[u].outputBytes;
     }
-    for (int m : graph.members[s])
-      stash += sign * problem.nodes[m].outputBytes;
     acceleratorCompute += sign * graph.acceleratorTime[s];
     cpuCompute += sign * graph.cpuTime[s];
     memory += sign * graph.memory[s];
@@ -295,7 +295,7 @@ private:
         continue;
       cost.add(v);
       bool acceleratorUseful = k > 0 && cost.unsupported == 0 &&
-                               cost.fits(cost.minimumBytes()) &&
+                               cost.fits(cost.bytesAt(1)) &&
                                cost.acceleratorCompute <= bound;
       bool cpuUseful = l > 0 && cost.cpuCompute <= bound;
       if (acceleratorUseful || cpuUseful) {

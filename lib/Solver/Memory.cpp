@@ -80,17 +80,14 @@ Problem placer::solver::withAdditiveMemory(const Problem &problem) {
   Problem additive = problem;
   if (problem.isTraining()) {
     int most = problem.inFlight(problem.numAccelerators);
-    for (Node &node : additive.nodes) {
+    for (Node &node : additive.nodes)
       node.memory += node.outputBytes * most;
-      node.outputBytes = 0;
-    }
-    return additive;
-  }
-  for (int u = 0; u < problem.size(); ++u) {
-    Node &node = additive.nodes[u];
-    node.memory += node.outputBytes;
-    for (int v : problem.successors[u])
-      additive.nodes[v].memory += node.outputBytes;
+  } else {
+    for (int u = 0; u < problem.size(); ++u)
+      for (int v : problem.successors[u])
+        additive.nodes[v].memory += problem.nodes[u].outputBytes;
+    for (Node &node : additive.nodes)
+      node.memory += node.outputBytes;
   }
   for (Node &node : additive.nodes)
     node.outputBytes = 0;

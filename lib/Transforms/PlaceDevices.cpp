@@ -75,7 +75,6 @@ FailureOr<ModuleProblem> buildProblem(ModuleOp module,
                                       const DeviceKind *cpu,
                                       bool activations) {
   ModuleProblem result;
-  bool &training = result.training;
   llvm::DenseMap<Operation *, int> nodeOf;
   SmallVector<std::pair<func::FuncOp, OpRoles>> functions;
   for (auto func : module.getOps<func::FuncOp>()) {
@@ -104,7 +103,7 @@ FailureOr<ModuleProblem> buildProblem(ModuleOp module,
                        node.acceleratorTime < solver::kInfinity;
       node.backward = getIntAttr(attrs, "backward", 0) != 0;
       node.colorClass = getIntAttr(attrs, "color_class", -1);
-      training |= node.backward ||
+      result.training |= node.backward ||
                   (accelerator &&
                    cost.getBackwardTimeOn(accelerator->name).has_value());
       nodeOf[&op] = result.problem.size();
