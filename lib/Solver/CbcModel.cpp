@@ -198,6 +198,7 @@ void ModelBuilder::solve(const IPOptions &options,
   progress.sink = options.onProgress;
   if (options.progressSeconds > 0)
     Cbc_addCutCallback(model, progressCallback, "placer-progress", &progress);
+  boundHolds = !options.memoryTightened;
   Cbc_solve(model);
   // A root LP can outlast the interval (CBC calls back between nodes
   // only): a long solve still ends with a line.
@@ -232,13 +233,15 @@ double ModelBuilder::bestBound() const {
 void ModelBuilder::finish(IPResult &result, double objective,
                           std::chrono::steady_clock::time_point start) const {
   Solution &solution = result.solution;
-  result.bestBound = std::max(bestBound(), solution.lowerBound);
-  solution.lowerBound = std::max(solution.lowerBound, result.bestBound);
+  if (boundHolds)
+    solution.lowerBound = std::max(solution.lowerBound, bestBound());
+  result.bestBound = solution.lowerBound;
   if (objective < kInfinity && objective > 0)
     result.gap =
         std::max(0.0, (objective - solution.lowerBound) / objective);
-  solution.optimal = result.status == "optimal";
-  solution.note = "CBC: " + result.status;
+  solution.optimal = boundHolds && result.status == "optimal";
+  solution.note = "CBC: " + result.status +
+                  (boundHolds ? "" : " for the model's additive memory bound");
   solution.seconds = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - start)
                          .count();

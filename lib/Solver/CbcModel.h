@@ -75,6 +75,8 @@ private:
 
   Cbc_Model *model;
   bool loaded = false, solved = false;
+  /// CBC's bound and optimality are the problem's (not a tightened model's).
+  bool boundHolds = true;
   std::vector<std::string> columnNames, rowNames;
   std::vector<double> columnLower, columnUpper, objective;
   std::vector<int> integers;

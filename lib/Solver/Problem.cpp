@@ -214,7 +214,19 @@ bool placer::solver::hasActivations(const Problem &problem) {
 }
 
 bool placer::solver::activationsBind(const Problem &problem) {
-  return problem.memoryLimit < kInfinity && hasActivations(problem);
+  if (problem.memoryLimit == kInfinity || !hasActivations(problem))
+    return false;
+  // When the whole graph fits one accelerator by the additive bound (the
+  // most any model charges), no memory row or check can decide anything.
+  double most = 0;
+  for (int u = 0; u < problem.size(); ++u) {
+    const Node &node = problem.nodes[u];
+    double copies = problem.isTraining()
+                        ? problem.inFlight(problem.numAccelerators)
+                        : 1.0 + problem.successors[u].size();
+    most += node.memory + node.outputBytes * copies;
+  }
+  return most > problem.memoryLimit * (1 + 1e-12);
 }
 
 MemoryGraph placer::solver::memoryGraph(const Problem &problem) {

@@ -31,6 +31,8 @@ constexpr AlgorithmName kAlgorithms[] = {
 struct Models {
   const Problem &exact;
   const Problem &linear;
+  /// `linear` tightens the memory of `exact` (it is not the same problem).
+  bool tightened;
 };
 
 /// A throughput placement by `algorithm` without CBC: the DP, a baseline, or
@@ -90,8 +92,10 @@ SolveResult solveThroughput(Models models, const SolveOptions &options) {
   if (start.feasible())
     ip.warmStart = &start.assignment;
   // Under a training schedule the model itself counts each stage's stash.
-  result.ip = solveThroughputIP(
-      problem.isTraining() ? models.exact : models.linear, ip);
+  bool exactModel = problem.isTraining();
+  ip.memoryTightened = models.tightened && !exactModel;
+  result.ip =
+      solveThroughputIP(exactModel ? models.exact : models.linear, ip);
   result.solution = result.ip->solution;
   // The additive bound may refuse the DP's split, which the exact model
   // accepts: the answer is never worse than it.
@@ -116,6 +120,7 @@ SolveResult solveLatency(Models models, const SolveOptions &options) {
     // model's time horizon; both share the time limit.
     IPOptions ip = options.ip;
     ip.deadline = ip.getDeadline(std::chrono::steady_clock::now());
+    ip.memoryTightened = models.tightened;
     latency.deadline = ip.deadline;
     Solution start = solveLatencyGreedy(problem, latency);
     if (start.latency < kInfinity) {
@@ -226,7 +231,8 @@ SolveResult placer::solver::solve(const Problem &problem,
   std::optional<Problem> additive;
   if (activationsBind(problem))
     additive = withAdditiveMemory(problem);
-  Models models{problem, additive ? *additive : problem};
+  Models models{problem, additive ? *additive : problem,
+                additive.has_value()};
   SolveResult result = options.objective == Objective::Latency
                            ? solveLatency(models, options)
                            : solveThroughput(models, options);

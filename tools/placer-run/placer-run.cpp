@@ -121,10 +121,13 @@ Job job;
 /// Under mpirun, a failing rank ends the whole job: its peers would wait
 /// for it otherwise.
 static int fail(const llvm::Twine &message) {
-  llvm::errs() << "placer-run: error: ";
+  // One write: mpirun's banner for the aborted job must not land inside
+  // the line (stderr is unbuffered).
+  std::string line = "placer-run: error: ";
   if (job.isDistributed())
-    llvm::errs() << "rank " << job.rank << ": ";
-  llvm::errs() << message << "\n";
+    line += "rank " + std::to_string(job.rank) + ": ";
+  line += message.str() + "\n";
+  llvm::errs() << line;
   if (job.isDistributed())
     placer_dist_abort(1);
   if (job.mpi)

@@ -1,6 +1,7 @@
 //===- MemoryTest.cpp - Peak and training memory of a device --------------===//
 #include "RandomProblems.h"
 #include "placer/Solver/Memory.h"
+#include "placer/Solver/Solve.h"
 #include "placer/Solver/Solvers.h"
 
 #include <gtest/gtest.h>
@@ -97,6 +98,23 @@ TEST(Memory, ActivationsMoveTheSplit) {
   EXPECT_EQ(fits.devices[1].weights, 60);
   EXPECT_EQ(fits.devices[1].activations, 20);
   EXPECT_EQ(fits.devices[1].memory, 80);
+}
+
+TEST(Memory, TightenedModelsProveNothing) {
+  // The throughput MILP sees the additive bound: a 10, b 60, c 60, d 80
+  // bytes, so no split fits its model, while the DP's {a, b, c} | {d} fits
+  // the real peak. CBC's verdict is the model's: the answer is the DP's,
+  // not claimed optimal, with the problem's own lower bound.
+  Problem problem = activationBoundChain();
+  SolveOptions options;
+  options.algorithm = Algorithm::IP;
+  options.ip.progressSeconds = 0;
+  SolveResult result = solve(problem, options);
+  ASSERT_TRUE(result.feasible());
+  EXPECT_EQ(result.solution.assignment, (Assignment{0, 0, 0, 1}));
+  EXPECT_DOUBLE_EQ(result.solution.maxLoad, 3);
+  EXPECT_FALSE(result.solution.optimal);
+  EXPECT_DOUBLE_EQ(result.solution.lowerBound, lowerBound(problem));
 }
 
 /// a -> b -> c -> d, one unit of time each, no transfer cost; 10 bytes of

@@ -39,6 +39,10 @@ struct IPOptions {
         start +
         std::chrono::duration_cast<std::chrono::steady_clock::duration>(limit));
   }
+  /// The problem's memory is withAdditiveMemory's sound tightening of the
+  /// real one (solve() sets this): CBC's bound and optimality then hold for
+  /// the model, not for the problem, and are not reported as its.
+  bool memoryTightened = false;
   /// Stop when (incumbent - bound) / incumbent is at most this.
   double relativeGap = 0;
   int threads = 1;

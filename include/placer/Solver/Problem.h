@@ -151,7 +151,8 @@ std::vector<int> topologicalOrder(const Problem &problem);
 bool hasActivations(const Problem &problem);
 
 /// Whether activations can decide a placement: some node has activation
-/// bytes and accelerator memory is limited (with a training schedule too).
+/// bytes and the whole graph does not fit one accelerator's limit even
+/// by the additive bound (Memory.h), training schedules included.
 bool activationsBind(const Problem &problem);
 
 } // namespace placer::solver

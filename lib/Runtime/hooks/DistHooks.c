@@ -49,12 +49,17 @@ static int myRank = -1;
 
 /* Prints the error (arguments are long long) and ends the job. */
 static void fail(const char *format, ...) {
+  /* One write: mpirun's banner for the aborted job must not land inside
+     the line (stderr is unbuffered). */
+  char line[1024];
+  int length = snprintf(line, sizeof(line), "placer-run: error: rank %d: ",
+                        myRank);
   va_list args;
   va_start(args, format);
-  fprintf(stderr, "placer-run: error: rank %d: ", myRank);
-  vfprintf(stderr, format, args);
+  if (length >= 0 && length < (int)sizeof(line))
+    vsnprintf(line + length, sizeof(line) - length, format, args);
   va_end(args);
-  fputc('\n', stderr);
+  fprintf(stderr, "%s\n", line);
   fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, 1);
   exit(1);
