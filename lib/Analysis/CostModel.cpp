@@ -19,6 +19,13 @@ int64_t placer::getActivationBytes(Value value) {
   return cost ? cost.getOutputBytes() : 0;
 }
 
+bool placer::isBackwardOp(Operation *op) {
+  auto node = dyn_cast<graph::NodeOp>(op);
+  DictionaryAttr attrs = node ? node.getAttrs() : DictionaryAttr();
+  auto flag = attrs ? attrs.getAs<IntegerAttr>(kBackwardAttrName) : nullptr;
+  return flag && flag.getInt() != 0;
+}
+
 std::optional<int64_t> placer::getTypeBytes(Type type) {
   if (isa<NoneType>(type))
     return 0;

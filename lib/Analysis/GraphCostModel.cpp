@@ -328,6 +328,61 @@ const CostRule *findCostRule(NodeOp node) {
   return it == costRules().end() ? nullptr : &it->second;
 }
 
+/// Backward time as a multiple of forward time, per ONNX op type
+/// (docs/CostModel.md, "Backward times", gives the sources). Ops listed in
+/// no group take the `backward-factor` fallback.
+const llvm::StringMap<double> &backwardFactors() {
+  static const llvm::StringMap<double> factors = [] {
+    llvm::StringMap<double> table;
+    auto add = [&](std::initializer_list<StringRef> ops, double factor) {
+      for (StringRef op : ops)
+        table[op] = factor;
+    };
+    // Contractions: the gradient of each operand is a contraction as large
+    // as the forward one (dX = dY W^T, dW = X^T dY), hence twice the work
+    // (training = 3x forward FLOPs, the "6N" of scaling-law counts).
+    add({"MatMul", "Gemm", "Einsum", "Conv", "ConvTranspose", "LSTM", "GRU",
+         "RNN"},
+        2.0);
+    // Products and quotients: one elementwise kernel per differentiable
+    // input.
+    add({"Mul", "Div", "Pow", "PRelu"}, 2.0);
+    // Normalizations: the backward pass reduces twice over the normalized
+    // axis (the gradient's mean and its projection on the input) and has
+    // the weights' gradients to sum.
+    add({"LayerNormalization", "BatchNormalization", "InstanceNormalization",
+         "MeanVarianceNormalization", "LpNormalization", "LRN"},
+        2.0);
+    // One elementwise (or one reduction-and-broadcast) kernel from the
+    // saved input or output: as much memory traffic as the forward op.
+    add({"Add", "Sub", "Neg", "Abs", "Relu", "LeakyRelu", "Clip", "Where",
+         "HardSigmoid", "HardSwish", "Shrink", "ThresholdedRelu", "Exp", "Log",
+         "Sqrt", "Erf", "Tanh", "Sigmoid", "Sin", "Cos", "Softplus",
+         "Softsign", "Elu", "Selu", "Celu", "Mish", "Gelu", "Softmax",
+         "LogSoftmax", "Sum", "Mean", "Max", "Min", "ReduceMean", "ReduceSum",
+         "ReduceMax", "ReduceMin", "ReduceL2", "ReduceSumSquare",
+         "GlobalAveragePool", "GlobalMaxPool", "MaxPool", "AveragePool",
+         "LpPool", "CumSum", "Dropout"},
+        1.0);
+    // Data movement: the inverse movement (Slice <-> Pad, Concat <-> Split,
+    // Gather <-> scatter-add, Transpose <-> Transpose).
+    add({"Slice", "Concat", "Split", "Pad", "Transpose", "Tile", "Expand",
+         "Gather", "GatherElements", "GatherND", "Resize", "Upsample",
+         "Cast", "DepthToSpace", "SpaceToDepth"},
+        1.0);
+    // No gradient flows (comparisons, rounding, indices), or nothing runs
+    // (views).
+    add({"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And",
+         "Or", "Xor", "Not", "Floor", "Ceil", "Round", "Sign", "ArgMax",
+         "ArgMin", "Shape", "Size", "NonZero", "OneHot", "Range", "Reshape",
+         "Flatten", "Squeeze", "Unsqueeze", "Identity", "Constant",
+         "ConstantOfShape"},
+        0.0);
+    return table;
+  }();
+  return factors;
+}
+
 FailureOr<OpWork> estimateNodeWork(NodeOp node) {
   OpWork work;
   for (Value result : node.getOutputs()) {
@@ -440,4 +495,14 @@ void placer::registerCostModels(DialectRegistry &registry) {
     ConstantOp::attachInterface<ConstantCostModel>(*context);
     NoneOp::attachInterface<NoneCostModel>(*context);
   });
+}
+
+std::optional<double> placer::getBackwardFactor(Operation *op) {
+  auto node = dyn_cast<NodeOp>(op);
+  if (!node || !(node.getDomain().empty() || node.getDomain() == "ai.onnx"))
+    return std::nullopt;
+  auto it = backwardFactors().find(node.getOpType());
+  if (it == backwardFactors().end())
+    return std::nullopt;
+  return it->second;
 }

@@ -2,6 +2,7 @@
 #include "placer/Import/WorkloadImporter.h"
 
 #include "placer/Analysis/Cluster.h"
+#include "placer/Analysis/CostModel.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Solver/Workload.h"
@@ -79,7 +80,7 @@ OwningOpRef<ModuleOp> placer::importWorkloadFile(StringRef path,
     SmallVector<NamedAttribute> attrs = {
         b.getNamedAttr("id", b.getI64IntegerAttr(node.id)),
         b.getNamedAttr("supported", b.getI64IntegerAttr(node.supported)),
-        b.getNamedAttr("backward", b.getI64IntegerAttr(node.backward))};
+        b.getNamedAttr(kBackwardAttrName, b.getI64IntegerAttr(node.backward))};
     if (node.colorClass >= 0)
       attrs.push_back(
           b.getNamedAttr("color_class", b.getI64IntegerAttr(node.colorClass)));

@@ -171,6 +171,10 @@ struct EstimateCostsPass
       if (fromProfile)
         profiled.insert(name);
 
+      double backwardFactor =
+          settings.backwardFactor >= 0
+              ? settings.backwardFactor
+              : getBackwardFactor(op).value_or(kFallbackBackwardFactor);
       SmallVector<NamedAttribute> times, backward;
       Object timeJson;
       for (const DeviceKind &kind : machine.getKinds()) {
@@ -183,7 +187,7 @@ struct EstimateCostsPass
         times.emplace_back(b.getStringAttr(kind.name), b.getF64FloatAttr(seconds));
         backward.emplace_back(
             b.getStringAttr(kind.name),
-            b.getF64FloatAttr(seconds * settings.backwardFactor));
+            b.getF64FloatAttr(seconds * backwardFactor));
         timeJson[kind.name] = seconds;
         totalTime[kind.name] += seconds;
       }

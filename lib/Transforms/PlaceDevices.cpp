@@ -101,7 +101,7 @@ FailureOr<ModuleProblem> buildProblem(ModuleOp module,
       node.transferCost = cost.getTransferTime();
       node.supported = getIntAttr(attrs, "supported", 1) != 0 &&
                        node.acceleratorTime < solver::kInfinity;
-      node.backward = getIntAttr(attrs, "backward", 0) != 0;
+      node.backward = isBackwardOp(&op);
       node.colorClass = getIntAttr(attrs, "color_class", -1);
       result.training |= node.backward ||
                   (accelerator &&
@@ -469,7 +469,9 @@ struct PlaceDevicesPass
             latency ? placer::Objective::Latency : placer::Objective::Throughput,
             solution.algorithm, solution.maxLoad, solution.lowerBound,
             solution.optimal, problem.numAccelerators, problem.numCpus,
-            latency ? std::optional<F64>(solution.latency) : std::nullopt));
+            latency ? std::optional<F64>(solution.latency) : std::nullopt,
+            problem.isTraining() ? solver::getName(problem.schedule) : "",
+            problem.isTraining() ? problem.microbatches : 0));
 
     auto remark = emitRemark(loc) << "placed " << problem.size() << " ops on "
                                   << problem.numAccelerators

@@ -15,6 +15,7 @@
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Support/Format.h"
+#include "placer/Support/Graph.h"
 #include "placer/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -26,6 +27,7 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <map>
+#include <set>
 
 namespace placer {
 #define GEN_PASS_DEF_SIMULATE
@@ -37,111 +39,184 @@ using namespace placer;
 
 namespace {
 
+/// The two halves of a training step; inference programs only run forward.
+enum class Phase { Forward = 0, Backward = 1 };
+
+StringRef getPhaseName(Phase phase) {
+  return phase == Phase::Forward ? "forward" : "backward";
+}
+
 struct Event {
   int64_t device;       ///< device index (transfers: the sender)
   int64_t microbatch;
   double start, end;
   std::string name;
   bool transfer;
+  Phase phase;
   int64_t peer = -1;    ///< transfers: the receiver
 };
 
+/// One thing a device does per microbatch: run an op, start a transfer,
+/// or take one in.
+struct Step {
+  enum class Kind { Compute, Send, Recv };
+  Kind kind;
+  /// Compute: the op's seconds. Send and Recv: the transfer's seconds (a
+  /// serialized receiver is busy that long).
+  double time = 0;
+  /// Send and Recv: the channel; gradients flowing back use their own.
+  int64_t channel = -1;
+  int64_t peer = -1;    ///< Send: the receiver
+  /// Send: the step whose value it sends (a value leaves once per device,
+  /// however many receive it).
+  int value = -1;
+  /// Steps of the same task whose results it needs.
+  SmallVector<int, 4> inputs;
+  std::string name;
+};
+
 struct Stage {
-  func::FuncOp func;
   int64_t device;
   std::string kind;
   bool accelerator;
   SmallVector<Operation *> ops; ///< top-level ops, terminator excluded
   OpRoles roles;
+  /// The forward and the backward task (empty in inference).
+  std::vector<Step> tasks[2];
+  /// 1F1B: forward tasks run before the first backward one.
+  int64_t warmup = 0;
 };
+
+/// Which task a device runs next: (phase, microbatch).
+using TaskOrder = std::vector<std::pair<Phase, int64_t>>;
+
+/// The order of a stage's tasks under `schedule` (docs/Simulator.md).
+/// GPipe: every forward, then every backward. 1F1B: `warmup` forwards, then
+/// one forward and one backward in turn, then the remaining backwards.
+TaskOrder getTaskOrder(solver::Schedule schedule, int64_t microbatches,
+                       int64_t warmup) {
+  TaskOrder order;
+  auto forward = [&](int64_t m) { order.emplace_back(Phase::Forward, m); };
+  auto backward = [&](int64_t m) { order.emplace_back(Phase::Backward, m); };
+  switch (schedule) {
+  case solver::Schedule::Inference:
+    for (int64_t m = 0; m < microbatches; ++m)
+      forward(m);
+    break;
+  case solver::Schedule::GPipe:
+    for (int64_t m = 0; m < microbatches; ++m)
+      forward(m);
+    for (int64_t m = 0; m < microbatches; ++m)
+      backward(m);
+    break;
+  case solver::Schedule::OneFOneB: {
+    int64_t w = std::min(warmup, microbatches);
+    for (int64_t m = 0; m < w; ++m)
+      forward(m);
+    for (int64_t m = 0; m + w < microbatches; ++m) {
+      forward(m + w);
+      backward(m);
+    }
+    for (int64_t m = microbatches - w; m < microbatches; ++m)
+      backward(m);
+    break;
+  }
+  }
+  return order;
+}
 
 class Simulator {
 public:
   Simulator(const Cluster &cluster, bool overlap)
       : cluster(cluster), overlap(overlap) {}
 
-  LogicalResult run(std::vector<Stage> &stages, int64_t microbatches);
+  LogicalResult run(std::vector<Stage> &stages, solver::Schedule schedule,
+                    int64_t microbatches);
 
   std::vector<Event> events;
   std::vector<double> busy;            ///< per stage
-  std::vector<double> sampleFinish;    ///< per microbatch: last op's end
+  std::vector<double> sampleFinish;    ///< per microbatch: last step's end
+  /// Per stage: the most microbatches between the start of their forward
+  /// task and the end of their backward task at once (training).
+  std::vector<int64_t> inFlight;
   double makespan = 0;
 
 private:
-  double opTime(Operation *op, const Stage &stage);
-  double transferTime(dist::SendOp send, int64_t from, int64_t to);
-
   const Cluster &cluster;
   bool overlap;
 };
 
-double Simulator::opTime(Operation *op, const Stage &stage) {
-  CostAttr cost = getCost(op);
-  if (!cost || !stage.roles.isPlaced(op))
-    return 0.0; // copies of compile-time values: no kernel
-  return cost.getTimeOn(stage.kind).value_or(0.0);
-}
-
-double Simulator::transferTime(dist::SendOp send, int64_t from, int64_t to) {
-  if (std::optional<int64_t> bytes = getTypeBytes(send.getValue().getType()))
-    return cluster.transferTime(static_cast<double>(*bytes), from, to);
-  // Workload tensors have no size: the model's c(u) of the producer.
-  Operation *producer = send.getValue().getDefiningOp();
-  CostAttr cost = producer ? getCost(producer) : CostAttr();
-  return cost ? cost.getTransferTime() : 0.0;
-}
-
-LogicalResult Simulator::run(std::vector<Stage> &stages, int64_t microbatches) {
+LogicalResult Simulator::run(std::vector<Stage> &stages,
+                             solver::Schedule schedule, int64_t microbatches) {
   size_t n = stages.size();
+  std::vector<TaskOrder> orders;
+  for (const Stage &stage : stages) {
+    TaskOrder order = getTaskOrder(schedule, microbatches, stage.warmup);
+    // A stage with nothing to do in a phase skips its tasks.
+    llvm::erase_if(order, [&](auto task) {
+      return stage.tasks[static_cast<int>(task.first)].empty();
+    });
+    orders.push_back(std::move(order));
+  }
   std::vector<double> deviceFree(n, 0.0);
-  std::vector<size_t> pc(n, 0);       // next op index
-  std::vector<int64_t> mb(n, 0);      // its microbatch
+  std::vector<size_t> task(n, 0), pc(n, 0); // current task, next step in it
+  // The time a device took up its current task: nothing of it is ready
+  // earlier.
+  std::vector<double> taskStart(n, 0.0);
+  std::vector<std::vector<double>> stepEnd(n);
+  // Values a stage has already paid to send in its current task.
+  std::vector<llvm::DenseSet<int>> sentFrom(n);
+  std::vector<int64_t> open(n, 0);
   std::map<std::pair<int64_t, int64_t>, double> linkFree;
   // Arrival of (channel, microbatch) at its receiver, once sent.
   std::map<std::pair<int64_t, int64_t>, double> arrival;
-  // When each value of a stage is ready, per microbatch (local values).
-  std::vector<llvm::DenseMap<Value, double>> ready(n);
-  // Values a stage has already paid to send in this microbatch.
-  std::vector<llvm::DenseSet<Value>> sentFrom(n);
   busy.assign(n, 0.0);
+  inFlight.assign(n, 0);
   sampleFinish.assign(microbatches, 0.0);
-  // The send of each channel, found once: a serialized recv costs the
-  // receiver as long as that send's transfer.
-  std::map<int64_t, std::pair<dist::SendOp, int64_t>> sendOf;
-  for (const Stage &stage : stages)
-    for (Operation *op : stage.ops)
-      if (auto send = dyn_cast<dist::SendOp>(op))
-        sendOf[send.getChannel()] = {send, stage.device};
 
-  auto inputsReady = [&](size_t s, Operation *op, double &when) {
-    when = 0.0;
-    if (auto recv = dyn_cast<dist::RecvOp>(op)) {
-      auto it = arrival.find({recv.getChannel(), mb[s]});
+  auto current = [&](size_t s) -> const std::vector<Step> & {
+    return stages[s].tasks[static_cast<int>(orders[s][task[s]].first)];
+  };
+  auto microbatchOf = [&](size_t s) { return orders[s][task[s]].second; };
+  auto enterTask = [&](size_t s) {
+    if (task[s] == orders[s].size())
+      return;
+    stepEnd[s].assign(current(s).size(), 0.0);
+    sentFrom[s].clear();
+    taskStart[s] = deviceFree[s];
+    if (orders[s][task[s]].first == Phase::Forward &&
+        !stages[s].tasks[1].empty())
+      inFlight[s] = std::max(inFlight[s], ++open[s]);
+  };
+  auto readyAt = [&](size_t s, const Step &step, double &when) {
+    if (step.kind == Step::Kind::Recv) {
+      auto it = arrival.find({step.channel, microbatchOf(s)});
       if (it == arrival.end())
         return false;
       when = it->second;
       return true;
     }
-    for (Value v : op->getOperands()) {
-      auto it = ready[s].find(v);
-      if (it != ready[s].end())
-        when = std::max(when, it->second);
-    }
+    when = taskStart[s];
+    for (int input : step.inputs)
+      when = std::max(when, stepEnd[s][input]);
     return true;
   };
 
   size_t remaining = 0;
-  for (const Stage &stage : stages)
-    remaining += stage.ops.size() * microbatches;
+  for (size_t s = 0; s < n; ++s) {
+    for (auto [phase, m] : orders[s])
+      remaining += stages[s].tasks[static_cast<int>(phase)].size();
+    enterTask(s);
+  }
   while (remaining > 0) {
-    // The device whose next op can start earliest.
+    // The device whose next step can start earliest.
     int best = -1;
     double bestStart = 0, bestWhen = 0;
     for (size_t s = 0; s < n; ++s) {
-      if (mb[s] >= microbatches)
+      if (task[s] == orders[s].size())
         continue;
       double when;
-      if (!inputsReady(s, stages[s].ops[pc[s]], when))
+      if (!readyAt(s, current(s)[pc[s]], when))
         continue;
       double start = std::max(deviceFree[s], when);
       if (best < 0 || start < bestStart)
@@ -151,81 +226,301 @@ LogicalResult Simulator::run(std::vector<Stage> &stages, int64_t microbatches) {
       return failure(); // the verifier rules this out: a deadlock
     size_t s = best;
     Stage &stage = stages[s];
-    Operation *op = stage.ops[pc[s]];
-    double when = bestWhen, start = bestStart;
-
-    if (auto send = dyn_cast<dist::SendOp>(op)) {
-      int64_t to = send.getPeer();
-      double duration = transferTime(send, stage.device, to);
-      double &link = linkFree[{stage.device, to}];
+    auto [phase, m] = orders[s][task[s]];
+    const Step &step = current(s)[pc[s]];
+    double when = bestWhen, start = bestStart, end = start;
+    switch (step.kind) {
+    case Step::Kind::Send: {
+      double &link = linkFree[{stage.device, step.peer}];
       // Overlapped: the link moves it while the device computes on.
       // Serialized (the model): an accelerator is busy while its output
       // leaves, once per value however many devices receive it; CPU cores
       // pay nothing.
       bool charged = !overlap && stage.accelerator &&
-                     sentFrom[s].insert(send.getValue()).second;
+                     sentFrom[s].insert(step.value).second;
       double begin = charged ? std::max(start, link) : std::max(when, link);
-      double end = begin + duration;
+      end = begin + step.time;
       link = end;
-      arrival[{send.getChannel(), mb[s]}] = end;
+      arrival[{step.channel, m}] = end;
       if (charged) {
         deviceFree[s] = end;
-        busy[s] += duration;
+        busy[s] += step.time;
       }
-      events.push_back(Event{stage.device, mb[s], begin, end,
-                             "send " + std::to_string(send.getChannel()),
-                             true, to});
-    } else if (auto recv = dyn_cast<dist::RecvOp>(op)) {
-      double end = start;
+      events.push_back(Event{stage.device, m, begin, end, step.name, true,
+                             phase, step.peer});
+      break;
+    }
+    case Step::Kind::Recv:
+      // Serialized: receiving occupies the receiver as long as sending did
+      // the sender.
       if (!overlap && stage.accelerator) {
-        // Serialized: receiving occupies the receiver as long as sending
-        // did the sender.
-        auto it = sendOf.find(recv.getChannel());
-        double duration =
-            it == sendOf.end()
-                ? 0.0
-                : transferTime(it->second.first, it->second.second,
-                               stage.device);
-        end = start + duration;
-        busy[s] += duration;
+        end = start + step.time;
+        busy[s] += step.time;
         deviceFree[s] = end;
       }
-      ready[s][recv.getResult()] = end;
-    } else {
-      double duration = opTime(op, stage);
-      double end = start + duration;
+      break;
+    case Step::Kind::Compute:
+      end = start + step.time;
       deviceFree[s] = end;
-      busy[s] += duration;
-      for (Value result : op->getResults())
-        ready[s][result] = end;
-      if (duration > 0) {
-        auto node = dyn_cast<graph::NodeOp>(op);
-        events.push_back(Event{stage.device, mb[s], start, end,
-                               node ? node.getDisplayName().str()
-                                    : op->getName().getStringRef().str(),
-                               false});
-      }
-      sampleFinish[mb[s]] = std::max(sampleFinish[mb[s]], end);
+      busy[s] += step.time;
+      if (step.time > 0)
+        events.push_back(
+            Event{stage.device, m, start, end, step.name, false, phase});
+      sampleFinish[m] = std::max(sampleFinish[m], end);
       makespan = std::max(makespan, end);
+      break;
     }
-    sampleFinish[mb[s]] = std::max(sampleFinish[mb[s]], deviceFree[s]);
+    stepEnd[s][pc[s]] = end;
+    sampleFinish[m] = std::max(sampleFinish[m], deviceFree[s]);
     makespan = std::max(makespan, deviceFree[s]);
     --remaining;
-    if (++pc[s] == stage.ops.size()) {
+    if (++pc[s] == current(s).size()) {
+      if (phase == Phase::Backward)
+        --open[s];
       pc[s] = 0;
-      ready[s].clear();
-      sentFrom[s].clear();
-      ++mb[s];
+      ++task[s];
+      enterTask(s);
     }
   }
   return success();
 }
 
+double getTransferTime(const Cluster &cluster, dist::SendOp send,
+                       int64_t from, int64_t to) {
+  if (std::optional<int64_t> bytes = getTypeBytes(send.getValue().getType()))
+    return cluster.transferTime(static_cast<double>(*bytes), from, to);
+  // Workload tensors have no size: the model's c(u) of the producer.
+  Operation *producer = send.getValue().getDefiningOp();
+  CostAttr cost = producer ? getCost(producer) : CostAttr();
+  return cost ? cost.getTransferTime() : 0.0;
+}
+
+/// Builds every stage's forward and backward task from its ops.
+///
+/// Explicit training graphs (the paper's workloads) mark their backward
+/// ops; an op fed by the backward pass belongs to it too, across devices.
+/// Training graphs priced by the cost model carry each op's backward time
+/// instead: the backward task then runs the stage's ops in reverse at their
+/// backward times, each received tensor's gradient flows back to its
+/// sender and each sent tensor's gradient comes back, the same bytes over
+/// the reverse link.
+class TaskBuilder {
+public:
+  TaskBuilder(const Cluster &cluster, std::vector<Stage> &stages)
+      : cluster(cluster), stages(stages) {}
+
+  /// Returns whether the program trains (it has a backward pass).
+  bool build();
+
+private:
+  void findBackwardOps();
+  /// Seconds of `op` on the stage's kind: its own time, or the backward
+  /// time the cost model gave it (`gradient`).
+  double getOpTime(Operation *op, const Stage &stage, bool gradient) const;
+  void addOps(Stage &stage);
+  void addGradients(Stage &stage);
+
+  const Cluster &cluster;
+  std::vector<Stage> &stages;
+  llvm::DenseSet<Operation *> backwardOps;
+  /// Every channel's send and its sender.
+  std::map<int64_t, std::pair<dist::SendOp, int64_t>> sendOf;
+  int64_t gradientChannels = 0; ///< offset of the gradients' channels
+  bool implicit = false;
+};
+
+void TaskBuilder::findBackwardOps() {
+  // A marked op, or one that reads what the backward pass produced (here or
+  // received); the channels carry the mark from device to device, so the
+  // sweep repeats until nothing changes.
+  std::set<int64_t> backwardChannels;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Stage &stage : stages)
+      for (Operation *op : stage.ops) {
+        if (backwardOps.contains(op))
+          continue;
+        bool backward = isBackwardOp(op);
+        if (auto recv = dyn_cast<dist::RecvOp>(op))
+          backward = backwardChannels.count(recv.getChannel());
+        for (Value operand : op->getOperands())
+          if (Operation *def = operand.getDefiningOp())
+            backward |= backwardOps.contains(def);
+        if (!backward)
+          continue;
+        backwardOps.insert(op);
+        if (auto send = dyn_cast<dist::SendOp>(op))
+          backwardChannels.insert(send.getChannel());
+        changed = true;
+      }
+  }
+}
+
+double TaskBuilder::getOpTime(Operation *op, const Stage &stage,
+                              bool gradient) const {
+  CostAttr cost = getCost(op);
+  if (!cost || !stage.roles.isPlaced(op))
+    return 0.0; // copies of compile-time values: no kernel
+  std::optional<double> time = gradient ? cost.getBackwardTimeOn(stage.kind)
+                                        : cost.getTimeOn(stage.kind);
+  return time.value_or(0.0);
+}
+
+void TaskBuilder::addOps(Stage &stage) {
+  // Where each value is made: its task and step.
+  llvm::DenseMap<Value, std::pair<Phase, int>> madeAt;
+  for (Operation *op : stage.ops) {
+    Phase phase =
+        backwardOps.contains(op) ? Phase::Backward : Phase::Forward;
+    std::vector<Step> &steps = stage.tasks[static_cast<int>(phase)];
+    Step step;
+    auto inputs = [&](ValueRange values) {
+      for (Value value : values) {
+        auto it = madeAt.find(value);
+        // What the other task made is there already: a device runs a
+        // microbatch's forward task before its backward one.
+        if (it != madeAt.end() && it->second.first == phase &&
+            !llvm::is_contained(step.inputs, it->second.second))
+          step.inputs.push_back(it->second.second);
+      }
+    };
+    if (auto send = dyn_cast<dist::SendOp>(op)) {
+      step.kind = Step::Kind::Send;
+      step.channel = send.getChannel();
+      step.peer = send.getPeer();
+      step.time = getTransferTime(cluster, send, stage.device, step.peer);
+      inputs(send.getValue());
+      step.value = step.inputs.empty() ? -1 : step.inputs.front();
+      step.name = "send " + std::to_string(step.channel);
+    } else if (auto recv = dyn_cast<dist::RecvOp>(op)) {
+      step.kind = Step::Kind::Recv;
+      step.channel = recv.getChannel();
+      auto it = sendOf.find(step.channel);
+      if (it != sendOf.end())
+        step.time = getTransferTime(cluster, it->second.first,
+                                    it->second.second, stage.device);
+    } else {
+      step.kind = Step::Kind::Compute;
+      step.time = getOpTime(op, stage, /*gradient=*/false);
+      inputs(op->getOperands());
+      auto node = dyn_cast<graph::NodeOp>(op);
+      step.name = node ? node.getDisplayName().str()
+                       : op->getName().getStringRef().str();
+    }
+    for (Value result : op->getResults())
+      madeAt[result] = {phase, static_cast<int>(steps.size())};
+    steps.push_back(std::move(step));
+  }
+}
+
+void TaskBuilder::addGradients(Stage &stage) {
+  const std::vector<Step> &forward = stage.tasks[0];
+  std::vector<Step> &backward = stage.tasks[1];
+  // Per forward step: the gradients of its output that come back.
+  std::vector<SmallVector<int, 2>> returning(forward.size());
+  int lastCompute = -1;
+  for (int i = static_cast<int>(forward.size()) - 1; i >= 0; --i) {
+    const Step &step = forward[i];
+    Step gradient;
+    gradient.channel = gradientChannels + step.channel;
+    switch (step.kind) {
+    case Step::Kind::Compute:
+      gradient.kind = Step::Kind::Compute;
+      gradient.time = getOpTime(stage.ops[i], stage, /*gradient=*/true);
+      gradient.name = step.name;
+      // Its local users' backward ran before it on this device.
+      gradient.inputs.assign(returning[i].begin(), returning[i].end());
+      lastCompute = backward.size();
+      break;
+    case Step::Kind::Send: // its gradient comes back
+      gradient.kind = Step::Kind::Recv;
+      gradient.time = step.time;
+      if (step.value >= 0)
+        returning[step.value].push_back(backward.size());
+      break;
+    case Step::Kind::Recv: { // the gradient of what it received goes back
+      auto [send, from] = sendOf.at(step.channel);
+      gradient.kind = Step::Kind::Send;
+      gradient.peer = from;
+      gradient.time = getTransferTime(cluster, send, stage.device, from);
+      if (lastCompute >= 0)
+        gradient.inputs.push_back(lastCompute);
+      gradient.value = backward.size();
+      gradient.name =
+          "send " + std::to_string(step.channel) + " gradient";
+      break;
+    }
+    }
+    backward.push_back(std::move(gradient));
+  }
+}
+
+bool TaskBuilder::build() {
+  for (Stage &stage : stages)
+    for (Operation *op : stage.ops)
+      if (auto send = dyn_cast<dist::SendOp>(op)) {
+        sendOf[send.getChannel()] = {send, stage.device};
+        gradientChannels =
+            std::max<int64_t>(gradientChannels, send.getChannel() + 1);
+      }
+  findBackwardOps();
+  if (backwardOps.empty())
+    implicit = llvm::any_of(stages, [](const Stage &stage) {
+      return llvm::any_of(stage.ops, [&](Operation *op) {
+        CostAttr cost = getCost(op);
+        return cost && cost.getBackwardTime() && stage.roles.isPlaced(op);
+      });
+    });
+  for (Stage &stage : stages) {
+    addOps(stage);
+    if (implicit)
+      addGradients(stage);
+  }
+  return implicit || !backwardOps.empty();
+}
+
+/// 1F1B warm-up: a stage runs as many forwards ahead as there are stages
+/// after it on the longest forward path to the pipeline's end, so that a
+/// stage never waits for a forward its successor has not asked for. Stages
+/// whose forward transfers form a cycle warm up alike.
+void assignWarmup(std::vector<Stage> &stages) {
+  std::map<int64_t, int> stageOf;
+  for (auto [i, stage] : llvm::enumerate(stages))
+    stageOf[stage.device] = i;
+  SuccessorLists successors(stages.size());
+  for (auto [i, stage] : llvm::enumerate(stages))
+    for (const Step &step : stage.tasks[0])
+      if (step.kind == Step::Kind::Send) {
+        auto it = stageOf.find(step.peer);
+        if (it != stageOf.end() &&
+            !llvm::is_contained(successors[i], it->second))
+          successors[i].push_back(it->second);
+      }
+  std::vector<int> component = stronglyConnectedComponents(successors);
+  int components = 0;
+  for (int c : component)
+    components = std::max(components, c + 1);
+  // Components are numbered successors first.
+  std::vector<std::vector<int>> members(components);
+  for (auto [i, c] : llvm::enumerate(component))
+    members[c].push_back(i);
+  std::vector<int64_t> depth(components, 0);
+  for (int c = 0; c < components; ++c)
+    for (int i : members[c])
+      for (int next : successors[i])
+        if (component[next] != c)
+          depth[c] = std::max(depth[c], depth[component[next]] + 1);
+  for (auto [i, stage] : llvm::enumerate(stages))
+    stage.warmup = depth[component[i]];
+}
+
 /// A self-contained SVG: one row per device, compute bars coloured by
-/// microbatch, transfers as thin bars under the sender's row.
+/// microbatch (forward light, backward dark and hatched), transfers as thin
+/// bars under the sender's row.
 std::string renderTimeline(const std::vector<Stage> &stages,
                            const std::vector<Event> &events, double makespan,
-                           int64_t microbatches) {
+                           int64_t microbatches, bool training) {
   const double width = 1000, rowHeight = 36, left = 90, top = 30;
   double scale = makespan > 0 ? width / makespan : 1.0;
   std::map<int64_t, size_t> row;
@@ -238,9 +533,15 @@ std::string renderTimeline(const std::vector<Stage> &stages,
                       "height=\"{1}\" font-family=\"sans-serif\" "
                       "font-size=\"11\">\n",
                       left + width + 20, height);
+  os << "<defs><pattern id=\"backward\" width=\"6\" height=\"6\" "
+        "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
+        "<rect width=\"3\" height=\"6\" fill=\"#000\" fill-opacity=\"0.25\"/>"
+        "</pattern></defs>\n";
   os << llvm::formatv("<text x=\"{0}\" y=\"18\">pipeline timeline: {1} "
-                      "microbatch(es), {2} s</text>\n",
-                      left, microbatches, formatNumber(makespan));
+                      "microbatch(es), {2} s{3}</text>\n",
+                      left, microbatches, formatNumber(makespan),
+                      training ? "; light bars forward, dark hatched backward"
+                               : "");
   for (auto [i, stage] : llvm::enumerate(stages))
     os << llvm::formatv("<text x=\"4\" y=\"{0}\">device {1}</text>\n",
                         top + rowHeight * i + 16, stage.device);
@@ -250,28 +551,54 @@ std::string renderTimeline(const std::vector<Stage> &stages,
     double y = top + rowHeight * row[e.device] + (e.transfer ? 24 : 2);
     double h = e.transfer ? 6 : 20;
     int hue = static_cast<int>((e.microbatch * 67) % 360);
+    bool backward = e.phase == Phase::Backward;
+    int lightness = e.transfer ? 40 : backward ? 35 : 60;
+    std::string title =
+        e.transfer ? e.name + " to device " + std::to_string(e.peer) : e.name;
+    title += training ? llvm::formatv(" ({0}, microbatch {1})",
+                                      getPhaseName(e.phase), e.microbatch)
+                            .str()
+                      : llvm::formatv(" (microbatch {0})", e.microbatch).str();
     os << llvm::formatv(
         "<rect x=\"{0}\" y=\"{1}\" width=\"{2}\" height=\"{3}\" "
         "fill=\"hsl({4},{5}%,{6}%)\" stroke=\"#333\" stroke-width=\"0.3\">"
-        "<title>{7} (microbatch {8}): {9} - {10} s</title></rect>\n",
-        x, y, w, h, hue, e.transfer ? 30 : 65, e.transfer ? 40 : 55,
-        e.transfer ? e.name + " to device " + std::to_string(e.peer) : e.name,
-        e.microbatch, formatNumber(e.start), formatNumber(e.end));
+        "<title>{7}: {8} - {9} s</title></rect>\n",
+        x, y, w, h, hue, e.transfer ? 30 : 65, lightness, title,
+        formatNumber(e.start), formatNumber(e.end));
+    if (backward && !e.transfer)
+      os << llvm::formatv("<rect x=\"{0}\" y=\"{1}\" width=\"{2}\" "
+                          "height=\"{3}\" fill=\"url(#backward)\"/>\n",
+                          x, y, w, h);
   }
   os << "</svg>\n";
   return svg;
 }
 
-/// Weights and peak activation bytes of a stage for one microbatch, by the
-/// memory analysis (Memory.h): its ops in order, received tensors produced
-/// by their recv, sent and returned tensors kept to the end. Compile-time
-/// copies hold no activation (their bytes are weights of their consumers).
-/// In-order pipelining keeps one microbatch per device, but tensors of the
-/// next one that arrive early wait in buffers not counted here.
-std::pair<int64_t, int64_t> peakMemory(const Stage &stage) {
+/// A device's memory as the simulator saw it.
+struct StageMemory {
+  int64_t weights = 0;
+  int64_t activations = 0;
+  /// Training: activation bytes stashed per microbatch in flight.
+  int64_t stash = 0;
+};
+
+/// Inference: weights and peak activation bytes of a stage for one
+/// microbatch, by the memory analysis (Memory.h): its ops in order,
+/// received tensors produced by their recv, sent and returned tensors kept
+/// to the end. Compile-time copies hold no activation (their bytes are
+/// weights of their consumers). In-order pipelining keeps one microbatch
+/// per device, but tensors of the next one that arrive early wait in
+/// buffers not counted here.
+///
+/// Training: weights with their gradients and optimizer state, and the
+/// forward task's outputs stashed for each microbatch the schedule kept in
+/// flight at once (the placement's model, docs/CostModel.md).
+StageMemory getStageMemory(const Stage &stage, bool training,
+                           int64_t inFlight) {
   solver::MemoryGraph graph;
   llvm::DenseMap<Operation *, int> nodeOf;
   std::vector<int> order;
+  StageMemory memory;
   for (Operation *op : stage.ops) {
     if (isa<dist::SendOp>(op))
       continue; // its operand leaves the device: see below
@@ -279,7 +606,7 @@ std::pair<int64_t, int64_t> peakMemory(const Stage &stage) {
     nodeOf[op] = node;
     CostAttr cost = getCost(op);
     bool placed = stage.roles.isPlaced(op);
-    graph.paramBytes.push_back(cost && placed ? cost.getParamBytes() : 0);
+    graph.paramBytes.push_back(cost && placed ? cost.getResidentBytes() : 0);
     int64_t bytes = 0;
     if (placed)
       for (Value result : op->getResults())
@@ -288,7 +615,16 @@ std::pair<int64_t, int64_t> peakMemory(const Stage &stage) {
     graph.successors.emplace_back();
     if (placed)
       order.push_back(node);
+    if (placed && !isa<dist::RecvOp>(op) && !isBackwardOp(op))
+      memory.stash += bytes;
   }
+  if (training) {
+    for (double bytes : graph.paramBytes)
+      memory.weights += std::llround(bytes);
+    memory.activations = memory.stash * inFlight;
+    return memory;
+  }
+  memory.stash = 0;
   // Users off the device (sends, the return) are one node outside `order`.
   int away = graph.size();
   graph.paramBytes.push_back(0);
@@ -307,7 +643,9 @@ std::pair<int64_t, int64_t> peakMemory(const Stage &stage) {
     }
   }
   solver::MemoryUsage usage = solver::getPeakInferenceMemory(graph, order);
-  return {std::llround(usage.weights), std::llround(usage.activations)};
+  memory.weights = std::llround(usage.weights);
+  memory.activations = std::llround(usage.activations);
+  return memory;
 }
 
 struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
@@ -323,9 +661,18 @@ struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
                      "--partition-devices first");
       return signalPassFailure();
     }
-    if (microbatches < 1) {
-      emitError(loc, "--placer-simulate: microbatches must be at least 1");
+    if (microbatches < 0) {
+      emitError(loc, "--placer-simulate: microbatches must not be negative");
       return signalPassFailure();
+    }
+    std::optional<solver::Schedule> forced;
+    if (!schedule.empty()) {
+      forced = solver::parseTrainingSchedule(schedule);
+      if (!forced) {
+        emitError(loc, "--placer-simulate: unknown schedule '")
+            << schedule << "' (expected gpipe or 1f1b)";
+        return signalPassFailure();
+      }
     }
     Cluster cluster = getCluster(module).getCluster();
     dist::ProgramOp program = programs.front();
@@ -336,73 +683,123 @@ struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
           program, cast<SymbolRefAttr>(ref));
       const DeviceKind &kind =
           cluster.getKinds()[cluster.getKindOfDevice(device)];
-      Stage stage{func, device, kind.name, kind.isAccelerator, {},
+      Stage stage{device, kind.name, kind.isAccelerator, {},
                   OpRoles(func.getBody().front())};
       for (Operation &op : func.getBody().front().without_terminator())
         stage.ops.push_back(&op);
       stages.push_back(std::move(stage));
     }
+    bool training = TaskBuilder(cluster, stages).build();
+    if (forced && !training) {
+      emitError(loc, "--placer-simulate: schedule=")
+          << schedule
+          << " needs a training program (backward ops or backward times); "
+             "this one only runs forward";
+      return signalPassFailure();
+    }
+    // The pipeline the placement sized memory for, else the cluster's.
+    solver::Schedule pipeline = solver::Schedule::Inference;
+    int64_t samples = microbatches;
+    if (training) {
+      PlacementAttr placement = getPlacement(module);
+      bool placed = placement && !placement.getSchedule().empty();
+      TrainingSetup setup = cluster.getTraining();
+      pipeline = forced ? *forced
+                 : placed ? *solver::parseTrainingSchedule(
+                                placement.getSchedule())
+                          : setup.schedule;
+      if (samples == 0)
+        samples = placed ? placement.getMicrobatches() : setup.microbatches;
+      assignWarmup(stages);
+    }
+    if (samples == 0)
+      samples = 1;
 
     Simulator simulator(cluster, overlap);
-    if (failed(simulator.run(stages, microbatches))) {
+    if (failed(simulator.run(stages, pipeline, samples))) {
       emitError(loc, "--placer-simulate: the stages deadlock");
       return signalPassFailure();
     }
+    double total = simulator.makespan;
     double latency = simulator.sampleFinish.front();
-    double perSample =
-        microbatches > 1
-            ? (simulator.sampleFinish.back() - simulator.sampleFinish.front()) /
-                  (microbatches - 1)
-            : latency;
-    emitRemark(loc) << "simulated " << static_cast<int64_t>(microbatches)
-                    << " microbatch(es) on "
-                    << stages.size() << " devices ("
-                    << (overlap ? "transfers overlap compute"
-                                : "transfers serialized")
-                    << "): latency " << formatNumber(latency)
-                    << ", total " << formatNumber(simulator.makespan)
-                    << ", steady-state time per sample "
-                    << formatNumber(perSample);
+    // Inference streams: the steady state between the first and the last
+    // sample. Training: an iteration ends with its last backward.
+    double perSample = training ? total / samples
+                       : samples > 1
+                           ? (simulator.sampleFinish.back() - latency) /
+                                 (samples - 1)
+                           : latency;
+    double busyTotal = 0;
+    for (double busy : simulator.busy)
+      busyTotal += busy;
+    double bubble =
+        total > 0 ? 1.0 - busyTotal / (total * stages.size()) : 0.0;
+
+    auto remark = emitRemark(loc);
+    remark << "simulated ";
+    if (training)
+      remark << "one training iteration (" << solver::getName(pipeline)
+             << ", " << samples << " microbatches)";
+    else
+      remark << samples << " microbatch(es)";
+    remark << " on " << stages.size() << " devices ("
+           << (overlap ? "transfers overlap compute" : "transfers serialized")
+           << "): latency " << formatNumber(latency) << ", total "
+           << formatNumber(total)
+           << (training ? ", time per sample " : ", steady-state time per sample ")
+           << formatNumber(perSample) << ", bubble fraction "
+           << formatNumber(bubble);
 
     if (!report.empty()) {
       llvm::json::Array devices, events;
       for (auto [i, stage] : llvm::enumerate(stages)) {
-        auto [params, activations] = peakMemory(stage);
-        devices.push_back(llvm::json::Object{
+        StageMemory memory =
+            getStageMemory(stage, training, simulator.inFlight[i]);
+        llvm::json::Object device{
             {"device", stage.device},
             {"busy", simulator.busy[i]},
-            {"idle", simulator.makespan - simulator.busy[i]},
-            {"param_bytes", params},
-            {"peak_activation_bytes", activations},
-            {"peak_bytes", params + activations}});
+            {"idle", total - simulator.busy[i]},
+            {"bubble_fraction",
+             total > 0 ? 1.0 - simulator.busy[i] / total : 0.0},
+            {"param_bytes", memory.weights},
+            {"peak_activation_bytes", memory.activations},
+            {"peak_bytes", memory.weights + memory.activations}};
+        if (training) {
+          device["in_flight"] = simulator.inFlight[i];
+          device["stash_bytes"] = memory.stash;
+        }
+        devices.push_back(std::move(device));
       }
       for (const Event &e : simulator.events)
         events.push_back(llvm::json::Object{{"device", e.device},
                                             {"microbatch", e.microbatch},
                                             {"name", e.name},
+                                            {"phase", getPhaseName(e.phase)},
                                             {"transfer", e.transfer},
                                             {"start", e.start},
                                             {"end", e.end}});
       llvm::json::Array sampleFinish;
       for (double t : simulator.sampleFinish)
         sampleFinish.push_back(t);
-      llvm::json::Object root{{"microbatches", static_cast<int64_t>(microbatches)},
+      llvm::json::Object root{{"microbatches", samples},
                               {"overlap", static_cast<bool>(overlap)},
                               {"latency", latency},
-                              {"total", simulator.makespan},
+                              {"total", total},
                               {"time_per_sample", perSample},
+                              {"bubble_fraction", bubble},
                               {"sample_finish", std::move(sampleFinish)},
                               {"devices", std::move(devices)},
                               {"events", std::move(events)}};
+      if (training)
+        root["schedule"] = solver::getName(pipeline);
       if (failed(write(report, llvm::formatv("{0:2}",
                                              llvm::json::Value(std::move(root)))
                                    .str())))
         return signalPassFailure();
     }
     if (!timeline.empty() &&
-        failed(write(timeline, renderTimeline(stages, simulator.events,
-                                              simulator.makespan,
-                                              microbatches))))
+        failed(write(timeline, renderTimeline(stages, simulator.events, total,
+                                              samples, training))))
       return signalPassFailure();
     markAllAnalysesPreserved();
   }

@@ -37,6 +37,22 @@ std::optional<int64_t> getTypeBytes(mlir::Type type);
 /// the simulator's memory both count activations with it.
 int64_t getActivationBytes(mlir::Value value);
 
+/// Backward time as a multiple of forward time for `op`'s ONNX op type, by
+/// the table in docs/CostModel.md ("Backward times"); std::nullopt for
+/// types it does not list.
+std::optional<double> getBackwardFactor(mlir::Operation *op);
+
+/// The backward factor of op types the table does not list: that of a
+/// contraction, the ops that dominate a model's time.
+constexpr double kFallbackBackwardFactor = 2.0;
+
+/// The attribute (in a graph.node's `attrs`) that marks an op of a training
+/// graph's backward pass; workload imports write it.
+constexpr llvm::StringLiteral kBackwardAttrName = "backward";
+
+/// Whether `op` is marked as part of a training graph's backward pass.
+bool isBackwardOp(mlir::Operation *op);
+
 } // namespace placer
 
 #endif // PLACER_ANALYSIS_COSTMODEL_H

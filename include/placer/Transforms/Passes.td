@@ -110,14 +110,23 @@ def Simulate : Pass<"placer-simulate", "::mlir::ModuleOp"> {
     no size, the producer's transfer_time), and transfers sharing a link
     queue. With `overlap=true` transfers run beside compute; with
     `overlap=false` they are serialized as the throughput model assumes: the
-    sender and the receiver are each busy for the whole transfer. Reports
-    single-sample latency, total time, steady-state time per sample, idle
-    time and peak memory per device (remark, and JSON with `report=`); draws
-    the timeline as SVG with `timeline=`.
+    sender and the receiver are each busy for the whole transfer.
+
+    A training program (backward ops, or backward times from the cost model)
+    runs one iteration of `microbatches` under its schedule: GPipe (every
+    forward, then every backward) or 1F1B (a stage warms up with as many
+    forwards as stages follow it, then alternates). Reports single-sample
+    latency, total time, time per sample, bubble fraction, idle time and
+    peak memory per device (remark, and JSON with `report=`); draws the
+    timeline as SVG with `timeline=`. docs/Simulator.md has the model.
   }];
   let options = [
-    Option<"microbatches", "microbatches", "int64_t", /*default=*/"1",
-           "Samples pushed through the pipeline">,
+    Option<"microbatches", "microbatches", "int64_t", /*default=*/"0",
+           "Samples pushed through the pipeline (0: the placement's "
+           "microbatches per iteration for training, 1 for inference)">,
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
+           "Training programs: gpipe | 1f1b (default: the placement's, "
+           "else the cluster's)">,
     Option<"overlap", "overlap", "bool", /*default=*/"true",
            "Transfers overlap compute (false: serialized, as the model)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",

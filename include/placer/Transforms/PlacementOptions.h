@@ -29,7 +29,8 @@ struct CostSettings {
   std::string dump;
   std::string profile;
   bool training = false;
-  double backwardFactor = 2.0;
+  /// Negative: per op type (getBackwardFactor), else this for every op.
+  double backwardFactor = -1;
   /// Negative: the cluster's (TrainingSetup).
   double optimizerStateFactor = -1;
 };
@@ -76,8 +77,10 @@ struct CostOptions {
       llvm::cl::init(false)};
   Option<double> backwardFactor{
       owner, "backward-factor",
-      llvm::cl::desc("Backward time as a multiple of forward time (training)"),
-      llvm::cl::init(2.0)};
+      llvm::cl::desc("Backward time as a multiple of forward time for every "
+                     "op (training; negative: per op type, by the table in "
+                     "docs/CostModel.md, 2 for types it does not list)"),
+      llvm::cl::init(-1.0)};
   Option<double> optimizerStateFactor{
       owner, "optimizer-state-factor",
       llvm::cl::desc("Optimizer state bytes per weight byte (training; "

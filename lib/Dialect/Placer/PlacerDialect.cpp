@@ -140,6 +140,24 @@ TrainingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult
+PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError, Objective,
+                      StringRef, F64, F64, bool, int64_t, int64_t,
+                      std::optional<F64>, StringRef schedule,
+                      int64_t microbatches) {
+  if (schedule.empty() != (microbatches == 0))
+    return emitError() << "placement schedule and microbatches come together "
+                          "(training) or not at all (inference)";
+  if (!schedule.empty() && !solver::parseTrainingSchedule(schedule))
+    return emitError() << "placement schedule must be \"gpipe\" or "
+                          "\"1f1b\", got \""
+                       << schedule << "\"";
+  if (microbatches < 0)
+    return emitError() << "placement microbatches must be positive, got "
+                       << microbatches;
+  return success();
+}
+
 /// The elements of an optional array of links (none when absent).
 template <typename AttrT>
 static SmallVector<AttrT> getLinks(ArrayAttr links) {

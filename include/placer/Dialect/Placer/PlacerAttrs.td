@@ -248,6 +248,12 @@ def Placer_DeviceAttr : Placer_Attr<"Device", "device"> {
 
 def Placer_PlacementAttr : Placer_Attr<"Placement", "placement"> {
   let summary = "what the placement found, for the module as a whole";
+  let description = [{
+    When a training step was placed, `schedule` ("gpipe" or "1f1b") and
+    `microbatches` are the pipeline the placement sized memory for (the
+    cluster's `training`, as the placement options override it); the
+    simulator runs that schedule. Both are absent for inference.
+  }];
   let parameters = (ins
     EnumParameter<Placer_Objective>:$objective,
     StringRefParameter<"algorithm">:$algorithm,
@@ -256,8 +262,11 @@ def Placer_PlacementAttr : Placer_Attr<"Placement", "placement"> {
     Placer_BoolParam:$optimal,
     "int64_t":$accelerators,
     "int64_t":$cpus,
-    Placer_OptionalF64Param:$latency);
+    Placer_OptionalF64Param:$latency,
+    StringRefParameter<"training schedule", "\"\"">:$schedule,
+    Placer_DefaultI64Param<"microbatches per iteration", "0">:$microbatches);
   let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
 }
 
 #endif // PLACER_DIALECT_PLACER_PLACERATTRS_TD

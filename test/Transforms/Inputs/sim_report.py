@@ -1,0 +1,33 @@
+"""Prints a simulator report (--placer-simulate report=) for FileCheck.
+
+    sim_report.py events REPORT.json   one line per device: its compute
+                                       steps in time order, as F<microbatch>@
+                                       <start> (forward) or B<m>@<start>
+    sim_report.py memory REPORT.json   one line per device: busy time, bubble
+                                       fraction, microbatches in flight and
+                                       memory
+"""
+import json
+import sys
+
+mode, path = sys.argv[1], sys.argv[2]
+r = json.load(open(path))
+if mode == "events":
+    rows = {}
+    for e in r["events"]:
+        if not e["transfer"]:
+            rows.setdefault(e["device"], []).append(e)
+    for device in sorted(rows):
+        steps = sorted(rows[device], key=lambda e: e["start"])
+        print("device %d: %s" % (device, " ".join(
+            "%s%d@%g" % (e["phase"][0].upper(), e["microbatch"], e["start"])
+            for e in steps)))
+elif mode == "memory":
+    for d in r["devices"]:
+        print("device %d: busy %g, bubble %r, in flight %d, weights %d, "
+              "activations %d, peak %d"
+              % (d["device"], d["busy"], d["bubble_fraction"],
+                 d.get("in_flight", 0), d["param_bytes"],
+                 d["peak_activation_bytes"], d["peak_bytes"]))
+else:
+    sys.exit("unknown mode " + mode)
