@@ -201,24 +201,23 @@ Reduced placer::solver::detail::reduce(const Problem &problem,
     out.freeNodes.insert(out.freeNodes.end(), graph.members[s].begin(),
                          graph.members[s].end());
   }
-  // Leaves: zero time, no successors, one neighbour before them.
+  // Leaves: zero-time super-nodes whose every edge, either way, leads to one
+  // earlier super-node. In a training graph that is a forward leaf and its
+  // backward twin: the leaf's input, its stash and the gradient it sends
+  // back all stay with the producer, so no load grows.
   std::vector<int> target(n);
   for (int s = 0; s < n; ++s)
     target[s] = s;
   for (int s = 0; s < n; ++s) {
-    if (removed[s] || !isZeroTime(s) || !graph.successors[s].empty() ||
-        !noActivation(s))
+    if (removed[s] || !isZeroTime(s) || !noActivation(s))
       continue;
-    if (!outsideNeighbours(s, /*successors=*/true).empty())
+    std::vector<int> neighbours = outsideNeighbours(s, /*successors=*/false);
+    for (int next : outsideNeighbours(s, /*successors=*/true))
+      if (!std::count(neighbours.begin(), neighbours.end(), next))
+        neighbours.push_back(next);
+    if (neighbours.size() != 1 || neighbours[0] > s || removed[neighbours[0]])
       continue;
-    std::vector<int> before = outsideNeighbours(s, /*successors=*/false);
-    bool backwardMember = false;
-    for (int m : graph.members[s])
-      backwardMember |= problem.nodes[m].backward;
-    if (before.size() != 1 || before[0] > s || removed[before[0]] ||
-        backwardMember)
-      continue;
-    target[s] = target[before[0]];
+    target[s] = target[neighbours[0]];
     ++out.mergedLeaves;
   }
 

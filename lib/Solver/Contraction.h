@@ -37,9 +37,10 @@ Contracted contract(const Problem &problem, bool mergeCycles = true);
 ///  - a free source (no time, memory or transfer cost, nothing feeding it)
 ///    changes no load wherever it goes: it leaves the DP and is placed with
 ///    its earliest successor, which keeps every device contiguous;
-///  - a zero-time leaf (nothing after it, one super-node before it) joins
-///    that predecessor: never worse for communication, but its memory then
-///    sits on the predecessor's device. `keepLeafMemory = false` drops that
+///  - a zero-time leaf (every edge of its members, forward or backward,
+///    leads to one earlier super-node: a forward leaf with its backward
+///    twin, in training) joins that super-node: never worse for
+///    communication, but its memory then sits on that device. `keepLeafMemory = false` drops that
 ///    memory: the result is a relaxation, so equal optima certify the
 ///    restricted one as optimal.
 struct Reduced {

@@ -102,3 +102,81 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 } // namespace
+
+namespace {
+
+/// A GNMT-like training graph: per layer a heavy op h, a zero-time op z
+/// with weights that feeds the next layer and skips one (the residual), and
+/// a zero-time leaf l with weights hanging off h; every forward op has a
+/// backward twin in its color class, wired like a gradient graph. The
+/// leaves' classes touch only their layer's h: the exact reductions fold
+/// them into it, which keeps the ideals linear in the layers.
+Problem gnmtLikeTraining(int layers, int accelerators) {
+  Problem p;
+  p.numAccelerators = accelerators;
+  auto add = [&](double time, double memory, double transfer) {
+    Node node;
+    node.id = p.size();
+    node.name = "n" + std::to_string(node.id);
+    node.acceleratorTime = time;
+    node.cpuTime = 10 * time;
+    node.memory = memory;
+    node.transferCost = transfer;
+    node.colorClass = node.id;
+    p.nodes.push_back(node);
+    p.successors.emplace_back();
+    return node.id;
+  };
+  std::vector<int> h, z;
+  for (int i = 0; i < layers; ++i) {
+    h.push_back(add(1 + i % 3, 10, 0.5));
+    z.push_back(add(0, 4, 0.25));
+    int leaf = add(0, 1, 0.125);
+    p.addEdge(h[i], z[i]);
+    p.addEdge(h[i], leaf);
+    if (i > 0)
+      p.addEdge(z[i - 1], h[i]);
+    if (i > 1)
+      p.addEdge(z[i - 2], z[i]);
+  }
+  int forward = p.size();
+  for (int u = 0; u < forward; ++u) {
+    const Node copy = p.nodes[u];
+    int twin = add(2 * copy.acceleratorTime, 0, copy.transferCost);
+    p.nodes[twin].backward = true;
+    p.nodes[twin].colorClass = copy.colorClass;
+    p.addEdge(u, twin); // the stash
+  }
+  for (int u = 0; u < forward; ++u)
+    for (int v : std::vector<int>(p.successors[u]))
+      if (v < forward)
+        p.addEdge(forward + v, forward + u); // the gradient flows back
+  return p;
+}
+
+TEST(DPReductions, TrainingLeavesEqualBruteForce) {
+  for (double limit : {kInfinity, 40.0, 30.0}) {
+    Problem problem = gnmtLikeTraining(/*layers=*/3, /*accelerators=*/2);
+    problem.memoryLimit = limit;
+    double expected = bruteForce(problem, /*contiguous=*/true);
+    ASSERT_LT(expected, kInfinity) << "limit " << limit;
+    Solution solution = solveIdealDP(problem);
+    EXPECT_TRUE(solution.optimal) << "limit " << limit;
+    EXPECT_NEAR(solution.maxLoad, expected, 1e-9) << "limit " << limit;
+    EXPECT_TRUE(evaluate(problem, solution.assignment).feasible());
+  }
+}
+
+TEST(DPReductions, TrainingLeavesKeepTheLatticeSmall) {
+  // 60 leaves that could each join an ideal or not: without folding them
+  // the lattice passes the ideal limit and the DP linearizes (not optimal).
+  Problem problem = gnmtLikeTraining(/*layers=*/60, /*accelerators=*/4);
+  problem.memoryLimit = 1000;
+  Solution solution = solveIdealDP(problem);
+  ASSERT_TRUE(solution.feasible());
+  EXPECT_TRUE(solution.optimal);
+  EXPECT_FALSE(solution.coarsened);
+  EXPECT_LT(solution.numIdeals, 1000);
+}
+
+} // namespace
