@@ -190,9 +190,10 @@ Reduced placer::solver::detail::reduce(const Problem &problem,
   Reduced out;
   for (int s = 0; s < n; ++s) {
     bool free = isZeroTime(s) && graph.memory[s] == 0 && noActivation(s);
+    // Backward members too: nothing feeds the class (no gradient flows in),
+    // and what it sends costs nothing.
     for (int m : graph.members[s])
-      free = free && problem.nodes[m].transferCost == 0 &&
-             !problem.nodes[m].backward;
+      free = free && problem.nodes[m].transferCost == 0;
     for (int p : outsideNeighbours(s, /*successors=*/false))
       free = free && removed[p];
     if (!free)
@@ -202,12 +203,17 @@ Reduced placer::solver::detail::reduce(const Problem &problem,
                          graph.members[s].end());
   }
   // Leaves: zero-time super-nodes whose every edge, either way, leads to one
-  // earlier super-node. In a training graph that is a forward leaf and its
-  // backward twin: the leaf's input, its stash and the gradient it sends
-  // back all stay with the producer, so no load grows.
+  // other super-node join it. In a training graph that is a forward leaf
+  // (or a source with one consumer) and its backward twin: the input, the
+  // stash and the gradient all stay with that one neighbour, so no load
+  // grows, and the ideals stay contiguous since nothing else touches it.
   std::vector<int> target(n);
-  for (int s = 0; s < n; ++s)
-    target[s] = s;
+  std::iota(target.begin(), target.end(), 0);
+  auto root = [&](int s) {
+    while (target[s] != s)
+      s = target[s];
+    return s;
+  };
   for (int s = 0; s < n; ++s) {
     if (removed[s] || !isZeroTime(s) || !noActivation(s))
       continue;
@@ -215,11 +221,14 @@ Reduced placer::solver::detail::reduce(const Problem &problem,
     for (int next : outsideNeighbours(s, /*successors=*/true))
       if (!std::count(neighbours.begin(), neighbours.end(), next))
         neighbours.push_back(next);
-    if (neighbours.size() != 1 || neighbours[0] > s || removed[neighbours[0]])
+    if (neighbours.size() != 1 || removed[neighbours[0]] ||
+        root(neighbours[0]) == s)
       continue;
-    target[s] = target[neighbours[0]];
+    target[s] = root(neighbours[0]);
     ++out.mergedLeaves;
   }
+  for (int s = 0; s < n; ++s)
+    target[s] = root(s);
 
   // Renumber the survivors, keeping their (topological) order.
   std::vector<int> newId(n, -1);

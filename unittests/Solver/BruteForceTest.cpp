@@ -73,6 +73,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Shape{4, 2, 1, true, false, false},
                       Shape{4, 2, 0, true, false, true},
                       Shape{4, 1, 1, true, true, false},
+                      Shape{5, 2, 0, true, false, true, true},
+                      Shape{4, 2, 1, true, false, false, true},
                       Shape{7, 2, 0, false, false, false, true},
                       Shape{7, 2, 1, false, false, true, true},
                       Shape{6, 3, 0, false, false, true, true},
@@ -106,12 +108,16 @@ INSTANTIATE_TEST_SUITE_P(
 namespace {
 
 /// A GNMT-like training graph: per layer a heavy op h, a zero-time op z
-/// with weights that feeds the next layer and skips one (the residual), and
-/// a zero-time leaf l with weights hanging off h; every forward op has a
-/// backward twin in its color class, wired like a gradient graph. The
-/// leaves' classes touch only their layer's h: the exact reductions fold
-/// them into it, which keeps the ideals linear in the layers.
-Problem gnmtLikeTraining(int layers, int accelerators) {
+/// with weights that feeds the next layer and skips one (the residual), a
+/// zero-time leaf l with weights hanging off h, and a free source s (no
+/// time, weights or transfer: a constant) feeding h; every forward op has a
+/// backward twin in its color class. `paperWiring`: backward edges run
+/// parallel to the forward ones, as in the paper's workloads (gnmt_training);
+/// otherwise like a gradient graph (reversed). The leaves' classes touch
+/// only their layer's h, and with the paper's wiring the sources' classes
+/// are fed by nothing: the exact reductions fold both away, which keeps
+/// the ideals linear in the layers.
+Problem gnmtLikeTraining(int layers, int accelerators, bool paperWiring) {
   Problem p;
   p.numAccelerators = accelerators;
   auto add = [&](double time, double memory, double transfer) {
@@ -132,6 +138,7 @@ Problem gnmtLikeTraining(int layers, int accelerators) {
     h.push_back(add(1 + i % 3, 10, 0.5));
     z.push_back(add(0, 4, 0.25));
     int leaf = add(0, 1, 0.125);
+    p.addEdge(add(0, 0, 0), h[i]);
     p.addEdge(h[i], z[i]);
     p.addEdge(h[i], leaf);
     if (i > 0)
@@ -150,33 +157,41 @@ Problem gnmtLikeTraining(int layers, int accelerators) {
   for (int u = 0; u < forward; ++u)
     for (int v : std::vector<int>(p.successors[u]))
       if (v < forward)
-        p.addEdge(forward + v, forward + u); // the gradient flows back
+        paperWiring ? p.addEdge(forward + u, forward + v)
+                    : p.addEdge(forward + v, forward + u); // gradients
   return p;
 }
 
-TEST(DPReductions, TrainingLeavesEqualBruteForce) {
-  for (double limit : {kInfinity, 40.0, 30.0}) {
-    Problem problem = gnmtLikeTraining(/*layers=*/3, /*accelerators=*/2);
-    problem.memoryLimit = limit;
-    double expected = bruteForce(problem, /*contiguous=*/true);
-    ASSERT_LT(expected, kInfinity) << "limit " << limit;
-    Solution solution = solveIdealDP(problem);
-    EXPECT_TRUE(solution.optimal) << "limit " << limit;
-    EXPECT_NEAR(solution.maxLoad, expected, 1e-9) << "limit " << limit;
-    EXPECT_TRUE(evaluate(problem, solution.assignment).feasible());
-  }
+TEST(DPReductions, TrainingGraphsEqualBruteForce) {
+  for (bool paperWiring : {false, true})
+    for (double limit : {kInfinity, 40.0, 30.0}) {
+      Problem problem = gnmtLikeTraining(/*layers=*/2, /*accelerators=*/2,
+                                         paperWiring);
+      problem.memoryLimit = limit;
+      double expected = bruteForce(problem, /*contiguous=*/true);
+      ASSERT_LT(expected, kInfinity) << "limit " << limit;
+      Solution solution = solveIdealDP(problem);
+      EXPECT_TRUE(solution.optimal) << "limit " << limit;
+      EXPECT_NEAR(solution.maxLoad, expected, 1e-9)
+          << "limit " << limit << " paper wiring " << paperWiring;
+      EXPECT_TRUE(evaluate(problem, solution.assignment).feasible());
+    }
 }
 
-TEST(DPReductions, TrainingLeavesKeepTheLatticeSmall) {
-  // 60 leaves that could each join an ideal or not: without folding them
-  // the lattice passes the ideal limit and the DP linearizes (not optimal).
-  Problem problem = gnmtLikeTraining(/*layers=*/60, /*accelerators=*/4);
-  problem.memoryLimit = 1000;
-  Solution solution = solveIdealDP(problem);
-  ASSERT_TRUE(solution.feasible());
-  EXPECT_TRUE(solution.optimal);
-  EXPECT_FALSE(solution.coarsened);
-  EXPECT_LT(solution.numIdeals, 1000);
+TEST(DPReductions, TrainingGraphsKeepTheLatticeSmall) {
+  // 60 leaves and 60 sources that could each join an ideal or not: without
+  // folding them the lattice passes the ideal limit and the DP linearizes
+  // (not optimal).
+  for (bool paperWiring : {false, true}) {
+    Problem problem = gnmtLikeTraining(/*layers=*/60, /*accelerators=*/4,
+                                       paperWiring);
+    problem.memoryLimit = 1000;
+    Solution solution = solveIdealDP(problem);
+    ASSERT_TRUE(solution.feasible());
+    EXPECT_TRUE(solution.optimal) << "paper wiring " << paperWiring;
+    EXPECT_FALSE(solution.coarsened);
+    EXPECT_LT(solution.numIdeals, 1000);
+  }
 }
 
 } // namespace
