@@ -149,9 +149,11 @@ public:
   void remove(int s) { move(s, -1); }
 
   /// D's time on an accelerator, or infinity when D cannot go on one (for
-  /// a training schedule: not even as the last stage).
+  /// a training schedule: not even as the last stage, recomputing or not).
+  /// Recomputation adds `recomputeTime`.
   double acceleratorCost() {
-    if (unsupported > 0 || !fits(bytesAt(1)))
+    if (unsupported > 0 ||
+        !(fits(bytesAt(1)) || (canRecompute() && fits(bytesAt(1, true)))))
       return kInfinity;
     // Every activation D produces or reads, alive at once, bounds the peak;
     // only sets near the limit are measured exactly.
@@ -162,18 +164,32 @@ public:
   }
   /// D's bytes as the `position`-th accelerator stage from the end: its
   /// weights, and under a training schedule its stash per microbatch in
-  /// flight there. Grows with D at every position.
-  double bytesAt(int position) const {
-    return memory +
-           (problem.isTraining() ? stash * problem.inFlight(position) : 0);
+  /// flight there, or when it recomputes its inputs per microbatch and one
+  /// microbatch's stash. Without recomputation it grows with D at every
+  /// position.
+  double bytesAt(int position, bool recompute = false) const {
+    if (!problem.isTraining())
+      return memory;
+    int inFlight = problem.inFlight(position);
+    return memory + (recompute ? stash + inputBytes * inFlight
+                               : stash * inFlight);
   }
   /// The furthest position from the end at which D fits (the stash grows
   /// with the distance under 1F1B).
-  int lastFittingPosition() const {
+  int lastFittingPosition(bool recompute = false) const {
     int position = problem.numAccelerators;
-    while (position > 0 && !fits(bytesAt(position)))
+    while (position > 0 && !fits(bytesAt(position, recompute)))
       --position;
     return position;
+  }
+  bool canRecompute() const {
+    return problem.recomputation && problem.isTraining();
+  }
+  /// False once no D' ⊇ D can fit on an accelerator: the bytes every
+  /// option needs at least, which only grow with D (a recomputing stage's
+  /// inputs may shrink as D grows).
+  bool mayFit() const {
+    return fits(canRecompute() ? memory + stash : bytesAt(1));
   }
   bool fits(double bytes) const {
     return bytes <= problem.memoryLimit * (1 + 1e-12);
@@ -181,6 +197,7 @@ public:
   /// `memory` counts weights only (the graph's, which may leave out merged
   /// leaves); it only grows as D grows, unlike the activation peak.
   double acceleratorCompute = 0, cpuCompute = 0, memory = 0;
+  double recomputeTime = 0;
   int unsupported = 0;
 
 private:
@@ -204,16 +221,23 @@ private:
                     : successorsInSet[u] > 0;
   }
 
+  /// u's activation enters D from another device.
+  bool isInput(int u) const { return !inSet[u] && successorsInSet[u] > 0; }
+
   void move(int s, int sign) {
+    bool inputs = canRecompute();
     for (int u : affected[s]) {
       if (charged(u))
         communication -= problem.nodes[u].transferCost;
       if (peak && touched(u))
         touchedActivations -= problem.nodes[u].outputBytes;
+      if (inputs && isInput(u))
+        inputBytes -= problem.nodes[u].outputBytes;
     }
     for (int m : graph.members[s]) {
       inSet[m] = sign > 0;
       stash += sign * problem.nodes[m].outputBytes;
+      recomputeTime += sign * problem.nodes[m].recomputeTime;
       for (int p : preds[m])
         successorsInSet[p] += sign;
     }
@@ -222,6 +246,8 @@ private:
         communication += problem.nodes[u].transferCost;
       if (peak && touched(u))
         touchedActivations += problem.nodes[u].outputBytes;
+      if (inputs && isInput(u))
+        inputBytes += problem.nodes[u].outputBytes;
     }
     acceleratorCompute += sign * graph.acceleratorTime[s];
     cpuCompute += sign * graph.cpuTime[s];
@@ -239,6 +265,8 @@ private:
   double touchedActivations = 0;
   /// Training schedules: D's activation bytes per microbatch in flight.
   double stash = 0;
+  /// With recomputation: bytes of the activations D receives.
+  double inputBytes = 0;
   /// Set only when activations bind (`peak` measures `memoryGraph`).
   std::optional<MemoryGraph> memoryGraph;
   std::optional<PeakMemory> peak;
@@ -295,7 +323,7 @@ private:
         continue;
       cost.add(v);
       bool acceleratorUseful = k > 0 && cost.unsupported == 0 &&
-                               cost.fits(cost.bytesAt(1)) &&
+                               cost.mayFit() &&
                                cost.acceleratorCompute <= bound;
       bool cpuUseful = l > 0 && cost.cpuCompute <= bound;
       if (acceleratorUseful || cpuUseful) {
@@ -316,14 +344,24 @@ private:
 
   /// D = rest \ current as the first stage of what follows `current`.
   void relax(int64_t rest, double acceleratorCost, double cpuCost) {
-    int lastPosition =
-        acceleratorCost < kInfinity ? cost.lastFittingPosition() : 0;
+    // Positions up to `plain` fit D's stash; beyond, up to `recomputed`, D
+    // fits by recomputing and pays for it.
+    int plain = 0, recomputed = 0;
+    if (acceleratorCost < kInfinity) {
+      plain = cost.lastFittingPosition();
+      if (cost.canRecompute())
+        recomputed = cost.lastFittingPosition(/*recompute=*/true);
+    }
+    double slower = acceleratorCost + cost.recomputeTime;
     for (int c = 0; c <= l; ++c)
       for (int a = 0; a <= k; ++a) {
         size_t s = state(c, a, current);
         // D is then the a-th accelerator stage from the end.
-        if (a > 0 && a <= lastPosition && acceleratorCost < value[s]) {
-          double v = std::max(value[state(c, a - 1, rest)], acceleratorCost);
+        double stageCost = a <= plain        ? acceleratorCost
+                           : a <= recomputed ? slower
+                                             : kInfinity;
+        if (a > 0 && stageCost < value[s]) {
+          double v = std::max(value[state(c, a - 1, rest)], stageCost);
           if (v < value[s])
             set(s, v, rest, Step::Accelerator);
         }

@@ -57,6 +57,27 @@ static std::string checkPipelineOrder(const Problem &problem,
   return "";
 }
 
+static bool fits(const Problem &problem, double bytes) {
+  return bytes <= problem.memoryLimit * (1 + 1e-12);
+}
+
+/// Bytes a recomputing stage keeps per microbatch: the activations it
+/// receives (each producer on another device once).
+static double getInputBytes(const Problem &problem,
+                            const Assignment &assignment, int device) {
+  double bytes = 0;
+  for (int u = 0; u < problem.size(); ++u) {
+    if (assignment[u] == device)
+      continue;
+    for (int v : problem.successors[u])
+      if (assignment[v] == device) {
+        bytes += problem.nodes[u].outputBytes;
+        break;
+      }
+  }
+  return bytes;
+}
+
 Evaluation placer::solver::evaluate(const Problem &problem,
                                     const Assignment &assignment) {
   Evaluation result;
@@ -162,11 +183,25 @@ Evaluation placer::solver::evaluate(const Problem &problem,
         if (problem.isTraining() && !device.nodes.empty()) {
           device.inFlight = problem.inFlight(stagesFromEnd--);
           device.activations = stash * device.inFlight;
+          if (problem.recomputation &&
+              !fits(problem, device.weights + device.activations)) {
+            // Recompute only when the stash does not fit: it costs time.
+            double kept = stash + getInputBytes(problem, assignment, d) *
+                                      device.inFlight;
+            if (fits(problem, device.weights + kept)) {
+              device.recompute = true;
+              device.activations = kept;
+              for (int u : device.nodes) {
+                device.compute += problem.nodes[u].recomputeTime;
+                device.load += problem.nodes[u].recomputeTime;
+              }
+            }
+          }
         }
       }
       device.memory = device.weights + device.activations;
       device.load += device.communicationIn + device.communicationOut;
-      if (device.memory > problem.memoryLimit * (1 + 1e-12))
+      if (!fits(problem, device.memory))
         fail("accelerator " + std::to_string(d) + " needs " +
              std::to_string(device.memory) + " bytes, over the limit of " +
              std::to_string(problem.memoryLimit));

@@ -33,6 +33,9 @@ struct Models {
   const Problem &linear;
   /// `linear` tightens the memory of `exact` (it is not the same problem).
   bool tightened;
+  /// Stages may recompute, which no integer program models: their memory
+  /// rows restrict the problem.
+  bool recomputes;
 };
 
 /// A throughput placement by `algorithm` without CBC: the DP, a baseline, or
@@ -93,7 +96,7 @@ SolveResult solveThroughput(Models models, const SolveOptions &options) {
     ip.warmStart = &start.assignment;
   // Under a training schedule the model itself counts each stage's stash.
   bool exactModel = problem.isTraining();
-  ip.memoryTightened = models.tightened && !exactModel;
+  ip.memoryTightened = (models.tightened && !exactModel) || models.recomputes;
   result.ip =
       solveThroughputIP(exactModel ? models.exact : models.linear, ip);
   result.solution = result.ip->solution;
@@ -120,7 +123,7 @@ SolveResult solveLatency(Models models, const SolveOptions &options) {
     // model's time horizon; both share the time limit.
     IPOptions ip = options.ip;
     ip.deadline = ip.getDeadline(std::chrono::steady_clock::now());
-    ip.memoryTightened = models.tightened;
+    ip.memoryTightened = models.tightened || models.recomputes;
     latency.deadline = ip.deadline;
     Solution start = solveLatencyGreedy(problem, latency);
     if (start.latency < kInfinity) {
@@ -231,8 +234,10 @@ SolveResult placer::solver::solve(const Problem &problem,
   std::optional<Problem> additive;
   if (activationsBind(problem))
     additive = withAdditiveMemory(problem);
+  bool recomputes = problem.recomputation && problem.isTraining() &&
+                    activationsBind(problem);
   Models models{problem, additive ? *additive : problem,
-                additive.has_value()};
+                additive.has_value(), recomputes};
   SolveResult result = options.objective == Objective::Latency
                            ? solveLatency(models, options)
                            : solveThroughput(models, options);

@@ -22,7 +22,7 @@ class DPMatchesBruteForce : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(DPMatchesBruteForce, OnRandomGraphs) {
   std::mt19937 rng(12345 + GetParam().nodes * 7 + GetParam().cpus);
-  int feasible = 0, weightsOnlyMisfits = 0;
+  int feasible = 0, weightsOnlyMisfits = 0, recomputed = 0;
   for (int trial = 0; trial < 25; ++trial) {
     Problem problem = randomProblem(rng, GetParam());
     double expected = bruteForce(problem, /*contiguous=*/true);
@@ -43,7 +43,11 @@ TEST_P(DPMatchesBruteForce, OnRandomGraphs) {
     }
     EXPECT_TRUE(isContiguous(problem, solution.assignment))
         << "trial " << trial << "\n" << describe(problem, solution.assignment);
-    EXPECT_TRUE(evaluate(problem, solution.assignment).feasible());
+    Evaluation evaluation = evaluate(problem, solution.assignment);
+    EXPECT_TRUE(evaluation.feasible());
+    recomputed += std::any_of(
+        evaluation.devices.begin(), evaluation.devices.end(),
+        [](const DeviceReport &device) { return device.recompute; });
     // Contiguous baselines are never better (greedy need not be
     // contiguous: it sends unsupported nodes to the CPU cores).
     for (const Solution &other :
@@ -59,8 +63,13 @@ TEST_P(DPMatchesBruteForce, OnRandomGraphs) {
   // The cases are not vacuous: most have a placement, and where activations
   // count, some weights-only optima do not fit.
   EXPECT_GE(feasible, 5);
-  if (GetParam().activations) {
+  // (Recomputation often rescues the weights-only optimum.)
+  if (GetParam().activations && !GetParam().recompute) {
     EXPECT_GE(weightsOnlyMisfits, 2);
+  }
+  // Where stages may recompute, some optima do.
+  if (GetParam().recompute) {
+    EXPECT_GE(recomputed, 2);
   }
 }
 
@@ -88,7 +97,13 @@ INSTANTIATE_TEST_SUITE_P(
                       Shape{5, 2, 0, true, false, true, false, true,
                             Schedule::OneFOneB, 4},
                       Shape{6, 2, 1, false, false, true, false, true,
-                            Schedule::GPipe, 2}),
+                            Schedule::GPipe, 2},
+                      Shape{7, 3, 0, false, false, true, false, true,
+                            Schedule::OneFOneB, 4, true},
+                      Shape{6, 2, 1, false, false, true, false, true,
+                            Schedule::GPipe, 3, true},
+                      Shape{4, 2, 0, true, false, true, false, true,
+                            Schedule::OneFOneB, 4, true}),
     [](const auto &info) {
       const Shape &s = info.param;
       return "n" + std::to_string(s.nodes) + "k" +
@@ -100,7 +115,8 @@ INSTANTIATE_TEST_SUITE_P(
               : s.schedule == Schedule::OneFOneB ? "1f1b"
                                                  : "") +
              (s.microbatches > 1 ? "m" + std::to_string(s.microbatches)
-                                 : "");
+                                 : "") +
+             (s.recompute ? "recompute" : "");
     });
 
 } // namespace

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 using namespace placer::solver;
 
 namespace {
@@ -170,6 +172,52 @@ TEST(Memory, ScheduleDecidesTheSplit) {
   EXPECT_FALSE(solveIdealDP(stashChain(Schedule::GPipe, 2)).feasible());
   // 1F1B with 2 microbatches: as with 4.
   EXPECT_DOUBLE_EQ(solveIdealDP(stashChain(Schedule::OneFOneB, 2)).maxLoad, 3);
+}
+
+TEST(Memory, RecomputationTradesTimeForMemory) {
+  // With recomputation (0.25 s per node) {a, b} | {c, d} fits after all:
+  // the first stage keeps its inputs per microbatch (none: a reads the
+  // graph's input) and one microbatch's stash, 20 + 60 = 80 <= 100, and
+  // pays 0.5 s: load 2.5, better than {a} | {b, c, d} at 3.
+  for (auto [schedule, microbatches, lastStage] :
+       {std::tuple{Schedule::OneFOneB, 4, 30.0},
+        std::tuple{Schedule::GPipe, 2, 40.0}}) {
+    Problem problem = stashChain(schedule, microbatches);
+    problem.recomputation = true;
+    for (Node &node : problem.nodes)
+      node.recomputeTime = 0.25;
+    Solution solution = solveIdealDP(problem);
+    ASSERT_TRUE(solution.feasible()) << getName(schedule);
+    EXPECT_EQ(solution.assignment, (Assignment{0, 0, 1, 1}));
+    EXPECT_DOUBLE_EQ(solution.maxLoad, 2.5);
+    EXPECT_TRUE(solution.optimal);
+    Evaluation evaluation = evaluate(problem, solution.assignment);
+    EXPECT_TRUE(evaluation.devices[0].recompute);
+    EXPECT_DOUBLE_EQ(evaluation.devices[0].memory, 80);
+    EXPECT_DOUBLE_EQ(evaluation.devices[0].load, 2.5);
+    // The last stage's stash fits: it does not recompute.
+    EXPECT_FALSE(evaluation.devices[1].recompute);
+    EXPECT_DOUBLE_EQ(evaluation.devices[1].memory, lastStage);
+    EXPECT_DOUBLE_EQ(evaluation.devices[1].load, 2);
+    EXPECT_DOUBLE_EQ(placer::solver::testing::bruteForce(problem, true), 2.5);
+    // {a} | {b, c, d} under GPipe: recomputing the second stage keeps a's
+    // 30 bytes x 2 microbatches and its stash, 30 + 40 + 60 = 130: no fit.
+    if (schedule == Schedule::GPipe)
+      EXPECT_FALSE(evaluate(problem, {0, 1, 1, 1}).feasible());
+
+    // The integer programs do not model recomputation: their memory rows
+    // restrict the problem, so CBC proves nothing about it, and the DP's
+    // split (their warm start) is kept. (The non-contiguous model finds
+    // {a, c} | {b, d} at 2 under GPipe without recomputing.)
+    SolveOptions options;
+    options.algorithm = Algorithm::IP;
+    options.ip.contiguous = true;
+    options.ip.progressSeconds = 0;
+    SolveResult result = solve(problem, options);
+    ASSERT_TRUE(result.feasible());
+    EXPECT_DOUBLE_EQ(result.solution.maxLoad, 2.5);
+    EXPECT_FALSE(result.solution.optimal);
+  }
 }
 
 TEST(Memory, AdditiveBoundUnderSchedules) {

@@ -26,6 +26,8 @@ struct Shape {
   /// activations per microbatch in flight.
   Schedule schedule = Schedule::Inference;
   int microbatches = 1;
+  /// Training: stages may recompute their stash (a third of a node's time).
+  bool recompute = false;
 };
 
 /// A random DAG; in training mode every forward node gets a backward twin
@@ -38,6 +40,7 @@ inline Problem randomProblem(std::mt19937 &rng, const Shape &shape) {
   p.numCpus = shape.cpus;
   p.schedule = shape.schedule;
   p.microbatches = shape.microbatches;
+  p.recomputation = shape.recompute;
   int forward = shape.nodes;
   auto addNode = [&](bool backward, int64_t color) {
     Node node;
@@ -53,6 +56,8 @@ inline Problem randomProblem(std::mt19937 &rng, const Shape &shape) {
     // Training schedules stash what forward nodes produce.
     if (shape.activations && !(p.isTraining() && backward))
       node.outputBytes = std::round(memory(rng) * 2);
+    if (shape.recompute && !backward)
+      node.recomputeTime = std::round(node.acceleratorTime / 3 * 4) / 4;
     if (shape.zeroTime && coin(rng) < 0.4) {
       node.acceleratorTime = node.cpuTime = 0;
       if (coin(rng) < 0.5)

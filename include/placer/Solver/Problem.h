@@ -30,6 +30,9 @@ struct Node {
   /// (Memory.h). 0 everywhere: weights only, as in the paper.
   double outputBytes = 0;
   double transferCost = 0;     ///< c(u): moving its output off or onto a device
+  /// Training: accelerator time to run its forward pass again, paid by a
+  /// stage that recomputes its activations instead of stashing them.
+  double recomputeTime = 0;
   bool supported = true;       ///< may run on an accelerator
   bool backward = false;       ///< a backward (training) op
   int64_t colorClass = -1;     ///< nodes of one class share a device; -1: none
@@ -81,6 +84,11 @@ struct Problem {
   /// stashes per microbatch in flight.
   Schedule schedule = Schedule::Inference;
   int microbatches = 1;
+  /// Training: a stage whose stash does not fit may recompute it
+  /// (activation checkpointing at the stage's inputs): it keeps its inputs
+  /// per microbatch in flight and one microbatch's activations, and pays
+  /// its nodes' `recomputeTime` (docs/Placement.md).
+  bool recomputation = false;
 
   int size() const { return static_cast<int>(nodes.size()); }
   int numDevices() const { return numAccelerators + numCpus; }
@@ -113,6 +121,9 @@ struct DeviceReport {
   double memory = 0;          ///< weights + activations
   /// Training schedules: microbatches whose stash the stage holds.
   int inFlight = 0;
+  /// Training with recomputation: the stage recomputes its activations
+  /// (its stash did not fit); `compute` includes the recomputation.
+  bool recompute = false;
   std::vector<int> nodes;     ///< in execution (topological) order
 };
 
