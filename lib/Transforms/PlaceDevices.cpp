@@ -96,6 +96,9 @@ FailureOr<ModuleProblem> buildProblem(ModuleOp module,
       node.id = getIntAttr(attrs, "id", result.problem.size());
       result.isWorkload |= cost.getSource() == CostSource::Workload;
       node.acceleratorTime = accelerator ? getStepTime(cost, accelerator) : 0;
+      // A stage that recomputes runs the forward pass once more.
+      if (accelerator && cost.getBackwardTimeOn(accelerator->name))
+        node.recomputeTime = cost.getTimeOn(accelerator->name).value_or(0);
       node.cpuTime = getStepTime(cost, cpu);
       node.memory = static_cast<double>(cost.getResidentBytes());
       node.transferCost = cost.getTransferTime();
@@ -206,8 +209,10 @@ llvm::json::Value makeReport(const ModuleProblem &mp,
         {"activations", r.activations},
         {"memory", r.memory},
         {"nodes", static_cast<int64_t>(r.nodes.size())}};
-    if (p.isTraining() && p.isAccelerator(d))
+    if (p.isTraining() && p.isAccelerator(d)) {
       device["in_flight"] = r.inFlight;
+      device["recompute"] = r.recompute;
+    }
     devices.push_back(std::move(device));
   }
   Object assignment;
@@ -366,6 +371,7 @@ struct PlaceDevicesPass
       int64_t m = settings.microbatches > 0 ? settings.microbatches
                                             : setup.microbatches;
       problem.microbatches = static_cast<int>(std::min<int64_t>(m, 1 << 20));
+      problem.recomputation = settings.recompute;
     }
     return success();
   }
@@ -462,6 +468,12 @@ struct PlaceDevicesPass
     for (auto [op, follow] : mp.followers)
       setDevice(op, follow ? *getDevice(follow) : clusterDevice[0]);
     MLIRContext *context = module.getContext();
+    solver::Evaluation evaluation =
+        solver::evaluate(problem, solution.assignment);
+    SmallVector<int64_t> recomputing;
+    for (int d = 0; d < problem.numDevices(); ++d)
+      if (evaluation.devices[d].recompute)
+        recomputing.push_back(clusterDevice[d]);
     setPlacement(
         module,
         PlacementAttr::get(
@@ -471,7 +483,10 @@ struct PlaceDevicesPass
             solution.optimal, problem.numAccelerators, problem.numCpus,
             latency ? std::optional<F64>(solution.latency) : std::nullopt,
             problem.isTraining() ? solver::getName(problem.schedule) : "",
-            problem.isTraining() ? problem.microbatches : 0));
+            problem.isTraining() ? problem.microbatches : 0,
+            recomputing.empty()
+                ? DenseI64ArrayAttr()
+                : DenseI64ArrayAttr::get(context, recomputing)));
 
     auto remark = emitRemark(loc) << "placed " << problem.size() << " ops on "
                                   << problem.numAccelerators
@@ -495,8 +510,6 @@ struct PlaceDevicesPass
              << " s)";
 
     if (!settings.report.empty()) {
-      solver::Evaluation evaluation =
-          solver::evaluate(problem, solution.assignment);
       llvm::json::Value json =
           makeReport(mp, solution, evaluation, clusterDevice, *cluster);
       llvm::json::Object &object = *json.getAsObject();

@@ -85,6 +85,11 @@ struct Stage {
   std::vector<Step> tasks[2];
   /// 1F1B: forward tasks run before the first backward one.
   int64_t warmup = 0;
+  /// The placement chose recomputation: the backward task first runs the
+  /// forward ops again, and only the stage's inputs are stashed.
+  bool recompute = false;
+  /// Bytes of the activations the forward task receives.
+  int64_t inputBytes = 0;
 };
 
 /// Which task a device runs next: (phase, microbatch).
@@ -319,6 +324,7 @@ private:
   double getOpTime(Operation *op, const Stage &stage, bool gradient) const;
   void addOps(Stage &stage);
   void addGradients(Stage &stage);
+  void prependRecomputation(Stage &stage);
 
   const Cluster &cluster;
   std::vector<Stage> &stages;
@@ -396,6 +402,8 @@ void TaskBuilder::addOps(Stage &stage) {
     } else if (auto recv = dyn_cast<dist::RecvOp>(op)) {
       step.kind = Step::Kind::Recv;
       step.channel = recv.getChannel();
+      if (phase == Phase::Forward)
+        stage.inputBytes += getActivationBytes(recv.getResult());
       auto it = sendOf.find(step.channel);
       if (it != sendOf.end())
         step.time = getTransferTime(cluster, it->second.first,
@@ -456,6 +464,26 @@ void TaskBuilder::addGradients(Stage &stage) {
   }
 }
 
+void TaskBuilder::prependRecomputation(Stage &stage) {
+  std::vector<Step> prefix;
+  for (const Step &step : stage.tasks[0])
+    if (step.kind == Step::Kind::Compute && step.time > 0) {
+      Step again = step;
+      again.inputs.clear(); // what it reads was stashed or is rebuilt first
+      again.name += " (recompute)";
+      prefix.push_back(std::move(again));
+    }
+  std::vector<Step> &backward = stage.tasks[1];
+  int offset = static_cast<int>(prefix.size());
+  for (Step &step : backward) {
+    for (int &input : step.inputs)
+      input += offset;
+    if (step.value >= 0)
+      step.value += offset;
+  }
+  backward.insert(backward.begin(), prefix.begin(), prefix.end());
+}
+
 bool TaskBuilder::build() {
   for (Stage &stage : stages)
     for (Operation *op : stage.ops)
@@ -476,6 +504,8 @@ bool TaskBuilder::build() {
     addOps(stage);
     if (implicit)
       addGradients(stage);
+    if (stage.recompute && !stage.tasks[1].empty())
+      prependRecomputation(stage);
   }
   return implicit || !backwardOps.empty();
 }
@@ -592,7 +622,9 @@ struct StageMemory {
 ///
 /// Training: weights with their gradients and optimizer state, and the
 /// forward task's outputs stashed for each microbatch the schedule kept in
-/// flight at once (the placement's model, docs/CostModel.md).
+/// flight at once (the placement's model, docs/CostModel.md); a stage that
+/// recomputes stashes its inputs per microbatch and rebuilds one
+/// microbatch's outputs at a time.
 StageMemory getStageMemory(const Stage &stage, bool training,
                            int64_t inFlight) {
   solver::MemoryGraph graph;
@@ -621,7 +653,9 @@ StageMemory getStageMemory(const Stage &stage, bool training,
   if (training) {
     for (double bytes : graph.paramBytes)
       memory.weights += std::llround(bytes);
-    memory.activations = memory.stash * inFlight;
+    memory.activations =
+        stage.recompute ? memory.stash + stage.inputBytes * inFlight
+                        : memory.stash * inFlight;
     return memory;
   }
   memory.stash = 0;
@@ -689,6 +723,11 @@ struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
         stage.ops.push_back(&op);
       stages.push_back(std::move(stage));
     }
+    if (PlacementAttr placement = getPlacement(module))
+      if (DenseI64ArrayAttr recompute = placement.getRecompute())
+        for (Stage &stage : stages)
+          stage.recompute =
+              llvm::is_contained(recompute.asArrayRef(), stage.device);
     bool training = TaskBuilder(cluster, stages).build();
     if (forced && !training) {
       emitError(loc, "--placer-simulate: schedule=")
@@ -767,6 +806,7 @@ struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
         if (training) {
           device["in_flight"] = simulator.inFlight[i];
           device["stash_bytes"] = memory.stash;
+          device["recompute"] = stage.recompute;
         }
         devices.push_back(std::move(device));
       }

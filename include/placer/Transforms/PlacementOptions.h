@@ -49,6 +49,8 @@ struct PlacementSettings {
   /// unset / 0: the cluster's (TrainingSetup).
   std::optional<solver::Schedule> schedule;
   int64_t microbatches = 0;
+  /// Training graphs: a stage whose stash does not fit may recompute it.
+  bool recompute = false;
   solver::SolveOptions solve;
   std::string report;
   std::string exportSplit;
@@ -130,6 +132,13 @@ struct PlaceOptions {
       llvm::cl::desc("Training graphs: microbatches per iteration (0: the "
                      "cluster's, 8 by default)"),
       llvm::cl::init(0)};
+  Option<bool> recompute{
+      owner, "recompute",
+      llvm::cl::desc("Training graphs: a stage whose stashed activations do "
+                     "not fit may recompute them in its backward pass "
+                     "(activation checkpointing at the stage's inputs), at "
+                     "the cost of its forward time"),
+      llvm::cl::init(false)};
   Option<std::string> objective{
       owner, "objective",
       llvm::cl::desc("throughput (max load per device) | latency (one sample "
@@ -203,6 +212,7 @@ struct PlaceOptions {
           "microbatches=" + std::to_string(microbatches) +
           ": must be at least 1 (0: the cluster's)");
     settings.microbatches = microbatches;
+    settings.recompute = recompute;
     settings.report = report;
     settings.exportSplit = exportSplit;
     solver::SolveOptions &solve = settings.solve;

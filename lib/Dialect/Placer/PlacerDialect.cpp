@@ -144,7 +144,7 @@ LogicalResult
 PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError, Objective,
                       StringRef, F64, F64, bool, int64_t, int64_t,
                       std::optional<F64>, StringRef schedule,
-                      int64_t microbatches) {
+                      int64_t microbatches, DenseI64ArrayAttr recompute) {
   if (schedule.empty() != (microbatches == 0))
     return emitError() << "placement schedule and microbatches come together "
                           "(training) or not at all (inference)";
@@ -155,6 +155,16 @@ PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError, Objective,
   if (microbatches < 0)
     return emitError() << "placement microbatches must be positive, got "
                        << microbatches;
+  if (recompute) {
+    if (schedule.empty())
+      return emitError() << "placement recompute needs a training schedule";
+    ArrayRef<int64_t> devices = recompute.asArrayRef();
+    for (size_t i = 0; i < devices.size(); ++i)
+      if (devices[i] < 0 || (i > 0 && devices[i] <= devices[i - 1]))
+        return emitError() << "placement recompute must list devices in "
+                              "ascending order, got "
+                           << recompute;
+  }
   return success();
 }
 

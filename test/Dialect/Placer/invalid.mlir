@@ -174,3 +174,23 @@ module attributes {placer.cluster = #placer.cluster<kinds = [#placer.kind<name =
 // expected-error @+2 {{training needs at least one microbatch}}
 // expected-error @+1 {{failed to parse Placer_ClusterAttr parameter 'training'}}
 module attributes {placer.cluster = #placer.cluster<kinds = [#placer.kind<name = "gpu", device_class = accelerator, peak_flops = {f32 = 1.0}, memory_bandwidth = 1.0>], default_link = #placer.link<bandwidth = 1.0>, training = <schedule = "gpipe", microbatches = 0, optimizer_state_factor = 2.0>>} {}
+
+// -----
+
+// expected-error @+1 {{placement schedule and microbatches come together (training) or not at all (inference)}}
+module attributes {placer.placement = #placer.placement<objective = throughput, algorithm = "dp", max_load = 1.0, lower_bound = 1.0, optimal = true, accelerators = 1, cpus = 0, schedule = "gpipe">} {}
+
+// -----
+
+// expected-error @+1 {{placement schedule must be "gpipe" or "1f1b", got "zb-h1"}}
+module attributes {placer.placement = #placer.placement<objective = throughput, algorithm = "dp", max_load = 1.0, lower_bound = 1.0, optimal = true, accelerators = 1, cpus = 0, schedule = "zb-h1", microbatches = 4>} {}
+
+// -----
+
+// expected-error @+1 {{placement recompute needs a training schedule}}
+module attributes {placer.placement = #placer.placement<objective = throughput, algorithm = "dp", max_load = 1.0, lower_bound = 1.0, optimal = true, accelerators = 1, cpus = 0, recompute = [0]>} {}
+
+// -----
+
+// expected-error @+1 {{placement recompute must list devices in ascending order, got array<i64: 2, 1>}}
+module attributes {placer.placement = #placer.placement<objective = throughput, algorithm = "dp", max_load = 1.0, lower_bound = 1.0, optimal = true, accelerators = 2, cpus = 0, schedule = "1f1b", microbatches = 4, recompute = [2, 1]>} {}

@@ -253,6 +253,8 @@ def Placer_PlacementAttr : Placer_Attr<"Placement", "placement"> {
     `microbatches` are the pipeline the placement sized memory for (the
     cluster's `training`, as the placement options override it); the
     simulator runs that schedule. Both are absent for inference.
+    `recompute` lists the devices (ascending) whose stage recomputes its
+    activations instead of stashing them (`recompute=true`).
   }];
   let parameters = (ins
     EnumParameter<Placer_Objective>:$objective,
@@ -264,7 +266,8 @@ def Placer_PlacementAttr : Placer_Attr<"Placement", "placement"> {
     "int64_t":$cpus,
     Placer_OptionalF64Param:$latency,
     StringRefParameter<"training schedule", "\"\"">:$schedule,
-    Placer_DefaultI64Param<"microbatches per iteration", "0">:$microbatches);
+    Placer_DefaultI64Param<"microbatches per iteration", "0">:$microbatches,
+    OptionalParameter<"::mlir::DenseI64ArrayAttr">:$recompute);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
