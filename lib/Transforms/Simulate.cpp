@@ -28,6 +28,7 @@
 
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace placer {
 #define GEN_PASS_DEF_SIMULATE
@@ -64,8 +65,10 @@ struct Step {
   /// Compute: the op's seconds. Send and Recv: the transfer's seconds (a
   /// serialized receiver is busy that long).
   double time = 0;
-  /// Send and Recv: the channel; gradients flowing back use their own.
+  /// Send and Recv: the channel, which a gradient flowing back reuses
+  /// against its direction (`gradient`).
   int64_t channel = -1;
+  bool gradient = false;
   int64_t peer = -1;    ///< Send: the receiver
   /// Send: the step whose value it sends (a value leaves once per device,
   /// however many receive it).
@@ -174,7 +177,7 @@ LogicalResult Simulator::run(std::vector<Stage> &stages,
   std::vector<int64_t> open(n, 0);
   std::map<std::pair<int64_t, int64_t>, double> linkFree;
   // Arrival of (channel, microbatch) at its receiver, once sent.
-  std::map<std::pair<int64_t, int64_t>, double> arrival;
+  std::map<std::tuple<int64_t, bool, int64_t>, double> arrival;
   busy.assign(n, 0.0);
   inFlight.assign(n, 0);
   sampleFinish.assign(microbatches, 0.0);
@@ -195,7 +198,7 @@ LogicalResult Simulator::run(std::vector<Stage> &stages,
   };
   auto readyAt = [&](size_t s, const Step &step, double &when) {
     if (step.kind == Step::Kind::Recv) {
-      auto it = arrival.find({step.channel, microbatchOf(s)});
+      auto it = arrival.find({step.channel, step.gradient, microbatchOf(s)});
       if (it == arrival.end())
         return false;
       when = it->second;
@@ -246,7 +249,7 @@ LogicalResult Simulator::run(std::vector<Stage> &stages,
       double begin = charged ? std::max(start, link) : std::max(when, link);
       end = begin + step.time;
       link = end;
-      arrival[{step.channel, m}] = end;
+      arrival[{step.channel, step.gradient, m}] = end;
       if (charged) {
         deviceFree[s] = end;
         busy[s] += step.time;
@@ -331,8 +334,6 @@ private:
   llvm::DenseSet<Operation *> backwardOps;
   /// Every channel's send and its sender.
   std::map<int64_t, std::pair<dist::SendOp, int64_t>> sendOf;
-  int64_t gradientChannels = 0; ///< offset of the gradients' channels
-  bool implicit = false;
 };
 
 void TaskBuilder::findBackwardOps() {
@@ -431,7 +432,8 @@ void TaskBuilder::addGradients(Stage &stage) {
   for (int i = static_cast<int>(forward.size()) - 1; i >= 0; --i) {
     const Step &step = forward[i];
     Step gradient;
-    gradient.channel = gradientChannels + step.channel;
+    gradient.channel = step.channel;
+    gradient.gradient = true;
     switch (step.kind) {
     case Step::Kind::Compute:
       gradient.kind = Step::Kind::Compute;
@@ -448,7 +450,8 @@ void TaskBuilder::addGradients(Stage &stage) {
         returning[step.value].push_back(backward.size());
       break;
     case Step::Kind::Recv: { // the gradient of what it received goes back
-      auto [send, from] = sendOf.at(step.channel);
+      // The dist.program verifier pairs every recv with a send.
+      auto [send, from] = sendOf.find(step.channel)->second;
       gradient.kind = Step::Kind::Send;
       gradient.peer = from;
       gradient.time = getTransferTime(cluster, send, stage.device, from);
@@ -487,12 +490,10 @@ void TaskBuilder::prependRecomputation(Stage &stage) {
 bool TaskBuilder::build() {
   for (Stage &stage : stages)
     for (Operation *op : stage.ops)
-      if (auto send = dyn_cast<dist::SendOp>(op)) {
+      if (auto send = dyn_cast<dist::SendOp>(op))
         sendOf[send.getChannel()] = {send, stage.device};
-        gradientChannels =
-            std::max<int64_t>(gradientChannels, send.getChannel() + 1);
-      }
   findBackwardOps();
+  bool implicit = false;
   if (backwardOps.empty())
     implicit = llvm::any_of(stages, [](const Stage &stage) {
       return llvm::any_of(stage.ops, [&](Operation *op) {
