@@ -5,6 +5,9 @@
 // and lowered down to the LLVM dialect. Any module the importer returns
 // must come out lowered or with diagnostics, never a crash. Shapes only: no
 // file is opened, no weight is read (lowering needs types, not values).
+// The input's last byte also picks a training step (bit 0), GPipe instead
+// of 1F1B (bit 1) and recomputation (bit 2), so the training placement and
+// the training simulator see every model too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,12 +45,15 @@ mlir::MLIRContext &getPipelineContext() {
 
 /// A placement that stays fast on any input: the DP on two accelerators,
 /// its ideal lattice bounded (past the limit it linearizes, still valid).
-placer::PlacementSettings placementSettings() {
+placer::PlacementSettings placementSettings(uint8_t flags) {
   placer::PlacementSettings settings;
   settings.devices = 2;
   settings.cpus = 0;
   settings.solve.algorithm = placer::solver::Algorithm::DP;
   settings.solve.idealLimit = 20000;
+  settings.schedule = flags & 2 ? placer::solver::Schedule::GPipe
+                                : placer::solver::Schedule::OneFOneB;
+  settings.recompute = flags & 4;
   return settings;
 }
 
@@ -63,9 +69,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!module)
     return 0;
 
+  uint8_t flags = size > 0 ? data[size - 1] : 0;
+  placer::CostSettings costs;
+  costs.training = flags & 1;
   mlir::PassManager pm(&context);
-  pm.addPass(placer::createEstimateCosts(placer::CostSettings()));
-  pm.addPass(placer::createPlaceDevices(placementSettings()));
+  pm.addPass(placer::createEstimateCosts(costs));
+  pm.addPass(placer::createPlaceDevices(placementSettings(flags)));
   pm.addPass(placer::createSplitDevices());
   pm.addPass(placer::createSimulate());
   if (mlir::failed(pm.run(*module)))
