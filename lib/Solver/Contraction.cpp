@@ -184,12 +184,21 @@ Reduced placer::solver::detail::reduce(const Problem &problem,
            std::all_of(graph.members[s].begin(), graph.members[s].end(),
                        [&](int m) { return problem.nodes[m].outputBytes == 0; });
   };
+  // A replicated stage all-reduces its gradients: a node that has some
+  // changes that cost wherever it goes.
+  bool gradientsCount = problem.replication && problem.isTraining();
+  auto noGradients = [&](int s) {
+    return !gradientsCount ||
+           std::all_of(graph.members[s].begin(), graph.members[s].end(),
+                       [&](int m) { return problem.nodes[m].gradientBytes == 0; });
+  };
 
   // Free sources, peeled repeatedly in topological order.
   std::vector<char> removed(n, 0);
   Reduced out;
   for (int s = 0; s < n; ++s) {
-    bool free = isZeroTime(s) && graph.memory[s] == 0 && noActivation(s);
+    bool free = isZeroTime(s) && graph.memory[s] == 0 && noActivation(s) &&
+                noGradients(s);
     // Backward members too: nothing feeds the class (no gradient flows in),
     // and what it sends costs nothing.
     for (int m : graph.members[s])
@@ -215,7 +224,7 @@ Reduced placer::solver::detail::reduce(const Problem &problem,
     return s;
   };
   for (int s = 0; s < n; ++s) {
-    if (removed[s] || !isZeroTime(s) || !noActivation(s))
+    if (removed[s] || !isZeroTime(s) || !noActivation(s) || !noGradients(s))
       continue;
     std::vector<int> neighbours = outsideNeighbours(s, /*successors=*/false);
     for (int next : outsideNeighbours(s, /*successors=*/true))

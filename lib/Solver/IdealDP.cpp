@@ -197,7 +197,7 @@ public:
   /// `memory` counts weights only (the graph's, which may leave out merged
   /// leaves); it only grows as D grows, unlike the activation peak.
   double acceleratorCompute = 0, cpuCompute = 0, memory = 0;
-  double recomputeTime = 0;
+  double recomputeTime = 0, gradientBytes = 0;
   int unsupported = 0;
 
 private:
@@ -238,6 +238,7 @@ private:
       inSet[m] = sign > 0;
       stash += sign * problem.nodes[m].outputBytes;
       recomputeTime += sign * problem.nodes[m].recomputeTime;
+      gradientBytes += sign * problem.nodes[m].gradientBytes;
       for (int p : preds[m])
         successorsInSet[p] += sign;
     }
@@ -281,11 +282,14 @@ public:
           const IdealLattice &lattice, double upperBound)
       : problem(problem), graph(graph), lattice(lattice), cost(problem, graph),
         k(problem.numAccelerators), l(problem.numCpus), n(lattice.size()),
+        maxReplicas(problem.replication ? std::max(1, k) : 1),
         bound(upperBound), forbidden(graph.numSuper, 0) {
     size_t states = static_cast<size_t>((k + 1) * (l + 1)) * n;
     value.assign(states, kInfinity);
     next.assign(states, -1);
     step.assign(states, Step::None);
+    if (maxReplicas > 1)
+      replicas.assign(states, 1);
   }
 
   Assignment solve() {
@@ -307,8 +311,11 @@ public:
     return value[state(usedCpus, usedAccelerators, 0)];
   }
 
-  /// Devices in pipeline order, as solve() numbered them.
+  /// Devices in pipeline order, as solve() numbered them (stages' first
+  /// devices).
   std::vector<int> stageOrder;
+  /// Replicated stages of the reconstructed split (empty without).
+  Replication replication;
 
 private:
   size_t state(int c, int a, int64_t ideal) const {
@@ -322,9 +329,10 @@ private:
       if (forbidden[v])
         continue;
       cost.add(v);
+      // r copies divide a stage's load at most by r.
       bool acceleratorUseful = k > 0 && cost.unsupported == 0 &&
                                cost.mayFit() &&
-                               cost.acceleratorCompute <= bound;
+                               cost.acceleratorCompute / maxReplicas <= bound;
       bool cpuUseful = l > 0 && cost.cpuCompute <= bound;
       if (acceleratorUseful || cpuUseful) {
         relax(bigger, acceleratorUseful ? cost.acceleratorCost() : kInfinity,
@@ -356,14 +364,24 @@ private:
     for (int c = 0; c <= l; ++c)
       for (int a = 0; a <= k; ++a) {
         size_t s = state(c, a, current);
-        // D is then the a-th accelerator stage from the end.
+        // D then starts at the a-th accelerator from the end.
         double stageCost = a <= plain        ? acceleratorCost
                            : a <= recomputed ? slower
                                              : kInfinity;
-        if (a > 0 && stageCost < value[s]) {
-          double v = std::max(value[state(c, a - 1, rest)], stageCost);
-          if (v < value[s])
+        // On r devices (a to a - r + 1 from the end): each takes every
+        // r-th microbatch, and training all-reduces D's gradients.
+        for (int r = 1; r <= std::min(a, maxReplicas) && stageCost < kInfinity;
+             ++r) {
+          double replicated =
+              stageCost / r + problem.allReduceTime(cost.gradientBytes, r);
+          if (replicated >= value[s])
+            continue;
+          double v = std::max(value[state(c, a - r, rest)], replicated);
+          if (v < value[s]) {
             set(s, v, rest, Step::Accelerator);
+            if (maxReplicas > 1)
+              replicas[s] = r;
+          }
         }
         if (c > 0 && cpuCost < value[s]) {
           double v = std::max(value[state(c - 1, a, rest)], cpuCost);
@@ -382,6 +400,9 @@ private:
     if (optimum() == kInfinity)
       return {};
     Assignment assignment(problem.size(), -1);
+    replication.clear();
+    if (maxReplicas > 1)
+      replication.assign(k, 1);
     // Stages come out first to last; devices are numbered in that order.
     int c = usedCpus, a = usedAccelerators;
     int nextAccelerator = 0, nextCpu = problem.numAccelerators;
@@ -391,8 +412,14 @@ private:
       if (step[s] == Step::None)
         return {};
       bool onAccelerator = step[s] == Step::Accelerator;
-      int device = onAccelerator ? nextAccelerator++ : nextCpu++;
-      (onAccelerator ? a : c) -= 1;
+      int copies = onAccelerator && maxReplicas > 1 ? replicas[s] : 1;
+      int device = onAccelerator ? nextAccelerator : nextCpu++;
+      if (onAccelerator) {
+        nextAccelerator += copies;
+        if (copies > 1)
+          replication[device] = copies;
+      }
+      (onAccelerator ? a : c) -= copies;
       stageOrder.push_back(device);
       int64_t rest = next[s];
       for (int v = 0; v < graph.numSuper; ++v)
@@ -410,12 +437,14 @@ private:
   SetCost cost;
   int k, l;
   int64_t n;
+  int maxReplicas;
   double bound;
   int64_t current = 0;
   int usedCpus = 0, usedAccelerators = 0;
   std::vector<double> value;
   std::vector<int64_t> next;
   std::vector<Step> step;
+  std::vector<int> replicas; ///< per state, with replication
   std::vector<char> forbidden;
   std::vector<int> undo;
 };
@@ -468,7 +497,9 @@ Solution runDP(const Problem &problem, const Contracted &graph,
   if (!assignment.empty()) {
     placeFreeNodes(problem, freeNodes, dp.stageOrder, assignment);
     solution.assignment = std::move(assignment);
-    solution.maxLoad = evaluate(problem, solution.assignment).maxLoad;
+    solution.replication = dp.replication;
+    solution.maxLoad =
+        evaluate(problem, solution.assignment, solution.replication).maxLoad;
   }
   return solution;
 }

@@ -79,7 +79,8 @@ static double getInputBytes(const Problem &problem,
 }
 
 Evaluation placer::solver::evaluate(const Problem &problem,
-                                    const Assignment &assignment) {
+                                    const Assignment &assignment,
+                                    const Replication &replication) {
   Evaluation result;
   result.devices.resize(problem.numDevices());
   auto fail = [&](std::string why) {
@@ -128,6 +129,32 @@ Evaluation placer::solver::evaluate(const Problem &problem,
              " is split across devices");
     }
   }
+  // Replicated stages: r - 1 empty accelerators right after the device.
+  if (!replication.empty()) {
+    if (!problem.replication ||
+        static_cast<int>(replication.size()) != problem.numAccelerators)
+      fail("replication is not enabled, or not given per accelerator");
+    for (int d = 0; d < static_cast<int>(replication.size()) &&
+                    result.violation.empty();
+         ++d) {
+      int r = replication[d];
+      if (r < 1 || d + r > problem.numAccelerators ||
+          (r > 1 && result.devices[d].nodes.empty())) {
+        fail("accelerator " + std::to_string(d) + " cannot run a stage on " +
+             std::to_string(r) + " devices");
+        break;
+      }
+      result.devices[d].replicas = r;
+      for (int copy = d + 1; copy < d + r; ++copy) {
+        if (!result.devices[copy].nodes.empty() || replication[copy] != 1 ||
+            result.devices[copy].replicaOf >= 0)
+          fail("accelerator " + std::to_string(copy) +
+               " cannot both hold nodes or a stage and copy accelerator " +
+               std::to_string(d) + "'s");
+        result.devices[copy].replicaOf = d;
+      }
+    }
+  }
   if (!result.violation.empty()) {
     result.maxLoad = kInfinity;
     return result;
@@ -163,9 +190,15 @@ Evaluation placer::solver::evaluate(const Problem &problem,
     memory = memoryGraph(problem);
     peak.emplace(*memory);
   }
-  int stagesFromEnd = 0; // accelerator stages from here to the last
+  // Accelerators in use from here to the last: stages and their copies
+  // (a replicated stage counts as its devices, which bounds its in-flight
+  // microbatches from above).
+  auto inUse = [&](int d) {
+    return !result.devices[d].nodes.empty() || result.devices[d].replicaOf >= 0;
+  };
+  int stagesFromEnd = 0;
   for (int d = 0; d < problem.numAccelerators; ++d)
-    stagesFromEnd += result.devices[d].nodes.empty() ? 0 : 1;
+    stagesFromEnd += inUse(d) ? 1 : 0;
   for (int d = 0; d < problem.numDevices(); ++d) {
     DeviceReport &device = result.devices[d];
     device.load = device.compute;
@@ -180,6 +213,8 @@ Evaluation placer::solver::evaluate(const Problem &problem,
           device.weights += problem.nodes[u].memory;
           stash += problem.nodes[u].outputBytes;
         }
+        if (problem.isTraining() && device.replicaOf >= 0)
+          --stagesFromEnd;
         if (problem.isTraining() && !device.nodes.empty()) {
           device.inFlight = problem.inFlight(stagesFromEnd--);
           device.activations = stash * device.inFlight;
@@ -201,12 +236,33 @@ Evaluation placer::solver::evaluate(const Problem &problem,
       }
       device.memory = device.weights + device.activations;
       device.load += device.communicationIn + device.communicationOut;
+      if (device.replicas > 1) {
+        // Each copy takes every r-th microbatch; the gradients meet once
+        // per iteration.
+        double gradients = 0;
+        for (int u : device.nodes)
+          gradients += problem.nodes[u].gradientBytes;
+        device.load = device.load / device.replicas +
+                      problem.allReduceTime(gradients, device.replicas);
+      }
       if (!fits(problem, device.memory))
         fail("accelerator " + std::to_string(d) + " needs " +
              std::to_string(device.memory) + " bytes, over the limit of " +
              std::to_string(problem.memoryLimit));
     }
     result.maxLoad = std::max(result.maxLoad, device.load);
+  }
+  // Copies report their stage's load and memory.
+  for (int d = 0; d < problem.numAccelerators; ++d) {
+    DeviceReport &device = result.devices[d];
+    if (device.replicaOf < 0)
+      continue;
+    const DeviceReport &stage = result.devices[device.replicaOf];
+    device.load = stage.load;
+    device.weights = stage.weights;
+    device.activations = stage.activations;
+    device.memory = stage.memory;
+    device.inFlight = stage.inFlight;
   }
   if (!result.violation.empty())
     result.maxLoad = kInfinity;
@@ -215,6 +271,7 @@ Evaluation placer::solver::evaluate(const Problem &problem,
 
 double placer::solver::lowerBound(const Problem &problem) {
   double total = 0, largest = 0;
+  // (Replicas divide a node's time: only the total work bounds the load.)
   for (const Node &node : problem.nodes) {
     double best = problem.numCpus > 0 ? node.cpuTime : kInfinity;
     if (problem.numAccelerators > 0 && node.supported)
@@ -222,13 +279,24 @@ double placer::solver::lowerBound(const Problem &problem) {
     if (best == kInfinity)
       return kInfinity;
     total += best;
-    largest = std::max(largest, best);
+    if (!problem.replication)
+      largest = std::max(largest, best);
   }
   return std::max(largest, total / std::max(1, problem.numDevices()));
 }
 
 std::vector<int> placer::solver::topologicalOrder(const Problem &problem) {
   return placer::topologicalOrder(problem.successors);
+}
+
+double Problem::allReduceTime(double bytes, int replicas) const {
+  if (!isTraining() || replicas <= 1 || bytes <= 0)
+    return 0;
+  // Ring: 2 (r - 1) steps, each moving bytes / r.
+  double steps = 2.0 * (replicas - 1);
+  return (steps * bytes / replicas / allReduceBandwidth +
+          steps * allReduceLatency) /
+         microbatches;
 }
 
 int Problem::inFlight(int stagesFromEnd) const {

@@ -33,9 +33,9 @@ struct Models {
   const Problem &linear;
   /// `linear` tightens the memory of `exact` (it is not the same problem).
   bool tightened;
-  /// Stages may recompute, which no integer program models: their memory
-  /// rows restrict the problem.
-  bool recomputes;
+  /// Stages may recompute or be replicated, which no integer program
+  /// models: their models restrict the problem.
+  bool restricted;
 };
 
 /// A throughput placement by `algorithm` without CBC: the DP, a baseline, or
@@ -96,7 +96,7 @@ SolveResult solveThroughput(Models models, const SolveOptions &options) {
     ip.warmStart = &start.assignment;
   // Under a training schedule the model itself counts each stage's stash.
   bool exactModel = problem.isTraining();
-  ip.memoryTightened = (models.tightened && !exactModel) || models.recomputes;
+  ip.memoryTightened = (models.tightened && !exactModel) || models.restricted;
   result.ip =
       solveThroughputIP(exactModel ? models.exact : models.linear, ip);
   result.solution = result.ip->solution;
@@ -104,6 +104,7 @@ SolveResult solveThroughput(Models models, const SolveOptions &options) {
   // accepts: the answer is never worse than it.
   if (start.feasible() && start.maxLoad < result.solution.maxLoad) {
     result.solution.assignment = start.assignment;
+    result.solution.replication = start.replication;
     result.solution.maxLoad = start.maxLoad;
   }
   return result;
@@ -123,7 +124,7 @@ SolveResult solveLatency(Models models, const SolveOptions &options) {
     // model's time horizon; both share the time limit.
     IPOptions ip = options.ip;
     ip.deadline = ip.getDeadline(std::chrono::steady_clock::now());
-    ip.memoryTightened = models.tightened || models.recomputes;
+    ip.memoryTightened = models.tightened || models.restricted;
     latency.deadline = ip.deadline;
     Solution start = solveLatencyGreedy(problem, latency);
     if (start.latency < kInfinity) {
@@ -234,10 +235,11 @@ SolveResult placer::solver::solve(const Problem &problem,
   std::optional<Problem> additive;
   if (activationsBind(problem))
     additive = withAdditiveMemory(problem);
-  bool recomputes = problem.recomputation && problem.isTraining() &&
-                    activationsBind(problem);
+  bool restricted = (problem.recomputation && problem.isTraining() &&
+                     activationsBind(problem)) ||
+                    (problem.replication && problem.numAccelerators > 1);
   Models models{problem, additive ? *additive : problem,
-                additive.has_value(), recomputes};
+                additive.has_value(), restricted};
   SolveResult result = options.objective == Objective::Latency
                            ? solveLatency(models, options)
                            : solveThroughput(models, options);

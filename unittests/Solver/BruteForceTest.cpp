@@ -22,7 +22,7 @@ class DPMatchesBruteForce : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(DPMatchesBruteForce, OnRandomGraphs) {
   std::mt19937 rng(12345 + GetParam().nodes * 7 + GetParam().cpus);
-  int feasible = 0, weightsOnlyMisfits = 0, recomputed = 0;
+  int feasible = 0, weightsOnlyMisfits = 0, recomputed = 0, replicated = 0;
   for (int trial = 0; trial < 25; ++trial) {
     Problem problem = randomProblem(rng, GetParam());
     double expected = bruteForce(problem, /*contiguous=*/true);
@@ -43,8 +43,12 @@ TEST_P(DPMatchesBruteForce, OnRandomGraphs) {
     }
     EXPECT_TRUE(isContiguous(problem, solution.assignment))
         << "trial " << trial << "\n" << describe(problem, solution.assignment);
-    Evaluation evaluation = evaluate(problem, solution.assignment);
+    Evaluation evaluation =
+        evaluate(problem, solution.assignment, solution.replication);
     EXPECT_TRUE(evaluation.feasible());
+    replicated += std::any_of(
+        evaluation.devices.begin(), evaluation.devices.end(),
+        [](const DeviceReport &device) { return device.replicas > 1; });
     recomputed += std::any_of(
         evaluation.devices.begin(), evaluation.devices.end(),
         [](const DeviceReport &device) { return device.recompute; });
@@ -67,9 +71,13 @@ TEST_P(DPMatchesBruteForce, OnRandomGraphs) {
   if (GetParam().activations && !GetParam().recompute) {
     EXPECT_GE(weightsOnlyMisfits, 2);
   }
-  // Where stages may recompute, some optima do.
+  // Where stages may recompute or be replicated, some optima do.
   if (GetParam().recompute) {
     EXPECT_GE(recomputed, 2);
+  }
+  // (Where memory is tight, every device tends to hold its own stage.)
+  if (GetParam().replicate && !GetParam().tightMemory) {
+    EXPECT_GE(replicated, 2);
   }
 }
 
@@ -103,7 +111,17 @@ INSTANTIATE_TEST_SUITE_P(
                       Shape{6, 2, 1, false, false, true, false, true,
                             Schedule::GPipe, 3, true},
                       Shape{4, 2, 0, true, false, true, false, true,
-                            Schedule::OneFOneB, 4, true}),
+                            Schedule::OneFOneB, 4, true},
+                      // Replication: inference, and training with an
+                      // all-reduce under both schedules.
+                      Shape{6, 3, 0, false, false, false, false, false,
+                            Schedule::Inference, 1, false, true},
+                      Shape{6, 3, 1, false, false, false, false, false,
+                            Schedule::GPipe, 2, false, true},
+                      Shape{4, 3, 0, true, false, false, false, false,
+                            Schedule::OneFOneB, 3, false, true},
+                      Shape{6, 3, 0, false, true, true, true, true,
+                            Schedule::OneFOneB, 2, true, true}),
     [](const auto &info) {
       const Shape &s = info.param;
       return "n" + std::to_string(s.nodes) + "k" +
@@ -116,7 +134,8 @@ INSTANTIATE_TEST_SUITE_P(
                                                  : "") +
              (s.microbatches > 1 ? "m" + std::to_string(s.microbatches)
                                  : "") +
-             (s.recompute ? "recompute" : "");
+             (s.recompute ? "recompute" : "") +
+             (s.replicate ? "replicate" : "");
     });
 
 } // namespace

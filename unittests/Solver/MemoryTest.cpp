@@ -248,3 +248,72 @@ TEST(Memory, AdditiveBoundCoversThePeak) {
 }
 
 } // namespace
+
+namespace {
+
+/// a (1 s, no weights) -> b (4 s, 3 bytes of gradients), free transfers,
+/// three accelerators, one microbatch per iteration; the all-reduce runs
+/// at `bandwidth` bytes/s.
+Problem replicationChain(double bandwidth) {
+  Problem problem;
+  for (auto [name, time, gradients] :
+       {std::tuple{"a", 1.0, 0.0}, std::tuple{"b", 4.0, 3.0}}) {
+    Node node;
+    node.name = name;
+    node.acceleratorTime = time;
+    node.gradientBytes = gradients;
+    problem.nodes.push_back(node);
+    problem.successors.emplace_back();
+  }
+  problem.addEdge(0, 1);
+  problem.numAccelerators = 3;
+  problem.schedule = Schedule::GPipe;
+  problem.microbatches = 1;
+  problem.replication = true;
+  problem.allReduceBandwidth = bandwidth;
+  return problem;
+}
+
+TEST(Replication, OnlyWorthItWhenTheAllReduceIsCheap) {
+  // Cheap (100 B/s): {a, b} on all three devices takes 5 / 3 per sample
+  // plus a ring all-reduce of b's 3 bytes, 2 x 2 / 3 x 3 / 100 = 0.04;
+  // {a} | {b} x 2 would take 4 / 2 + 2 x 1 / 2 x 3 / 100 = 2.03.
+  Solution cheap = solveIdealDP(replicationChain(100));
+  ASSERT_TRUE(cheap.feasible());
+  EXPECT_EQ(cheap.assignment, (Assignment{0, 0}));
+  EXPECT_EQ(cheap.replication, (Replication{3, 1, 1}));
+  EXPECT_NEAR(cheap.maxLoad, 5.0 / 3 + 0.04, 1e-12);
+  EXPECT_TRUE(cheap.optimal);
+  Evaluation evaluation =
+      evaluate(replicationChain(100), cheap.assignment, cheap.replication);
+  EXPECT_EQ(evaluation.devices[0].replicas, 3);
+  EXPECT_EQ(evaluation.devices[2].replicaOf, 0);
+  EXPECT_NEAR(evaluation.devices[2].load, 5.0 / 3 + 0.04, 1e-12);
+
+  // Expensive (1 B/s): b x 2 costs 2 + 3 = 5, {a, b} x 3 costs 5/3 + 4,
+  // {a, b} x 2 costs 2.5 + 3: the plain split {a} | {b} at 4 wins.
+  Solution expensive = solveIdealDP(replicationChain(1));
+  EXPECT_EQ(expensive.assignment, (Assignment{0, 1}));
+  EXPECT_EQ(expensive.replication, (Replication{1, 1, 1}));
+  EXPECT_DOUBLE_EQ(expensive.maxLoad, 4);
+  EXPECT_DOUBLE_EQ(evaluate(replicationChain(1), {0, 1}, {1, 2, 1}).maxLoad, 5);
+  EXPECT_DOUBLE_EQ(evaluate(replicationChain(1), {0, 0}, {2, 1, 1}).maxLoad, 5.5);
+
+  // Without replication the cheap case is the plain split too.
+  Problem plain = replicationChain(100);
+  plain.replication = false;
+  EXPECT_DOUBLE_EQ(solveIdealDP(plain).maxLoad, 4);
+  EXPECT_TRUE(solveIdealDP(plain).replication.empty());
+}
+
+TEST(Replication, EvaluateRefusesMalformedGroups) {
+  Problem problem = replicationChain(100);
+  // A copy that holds a node of its own, a group past the last device.
+  EXPECT_FALSE(evaluate(problem, {0, 1}, {2, 1, 1}).feasible());
+  EXPECT_FALSE(evaluate(problem, {0, 2}, {1, 1, 2}).feasible());
+  // Replication off: no groups.
+  problem.replication = false;
+  EXPECT_FALSE(evaluate(problem, {0, 0}, {3, 1, 1}).feasible());
+}
+
+} // namespace

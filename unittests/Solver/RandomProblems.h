@@ -28,6 +28,9 @@ struct Shape {
   int microbatches = 1;
   /// Training: stages may recompute their stash (a third of a node's time).
   bool recompute = false;
+  /// Stages may be replicated; training all-reduces each node's gradients
+  /// (as many bytes as its weights) over a link of bandwidth 4.
+  bool replicate = false;
 };
 
 /// A random DAG; in training mode every forward node gets a backward twin
@@ -41,6 +44,8 @@ inline Problem randomProblem(std::mt19937 &rng, const Shape &shape) {
   p.schedule = shape.schedule;
   p.microbatches = shape.microbatches;
   p.recomputation = shape.recompute;
+  p.replication = shape.replicate;
+  p.allReduceBandwidth = 4;
   int forward = shape.nodes;
   auto addNode = [&](bool backward, int64_t color) {
     Node node;
@@ -56,6 +61,8 @@ inline Problem randomProblem(std::mt19937 &rng, const Shape &shape) {
     // Training schedules stash what forward nodes produce.
     if (shape.activations && !(p.isTraining() && backward))
       node.outputBytes = std::round(memory(rng) * 2);
+    if (shape.replicate && p.isTraining())
+      node.gradientBytes = node.memory;
     if (shape.recompute && !backward)
       node.recomputeTime = std::round(node.acceleratorTime / 3 * 4) / 4;
     if (shape.zeroTime && coin(rng) < 0.4) {
@@ -116,16 +123,40 @@ inline std::string describe(const Problem &p, const Assignment &a) {
   return out;
 }
 
+/// The best load of feasible `assignment` over every way to replicate its
+/// stages (one way when replication is off).
+inline double bestReplication(const Problem &problem,
+                              const Assignment &assignment, double best) {
+  if (!problem.replication)
+    return best;
+  int k = problem.numAccelerators;
+  Replication replication(k, 1);
+  while (true) {
+    int d = 0;
+    while (d < k && ++replication[d] > k - d)
+      replication[d++] = 1;
+    if (d == k)
+      return best;
+    Evaluation evaluation = evaluate(problem, assignment, replication);
+    if (evaluation.feasible())
+      best = std::min(best, evaluation.maxLoad);
+  }
+}
+
 /// The best feasible placement by exhaustive search, contiguous or not.
 inline double bruteForce(const Problem &problem, bool contiguous) {
   int n = problem.size(), devices = problem.numDevices();
   Assignment assignment(n, 0);
   double best = kInfinity;
   while (true) {
+    // Copies never lower a device's memory: an infeasible placement stays
+    // so replicated.
     Evaluation evaluation = evaluate(problem, assignment);
-    if (evaluation.feasible() && evaluation.maxLoad < best &&
+    if (evaluation.feasible() &&
+        (problem.replication || evaluation.maxLoad < best) &&
         (!contiguous || isContiguous(problem, assignment)))
-      best = evaluation.maxLoad;
+      best = std::min(best, bestReplication(problem, assignment,
+                                            evaluation.maxLoad));
     int i = 0;
     while (i < n && ++assignment[i] == devices)
       assignment[i++] = 0;

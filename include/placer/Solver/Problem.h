@@ -33,6 +33,9 @@ struct Node {
   /// Training: accelerator time to run its forward pass again, paid by a
   /// stage that recomputes its activations instead of stashing them.
   double recomputeTime = 0;
+  /// Training: bytes of its weights' gradients, all-reduced across the
+  /// replicas of a replicated stage once per iteration.
+  double gradientBytes = 0;
   bool supported = true;       ///< may run on an accelerator
   bool backward = false;       ///< a backward (training) op
   int64_t colorClass = -1;     ///< nodes of one class share a device; -1: none
@@ -89,6 +92,13 @@ struct Problem {
   /// per microbatch in flight and one microbatch's activations, and pays
   /// its nodes' `recomputeTime` (docs/Placement.md).
   bool recomputation = false;
+  /// A stage may run on r consecutive accelerators, each taking every r-th
+  /// microbatch (data parallelism within the stage): its load per sample is
+  /// divided by r, and training adds a ring all-reduce of its gradients per
+  /// iteration between accelerators (docs/Placement.md, "Replication").
+  bool replication = false;
+  double allReduceBandwidth = kInfinity; ///< bytes/s between accelerators
+  double allReduceLatency = 0;           ///< seconds per message
 
   int size() const { return static_cast<int>(nodes.size()); }
   int numDevices() const { return numAccelerators + numCpus; }
@@ -99,6 +109,9 @@ struct Problem {
   /// Stages count in accelerator order: the schedule runs accelerator 0
   /// first; CPU stages (no memory limit) do not count.
   int inFlight(int stagesFromEnd) const;
+  /// Per microbatch: a ring all-reduce of `bytes` over `replicas` devices,
+  /// once per iteration (training; 0 for one replica or inference).
+  double allReduceTime(double bytes, int replicas) const;
   /// Adds u -> v once; returns false for a self loop or a repeated edge.
   bool addEdge(int u, int v);
   /// Predecessor lists, computed from `successors`.
@@ -108,6 +121,11 @@ struct Problem {
 /// A placement: device of every node; devices 0..k-1 are the accelerators,
 /// k..k+l-1 the CPU cores.
 using Assignment = std::vector<int>;
+
+/// Stage replication, per accelerator: r for the device that holds a
+/// stage run on r devices (1: alone); the r - 1 accelerators after it hold
+/// no node and run copies of the stage. Empty: no replication.
+using Replication = std::vector<int>;
 
 struct DeviceReport {
   double compute = 0;         ///< sum of node times on this device
@@ -124,6 +142,11 @@ struct DeviceReport {
   /// Training with recomputation: the stage recomputes its activations
   /// (its stash did not fit); `compute` includes the recomputation.
   bool recompute = false;
+  /// Replication: devices that run this device's stage (itself included),
+  /// and for a device that runs a copy, the device whose stage it copies
+  /// (it then reports that stage's load and memory).
+  int replicas = 1;
+  int replicaOf = -1;
   std::vector<int> nodes;     ///< in execution (topological) order
 };
 
@@ -136,8 +159,10 @@ struct Evaluation {
 };
 
 /// Scores `assignment` from the model's definition, independently of any
-/// solver's bookkeeping: loads, memory, unsupported nodes, color classes.
-Evaluation evaluate(const Problem &problem, const Assignment &assignment);
+/// solver's bookkeeping: loads, memory, unsupported nodes, color classes,
+/// and with `replication` the replicated stages.
+Evaluation evaluate(const Problem &problem, const Assignment &assignment,
+                    const Replication &replication = {});
 
 /// Whether the placement is a contiguous (pipelined) split in the model's
 /// sense: with every color class contracted to one node (forward edges
@@ -149,7 +174,8 @@ Evaluation evaluate(const Problem &problem, const Assignment &assignment);
 bool isContiguous(const Problem &problem, const Assignment &assignment);
 
 /// A lower bound on the optimal max-load: max(the largest node's cheapest
-/// time, the total cheapest work over all devices).
+/// time (not with replication, which divides it), the total cheapest work
+/// over all devices).
 double lowerBound(const Problem &problem);
 
 /// A topological order of the nodes, smallest index first among the ready

@@ -8,6 +8,8 @@ namespace placer::solver {
 
 struct Solution {
   Assignment assignment;
+  /// Replicated stages (Problem::replication); empty: none.
+  Replication replication;
   double maxLoad = kInfinity;
   std::string algorithm;
   /// Ideals the DP enumerated (0 for other algorithms).
