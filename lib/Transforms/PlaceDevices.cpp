@@ -96,9 +96,12 @@ FailureOr<ModuleProblem> buildProblem(ModuleOp module,
       node.id = getIntAttr(attrs, "id", result.problem.size());
       result.isWorkload |= cost.getSource() == CostSource::Workload;
       node.acceleratorTime = accelerator ? getStepTime(cost, accelerator) : 0;
-      // A stage that recomputes runs the forward pass once more.
-      if (accelerator && cost.getBackwardTimeOn(accelerator->name))
+      // A stage that recomputes runs the forward pass once more; replicas
+      // all-reduce the weights' gradients.
+      if (accelerator && cost.getBackwardTimeOn(accelerator->name)) {
         node.recomputeTime = cost.getTimeOn(accelerator->name).value_or(0);
+        node.gradientBytes = static_cast<double>(cost.getParamBytes());
+      }
       node.cpuTime = getStepTime(cost, cpu);
       node.memory = static_cast<double>(cost.getResidentBytes());
       node.transferCost = cost.getTransferTime();
@@ -213,6 +216,11 @@ llvm::json::Value makeReport(const ModuleProblem &mp,
       device["in_flight"] = r.inFlight;
       device["recompute"] = r.recompute;
     }
+    if (p.replication && p.isAccelerator(d)) {
+      device["replicas"] = r.replicas;
+      if (r.replicaOf >= 0)
+        device["replica_of"] = clusterDevice[r.replicaOf];
+    }
     devices.push_back(std::move(device));
   }
   Object assignment;
@@ -303,10 +311,11 @@ LogicalResult writeJson(Location loc, StringRef path, llvm::json::Value value,
 /// The first accelerator kind and the first CPU kind of the cluster, with
 /// the index of each one's first device.
 struct DeviceKinds {
+  const Cluster &cluster;
   const DeviceKind *accelerator = nullptr, *cpu = nullptr;
   int64_t firstAccelerator = 0, firstCpu = 0;
 
-  explicit DeviceKinds(const Cluster &cluster) {
+  explicit DeviceKinds(const Cluster &cluster) : cluster(cluster) {
     int64_t offset = 0;
     for (const DeviceKind &kind : cluster.getKinds()) {
       if (kind.isAccelerator && !accelerator)
@@ -372,6 +381,13 @@ struct PlaceDevicesPass
                                             : setup.microbatches;
       problem.microbatches = static_cast<int>(std::min<int64_t>(m, 1 << 20));
       problem.recomputation = settings.recompute;
+    }
+    problem.replication = settings.replication;
+    if (accelerator && accelerator->count > 1) {
+      Link link = kinds.cluster.getLink(kinds.firstAccelerator,
+                                        kinds.firstAccelerator + 1);
+      problem.allReduceBandwidth = link.bandwidth;
+      problem.allReduceLatency = link.latency;
     }
     return success();
   }
@@ -468,12 +484,19 @@ struct PlaceDevicesPass
     for (auto [op, follow] : mp.followers)
       setDevice(op, follow ? *getDevice(follow) : clusterDevice[0]);
     MLIRContext *context = module.getContext();
-    solver::Evaluation evaluation =
-        solver::evaluate(problem, solution.assignment);
+    solver::Evaluation evaluation = solver::evaluate(
+        problem, solution.assignment, solution.replication);
     SmallVector<int64_t> recomputing;
     for (int d = 0; d < problem.numDevices(); ++d)
       if (evaluation.devices[d].recompute)
         recomputing.push_back(clusterDevice[d]);
+    // Per cluster device: the device whose stage it copies, or -1.
+    SmallVector<int64_t> replicaOf;
+    for (int d = 0; d < problem.numDevices(); ++d)
+      if (int leader = evaluation.devices[d].replicaOf; leader >= 0) {
+        replicaOf.resize(cluster->getNumDevices(), -1);
+        replicaOf[clusterDevice[d]] = clusterDevice[leader];
+      }
     setPlacement(
         module,
         PlacementAttr::get(
@@ -486,7 +509,9 @@ struct PlaceDevicesPass
             problem.isTraining() ? problem.microbatches : 0,
             recomputing.empty()
                 ? DenseI64ArrayAttr()
-                : DenseI64ArrayAttr::get(context, recomputing)));
+                : DenseI64ArrayAttr::get(context, recomputing),
+            replicaOf.empty() ? DenseI64ArrayAttr()
+                              : DenseI64ArrayAttr::get(context, replicaOf)));
 
     auto remark = emitRemark(loc) << "placed " << problem.size() << " ops on "
                                   << problem.numAccelerators

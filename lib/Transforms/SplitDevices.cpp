@@ -256,6 +256,20 @@ private:
 struct SplitDevicesPass
     : public placer::impl::SplitDevicesBase<SplitDevicesPass> {
   void runOnOperation() override {
+    if (PlacementAttr placement = getPlacement(getOperation()))
+      if (DenseI64ArrayAttr replicaOf = placement.getReplicaOf())
+        for (auto [device, leader] : llvm::enumerate(replicaOf.asArrayRef()))
+          if (leader >= 0) {
+            // docs/Placement.md, "Replication": not split yet.
+            emitError(getOperation().getLoc(),
+                      "--placer-split-devices: the placement replicates "
+                      "stages (device ")
+                << device << " runs a copy of device " << leader
+                << "'s), which the split does not support yet: place with "
+                   "replication=false, or keep the placement unsplit "
+                   "(--partition-devices split=false)";
+            return signalPassFailure();
+          }
     SmallVector<func::FuncOp> placed;
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (!func.isExternal() &&

@@ -51,6 +51,8 @@ struct PlacementSettings {
   int64_t microbatches = 0;
   /// Training graphs: a stage whose stash does not fit may recompute it.
   bool recompute = false;
+  /// A stage may run on several accelerators (data parallel within it).
+  bool replication = false;
   solver::SolveOptions solve;
   std::string report;
   std::string exportSplit;
@@ -139,6 +141,12 @@ struct PlaceOptions {
                      "(activation checkpointing at the stage's inputs), at "
                      "the cost of its forward time"),
       llvm::cl::init(false)};
+  Option<bool> replication{
+      owner, "replication",
+      llvm::cl::desc("A stage may run on several consecutive accelerators, "
+                     "each taking every r-th microbatch (training: plus a "
+                     "ring all-reduce of its gradients per iteration)"),
+      llvm::cl::init(false)};
   Option<std::string> objective{
       owner, "objective",
       llvm::cl::desc("throughput (max load per device) | latency (one sample "
@@ -213,6 +221,7 @@ struct PlaceOptions {
           ": must be at least 1 (0: the cluster's)");
     settings.microbatches = microbatches;
     settings.recompute = recompute;
+    settings.replication = replication;
     settings.report = report;
     settings.exportSplit = exportSplit;
     solver::SolveOptions &solve = settings.solve;

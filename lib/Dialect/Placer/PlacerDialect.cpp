@@ -144,7 +144,8 @@ LogicalResult
 PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError, Objective,
                       StringRef, F64, F64, bool, int64_t, int64_t,
                       std::optional<F64>, StringRef schedule,
-                      int64_t microbatches, DenseI64ArrayAttr recompute) {
+                      int64_t microbatches, DenseI64ArrayAttr recompute,
+                      DenseI64ArrayAttr replicaOf) {
   if (schedule.empty() != (microbatches == 0))
     return emitError() << "placement schedule and microbatches come together "
                           "(training) or not at all (inference)";
@@ -164,6 +165,17 @@ PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError, Objective,
         return emitError() << "placement recompute must list devices in "
                               "ascending order, got "
                            << recompute;
+  }
+  if (replicaOf) {
+    // Copies point at a device that is itself no copy.
+    ArrayRef<int64_t> of = replicaOf.asArrayRef();
+    for (auto [device, leader] : llvm::enumerate(of))
+      if (leader < -1 || leader >= static_cast<int64_t>(of.size()) ||
+          static_cast<size_t>(leader) == device ||
+          (leader >= 0 && of[leader] != -1))
+        return emitError() << "placement replica_of: device " << device
+                           << " cannot copy device " << leader << " in "
+                           << replicaOf;
   }
   return success();
 }

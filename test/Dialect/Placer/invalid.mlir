@@ -194,3 +194,8 @@ module attributes {placer.placement = #placer.placement<objective = throughput, 
 
 // expected-error @+1 {{placement recompute must list devices in ascending order, got array<i64: 2, 1>}}
 module attributes {placer.placement = #placer.placement<objective = throughput, algorithm = "dp", max_load = 1.0, lower_bound = 1.0, optimal = true, accelerators = 2, cpus = 0, schedule = "1f1b", microbatches = 4, recompute = [2, 1]>} {}
+
+// -----
+
+// expected-error @+1 {{placement replica_of: device 2 cannot copy device 1 in array<i64: -1, 0, 1>}}
+module attributes {placer.placement = #placer.placement<objective = throughput, algorithm = "dp", max_load = 1.0, lower_bound = 1.0, optimal = true, accelerators = 3, cpus = 0, replica_of = [-1, 0, 1]>} {}

@@ -254,7 +254,9 @@ def Placer_PlacementAttr : Placer_Attr<"Placement", "placement"> {
     cluster's `training`, as the placement options override it); the
     simulator runs that schedule. Both are absent for inference.
     `recompute` lists the devices (ascending) whose stage recomputes its
-    activations instead of stashing them (`recompute=true`).
+    activations instead of stashing them (`recompute=true`). `replica_of`
+    (with `replication=true`) gives, per cluster device, the device whose
+    stage it runs a copy of, or -1.
   }];
   let parameters = (ins
     EnumParameter<Placer_Objective>:$objective,
@@ -267,7 +269,8 @@ def Placer_PlacementAttr : Placer_Attr<"Placement", "placement"> {
     Placer_OptionalF64Param:$latency,
     StringRefParameter<"training schedule", "\"\"">:$schedule,
     Placer_DefaultI64Param<"microbatches per iteration", "0">:$microbatches,
-    OptionalParameter<"::mlir::DenseI64ArrayAttr">:$recompute);
+    OptionalParameter<"::mlir::DenseI64ArrayAttr">:$recompute,
+    OptionalParameter<"::mlir::DenseI64ArrayAttr">:$replica_of);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
