@@ -1,11 +1,13 @@
 //===- IdealDP.cpp - Optimal contiguous splits over the lattice of ideals -===//
 //
 // dp[c][a][I] = the best max-load of placing the nodes outside ideal I on c
-// CPU stages and a accelerator stages, none empty = min over ideals I' ⊇ I
+// CPU stages and a accelerators, no stage empty = min over ideals I' ⊇ I
 // of max(dp[..][I'], cost(I' \ I) on the stage that comes first). The
 // recursion runs from the end of the pipeline, so a stage knows how many
-// accelerator stages follow it, which fixes the microbatches a training
-// schedule keeps in flight there. Devices left over stay empty.
+// accelerators follow it, which fixes the microbatches a training schedule
+// keeps in flight there. With replication a stage takes r of the a
+// accelerators (load / r plus its all-reduce). Devices left over stay
+// empty.
 //
 // What makes it fast (docs/Placement.md has the details):
 //  - ideals are bitsets found by one breadth-first pass; each ideal keeps
