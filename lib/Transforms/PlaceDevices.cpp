@@ -450,6 +450,22 @@ struct PlaceDevicesPass
     if (failed(sizeProblem(loc, settings, kinds, cluster->getTraining(),
                            mp.isWorkload, mp.training, problem)))
       return signalPassFailure();
+    // Backward times come with gradient sizes; backward ops written out (the
+    // paper's workloads) do not, and an all-reduce would then look free.
+    bool gradientsUnknown =
+        llvm::any_of(problem.nodes,
+                     [](const solver::Node &n) { return n.memory > 0; }) &&
+        llvm::none_of(problem.nodes, [](const solver::Node &n) {
+          return n.gradientBytes > 0;
+        });
+    if (settings.replication && mp.training && gradientsUnknown) {
+      emitError(loc, "--placer-place-devices: replication=true on a training "
+                     "graph with its backward ops written out: it gives no "
+                     "gradient sizes for the all-reduce of replicated stages "
+                     "(price the forward graph with --placer-estimate-costs "
+                     "training=true instead)");
+      return signalPassFailure();
+    }
     solver::SolveResult result = solver::solve(problem, solveOptions);
     if (!result.error.empty()) {
       emitError(loc, "--placer-place-devices: ") << result.error;
