@@ -696,8 +696,11 @@ struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
                      "--partition-devices first");
       return signalPassFailure();
     }
-    if (microbatches < 0) {
-      emitError(loc, "--placer-simulate: microbatches must not be negative");
+    // Every microbatch's events are kept: bound what one run may ask for.
+    constexpr int64_t kMaxMicrobatches = 1000000;
+    if (microbatches < 0 || microbatches > kMaxMicrobatches) {
+      emitError(loc, "--placer-simulate: microbatches must be between 0 and ")
+          << kMaxMicrobatches << ", got " << static_cast<int64_t>(microbatches);
       return signalPassFailure();
     }
     std::optional<solver::Schedule> forced;
