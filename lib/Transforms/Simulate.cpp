@@ -135,8 +135,7 @@ TaskOrder getTaskOrder(solver::Schedule schedule, int64_t microbatches,
 
 class Simulator {
 public:
-  Simulator(const Cluster &cluster, bool overlap)
-      : cluster(cluster), overlap(overlap) {}
+  explicit Simulator(bool overlap) : overlap(overlap) {}
 
   LogicalResult run(std::vector<Stage> &stages, solver::Schedule schedule,
                     int64_t microbatches);
@@ -150,7 +149,6 @@ public:
   double makespan = 0;
 
 private:
-  const Cluster &cluster;
   bool overlap;
 };
 
@@ -758,7 +756,7 @@ struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
     if (samples == 0)
       samples = 1;
 
-    Simulator simulator(cluster, overlap);
+    Simulator simulator(overlap);
     if (failed(simulator.run(stages, pipeline, samples))) {
       emitError(loc, "--placer-simulate: the stages deadlock");
       return signalPassFailure();
