@@ -178,19 +178,19 @@ Reduced placer::solver::detail::reduce(const Problem &problem,
   // whose output has bytes is neither free nor a mergeable leaf. A leaf
   // without output bytes is never worse next to its producer (the producer's
   // activation would otherwise wait to be sent until its device's end).
+  auto noMember = [&](int s, double Node::*bytes) {
+    return std::all_of(graph.members[s].begin(), graph.members[s].end(),
+                       [&](int m) { return problem.nodes[m].*bytes == 0; });
+  };
   bool activationsCount = activationsBind(problem);
   auto noActivation = [&](int s) {
-    return !activationsCount ||
-           std::all_of(graph.members[s].begin(), graph.members[s].end(),
-                       [&](int m) { return problem.nodes[m].outputBytes == 0; });
+    return !activationsCount || noMember(s, &Node::outputBytes);
   };
   // A replicated stage all-reduces its gradients: a node that has some
   // changes that cost wherever it goes.
   bool gradientsCount = problem.replication && problem.isTraining();
   auto noGradients = [&](int s) {
-    return !gradientsCount ||
-           std::all_of(graph.members[s].begin(), graph.members[s].end(),
-                       [&](int m) { return problem.nodes[m].gradientBytes == 0; });
+    return !gradientsCount || noMember(s, &Node::gradientBytes);
   };
 
   // Free sources, peeled repeatedly in topological order.

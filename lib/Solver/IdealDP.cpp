@@ -172,9 +172,8 @@ public:
   double bytesAt(int position, bool recompute = false) const {
     if (!problem.isTraining())
       return memory;
-    int inFlight = problem.inFlight(position);
-    return memory + (recompute ? stash + inputBytes * inFlight
-                               : stash * inFlight);
+    return memory + getStageActivations(stash, inputBytes,
+                                        problem.inFlight(position), recompute);
   }
   /// The furthest position from the end at which D fits (the stash grows
   /// with the distance under 1F1B).
@@ -193,9 +192,7 @@ public:
   bool mayFit() const {
     return fits(canRecompute() ? memory + stash : bytesAt(1));
   }
-  bool fits(double bytes) const {
-    return bytes <= problem.memoryLimit * (1 + 1e-12);
-  }
+  bool fits(double bytes) const { return problem.fits(bytes); }
   /// `memory` counts weights only (the graph's, which may leave out merged
   /// leaves); it only grows as D grows, unlike the activation peak.
   double acceleratorCompute = 0, cpuCompute = 0, memory = 0;

@@ -57,10 +57,6 @@ static std::string checkPipelineOrder(const Problem &problem,
   return "";
 }
 
-static bool fits(const Problem &problem, double bytes) {
-  return bytes <= problem.memoryLimit * (1 + 1e-12);
-}
-
 /// Bytes a recomputing stage keeps per microbatch: the activations it
 /// receives (each producer on another device once).
 static double getInputBytes(const Problem &problem,
@@ -203,6 +199,7 @@ Evaluation placer::solver::evaluate(const Problem &problem,
     DeviceReport &device = result.devices[d];
     device.load = device.compute;
     if (problem.isAccelerator(d)) {
+      int position = inUse(d) ? stagesFromEnd-- : 0;
       if (peak) {
         MemoryUsage usage = (*peak)(device.nodes);
         device.weights = usage.weights;
@@ -213,17 +210,17 @@ Evaluation placer::solver::evaluate(const Problem &problem,
           device.weights += problem.nodes[u].memory;
           stash += problem.nodes[u].outputBytes;
         }
-        if (problem.isTraining() && device.replicaOf >= 0)
-          --stagesFromEnd;
         if (problem.isTraining() && !device.nodes.empty()) {
-          device.inFlight = problem.inFlight(stagesFromEnd--);
-          device.activations = stash * device.inFlight;
+          device.inFlight = problem.inFlight(position);
+          device.activations =
+              getStageActivations(stash, 0, device.inFlight, false);
           if (problem.recomputation &&
-              !fits(problem, device.weights + device.activations)) {
+              !problem.fits(device.weights + device.activations)) {
             // Recompute only when the stash does not fit: it costs time.
-            double kept = stash + getInputBytes(problem, assignment, d) *
-                                      device.inFlight;
-            if (fits(problem, device.weights + kept)) {
+            double kept = getStageActivations(
+                stash, getInputBytes(problem, assignment, d), device.inFlight,
+                /*recompute=*/true);
+            if (problem.fits(device.weights + kept)) {
               device.recompute = true;
               device.activations = kept;
               for (int u : device.nodes) {
@@ -245,7 +242,7 @@ Evaluation placer::solver::evaluate(const Problem &problem,
         device.load = device.load / device.replicas +
                       problem.allReduceTime(gradients, device.replicas);
       }
-      if (!fits(problem, device.memory))
+      if (!problem.fits(device.memory))
         fail("accelerator " + std::to_string(d) + " needs " +
              std::to_string(device.memory) + " bytes, over the limit of " +
              std::to_string(problem.memoryLimit));
@@ -329,7 +326,7 @@ bool placer::solver::activationsBind(const Problem &problem) {
                         : 1.0 + problem.successors[u].size();
     most += node.memory + node.outputBytes * copies;
   }
-  return most > problem.memoryLimit * (1 + 1e-12);
+  return !problem.fits(most);
 }
 
 MemoryGraph placer::solver::memoryGraph(const Problem &problem) {

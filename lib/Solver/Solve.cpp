@@ -232,11 +232,11 @@ SolveResult placer::solver::solve(const Problem &problem,
     result.error = std::move(error);
     return result;
   }
+  bool bind = activationsBind(problem);
   std::optional<Problem> additive;
-  if (activationsBind(problem))
+  if (bind)
     additive = withAdditiveMemory(problem);
-  bool restricted = (problem.recomputation && problem.isTraining() &&
-                     activationsBind(problem)) ||
+  bool restricted = (problem.recomputation && problem.isTraining() && bind) ||
                     (problem.replication && problem.numAccelerators > 1);
   Models models{problem, additive ? *additive : problem,
                 additive.has_value(), restricted};

@@ -50,6 +50,9 @@ struct ModuleProblem {
   bool isWorkload = false;
   /// Backward ops or backward times: a training step is placed.
   bool training = false;
+  /// Backward ops written out (the paper's workloads): unlike backward
+  /// times from the cost model, they give no gradient sizes.
+  bool backwardOps = false;
 };
 
 int64_t getIntAttr(DictionaryAttr dict, StringRef name, int64_t fallback) {
@@ -98,7 +101,9 @@ FailureOr<ModuleProblem> buildProblem(ModuleOp module,
       node.acceleratorTime = accelerator ? getStepTime(cost, accelerator) : 0;
       // A stage that recomputes runs the forward pass once more; replicas
       // all-reduce the weights' gradients.
-      if (accelerator && cost.getBackwardTimeOn(accelerator->name)) {
+      bool priced =
+          accelerator && cost.getBackwardTimeOn(accelerator->name).has_value();
+      if (priced) {
         node.recomputeTime = cost.getTimeOn(accelerator->name).value_or(0);
         node.gradientBytes = static_cast<double>(cost.getParamBytes());
       }
@@ -109,9 +114,8 @@ FailureOr<ModuleProblem> buildProblem(ModuleOp module,
                        node.acceleratorTime < solver::kInfinity;
       node.backward = isBackwardOp(&op);
       node.colorClass = getIntAttr(attrs, "color_class", -1);
-      result.training |= node.backward ||
-                  (accelerator &&
-                   cost.getBackwardTimeOn(accelerator->name).has_value());
+      result.backwardOps |= node.backward;
+      result.training |= node.backward || priced;
       nodeOf[&op] = result.problem.size();
       result.problem.nodes.push_back(node);
       result.problem.successors.emplace_back();
@@ -450,15 +454,10 @@ struct PlaceDevicesPass
     if (failed(sizeProblem(loc, settings, kinds, cluster->getTraining(),
                            mp.isWorkload, mp.training, problem)))
       return signalPassFailure();
-    // Backward times come with gradient sizes; backward ops written out (the
-    // paper's workloads) do not, and an all-reduce would then look free.
-    bool gradientsUnknown =
-        llvm::any_of(problem.nodes,
-                     [](const solver::Node &n) { return n.memory > 0; }) &&
-        llvm::none_of(problem.nodes, [](const solver::Node &n) {
-          return n.gradientBytes > 0;
-        });
-    if (settings.replication && mp.training && gradientsUnknown) {
+    // Without gradient sizes an all-reduce would look free.
+    bool hasWeights = llvm::any_of(
+        problem.nodes, [](const solver::Node &n) { return n.memory > 0; });
+    if (settings.replication && mp.backwardOps && hasWeights) {
       emitError(loc, "--placer-place-devices: replication=true on a training "
                      "graph with its backward ops written out: it gives no "
                      "gradient sizes for the all-reduce of replicated stages "

@@ -272,8 +272,6 @@ LogicalResult Simulator::run(std::vector<Stage> &stages,
       if (step.time > 0)
         events.push_back(
             Event{stage.device, m, start, end, step.name, false, phase});
-      sampleFinish[m] = std::max(sampleFinish[m], end);
-      makespan = std::max(makespan, end);
       break;
     }
     stepEnd[s][pc[s]] = end;
@@ -652,9 +650,8 @@ StageMemory getStageMemory(const Stage &stage, bool training,
   if (training) {
     for (double bytes : graph.paramBytes)
       memory.weights += std::llround(bytes);
-    memory.activations =
-        stage.recompute ? memory.stash + stage.inputBytes * inFlight
-                        : memory.stash * inFlight;
+    memory.activations = solver::getStageActivations(
+        memory.stash, stage.inputBytes, inFlight, stage.recompute);
     return memory;
   }
   memory.stash = 0;

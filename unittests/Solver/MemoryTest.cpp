@@ -202,8 +202,9 @@ TEST(Memory, RecomputationTradesTimeForMemory) {
     EXPECT_DOUBLE_EQ(placer::solver::testing::bruteForce(problem, true), 2.5);
     // {a} | {b, c, d} under GPipe: recomputing the second stage keeps a's
     // 30 bytes x 2 microbatches and its stash, 30 + 40 + 60 = 130: no fit.
-    if (schedule == Schedule::GPipe)
+    if (schedule == Schedule::GPipe) {
       EXPECT_FALSE(evaluate(problem, {0, 1, 1, 1}).feasible());
+    }
 
     // The integer programs do not model recomputation: their memory rows
     // restrict the problem, so CBC proves nothing about it, and the DP's

@@ -104,6 +104,8 @@ struct Problem {
   int numDevices() const { return numAccelerators + numCpus; }
   bool isAccelerator(int device) const { return device < numAccelerators; }
   bool isTraining() const { return schedule != Schedule::Inference; }
+  /// Whether `bytes` fit one accelerator (with room for rounding).
+  bool fits(double bytes) const { return bytes <= memoryLimit * (1 + 1e-12); }
   /// Microbatches whose stash an accelerator stage holds at once when it
   /// is `stagesFromEnd` accelerator stages from the end (1: the last).
   /// Stages count in accelerator order: the schedule runs accelerator 0
@@ -117,6 +119,15 @@ struct Problem {
   /// Predecessor lists, computed from `successors`.
   std::vector<std::vector<int>> predecessors() const;
 };
+
+/// Activation bytes a training stage holds: its stash for each microbatch
+/// in flight, or when it recomputes, its inputs for each and one
+/// microbatch's stash (docs/Placement.md, "Recomputation"). The placement
+/// and the simulator both count them here.
+inline double getStageActivations(double stash, double inputs, int inFlight,
+                                  bool recompute) {
+  return recompute ? stash + inputs * inFlight : stash * inFlight;
+}
 
 /// A placement: device of every node; devices 0..k-1 are the accelerators,
 /// k..k+l-1 the CPU cores.
