@@ -94,7 +94,7 @@ void finish(const Problem &problem, std::vector<int> groupOf, Contracted &out) {
     const Node &node = problem.nodes[u];
     out.superOf[u] = s;
     out.members[s].push_back(u);
-    out.acceleratorTime[s] += node.acceleratorTime;
+    out.acceleratorTime[s] += problem.getFastestTime(u);
     out.cpuTime[s] += node.cpuTime;
     out.memory[s] += node.memory;
     if (!node.supported)
@@ -158,9 +158,17 @@ Reduced placer::solver::detail::reduce(const Problem &problem,
                                        bool keepLeafMemory) {
   int n = graph.numSuper;
   std::vector<std::vector<int>> preds = problem.predecessors();
+  // (The fastest kind takes no time: nor may the others.)
   auto isZeroTime = [&](int s) {
     return graph.acceleratorTime[s] == 0 && graph.cpuTime[s] == 0 &&
-           graph.supported[s];
+           graph.supported[s] &&
+           std::all_of(graph.members[s].begin(), graph.members[s].end(),
+                       [&](int m) {
+                         const std::vector<double> &times =
+                             problem.nodes[m].kindTimes;
+                         return std::all_of(times.begin(), times.end(),
+                                            [](double t) { return t == 0; });
+                       });
   };
   // Original neighbours of a super-node outside it, as super-nodes.
   auto outsideNeighbours = [&](int s, bool successors) {

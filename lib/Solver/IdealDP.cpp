@@ -127,6 +127,10 @@ public:
       : problem(problem), graph(graph), inSet(problem.size(), 0),
         successorsInSet(problem.size(), 0) {
     preds = problem.predecessors();
+    if (!problem.isUniform()) {
+      kindCompute.assign(problem.numKinds(), 0);
+      kindUnsupported.assign(problem.numKinds(), 0);
+    }
     if (activationsBind(problem) && !problem.isTraining()) {
       memoryGraph = placer::solver::memoryGraph(problem);
       peak.emplace(*memoryGraph);
@@ -162,7 +166,35 @@ public:
     if (peak && !fits(memory + touchedActivations) &&
         !fits(memory + peakActivations()))
       return kInfinity;
-    return acceleratorCompute + std::max(0.0, communication);
+    return acceleratorCompute + std::max(0.0, communicationIn) +
+           std::max(0.0, communicationOut);
+  }
+  /// With kinds or links (not uniform): D's time on accelerators
+  /// [first, first + r) of one kind, its inputs over the link from the
+  /// device before and its outputs over the link to the device after (the
+  /// cheapest its neighbours can be on, with nodes laid out in device
+  /// order), or infinity where it cannot run. Memory is checked apart.
+  double acceleratorCostAt(int first, int r) const {
+    int kind = problem.getKind(first);
+    if (unsupported > 0 || kindUnsupported[kind] > 0)
+      return kInfinity;
+    double in = first > 0 ? problem.getLinkFactor(first - 1, first) : 1;
+    int after = first + r;
+    double out = after < problem.numAccelerators
+                     ? problem.getLinkFactor(first, after)
+                     : 1;
+    return kindCompute[kind] + std::max(0.0, communicationIn) * in +
+           std::max(0.0, communicationOut) * out;
+  }
+  /// The least D's compute can be on any kind (prunes the search).
+  double fastestCompute() const {
+    if (kindCompute.empty())
+      return acceleratorCompute;
+    double best = kInfinity;
+    for (size_t kind = 0; kind < kindCompute.size(); ++kind)
+      if (kindUnsupported[kind] == 0)
+        best = std::min(best, kindCompute[kind]);
+    return best;
   }
   /// D's bytes as the `position`-th accelerator stage from the end: its
   /// weights, and under a training schedule its stash per microbatch in
@@ -175,13 +207,10 @@ public:
     return memory + getStageActivations(stash, inputBytes,
                                         problem.inFlight(position), recompute);
   }
-  /// The furthest position from the end at which D fits (the stash grows
-  /// with the distance under 1F1B).
-  int lastFittingPosition(bool recompute = false) const {
-    int position = problem.numAccelerators;
-    while (position > 0 && !fits(bytesAt(position, recompute)))
-      --position;
-    return position;
+  /// Whether D fits as the `position`-th stage from the end, on
+  /// accelerator `device`.
+  bool fitsAt(int position, int device, bool recompute = false) const {
+    return problem.fitsOn(bytesAt(position, recompute), device);
   }
   bool canRecompute() const {
     return problem.recomputation && problem.isTraining();
@@ -212,12 +241,11 @@ private:
   /// u's activation is on D's device if u is in D or feeds it.
   bool touched(int u) const { return inSet[u] || successorsInSet[u] > 0; }
 
-  /// c(u) is charged once if u is in D with a successor outside, or outside
-  /// D with a successor inside.
-  bool charged(int u) const {
-    return inSet[u] ? successorsInSet[u] <
-                          static_cast<int>(problem.successors[u].size())
-                    : successorsInSet[u] > 0;
+  /// c(u) is charged once if u is in D with a successor outside (an
+  /// output), or outside D with a successor inside (an input).
+  bool isOutput(int u) const {
+    return inSet[u] && successorsInSet[u] <
+                           static_cast<int>(problem.successors[u].size());
   }
 
   /// u's activation enters D from another device.
@@ -226,8 +254,10 @@ private:
   void move(int s, int sign) {
     bool inputs = canRecompute();
     for (int u : affected[s]) {
-      if (charged(u))
-        communication -= problem.nodes[u].transferCost;
+      if (isOutput(u))
+        communicationOut -= problem.nodes[u].transferCost;
+      if (isInput(u))
+        communicationIn -= problem.nodes[u].transferCost;
       if (peak && touched(u))
         touchedActivations -= problem.nodes[u].outputBytes;
       if (inputs && isInput(u))
@@ -235,6 +265,13 @@ private:
     }
     for (int m : graph.members[s]) {
       inSet[m] = sign > 0;
+      for (size_t kind = 0; kind < kindCompute.size(); ++kind) {
+        double time = problem.getTime(m, static_cast<int>(kind));
+        if (time == kInfinity)
+          kindUnsupported[kind] += sign;
+        else
+          kindCompute[kind] += sign * time;
+      }
       stash += sign * problem.nodes[m].outputBytes;
       recomputeTime += sign * problem.nodes[m].recomputeTime;
       gradientBytes += sign * problem.nodes[m].gradientBytes;
@@ -242,8 +279,10 @@ private:
         successorsInSet[p] += sign;
     }
     for (int u : affected[s]) {
-      if (charged(u))
-        communication += problem.nodes[u].transferCost;
+      if (isOutput(u))
+        communicationOut += problem.nodes[u].transferCost;
+      if (isInput(u))
+        communicationIn += problem.nodes[u].transferCost;
       if (peak && touched(u))
         touchedActivations += problem.nodes[u].outputBytes;
       if (inputs && isInput(u))
@@ -261,7 +300,11 @@ private:
   std::vector<std::vector<int>> affected;
   std::vector<char> inSet;
   std::vector<int> successorsInSet;
-  double communication = 0;
+  double communicationIn = 0, communicationOut = 0;
+  /// Not uniform: D's compute per accelerator kind, and how many of its
+  /// nodes cannot run on each.
+  std::vector<double> kindCompute;
+  std::vector<int> kindUnsupported;
   double touchedActivations = 0;
   /// Training schedules: D's activation bytes per microbatch in flight.
   double stash = 0;
@@ -273,7 +316,9 @@ private:
   std::vector<int> order, members;
 };
 
-enum class Step : uint8_t { None, Accelerator, Cpu };
+/// How a state continues: a stage on accelerators or a CPU core, or (not
+/// uniform) leaving the next accelerator empty.
+enum class Step : uint8_t { None, Accelerator, Cpu, Skip };
 
 class IdealDP {
 public:
@@ -282,20 +327,29 @@ public:
       : problem(problem), graph(graph), lattice(lattice), cost(problem, graph),
         k(problem.numAccelerators), l(problem.numCpus), n(lattice.size()),
         maxReplicas(problem.replication ? std::max(1, k) : 1),
-        bound(upperBound), forbidden(graph.numSuper, 0) {
+        uniform(problem.isUniform()), bound(upperBound),
+        forbidden(graph.numSuper, 0) {
     size_t states = static_cast<size_t>((k + 1) * (l + 1)) * n;
     value.assign(states, kInfinity);
     next.assign(states, -1);
     step.assign(states, Step::None);
     if (maxReplicas > 1)
       replicas.assign(states, 1);
+    // A replica group is one kind: the devices of its kind from each on.
+    sameKindFrom.assign(k + 1, 0);
+    for (int d = k - 1; d >= 0; --d)
+      sameKindFrom[d] = d + 1 < k && problem.getKind(d + 1) == problem.getKind(d)
+                            ? sameKindFrom[d + 1] + 1
+                            : 1;
   }
 
   Assignment solve() {
     value[state(0, 0, n - 1)] = 0;
+    skipAccelerators(n - 1);
     for (int64_t ideal = n - 2; ideal >= 0; --ideal) {
       current = ideal;
       explore(ideal);
+      skipAccelerators(ideal);
     }
     for (int c = 0; c <= l; ++c)
       for (int a = 0; a <= k; ++a)
@@ -321,6 +375,21 @@ private:
     return (static_cast<size_t>(c) * (k + 1) + a) * n + ideal;
   }
 
+  /// Not uniform: where devices differ, the pipeline may leave any of them
+  /// empty (with identical ones, leading empties are enough: solve() takes
+  /// the best count).
+  void skipAccelerators(int64_t ideal) {
+    if (uniform)
+      return;
+    for (int c = 0; c <= l; ++c)
+      for (int a = 1; a <= k; ++a) {
+        size_t s = state(c, a, ideal);
+        double skipped = value[state(c, a - 1, ideal)];
+        if (skipped < value[s])
+          set(s, skipped, ideal, Step::Skip);
+      }
+  }
+
   /// Every nonempty D = rest \ current with rest an ideal, once each.
   void explore(int64_t rest) {
     size_t marked = undo.size();
@@ -331,7 +400,7 @@ private:
       // r copies divide a stage's load at most by r.
       bool acceleratorUseful = k > 0 && cost.unsupported == 0 &&
                                cost.mayFit() &&
-                               cost.acceleratorCompute / maxReplicas <= bound;
+                               cost.fastestCompute() / maxReplicas <= bound;
       bool cpuUseful = l > 0 && cost.cpuCompute <= bound;
       if (acceleratorUseful || cpuUseful) {
         relax(bigger, acceleratorUseful ? cost.acceleratorCost() : kInfinity,
@@ -349,30 +418,39 @@ private:
     }
   }
 
+  /// D's cost as the `position`-th accelerator from the end on r devices,
+  /// before dividing by r: its time where its stash fits, plus the
+  /// recomputation where only recomputing fits, else infinity.
+  double stageCost(double acceleratorCost, int position, int r) const {
+    if (acceleratorCost == kInfinity)
+      return kInfinity;
+    int first = k - position;
+    if (!uniform && r > sameKindFrom[first])
+      return kInfinity;
+    double time = uniform ? acceleratorCost : cost.acceleratorCostAt(first, r);
+    if (cost.fitsAt(position, first))
+      return time;
+    if (cost.canRecompute() && cost.fitsAt(position, first, /*recompute=*/true))
+      return time + cost.recomputeTime;
+    return kInfinity;
+  }
+
   /// D = rest \ current as the first stage of what follows `current`.
   void relax(int64_t rest, double acceleratorCost, double cpuCost) {
-    // Positions up to `plain` fit D's stash; beyond, up to `recomputed`, D
-    // fits by recomputing and pays for it.
-    int plain = 0, recomputed = 0;
-    if (acceleratorCost < kInfinity) {
-      plain = cost.lastFittingPosition();
-      if (cost.canRecompute())
-        recomputed = cost.lastFittingPosition(/*recompute=*/true);
-    }
-    double slower = acceleratorCost + cost.recomputeTime;
     for (int c = 0; c <= l; ++c)
       for (int a = 0; a <= k; ++a) {
         size_t s = state(c, a, current);
-        // D then starts at the a-th accelerator from the end.
-        double stageCost = a <= plain        ? acceleratorCost
-                           : a <= recomputed ? slower
-                                             : kInfinity;
         // On r devices (a to a - r + 1 from the end): each takes every
         // r-th microbatch, and training all-reduces D's gradients.
-        for (int r = 1; r <= std::min(a, maxReplicas) && stageCost < kInfinity;
-             ++r) {
+        for (int r = 1; r <= std::min(a, maxReplicas); ++r) {
+          double time = stageCost(acceleratorCost, a, r);
+          if (time == kInfinity) {
+            if (uniform)
+              break; // the same at every r
+            continue;
+          }
           double replicated =
-              stageCost / r + problem.allReduceTime(cost.gradientBytes, r);
+              time / r + problem.allReduceTime(cost.gradientBytes, r, k - a);
           if (replicated >= value[s])
             continue;
           double v = std::max(value[state(c, a - r, rest)], replicated);
@@ -402,7 +480,8 @@ private:
     replication.clear();
     if (maxReplicas > 1)
       replication.assign(k, 1);
-    // Stages come out first to last; devices are numbered in that order.
+    // Stages come out first to last. Identical devices are numbered in
+    // that order; otherwise a stage takes the position its state says.
     int c = usedCpus, a = usedAccelerators;
     int nextAccelerator = 0, nextCpu = problem.numAccelerators;
     stageOrder.clear();
@@ -410,8 +489,14 @@ private:
       size_t s = state(c, a, ideal);
       if (step[s] == Step::None)
         return {};
+      if (step[s] == Step::Skip) {
+        --a;
+        continue;
+      }
       bool onAccelerator = step[s] == Step::Accelerator;
       int copies = onAccelerator && maxReplicas > 1 ? replicas[s] : 1;
+      if (!uniform)
+        nextAccelerator = k - a;
       int device = onAccelerator ? nextAccelerator : nextCpu++;
       if (onAccelerator) {
         nextAccelerator += copies;
@@ -437,6 +522,9 @@ private:
   int k, l;
   int64_t n;
   int maxReplicas;
+  bool uniform;
+  /// Accelerators of one kind from each on, itself included.
+  std::vector<int> sameKindFrom;
   double bound;
   int64_t current = 0;
   int usedCpus = 0, usedAccelerators = 0;
@@ -503,6 +591,56 @@ Solution runDP(const Problem &problem, const Contracted &graph,
   return solution;
 }
 
+/// Whether every link is at least as slow as any link it spans in device
+/// order (a hierarchy whose nodes hold consecutive devices): then a stage's
+/// true links cost at least the neighbouring ones the DP charges.
+bool linksAreNested(const Problem &problem) {
+  int k = problem.numAccelerators;
+  for (int from = 0; from < k; ++from)
+    for (int to = 0; to < k; ++to) {
+      if (from == to)
+        continue;
+      double factor = problem.getLinkFactor(from, to);
+      int step = from < to ? 1 : -1;
+      if ((to - from) * step > 1 &&
+          (factor < problem.getLinkFactor(from + step, to) ||
+           factor < problem.getLinkFactor(from, to - step)))
+        return false;
+    }
+  return true;
+}
+
+/// Kinds or links: the DP charges each stage the links to its neighbouring
+/// devices, a lower bound on every split's load when links are nested and
+/// the in-flight counts it assumes are exact (they count empty devices
+/// after a stage, which only 1F1B under a memory limit notices). Its value
+/// then bounds the optimum; the split is optimal when its true load meets
+/// it.
+void certifyLinkModel(const Problem &problem, double modelOptimum,
+                      Solution &solution) {
+  bool exactInFlight = problem.schedule != Schedule::OneFOneB ||
+                       problem.memoryLimit == kInfinity;
+  if (!linksAreNested(problem) || !exactInFlight) {
+    solution.optimal = false;
+    solution.lowerBound = lowerBound(problem);
+    solution.note = !exactInFlight
+                        ? "1F1B on unlike devices: the DP counts empty "
+                          "devices after a stage as in flight, so the split "
+                          "is feasible but not proven optimal"
+                        : "links are not nested in device order: the DP's "
+                          "neighbour-link charge is not a bound, so the split "
+                          "is not proven optimal";
+    return;
+  }
+  if (modelOptimum < kInfinity)
+    solution.lowerBound = std::max(solution.lowerBound, modelOptimum);
+  solution.optimal = solution.optimal &&
+                     solution.maxLoad <= modelOptimum * (1 + 1e-9) + 1e-15;
+  if (!solution.optimal && solution.feasible() && solution.note.empty())
+    solution.note = "a tensor skips a device on a slower link than the DP "
+                    "charged: the split is within the gap of the optimum";
+}
+
 } // namespace
 
 Solution placer::solver::solveIdealDP(const Problem &problem,
@@ -513,8 +651,12 @@ Solution placer::solver::solveIdealDP(const Problem &problem,
   Solution chain = solvePipeDream(problem);
   bool overLimit = false;
   Reduced reduced = reduce(problem, graph, /*keepLeafMemory=*/true);
-  Solution solution = runDP(problem, reduced.graph, reduced.freeNodes,
-                            options.idealLimit, chain.maxLoad, overLimit);
+  // The DP's own value: the max-load where devices are alike, otherwise
+  // what its link model charges (which the true load may exceed).
+  double modelOptimum = kInfinity;
+  Solution solution =
+      runDP(problem, reduced.graph, reduced.freeNodes, options.idealLimit,
+            chain.maxLoad, overLimit, &modelOptimum);
   solution.lowerBound = lowerBound(problem);
   if (!overLimit && reduced.mergedLeaves > 0) {
     // Certify the leaf merges with the relaxation that drops leaf memory.
@@ -524,10 +666,10 @@ Solution placer::solver::solveIdealDP(const Problem &problem,
     runDP(problem, relaxed.graph, relaxed.freeNodes, options.idealLimit,
           solution.maxLoad, relaxedOver, &relaxedOptimum);
     solution.lowerBound = std::max(solution.lowerBound, relaxedOptimum);
-    if (relaxedOptimum < solution.maxLoad * (1 - 1e-9)) {
+    if (relaxedOptimum < modelOptimum * (1 - 1e-9)) {
       // Memory binds at a leaf: solve the unreduced graph.
       Solution full = runDP(problem, graph, {}, options.idealLimit,
-                            solution.maxLoad, overLimit);
+                            solution.maxLoad, overLimit, &modelOptimum);
       if (!overLimit)
         solution = std::move(full);
       else
@@ -549,6 +691,8 @@ Solution placer::solver::solveIdealDP(const Problem &problem,
                     "split is optimal only for the linearized graph";
   }
   solution.optimal = !solution.coarsened && solution.feasible();
+  if (!problem.isUniform() && !overLimit)
+    certifyLinkModel(problem, modelOptimum, solution);
   solution.seconds = secondsSince(start);
   return solution;
 }

@@ -112,9 +112,11 @@ Evaluation placer::solver::evaluate(const Problem &problem,
     DeviceReport &device = result.devices[d];
     device.nodes.push_back(u);
     if (problem.isAccelerator(d)) {
-      device.compute += node.acceleratorTime;
-      if (!node.supported)
-        fail("node " + node.name + " cannot run on an accelerator");
+      double time = problem.getTime(u, problem.getKind(d));
+      device.compute += time;
+      if (!node.supported || time == kInfinity)
+        fail("node " + node.name + " cannot run on accelerator " +
+             std::to_string(d));
     } else {
       device.compute += node.cpuTime;
     }
@@ -142,6 +144,10 @@ Evaluation placer::solver::evaluate(const Problem &problem,
       }
       result.devices[d].replicas = r;
       for (int copy = d + 1; copy < d + r; ++copy) {
+        if (problem.getKind(copy) != problem.getKind(d))
+          fail("accelerator " + std::to_string(copy) +
+               " cannot copy accelerator " + std::to_string(d) +
+               "'s stage: replicas are of one kind");
         if (!result.devices[copy].nodes.empty() || replication[copy] != 1 ||
             result.devices[copy].replicaOf >= 0)
           fail("accelerator " + std::to_string(copy) +
@@ -156,7 +162,8 @@ Evaluation placer::solver::evaluate(const Problem &problem,
     return result;
   }
   // Communication: c(u) once per accelerator that u's output leaves or
-  // enters, however many edges cross.
+  // enters, however many edges cross, scaled by the link it takes (the
+  // sender by its slowest one).
   for (int u = 0; u < problem.size(); ++u) {
     int from = assignment[u];
     std::vector<int> receivers;
@@ -169,11 +176,15 @@ Evaluation placer::solver::evaluate(const Problem &problem,
     receivers.erase(std::unique(receivers.begin(), receivers.end()),
                     receivers.end());
     double c = problem.nodes[u].transferCost;
-    if (problem.isAccelerator(from))
-      result.devices[from].communicationOut += c;
-    for (int to : receivers)
+    double slowest = 0;
+    for (int to : receivers) {
+      double factor = problem.getLinkFactor(from, to);
+      slowest = std::max(slowest, factor);
       if (problem.isAccelerator(to))
-        result.devices[to].communicationIn += c;
+        result.devices[to].communicationIn += c * factor;
+    }
+    if (problem.isAccelerator(from))
+      result.devices[from].communicationOut += c * slowest;
   }
   if (problem.schedule == Schedule::OneFOneB)
     if (std::string why = checkPipelineOrder(problem, assignment);
@@ -215,12 +226,12 @@ Evaluation placer::solver::evaluate(const Problem &problem,
           device.activations =
               getStageActivations(stash, 0, device.inFlight, false);
           if (problem.recomputation &&
-              !problem.fits(device.weights + device.activations)) {
+              !problem.fitsOn(device.weights + device.activations, d)) {
             // Recompute only when the stash does not fit: it costs time.
             double kept = getStageActivations(
                 stash, getInputBytes(problem, assignment, d), device.inFlight,
                 /*recompute=*/true);
-            if (problem.fits(device.weights + kept)) {
+            if (problem.fitsOn(device.weights + kept, d)) {
               device.recompute = true;
               device.activations = kept;
               for (int u : device.nodes) {
@@ -240,12 +251,12 @@ Evaluation placer::solver::evaluate(const Problem &problem,
         for (int u : device.nodes)
           gradients += problem.nodes[u].gradientBytes;
         device.load = device.load / device.replicas +
-                      problem.allReduceTime(gradients, device.replicas);
+                      problem.allReduceTime(gradients, device.replicas, d);
       }
-      if (!problem.fits(device.memory))
+      if (!problem.fitsOn(device.memory, d))
         fail("accelerator " + std::to_string(d) + " needs " +
              std::to_string(device.memory) + " bytes, over the limit of " +
-             std::to_string(problem.memoryLimit));
+             std::to_string(problem.getMemoryLimit(d)));
     }
     result.maxLoad = std::max(result.maxLoad, device.load);
   }
@@ -269,10 +280,11 @@ Evaluation placer::solver::evaluate(const Problem &problem,
 double placer::solver::lowerBound(const Problem &problem) {
   double total = 0, largest = 0;
   // (Replicas divide a node's time: only the total work bounds the load.)
-  for (const Node &node : problem.nodes) {
+  for (int u = 0; u < problem.size(); ++u) {
+    const Node &node = problem.nodes[u];
     double best = problem.numCpus > 0 ? node.cpuTime : kInfinity;
     if (problem.numAccelerators > 0 && node.supported)
-      best = std::min(best, node.acceleratorTime);
+      best = std::min(best, problem.getFastestTime(u));
     if (best == kInfinity)
       return kInfinity;
     total += best;
@@ -286,14 +298,72 @@ std::vector<int> placer::solver::topologicalOrder(const Problem &problem) {
   return placer::topologicalOrder(problem.successors);
 }
 
-double Problem::allReduceTime(double bytes, int replicas) const {
+double Problem::allReduceTime(double bytes, int replicas, int first) const {
   if (!isTraining() || replicas <= 1 || bytes <= 0)
     return 0;
+  double slowest = 1;
+  for (int i = 0; i < replicas; ++i)
+    slowest = std::max(slowest,
+                       getLinkFactor(first + i, first + (i + 1) % replicas));
   // Ring: 2 (r - 1) steps, each moving bytes / r.
   double steps = 2.0 * (replicas - 1);
-  return (steps * bytes / replicas / allReduceBandwidth +
+  return (steps * bytes / replicas / allReduceBandwidth * slowest +
           steps * allReduceLatency) /
          microbatches;
+}
+
+double Problem::getFastestTime(int u) const {
+  const Node &node = nodes[u];
+  if (node.kindTimes.empty() || acceleratorKinds.empty())
+    return node.acceleratorTime;
+  double fastest = kInfinity;
+  for (int kind : acceleratorKinds)
+    fastest = std::min(fastest, node.kindTimes[kind]);
+  return fastest;
+}
+
+bool Problem::isUniform() const {
+  auto same = [](const std::vector<double> &values) {
+    return std::all_of(values.begin(), values.end(),
+                       [&](double v) { return v == values.front(); });
+  };
+  bool oneKind = std::all_of(
+      acceleratorKinds.begin(), acceleratorKinds.end(),
+      [&](int kind) { return kind == acceleratorKinds.front(); });
+  std::vector<double> offDiagonal;
+  for (int a = 0; a < numAccelerators && !linkFactors.empty(); ++a)
+    for (int b = 0; b < numAccelerators; ++b)
+      if (a != b)
+        offDiagonal.push_back(getLinkFactor(a, b));
+  return oneKind && same(offDiagonal);
+}
+
+std::string Problem::checkDevices() const {
+  if (!acceleratorKinds.empty()) {
+    if (static_cast<int>(acceleratorKinds.size()) != numAccelerators)
+      return "acceleratorKinds has " + std::to_string(acceleratorKinds.size()) +
+             " entries for " + std::to_string(numAccelerators) +
+             " accelerators";
+    for (int kind : acceleratorKinds)
+      if (kind < 0 || kind >= numKinds())
+        return "accelerator kind " + std::to_string(kind) + " is not one of " +
+               std::to_string(numKinds());
+    for (const Node &node : nodes)
+      if (!node.kindTimes.empty() &&
+          static_cast<int>(node.kindTimes.size()) != numKinds())
+        return "node " + node.name + " has times for " +
+               std::to_string(node.kindTimes.size()) + " of " +
+               std::to_string(numKinds()) + " kinds";
+  }
+  if (!linkFactors.empty()) {
+    if (linkFactors.size() != static_cast<size_t>(numAccelerators) *
+                                  static_cast<size_t>(numAccelerators))
+      return "linkFactors is not one factor per pair of accelerators";
+    for (double factor : linkFactors)
+      if (!(factor >= 0) || factor == kInfinity)
+        return "a link factor is negative or not finite";
+  }
+  return "";
 }
 
 int Problem::inFlight(int stagesFromEnd) const {

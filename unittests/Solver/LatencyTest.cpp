@@ -104,8 +104,8 @@ TEST(LatencyEvaluator, CallsOfOneAcceleratorRunInOrder) {
 TEST(LatencyEvaluator, PlacementConstraintsStillHold) {
   Problem p = makeProblem(1, 1, {{1, 1, 0}, {1, 1, 0}});
   p.nodes[0].supported = false;
-  EXPECT_NE(evaluateLatency(p, {0, 0}).violation.find("cannot run on an "
-                                                      "accelerator"),
+  EXPECT_NE(evaluateLatency(p, {0, 0}).violation.find("cannot run on "
+                                                      "accelerator 0"),
             std::string::npos);
   p.nodes[0].supported = true;
   p.nodes[0].memory = p.nodes[1].memory = 6;

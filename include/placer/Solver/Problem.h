@@ -30,6 +30,10 @@ struct Node {
   /// (Memory.h). 0 everywhere: weights only, as in the paper.
   double outputBytes = 0;
   double transferCost = 0;     ///< c(u): moving its output off or onto a device
+  /// Heterogeneous accelerators: its time on each kind (Problem::
+  /// acceleratorKinds); empty: `acceleratorTime` on every kind. Solvers
+  /// that know one kind only read `acceleratorTime`.
+  std::vector<double> kindTimes;
   /// Training: accelerator time to run its forward pass again, paid by a
   /// stage that recomputes its activations instead of stashing them.
   double recomputeTime = 0;
@@ -99,21 +103,67 @@ struct Problem {
   bool replication = false;
   double allReduceBandwidth = kInfinity; ///< bytes/s between accelerators
   double allReduceLatency = 0;           ///< seconds per message
+  /// Heterogeneous accelerators (docs/Placement.md, "Device kinds and
+  /// links"): the kind of each accelerator, an index into
+  /// `kindMemoryLimits` and every node's `kindTimes`. Empty: one kind, of
+  /// `memoryLimit` and `acceleratorTime`. `memoryLimit` is then the largest
+  /// kind's.
+  std::vector<int> acceleratorKinds;
+  std::vector<double> kindMemoryLimits;
+  /// Link hierarchy: row-major numAccelerators^2 factors by which moving a
+  /// tensor from one accelerator to another costs more than c(u) (1 on the
+  /// link c(u) was priced on). Empty: every link alike.
+  std::vector<double> linkFactors;
 
   int size() const { return static_cast<int>(nodes.size()); }
   int numDevices() const { return numAccelerators + numCpus; }
   bool isAccelerator(int device) const { return device < numAccelerators; }
   bool isTraining() const { return schedule != Schedule::Inference; }
-  /// Whether `bytes` fit one accelerator (with room for rounding).
+  /// Whether `bytes` fit one accelerator (with room for rounding); with
+  /// several kinds, the largest.
   bool fits(double bytes) const { return bytes <= memoryLimit * (1 + 1e-12); }
+  /// Whether `bytes` fit accelerator `accelerator`.
+  bool fitsOn(double bytes, int accelerator) const {
+    return bytes <= getMemoryLimit(accelerator) * (1 + 1e-12);
+  }
+  int numKinds() const {
+    return acceleratorKinds.empty() ? 1 : static_cast<int>(kindMemoryLimits.size());
+  }
+  int getKind(int accelerator) const {
+    return acceleratorKinds.empty() ? 0 : acceleratorKinds[accelerator];
+  }
+  double getMemoryLimit(int accelerator) const {
+    return acceleratorKinds.empty() ? memoryLimit
+                                    : kindMemoryLimits[getKind(accelerator)];
+  }
+  /// Node u's time on an accelerator of `kind`.
+  double getTime(int u, int kind) const {
+    const Node &node = nodes[u];
+    return node.kindTimes.empty() ? node.acceleratorTime : node.kindTimes[kind];
+  }
+  /// The cheapest of node u's times over the accelerators' kinds.
+  double getFastestTime(int u) const;
+  /// What moving a tensor from device `from` to device `to` costs relative
+  /// to c(u): 1 unless both are accelerators on a slower link.
+  double getLinkFactor(int from, int to) const {
+    if (linkFactors.empty() || !isAccelerator(from) || !isAccelerator(to))
+      return 1;
+    return linkFactors[static_cast<size_t>(from) * numAccelerators + to];
+  }
+  /// One accelerator kind and every link alike: accelerators are
+  /// interchangeable.
+  bool isUniform() const;
+  /// Why the kinds, times or links do not fit the problem, or empty.
+  std::string checkDevices() const;
   /// Microbatches whose stash an accelerator stage holds at once when it
   /// is `stagesFromEnd` accelerator stages from the end (1: the last).
   /// Stages count in accelerator order: the schedule runs accelerator 0
   /// first; CPU stages (no memory limit) do not count.
   int inFlight(int stagesFromEnd) const;
-  /// Per microbatch: a ring all-reduce of `bytes` over `replicas` devices,
-  /// once per iteration (training; 0 for one replica or inference).
-  double allReduceTime(double bytes, int replicas) const;
+  /// Per microbatch: a ring all-reduce of `bytes` over `replicas` devices
+  /// from accelerator `first` on, once per iteration (training; 0 for one
+  /// replica or inference). The ring runs at its slowest link.
+  double allReduceTime(double bytes, int replicas, int first = 0) const;
   /// Adds u -> v once; returns false for a self loop or a repeated edge.
   bool addEdge(int u, int v);
   /// Predecessor lists, computed from `successors`.
