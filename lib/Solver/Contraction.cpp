@@ -284,7 +284,8 @@ Reduced placer::solver::detail::reduce(const Problem &problem,
 }
 
 bool placer::solver::isContiguous(const Problem &problem,
-                                  const Assignment &assignment) {
+                                  const Assignment &assignment,
+                                  bool acceleratorsInOrder) {
   // Judged where the model judges it: on the graph with every color class
   // (and every cycle classes close) as one node. Each such node sits on one
   // device, and the devices form a pipeline: the edges between them are
@@ -309,5 +310,18 @@ bool placer::solver::isContiguous(const Problem &problem,
         between[a].push_back(b);
       }
     }
+  if (acceleratorsInOrder) {
+    // The used accelerators follow one another in index order.
+    std::vector<char> used(devices, 0);
+    for (int d : assignment)
+      used[d] = 1;
+    int previous = -1;
+    for (int d = 0; d < problem.numAccelerators; ++d)
+      if (used[d]) {
+        if (previous >= 0 && !edge[previous][d])
+          between[previous].push_back(d);
+        previous = d;
+      }
+  }
   return static_cast<int>(placer::topologicalOrder(between).size()) == devices;
 }

@@ -131,6 +131,10 @@ public:
       kindCompute.assign(problem.numKinds(), 0);
       kindUnsupported.assign(problem.numKinds(), 0);
     }
+    for (int d = 1; d < problem.numAccelerators; ++d)
+      if (problem.getMemoryLimit(d) <
+          problem.getMemoryLimit(smallestAccelerator))
+        smallestAccelerator = d;
     if (activationsBind(problem) && !problem.isTraining()) {
       memoryGraph = placer::solver::memoryGraph(problem);
       peak.emplace(*memoryGraph);
@@ -158,13 +162,16 @@ public:
   /// a training schedule: not even as the last stage, recomputing or not).
   /// Recomputation adds `recomputeTime`.
   double acceleratorCost() {
-    if (unsupported > 0 ||
-        !(fits(bytesAt(1)) || (canRecompute() && fits(bytesAt(1, true)))))
+    if (unsupported > 0)
       return kInfinity;
     // Every activation D produces or reads, alive at once, bounds the peak;
-    // only sets near the limit are measured exactly.
-    if (peak && !fits(memory + touchedActivations) &&
-        !fits(memory + peakActivations()))
+    // only sets near the smallest limit are measured exactly.
+    if (peak) {
+      peakBytes = memory + touchedActivations;
+      if (!problem.fitsOn(peakBytes, smallestAccelerator))
+        peakBytes = memory + peakActivations();
+    }
+    if (!(fits(bytesAt(1)) || (canRecompute() && fits(bytesAt(1, true)))))
       return kInfinity;
     return acceleratorCompute + std::max(0.0, communicationIn) +
            std::max(0.0, communicationOut);
@@ -173,7 +180,8 @@ public:
   /// [first, first + r) of one kind, its inputs over the link from the
   /// device before and its outputs over the link to the device after (the
   /// cheapest its neighbours can be on, with nodes laid out in device
-  /// order), or infinity where it cannot run. Memory is checked apart.
+  /// order, or a CPU core), or infinity where it cannot run. Memory is
+  /// checked apart.
   double acceleratorCostAt(int first, int r) const {
     int kind = problem.getKind(first);
     if (unsupported > 0 || kindUnsupported[kind] > 0)
@@ -183,6 +191,11 @@ public:
     double out = after < problem.numAccelerators
                      ? problem.getLinkFactor(first, after)
                      : 1;
+    // A neighbour may be a CPU core, reached at c(u) itself.
+    if (problem.numCpus > 0) {
+      in = std::min(in, 1.0);
+      out = std::min(out, 1.0);
+    }
     return kindCompute[kind] + std::max(0.0, communicationIn) * in +
            std::max(0.0, communicationOut) * out;
   }
@@ -203,7 +216,7 @@ public:
   /// position.
   double bytesAt(int position, bool recompute = false) const {
     if (!problem.isTraining())
-      return memory;
+      return peak ? peakBytes : memory;
     return memory + getStageActivations(stash, inputBytes,
                                         problem.inFlight(position), recompute);
   }
@@ -219,6 +232,8 @@ public:
   /// option needs at least, which only grow with D (a recomputing stage's
   /// inputs may shrink as D grows).
   bool mayFit() const {
+    if (!problem.isTraining())
+      return fits(memory);
     return fits(canRecompute() ? memory + stash : bytesAt(1));
   }
   bool fits(double bytes) const { return problem.fits(bytes); }
@@ -306,6 +321,10 @@ private:
   std::vector<double> kindCompute;
   std::vector<int> kindUnsupported;
   double touchedActivations = 0;
+  /// Inference with a peak to measure: D's weights and peak activations,
+  /// or a bound that fits every accelerator (set by acceleratorCost()).
+  double peakBytes = 0;
+  int smallestAccelerator = 0;
   /// Training schedules: D's activation bytes per microbatch in flight.
   double stash = 0;
   /// With recomputation: bytes of the activations D receives.

@@ -396,6 +396,9 @@ bool placer::solver::activationsBind(const Problem &problem) {
                         : 1.0 + problem.successors[u].size();
     most += node.memory + node.outputBytes * copies;
   }
+  for (int d = 0; d < problem.numAccelerators; ++d)
+    if (!problem.fitsOn(most, d))
+      return true;
   return !problem.fits(most);
 }
 

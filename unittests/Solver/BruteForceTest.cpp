@@ -138,6 +138,104 @@ INSTANTIATE_TEST_SUITE_P(
              (s.replicate ? "replicate" : "");
     });
 
+/// Kinds and links: the DP places stages in device order. With kinds alone
+/// its model is exact; with a two-level hierarchy it charges each stage the
+/// links to its neighbours, a bound the true optimum meets whenever the
+/// DP says its split is optimal.
+class DPOnUnlikeDevices : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(DPOnUnlikeDevices, AgreesWithBruteForce) {
+  const Shape &shape = GetParam();
+  std::mt19937 rng(777 + shape.nodes * 13 + shape.accelerators);
+  // 1F1B under a memory limit: the DP counts empty devices after a stage
+  // as in flight, so it may refuse what fits; it never claims optimality.
+  bool exactInFlight =
+      shape.schedule != Schedule::OneFOneB || !shape.tightMemory;
+  int feasible = 0, proven = 0, usedSlowKind = 0;
+  for (int trial = 0; trial < 25; ++trial) {
+    Problem problem = randomProblem(rng, shape);
+    ASSERT_FALSE(problem.isUniform());
+    ASSERT_EQ(problem.checkDevices(), "");
+    double expected = bruteForce(problem, /*contiguous=*/true);
+    Solution solution = solveIdealDP(problem);
+    if (expected == kInfinity) {
+      EXPECT_FALSE(solution.feasible()) << "trial " << trial;
+      continue;
+    }
+    if (!exactInFlight && !solution.feasible())
+      continue;
+    ASSERT_TRUE(solution.feasible()) << "trial " << trial;
+    ++feasible;
+    Evaluation evaluation =
+        evaluate(problem, solution.assignment, solution.replication);
+    ASSERT_TRUE(evaluation.feasible()) << evaluation.violation;
+    EXPECT_DOUBLE_EQ(evaluation.maxLoad, solution.maxLoad);
+    EXPECT_TRUE(isContiguous(problem, solution.assignment,
+                             /*acceleratorsInOrder=*/true))
+        << "trial " << trial << "\n" << describe(problem, solution.assignment);
+    EXPECT_GE(solution.maxLoad, expected * (1 - 1e-9)) << "trial " << trial;
+    if (!exactInFlight) {
+      EXPECT_FALSE(solution.optimal);
+      continue;
+    }
+    EXPECT_LE(solution.lowerBound, expected * (1 + 1e-9)) << "trial " << trial;
+    if (!shape.hierarchy || solution.optimal) {
+      EXPECT_NEAR(solution.maxLoad, expected, 1e-9 * expected)
+          << "trial " << trial << "\n"
+          << describe(problem, solution.assignment);
+    }
+    EXPECT_EQ(solution.optimal, !shape.hierarchy ||
+                                    solution.maxLoad <=
+                                        solution.lowerBound * (1 + 1e-9));
+    proven += solution.optimal;
+    for (int d = 0; d < problem.numAccelerators; ++d)
+      usedSlowKind += problem.getKind(d) == 1 &&
+                      !evaluation.devices[d].nodes.empty();
+  }
+  EXPECT_GE(feasible, 5);
+  // Kinds alone: every split proven; links: random DAGs send many tensors
+  // past a stage, where the neighbour-link charge falls short.
+  if (exactInFlight) {
+    EXPECT_GE(proven, shape.hierarchy ? 2 : feasible);
+  }
+  if (shape.twoKinds && exactInFlight) {
+    EXPECT_GE(usedSlowKind, 1);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Random, DPOnUnlikeDevices,
+    ::testing::Values(
+        // Kinds: inference with a CPU core, tight memory with activations,
+        // GPipe training with replication.
+        Shape{7, 3, 1, false, true, false, false, false, Schedule::Inference,
+              1, false, false, true},
+        Shape{7, 3, 0, false, false, true, false, true, Schedule::Inference,
+              1, false, false, true},
+        Shape{6, 3, 0, false, false, false, false, false, Schedule::GPipe, 2,
+              false, true, true},
+        // Hierarchy: inference, with replicated training, and with kinds.
+        Shape{7, 4, 0, false, false, false, false, false, Schedule::Inference,
+              1, false, false, false, true},
+        Shape{6, 4, 0, false, false, false, false, false, Schedule::GPipe, 2,
+              false, true, false, true},
+        Shape{6, 4, 1, false, false, true, false, true, Schedule::Inference,
+              1, false, false, true, true},
+        // 1F1B under a memory limit on unlike devices.
+        Shape{6, 3, 0, false, false, true, false, true, Schedule::OneFOneB, 3,
+              false, false, true}),
+    [](const auto &info) {
+      const Shape &s = info.param;
+      return "n" + std::to_string(s.nodes) + "k" +
+             std::to_string(s.accelerators) + "l" + std::to_string(s.cpus) +
+             (s.tightMemory ? "mem" : "") + (s.activations ? "act" : "") +
+             (s.schedule == Schedule::GPipe      ? "gpipe"
+              : s.schedule == Schedule::OneFOneB ? "1f1b"
+                                                 : "") +
+             (s.replicate ? "replicate" : "") + (s.twoKinds ? "kinds" : "") +
+             (s.hierarchy ? "links" : "");
+    });
+
 } // namespace
 
 namespace {

@@ -31,6 +31,11 @@ struct Shape {
   /// Stages may be replicated; training all-reduces each node's gradients
   /// (as many bytes as its weights) over a link of bandwidth 4.
   bool replicate = false;
+  /// Two accelerator kinds: the later half of the accelerators is slower
+  /// per node by a random factor, with half as much memory again.
+  bool twoKinds = false;
+  /// Nodes of two accelerators, links between nodes 3x slower.
+  bool hierarchy = false;
 };
 
 /// A random DAG; in training mode every forward node gets a backward twin
@@ -101,6 +106,22 @@ inline Problem randomProblem(std::mt19937 &rng, const Shape &shape) {
   p.memoryLimit = shape.tightMemory
                       ? std::ceil(total / std::max(1, shape.accelerators)) + 1
                       : kInfinity;
+  int k = shape.accelerators;
+  if (shape.twoKinds) {
+    for (int d = 0; d < k; ++d)
+      p.acceleratorKinds.push_back(d < (k + 1) / 2 ? 0 : 1);
+    p.kindMemoryLimits = {p.memoryLimit, p.memoryLimit * 1.5};
+    p.memoryLimit = p.kindMemoryLimits[1];
+    for (Node &node : p.nodes)
+      node.kindTimes = {node.acceleratorTime,
+                        std::round(node.acceleratorTime *
+                                   (1 + std::round(coin(rng) * 4) / 2) * 4) /
+                            4};
+  }
+  if (shape.hierarchy)
+    for (int a = 0; a < k; ++a)
+      for (int b = 0; b < k; ++b)
+        p.linkFactors.push_back(a / 2 == b / 2 ? 1.0 : 3.0);
   return p;
 }
 
@@ -143,7 +164,8 @@ inline double bestReplication(const Problem &problem,
   }
 }
 
-/// The best feasible placement by exhaustive search, contiguous or not.
+/// The best feasible placement by exhaustive search, contiguous or not
+/// (where devices differ, contiguous in device order, as the DP's).
 inline double bruteForce(const Problem &problem, bool contiguous) {
   int n = problem.size(), devices = problem.numDevices();
   Assignment assignment(n, 0);
@@ -154,7 +176,8 @@ inline double bruteForce(const Problem &problem, bool contiguous) {
     Evaluation evaluation = evaluate(problem, assignment);
     if (evaluation.feasible() &&
         (problem.replication || evaluation.maxLoad < best) &&
-        (!contiguous || isContiguous(problem, assignment)))
+        (!contiguous ||
+         isContiguous(problem, assignment, !problem.isUniform())))
       best = std::min(best, bestReplication(problem, assignment,
                                             evaluation.maxLoad));
     int i = 0;

@@ -232,7 +232,10 @@ Evaluation evaluate(const Problem &problem, const Assignment &assignment,
 /// can be ordered so that every edge between two of them goes forward:
 /// device j holds I_j \ I_{j-1} for a chain of ideals, and so each device's
 /// set is convex (no path leaves it and comes back).
-bool isContiguous(const Problem &problem, const Assignment &assignment);
+/// With `acceleratorsInOrder` the order must also visit the accelerators
+/// in index order (the DP's pipeline where devices differ).
+bool isContiguous(const Problem &problem, const Assignment &assignment,
+                  bool acceleratorsInOrder = false);
 
 /// A lower bound on the optimal max-load: max(the largest node's cheapest
 /// time (not with replication, which divides it), the total cheapest work
