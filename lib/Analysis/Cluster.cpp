@@ -110,6 +110,13 @@ static bool fromJSON(const Value &value, DeviceKind &kind, Path path) {
     path.field("peak_flops").report("must give at least one element type");
     return false;
   }
+  // The solvers keep state per device: a count past any real machine is a
+  // mistake, not a cluster.
+  static_assert(kMaxDevicesPerKind == 4096, "the message below says 4096");
+  if (count.value > kMaxDevicesPerKind) {
+    path.field("count").report("must be at most 4096");
+    return false;
+  }
   kind.isAccelerator = type == "accelerator";
   // CPU cores share host memory: a capacity of 0 means unlimited.
   if (kind.isAccelerator) {

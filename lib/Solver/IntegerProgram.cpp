@@ -28,13 +28,26 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
                                          : contract(problem, /*mergeCycles=*/false);
   int n = groups.numSuper, devices = problem.numDevices();
   int k = problem.numAccelerators;
+  bool uniform = problem.isUniform();
   ModelBuilder b;
+
+  // A group's time on each device (accelerators by their kind).
+  std::vector<std::vector<double>> time(n, std::vector<double>(devices, 0));
+  for (int g = 0; g < n; ++g)
+    for (int d = 0; d < devices; ++d) {
+      if (d >= k || uniform) {
+        time[g][d] = d < k ? groups.acceleratorTime[g] : groups.cpuTime[g];
+        continue;
+      }
+      for (int m : groups.members[g])
+        time[g][d] += problem.getTime(m, problem.getKind(d));
+    }
 
   // x[g][d]: group g on device d.
   std::vector<std::vector<int>> x(n, std::vector<int>(devices, -1));
   for (int g = 0; g < n; ++g)
     for (int d = 0; d < devices; ++d) {
-      bool allowed = d < k ? static_cast<bool>(groups.supported[g])
+      bool allowed = d < k ? groups.supported[g] && time[g][d] < kInfinity
                            : groups.cpuTime[g] < kInfinity;
       x[g][d] = b.column("x_" + std::to_string(g) + "_" + std::to_string(d), 0,
                          allowed ? 1 : 0, 0, true);
@@ -45,7 +58,7 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
   // any (permuting accelerators maps every solution to one that does so).
   // The contiguous model breaks the symmetry by pipeline order instead;
   // both together would not be without loss of generality.
-  if (n > 0 && !contiguous)
+  if (n > 0 && !contiguous && uniform)
     for (int d = 1; d < k; ++d)
       b.setColumnUpper(x[0][d], 0);
 
@@ -85,6 +98,44 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
     }
   }
 
+  // Links (docs/IntegerPrograms.md): t[u][e][d] >= 1 when u on accelerator
+  // e feeds accelerator d over a link costing f(e, d) > 1 times c(u); d
+  // pays the excess, and e its largest excess, w[u][e].
+  std::vector<std::vector<std::pair<int, double>>> linkCharges(k);
+  if (!problem.linkFactors.empty())
+    for (int u = 0; u < problem.size(); ++u) {
+      double c = problem.nodes[u].transferCost;
+      int gu = groups.superOf[u];
+      std::vector<int> others;
+      for (int v : problem.successors[u])
+        if (groups.superOf[v] != gu)
+          others.push_back(groups.superOf[v]);
+      if (c <= 0 || others.empty())
+        continue;
+      for (int e = 0; e < k; ++e) {
+        int w = -1;
+        for (int d = 0; d < k; ++d) {
+          double excess = problem.getLinkFactor(e, d) - 1;
+          if (d == e || excess <= 0)
+            continue;
+          std::string tag =
+              std::to_string(u) + "_" + std::to_string(e) + "_" +
+              std::to_string(d);
+          if (w < 0) {
+            w = b.column("w_" + std::to_string(u) + "_" + std::to_string(e),
+                         0, kInfinity, 0, false);
+            linkCharges[e].emplace_back(w, c);
+          }
+          int t = b.column("t_" + tag, 0, 1, 0, false);
+          for (int gv : others)
+            b.row("link_" + tag + "_" + std::to_string(gv),
+                  {t, x[gu][e], x[gv][d]}, {1, -1, -1}, 'G', -1);
+          b.row("slowest_" + tag, {w, t}, {1, -excess}, 'G', 0);
+          linkCharges[d].emplace_back(t, c * excess);
+        }
+      }
+    }
+
   // Loads and memory.
   std::vector<double> stash(n, 0);
   for (int g = 0; g < n; ++g)
@@ -94,7 +145,7 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
     std::vector<int> cols;
     std::vector<double> coefs;
     for (int g = 0; g < n; ++g) {
-      double t = d < k ? groups.acceleratorTime[g] : groups.cpuTime[g];
+      double t = time[g][d];
       if (t > 0 && t < kInfinity) {
         cols.push_back(x[g][d]);
         coefs.push_back(t);
@@ -107,10 +158,15 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
           cols.insert(cols.end(), {cv.first, cv.second});
           coefs.insert(coefs.end(), {c, c});
         }
+    if (d < k)
+      for (auto [column, coefficient] : linkCharges[d]) {
+        cols.push_back(column);
+        coefs.push_back(coefficient);
+      }
     cols.push_back(maxLoad);
     coefs.push_back(-1);
     b.row("load_" + std::to_string(d), cols, coefs, 'L', 0);
-    if (d < k && problem.memoryLimit < kInfinity) {
+    if (d < k && problem.getMemoryLimit(d) < kInfinity) {
       // Training schedules: accelerator d, in pipeline order, is at most
       // k - d stages from the end (exactly when the empty ones come last).
       int inFlight = problem.isTraining() ? problem.inFlight(k - d) : 0;
@@ -125,7 +181,7 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
       }
       if (!memCols.empty())
         b.row("memory_" + std::to_string(d), memCols, memCoefs, 'L',
-              problem.memoryLimit);
+              problem.getMemoryLimit(d));
     }
   }
 
@@ -136,7 +192,9 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
     std::vector<int> p(devices);
     for (int d = 0; d < devices; ++d)
       p[d] = b.column("p_" + std::to_string(d), 0, devices - 1, 0, false);
-    // Identical accelerators in pipeline order (they may stay empty).
+    // Accelerators in pipeline order (they may stay empty): identical ones
+    // without loss of generality; unlike ones as the DP and 1F1B order
+    // them.
     for (int d = 0; d + 1 < k; ++d)
       b.row("symmetry_" + std::to_string(d), {p[d], p[d + 1]}, {1, -1}, 'L',
             -1);

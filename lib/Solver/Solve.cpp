@@ -149,6 +149,8 @@ SolveResult solveLatency(Models models, const SolveOptions &options) {
 /// 0.1%; infinity when none exists at any size. The DP decides for every
 /// objective and algorithm: a pipeline stage is a convex call, so where the
 /// DP fits, a latency placement does too, and the heuristics fit no sooner.
+/// With several kinds, every kind's memory scales alike and the answer is
+/// the largest kind's.
 double smallestFittingMemory(Problem problem, const SolveOptions &options) {
   double total = 0;
   for (const Node &node : problem.nodes)
@@ -156,14 +158,23 @@ double smallestFittingMemory(Problem problem, const SolveOptions &options) {
              node.outputBytes * problem.inFlight(problem.numAccelerators);
   DPOptions dp;
   dp.idealLimit = options.idealLimit;
-  auto fits = [&] { return solveIdealDP(problem, dp).feasible(); };
-  problem.memoryLimit = total;
-  if (!fits())
+  // Limits relative to the largest (infinite ones stay so).
+  std::vector<double> shares;
+  for (double limit : problem.kindMemoryLimits)
+    shares.push_back(limit == kInfinity ? kInfinity
+                                        : limit / problem.memoryLimit);
+  auto fitsWith = [&](double largest) {
+    problem.memoryLimit = largest;
+    for (size_t kind = 0; kind < shares.size(); ++kind)
+      problem.kindMemoryLimits[kind] = shares[kind] * largest;
+    return solveIdealDP(problem, dp).feasible();
+  };
+  if (!(problem.memoryLimit > 0) || !fitsWith(total))
     return kInfinity;
   double low = 0, high = total;
   while (high - low > 1e-3 * high) {
-    problem.memoryLimit = (low + high) / 2;
-    (fits() ? high : low) = problem.memoryLimit;
+    double middle = (low + high) / 2;
+    (fitsWith(middle) ? high : low) = middle;
   }
   return high;
 }
@@ -227,7 +238,14 @@ std::string placer::solver::checkOptions(const SolveOptions &options) {
 
 SolveResult placer::solver::solve(const Problem &problem,
                                   const SolveOptions &options) {
-  if (std::string error = checkOptions(options); !error.empty()) {
+  std::string error = checkOptions(options);
+  if (error.empty())
+    error = problem.checkDevices();
+  if (error.empty() && options.objective == Objective::Latency &&
+      !problem.isUniform())
+    error = "objective=latency models one accelerator kind and uniform "
+            "links; this cluster has several kinds or a link hierarchy";
+  if (!error.empty()) {
     SolveResult result;
     result.error = std::move(error);
     return result;
@@ -236,8 +254,13 @@ SolveResult placer::solver::solve(const Problem &problem,
   std::optional<Problem> additive;
   if (bind)
     additive = withAdditiveMemory(problem);
+  // (The MILP charges links faster than c(u)'s own at c(u).)
+  bool fasterLinks =
+      std::any_of(problem.linkFactors.begin(), problem.linkFactors.end(),
+                  [](double factor) { return factor < 1; });
   bool restricted = (problem.recomputation && problem.isTraining() && bind) ||
-                    (problem.replication && problem.numAccelerators > 1);
+                    (problem.replication && problem.numAccelerators > 1) ||
+                    fasterLinks;
   Models models{problem, additive ? *additive : problem,
                 additive.has_value(), restricted};
   SolveResult result = options.objective == Objective::Latency

@@ -152,8 +152,7 @@ struct EstimateCostsPass
     OpWork totals;
     std::map<std::string, double> totalTime;
     bool failedAny = false;
-    // c(u): moving the output between two devices of the first kind.
-    int64_t peer = machine.getNumDevices() > 1 ? 1 : 0;
+    auto [from, to] = machine.getPricingPair();
 
     for (Operation *op : ops) {
       FailureOr<OpWork> work = estimateWithRegions(op, unmodeled);
@@ -193,7 +192,7 @@ struct EstimateCostsPass
       }
       double transfer =
           work->isFree ? 0.0
-                       : machine.transferTime(work->outputBytes, 0, peer);
+                       : machine.transferTime(work->outputBytes, from, to);
       CostSource source = fromProfile        ? CostSource::Profile
                           : work->isModeled ? CostSource::Model
                                             : CostSource::Generic;

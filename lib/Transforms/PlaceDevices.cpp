@@ -62,6 +62,42 @@ int64_t getIntAttr(DictionaryAttr dict, StringRef name, int64_t fallback) {
   return attr ? attr.getInt() : fallback;
 }
 
+/// The cluster's devices the solver places on: every accelerator, of
+/// every kind, in device order, and the cores of the first CPU kind.
+struct ClusterDevices {
+  const Cluster &cluster;
+  std::vector<int64_t> accelerators, cpus;
+  /// Accelerator kinds in device order: the solver's kind indices.
+  std::vector<const DeviceKind *> acceleratorKinds;
+  const DeviceKind *cpu = nullptr;
+
+  explicit ClusterDevices(const Cluster &cluster) : cluster(cluster) {
+    int64_t device = 0;
+    for (const DeviceKind &kind : cluster.getKinds()) {
+      if (kind.isAccelerator)
+        acceleratorKinds.push_back(&kind);
+      else if (!cpu)
+        cpu = &kind;
+      for (int64_t i = 0; i < kind.count; ++i, ++device)
+        if (kind.isAccelerator)
+          accelerators.push_back(device);
+        else if (&kind == cpu)
+          cpus.push_back(device);
+    }
+  }
+  /// The first accelerator kind (whose times solvers of one kind read).
+  const DeviceKind *getAccelerator() const {
+    return acceleratorKinds.empty() ? nullptr : acceleratorKinds.front();
+  }
+  /// The solver's kind index of accelerator `device` of the cluster.
+  int getKindIndex(int64_t device) const {
+    const DeviceKind *kind =
+        &cluster.getKinds()[cluster.getKindOfDevice(device)];
+    return static_cast<int>(llvm::find(acceleratorKinds, kind) -
+                            acceleratorKinds.begin());
+  }
+};
+
 /// Seconds per sample of `op` on `kind`: forward, plus backward when the
 /// cost model priced a training step.
 double getStepTime(CostAttr cost, const DeviceKind *kind) {
@@ -74,9 +110,10 @@ double getStepTime(CostAttr cost, const DeviceKind *kind) {
 }
 
 FailureOr<ModuleProblem> buildProblem(ModuleOp module,
-                                      const DeviceKind *accelerator,
-                                      const DeviceKind *cpu,
+                                      const ClusterDevices &devices,
                                       bool activations) {
+  const DeviceKind *accelerator = devices.getAccelerator();
+  const DeviceKind *cpu = devices.cpu;
   ModuleProblem result;
   llvm::DenseMap<Operation *, int> nodeOf;
   SmallVector<std::pair<func::FuncOp, OpRoles>> functions;
@@ -99,6 +136,9 @@ FailureOr<ModuleProblem> buildProblem(ModuleOp module,
       node.id = getIntAttr(attrs, "id", result.problem.size());
       result.isWorkload |= cost.getSource() == CostSource::Workload;
       node.acceleratorTime = accelerator ? getStepTime(cost, accelerator) : 0;
+      if (devices.acceleratorKinds.size() > 1)
+        for (const DeviceKind *kind : devices.acceleratorKinds)
+          node.kindTimes.push_back(getStepTime(cost, kind));
       // A stage that recomputes runs the forward pass once more; replicas
       // all-reduce the weights' gradients.
       bool priced =
@@ -110,8 +150,12 @@ FailureOr<ModuleProblem> buildProblem(ModuleOp module,
       node.cpuTime = getStepTime(cost, cpu);
       node.memory = static_cast<double>(cost.getResidentBytes());
       node.transferCost = cost.getTransferTime();
-      node.supported = getIntAttr(attrs, "supported", 1) != 0 &&
-                       node.acceleratorTime < solver::kInfinity;
+      // (Where kinds differ, per kind: Problem::getTime.)
+      bool runsSomewhere =
+          node.acceleratorTime < solver::kInfinity ||
+          llvm::any_of(node.kindTimes,
+                       [](double t) { return t < solver::kInfinity; });
+      node.supported = getIntAttr(attrs, "supported", 1) != 0 && runsSomewhere;
       node.backward = isBackwardOp(&op);
       node.colorClass = getIntAttr(attrs, "color_class", -1);
       result.backwardOps |= node.backward;
@@ -227,6 +271,25 @@ llvm::json::Value makeReport(const ModuleProblem &mp,
     }
     devices.push_back(std::move(device));
   }
+  // Stages in device order (the pipeline's where devices differ), each with
+  // its kind and every device that runs it.
+  Array stages;
+  for (int d = 0; d < p.numDevices(); ++d) {
+    const solver::DeviceReport &r = evaluation.devices[d];
+    if (r.nodes.empty())
+      continue;
+    Array members{clusterDevice[d]};
+    for (int copy = 0; copy < p.numDevices(); ++copy)
+      if (evaluation.devices[copy].replicaOf == d)
+        members.push_back(clusterDevice[copy]);
+    stages.push_back(Object{
+        {"devices", std::move(members)},
+        {"kind",
+         cluster.getKinds()[cluster.getKindOfDevice(clusterDevice[d])].name},
+        {"replicas", r.replicas},
+        {"load", r.load},
+        {"nodes", static_cast<int64_t>(r.nodes.size())}});
+  }
   Object assignment;
   for (int u = 0; u < p.size(); ++u) {
     std::string key = mp.isWorkload ? std::to_string(p.nodes[u].id)
@@ -266,6 +329,7 @@ llvm::json::Value makeReport(const ModuleProblem &mp,
                 {"memory_limit", p.memoryLimit},
                 {"transfers", countTransfers(mp)},
                 {"devices", std::move(devices)},
+                {"stages", std::move(stages)},
                 {"assignment", std::move(assignment)}};
   if (p.isTraining()) {
     report["schedule"] = solver::getName(p.schedule);
@@ -312,25 +376,6 @@ LogicalResult writeJson(Location loc, StringRef path, llvm::json::Value value,
   return success();
 }
 
-/// The first accelerator kind and the first CPU kind of the cluster, with
-/// the index of each one's first device.
-struct DeviceKinds {
-  const Cluster &cluster;
-  const DeviceKind *accelerator = nullptr, *cpu = nullptr;
-  int64_t firstAccelerator = 0, firstCpu = 0;
-
-  explicit DeviceKinds(const Cluster &cluster) : cluster(cluster) {
-    int64_t offset = 0;
-    for (const DeviceKind &kind : cluster.getKinds()) {
-      if (kind.isAccelerator && !accelerator)
-        accelerator = &kind, firstAccelerator = offset;
-      if (!kind.isAccelerator && !cpu)
-        cpu = &kind, firstCpu = offset;
-      offset += kind.count;
-    }
-  }
-};
-
 struct PlaceDevicesPass
     : public placer::impl::PlaceDevicesBase<PlaceDevicesPass> {
   PlaceDevicesPass() = default;
@@ -350,23 +395,20 @@ struct PlaceDevicesPass
   /// Sizes the problem's devices and memory from the settings and the
   /// cluster, or says why it cannot.
   LogicalResult sizeProblem(Location loc, const PlacementSettings &settings,
-                            const DeviceKinds &kinds,
+                            const ClusterDevices &devices,
                             const TrainingSetup &setup, bool isWorkload,
                             bool training, solver::Problem &problem) {
-    const DeviceKind *accelerator = kinds.accelerator, *cpu = kinds.cpu;
-    int64_t k = settings.devices > 0 ? settings.devices
-                                     : (accelerator ? accelerator->count : 0);
-    int64_t l = settings.cpus >= 0 ? settings.cpus
-                                   : (isWorkload && cpu ? cpu->count : 0);
-    if (settings.devices < 0 ||
-        (k > 0 && (!accelerator || k > accelerator->count)))
+    int64_t available = devices.accelerators.size();
+    int64_t cores = devices.cpus.size();
+    int64_t k = settings.devices > 0 ? settings.devices : available;
+    int64_t l = settings.cpus >= 0 ? settings.cpus : (isWorkload ? cores : 0);
+    if (settings.devices < 0 || k > available)
       return emitError(loc, "--placer-place-devices: devices=")
-             << settings.devices << ": the cluster has "
-             << (accelerator ? accelerator->count : 0) << " accelerators";
-    if (l > 0 && (!cpu || l > cpu->count))
+             << settings.devices << ": the cluster has " << available
+             << " accelerators";
+    if (l > cores)
       return emitError(loc, "--placer-place-devices: cpus=")
-             << l << ": the cluster has " << (cpu ? cpu->count : 0)
-             << " CPU cores";
+             << l << ": the cluster has " << cores << " CPU cores";
     if (k + l == 0)
       return emitError(loc, "--placer-place-devices: no device to place on");
     if (settings.memory < 0)
@@ -374,11 +416,7 @@ struct PlaceDevicesPass
                        "--placer-place-devices: memory must not be negative");
     problem.numAccelerators = static_cast<int>(k);
     problem.numCpus = static_cast<int>(l);
-    problem.memoryLimit =
-        settings.memory > 0 ? settings.memory
-        : accelerator && accelerator->memoryCapacity > 0
-            ? accelerator->memoryCapacity
-            : solver::kInfinity;
+    sizeAccelerators(settings, devices, problem);
     if (training) {
       problem.schedule = settings.schedule.value_or(setup.schedule);
       int64_t m = settings.microbatches > 0 ? settings.microbatches
@@ -387,13 +425,69 @@ struct PlaceDevicesPass
       problem.recomputation = settings.recompute;
     }
     problem.replication = settings.replication;
-    if (accelerator && accelerator->count > 1) {
-      Link link = kinds.cluster.getLink(kinds.firstAccelerator,
-                                        kinds.firstAccelerator + 1);
+    return success();
+  }
+
+  /// Memory per kind, and the links between the accelerators placed on
+  /// (`links=flat` drops them when solving, not when scoring).
+  static void sizeAccelerators(const PlacementSettings &settings,
+                               const ClusterDevices &devices,
+                               solver::Problem &problem) {
+    int k = problem.numAccelerators;
+    auto capacity = [&](const DeviceKind *kind) {
+      return settings.memory > 0            ? settings.memory
+             : kind && kind->memoryCapacity > 0 ? kind->memoryCapacity
+                                                : solver::kInfinity;
+    };
+    problem.memoryLimit = capacity(devices.getAccelerator());
+    bool severalKinds = false;
+    for (int d = 1; d < k; ++d)
+      severalKinds |= devices.getKindIndex(devices.accelerators[d]) !=
+                      devices.getKindIndex(devices.accelerators[0]);
+    if (!severalKinds) // devices of the first kind only
+      for (solver::Node &node : problem.nodes)
+        node.kindTimes.clear();
+    if (severalKinds) {
+      for (const DeviceKind *kind : devices.acceleratorKinds)
+        problem.kindMemoryLimits.push_back(capacity(kind));
+      for (int d = 0; d < k; ++d)
+        problem.acceleratorKinds.push_back(
+            devices.getKindIndex(devices.accelerators[d]));
+      problem.memoryLimit = 0;
+      for (int d = 0; d < k; ++d)
+        problem.memoryLimit =
+            std::max(problem.memoryLimit, problem.getMemoryLimit(d));
+    }
+    // c(u) is priced on one link; another costs its bandwidth's inverse
+    // as much again (latency aside: microseconds beside megabytes).
+    const Cluster &cluster = devices.cluster;
+    auto [from, to] = cluster.getPricingPair();
+    Link priced = cluster.getLink(from, to);
+    std::vector<double> factors;
+    for (int a = 0; a < k; ++a)
+      for (int b = 0; b < k; ++b)
+        factors.push_back(
+            a == b ? 1.0
+                   : priced.bandwidth /
+                         cluster
+                             .getLink(devices.accelerators[a],
+                                      devices.accelerators[b])
+                             .bandwidth);
+    // Links all alike cost c(u) as priced (the paper's model).
+    bool alike = true;
+    for (int a = 0; a < k; ++a)
+      for (int b = 0; b < k; ++b)
+        alike &= a == b || factors[a * k + b] == factors[k > 1 ? 1 : 0];
+    if (!alike) {
+      problem.linkFactors = std::move(factors);
+      problem.allReduceBandwidth = priced.bandwidth;
+      problem.allReduceLatency = priced.latency;
+    } else if (k > 1) {
+      Link link = cluster.getLink(devices.accelerators[0],
+                                  devices.accelerators[1]);
       problem.allReduceBandwidth = link.bandwidth;
       problem.allReduceLatency = link.latency;
     }
-    return success();
   }
 
   /// The error for a result with no placement.
@@ -412,6 +506,8 @@ struct PlaceDevicesPass
          << problem.numCpus << " CPU cores fits in "
          << llvm::formatv("{0:F0}", problem.memoryLimit)
          << " bytes per accelerator";
+    if (!problem.kindMemoryLimits.empty())
+      diag << " (the largest kind's; the others in proportion)";
     if (result.smallestFittingMemory < solver::kInfinity)
       diag << "; the smallest memory per accelerator that fits is "
            << llvm::formatv("{0:F0}", std::ceil(result.smallestFittingMemory))
@@ -443,15 +539,14 @@ struct PlaceDevicesPass
         requireCluster(module, "--placer-place-devices");
     if (failed(cluster))
       return signalPassFailure();
-    DeviceKinds kinds(*cluster);
+    ClusterDevices devices(*cluster);
     FailureOr<ModuleProblem> built =
-        buildProblem(module, kinds.accelerator, kinds.cpu,
-                     settings.activations);
+        buildProblem(module, devices, settings.activations);
     if (failed(built))
       return signalPassFailure();
     ModuleProblem &mp = *built;
     solver::Problem &problem = mp.problem;
-    if (failed(sizeProblem(loc, settings, kinds, cluster->getTraining(),
+    if (failed(sizeProblem(loc, settings, devices, cluster->getTraining(),
                            mp.isWorkload, mp.training, problem)))
       return signalPassFailure();
     // Without gradient sizes an all-reduce would look free.
@@ -465,7 +560,14 @@ struct PlaceDevicesPass
                      "training=true instead)");
       return signalPassFailure();
     }
-    solver::SolveResult result = solver::solve(problem, solveOptions);
+    // links=flat: solved blind to the links, scored on them.
+    std::optional<solver::Problem> blind;
+    if (settings.flatLinks) {
+      blind = problem;
+      blind->linkFactors.clear();
+    }
+    solver::SolveResult result =
+        solver::solve(blind ? *blind : problem, solveOptions);
     if (!result.error.empty()) {
       emitError(loc, "--placer-place-devices: ") << result.error;
       return signalPassFailure();
@@ -481,26 +583,33 @@ struct PlaceDevicesPass
                       << solveOptions.ip.exportPath << " without solving it";
       return;
     }
-    const solver::Solution &solution = result.solution;
+    solver::Solution &solution = result.solution;
     if (!solution.feasible()) {
       reportNoPlacement(loc, result, problem);
       return signalPassFailure();
+    }
+    solver::Evaluation evaluation = solver::evaluate(
+        problem, solution.assignment, solution.replication);
+    if (blind && !problem.linkFactors.empty()) {
+      solution.maxLoad = evaluation.maxLoad;
+      solution.optimal = false;
+      solution.lowerBound = solver::lowerBound(problem);
+      solution.note = "links=flat: solved as if every link were the one "
+                      "transfers are priced on; loads are on the cluster's "
+                      "links";
     }
 
     // Solver devices -> the cluster's device list.
     std::vector<int64_t> clusterDevice(problem.numDevices());
     for (int d = 0; d < problem.numDevices(); ++d)
-      clusterDevice[d] =
-          problem.isAccelerator(d)
-              ? kinds.firstAccelerator + d
-              : kinds.firstCpu + (d - problem.numAccelerators);
+      clusterDevice[d] = problem.isAccelerator(d)
+                             ? devices.accelerators[d]
+                             : devices.cpus[d - problem.numAccelerators];
     for (auto [index, op] : llvm::enumerate(mp.ops))
       setDevice(op, clusterDevice[solution.assignment[index]]);
     for (auto [op, follow] : mp.followers)
       setDevice(op, follow ? *getDevice(follow) : clusterDevice[0]);
     MLIRContext *context = module.getContext();
-    solver::Evaluation evaluation = solver::evaluate(
-        problem, solution.assignment, solution.replication);
     SmallVector<int64_t> recomputing;
     for (int d = 0; d < problem.numDevices(); ++d)
       if (evaluation.devices[d].recompute)

@@ -89,9 +89,16 @@ TEST_P(IPMatchesExhaustiveSearch, BothVariants) {
       EXPECT_NEAR(result.solution.maxLoad, expected, 1e-6 * expected)
           << (contiguous ? "contiguous" : "free") << " trial " << trial;
       if (contiguous) {
-        EXPECT_TRUE(isContiguous(problem, result.solution.assignment));
-        EXPECT_NEAR(result.solution.maxLoad, solveIdealDP(problem).maxLoad,
-                    1e-6 * expected);
+        // Unlike devices: a pipeline in device order, as the DP's; its
+        // neighbour-link charge may miss the optimum under a hierarchy.
+        EXPECT_TRUE(isContiguous(problem, result.solution.assignment,
+                                 !problem.isUniform()));
+        double dp = solveIdealDP(problem).maxLoad;
+        if (problem.linkFactors.empty()) {
+          EXPECT_NEAR(result.solution.maxLoad, dp, 1e-6 * expected);
+        } else {
+          EXPECT_GE(dp, result.solution.maxLoad * (1 - 1e-9));
+        }
       }
     }
   }
@@ -108,7 +115,16 @@ INSTANTIATE_TEST_SUITE_P(
                       Shape{6, 3, 0, false, false, true, false, true,
                             Schedule::OneFOneB, 3},
                       Shape{5, 2, 1, false, false, true, false, true,
-                            Schedule::GPipe, 2}),
+                            Schedule::GPipe, 2},
+                      // Two kinds (per-kind times and memory), a two-level
+                      // hierarchy (per-pair transfer costs), both.
+                      Shape{6, 3, 0, false, false, true, false, false,
+                            Schedule::Inference, 1, false, false, true},
+                      Shape{5, 4, 1, false, false, false, false, false,
+                            Schedule::Inference, 1, false, false, false,
+                            true},
+                      Shape{5, 4, 0, false, false, true, false, false,
+                            Schedule::GPipe, 2, false, false, true, true}),
     [](const auto &info) {
       return "n" + std::to_string(info.param.nodes) + "k" +
              std::to_string(info.param.accelerators) + "l" +
@@ -116,7 +132,9 @@ INSTANTIATE_TEST_SUITE_P(
              (info.param.training ? "train" : "") +
              (info.param.schedule == Schedule::GPipe      ? "gpipe"
               : info.param.schedule == Schedule::OneFOneB ? "1f1b"
-                                                          : "");
+                                                          : "") +
+             (info.param.twoKinds ? "kinds" : "") +
+             (info.param.hierarchy ? "links" : "");
     });
 
 } // namespace

@@ -23,6 +23,10 @@
 
 namespace placer {
 
+/// The most devices of one kind a cluster may have: the solvers keep state
+/// per device, so a larger count is a mistake, not a machine.
+constexpr int64_t kMaxDevicesPerKind = 4096;
+
 struct DeviceKind {
   std::string name;
   bool isAccelerator = true;
@@ -111,6 +115,12 @@ public:
   Link getLink(int64_t from, int64_t to) const;
   /// bytes / bandwidth + latency; 0 on one device.
   double transferTime(double bytes, int64_t from, int64_t to) const;
+  /// The link an op's transfer cost c(u) is priced on: device 0 to device
+  /// 1 (itself on a one-device cluster). The placement scales c(u) by
+  /// this link's bandwidth over another pair's.
+  std::pair<int64_t, int64_t> getPricingPair() const {
+    return {0, getNumDevices() > 1 ? 1 : 0};
+  }
 
 private:
   std::string name;

@@ -37,7 +37,8 @@ struct CostSettings {
 
 /// What --placer-place-devices needs, typed.
 struct PlacementSettings {
-  /// Accelerators to use; 0: every accelerator of the cluster's first kind.
+  /// Accelerators to use, the cluster's first ones in device order (every
+  /// accelerator kind); 0: all of them.
   int64_t devices = 0;
   /// CPU cores to use; -1: a workload's own count, else none.
   int64_t cpus = -1;
@@ -53,6 +54,9 @@ struct PlacementSettings {
   bool recompute = false;
   /// A stage may run on several accelerators (data parallel within it).
   bool replication = false;
+  /// The solver sees every link as the one c(u) is priced on (the report
+  /// still scores the cluster's links): a hierarchy-blind baseline.
+  bool flatLinks = false;
   solver::SolveOptions solve;
   std::string report;
   std::string exportSplit;
@@ -106,8 +110,8 @@ struct PlaceOptions {
   Owner &owner;
   Option<int64_t> devices{
       owner, "devices",
-      llvm::cl::desc("Accelerators to use (0: all of the cluster's first "
-                     "accelerator kind)"),
+      llvm::cl::desc("Accelerators to use, the cluster's first ones in "
+                     "device order, of every accelerator kind (0: all)"),
       llvm::cl::init(0)};
   Option<int64_t> cpus{
       owner, "cpus",
@@ -147,6 +151,13 @@ struct PlaceOptions {
                      "each taking every r-th microbatch (training: plus a "
                      "ring all-reduce of its gradients per iteration)"),
       llvm::cl::init(false)};
+  Option<std::string> links{
+      owner, "links",
+      llvm::cl::desc("cluster (transfers cost what the cluster's link between "
+                     "the two devices gives) | flat (the solver prices every "
+                     "link like the first two devices'; the report still "
+                     "scores the cluster's)"),
+      llvm::cl::init("cluster")};
   Option<std::string> objective{
       owner, "objective",
       llvm::cl::desc("throughput (max load per device) | latency (one sample "
@@ -222,6 +233,10 @@ struct PlaceOptions {
     settings.microbatches = microbatches;
     settings.recompute = recompute;
     settings.replication = replication;
+    if (links != "cluster" && links != "flat")
+      return llvm::createStringError("unknown links '" + links +
+                                     "' (cluster, flat)");
+    settings.flatLinks = links == "flat";
     settings.report = report;
     settings.exportSplit = exportSplit;
     solver::SolveOptions &solve = settings.solve;

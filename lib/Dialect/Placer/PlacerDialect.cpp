@@ -94,9 +94,10 @@ DeviceKindAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        F64 memoryCapacity, F64 opOverhead) {
   if (name.empty())
     return emitError() << "device kind name must not be empty";
-  if (count < 1)
+  if (count < 1 || count > kMaxDevicesPerKind)
     return emitError() << "device kind '" << name
-                       << "': count must be at least 1, got " << count;
+                       << "': count must be in [1, " << kMaxDevicesPerKind
+                       << "], got " << count;
   if (peakFlops.empty())
     return emitError() << "device kind '" << name
                        << "': peak_flops must give at least one element type";

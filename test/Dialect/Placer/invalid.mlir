@@ -11,7 +11,7 @@ module attributes {placer.x = #placer.link<bandwidth = 1.0, latency = -1.0>} {}
 
 // -----
 
-// expected-error @+1 {{device kind 'gpu': count must be at least 1, got 0}}
+// expected-error @+1 {{device kind 'gpu': count must be in [1, 4096], got 0}}
 module attributes {placer.x = #placer.kind<name = "gpu", device_class = accelerator, count = 0, peak_flops = {default = 1.0}, memory_bandwidth = 1.0>} {}
 
 // -----
