@@ -354,6 +354,14 @@ public:
     step.assign(states, Step::None);
     if (maxReplicas > 1)
       replicas.assign(states, 1);
+    for (int r = 0; r <= maxReplicas; ++r)
+      ringCost.push_back(problem.getRingCost(r));
+    if (maxReplicas > 1) {
+      ringFactor.assign(static_cast<size_t>(k + 1) * (k + 1), 1);
+      for (int first = 0; first < k; ++first)
+        for (int r = 2; first + r <= k; ++r)
+          ringFactor[first * (k + 1) + r] = problem.getRingFactor(first, r);
+    }
     // A replica group is one kind: the devices of its kind from each on.
     sameKindFrom.assign(k + 1, 0);
     for (int d = k - 1; d >= 0; --d)
@@ -416,14 +424,14 @@ private:
       if (forbidden[v])
         continue;
       cost.add(v);
-      // r copies divide a stage's load at most by r.
-      bool acceleratorUseful = k > 0 && cost.unsupported == 0 &&
-                               cost.mayFit() &&
-                               cost.fastestCompute() / maxReplicas <= bound;
+      double floor = k > 0 && cost.unsupported == 0 && cost.mayFit()
+                         ? replicatedFloor()
+                         : kInfinity;
+      bool acceleratorUseful = floor <= bound;
       bool cpuUseful = l > 0 && cost.cpuCompute <= bound;
       if (acceleratorUseful || cpuUseful) {
         relax(bigger, acceleratorUseful ? cost.acceleratorCost() : kInfinity,
-              cpuUseful ? cost.cpuCompute : kInfinity);
+              floor, cpuUseful ? cost.cpuCompute : kInfinity);
         explore(bigger);
       }
       cost.remove(v);
@@ -437,54 +445,83 @@ private:
     }
   }
 
-  /// D's cost as the `position`-th accelerator from the end on r devices,
-  /// before dividing by r: its time where its stash fits, plus the
-  /// recomputation where only recomputing fits, else infinity.
-  double stageCost(double acceleratorCost, int position, int r) const {
-    if (acceleratorCost == kInfinity)
-      return kInfinity;
+  /// The least D's load can be on any number of copies: its fastest
+  /// compute over r plus the flat ring all-reduce of its gradients. Both
+  /// grow with D, so no larger D does better.
+  double replicatedFloor() const {
+    double compute = cost.fastestCompute();
+    double best = compute;
+    for (int r = 2; r <= maxReplicas; ++r) {
+      double ring = ringCost[r](cost.gradientBytes);
+      if (ring >= best)
+        break;
+      best = std::min(best, compute / r + ring);
+    }
+    return best;
+  }
+
+  /// The extra time D pays as the `position`-th accelerator from the end:
+  /// 0 where its stash fits, its recomputation where only recomputing
+  /// fits, else infinity (whatever the number of copies).
+  double memoryPenalty(int position) const {
     int first = k - position;
-    if (!uniform && r > sameKindFrom[first])
-      return kInfinity;
-    double time = uniform ? acceleratorCost : cost.acceleratorCostAt(first, r);
     if (cost.fitsAt(position, first))
-      return time;
+      return 0;
     if (cost.canRecompute() && cost.fitsAt(position, first, /*recompute=*/true))
-      return time + cost.recomputeTime;
+      return cost.recomputeTime;
     return kInfinity;
   }
 
   /// D = rest \ current as the first stage of what follows `current`.
-  void relax(int64_t rest, double acceleratorCost, double cpuCost) {
+  /// `floor`: no stage cost of D on accelerators is lower
+  /// (replicatedFloor()).
+  void relax(int64_t rest, double acceleratorCost, double floor,
+             double cpuCost) {
     for (int c = 0; c <= l; ++c)
       for (int a = 0; a <= k; ++a) {
         size_t s = state(c, a, current);
-        // On r devices (a to a - r + 1 from the end): each takes every
-        // r-th microbatch, and training all-reduces D's gradients.
-        for (int r = 1; r <= std::min(a, maxReplicas); ++r) {
-          double time = stageCost(acceleratorCost, a, r);
-          if (time == kInfinity) {
-            if (uniform)
-              break; // the same at every r
-            continue;
-          }
-          double replicated =
-              time / r + problem.allReduceTime(cost.gradientBytes, r, k - a);
-          if (replicated >= value[s])
-            continue;
-          double v = std::max(value[state(c, a - r, rest)], replicated);
-          if (v < value[s]) {
-            set(s, v, rest, Step::Accelerator);
-            if (maxReplicas > 1)
-              replicas[s] = r;
-          }
-        }
+        if (a > 0 && acceleratorCost < kInfinity && floor < value[s])
+          relaxAccelerators(s, c, a, rest, acceleratorCost);
         if (c > 0 && cpuCost < value[s]) {
           double v = std::max(value[state(c - 1, a, rest)], cpuCost);
           if (v < value[s])
             set(s, v, rest, Step::Cpu);
         }
       }
+  }
+
+  /// D on r of the a accelerators from the end (a to a - r + 1, one kind):
+  /// each copy takes every r-th microbatch, and training all-reduces D's
+  /// gradients.
+  void relaxAccelerators(size_t s, int c, int a, int64_t rest,
+                         double acceleratorCost) {
+    double penalty = memoryPenalty(a);
+    if (penalty == kInfinity)
+      return;
+    int first = k - a;
+    int most = std::min(a, uniform ? maxReplicas
+                                   : std::min(maxReplicas, sameKindFrom[first]));
+    for (int r = 1; r <= most; ++r) {
+      // More copies leave fewer devices to the rest (with empties allowed,
+      // never better) and a longer ring: past either bound, no r helps.
+      double after = value[state(c, a - r, rest)];
+      if ((!uniform && after >= value[s]) ||
+          ringCost[r](cost.gradientBytes) >= value[s])
+        break;
+      double time =
+          (uniform ? acceleratorCost : cost.acceleratorCostAt(first, r)) +
+          penalty;
+      double replicated =
+          r == 1 ? time
+                 : time / r + ringCost[r](cost.gradientBytes,
+                                          ringFactor[first * (k + 1) + r]);
+      double v = std::max(after, replicated);
+      if (v < value[s]) {
+        set(s, v, rest, Step::Accelerator);
+        if (maxReplicas > 1)
+          replicas[s] = r;
+      }
+    }
   }
   void set(size_t s, double v, int64_t rest, Step how) {
     value[s] = v;
@@ -544,6 +581,11 @@ private:
   bool uniform;
   /// Accelerators of one kind from each on, itself included.
   std::vector<int> sameKindFrom;
+  /// With replication: the ring factor of r copies from each accelerator,
+  /// at [first * (k + 1) + r].
+  std::vector<double> ringFactor;
+  /// The all-reduce of r copies, at [r].
+  std::vector<Problem::RingCost> ringCost;
   double bound;
   int64_t current = 0;
   int usedCpus = 0, usedAccelerators = 0;

@@ -251,7 +251,9 @@ Evaluation placer::solver::evaluate(const Problem &problem,
         for (int u : device.nodes)
           gradients += problem.nodes[u].gradientBytes;
         device.load = device.load / device.replicas +
-                      problem.allReduceTime(gradients, device.replicas, d);
+                      problem.allReduceTime(
+                          gradients, device.replicas,
+                          problem.getRingFactor(d, device.replicas));
       }
       if (!problem.fitsOn(device.memory, d))
         fail("accelerator " + std::to_string(d) + " needs " +
@@ -298,18 +300,21 @@ std::vector<int> placer::solver::topologicalOrder(const Problem &problem) {
   return placer::topologicalOrder(problem.successors);
 }
 
-double Problem::allReduceTime(double bytes, int replicas, int first) const {
-  if (!isTraining() || replicas <= 1 || bytes <= 0)
-    return 0;
+Problem::RingCost Problem::getRingCost(int replicas) const {
+  if (!isTraining() || replicas <= 1)
+    return {};
+  // Ring: 2 (r - 1) steps, each moving bytes / r; once per iteration.
+  double steps = 2.0 * (replicas - 1);
+  return {steps / replicas / allReduceBandwidth / microbatches,
+          steps * allReduceLatency / microbatches};
+}
+
+double Problem::getRingFactor(int first, int replicas) const {
   double slowest = 1;
   for (int i = 0; i < replicas; ++i)
-    slowest = std::max(slowest,
-                       getLinkFactor(first + i, first + (i + 1) % replicas));
-  // Ring: 2 (r - 1) steps, each moving bytes / r.
-  double steps = 2.0 * (replicas - 1);
-  return (steps * bytes / replicas / allReduceBandwidth * slowest +
-          steps * allReduceLatency) /
-         microbatches;
+    slowest = std::max(slowest, getLinkFactor(first + i,
+                                              first + (i + 1) % replicas));
+  return slowest;
 }
 
 double Problem::getFastestTime(int u) const {

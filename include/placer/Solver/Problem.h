@@ -160,10 +160,26 @@ struct Problem {
   /// Stages count in accelerator order: the schedule runs accelerator 0
   /// first; CPU stages (no memory limit) do not count.
   int inFlight(int stagesFromEnd) const;
-  /// Per microbatch: a ring all-reduce of `bytes` over `replicas` devices
-  /// from accelerator `first` on, once per iteration (training; 0 for one
-  /// replica or inference). The ring runs at its slowest link.
-  double allReduceTime(double bytes, int replicas, int first = 0) const;
+  /// Per microbatch: a ring all-reduce of `bytes` over `replicas` devices,
+  /// once per iteration (training; 0 for one replica or inference), at
+  /// `allReduceBandwidth` over `linkFactor` (the ring's slowest link, 1 at
+  /// least: with 1, a floor).
+  double allReduceTime(double bytes, int replicas,
+                       double linkFactor = 1) const {
+    return getRingCost(replicas)(bytes, linkFactor);
+  }
+  /// allReduceTime for `replicas` copies as bytes x perByte x factor +
+  /// fixed (the DP keeps one per r).
+  struct RingCost {
+    double perByte = 0, fixed = 0;
+    double operator()(double bytes, double linkFactor = 1) const {
+      return bytes > 0 ? bytes * perByte * linkFactor + fixed : 0;
+    }
+  };
+  RingCost getRingCost(int replicas) const;
+  /// The slowest link factor (1 at least) of the ring over accelerators
+  /// [first, first + replicas).
+  double getRingFactor(int first, int replicas) const;
   /// Adds u -> v once; returns false for a self loop or a repeated edge.
   bool addEdge(int u, int v);
   /// Predecessor lists, computed from `successors`.
