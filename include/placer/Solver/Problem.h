@@ -1,8 +1,9 @@
 //===- Problem.h - The placement problem of Tarnawski et al. --*- C++ -*-===//
 //
-// Plain C++ (no MLIR): a DAG of operators, k identical accelerators of
-// memory M and l CPU cores, and the throughput model of the NeurIPS 2020
-// paper. docs/Placement.md states the model in full.
+// Plain C++ (no MLIR): a DAG of operators, k accelerators (of one kind,
+// memory M, as in the NeurIPS 2020 paper, or of several kinds on links of
+// several speeds) and l CPU cores, and the paper's throughput model.
+// docs/Placement.md states the model in full.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLACER_SOLVER_PROBLEM_H
