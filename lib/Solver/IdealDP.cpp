@@ -127,6 +127,8 @@ public:
       : problem(problem), graph(graph), inSet(problem.size(), 0),
         successorsInSet(problem.size(), 0) {
     preds = problem.predecessors();
+    twoWay = std::any_of(problem.nodes.begin(), problem.nodes.end(),
+                         [](const Node &node) { return node.backward; });
     if (!problem.isUniform()) {
       kindCompute.assign(problem.numKinds(), 0);
       kindUnsupported.assign(problem.numKinds(), 0);
@@ -180,22 +182,32 @@ public:
   /// [first, first + r) of one kind, its inputs over the link from the
   /// device before and its outputs over the link to the device after (the
   /// cheapest its neighbours can be on, with nodes laid out in device
-  /// order, or a CPU core), or infinity where it cannot run. Memory is
-  /// checked apart.
+  /// order, or a CPU core; with backward ops, either neighbour), or
+  /// infinity where it cannot run. Memory is checked apart.
   double acceleratorCostAt(int first, int r) const {
     int kind = problem.getKind(first);
     if (unsupported > 0 || kindUnsupported[kind] > 0)
       return kInfinity;
-    double in = first > 0 ? problem.getLinkFactor(first - 1, first) : 1;
-    int after = first + r;
-    double out = after < problem.numAccelerators
-                     ? problem.getLinkFactor(first, after)
-                     : 1;
-    // A neighbour may be a CPU core, reached at c(u) itself.
-    if (problem.numCpus > 0) {
-      in = std::min(in, 1.0);
-      out = std::min(out, 1.0);
+    int k = problem.numAccelerators, after = first + r;
+    // The link between two positions; none past either end.
+    auto link = [&](int from, int to) {
+      return from < 0 || to < 0 || from >= k || to >= k
+                 ? kInfinity
+                 : problem.getLinkFactor(from, to);
+    };
+    double in = link(first - 1, first), out = link(first, after);
+    // Backward ops send gradients back along the pipeline: either
+    // neighbour may be the other end.
+    if (twoWay) {
+      in = std::min(in, link(after, first));
+      out = std::min(out, link(first, first - 1));
     }
+    // A neighbour may be a CPU core, reached at c(u) itself (and with no
+    // neighbour at all nothing crosses a link).
+    if (problem.numCpus > 0 || in == kInfinity)
+      in = std::min(in, 1.0);
+    if (problem.numCpus > 0 || out == kInfinity)
+      out = std::min(out, 1.0);
     return kindCompute[kind] + std::max(0.0, communicationIn) * in +
            std::max(0.0, communicationOut) * out;
   }
@@ -320,6 +332,8 @@ private:
   /// nodes cannot run on each.
   std::vector<double> kindCompute;
   std::vector<int> kindUnsupported;
+  /// Backward ops: tensors also flow from later stages to earlier ones.
+  bool twoWay = false;
   double touchedActivations = 0;
   /// Inference with a peak to measure: D's weights and peak activations,
   /// or a bound that fits every accelerator (set by acceleratorCost()).

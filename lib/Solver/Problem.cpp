@@ -328,19 +328,15 @@ double Problem::getFastestTime(int u) const {
 }
 
 bool Problem::isUniform() const {
-  auto same = [](const std::vector<double> &values) {
-    return std::all_of(values.begin(), values.end(),
-                       [&](double v) { return v == values.front(); });
-  };
   bool oneKind = std::all_of(
       acceleratorKinds.begin(), acceleratorKinds.end(),
       [&](int kind) { return kind == acceleratorKinds.front(); });
-  std::vector<double> offDiagonal;
+  // (Links all alike but not as priced scale c(u): not the paper's model.)
+  bool asPriced = true;
   for (int a = 0; a < numAccelerators && !linkFactors.empty(); ++a)
     for (int b = 0; b < numAccelerators; ++b)
-      if (a != b)
-        offDiagonal.push_back(getLinkFactor(a, b));
-  return oneKind && same(offDiagonal);
+      asPriced &= a == b || getLinkFactor(a, b) == 1;
+  return oneKind && asPriced;
 }
 
 std::string Problem::checkDevices() const {

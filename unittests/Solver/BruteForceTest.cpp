@@ -221,6 +221,9 @@ INSTANTIATE_TEST_SUITE_P(
               false, true, false, true},
         Shape{6, 4, 1, false, false, true, false, true, Schedule::Inference,
               1, false, false, true, true},
+        // Backward twins send gradients back along the pipeline.
+        Shape{4, 4, 0, true, false, false, false, false, Schedule::Inference,
+              1, false, false, false, true},
         // 1F1B under a memory limit on unlike devices.
         Shape{6, 3, 0, false, false, true, false, true, Schedule::OneFOneB, 3,
               false, false, true}),
@@ -232,7 +235,8 @@ INSTANTIATE_TEST_SUITE_P(
              (s.schedule == Schedule::GPipe      ? "gpipe"
               : s.schedule == Schedule::OneFOneB ? "1f1b"
                                                  : "") +
-             (s.replicate ? "replicate" : "") + (s.twoKinds ? "kinds" : "") +
+             (s.training ? "train" : "") + (s.replicate ? "replicate" : "") +
+             (s.twoKinds ? "kinds" : "") +
              (s.hierarchy ? "links" : "");
     });
 

@@ -58,6 +58,53 @@ TEST_P(WorkloadOptima, DPMatchesPublishedOptimum) {
   EXPECT_LE(lowerBound(problem), solution.maxLoad * (1 + 1e-9));
 }
 
+// Reductions to the paper's model: two kinds that are the same machine,
+// and links all twice as slow as priced with transfer costs halved, take
+// the DP's unlike-device path (positions, empties anywhere, per-kind sums,
+// neighbour links) and must give the same optimum, proven.
+TEST_P(WorkloadOptima, UnlikeDevicePathGivesTheSameOptimum) {
+  std::string path = std::string(PLACER_SHARED_DIR) + "/workloads/" +
+                     GetParam().file;
+  if (!llvm::sys::fs::exists(path))
+    GTEST_SKIP() << path << " is not there";
+  llvm::Expected<Workload> workload = readWorkloadFile(path);
+  ASSERT_TRUE(static_cast<bool>(workload))
+      << llvm::toString(workload.takeError());
+  Problem problem = workload->problem;
+  int k = problem.numAccelerators;
+  for (int d = 0; d < k; ++d)
+    problem.acceleratorKinds.push_back(d % 2);
+  problem.kindMemoryLimits = {problem.memoryLimit, problem.memoryLimit};
+  for (Node &node : problem.nodes) {
+    node.kindTimes = {node.acceleratorTime, node.acceleratorTime};
+  }
+  ASSERT_FALSE(problem.isUniform());
+  Solution kinds = solveIdealDP(problem);
+  ASSERT_TRUE(kinds.feasible()) << kinds.note;
+  EXPECT_TRUE(kinds.optimal) << kinds.note;
+  EXPECT_NEAR(kinds.maxLoad, GetParam().optimum, 1e-6 * GetParam().optimum);
+
+  // Every link twice as slow as priced, every c(u) halved: the same
+  // transfers between accelerators. Without CPU cores (which are reached
+  // at c(u), so would get cheaper) the optimum is the uniform DP's.
+  Problem flat = workload->problem;
+  flat.numCpus = 0;
+  Solution reference = solveIdealDP(flat);
+  if (!reference.feasible())
+    return; // some nodes need a CPU core
+  Problem slow = flat;
+  for (Node &node : slow.nodes)
+    node.transferCost /= 2;
+  slow.linkFactors.assign(static_cast<size_t>(k) * k, 2.0);
+  for (int d = 0; d < k; ++d)
+    slow.linkFactors[d * k + d] = 1;
+  ASSERT_FALSE(slow.isUniform());
+  Solution links = solveIdealDP(slow);
+  ASSERT_TRUE(links.feasible()) << links.note;
+  EXPECT_TRUE(links.optimal) << links.note;
+  EXPECT_NEAR(links.maxLoad, reference.maxLoad, 1e-9 * reference.maxLoad);
+}
+
 INSTANTIATE_TEST_SUITE_P(Shared, WorkloadOptima, ::testing::ValuesIn(kOptima),
                          [](const auto &info) {
                            std::string name = info.param.file;

@@ -151,8 +151,8 @@ struct Problem {
       return 1;
     return linkFactors[static_cast<size_t>(from) * numAccelerators + to];
   }
-  /// One accelerator kind and every link alike: accelerators are
-  /// interchangeable.
+  /// One accelerator kind and every link as priced (factor 1):
+  /// accelerators are interchangeable, the paper's model.
   bool isUniform() const;
   /// Why the kinds, times or links do not fit the problem, or empty.
   std::string checkDevices() const;
