@@ -682,6 +682,11 @@ LogicalResult placer::exportOnnxStages(ModuleOp module, StringRef dir,
                              {"model", file},
                              {"inputs", std::move(inputs)},
                              {"outputs", std::move(outputs)}};
+    // A replicated stage: every device that runs this model, copy i taking
+    // the microbatches m with m mod r = i.
+    if (SmallVector<int64_t> runners = program.getStageDevices(index);
+        runners.size() > 1)
+      entry["replica_devices"] = llvm::json::Array(runners);
     if (data.size > 0) {
       entry["weights"] = llvm::json::Object{{"file", data.file},
                                             {"bytes", data.size},

@@ -368,8 +368,10 @@ public:
     step.assign(states, Step::None);
     if (maxReplicas > 1)
       replicas.assign(states, 1);
-    for (int r = 0; r <= maxReplicas; ++r)
+    for (int r = 0; r <= maxReplicas; ++r) {
       ringCost.push_back(problem.getRingCost(r));
+      replicaShare.push_back(r > 0 ? problem.getReplicaShare(r) : 1);
+    }
     if (maxReplicas > 1) {
       ringFactor.assign(static_cast<size_t>(k + 1) * (k + 1), 1);
       for (int first = 0; first < k; ++first)
@@ -460,8 +462,9 @@ private:
   }
 
   /// The least D's load can be on any number of copies: its fastest
-  /// compute over r plus the flat ring all-reduce of its gradients. Both
-  /// grow with D, so no larger D does better.
+  /// compute over r (a copy's share is at least 1 / r) plus the flat ring
+  /// all-reduce of its gradients. Both grow with D, so no larger D does
+  /// better.
   double replicatedFloor() const {
     double compute = cost.fastestCompute();
     double best = compute;
@@ -527,7 +530,7 @@ private:
           penalty;
       double replicated =
           r == 1 ? time
-                 : time / r + ringCost[r](cost.gradientBytes,
+                 : time * replicaShare[r] + ringCost[r](cost.gradientBytes,
                                           ringFactor[first * (k + 1) + r]);
       double v = std::max(after, replicated);
       if (v < value[s]) {
@@ -598,8 +601,10 @@ private:
   /// With replication: the ring factor of r copies from each accelerator,
   /// at [first * (k + 1) + r].
   std::vector<double> ringFactor;
-  /// The all-reduce of r copies, at [r].
+  /// The all-reduce of r copies, and the share of the stage's time each
+  /// copy runs, at [r].
   std::vector<Problem::RingCost> ringCost;
+  std::vector<double> replicaShare;
   double bound;
   int64_t current = 0;
   int usedCpus = 0, usedAccelerators = 0;

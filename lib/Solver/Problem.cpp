@@ -250,7 +250,7 @@ Evaluation placer::solver::evaluate(const Problem &problem,
         double gradients = 0;
         for (int u : device.nodes)
           gradients += problem.nodes[u].gradientBytes;
-        device.load = device.load / device.replicas +
+        device.load = device.load * problem.getReplicaShare(device.replicas) +
                       problem.allReduceTime(
                           gradients, device.replicas,
                           problem.getRingFactor(d, device.replicas));
@@ -307,6 +307,15 @@ Problem::RingCost Problem::getRingCost(int replicas) const {
   double steps = 2.0 * (replicas - 1);
   return {steps / replicas / allReduceBandwidth / microbatches,
           steps * allReduceLatency / microbatches};
+}
+
+double Problem::getReplicaShare(int replicas) const {
+  if (!isTraining())
+    return 1.0 / replicas;
+  // An iteration's M microbatches dealt round robin: the busiest copy
+  // runs ceil(M / r) of them.
+  return static_cast<double>((microbatches + replicas - 1) / replicas) /
+         microbatches;
 }
 
 double Problem::getRingFactor(int first, int replicas) const {

@@ -36,6 +36,15 @@ struct SelectStagePass
       return signalPassFailure();
     }
     dist::ProgramOp program = programs.front();
+    if (std::optional<ArrayRef<int64_t>> replicas = program.getReplicas())
+      if (llvm::any_of(*replicas, [](int64_t r) { return r > 1; })) {
+        // One rank per device would need per-microbatch routing and an
+        // all-reduce: docs/Placement.md, "Replication".
+        program.emitError("--placer-select-stage: the program replicates "
+                          "stages, which the MPI runner does not run yet: "
+                          "place with replication=false");
+        return signalPassFailure();
+      }
     int64_t count = program.getStages().size();
     if (stage < 0 || stage >= count) {
       program.emitError("--placer-select-stage: stage ")

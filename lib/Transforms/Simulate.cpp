@@ -69,7 +69,12 @@ struct Step {
   /// against its direction (`gradient`).
   int64_t channel = -1;
   bool gradient = false;
-  int64_t peer = -1;    ///< Send: the receiver
+  /// Send: the receiver's stage (its first device); Recv: the sender's.
+  /// A replicated stage's copy takes the microbatch (Simulator::route).
+  int64_t peer = -1;
+  /// Send and Recv: bytes that cross, for links other than the stage
+  /// devices' own; -1 when unknown (workloads: `time` is c(u)).
+  double bytes = -1;
   /// Send: the step whose value it sends (a value leaves once per device,
   /// however many receive it).
   int value = -1;
@@ -82,6 +87,11 @@ struct Stage {
   int64_t device;
   std::string kind;
   bool accelerator;
+  /// A replicated stage: the device of its first copy (its own for that
+  /// one), which copy this is and how many there are; copy i takes the
+  /// microbatches m with m mod replicas = i.
+  int64_t leader = -1;
+  int64_t replica = 0, replicas = 1;
   SmallVector<Operation *> ops; ///< top-level ops, terminator excluded
   OpRoles roles;
   /// The forward and the backward task (empty in inference).
@@ -135,7 +145,8 @@ TaskOrder getTaskOrder(solver::Schedule schedule, int64_t microbatches,
 
 class Simulator {
 public:
-  explicit Simulator(bool overlap) : overlap(overlap) {}
+  Simulator(const Cluster &cluster, bool overlap)
+      : cluster(cluster), overlap(overlap) {}
 
   LogicalResult run(std::vector<Stage> &stages, solver::Schedule schedule,
                     int64_t microbatches);
@@ -143,24 +154,51 @@ public:
   std::vector<Event> events;
   std::vector<double> busy;            ///< per stage
   std::vector<double> sampleFinish;    ///< per microbatch: last step's end
+  std::vector<double> busyUntil;       ///< per stage: its last step's end
   /// Per stage: the most microbatches between the start of their forward
   /// task and the end of their backward task at once (training).
   std::vector<int64_t> inFlight;
   double makespan = 0;
 
 private:
+  /// The device that runs microbatch m of the stage whose first device is
+  /// `device` (itself unless the stage is replicated).
+  int64_t route(int64_t device, int64_t m) const {
+    auto it = copiesOf.find(device);
+    if (it == copiesOf.end())
+      return device;
+    return it->second[m % static_cast<int64_t>(it->second.size())];
+  }
+  /// A transfer of `step` from device `from` to device `to`.
+  double getTime(const Step &step, int64_t from, int64_t to) const {
+    return step.bytes >= 0 ? cluster.transferTime(step.bytes, from, to)
+                           : step.time;
+  }
+  /// Training: the replicas of each replicated stage all-reduce its
+  /// gradients once their last backward task ends.
+  void allReduce(std::vector<Stage> &stages);
+
+  const Cluster &cluster;
   bool overlap;
+  /// Per replicated stage (by its first device): every device, in copy
+  /// order.
+  std::map<int64_t, SmallVector<int64_t>> copiesOf;
 };
 
 LogicalResult Simulator::run(std::vector<Stage> &stages,
                              solver::Schedule schedule, int64_t microbatches) {
   size_t n = stages.size();
+  for (const Stage &stage : stages)
+    if (stage.replicas > 1)
+      copiesOf[stage.leader].push_back(stage.device);
   std::vector<TaskOrder> orders;
   for (const Stage &stage : stages) {
     TaskOrder order = getTaskOrder(schedule, microbatches, stage.warmup);
-    // A stage with nothing to do in a phase skips its tasks.
+    // A stage with nothing to do in a phase skips its tasks; a copy takes
+    // its share of the microbatches, in the stage's order.
     llvm::erase_if(order, [&](auto task) {
-      return stage.tasks[static_cast<int>(task.first)].empty();
+      return stage.tasks[static_cast<int>(task.first)].empty() ||
+             task.second % stage.replicas != stage.replica;
     });
     orders.push_back(std::move(order));
   }
@@ -237,7 +275,9 @@ LogicalResult Simulator::run(std::vector<Stage> &stages,
     double when = bestWhen, start = bestStart, end = start;
     switch (step.kind) {
     case Step::Kind::Send: {
-      double &link = linkFree[{stage.device, step.peer}];
+      int64_t to = route(step.peer, m);
+      double time = getTime(step, stage.device, to);
+      double &link = linkFree[{stage.device, to}];
       // Overlapped: the link moves it while the device computes on.
       // Serialized (the model): an accelerator is busy while its output
       // leaves, once per value however many devices receive it; CPU cores
@@ -245,23 +285,26 @@ LogicalResult Simulator::run(std::vector<Stage> &stages,
       bool charged = !overlap && stage.accelerator &&
                      sentFrom[s].insert(step.value).second;
       double begin = charged ? std::max(start, link) : std::max(when, link);
-      end = begin + step.time;
+      end = begin + time;
       link = end;
       arrival[{step.channel, step.gradient, m}] = end;
       if (charged) {
         deviceFree[s] = end;
-        busy[s] += step.time;
+        busy[s] += time;
       }
-      events.push_back(Event{stage.device, m, begin, end, step.name, true,
-                             phase, step.peer});
+      events.push_back(
+          Event{stage.device, m, begin, end, step.name, true, phase, to});
       break;
     }
     case Step::Kind::Recv:
       // Serialized: receiving occupies the receiver as long as sending did
       // the sender.
       if (!overlap && stage.accelerator) {
-        end = start + step.time;
-        busy[s] += step.time;
+        double time = step.peer >= 0
+                          ? getTime(step, route(step.peer, m), stage.device)
+                          : step.time;
+        end = start + time;
+        busy[s] += time;
         deviceFree[s] = end;
       }
       break;
@@ -286,7 +329,48 @@ LogicalResult Simulator::run(std::vector<Stage> &stages,
       enterTask(s);
     }
   }
+  busyUntil = deviceFree;
+  if (schedule != solver::Schedule::Inference)
+    allReduce(stages);
   return success();
+}
+
+void Simulator::allReduce(std::vector<Stage> &stages) {
+  for (auto &[leader, devices] : copiesOf) {
+    SmallVector<size_t> group;
+    double gradients = 0, start = 0;
+    for (auto [i, stage] : llvm::enumerate(stages)) {
+      if (stage.leader != leader)
+        continue;
+      group.push_back(i);
+      start = std::max(start, busyUntil[i]);
+      if (stage.replica == 0)
+        for (Operation *op : stage.ops)
+          if (CostAttr cost = getCost(op); cost && stage.roles.isPlaced(op))
+            gradients += static_cast<double>(cost.getParamBytes());
+    }
+    // Ring: 2 (r - 1) steps, each moving a 1/r share over every link at
+    // once, as fast as the slowest.
+    int64_t r = devices.size();
+    double step = 0;
+    for (int64_t i = 0; i < r; ++i)
+      step = std::max(step, cluster.transferTime(gradients / r, devices[i],
+                                                 devices[(i + 1) % r]));
+    double time = 2.0 * (r - 1) * step;
+    for (size_t i : group) {
+      events.push_back(Event{stages[i].device, /*microbatch=*/-1, start,
+                             start + time, "all-reduce", false,
+                             Phase::Backward});
+      busy[i] += time;
+    }
+    makespan = std::max(makespan, start + time);
+  }
+}
+
+/// Bytes a send moves, or -1 where its type has no size.
+double getTransferBytes(dist::SendOp send) {
+  std::optional<int64_t> bytes = getTypeBytes(send.getValue().getType());
+  return bytes ? static_cast<double>(*bytes) : -1.0;
 }
 
 double getTransferTime(const Cluster &cluster, dist::SendOp send,
@@ -393,6 +477,7 @@ void TaskBuilder::addOps(Stage &stage) {
       step.channel = send.getChannel();
       step.peer = send.getPeer();
       step.time = getTransferTime(cluster, send, stage.device, step.peer);
+      step.bytes = getTransferBytes(send);
       inputs(send.getValue());
       step.value = step.inputs.empty() ? -1 : step.inputs.front();
       step.name = "send " + std::to_string(step.channel);
@@ -402,9 +487,12 @@ void TaskBuilder::addOps(Stage &stage) {
       if (phase == Phase::Forward)
         stage.inputBytes += getActivationBytes(recv.getResult());
       auto it = sendOf.find(step.channel);
-      if (it != sendOf.end())
+      if (it != sendOf.end()) {
         step.time = getTransferTime(cluster, it->second.first,
                                     it->second.second, stage.device);
+        step.bytes = getTransferBytes(it->second.first);
+        step.peer = it->second.second;
+      }
     } else {
       step.kind = Step::Kind::Compute;
       step.time = getOpTime(op, stage, /*gradient=*/false);
@@ -442,6 +530,8 @@ void TaskBuilder::addGradients(Stage &stage) {
     case Step::Kind::Send: // its gradient comes back
       gradient.kind = Step::Kind::Recv;
       gradient.time = step.time;
+      gradient.bytes = step.bytes;
+      gradient.peer = step.peer;
       if (step.value >= 0)
         returning[step.value].push_back(backward.size());
       break;
@@ -451,6 +541,7 @@ void TaskBuilder::addGradients(Stage &stage) {
       gradient.kind = Step::Kind::Send;
       gradient.peer = from;
       gradient.time = getTransferTime(cluster, send, stage.device, from);
+      gradient.bytes = getTransferBytes(send);
       if (lastCompute >= 0)
         gradient.inputs.push_back(lastCompute);
       gradient.value = backward.size();
@@ -484,10 +575,11 @@ void TaskBuilder::prependRecomputation(Stage &stage) {
 }
 
 bool TaskBuilder::build() {
+  // (Copies of a replicated stage send as its first device.)
   for (Stage &stage : stages)
     for (Operation *op : stage.ops)
       if (auto send = dyn_cast<dist::SendOp>(op))
-        sendOf[send.getChannel()] = {send, stage.device};
+        sendOf.try_emplace(send.getChannel(), send, stage.device);
   findBackwardOps();
   bool implicit = false;
   if (backwardOps.empty())
@@ -710,17 +802,25 @@ struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
     Cluster cluster = getCluster(module).getCluster();
     dist::ProgramOp program = programs.front();
     std::vector<Stage> stages;
-    for (auto [ref, device] :
-         llvm::zip(program.getStages(), program.getDevices())) {
+    for (auto [index, ref] : llvm::enumerate(program.getStages())) {
       auto func = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
           program, cast<SymbolRefAttr>(ref));
-      const DeviceKind &kind =
-          cluster.getKinds()[cluster.getKindOfDevice(device)];
-      Stage stage{device, kind.name, kind.isAccelerator, {},
-                  OpRoles(func.getBody().front())};
-      for (Operation &op : func.getBody().front().without_terminator())
-        stage.ops.push_back(&op);
-      stages.push_back(std::move(stage));
+      SmallVector<int64_t> runners = program.getStageDevices(index);
+      for (auto [replica, device] : llvm::enumerate(runners)) {
+        const DeviceKind &kind =
+            cluster.getKinds()[cluster.getKindOfDevice(device)];
+        Stage stage{device,
+                    kind.name,
+                    kind.isAccelerator,
+                    runners.front(),
+                    static_cast<int64_t>(replica),
+                    static_cast<int64_t>(runners.size()),
+                    {},
+                    OpRoles(func.getBody().front())};
+        for (Operation &op : func.getBody().front().without_terminator())
+          stage.ops.push_back(&op);
+        stages.push_back(std::move(stage));
+      }
     }
     if (PlacementAttr placement = getPlacement(module))
       if (DenseI64ArrayAttr recompute = placement.getRecompute())
@@ -753,7 +853,7 @@ struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
     if (samples == 0)
       samples = 1;
 
-    Simulator simulator(overlap);
+    Simulator simulator(cluster, overlap);
     if (failed(simulator.run(stages, pipeline, samples))) {
       emitError(loc, "--placer-simulate: the stages deadlock");
       return signalPassFailure();
@@ -761,12 +861,19 @@ struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
     double total = simulator.makespan;
     double latency = simulator.sampleFinish.front();
     // Inference streams: the steady state between the first and the last
-    // sample. Training: an iteration ends with its last backward.
-    double perSample = training ? total / samples
-                       : samples > 1
-                           ? (simulator.sampleFinish.back() - latency) /
-                                 (samples - 1)
-                           : latency;
+    // sample (with replicated stages, between the first and the last round
+    // of r, which finish together). Training: an iteration ends with its
+    // last backward.
+    int64_t round = 1;
+    for (const Stage &stage : stages)
+      round = std::max(round, stage.replicas);
+    double perSample =
+        training ? total / samples
+        : samples > round
+            ? (simulator.sampleFinish.back() -
+               simulator.sampleFinish[round - 1]) /
+                  (samples - round)
+            : simulator.sampleFinish.back() / samples;
     double busyTotal = 0;
     for (double busy : simulator.busy)
       busyTotal += busy;
@@ -802,6 +909,11 @@ struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
             {"param_bytes", memory.weights},
             {"peak_activation_bytes", memory.activations},
             {"peak_bytes", memory.weights + memory.activations}};
+        if (stage.replicas > 1) {
+          device["replicas"] = stage.replicas;
+          if (stage.replica > 0)
+            device["replica_of"] = stage.leader;
+        }
         if (training) {
           device["in_flight"] = simulator.inFlight[i];
           device["stash_bytes"] = memory.stash;

@@ -52,8 +52,10 @@ struct Stage {
 
 class Splitter {
 public:
-  Splitter(func::FuncOp func)
-      : func(func), roles(func.getBody().front()) {}
+  /// `copies`: for a device whose stage is replicated, the devices that
+  /// run copies of it (the placement's `replica_of`).
+  Splitter(func::FuncOp func, std::map<int64_t, SmallVector<int64_t>> copies)
+      : func(func), roles(func.getBody().front()), copies(std::move(copies)) {}
 
   LogicalResult run() {
     Block &body = func.getBody().front();
@@ -168,10 +170,14 @@ public:
     }
 
     SmallVector<Attribute> stageRefs;
-    SmallVector<int64_t> devices;
+    SmallVector<int64_t> devices, replicas, replicaDevices;
     for (Stage &stage : stages) {
       stageRefs.push_back(FlatSymbolRefAttr::get(stage.func.getSymNameAttr()));
       devices.push_back(stage.device);
+      auto it = copies.find(stage.device);
+      replicas.push_back(it == copies.end() ? 1 : 1 + it->second.size());
+      if (it != copies.end())
+        replicaDevices.append(it->second);
     }
     // The function's own attributes, less what defines a function.
     SmallVector<NamedAttribute> graphAttrs;
@@ -183,7 +189,11 @@ public:
         builder.getArrayAttr(stageRefs), builder.getDenseI64ArrayAttr(devices),
         builder.getArrayAttr(channels),
         graphAttrs.empty() ? DictionaryAttr()
-                           : builder.getDictionaryAttr(graphAttrs));
+                           : builder.getDictionaryAttr(graphAttrs),
+        copies.empty() ? DenseI64ArrayAttr()
+                       : builder.getDenseI64ArrayAttr(replicas),
+        copies.empty() ? DenseI64ArrayAttr()
+                       : builder.getDenseI64ArrayAttr(replicaDevices));
     func.erase();
     return success();
   }
@@ -246,6 +256,7 @@ private:
 
   func::FuncOp func;
   OpRoles roles;
+  std::map<int64_t, SmallVector<int64_t>> copies;
   std::vector<Stage> stages;
   std::map<int64_t, size_t> stageOf;
   SmallVector<Attribute> channels;
@@ -256,20 +267,14 @@ private:
 struct SplitDevicesPass
     : public placer::impl::SplitDevicesBase<SplitDevicesPass> {
   void runOnOperation() override {
+    // Replicated stages (the placement's `replica_of`): one function, run
+    // by the stage's device and its copies.
+    std::map<int64_t, SmallVector<int64_t>> copies;
     if (PlacementAttr placement = getPlacement(getOperation()))
       if (DenseI64ArrayAttr replicaOf = placement.getReplicaOf())
         for (auto [device, leader] : llvm::enumerate(replicaOf.asArrayRef()))
-          if (leader >= 0) {
-            // docs/Placement.md, "Replication": not split yet.
-            emitError(getOperation().getLoc(),
-                      "--placer-split-devices: the placement replicates "
-                      "stages (device ")
-                << device << " runs a copy of device " << leader
-                << "'s), which the split does not support yet: place with "
-                   "replication=false, or keep the placement unsplit "
-                   "(--partition-devices split=false)";
-            return signalPassFailure();
-          }
+          if (leader >= 0)
+            copies[leader].push_back(static_cast<int64_t>(device));
     SmallVector<func::FuncOp> placed;
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (!func.isExternal() &&
@@ -278,7 +283,7 @@ struct SplitDevicesPass
           }))
         placed.push_back(func);
     for (func::FuncOp func : placed)
-      if (failed(Splitter(func).run()))
+      if (failed(Splitter(func, copies).run()))
         return signalPassFailure();
   }
 };

@@ -117,16 +117,17 @@ TEST(Kinds, ReplicasShareAKind) {
   Problem p = chain({4}, {}, 3);
   p.replication = true;
   p.schedule = Schedule::GPipe;
-  p.microbatches = 1;
+  p.microbatches = 2;
   p.allReduceBandwidth = 1;
-  p.nodes[0].gradientBytes = 3;
+  p.nodes[0].gradientBytes = 6;
   p.acceleratorKinds = {0, 0, 1};
   p.kindMemoryLimits = {kInfinity, kInfinity};
   p.nodes[0].kindTimes = {4, 4};
   Evaluation mixed = evaluate(p, {0}, {3, 1, 1});
   EXPECT_NE(mixed.violation.find("replicas are of one kind"),
             std::string::npos);
-  // Two replicas: 4 / 2 + ring 2 (2 - 1) / 2 x 3 bytes / 1 B/s = 5 ...
+  // Two replicas, one microbatch each of two: 4 / 2 + ring 2 (2 - 1) / 2
+  // x 6 bytes / 1 B/s / 2 microbatches = 5 ...
   EXPECT_DOUBLE_EQ(evaluate(p, {0}, {2, 1, 1}).maxLoad, 2 + 3);
   // ... and over a link twice as slow, 2 + 6.
   p.linkFactors = twoLevelLinks(3, 1, 2);

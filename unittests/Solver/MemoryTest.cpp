@@ -258,7 +258,7 @@ namespace {
 Problem replicationChain(double bandwidth) {
   Problem problem;
   for (auto [name, time, gradients] :
-       {std::tuple{"a", 1.0, 0.0}, std::tuple{"b", 4.0, 3.0}}) {
+       {std::tuple{"a", 1.0, 0.0}, std::tuple{"b", 4.0, 18.0}}) {
     Node node;
     node.name = name;
     node.acceleratorTime = time;
@@ -269,7 +269,8 @@ Problem replicationChain(double bandwidth) {
   problem.addEdge(0, 1);
   problem.numAccelerators = 3;
   problem.schedule = Schedule::GPipe;
-  problem.microbatches = 1;
+  // (Six microbatches: two or three copies share them evenly.)
+  problem.microbatches = 6;
   problem.replication = true;
   problem.allReduceBandwidth = bandwidth;
   return problem;
@@ -277,8 +278,9 @@ Problem replicationChain(double bandwidth) {
 
 TEST(Replication, OnlyWorthItWhenTheAllReduceIsCheap) {
   // Cheap (100 B/s): {a, b} on all three devices takes 5 / 3 per sample
-  // plus a ring all-reduce of b's 3 bytes, 2 x 2 / 3 x 3 / 100 = 0.04;
-  // {a} | {b} x 2 would take 4 / 2 + 2 x 1 / 2 x 3 / 100 = 2.03.
+  // plus a ring all-reduce of b's 18 bytes per iteration of 6 microbatches,
+  // 2 x 2 / 3 x 18 / 100 / 6 = 0.04; {a} | {b} x 2 would take
+  // 4 / 2 + 2 x 1 / 2 x 18 / 100 / 6 = 2.03.
   Solution cheap = solveIdealDP(replicationChain(100));
   ASSERT_TRUE(cheap.feasible());
   EXPECT_EQ(cheap.assignment, (Assignment{0, 0}));
@@ -305,6 +307,22 @@ TEST(Replication, OnlyWorthItWhenTheAllReduceIsCheap) {
   plain.replication = false;
   EXPECT_DOUBLE_EQ(solveIdealDP(plain).maxLoad, 4);
   EXPECT_TRUE(solveIdealDP(plain).replication.empty());
+}
+
+// Training deals an iteration's M microbatches to the copies round robin:
+// the busiest runs ceil(M / r) of them, and copies past M stay idle.
+TEST(Replication, CopiesShareAnIterationsMicrobatches) {
+  Problem problem = replicationChain(kInfinity); // a free all-reduce
+  problem.microbatches = 4;
+  // {a, b} on three copies: ceil(4 / 3) = 2 of 4 microbatches, 5 x 2 / 4.
+  EXPECT_DOUBLE_EQ(evaluate(problem, {0, 0}, {3, 1, 1}).maxLoad, 2.5);
+  EXPECT_DOUBLE_EQ(evaluate(problem, {0, 0}, {2, 1, 1}).maxLoad, 2.5);
+  problem.microbatches = 1;
+  EXPECT_DOUBLE_EQ(evaluate(problem, {0, 0}, {3, 1, 1}).maxLoad, 5);
+  EXPECT_DOUBLE_EQ(solveIdealDP(problem).maxLoad, 4); // {a} | {b}
+  // Inference streams samples: r copies take 1 / r each.
+  problem.schedule = Schedule::Inference;
+  EXPECT_DOUBLE_EQ(evaluate(problem, {0, 0}, {3, 1, 1}).maxLoad, 5.0 / 3);
 }
 
 TEST(Replication, EvaluateRefusesMalformedGroups) {

@@ -178,6 +178,10 @@ struct Problem {
     }
   };
   RingCost getRingCost(int replicas) const;
+  /// The share of a replicated stage's work its busiest copy runs, per
+  /// sample: 1 / r streaming samples (inference), ceil(M / r) / M of an
+  /// iteration's M microbatches (training: copies past M stay idle).
+  double getReplicaShare(int replicas) const;
   /// The slowest link factor (1 at least) of the ring over accelerators
   /// [first, first + replicas).
   double getRingFactor(int first, int replicas) const;

@@ -159,6 +159,21 @@ struct Ends {
 };
 } // namespace
 
+SmallVector<int64_t> ProgramOp::getStageDevices(size_t index) {
+  SmallVector<int64_t> devices{getDevices()[index]};
+  std::optional<ArrayRef<int64_t>> replicas = getReplicas();
+  if (!replicas)
+    return devices;
+  // Copies are listed stage by stage.
+  size_t offset = 0;
+  for (size_t s = 0; s < index; ++s)
+    offset += (*replicas)[s] - 1;
+  ArrayRef<int64_t> copies = *getReplicaDevices();
+  for (int64_t i = 1; i < (*replicas)[index]; ++i)
+    devices.push_back(copies[offset + i - 1]);
+  return devices;
+}
+
 LogicalResult ProgramOp::verify() {
   if (getStages().size() != getDevices().size())
     return emitOpError("has ") << getStages().size() << " stages but "
@@ -167,6 +182,28 @@ LogicalResult ProgramOp::verify() {
   for (int64_t device : getDevices())
     if (device < 0 || !seenDevices.insert(device).second)
       return emitOpError("lists device ") << device << " twice or negative";
+  if (std::optional<ArrayRef<int64_t>> replicas = getReplicas()) {
+    if (replicas->size() != getStages().size())
+      return emitOpError("has ") << replicas->size() << " replica counts for "
+                                 << getStages().size() << " stages";
+    int64_t copies = 0;
+    for (int64_t r : *replicas) {
+      if (r < 1 || r > (1 << 20))
+        return emitOpError("replicates a stage ") << r << " times";
+      copies += r - 1;
+    }
+    ArrayRef<int64_t> copyDevices =
+        getReplicaDevices().value_or(ArrayRef<int64_t>());
+    if (static_cast<int64_t>(copyDevices.size()) != copies)
+      return emitOpError("lists ")
+             << copyDevices.size() << " replica devices for " << copies
+             << " copies";
+    for (int64_t device : copyDevices)
+      if (device < 0 || !seenDevices.insert(device).second)
+        return emitOpError("lists device ") << device << " twice or negative";
+  } else if (getReplicaDevices()) {
+    return emitOpError("lists replica devices but no replicas");
+  }
 
   // Find every stage function and every send/recv in it.
   SmallVector<func::FuncOp> functions;

@@ -164,3 +164,33 @@ func.func @f() attributes {dist.ranks = array<i64: 1, 1>} { return }
 
 // expected-error @+1 {{'dist.ranks' must be an i64 array on a function}}
 func.func @f() attributes {dist.ranks = [1, 2]} { return }
+
+// -----
+
+func.func @a() { return }
+// expected-error @+1 {{has 2 replica counts for 1 stages}}
+dist.program @g {channels = [], devices = array<i64: 0>, replicas = array<i64: 2, 1>, replica_devices = array<i64: 1>, stages = [@a]}
+
+// -----
+
+func.func @a() { return }
+// expected-error @+1 {{replicates a stage 0 times}}
+dist.program @g {channels = [], devices = array<i64: 0>, replicas = array<i64: 0>, stages = [@a]}
+
+// -----
+
+func.func @a() { return }
+// expected-error @+1 {{lists 1 replica devices for 2 copies}}
+dist.program @g {channels = [], devices = array<i64: 0>, replicas = array<i64: 3>, replica_devices = array<i64: 1>, stages = [@a]}
+
+// -----
+
+func.func @a() { return }
+// expected-error @+1 {{lists device 0 twice or negative}}
+dist.program @g {channels = [], devices = array<i64: 0>, replicas = array<i64: 2>, replica_devices = array<i64: 0>, stages = [@a]}
+
+// -----
+
+func.func @a() { return }
+// expected-error @+1 {{lists replica devices but no replicas}}
+dist.program @g {channels = [], devices = array<i64: 0>, replica_devices = array<i64: 1>, stages = [@a]}

@@ -52,19 +52,34 @@ def Dist_ProgramOp : Dist_Op<"program", [HasParent<"::mlir::ModuleOp">]> {
     every transfer. `graph` names the function the program was split from,
     and `graph_attrs` keeps that function's own attributes (its ONNX graph
     name, for instance).
+    A replicated stage (data parallelism within it) runs on several
+    devices: `replicas` gives per stage how many (absent: one each), and
+    `replica_devices` the devices of the copies, stage by stage in order.
+    Copy i of a stage with r replicas takes the microbatches m with
+    m mod r = i (the stage's own device is copy 0); a send to a replicated
+    stage's device goes to the copy that takes its microbatch, and copies
+    send as their stage does. Training all-reduces a replicated stage's
+    gradients among its copies once per iteration.
     The verifier checks that every channel has exactly one matching send and
-    recv (same channel, endpoints and type), that the functions exist, and
-    that the programs can run together without deadlock: treating each send
-    as completing before its recv, the ops of all functions have a global
-    order.
+    recv (same channel, endpoints and type), that the functions exist, that
+    no device appears twice (copies included), that the replicas match the
+    copies listed, and that the programs can run together without deadlock:
+    treating each send as completing before its recv, the ops of all
+    functions have a global order.
   }];
   let arguments = (ins FlatSymbolRefAttr:$graph,
                        SymbolRefArrayAttr:$stages,
                        DenseI64ArrayAttr:$devices,
                        TypedArrayAttrBase<Dist_ChannelAttr, "channels">:$channels,
-                       OptionalAttr<DictionaryAttr>:$graph_attrs);
+                       OptionalAttr<DictionaryAttr>:$graph_attrs,
+                       OptionalAttr<DenseI64ArrayAttr>:$replicas,
+                       OptionalAttr<DenseI64ArrayAttr>:$replica_devices);
   let assemblyFormat = "$graph attr-dict";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Every device that runs stage `index`: its own, then its copies'.
+    ::llvm::SmallVector<int64_t> getStageDevices(size_t index);
+  }];
 }
 
 def Dist_SendOp : Dist_Op<"send",
