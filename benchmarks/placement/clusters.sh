@@ -10,8 +10,11 @@
 # For each: the DP and the PipeDream-style baseline (a DP over a
 # topological chain), with and without replication=true, and the DP blind
 # to the links (links=flat; its split scored on the cluster's links). Time
-# per sample = max load / microbatch size (s); stages: devices per stage
-# (x r: replicated) with their kind; solver seconds.
+# per sample = max load / microbatch size (s), and the simulator's for one
+# iteration of the split program (fill, drain and all-reduce included);
+# stages: how many, then runs of equal ones ("6x1": six stages on one
+# device each, "[3]": a stage on three devices), with their kind when not
+# a100; solver seconds.
 #
 #   bash benchmarks/placement/clusters.sh [BUILD_DIR] [WORK_DIR]
 set -euo pipefail
@@ -61,8 +64,8 @@ PY
 [ -f gpt48.mlir ] || "$bin/placer-translate" --import-onnx gpt48.onnx \
   --shapes-only --dim batch=1 -o gpt48.mlir
 
-printf '%-6s %-14s %-16s %-11s %-44s %s\n' model cluster variant s/sample \
-  "stages (devices x replicas, kind)" "solve s"
+printf '%-6s %-14s %-14s %-10s %-10s %-44s %s\n' model cluster variant \
+  s/sample simulated "stages" "solve s"
 for model in bert:8 gpt48:1; do
   name=${model%:*}
   batch=${model#*:}
@@ -74,11 +77,13 @@ for model in bert:8 gpt48:1; do
       replication=false
       [ "$variant" = "${variant%+rep}" ] || replication=true
       if "$bin/placer-opt" "$name.mlir" -o /dev/null 2>err.txt \
-          --partition-devices="cluster=$cluster.json training=true schedule=1f1b microbatches=8 algorithm=$algorithm links=$links replication=$replication report=r.json split=false"; then
+          --partition-devices="cluster=$cluster.json training=true schedule=1f1b microbatches=8 algorithm=$algorithm links=$links replication=$replication report=r.json" \
+          --placer-simulate="report=s.json"; then
         /usr/bin/python3 - "$name" "$cluster" "$variant" "$batch" <<'PY'
 import json, sys
 name, cluster, variant, batch = sys.argv[1:]
 r = json.load(open("r.json"))
+simulated = json.load(open("s.json"))["time_per_sample"] / int(batch)
 stages, previous = [], None
 for s in r["stages"]:
     item = (s["replicas"], s["kind"])
@@ -90,12 +95,12 @@ for s in r["stages"]:
 text = " ".join("%s%s%s" % ("%dx" % n if n > 1 else "",
                             "[%d]" % r if r > 1 else "1", "" if k == "a100"
                             else " " + k) for (r, k), n in stages)
-print("%-6s %-14s %-16s %-11.6f %-44s %.2f" % (
-    name, cluster, variant, r["max_load"] / int(batch),
+print("%-6s %-14s %-14s %-10.6f %-10.6f %-44s %.2f" % (
+    name, cluster, variant, r["max_load"] / int(batch), simulated,
     "%d: %s" % (len(r["stages"]), text), r["solver_seconds"]))
 PY
       else
-        printf '%-6s %-14s %-16s %s\n' "$name" "$cluster" "$variant" \
+        printf '%-6s %-14s %-14s %s\n' "$name" "$cluster" "$variant" \
           "$(grep -o 'error: .*' err.txt | head -c 120)"
       fi
     done
