@@ -6,8 +6,9 @@
 // must come out lowered or with diagnostics, never a crash. Shapes only: no
 // file is opened, no weight is read (lowering needs types, not values).
 // The input's last byte also picks a training step (bit 0), GPipe instead
-// of 1F1B (bit 1) and recomputation (bit 2), so the training placement and
-// the training simulator see every model too.
+// of 1F1B (bit 1), recomputation (bit 2) and stage replication (bit 3), so
+// the training placement, replicated splits and the simulator see every
+// model too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +55,7 @@ placer::PlacementSettings placementSettings(uint8_t flags) {
   settings.schedule = flags & 2 ? placer::solver::Schedule::GPipe
                                 : placer::solver::Schedule::OneFOneB;
   settings.recompute = flags & 4;
+  settings.replication = flags & 8;
   return settings;
 }
 
