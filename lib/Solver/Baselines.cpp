@@ -70,8 +70,19 @@ Solution placer::solver::solveGreedy(const Problem &problem) {
 Solution placer::solver::solveSingleDevice(const Problem &problem) {
   auto start = std::chrono::steady_clock::now();
   if (problem.numAccelerators > 0) {
-    Solution onAccelerator =
-        finish(problem, Assignment(problem.size(), 0), "single", start);
+    // The best of the first accelerator of each kind.
+    Solution onAccelerator;
+    for (int d = 0; d < problem.numAccelerators; ++d) {
+      bool tried = false;
+      for (int e = 0; e < d; ++e)
+        tried |= problem.getKind(e) == problem.getKind(d);
+      if (tried)
+        continue;
+      Solution candidate =
+          finish(problem, Assignment(problem.size(), d), "single", start);
+      if (d == 0 || candidate.maxLoad < onAccelerator.maxLoad)
+        onAccelerator = std::move(candidate);
+    }
     if (onAccelerator.feasible() || problem.numCpus == 0)
       return onAccelerator;
   }

@@ -162,13 +162,12 @@ Reduced placer::solver::detail::reduce(const Problem &problem,
   auto isZeroTime = [&](int s) {
     return graph.acceleratorTime[s] == 0 && graph.cpuTime[s] == 0 &&
            graph.supported[s] &&
-           std::all_of(graph.members[s].begin(), graph.members[s].end(),
-                       [&](int m) {
-                         const std::vector<double> &times =
-                             problem.nodes[m].kindTimes;
-                         return std::all_of(times.begin(), times.end(),
-                                            [](double t) { return t == 0; });
-                       });
+           std::all_of(
+               graph.members[s].begin(), graph.members[s].end(), [&](int m) {
+                 const std::vector<double> &times = problem.nodes[m].kindTimes;
+                 return std::all_of(times.begin(), times.end(),
+                                    [](double t) { return t == 0; });
+               });
   };
   // Original neighbours of a super-node outside it, as super-nodes.
   auto outsideNeighbours = [&](int s, bool successors) {

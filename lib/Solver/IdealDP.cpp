@@ -271,8 +271,8 @@ private:
   /// c(u) is charged once if u is in D with a successor outside (an
   /// output), or outside D with a successor inside (an input).
   bool isOutput(int u) const {
-    return inSet[u] && successorsInSet[u] <
-                           static_cast<int>(problem.successors[u].size());
+    return inSet[u] &&
+           successorsInSet[u] < static_cast<int>(problem.successors[u].size());
   }
 
   /// u's activation enters D from another device.
@@ -381,9 +381,10 @@ public:
     // A replica group is one kind: the devices of its kind from each on.
     sameKindFrom.assign(k + 1, 0);
     for (int d = k - 1; d >= 0; --d)
-      sameKindFrom[d] = d + 1 < k && problem.getKind(d + 1) == problem.getKind(d)
-                            ? sameKindFrom[d + 1] + 1
-                            : 1;
+      sameKindFrom[d] =
+          d + 1 < k && problem.getKind(d + 1) == problem.getKind(d)
+              ? sameKindFrom[d + 1] + 1
+              : 1;
   }
 
   Assignment solve() {
@@ -516,8 +517,8 @@ private:
     if (penalty == kInfinity)
       return;
     int first = k - a;
-    int most = std::min(a, uniform ? maxReplicas
-                                   : std::min(maxReplicas, sameKindFrom[first]));
+    int most = std::min(
+        a, uniform ? maxReplicas : std::min(maxReplicas, sameKindFrom[first]));
     for (int r = 1; r <= most; ++r) {
       // More copies leave fewer devices to the rest (with empties allowed,
       // never better) and a longer ring: past either bound, no r helps.
@@ -530,8 +531,9 @@ private:
           penalty;
       double replicated =
           r == 1 ? time
-                 : time * replicaShare[r] + ringCost[r](cost.gradientBytes,
-                                          ringFactor[first * (k + 1) + r]);
+                 : time * replicaShare[r] +
+                       ringCost[r](cost.gradientBytes,
+                                   ringFactor[first * (k + 1) + r]);
       double v = std::max(after, replicated);
       if (v < value[s]) {
         set(s, v, rest, Step::Accelerator);
@@ -714,8 +716,8 @@ void certifyLinkModel(const Problem &problem, double modelOptimum,
   }
   if (modelOptimum < kInfinity)
     solution.lowerBound = std::max(solution.lowerBound, modelOptimum);
-  solution.optimal = solution.optimal &&
-                     solution.maxLoad <= modelOptimum * (1 + 1e-9) + 1e-15;
+  solution.optimal =
+      solution.optimal && solution.maxLoad <= modelOptimum * (1 + 1e-9) + 1e-15;
   if (!solution.optimal && solution.feasible() && solution.note.empty())
     solution.note = "a tensor skips a device on a slower link than the DP "
                     "charged: the split is within the gap of the optimum";

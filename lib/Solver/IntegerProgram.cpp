@@ -118,12 +118,11 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
           double excess = problem.getLinkFactor(e, d) - 1;
           if (d == e || excess <= 0)
             continue;
-          std::string tag =
-              std::to_string(u) + "_" + std::to_string(e) + "_" +
-              std::to_string(d);
+          std::string tag = std::to_string(u) + "_" + std::to_string(e) + "_" +
+                            std::to_string(d);
           if (w < 0) {
-            w = b.column("w_" + std::to_string(u) + "_" + std::to_string(e),
-                         0, kInfinity, 0, false);
+            w = b.column("w_" + std::to_string(u) + "_" + std::to_string(e), 0,
+                         kInfinity, 0, false);
             linkCharges[e].emplace_back(w, c);
           }
           int t = b.column("t_" + tag, 0, 1, 0, false);

@@ -250,10 +250,10 @@ Evaluation placer::solver::evaluate(const Problem &problem,
         double gradients = 0;
         for (int u : device.nodes)
           gradients += problem.nodes[u].gradientBytes;
-        device.load = device.load * problem.getReplicaShare(device.replicas) +
-                      problem.allReduceTime(
-                          gradients, device.replicas,
-                          problem.getRingFactor(d, device.replicas));
+        device.load =
+            device.load * problem.getReplicaShare(device.replicas) +
+            problem.allReduceTime(gradients, device.replicas,
+                                  problem.getRingFactor(d, device.replicas));
       }
       if (!problem.fitsOn(device.memory, d))
         fail("accelerator " + std::to_string(d) + " needs " +
@@ -321,8 +321,8 @@ double Problem::getReplicaShare(int replicas) const {
 double Problem::getRingFactor(int first, int replicas) const {
   double slowest = 1;
   for (int i = 0; i < replicas; ++i)
-    slowest = std::max(slowest, getLinkFactor(first + i,
-                                              first + (i + 1) % replicas));
+    slowest =
+        std::max(slowest, getLinkFactor(first + i, first + (i + 1) % replicas));
   return slowest;
 }
 
@@ -337,9 +337,9 @@ double Problem::getFastestTime(int u) const {
 }
 
 bool Problem::isUniform() const {
-  bool oneKind = std::all_of(
-      acceleratorKinds.begin(), acceleratorKinds.end(),
-      [&](int kind) { return kind == acceleratorKinds.front(); });
+  bool oneKind =
+      std::all_of(acceleratorKinds.begin(), acceleratorKinds.end(),
+                  [&](int kind) { return kind == acceleratorKinds.front(); });
   // (Links all alike but not as priced scale c(u): not the paper's model.)
   bool asPriced = true;
   for (int a = 0; a < numAccelerators && !linkFactors.empty(); ++a)

@@ -190,9 +190,9 @@ struct EstimateCostsPass
         timeJson[kind.name] = seconds;
         totalTime[kind.name] += seconds;
       }
-      double transfer =
-          work->isFree ? 0.0
-                       : machine.transferTime(work->outputBytes, from, to);
+      double transfer = work->isFree
+                            ? 0.0
+                            : machine.transferTime(work->outputBytes, from, to);
       CostSource source = fromProfile        ? CostSource::Profile
                           : work->isModeled ? CostSource::Model
                                             : CostSource::Generic;

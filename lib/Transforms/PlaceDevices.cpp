@@ -109,9 +109,8 @@ double getStepTime(CostAttr cost, const DeviceKind *kind) {
   return *forward + cost.getBackwardTimeOn(kind->name).value_or(0.0);
 }
 
-FailureOr<ModuleProblem> buildProblem(ModuleOp module,
-                                      const ClusterDevices &devices,
-                                      bool activations) {
+FailureOr<ModuleProblem>
+buildProblem(ModuleOp module, const ClusterDevices &devices, bool activations) {
   const DeviceKind *accelerator = devices.getAccelerator();
   const DeviceKind *cpu = devices.cpu;
   ModuleProblem result;
@@ -151,10 +150,10 @@ FailureOr<ModuleProblem> buildProblem(ModuleOp module,
       node.memory = static_cast<double>(cost.getResidentBytes());
       node.transferCost = cost.getTransferTime();
       // (Where kinds differ, per kind: Problem::getTime.)
-      bool runsSomewhere =
-          node.acceleratorTime < solver::kInfinity ||
-          llvm::any_of(node.kindTimes,
-                       [](double t) { return t < solver::kInfinity; });
+      bool runsSomewhere = node.acceleratorTime < solver::kInfinity ||
+                           llvm::any_of(node.kindTimes, [](double t) {
+                             return t < solver::kInfinity;
+                           });
       node.supported = getIntAttr(attrs, "supported", 1) != 0 && runsSomewhere;
       node.backward = isBackwardOp(&op);
       node.colorClass = getIntAttr(attrs, "color_class", -1);
@@ -273,15 +272,18 @@ llvm::json::Value makeReport(const ModuleProblem &mp,
   }
   // Stages in device order (the pipeline's where devices differ), each with
   // its kind and every device that runs it.
+  std::vector<Array> copies(p.numDevices());
+  for (int d = 0; d < p.numDevices(); ++d)
+    if (int leader = evaluation.devices[d].replicaOf; leader >= 0)
+      copies[leader].push_back(clusterDevice[d]);
   Array stages;
   for (int d = 0; d < p.numDevices(); ++d) {
     const solver::DeviceReport &r = evaluation.devices[d];
     if (r.nodes.empty())
       continue;
     Array members{clusterDevice[d]};
-    for (int copy = 0; copy < p.numDevices(); ++copy)
-      if (evaluation.devices[copy].replicaOf == d)
-        members.push_back(clusterDevice[copy]);
+    for (llvm::json::Value &copy : copies[d])
+      members.push_back(std::move(copy));
     stages.push_back(Object{
         {"devices", std::move(members)},
         {"kind",
@@ -435,7 +437,7 @@ struct PlaceDevicesPass
                                solver::Problem &problem) {
     int k = problem.numAccelerators;
     auto capacity = [&](const DeviceKind *kind) {
-      return settings.memory > 0            ? settings.memory
+      return settings.memory > 0                ? settings.memory
              : kind && kind->memoryCapacity > 0 ? kind->memoryCapacity
                                                 : solver::kInfinity;
     };
@@ -466,13 +468,12 @@ struct PlaceDevicesPass
     std::vector<double> factors;
     for (int a = 0; a < k; ++a)
       for (int b = 0; b < k; ++b)
-        factors.push_back(
-            a == b ? 1.0
-                   : priced.bandwidth /
-                         cluster
-                             .getLink(devices.accelerators[a],
-                                      devices.accelerators[b])
-                             .bandwidth);
+        factors.push_back(a == b ? 1.0
+                                 : priced.bandwidth /
+                                       cluster
+                                           .getLink(devices.accelerators[a],
+                                                    devices.accelerators[b])
+                                           .bandwidth);
     // Links all alike cost c(u) as priced (the paper's model).
     bool alike = true;
     for (int a = 0; a < k; ++a)
@@ -483,8 +484,8 @@ struct PlaceDevicesPass
       problem.allReduceBandwidth = priced.bandwidth;
       problem.allReduceLatency = priced.latency;
     } else if (k > 1) {
-      Link link = cluster.getLink(devices.accelerators[0],
-                                  devices.accelerators[1]);
+      Link link =
+          cluster.getLink(devices.accelerators[0], devices.accelerators[1]);
       problem.allReduceBandwidth = link.bandwidth;
       problem.allReduceLatency = link.latency;
     }
@@ -588,8 +589,8 @@ struct PlaceDevicesPass
       reportNoPlacement(loc, result, problem);
       return signalPassFailure();
     }
-    solver::Evaluation evaluation = solver::evaluate(
-        problem, solution.assignment, solution.replication);
+    solver::Evaluation evaluation =
+        solver::evaluate(problem, solution.assignment, solution.replication);
     if (blind && !problem.linkFactors.empty()) {
       solution.maxLoad = evaluation.maxLoad;
       solution.optimal = false;

@@ -867,13 +867,12 @@ struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
     int64_t round = 1;
     for (const Stage &stage : stages)
       round = std::max(round, stage.replicas);
-    double perSample =
-        training ? total / samples
-        : samples > round
-            ? (simulator.sampleFinish.back() -
-               simulator.sampleFinish[round - 1]) /
-                  (samples - round)
-            : simulator.sampleFinish.back() / samples;
+    double perSample = training ? total / samples
+                       : samples > round
+                           ? (simulator.sampleFinish.back() -
+                              simulator.sampleFinish[round - 1]) /
+                                 (samples - round)
+                           : simulator.sampleFinish.back() / samples;
     double busyTotal = 0;
     for (double busy : simulator.busy)
       busyTotal += busy;

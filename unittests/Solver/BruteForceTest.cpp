@@ -172,7 +172,8 @@ TEST_P(DPOnUnlikeDevices, AgreesWithBruteForce) {
     EXPECT_DOUBLE_EQ(evaluation.maxLoad, solution.maxLoad);
     EXPECT_TRUE(isContiguous(problem, solution.assignment,
                              /*acceleratorsInOrder=*/true))
-        << "trial " << trial << "\n" << describe(problem, solution.assignment);
+        << "trial " << trial << "\n"
+        << describe(problem, solution.assignment);
     EXPECT_GE(solution.maxLoad, expected * (1 - 1e-9)) << "trial " << trial;
     if (!exactInFlight) {
       EXPECT_FALSE(solution.optimal);
@@ -184,13 +185,13 @@ TEST_P(DPOnUnlikeDevices, AgreesWithBruteForce) {
           << "trial " << trial << "\n"
           << describe(problem, solution.assignment);
     }
-    EXPECT_EQ(solution.optimal, !shape.hierarchy ||
-                                    solution.maxLoad <=
-                                        solution.lowerBound * (1 + 1e-9));
+    EXPECT_EQ(solution.optimal,
+              !shape.hierarchy ||
+                  solution.maxLoad <= solution.lowerBound * (1 + 1e-9));
     proven += solution.optimal;
     for (int d = 0; d < problem.numAccelerators; ++d)
-      usedSlowKind += problem.getKind(d) == 1 &&
-                      !evaluation.devices[d].nodes.empty();
+      usedSlowKind +=
+          problem.getKind(d) == 1 && !evaluation.devices[d].nodes.empty();
   }
   EXPECT_GE(feasible, 5);
   // Kinds alone: every split proven; links: random DAGs send many tensors
@@ -208,10 +209,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         // Kinds: inference with a CPU core, tight memory with activations,
         // GPipe training with replication.
-        Shape{7, 3, 1, false, true, false, false, false, Schedule::Inference,
-              1, false, false, true},
-        Shape{7, 3, 0, false, false, true, false, true, Schedule::Inference,
-              1, false, false, true},
+        Shape{7, 3, 1, false, true, false, false, false, Schedule::Inference, 1,
+              false, false, true},
+        Shape{7, 3, 0, false, false, true, false, true, Schedule::Inference, 1,
+              false, false, true},
         Shape{6, 3, 0, false, false, false, false, false, Schedule::GPipe, 2,
               false, true, true},
         // Hierarchy: inference, with replicated training, and with kinds.
@@ -219,11 +220,11 @@ INSTANTIATE_TEST_SUITE_P(
               1, false, false, false, true},
         Shape{6, 4, 0, false, false, false, false, false, Schedule::GPipe, 2,
               false, true, false, true},
-        Shape{6, 4, 1, false, false, true, false, true, Schedule::Inference,
-              1, false, false, true, true},
+        Shape{6, 4, 1, false, false, true, false, true, Schedule::Inference, 1,
+              false, false, true, true},
         // Backward twins send gradients back along the pipeline.
-        Shape{4, 4, 0, true, false, false, false, false, Schedule::Inference,
-              1, false, false, false, true},
+        Shape{4, 4, 0, true, false, false, false, false, Schedule::Inference, 1,
+              false, false, false, true},
         // 1F1B under a memory limit on unlike devices.
         Shape{6, 3, 0, false, false, true, false, true, Schedule::OneFOneB, 3,
               false, false, true}),
@@ -236,8 +237,7 @@ INSTANTIATE_TEST_SUITE_P(
               : s.schedule == Schedule::OneFOneB ? "1f1b"
                                                  : "") +
              (s.training ? "train" : "") + (s.replicate ? "replicate" : "") +
-             (s.twoKinds ? "kinds" : "") +
-             (s.hierarchy ? "links" : "");
+             (s.twoKinds ? "kinds" : "") + (s.hierarchy ? "links" : "");
     });
 
 } // namespace

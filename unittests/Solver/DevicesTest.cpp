@@ -99,6 +99,8 @@ TEST(Kinds, TimesAndMemoryPerKind) {
   EXPECT_DOUBLE_EQ(free.maxLoad, 6);
   EXPECT_EQ(free.assignment, (Assignment{1, 1}));
   EXPECT_TRUE(free.optimal);
+  // The single-device baseline tries each kind: the fast one, 6.
+  EXPECT_EQ(solveSingleDevice(p).assignment, (Assignment{1, 1}));
 
   p.kindMemoryLimits = {10, 20};
   p.memoryLimit = 20;
@@ -143,8 +145,7 @@ TEST(Kinds, CheckDevicesNamesTheProblem) {
             std::string::npos);
   p.acceleratorKinds = {0, 2};
   p.kindMemoryLimits = {1, 1};
-  EXPECT_NE(p.checkDevices().find("kind 2 is not one of 2"),
-            std::string::npos);
+  EXPECT_NE(p.checkDevices().find("kind 2 is not one of 2"), std::string::npos);
   p.acceleratorKinds = {0, 1};
   p.nodes[1].kindTimes = {1};
   EXPECT_NE(p.checkDevices().find("node b has times for 1 of 2 kinds"),

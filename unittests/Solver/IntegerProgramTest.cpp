@@ -106,25 +106,22 @@ TEST_P(IPMatchesExhaustiveSearch, BothVariants) {
 
 INSTANTIATE_TEST_SUITE_P(
     Random, IPMatchesExhaustiveSearch,
-    ::testing::Values(Shape{6, 2, 0, false, false, false},
-                      Shape{5, 2, 1, false, true, true},
-                      Shape{3, 2, 0, true, false, true},
-                      // Without CPU cores, a placement 1F1B can run is a
-                      // pipeline: the free variant solves the contiguous
-                      // model, with a stash per microbatch in flight.
-                      Shape{6, 3, 0, false, false, true, false, true,
-                            Schedule::OneFOneB, 3},
-                      Shape{5, 2, 1, false, false, true, false, true,
-                            Schedule::GPipe, 2},
-                      // Two kinds (per-kind times and memory), a two-level
-                      // hierarchy (per-pair transfer costs), both.
-                      Shape{6, 3, 0, false, false, true, false, false,
-                            Schedule::Inference, 1, false, false, true},
-                      Shape{5, 4, 1, false, false, false, false, false,
-                            Schedule::Inference, 1, false, false, false,
-                            true},
-                      Shape{5, 4, 0, false, false, true, false, false,
-                            Schedule::GPipe, 2, false, false, true, true}),
+    ::testing::Values(
+        Shape{6, 2, 0, false, false, false}, Shape{5, 2, 1, false, true, true},
+        Shape{3, 2, 0, true, false, true},
+        // Without CPU cores, a placement 1F1B can run is a
+        // pipeline: the free variant solves the contiguous
+        // model, with a stash per microbatch in flight.
+        Shape{6, 3, 0, false, false, true, false, true, Schedule::OneFOneB, 3},
+        Shape{5, 2, 1, false, false, true, false, true, Schedule::GPipe, 2},
+        // Two kinds (per-kind times and memory), a two-level
+        // hierarchy (per-pair transfer costs), both.
+        Shape{6, 3, 0, false, false, true, false, false, Schedule::Inference, 1,
+              false, false, true},
+        Shape{5, 4, 1, false, false, false, false, false, Schedule::Inference,
+              1, false, false, false, true},
+        Shape{5, 4, 0, false, false, true, false, false, Schedule::GPipe, 2,
+              false, false, true, true}),
     [](const auto &info) {
       return "n" + std::to_string(info.param.nodes) + "k" +
              std::to_string(info.param.accelerators) + "l" +

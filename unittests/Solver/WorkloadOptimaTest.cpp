@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 using namespace placer::solver;
 
 namespace {
@@ -28,17 +30,29 @@ const Known kOptima[] = {
     {"throughput/OperatorGraphs/resnet50_inference.json", 124.348849774045},
 };
 
-class WorkloadOptima : public ::testing::TestWithParam<Known> {};
+class WorkloadOptima : public ::testing::TestWithParam<Known> {
+protected:
+  /// The workload's problem, or nothing when ../shared is not there (a file
+  /// that does not read fails the test).
+  std::optional<Problem> load() {
+    std::string path =
+        std::string(PLACER_SHARED_DIR) + "/workloads/" + GetParam().file;
+    if (!llvm::sys::fs::exists(path))
+      return std::nullopt;
+    llvm::Expected<Workload> workload = readWorkloadFile(path);
+    if (!workload) {
+      ADD_FAILURE() << llvm::toString(workload.takeError());
+      return std::nullopt;
+    }
+    return std::move(workload->problem);
+  }
+};
 
 TEST_P(WorkloadOptima, DPMatchesPublishedOptimum) {
-  std::string path = std::string(PLACER_SHARED_DIR) + "/workloads/" +
-                     GetParam().file;
-  if (!llvm::sys::fs::exists(path))
-    GTEST_SKIP() << path << " is not there";
-  llvm::Expected<Workload> workload = readWorkloadFile(path);
-  ASSERT_TRUE(static_cast<bool>(workload))
-      << llvm::toString(workload.takeError());
-  const Problem &problem = workload->problem;
+  std::optional<Problem> loaded = load();
+  if (!loaded)
+    GTEST_SKIP() << GetParam().file << " is not there";
+  const Problem &problem = *loaded;
   Solution solution = solveIdealDP(problem);
   ASSERT_TRUE(solution.feasible()) << solution.note;
   EXPECT_TRUE(solution.optimal);
@@ -63,14 +77,10 @@ TEST_P(WorkloadOptima, DPMatchesPublishedOptimum) {
 // the DP's unlike-device path (positions, empties anywhere, per-kind sums,
 // neighbour links) and must give the same optimum, proven.
 TEST_P(WorkloadOptima, UnlikeDevicePathGivesTheSameOptimum) {
-  std::string path = std::string(PLACER_SHARED_DIR) + "/workloads/" +
-                     GetParam().file;
-  if (!llvm::sys::fs::exists(path))
-    GTEST_SKIP() << path << " is not there";
-  llvm::Expected<Workload> workload = readWorkloadFile(path);
-  ASSERT_TRUE(static_cast<bool>(workload))
-      << llvm::toString(workload.takeError());
-  Problem problem = workload->problem;
+  std::optional<Problem> loaded = load();
+  if (!loaded)
+    GTEST_SKIP() << GetParam().file << " is not there";
+  Problem problem = *loaded;
   int k = problem.numAccelerators;
   for (int d = 0; d < k; ++d)
     problem.acceleratorKinds.push_back(d % 2);
@@ -87,7 +97,7 @@ TEST_P(WorkloadOptima, UnlikeDevicePathGivesTheSameOptimum) {
   // Every link twice as slow as priced, every c(u) halved: the same
   // transfers between accelerators. Without CPU cores (which are reached
   // at c(u), so would get cheaper) the optimum is the uniform DP's.
-  Problem flat = workload->problem;
+  Problem flat = *loaded;
   flat.numCpus = 0;
   Solution reference = solveIdealDP(flat);
   if (!reference.feasible())

@@ -128,7 +128,8 @@ struct Problem {
     return bytes <= getMemoryLimit(accelerator) * (1 + 1e-12);
   }
   int numKinds() const {
-    return acceleratorKinds.empty() ? 1 : static_cast<int>(kindMemoryLimits.size());
+    return acceleratorKinds.empty() ? 1
+                                    : static_cast<int>(kindMemoryLimits.size());
   }
   int getKind(int accelerator) const {
     return acceleratorKinds.empty() ? 0 : acceleratorKinds[accelerator];

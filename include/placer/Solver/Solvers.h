@@ -47,7 +47,8 @@ Solution solvePipeDream(const Problem &problem);
 /// of the total work.
 Solution solveGreedy(const Problem &problem);
 
-/// Everything on one accelerator (or one CPU core if it does not fit).
+/// Everything on one accelerator, the best kind (or one CPU core if none
+/// fits).
 Solution solveSingleDevice(const Problem &problem);
 
 } // namespace placer::solver

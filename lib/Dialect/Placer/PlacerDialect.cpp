@@ -95,9 +95,8 @@ DeviceKindAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (name.empty())
     return emitError() << "device kind name must not be empty";
   if (count < 1 || count > kMaxDevicesPerKind)
-    return emitError() << "device kind '" << name
-                       << "': count must be in [1, " << kMaxDevicesPerKind
-                       << "], got " << count;
+    return emitError() << "device kind '" << name << "': count must be in [1, "
+                       << kMaxDevicesPerKind << "], got " << count;
   if (peakFlops.empty())
     return emitError() << "device kind '" << name
                        << "': peak_flops must give at least one element type";
