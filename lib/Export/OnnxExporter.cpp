@@ -622,6 +622,9 @@ LogicalResult placer::exportOnnxStages(ModuleOp module, StringRef dir,
                             "--placer-split-devices (one dist.program), found ")
            << programs.size();
   dist::ProgramOp program = programs.front();
+  std::optional<Cluster> cluster;
+  if (ClusterAttr attr = getCluster(module))
+    cluster = attr.getCluster();
 
   SmallVector<func::FuncOp> stages;
   std::map<int64_t, std::string> channelNames;
@@ -682,6 +685,10 @@ LogicalResult placer::exportOnnxStages(ModuleOp module, StringRef dir,
                              {"model", file},
                              {"inputs", std::move(inputs)},
                              {"outputs", std::move(outputs)}};
+    // The device's kind, where the module says (devices may differ).
+    if (cluster)
+      entry["kind"] =
+          cluster->getKinds()[cluster->getKindOfDevice(device)].name;
     // A replicated stage: every device that runs this model, copy i taking
     // the microbatches m with m mod r = i.
     if (SmallVector<int64_t> runners = program.getStageDevices(index);
