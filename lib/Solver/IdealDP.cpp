@@ -692,35 +692,65 @@ bool linksAreNested(const Problem &problem) {
   return true;
 }
 
+/// Under 1F1B with a memory limit the DP counts empty devices after a stage
+/// as in flight. A relaxation that charges every stage at most one
+/// microbatch's stash (stash x min(position, M) / min(k, M), never more
+/// than the truth), leaf memory dropped, bounds the optimum from below
+/// (0 when its lattice is too large).
+double relaxedInFlightBound(const Problem &problem, int64_t idealLimit,
+                            double upperBound) {
+  Problem relaxed = problem;
+  double share = 1.0 / std::max(1, std::min(problem.numAccelerators,
+                                            problem.microbatches));
+  for (Node &node : relaxed.nodes)
+    node.outputBytes *= share;
+  Contracted graph = contract(relaxed);
+  Reduced reduced = reduce(relaxed, graph, /*keepLeafMemory=*/false);
+  double optimum = kInfinity;
+  bool overLimit = false;
+  runDP(relaxed, reduced.graph, reduced.freeNodes, idealLimit,
+        upperBound * (1 + 1e-9) + 1e-12, overLimit, &optimum);
+  return overLimit ? 0 : optimum;
+}
+
 /// Kinds or links: the DP charges each stage the links to its neighbouring
-/// devices, a lower bound on every split's load when links are nested and
-/// the in-flight counts it assumes are exact (they count empty devices
-/// after a stage, which only 1F1B under a memory limit notices). Its value
-/// then bounds the optimum; the split is optimal when its true load meets
-/// it.
+/// devices, a lower bound on every split's load when links are nested. Its
+/// value then bounds the optimum (under 1F1B with a memory limit, the
+/// relaxation's does); the split is optimal when its true load meets it.
 void certifyLinkModel(const Problem &problem, double modelOptimum,
-                      Solution &solution) {
-  bool exactInFlight = problem.schedule != Schedule::OneFOneB ||
-                       problem.memoryLimit == kInfinity;
-  if (!linksAreNested(problem) || !exactInFlight) {
+                      int64_t idealLimit, Solution &solution) {
+  if (!linksAreNested(problem)) {
     solution.optimal = false;
     solution.lowerBound = lowerBound(problem);
-    solution.note = !exactInFlight
-                        ? "1F1B on unlike devices: the DP counts empty "
-                          "devices after a stage as in flight, so the split "
-                          "is feasible but not proven optimal"
-                        : "links are not nested in device order: the DP's "
-                          "neighbour-link charge is not a bound, so the split "
-                          "is not proven optimal";
+    solution.note = "links are not nested in device order: the DP's "
+                    "neighbour-link charge is not a bound, so the split is "
+                    "not proven optimal";
     return;
   }
-  if (modelOptimum < kInfinity)
-    solution.lowerBound = std::max(solution.lowerBound, modelOptimum);
+  bool exactInFlight = problem.schedule != Schedule::OneFOneB ||
+                       problem.memoryLimit == kInfinity ||
+                       !hasActivations(problem);
+  double bound = modelOptimum;
+  if (!exactInFlight) {
+    // (With replication the relaxation, which memory no longer prunes,
+    // costs ten times the DP on 32 devices: it is not run.)
+    solution.lowerBound = lowerBound(problem);
+    bound = solution.feasible() && !problem.replication
+                ? relaxedInFlightBound(problem, idealLimit, solution.maxLoad)
+                : 0;
+  }
+  if (bound < kInfinity)
+    solution.lowerBound = std::max(solution.lowerBound, bound);
   solution.optimal =
-      solution.optimal && solution.maxLoad <= modelOptimum * (1 + 1e-9) + 1e-15;
+      solution.optimal && solution.maxLoad <= bound * (1 + 1e-9) + 1e-15;
   if (!solution.optimal && solution.feasible() && solution.note.empty())
-    solution.note = "a tensor skips a device on a slower link than the DP "
-                    "charged: the split is within the gap of the optimum";
+    solution.note =
+        exactInFlight
+            ? "a tensor skips a device on a slower link than the DP charged: "
+              "the split is within the gap of the optimum"
+            : "1F1B on unlike devices: the DP counts empty devices after a "
+              "stage as in flight, so the split is within the gap of the "
+              "optimum";
 }
 
 } // namespace
@@ -774,7 +804,7 @@ Solution placer::solver::solveIdealDP(const Problem &problem,
   }
   solution.optimal = !solution.coarsened && solution.feasible();
   if (!problem.isUniform() && !overLimit)
-    certifyLinkModel(problem, modelOptimum, solution);
+    certifyLinkModel(problem, modelOptimum, options.idealLimit, solution);
   solution.seconds = secondsSince(start);
   return solution;
 }

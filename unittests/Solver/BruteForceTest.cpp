@@ -148,7 +148,7 @@ TEST_P(DPOnUnlikeDevices, AgreesWithBruteForce) {
   const Shape &shape = GetParam();
   std::mt19937 rng(777 + shape.nodes * 13 + shape.accelerators);
   // 1F1B under a memory limit: the DP counts empty devices after a stage
-  // as in flight, so it may refuse what fits; it never claims optimality.
+  // as in flight, so it may refuse what fits; a relaxation bounds it.
   bool exactInFlight =
       shape.schedule != Schedule::OneFOneB || !shape.tightMemory;
   int feasible = 0, proven = 0, usedSlowKind = 0;
@@ -175,11 +175,14 @@ TEST_P(DPOnUnlikeDevices, AgreesWithBruteForce) {
         << "trial " << trial << "\n"
         << describe(problem, solution.assignment);
     EXPECT_GE(solution.maxLoad, expected * (1 - 1e-9)) << "trial " << trial;
+    EXPECT_LE(solution.lowerBound, expected * (1 + 1e-9)) << "trial " << trial;
     if (!exactInFlight) {
-      EXPECT_FALSE(solution.optimal);
+      if (solution.optimal) {
+        EXPECT_NEAR(solution.maxLoad, expected, 1e-9 * expected);
+      }
+      proven += solution.optimal;
       continue;
     }
-    EXPECT_LE(solution.lowerBound, expected * (1 + 1e-9)) << "trial " << trial;
     if (!shape.hierarchy || solution.optimal) {
       EXPECT_NEAR(solution.maxLoad, expected, 1e-9 * expected)
           << "trial " << trial << "\n"
@@ -195,10 +198,11 @@ TEST_P(DPOnUnlikeDevices, AgreesWithBruteForce) {
   }
   EXPECT_GE(feasible, 5);
   // Kinds alone: every split proven; links: random DAGs send many tensors
-  // past a stage, where the neighbour-link charge falls short.
-  if (exactInFlight) {
-    EXPECT_GE(proven, shape.hierarchy ? 2 : feasible);
-  }
+  // past a stage, where the neighbour-link charge falls short; 1F1B under
+  // memory: the relaxation's bound is met on some graphs only.
+  int wanted = exactInFlight ? (shape.hierarchy ? 2 : feasible)
+                             : (shape.hierarchy ? 1 : 2);
+  EXPECT_GE(proven, wanted);
   if (shape.twoKinds && exactInFlight) {
     EXPECT_GE(usedSlowKind, 1);
   }
@@ -227,7 +231,9 @@ INSTANTIATE_TEST_SUITE_P(
               false, false, false, true},
         // 1F1B under a memory limit on unlike devices.
         Shape{6, 3, 0, false, false, true, false, true, Schedule::OneFOneB, 3,
-              false, false, true}),
+              false, false, true},
+        Shape{6, 4, 0, false, false, true, false, true, Schedule::OneFOneB, 2,
+              false, false, false, true}),
     [](const auto &info) {
       const Shape &s = info.param;
       return "n" + std::to_string(s.nodes) + "k" +
