@@ -28,10 +28,19 @@ using namespace placer;
 namespace {
 
 /// The hooks of lib/Runtime/hooks/DistHooks.c that pipelined transfers call:
-/// (data, bytes, rank, tag).
+/// (data, bytes, first rank, replicas, tag).
 constexpr llvm::StringLiteral kSendHook = "placer_dist_send";
 constexpr llvm::StringLiteral kRecvHook = "placer_dist_recv";
 constexpr llvm::StringLiteral kProgressHook = "placer_dist_progress";
+/// (first rank, replicas) -> the rank of this microbatch's copy, for
+/// upstream's blocking transfers to a replicated stage.
+constexpr llvm::StringLiteral kRouteHook = "placer_dist_route";
+
+/// The ranks that run a transfer's peer: `replicas` consecutive ranks from
+/// `first`, microbatch m on first + m mod replicas.
+struct PeerRanks {
+  int64_t first, replicas;
+};
 
 /// One transfer to lower, whichever its direction.
 struct Transfer {
@@ -88,6 +97,7 @@ struct LowerDistToMPIPass
           return signalPassFailure();
       any |= !found.empty();
       // Peers are ranks now; the map has no meaning past this pass.
+      func->removeAttr(dist::kReplicasAttrName);
       func->removeAttr(dist::kRanksAttrName);
     }
     if (any && transfers == "blocking") {
@@ -120,18 +130,21 @@ struct LowerDistToMPIPass
     }
   }
 
-  /// The rank that runs `device`: its position in the function's dist.ranks
-  /// (the device itself where the function has none).
-  FailureOr<int64_t> rankOf(func::FuncOp func, const Transfer &transfer) {
+  /// The ranks that run `device`: its position in the function's dist.ranks
+  /// (the device itself where the function has none) and its stage's copies.
+  FailureOr<PeerRanks> ranksOf(func::FuncOp func, const Transfer &transfer) {
     auto ranks = func->getAttrOfType<DenseI64ArrayAttr>(dist::kRanksAttrName);
     if (!ranks)
-      return transfer.peer;
+      return PeerRanks{transfer.peer, 1};
     auto it = llvm::find(ranks.asArrayRef(), transfer.peer);
     if (it == ranks.asArrayRef().end())
       return transfer.op->emitOpError("peer device ")
              << transfer.peer << " is not in the function's "
              << dist::kRanksAttrName;
-    return static_cast<int64_t>(it - ranks.asArrayRef().begin());
+    int64_t first = it - ranks.asArrayRef().begin();
+    auto replicas =
+        func->getAttrOfType<DenseI64ArrayAttr>(dist::kReplicasAttrName);
+    return PeerRanks{first, replicas ? replicas[first] : 1};
   }
 
   LogicalResult lower(ModuleOp module, func::FuncOp func,
@@ -140,11 +153,11 @@ struct LowerDistToMPIPass
     if (!type.hasStaticShape())
       return transfer.op->emitOpError("transfers need static shapes, got ")
              << type;
-    FailureOr<int64_t> rank = rankOf(func, transfer);
-    if (failed(rank))
+    FailureOr<PeerRanks> peer = ranksOf(func, transfer);
+    if (failed(peer))
       return failure();
     if (transfer.channel > std::numeric_limits<int32_t>::max() ||
-        *rank > std::numeric_limits<int32_t>::max())
+        peer->first + peer->replicas > std::numeric_limits<int32_t>::max())
       return transfer.op->emitOpError("channel or rank does not fit an MPI "
                                       "tag or rank (32 bits)");
 
@@ -160,10 +173,10 @@ struct LowerDistToMPIPass
       if (transfer.isSend)
         memref::CopyOp::create(b, loc, transfer.buffer, dense);
     }
-    LogicalResult emitted = transfers == "pipelined"
-                                ? emitHookCall(b, module, loc, dense, transfer,
-                                               *rank)
-                                : emitUpstream(b, loc, dense, transfer, *rank);
+    LogicalResult emitted =
+        transfers == "pipelined"
+            ? emitHookCall(b, module, loc, dense, transfer, *peer)
+            : emitUpstream(b, module, loc, dense, transfer, *peer);
     if (failed(emitted))
       return failure();
     if (copied) {
@@ -175,15 +188,15 @@ struct LowerDistToMPIPass
     return success();
   }
 
-  /// placer_dist_send/recv(ptr, bytes, rank, tag).
+  /// placer_dist_send/recv(ptr, bytes, first rank, replicas, tag).
   LogicalResult emitHookCall(OpBuilder &b, ModuleOp module, Location loc,
                              Value dense, const Transfer &transfer,
-                             int64_t rank) {
+                             PeerRanks peer) {
     auto type = cast<MemRefType>(dense.getType());
     Type i64 = b.getI64Type();
     auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
     StringRef hook = transfer.isSend ? kSendHook : kRecvHook;
-    declare(module, hook, b.getFunctionType({ptrType, i64, i64, i64}, {}));
+    declare(module, hook, b.getFunctionType({ptrType, i64, i64, i64, i64}, {}));
     int64_t bytes =
         type.getNumElements() * graph::getElementByteSize(type.getElementType());
     Value address =
@@ -194,15 +207,17 @@ struct LowerDistToMPIPass
     auto constant = [&](int64_t v) -> Value {
       return arith::ConstantIntOp::create(b, loc, i64, v);
     };
-    func::CallOp::create(b, loc, hook, TypeRange(),
-                         ValueRange{pointer, constant(bytes), constant(rank),
-                                    constant(transfer.channel)});
+    func::CallOp::create(
+        b, loc, hook, TypeRange(),
+        ValueRange{pointer, constant(bytes), constant(peer.first),
+                   constant(peer.replicas), constant(transfer.channel)});
     return success();
   }
 
   /// mpi.send/recv on the buffer collapsed to 1-D (upstream sends dim 0).
-  LogicalResult emitUpstream(OpBuilder &b, Location loc, Value dense,
-                             const Transfer &transfer, int64_t rank) {
+  LogicalResult emitUpstream(OpBuilder &b, ModuleOp module, Location loc,
+                             Value dense, const Transfer &transfer,
+                             PeerRanks peer) {
     auto type = cast<MemRefType>(dense.getType());
     Type element = type.getElementType();
     bool known = element.isF32() || element.isF64() ||
@@ -228,11 +243,21 @@ struct LowerDistToMPIPass
     Value comm = mpi::CommWorldOp::create(b, loc, mpi::CommType::get(b.getContext()));
     Value tag = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                              transfer.channel);
-    Value peer = arith::ConstantIntOp::create(b, loc, b.getI32Type(), rank);
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    Value rank = arith::ConstantIntOp::create(b, loc, i32, peer.first);
+    if (peer.replicas > 1) {
+      declare(module, kRouteHook, b.getFunctionType({i64, i64}, {i32}));
+      rank = func::CallOp::create(
+                 b, loc, kRouteHook, TypeRange{i32},
+                 ValueRange{
+                     arith::ConstantIntOp::create(b, loc, i64, peer.first),
+                     arith::ConstantIntOp::create(b, loc, i64, peer.replicas)})
+                 .getResult(0);
+    }
     if (transfer.isSend)
-      mpi::SendOp::create(b, loc, TypeRange(), flat, tag, peer, comm);
+      mpi::SendOp::create(b, loc, TypeRange(), flat, tag, rank, comm);
     else
-      mpi::RecvOp::create(b, loc, TypeRange(), flat, tag, peer, comm);
+      mpi::RecvOp::create(b, loc, TypeRange(), flat, tag, rank, comm);
     return success();
   }
 };

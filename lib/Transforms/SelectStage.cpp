@@ -1,7 +1,8 @@
 //===- SelectStage.cpp - One device's program of a split module -----------===//
 //
 // What one MPI rank compiles: its stage function, alone, with the map from
-// peer devices to ranks that its transfers need once lowered.
+// peer devices to ranks that its transfers need once lowered. The copies of
+// a replicated stage compile the same function.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,21 +37,11 @@ struct SelectStagePass
       return signalPassFailure();
     }
     dist::ProgramOp program = programs.front();
-    if (std::optional<ArrayRef<int64_t>> replicas = program.getReplicas())
-      if (llvm::any_of(*replicas, [](int64_t r) { return r > 1; })) {
-        // One rank per device would need per-microbatch routing and an
-        // all-reduce: docs/Placement.md, "Replication".
-        program.emitError("--placer-select-stage: the program replicates "
-                          "stages, which the MPI runner does not run yet: "
-                          "place with replication=false");
-        return signalPassFailure();
-      }
     int64_t count = program.getStages().size();
     if (stage < 0 || stage >= count) {
       program.emitError("--placer-select-stage: stage ")
-          << static_cast<int64_t>(stage)
-          << " does not exist: the program has " << count
-          << " stages (ranks 0 to " << count - 1 << ")";
+          << static_cast<int64_t>(stage) << " does not exist: the program has "
+          << count << " stages";
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> stages;
@@ -58,7 +49,18 @@ struct SelectStagePass
       stages.push_back(SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
           program, cast<SymbolRefAttr>(ref)));
     func::FuncOp kept = stages[stage];
-    kept->setAttr(dist::kRanksAttrName, program.getDevicesAttr());
+    // Every copy of a replicated stage is a rank of its own, next to its
+    // stage's device, so that transfers can route microbatches to copies.
+    Builder b(program);
+    kept->setAttr(dist::kRanksAttrName,
+                  b.getDenseI64ArrayAttr(program.getRankDevices()));
+    if (program.getReplicas()) {
+      SmallVector<int64_t> groupSizes;
+      for (int64_t index : program.getRankStages())
+        groupSizes.push_back(program.getStageDevices(index).size());
+      kept->setAttr(dist::kReplicasAttrName,
+                    b.getDenseI64ArrayAttr(groupSizes));
+    }
     kept.setPublic();
     for (func::FuncOp func : stages)
       if (func != kept)

@@ -6,12 +6,13 @@
 // RUN: not placer-opt %s --split-input-file --placer-lower-dist-to-mpi=transfers=eager 2>&1 | FileCheck %s --check-prefix=BADMODE
 // RUN: not placer-opt %s --split-input-file --placer-lower-dist-to-mpi="transfers=blocking mpi-implementation=LAM" 2>&1 | FileCheck %s --check-prefix=BADABI
 
-// Pipelined: libplacer_rt's hooks with (pointer, bytes, rank, tag); peer
-// devices 2 and 7 are ranks 0 and 1 through dist.ranks, which is consumed.
+// Pipelined: libplacer_rt's hooks with (pointer, bytes, rank, replicas,
+// tag); peer devices 2 and 7 are ranks 0 and 1 through dist.ranks, which is
+// consumed, and neither is replicated.
 // A progress call follows each compute op (here the fill), unless
 // progress=false; blocking transfers have none.
-// CHECK-DAG: func.func private @placer_dist_recv(!llvm.ptr, i64, i64, i64)
-// CHECK-DAG: func.func private @placer_dist_send(!llvm.ptr, i64, i64, i64)
+// CHECK-DAG: func.func private @placer_dist_recv(!llvm.ptr, i64, i64, i64, i64)
+// CHECK-DAG: func.func private @placer_dist_send(!llvm.ptr, i64, i64, i64, i64)
 // CHECK-DAG: func.func private @placer_dist_progress()
 // CHECK-LABEL: func.func @stage(
 // CHECK-NOT: dist.ranks
@@ -22,10 +23,12 @@
 // CHECK: %[[PTR:.*]] = llvm.inttoptr %[[I]] : i64 to !llvm.ptr
 // CHECK-DAG: %[[BYTES:.*]] = arith.constant 24 : i64
 // CHECK-DAG: %[[RANK:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[COPIES:.*]] = arith.constant 1 : i64
 // CHECK-DAG: %[[TAG:.*]] = arith.constant 5 : i64
-// CHECK: call @placer_dist_send(%[[PTR]], %[[BYTES]], %[[RANK]], %[[TAG]])
+// CHECK: call @placer_dist_send(%[[PTR]], %[[BYTES]], %[[RANK]], %[[COPIES]], %[[TAG]])
 // CHECK: arith.constant 16 : i64
 // CHECK: arith.constant 0 : i64
+// CHECK: arith.constant 1 : i64
 // CHECK: arith.constant 6 : i64
 // CHECK: call @placer_dist_recv(
 // CHECK-NOT: dist.
@@ -69,5 +72,27 @@ func.func @stage(%x: memref<2x3xf32>, %y: memref<2xi64>) attributes {dist.ranks 
 // BLOCKING: mpi.send
 func.func @strided(%x: memref<2x2xf32, strided<[4, 1], offset: 1>>) {
   dist.send %x to 3 channel 0 : memref<2x2xf32, strided<[4, 1], offset: 1>>
+  return
+}
+
+// -----
+
+// A replicated peer: device 7's stage runs on ranks 1 to 3 (dist.replicas),
+// so the send names rank 1 and 3 copies and the runtime picks the copy of
+// each microbatch; blocking transfers ask placer_dist_route for the rank.
+// Both attributes are consumed.
+// CHECK-LABEL: func.func @replicated(
+// CHECK-NOT: dist.replicas
+// CHECK-DAG: %[[RANK:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[COPIES:.*]] = arith.constant 3 : i64
+// CHECK-DAG: %[[TAG:.*]] = arith.constant 4 : i64
+// CHECK: call @placer_dist_send(%{{.*}}, %{{.*}}, %[[RANK]], %[[COPIES]], %[[TAG]])
+// BLOCKING-LABEL: func.func @replicated(
+// BLOCKING-DAG: %[[FIRST:.*]] = arith.constant 1 : i64
+// BLOCKING-DAG: %[[COPIES:.*]] = arith.constant 3 : i64
+// BLOCKING: %[[RANK:.*]] = call @placer_dist_route(%[[FIRST]], %[[COPIES]]) : (i64, i64) -> i32
+// BLOCKING: mpi.send(%{{.*}}, %{{.*}}, %[[RANK]], %{{.*}}) : memref<2xf32>, i32, i32
+func.func @replicated(%x: memref<2xf32>) attributes {dist.ranks = array<i64: 2, 7, 8, 9>, dist.replicas = array<i64: 1, 3, 3, 3>} {
+  dist.send %x to 7 channel 4 : memref<2xf32>
   return
 }

@@ -109,11 +109,15 @@ static cl::opt<std::string> cacheDir(
     cl::value_desc("DIR"));
 
 namespace {
-/// This process's place in an MPI job (rank 0 of 1 when run alone).
+/// This process's place in an MPI job (rank 0 of 1 when run alone), and
+/// which copy of its stage it runs: copy c of r takes the microbatches m
+/// with m mod r = c.
 struct Job {
   bool mpi = false;
   int rank = 0, size = 1;
+  int64_t stage = 0, replicas = 1, copy = 0;
   bool isDistributed() const { return size > 1; }
+  bool runs(int64_t microbatch) const { return microbatch % replicas == copy; }
 };
 Job job;
 } // namespace
@@ -271,12 +275,15 @@ static llvm::Error readInput(llvm::StringRef file, const TensorSpec &spec,
 }
 
 /// What the split program looks like before lowering: the graph's inputs
-/// (to check --input names) and which rank computes which graph output.
+/// (to check --input names), which stage each rank runs, and which rank
+/// computes (or, for a replicated stage, collects) which graph output.
 struct ProgramShape {
   std::set<std::string> inputNames;
   /// (rank, output name, type) of every graph output.
   std::vector<std::tuple<int, std::string, mlir::Type>> outputs;
   int64_t stages = 0;
+  /// Per rank, the stage it runs (dist::ProgramOp::getRankStages).
+  llvm::SmallVector<int64_t> rankStages;
 };
 
 static ProgramShape describe(mlir::ModuleOp module) {
@@ -292,11 +299,14 @@ static ProgramShape describe(mlir::ModuleOp module) {
   };
   auto programs = llvm::to_vector(module.getOps<placer::dist::ProgramOp>());
   if (programs.size() == 1) {
-    shape.stages = programs.front().getStages().size();
-    for (auto [rank, ref] : llvm::enumerate(programs.front().getStages()))
+    placer::dist::ProgramOp program = programs.front();
+    shape.stages = program.getStages().size();
+    shape.rankStages = program.getRankStages();
+    for (auto [stage, ref] : llvm::enumerate(program.getStages()))
       if (auto func = mlir::SymbolTable::lookupNearestSymbolFrom<
               mlir::func::FuncOp>(module, mlir::cast<mlir::SymbolRefAttr>(ref)))
-        record(func, rank);
+        record(func, llvm::find(shape.rankStages, int64_t(stage)) -
+                         shape.rankStages.begin());
     return shape;
   }
   for (auto func : module.getOps<mlir::func::FuncOp>())
@@ -387,8 +397,10 @@ static llvm::Expected<std::map<std::string, std::string>> inputFlags() {
   return given;
 }
 
-/// Under mpirun: a split module with one stage per rank, and every rank
-/// started with the same model and flags (compared through a hash).
+/// Under mpirun: a split module with one rank per device (copies of
+/// replicated stages included), and every rank started with the same model
+/// and flags (compared through a hash). Records which copy of which stage
+/// this rank runs.
 static llvm::Error checkLaunch(const ProgramShape &program, int argc,
                                char **argv) {
   if (!profilePath.empty())
@@ -396,11 +408,14 @@ static llvm::Error checkLaunch(const ProgramShape &program, int argc,
   if (program.stages == 0)
     return error("the module is not split (no dist.program): run it "
                  "without mpirun, or split it with --partition-devices");
-  if (program.stages != job.size)
-    return error("the program has " + llvm::Twine(program.stages) +
-                 " stages, one per rank: start it with mpirun -n " +
-                 llvm::Twine(program.stages) + ", not " +
-                 llvm::Twine(job.size));
+  int64_t devices = program.rankStages.size();
+  if (devices != job.size)
+    return error(
+        "the program has " + llvm::Twine(program.stages) + " stages on " +
+        llvm::Twine(devices) +
+        " devices (copies of replicated stages included), one per rank: "
+        "start it with mpirun -n " +
+        llvm::Twine(devices) + ", not " + llvm::Twine(job.size));
   std::string identity;
   if (auto text = llvm::MemoryBuffer::getFile(modelPath))
     identity = (*text)->getBuffer().str();
@@ -408,6 +423,12 @@ static llvm::Error checkLaunch(const ProgramShape &program, int argc,
     identity += std::string("\0", 1) + argv[i];
   if (!placer_dist_same(llvm::xxh3_64bits(identity)))
     return error("the ranks were started with different models or flags");
+  job.stage = program.rankStages[job.rank];
+  int64_t first =
+      llvm::find(program.rankStages, job.stage) - program.rankStages.begin();
+  job.replicas = llvm::count(program.rankStages, job.stage);
+  job.copy = job.rank - first;
+  placer_dist_set_copy(job.replicas, job.copy);
   return llvm::Error::success();
 }
 
@@ -464,8 +485,9 @@ struct Timing {
 } // namespace
 
 /// One warm-up run, then the timed ones. A run is every microbatch once; in
-/// a pipeline it starts together on all ranks and ends when every send of
-/// this rank has completed.
+/// a pipeline it starts together on all ranks, each rank computing its
+/// copy's microbatches, and ends when every send of this rank has
+/// completed.
 static Timing measure(const Executable &executable, Microbatches &batches,
                       int64_t numProfiled) {
   bool profiling = !profilePath.empty();
@@ -476,8 +498,13 @@ static Timing measure(const Executable &executable, Microbatches &batches,
       placer_dist_begin(microbatches);
     }
     double start = now();
-    for (Executable::Arguments &call : batches.calls)
+    for (auto [m, call] : llvm::enumerate(batches.calls)) {
+      if (!job.runs(m))
+        continue;
+      if (job.isDistributed())
+        placer_dist_set_microbatch(m);
       executable.run(call);
+    }
     if (job.isDistributed())
       placer_dist_end();
     return {start, now()};
@@ -536,9 +563,17 @@ static llvm::Error gather(Timing &timing, std::vector<RankFigures> &ranks) {
   return llvm::Error::success();
 }
 
-/// This rank's graph outputs as DIR/<name>.npy, microbatches concatenated.
+/// This rank's graph outputs as DIR/<name>.npy, microbatches concatenated;
+/// a replicated stage's first rank writes them with its copies'
+/// microbatches.
 static llvm::Error writeOutputs(const LoweredModule &lowered,
-                                const Microbatches &batches) {
+                                Microbatches &batches) {
+  for (auto [spec, buffer] : llvm::zip(lowered.outputs, batches.outputs))
+    if (placer_dist_collect(buffer.data(), spec.getByteSize()))
+      return error("cannot collect output '" + spec.name +
+                   "' from the copies of stage " + llvm::Twine(job.stage));
+  if (job.copy != 0)
+    return llvm::Error::success();
   if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
     return error("cannot create " + outputDir + ": " + ec.message());
   for (auto [spec, buffer] : llvm::zip(lowered.outputs, batches.outputs)) {
@@ -706,7 +741,7 @@ int main(int argc, char **argv) {
   bool profiling = !profilePath.empty();
   placer::runtime::ExecutionOptions options;
   options.profile = profiling;
-  options.stage = job.isDistributed() ? job.rank : -1;
+  options.stage = job.isDistributed() ? job.stage : -1;
   options.transfers = transfers;
   llvm::Expected<LoweredModule> lowered = lowerForExecution(*module, options);
   if (!lowered)

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <sys/wait.h>
 #include <thread>
 #include <vector>
@@ -38,7 +39,7 @@ TEST(DistHooksDeathTest, MissingMessageTimesOut) {
         placer_dist_set_timeout(0.2);
         placer_dist_begin(1);
         float value = 0;
-        placer_dist_recv(&value, sizeof value, 0, 7);
+        placer_dist_recv(&value, sizeof value, 0, 1, 7);
       },
       failed,
       "rank 0: no message from rank 0 on channel 7 for 0.2 s \\(microbatch "
@@ -51,9 +52,9 @@ void sendToSelf(int64_t sent, int64_t received, int receives = 1) {
   initSingleton();
   placer_dist_begin(1);
   double value = 0;
-  placer_dist_send(&value, sent, 0, 3);
+  placer_dist_send(&value, sent, 0, 1, 3);
   for (int i = 0; i < receives; ++i)
-    placer_dist_recv(&value, received, 0, 3);
+    placer_dist_recv(&value, received, 0, 1, 3);
 }
 
 TEST(DistHooksDeathTest, LongerMessageIsAnError) {
@@ -71,7 +72,41 @@ TEST(DistHooksDeathTest, ShorterMessageIsAnError) {
 TEST(DistHooksDeathTest, MoreReceivesThanMicrobatches) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(sendToSelf(4, 4, 2), failed,
-              "channel 3: receive 2 in a pass of 1 microbatches");
+              "channel 3: receive 2 from rank 0, which sends 1 in a pass of "
+              "1 microbatches");
+}
+
+// Copy 1 of a stage on three ranks runs microbatches 1 and 4 of a pass of
+// six: a third receive from itself has no message to wait for.
+TEST(DistHooksDeathTest, ACopyReceivesItsMicrobatchesOnly) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        initSingleton();
+        placer_dist_set_copy(3, 1);
+        placer_dist_begin(6);
+        for (int64_t m : {1, 4, 7}) {
+          placer_dist_set_microbatch(m);
+          int64_t value = m;
+          placer_dist_send(&value, sizeof value, 0, 1, 5);
+          placer_dist_recv(&value, sizeof value, 0, 1, 5);
+          if (value != m)
+            std::exit(0);
+        }
+      },
+      failed,
+      "channel 5: receive 3 from rank 0, which sends 2 in a pass of "
+      "6 microbatches");
+}
+
+TEST(DistHooksDeathTest, CopiesMustExist) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        initSingleton();
+        placer_dist_set_copy(2, 2);
+      },
+      failed, "copy 2 of 2 does not exist");
 }
 
 // Microbatches arrive in order through the two staging slots, the sender's
@@ -86,13 +121,13 @@ TEST(DistHooksTest, MicrobatchesArriveInOrder) {
     std::vector<int> received;
     for (int m = 0; m < kMicrobatches; ++m) {
       int message[3] = {m, 10 * m, 100 * m + pass};
-      placer_dist_send(message, sizeof message, 0, 2);
+      placer_dist_send(message, sizeof message, 0, 1, 2);
       message[0] = -1; // the runtime kept its own copy
       // Progress may complete the receive early: its size must survive.
       std::this_thread::sleep_for(std::chrono::microseconds(30));
       placer_dist_progress();
       int got[3] = {};
-      placer_dist_recv(got, sizeof got, 0, 2);
+      placer_dist_recv(got, sizeof got, 0, 1, 2);
       EXPECT_EQ(got[1], 10 * m);
       EXPECT_EQ(got[2], 100 * m + pass);
       received.push_back(got[0]);
@@ -105,6 +140,15 @@ TEST(DistHooksTest, MicrobatchesArriveInOrder) {
     EXPECT_EQ(stats->bytes_received, 5 * 12);
     EXPECT_GE(stats->recv_wait_seconds, 0.0);
   }
+  // Routing: microbatch m of a peer on r ranks from `first` is on
+  // first + m mod r.
+  placer_dist_set_microbatch(7);
+  EXPECT_EQ(placer_dist_route(4, 3), 5);
+  EXPECT_EQ(placer_dist_route(0, 1), 0);
+  // Not replicated: nothing to collect.
+  int rows[2] = {1, 2};
+  EXPECT_EQ(placer_dist_collect(rows, sizeof rows[0]), 0);
+  EXPECT_EQ(rows[1], 2);
   EXPECT_EQ(placer_dist_all(1), 1);
   EXPECT_EQ(placer_dist_all(0), 0);
   EXPECT_EQ(placer_dist_same(42), 1);

@@ -98,15 +98,21 @@ def LowerDistToMPI : Pass<"placer-lower-dist-to-mpi", "::mlir::ModuleOp"> {
     tag, and its buffer one contiguous byte range (a buffer with a strided
     layout is first copied into a dense one).
 
+    A peer whose stage is replicated (`dist.replicas`) is a group of
+    consecutive ranks, and microbatch m goes to or comes from rank
+    first + m mod replicas.
+
     `transfers=pipelined` (the default) calls `placer_dist_send` /
-    `placer_dist_recv` of `libplacer_rt` with (pointer, bytes, rank, tag):
-    non-blocking, double-buffered transfers with timeouts, timed per rank
-    (docs/Execution.md). With `progress`, a call to `placer_dist_progress()`
+    `placer_dist_recv` of `libplacer_rt` with (pointer, bytes, first rank,
+    replicas, tag): non-blocking, double-buffered transfers with timeouts,
+    timed per rank (docs/Execution.md). With `progress`, a call to `placer_dist_progress()`
     follows each compute op (a linalg op or an op with regions) of a
     function with pipelined transfers, so that MPI moves messages in flight
     while the function computes. `transfers=blocking` emits upstream's `mpi.send` /
     `mpi.recv` on `mpi.comm_world` instead, lowered by `convert-to-llvm` for
-    the ABI named by `mpi-implementation` (a `dlti.map` on the module);
+    the ABI named by `mpi-implementation` (a `dlti.map` on the module;
+    a replicated peer's rank comes from `placer_dist_route(first,
+    replicas)`);
     upstream sends only a memref's first dimension, so buffers are collapsed
     to 1-D, and its datatype table has no f16/bf16/i1 (those are refused).
   }];

@@ -40,18 +40,32 @@ int placer_dist_gather(const double *values, int count, double *all);
 int placer_dist_barrier(void);
 /* Seconds on MPI's clock (MPI_Wtime). */
 double placer_dist_time(void);
-/* Starts a pass of `microbatches` calls of the stage program: transfers
- * restart at microbatch 0 and the statistics at zero. */
+/* This rank runs copy `copy` of a stage on `replicas` consecutive ranks:
+ * the microbatches m with m mod replicas = copy (default: 1, 0). */
+void placer_dist_set_copy(int64_t replicas, int64_t copy);
+/* Starts a pass of `microbatches` microbatches, of which this rank runs
+ * its copy's: transfers restart and the statistics start at zero. */
 void placer_dist_begin(int64_t microbatches);
+/* Before each call of the stage program: the microbatch it computes, which
+ * routes its transfers to and from replicated peers. */
+void placer_dist_set_microbatch(int64_t microbatch);
 /* Completes the pass's outstanding sends. */
 void placer_dist_end(void);
 const placer_dist_stats *placer_dist_get_stats(void);
+/* After a pass, on every rank of a replicated stage: `rows` holds one row
+ * of `row_bytes` per microbatch of the pass; the copies send theirs to the
+ * stage's first rank, which fills the others' rows. 0 on success. */
+int placer_dist_collect(void *rows, int64_t row_bytes);
 
-/* Program side (--placer-lower-dist-to-mpi, transfers=pipelined): one call
- * per microbatch and channel; `tag` is the channel. */
+/* Program side (--placer-lower-dist-to-mpi): one call per microbatch and
+ * channel; `tag` is the channel, the peer's stage runs on `replicas` ranks
+ * from `rank`, and the current microbatch m goes to rank + m mod replicas. */
 void placer_dist_send(const void *data, int64_t bytes, int64_t rank,
+                      int64_t replicas, int64_t tag);
+void placer_dist_recv(void *data, int64_t bytes, int64_t rank, int64_t replicas,
                       int64_t tag);
-void placer_dist_recv(void *data, int64_t bytes, int64_t rank, int64_t tag);
+/* transfers=blocking: the peer rank of the current microbatch. */
+int32_t placer_dist_route(int64_t rank, int64_t replicas);
 /* Between the program's ops: lets MPI advance transfers in flight. */
 void placer_dist_progress(void);
 

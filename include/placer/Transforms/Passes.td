@@ -87,15 +87,19 @@ def SelectStage : Pass<"placer-select-stage", "::mlir::ModuleOp"> {
   let summary = "Keep one device's program of a split module (one MPI rank)";
   let description = [{
     Keeps the stage function at position `stage` of the module's
-    `dist.program` (the program rank `stage` runs) and drops the other
-    stages and the program op. The kept function records the program's
-    devices in rank order as `dist.ranks`, so that its transfers' peer
-    devices map to ranks when they are lowered. Its sends and recvs stay;
-    only this stage's weights remain referenced.
+    `dist.program` and drops the other stages and the program op. One MPI
+    rank runs each device, stage by stage, a replicated stage's own device
+    first and then its copies (without replication, rank = stage). The
+    kept function records the devices in rank order as `dist.ranks` and,
+    when stages are replicated, per rank the number of ranks running its
+    stage as `dist.replicas`, so that its transfers' peer devices map to
+    ranks (and microbatches to copies) when they are lowered. Its sends and
+    recvs stay; only this stage's weights remain referenced. Every copy of
+    a stage compiles the same function.
   }];
   let options = [
     Option<"stage", "stage", "int64_t", /*default=*/"0",
-           "Position of the stage in dist.program (the MPI rank)">
+           "Position of the stage in dist.program">
   ];
 }
 

@@ -81,6 +81,31 @@ static LogicalResult verifyNamedStageIndex(Operation *anchor, func::FuncOp func,
   return verifyStageIndex(anchor, func, attr);
 }
 
+/// dist.replicas: one group size per rank of dist.ranks, each group a run
+/// of consecutive ranks of that size.
+static LogicalResult verifyRankReplicas(Operation *op, NamedAttribute attr) {
+  auto replicas = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+  auto ranks = op->getAttrOfType<DenseI64ArrayAttr>(kRanksAttrName);
+  if (!isa<func::FuncOp>(op) || !replicas || !ranks ||
+      replicas.size() != ranks.size())
+    return op->emitError() << "'" << kReplicasAttrName
+                           << "' must be an i64 array on a function, one "
+                              "entry per rank of its '"
+                           << kRanksAttrName << "'";
+  ArrayRef<int64_t> sizes = replicas.asArrayRef();
+  for (size_t first = 0; first < sizes.size(); first += sizes[first]) {
+    int64_t size = sizes[first];
+    if (size < 1 || first + size > sizes.size() ||
+        llvm::any_of(sizes.slice(first, size),
+                     [&](int64_t s) { return s != size; }))
+      return op->emitError()
+             << "'" << kReplicasAttrName << "' at rank " << first
+             << ": a stage on " << size
+             << " ranks needs that many consecutive entries equal to it";
+  }
+  return success();
+}
+
 LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   if (attr.getName() == kRanksAttrName) {
@@ -95,6 +120,8 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
                                << device << " twice or negative";
     return success();
   }
+  if (attr.getName() == kReplicasAttrName)
+    return verifyRankReplicas(op, attr);
   return verifyNamedStageIndex(op, op->getParentOfType<func::FuncOp>(), attr,
                                kPositionAttrName, "");
 }
@@ -172,6 +199,20 @@ SmallVector<int64_t> ProgramOp::getStageDevices(size_t index) {
   for (int64_t i = 1; i < (*replicas)[index]; ++i)
     devices.push_back(copies[offset + i - 1]);
   return devices;
+}
+
+SmallVector<int64_t> ProgramOp::getRankDevices() {
+  SmallVector<int64_t> devices;
+  for (size_t stage = 0, e = getStages().size(); stage < e; ++stage)
+    llvm::append_range(devices, getStageDevices(stage));
+  return devices;
+}
+
+SmallVector<int64_t> ProgramOp::getRankStages() {
+  SmallVector<int64_t> stages;
+  for (size_t stage = 0, e = getStages().size(); stage < e; ++stage)
+    stages.append(getStageDevices(stage).size(), stage);
+  return stages;
 }
 
 LogicalResult ProgramOp::verify() {

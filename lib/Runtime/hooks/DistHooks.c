@@ -10,8 +10,14 @@
  *     m + 1 lands while microbatch m is computed; a recv waits for its slot,
  *     copies the tensor out and reposts the slot for microbatch m + 2.
  * Messages between two ranks on one tag never overtake each other, so slot
- * m % 2 always holds microbatch m. Every wait polls with a deadline, so a
- * missing peer is an error, never a hang.
+ * n % 2 always holds the n-th message. Every wait polls with a deadline, so
+ * a missing peer is an error, never a hang.
+ *
+ * A replicated stage runs on several consecutive ranks, copy c of r taking
+ * the microbatches m with m mod r = c. A transfer names its peer's first
+ * rank and copies; microbatch m goes to first + m mod r. Each (tag, peer
+ * rank) pair is a channel of its own, carrying the microbatches that both
+ * ends run, in order.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -26,9 +32,11 @@
 #include <string.h>
 #include <time.h>
 
-/* One direction of one channel as this rank sees it. */
+/* One direction of one channel with one peer rank as this rank sees it. */
 typedef struct Channel {
   int64_t tag, peer, bytes;
+  int64_t peerReplicas, peerCopy; /* which copy of its stage the peer is */
+  int64_t expected; /* messages per pass: the microbatches both ends run */
   int isSend;
   void *slot[2];
   MPI_Request request[2];
@@ -40,12 +48,17 @@ typedef struct Channel {
 static Channel *channels;
 static int64_t numChannels, capacity;
 static int64_t microbatchesPerPass = 1;
+/* This rank's copy of its stage, and the microbatch its program computes. */
+static int64_t myReplicas = 1, myCopy = 0, microbatch = 0;
 static double timeoutSeconds = 60.0;
 /* Requests posted and not yet completed, and when progress last ran. */
 static int64_t inFlight;
 static double lastProgress;
 static placer_dist_stats stats;
 static int myRank = -1;
+/* The host's own messages (outputs collected from copies), apart from the
+ * programs' channels. */
+static MPI_Comm hostComm = MPI_COMM_NULL;
 
 /* Prints the error (arguments are long long) and ends the job. */
 static void fail(const char *format, ...) {
@@ -134,17 +147,30 @@ void placer_dist_progress(void) {
       testSlot(&channels[i], s);
 }
 
-static Channel *channelFor(int64_t tag, int64_t peer, int64_t bytes,
-                           int isSend) {
+/* How many of a pass's microbatches this rank runs and sends to / receives
+ * from copy `peerCopy` of `peerReplicas`. */
+static int64_t sharedMicrobatches(int64_t peerReplicas, int64_t peerCopy) {
+  int64_t count = 0;
+  for (int64_t m = myCopy; m < microbatchesPerPass; m += myReplicas)
+    count += m % peerReplicas == peerCopy;
+  return count;
+}
+
+static Channel *channelFor(int64_t tag, int64_t first, int64_t replicas,
+                           int64_t bytes, int isSend) {
+  if (replicas < 1 || first < 0)
+    fail("channel %lld names ranks %lld + %lld copies", (long long)tag,
+         (long long)first, (long long)replicas);
+  int64_t peer = first + microbatch % replicas;
   for (int64_t i = 0; i < numChannels; ++i) {
     Channel *c = &channels[i];
-    if (c->tag != tag || c->isSend != isSend)
+    if (c->tag != tag || c->isSend != isSend || c->peer != peer)
       continue;
-    if (c->peer != peer || c->bytes != bytes)
-      fail("channel %lld is used with rank %lld and %lld bytes, and also "
-           "with rank %lld and %lld bytes",
-           (long long)tag, (long long)c->peer, (long long)c->bytes,
-           (long long)peer, (long long)bytes);
+    if (c->bytes != bytes || c->peerReplicas != replicas)
+      fail("channel %lld with rank %lld is used with %lld bytes and %lld "
+           "copies, and also with %lld bytes and %lld copies",
+           (long long)tag, (long long)peer, (long long)c->bytes,
+           (long long)c->peerReplicas, (long long)bytes, (long long)replicas);
     return c;
   }
   if (bytes < 0 || bytes > INT_MAX)
@@ -163,6 +189,9 @@ static Channel *channelFor(int64_t tag, int64_t peer, int64_t bytes,
   c->tag = tag;
   c->peer = peer;
   c->bytes = bytes;
+  c->peerReplicas = replicas;
+  c->peerCopy = peer - first;
+  c->expected = sharedMicrobatches(replicas, c->peerCopy);
   c->isSend = isSend;
   for (int s = 0; s < 2; ++s) {
     c->slot[s] = malloc(bytes > 0 ? (size_t)bytes : 1);
@@ -184,12 +213,12 @@ static void postReceive(Channel *c) {
 }
 
 void placer_dist_send(const void *data, int64_t bytes, int64_t rank,
-                      int64_t tag) {
-  Channel *c = channelFor(tag, rank, bytes, 1);
+                      int64_t replicas, int64_t tag) {
+  Channel *c = channelFor(tag, rank, replicas, bytes, 1);
   int s = (int)(c->calls % 2);
   waitFor(c, s, &stats.send_wait_seconds);
   memcpy(c->slot[s], data, (size_t)bytes);
-  check(MPI_Isend(c->slot[s], (int)bytes, MPI_BYTE, (int)rank, (int)tag,
+  check(MPI_Isend(c->slot[s], (int)bytes, MPI_BYTE, (int)c->peer, (int)tag,
                   MPI_COMM_WORLD, &c->request[s]),
         "send failed", c);
   ++inFlight;
@@ -198,13 +227,15 @@ void placer_dist_send(const void *data, int64_t bytes, int64_t rank,
   ++stats.messages_sent;
 }
 
-void placer_dist_recv(void *data, int64_t bytes, int64_t rank, int64_t tag) {
-  Channel *c = channelFor(tag, rank, bytes, 0);
-  if (c->calls >= microbatchesPerPass)
-    fail("channel %lld: receive %lld in a pass of %lld microbatches",
-         (long long)tag, (long long)(c->calls + 1),
-         (long long)microbatchesPerPass);
-  while (c->posted < microbatchesPerPass && c->posted < c->calls + 2)
+void placer_dist_recv(void *data, int64_t bytes, int64_t rank, int64_t replicas,
+                      int64_t tag) {
+  Channel *c = channelFor(tag, rank, replicas, bytes, 0);
+  if (c->calls >= c->expected)
+    fail("channel %lld: receive %lld from rank %lld, which sends %lld in a "
+         "pass of %lld microbatches",
+         (long long)tag, (long long)(c->calls + 1), (long long)c->peer,
+         (long long)c->expected, (long long)microbatchesPerPass);
+  while (c->posted < c->expected && c->posted < c->calls + 2)
     postReceive(c);
   int s = (int)(c->calls % 2);
   waitFor(c, s, &stats.recv_wait_seconds);
@@ -212,20 +243,42 @@ void placer_dist_recv(void *data, int64_t bytes, int64_t rank, int64_t tag) {
   MPI_Get_count(&c->status[s], MPI_BYTE, &count);
   if (count != bytes)
     fail("channel %lld from rank %lld carried %lld bytes, %lld expected",
-         (long long)tag, (long long)rank, (long long)count, (long long)bytes);
+         (long long)tag, (long long)c->peer, (long long)count,
+         (long long)bytes);
   memcpy(data, c->slot[s], (size_t)bytes);
   ++c->calls;
   stats.bytes_received += bytes;
-  if (c->posted < microbatchesPerPass)
+  if (c->posted < c->expected)
     postReceive(c);
+}
+
+int32_t placer_dist_route(int64_t rank, int64_t replicas) {
+  if (replicas < 1 || rank < 0 || rank + replicas > INT_MAX)
+    fail("a transfer names ranks %lld + %lld copies", (long long)rank,
+         (long long)replicas);
+  return (int32_t)(rank + microbatch % replicas);
 }
 
 void placer_dist_begin(int64_t microbatches) {
   microbatchesPerPass = microbatches;
-  for (int64_t i = 0; i < numChannels; ++i)
-    channels[i].calls = channels[i].posted = 0;
+  microbatch = myCopy;
+  for (int64_t i = 0; i < numChannels; ++i) {
+    Channel *c = &channels[i];
+    c->calls = c->posted = 0;
+    c->expected = sharedMicrobatches(c->peerReplicas, c->peerCopy);
+  }
   memset(&stats, 0, sizeof(stats));
 }
+
+void placer_dist_set_copy(int64_t replicas, int64_t copy) {
+  if (replicas < 1 || copy < 0 || copy >= replicas)
+    fail("copy %lld of %lld does not exist", (long long)copy,
+         (long long)replicas);
+  myReplicas = replicas;
+  myCopy = copy;
+}
+
+void placer_dist_set_microbatch(int64_t m) { microbatch = m; }
 
 void placer_dist_end(void) {
   for (int64_t i = 0; i < numChannels; ++i) {
@@ -246,7 +299,7 @@ int placer_dist_init(int *argc, char ***argv, int *rank, int *size) {
   MPI_Comm_rank(MPI_COMM_WORLD, rank);
   MPI_Comm_size(MPI_COMM_WORLD, size);
   myRank = *rank;
-  return 0;
+  return MPI_Comm_dup(MPI_COMM_WORLD, &hostComm) == MPI_SUCCESS ? 0 : -1;
 }
 
 int placer_dist_finalize(void) {
@@ -256,6 +309,8 @@ int placer_dist_finalize(void) {
   free(channels);
   channels = NULL;
   numChannels = capacity = inFlight = 0;
+  if (hostComm != MPI_COMM_NULL)
+    MPI_Comm_free(&hostComm);
   return MPI_Finalize() == MPI_SUCCESS ? 0 : -1;
 }
 
@@ -297,3 +352,26 @@ int placer_dist_barrier(void) {
 }
 
 double placer_dist_time(void) { return MPI_Wtime(); }
+
+int placer_dist_collect(void *rows, int64_t rowBytes) {
+  if (myReplicas == 1)
+    return 0;
+  if (rowBytes < 0 || rowBytes > INT_MAX)
+    return -1;
+  char *base = rows;
+  int first = myRank - (int)myCopy;
+  if (myCopy != 0) {
+    for (int64_t m = myCopy; m < microbatchesPerPass; m += myReplicas)
+      if (MPI_Send(base + m * rowBytes, (int)rowBytes, MPI_BYTE, first, 0,
+                   hostComm) != MPI_SUCCESS)
+        return -1;
+    return 0;
+  }
+  for (int64_t m = 0; m < microbatchesPerPass; ++m)
+    if (m % myReplicas != 0 &&
+        MPI_Recv(base + m * rowBytes, (int)rowBytes, MPI_BYTE,
+                 first + (int)(m % myReplicas), 0, hostComm,
+                 MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      return -1;
+  return 0;
+}

@@ -167,6 +167,22 @@ func.func @f() attributes {dist.ranks = [1, 2]} { return }
 
 // -----
 
+// expected-error @+1 {{'dist.replicas' must be an i64 array on a function, one entry per rank of its 'dist.ranks'}}
+func.func @f() attributes {dist.ranks = array<i64: 1, 2>, dist.replicas = array<i64: 2>} { return }
+
+// -----
+
+// A stage on two ranks needs two consecutive entries of 2.
+// expected-error @+1 {{'dist.replicas' at rank 1: a stage on 2 ranks needs that many consecutive entries equal to it}}
+func.func @f() attributes {dist.ranks = array<i64: 1, 2, 3>, dist.replicas = array<i64: 1, 2, 1>} { return }
+
+// -----
+
+// expected-error @+1 {{'dist.replicas' at rank 0: a stage on 0 ranks}}
+func.func @f() attributes {dist.ranks = array<i64: 1>, dist.replicas = array<i64: 0>} { return }
+
+// -----
+
 func.func @a() { return }
 // expected-error @+1 {{has 2 replica counts for 1 stages}}
 dist.program @g {channels = [], devices = array<i64: 0>, replicas = array<i64: 2, 1>, replica_devices = array<i64: 1>, stages = [@a]}

@@ -25,3 +25,11 @@ func.func @alone(%m: memref<2xf32>, %n: memref<4xi8>) attributes {dist.ranks = a
   dist.recv from 5 channel 2 into %n : memref<4xi8>
   return
 }
+
+// A stage next to a replicated one: device 5's stage runs on ranks 1 and 2.
+// CHECK-LABEL: func.func @beside_copies
+// CHECK-SAME: dist.ranks = array<i64: 3, 5, 6>, dist.replicas = array<i64: 1, 2, 2>
+func.func @beside_copies(%m: memref<2xf32>) attributes {dist.ranks = array<i64: 3, 5, 6>, dist.replicas = array<i64: 1, 2, 2>} {
+  dist.send %m to 5 channel 1 : memref<2xf32>
+  return
+}

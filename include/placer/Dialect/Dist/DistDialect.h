@@ -29,6 +29,10 @@ inline constexpr llvm::StringLiteral kResultAttrName = "dist.result";
 /// program's devices in rank order, so that a transfer's peer device maps
 /// to the rank that runs it.
 inline constexpr llvm::StringLiteral kRanksAttrName = "dist.ranks";
+/// Next to dist.ranks when the program replicates stages: per rank, how
+/// many ranks run its stage (they are consecutive, the stage's own device
+/// first), so that a transfer routes each microbatch to the copy taking it.
+inline constexpr llvm::StringLiteral kReplicasAttrName = "dist.replicas";
 } // namespace placer::dist
 
 #endif // PLACER_DIALECT_DIST_DISTDIALECT_H

@@ -79,6 +79,11 @@ def Dist_ProgramOp : Dist_Op<"program", [HasParent<"::mlir::ModuleOp">]> {
   let extraClassDeclaration = [{
     /// Every device that runs stage `index`: its own, then its copies'.
     ::llvm::SmallVector<int64_t> getStageDevices(size_t index);
+    /// One MPI rank per device, stage by stage, each stage's own device
+    /// first: the devices in rank order.
+    ::llvm::SmallVector<int64_t> getRankDevices();
+    /// Per rank (the order of getRankDevices), the stage it runs.
+    ::llvm::SmallVector<int64_t> getRankStages();
   }];
 }
 
