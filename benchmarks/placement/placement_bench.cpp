@@ -3,12 +3,16 @@
 //   placer-placement-bench WORKLOAD.json
 //   placer-placement-bench --synthetic BRANCHES LENGTH [ACCELERATORS]
 //   placer-placement-bench --solve OBJECTIVE ALGORITHM TIME_LIMIT WORKLOAD.json
+//   placer-placement-bench --generate SHAPE NODES ACCELERATORS [SEED]
 //
 // The first two print one line: name, nodes, ideals, DP seconds and
 // max-load, PipeDream-style max-load, lower bound, peak RSS. --solve runs
 // the solver library's entry point (solver::solve) as placer-opt would,
 // e.g. `--solve latency ip 300 w.json`, and prints the objective, bound,
-// status and seconds. Run each case in a fresh process
+// status and seconds. --generate builds a large seeded graph of about NODES
+// operators (SHAPE: skip, branches2, branches3, branches4, transformer; see
+// generate()) and prints nodes, ideals, DP seconds, max load, lower bound,
+// gap, whether proven optimal, and peak RSS. Run each case in a fresh process
 // (benchmarks/placement/run.sh does) so peak RSS is its own.
 //
 //===----------------------------------------------------------------------===//
@@ -18,6 +22,7 @@
 
 #include "llvm/Support/Path.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -65,6 +70,110 @@ static Problem synthetic(int branches, int length, int accelerators) {
   for (int last : lasts)
     p.addEdge(last, sink);
   return p;
+}
+
+/// Builds a generated graph node by node; times, weights and transfer
+/// costs are drawn from one seeded stream.
+class Generator {
+public:
+  explicit Generator(unsigned seed) : rng(seed) {}
+
+  /// A node taking `inputs`, `scale` times the usual work.
+  int add(std::initializer_list<int> inputs, double scale = 1.0) {
+    std::uniform_real_distribution<double> time(1.0, 10.0), cost(0.05, 1.0),
+        weights(0.0, 4.0);
+    Node node;
+    node.id = problem.size();
+    node.name = "n" + std::to_string(node.id);
+    node.acceleratorTime = scale * time(rng);
+    node.cpuTime = 10 * node.acceleratorTime;
+    node.memory = std::round(scale * weights(rng)) * 1e6;
+    node.transferCost = cost(rng);
+    problem.nodes.push_back(node);
+    problem.successors.emplace_back();
+    for (int input : inputs)
+      problem.addEdge(input, node.id);
+    return node.id;
+  }
+
+  void edge(int from, int to) { problem.addEdge(from, to); }
+
+  /// A chain of `length` nodes after `from`; its last node.
+  int chain(int from, int length) {
+    for (int i = 0; i < length; ++i)
+      from = add({from});
+    return from;
+  }
+
+  int uniform(int low, int high) {
+    return std::uniform_int_distribution<int>(low, high)(rng);
+  }
+
+  Problem take(int accelerators) {
+    problem.numAccelerators = accelerators;
+    problem.numCpus = 0;
+    // Room for twice an even share of the weights: memory rarely binds.
+    double total = 0;
+    for (const Node &node : problem.nodes)
+      total += node.memory;
+    problem.memoryLimit = std::max(2 * total / accelerators, 1e9);
+    return std::move(problem);
+  }
+
+  int size() const { return problem.size(); }
+
+private:
+  std::mt19937 rng;
+  Problem problem;
+};
+
+/// About `nodes` operators in one of the shapes of issue #16:
+///  - skip: blocks of three ops whose output is added to the block's input
+///    (a residual network);
+///  - branchesB: blocks of B parallel chains of 2 to 10 ops between a fork
+///    and a join (Inception-like towers), about blocks x 6^B ideals;
+///  - transformer: pre-norm decoder blocks: layer norm, Q/K/V projections
+///    in parallel, scores, softmax, context, output projection, residual,
+///    layer norm, two-layer MLP, residual (14 ops).
+static std::optional<Problem> generate(const std::string &shape, int nodes,
+                                       int accelerators, unsigned seed) {
+  Generator g(seed);
+  int last = g.add({});
+  if (shape == "skip") {
+    while (g.size() < nodes) {
+      int body = g.chain(last, 3);
+      last = g.add({body, last}, 0.1);
+    }
+  } else if (shape.rfind("branches", 0) == 0 && shape.size() == 9 &&
+             shape[8] >= '2' && shape[8] <= '4') {
+    int branches = shape[8] - '0';
+    while (g.size() < nodes) {
+      std::vector<int> ends;
+      for (int b = 0; b < branches; ++b)
+        ends.push_back(g.chain(last, g.uniform(2, 10)));
+      last = g.add({}, 0.1);
+      for (int end : ends)
+        g.edge(end, last);
+    }
+  } else if (shape == "transformer") {
+    while (g.size() < nodes) {
+      int norm = g.add({last}, 0.2);
+      int q = g.add({norm}), k = g.add({norm}), v = g.add({norm});
+      int scores = g.add({q, k}, 0.5);
+      int softmax = g.add({scores}, 0.3);
+      int context = g.add({softmax, v}, 0.5);
+      int projected = g.add({context});
+      int residual = g.add({projected, last}, 0.1);
+      int norm2 = g.add({residual}, 0.2);
+      int up = g.add({norm2}, 4);
+      int gelu = g.add({up}, 0.5);
+      int down = g.add({gelu}, 4);
+      last = g.add({down, residual}, 0.1);
+    }
+  } else {
+    return std::nullopt;
+  }
+  return g.take(accelerators);
 }
 
 static double peakRssMiB() {
@@ -118,11 +227,43 @@ static int runSolve(char **argv) {
   return s.feasible() ? 0 : 1;
 }
 
+/// --generate SHAPE NODES ACCELERATORS [SEED]
+static int runGenerated(int argc, char **argv) {
+  std::string shape = argv[2];
+  int nodes = std::atoi(argv[3]), accelerators = std::atoi(argv[4]);
+  unsigned seed = argc > 5 ? std::atoi(argv[5]) : 16;
+  std::optional<Problem> problem =
+      nodes > 0 && accelerators > 0 ? generate(shape, nodes, accelerators, seed)
+                                    : std::nullopt;
+  if (!problem) {
+    std::fprintf(stderr,
+                 "unknown shape '%s' (skip, branches2, branches3, "
+                 "branches4, transformer) or bad sizes\n",
+                 shape.c_str());
+    return 2;
+  }
+  SolveOptions options;
+  options.algorithm = Algorithm::DP;
+  Solution dp = solve(*problem, options).solution;
+  double gap = dp.lowerBound > 0 ? dp.maxLoad / dp.lowerBound - 1 : 0;
+  std::printf("%-12s %6d %3d %9lld %9.3f %14.6f %14.6f %8.4f%% %-9s %9.1f\n",
+              shape.c_str(), problem->size(), accelerators,
+              static_cast<long long>(dp.numIdeals), dp.seconds, dp.maxLoad,
+              dp.lowerBound, 100 * gap,
+              dp.optimal     ? "optimal"
+              : dp.coarsened ? "linearized"
+                             : "-",
+              peakRssMiB());
+  return dp.feasible() ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
   Problem problem;
   std::string name;
   if (argc == 6 && std::string(argv[1]) == "--solve")
     return runSolve(argv);
+  if ((argc == 5 || argc == 6) && std::string(argv[1]) == "--generate")
+    return runGenerated(argc, argv);
   if (argc >= 4 && std::string(argv[1]) == "--synthetic") {
     int branches = std::atoi(argv[2]), length = std::atoi(argv[3]);
     int k = argc > 4 ? std::atoi(argv[4]) : 6;
@@ -135,7 +276,8 @@ int main(int argc, char **argv) {
     std::fprintf(stderr,
                  "usage: %s WORKLOAD.json | --synthetic BRANCHES LENGTH "
                  "[ACCELERATORS] | --solve OBJECTIVE ALGORITHM TIME_LIMIT "
-                 "WORKLOAD.json\n",
+                 "WORKLOAD.json | --generate SHAPE NODES ACCELERATORS "
+                 "[SEED]\n",
                  argv[0]);
     return 2;
   }

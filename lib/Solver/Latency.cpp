@@ -322,6 +322,23 @@ public:
     return current;
   }
 
+  /// `assignment` as a block placement (every CPU core as the CPU), or
+  /// nothing when a block's members are on different devices.
+  std::optional<std::vector<int>> blocksOf(const Assignment &assignment) const {
+    int k = problem.numAccelerators;
+    if (assignment.size() != size_t(problem.size()))
+      return std::nullopt;
+    std::vector<int> blockDevice(blocks.numSuper, -1);
+    for (int b = 0; b < blocks.numSuper; ++b)
+      for (int m : blocks.members[b]) {
+        int device = std::min(assignment[m], k);
+        if (blockDevice[b] != -1 && blockDevice[b] != device)
+          return std::nullopt;
+        blockDevice[b] = device;
+      }
+    return blockDevice;
+  }
+
   /// Blocks in topological order cut into `parts` consecutive runs of
   /// about equal accelerator time, each within memory; unsupported blocks
   /// on the CPU.
@@ -377,15 +394,21 @@ Solution placer::solver::solveLatencyGreedy(const Problem &problem,
   Contracted blocks = contract(problem);
   LatencySearch search(problem, blocks, options);
 
-  std::vector<std::vector<int>> starts;
+  // (placement, the seed it is or "" for the heuristic's own)
+  std::vector<std::pair<std::vector<int>, std::string>> starts;
   if (problem.numCpus > 0)
-    starts.push_back(std::vector<int>(blocks.numSuper, problem.numAccelerators));
+    starts.emplace_back(
+        std::vector<int>(blocks.numSuper, problem.numAccelerators), "");
   for (int parts = 1; parts <= problem.numAccelerators; ++parts)
-    starts.push_back(search.pack(parts));
+    starts.emplace_back(search.pack(parts), "");
+  for (const auto &[name, assignment] : options.seeds)
+    if (std::optional<std::vector<int>> seed = search.blocksOf(assignment))
+      starts.emplace_back(std::move(*seed), name);
 
   std::vector<int> best;
+  std::string bestSeed;
   double bestLatency = kInfinity;
-  for (std::vector<int> &candidate : starts) {
+  for (auto &[candidate, seed] : starts) {
     double value = search.score(candidate);
     if (value == kInfinity)
       continue;
@@ -393,8 +416,11 @@ Solution placer::solver::solveLatencyGreedy(const Problem &problem,
     if (value < bestLatency) {
       bestLatency = value;
       best = candidate;
+      bestSeed = seed;
     }
   }
+  if (!bestSeed.empty())
+    solution.note = "the local search started from " + bestSeed;
   if (bestLatency < kInfinity) {
     Assignment assignment = search.expand(best);
     LatencyEvaluation evaluation = evaluateLatency(problem, assignment);

@@ -110,12 +110,44 @@ SolveResult solveThroughput(Models models, const SolveOptions &options) {
   return result;
 }
 
+/// What the latency heuristic starts from beside its own packings: every
+/// throughput placement we can make (the DP's split, the PipeDream-style
+/// one, the best single device) and a given split, so that its answer is
+/// never worse than any of them. A pipeline stage is a convex call, so the
+/// splits run with one call per accelerator.
+llvm::Error addLatencySeeds(const Problem &problem, const SolveOptions &options,
+                            LatencyOptions &latency) {
+  DPOptions dp;
+  dp.idealLimit = options.idealLimit;
+  std::pair<const char *, Solution> baselines[] = {
+      {"the throughput DP's split", solveIdealDP(problem, dp)},
+      {"the PipeDream-style split", solvePipeDream(problem)},
+      {"the best single device", solveSingleDevice(problem)}};
+  for (auto &[name, solution] : baselines)
+    if (solution.feasible() && solution.replication.empty())
+      latency.seeds.emplace_back(name, std::move(solution.assignment));
+  if (options.splitFile.empty())
+    return llvm::Error::success();
+  llvm::Expected<Assignment> given = readSplitFile(problem, options.splitFile);
+  if (!given)
+    return given.takeError();
+  latency.seeds.emplace_back(options.splitFile, std::move(*given));
+  return llvm::Error::success();
+}
+
 SolveResult solveLatency(Models models, const SolveOptions &options) {
   const Problem &problem = models.linear;
   SolveResult result;
   LatencyOptions latency;
   latency.callsPerAccelerator = options.ip.callsPerAccelerator;
-  switch (options.getChosenAlgorithm()) {
+  auto start = std::chrono::steady_clock::now();
+  Algorithm algorithm = options.getChosenAlgorithm();
+  if (algorithm == Algorithm::Greedy || algorithm == Algorithm::IP)
+    if (llvm::Error error = addLatencySeeds(problem, options, latency)) {
+      result.error = llvm::toString(std::move(error));
+      return result;
+    }
+  switch (algorithm) {
   case Algorithm::Greedy:
     result.solution = solveLatencyGreedy(problem, latency);
     return result;
@@ -123,13 +155,13 @@ SolveResult solveLatency(Models models, const SolveOptions &options) {
     // The heuristic's placement is CBC's first incumbent and fixes the
     // model's time horizon; both share the time limit.
     IPOptions ip = options.ip;
-    ip.deadline = ip.getDeadline(std::chrono::steady_clock::now());
+    ip.deadline = ip.getDeadline(start);
     ip.memoryTightened = models.tightened || models.restricted;
     latency.deadline = ip.deadline;
-    Solution start = solveLatencyGreedy(problem, latency);
-    if (start.latency < kInfinity) {
-      ip.warmStart = &start.assignment;
-      ip.warmStartCalls = &start.calls;
+    Solution heuristic = solveLatencyGreedy(problem, latency);
+    if (heuristic.latency < kInfinity) {
+      ip.warmStart = &heuristic.assignment;
+      ip.warmStartCalls = &heuristic.calls;
     }
     result.ip = solveLatencyIP(problem, ip);
     result.solution = result.ip->solution;
@@ -233,6 +265,13 @@ std::string placer::solver::checkOptions(const SolveOptions &options) {
     return "export-lp needs algorithm=ip";
   if (options.algorithm == Algorithm::SplitFile && options.splitFile.empty())
     return "algorithm=split-file needs split-in=FILE";
+  Algorithm chosen = options.getChosenAlgorithm();
+  bool seedsLatency = options.objective == Objective::Latency &&
+                      (chosen == Algorithm::IP || chosen == Algorithm::Greedy);
+  if (!options.splitFile.empty() && chosen != Algorithm::SplitFile &&
+      !seedsLatency)
+    return "split-in=FILE is read by algorithm=split-file, or as a starting "
+           "point by objective=latency with algorithm=ip or greedy";
   return "";
 }
 

@@ -216,6 +216,43 @@ TEST(LatencyIP, EqualsExhaustiveSearchOnRandomGraphs) {
   }
 }
 
+// The heuristic starts from every throughput placement too (solve() seeds
+// it with the DP's, the PipeDream-style and the single-device split), so
+// its answer is never worse than any of them; unseeded, it sometimes is.
+TEST(LatencyGreedy, NeverWorseThanTheThroughputSplits) {
+  std::mt19937 rng(1443);
+  int unseededWorse = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    Problem p = randomProblem(
+        rng, {10 + trial % 6, 2 + trial % 3, 1, false, false, trial % 2 == 0});
+    SolveOptions options;
+    options.objective = Objective::Latency;
+    options.algorithm = Algorithm::Greedy;
+    SolveResult seeded = solve(p, options);
+    ASSERT_TRUE(seeded.error.empty()) << seeded.error;
+    double best = kInfinity;
+    for (Algorithm baseline :
+         {Algorithm::DP, Algorithm::PipeDream, Algorithm::Single}) {
+      options.algorithm = baseline;
+      SolveResult scored = solve(p, options);
+      if (!scored.feasible())
+        continue;
+      LatencyEvaluation e = evaluateLatency(p, scored.solution.assignment);
+      if (e.feasible() && e.maxCallsPerAccelerator <= 1)
+        best = std::min(best, e.latency);
+    }
+    if (best == kInfinity)
+      continue;
+    SCOPED_TRACE(describe(p, seeded.solution.assignment));
+    ASSERT_TRUE(seeded.solution.feasible()) << "trial " << trial;
+    EXPECT_LE(seeded.solution.latency, best * (1 + 1e-12)) << "trial " << trial;
+    LatencyEvaluation check = evaluateLatency(p, seeded.solution.assignment);
+    EXPECT_NEAR(check.latency, seeded.solution.latency, 1e-9 * best);
+    unseededWorse += solveLatencyGreedy(p).latency > best * (1 + 1e-12);
+  }
+  EXPECT_GE(unseededWorse, 1);
+}
+
 TEST(LatencyIP, MoreCallsNeverHurt) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 15; ++trial) {

@@ -69,12 +69,17 @@ struct LatencyOptions {
   /// The local search stops here with the best placement found so far
   /// (every starting packing is still scored).
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  /// Placements to start from beside the heuristic's own packings, with
+  /// what they are ("the throughput DP's split"): the result is never
+  /// worse than any of them that can run within the call limit.
+  std::vector<std::pair<std::string, Assignment>> seeds;
 };
 
 /// Topological greedy packing followed by local search (moving one color
 /// class at a time to the CPU or to another accelerator), keeping the best
-/// of several packings. Fast; the MILP's
-/// warm start and the baseline it must beat.
+/// of several packings and of the seeds, each improved the same way. Fast;
+/// the MILP's warm start and the baseline it must beat. The note names the
+/// seed the result came from, if any.
 Solution solveLatencyGreedy(const Problem &problem,
                             const LatencyOptions &options = {});
 

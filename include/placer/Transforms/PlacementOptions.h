@@ -205,7 +205,8 @@ struct PlaceOptions {
   Option<std::string> splitIn{
       owner, "split-in",
       llvm::cl::desc("Split to score with algorithm=split-file (the paper's "
-                     "format)")};
+                     "format), or for objective=latency with algorithm=ip or "
+                     "greedy a placement to start from")};
   Option<std::string> report{
       owner, "report",
       llvm::cl::desc("Write the placement report (JSON) to this file")};
