@@ -391,15 +391,89 @@ private:
   std::vector<int> order, members;
 };
 
+/// Which ideals can bound a stage of a split whose every load is at most
+/// B. Each super-node takes at least its least time t(s) on any device (its
+/// fastest accelerator kind or a CPU core; copies of a replicated stage
+/// share its time, never reduce it), so the d devices after an ideal I
+/// carry at most d B of work and the devices before it at most
+/// (k + l - d) B: with P(I) the least time of I and W that of the graph,
+///   W - P(I) <= d B  and  P(I) <= (k + l - d) B  for some d.
+/// Any other ideal is no stage boundary of such a split, and the DP skips
+/// it. For B close to the optimum the boundaries lie in k + l narrow
+/// bands, where the lattice of a long graph has few ideals.
+class IdealBands {
+public:
+  IdealBands(const Problem &problem, const Contracted &graph,
+             const IdealLattice &lattice)
+      : devices(problem.numAccelerators + problem.numCpus) {
+    bool uniform = problem.isUniform();
+    std::vector<double> least(graph.numSuper, kInfinity);
+    for (int v = 0; v < graph.numSuper; ++v) {
+      double accelerator = kInfinity;
+      if (problem.numAccelerators > 0 && graph.supported[v]) {
+        if (uniform) {
+          accelerator = graph.acceleratorTime[v];
+        } else {
+          for (int kind = 0; kind < problem.numKinds(); ++kind) {
+            double time = 0;
+            for (int m : graph.members[v])
+              time += problem.getTime(m, kind);
+            accelerator = std::min(accelerator, time);
+          }
+        }
+      }
+      least[v] = std::min(accelerator,
+                          problem.numCpus > 0 ? graph.cpuTime[v] : kInfinity);
+      total += least[v];
+      largest = std::max(largest, least[v]);
+    }
+    if (problem.replication)
+      largest = 0; // copies divide a node's time
+    prefix.assign(lattice.size(), 0);
+    for (int64_t ideal = 1; ideal < lattice.size(); ++ideal)
+      prefix[ideal] =
+          prefix[lattice.parent[ideal]] + least[lattice.added[ideal]];
+  }
+
+  /// No split of the graph has a smaller max load.
+  double lowerBound() const {
+    return devices > 0 ? std::max(largest, total / devices) : kInfinity;
+  }
+
+  /// Per ideal, whether it can bound a stage of a split with loads <= B.
+  std::vector<char> viable(double bound) const {
+    std::vector<char> result(prefix.size(), 1);
+    if (!(bound < kInfinity) || !(total < kInfinity))
+      return result;
+    double slack = bound * (1 + 1e-9) + 1e-12;
+    for (size_t ideal = 0; ideal < prefix.size(); ++ideal) {
+      double before = std::ceil(prefix[ideal] / slack - 1e-9);
+      double after = std::ceil((total - prefix[ideal]) / slack - 1e-9);
+      result[ideal] = std::max(0.0, after) + std::max(0.0, before) <= devices;
+    }
+    return result;
+  }
+
+private:
+  int devices;
+  double total = 0, largest = 0;
+  /// P(I) per ideal.
+  std::vector<double> prefix;
+};
+
 /// How a state continues: a stage on accelerators or a CPU core, or (not
 /// uniform) leaving the next accelerator empty.
 enum class Step : uint8_t { None, Accelerator, Cpu, Skip };
 
 class IdealDP {
 public:
+  /// Finds the best split among those whose stages' least loads are all
+  /// at most `upperBound`, skipping ideals outside `viable`.
   IdealDP(const Problem &problem, const Contracted &graph,
-          const IdealLattice &lattice, double upperBound)
-      : problem(problem), graph(graph), lattice(lattice), cost(problem, graph),
+          const IdealLattice &lattice, double upperBound,
+          std::vector<char> viable)
+      : problem(problem), graph(graph), lattice(lattice),
+        viable(std::move(viable)), cost(problem, graph),
         k(problem.numAccelerators), l(problem.numCpus), n(lattice.size()),
         maxReplicas(problem.replication ? std::max(1, k) : 1),
         uniform(problem.isUniform()), bound(upperBound),
@@ -433,6 +507,8 @@ public:
     value[state(0, 0, n - 1)] = 0;
     skipAccelerators(n - 1);
     for (int64_t ideal = n - 2; ideal >= 0; --ideal) {
+      if (!viable[ideal])
+        continue;
       current = ideal;
       explore(ideal);
       skipAccelerators(ideal);
@@ -489,8 +565,9 @@ private:
       bool acceleratorUseful = floor <= bound;
       bool cpuUseful = l > 0 && cost.cpuCompute <= bound;
       if (acceleratorUseful || cpuUseful) {
-        relax(bigger, acceleratorUseful ? cost.acceleratorCost() : kInfinity,
-              floor, cpuUseful ? cost.cpuCompute : kInfinity);
+        if (viable[bigger])
+          relax(bigger, acceleratorUseful ? cost.acceleratorCost() : kInfinity,
+                floor, cpuUseful ? cost.cpuCompute : kInfinity);
         explore(bigger);
       }
       cost.remove(v);
@@ -638,6 +715,7 @@ private:
   const Problem &problem;
   const Contracted &graph;
   const IdealLattice &lattice;
+  std::vector<char> viable;
   SetCost cost;
   int k, l;
   int64_t n;
@@ -692,6 +770,15 @@ void placeFreeNodes(const Problem &problem, const std::vector<int> &freeNodes,
 
 /// Runs the DP on `graph` (already contracted, maybe reduced or
 /// linearized). `optimum` is the DP's own value for `graph`.
+///
+/// A parametric search on the max load: a pass with bound B finds the best
+/// split among those whose every stage's least load is at most B, and only
+/// visits ideals that can bound such a split (IdealBands), so a pass costs
+/// little when B is close to the optimum. B starts 0.5% above the bands'
+/// lower bound and its excess doubles after each pass that finds nothing
+/// within B; past ten times the lower bound, or at `upperBound`, the last
+/// pass runs at `upperBound`. The first pass whose optimum is within its B
+/// is exact: a better split would have every least load within B too.
 Solution runDP(const Problem &problem, const Contracted &graph,
                const std::vector<int> &freeNodes, int64_t idealLimit,
                double upperBound, bool &overLimit, double *optimum = nullptr) {
@@ -701,17 +788,33 @@ Solution runDP(const Problem &problem, const Contracted &graph,
   if (overLimit)
     return solution;
   solution.numIdeals = lattice.size();
-  // A tiny slack keeps the bound's own solution reachable despite rounding.
-  IdealDP dp(problem, graph, lattice,
-             upperBound < kInfinity ? upperBound * (1 + 1e-9) + 1e-12
-                                    : kInfinity);
-  Assignment assignment = dp.solve();
+  IdealBands bands(problem, graph, lattice);
+  // A tiny slack keeps a bound's own solution reachable despite rounding.
+  auto withSlack = [](double bound) {
+    return bound < kInfinity ? bound * (1 + 1e-9) + 1e-12 : kInfinity;
+  };
+  double least = bands.lowerBound();
+  std::optional<IdealDP> dp;
+  Assignment assignment;
+  for (double excess = 0.005;; excess *= 2) {
+    double bound = least * (1 + excess);
+    bool last = !(least > 0) || !(least < kInfinity) || excess > 10 ||
+                bound >= upperBound;
+    if (last)
+      bound = upperBound;
+    dp.emplace(problem, graph, lattice, withSlack(bound), bands.viable(bound));
+    assignment = dp->solve();
+    if (last || dp->optimum() <= withSlack(bound))
+      break;
+    // A split beyond the bound still bounds the optimum from above.
+    upperBound = std::min(upperBound, dp->optimum());
+  }
   if (optimum)
-    *optimum = dp.optimum();
+    *optimum = dp->optimum();
   if (!assignment.empty()) {
-    placeFreeNodes(problem, freeNodes, dp.stageOrder, assignment);
+    placeFreeNodes(problem, freeNodes, dp->stageOrder, assignment);
     solution.assignment = std::move(assignment);
-    solution.replication = dp.replication;
+    solution.replication = dp->replication;
     solution.maxLoad =
         evaluate(problem, solution.assignment, solution.replication).maxLoad;
   }
