@@ -3,7 +3,7 @@
 //   placer-placement-bench WORKLOAD.json
 //   placer-placement-bench --synthetic BRANCHES LENGTH [ACCELERATORS]
 //   placer-placement-bench --solve OBJECTIVE ALGORITHM TIME_LIMIT WORKLOAD.json
-//   placer-placement-bench --generate SHAPE NODES ACCELERATORS [SEED]
+//   placer-placement-bench --generate SHAPE NODES ACCELERATORS [SEED [LIMIT]]
 //
 // The first two print one line: name, nodes, ideals, DP seconds and
 // max-load, PipeDream-style max-load, lower bound, peak RSS. --solve runs
@@ -12,7 +12,8 @@
 // status and seconds. --generate builds a large seeded graph of about NODES
 // operators (SHAPE: skip, branches2, branches3, branches4, transformer; see
 // generate()) and prints nodes, ideals, DP seconds, max load, lower bound,
-// gap, whether proven optimal, and peak RSS. Run each case in a fresh process
+// gap, status (optimal: proven; refined: past the ideal limit, LIMIT, a
+// refined PipeDream-style split) and peak RSS. Run each case in a fresh process
 // (benchmarks/placement/run.sh does) so peak RSS is its own.
 //
 //===----------------------------------------------------------------------===//
@@ -232,6 +233,9 @@ static int runGenerated(int argc, char **argv) {
   std::string shape = argv[2];
   int nodes = std::atoi(argv[3]), accelerators = std::atoi(argv[4]);
   unsigned seed = argc > 5 ? std::atoi(argv[5]) : 16;
+  SolveOptions options;
+  if (argc > 6)
+    options.idealLimit = std::atoll(argv[6]);
   std::optional<Problem> problem =
       nodes > 0 && accelerators > 0 ? generate(shape, nodes, accelerators, seed)
                                     : std::nullopt;
@@ -242,7 +246,6 @@ static int runGenerated(int argc, char **argv) {
                  shape.c_str());
     return 2;
   }
-  SolveOptions options;
   options.algorithm = Algorithm::DP;
   Solution dp = solve(*problem, options).solution;
   double gap = dp.lowerBound > 0 ? dp.maxLoad / dp.lowerBound - 1 : 0;
@@ -251,7 +254,7 @@ static int runGenerated(int argc, char **argv) {
               static_cast<long long>(dp.numIdeals), dp.seconds, dp.maxLoad,
               dp.lowerBound, 100 * gap,
               dp.optimal     ? "optimal"
-              : dp.coarsened ? "linearized"
+              : dp.coarsened ? "refined"
                              : "-",
               peakRssMiB());
   return dp.feasible() ? 0 : 1;
@@ -262,7 +265,7 @@ int main(int argc, char **argv) {
   std::string name;
   if (argc == 6 && std::string(argv[1]) == "--solve")
     return runSolve(argv);
-  if ((argc == 5 || argc == 6) && std::string(argv[1]) == "--generate")
+  if (argc >= 5 && argc <= 7 && std::string(argv[1]) == "--generate")
     return runGenerated(argc, argv);
   if (argc >= 4 && std::string(argv[1]) == "--synthetic") {
     int branches = std::atoi(argv[2]), length = std::atoi(argv[3]);
@@ -277,7 +280,7 @@ int main(int argc, char **argv) {
                  "usage: %s WORKLOAD.json | --synthetic BRANCHES LENGTH "
                  "[ACCELERATORS] | --solve OBJECTIVE ALGORITHM TIME_LIMIT "
                  "WORKLOAD.json | --generate SHAPE NODES ACCELERATORS "
-                 "[SEED]\n",
+                 "[SEED [IDEAL_LIMIT]]\n",
                  argv[0]);
     return 2;
   }

@@ -153,6 +153,36 @@ Contracted placer::solver::detail::linearize(Contracted graph) {
   return graph;
 }
 
+Contracted placer::solver::detail::linearizeOutside(
+    Contracted graph, const std::vector<std::pair<int, int>> &windows) {
+  auto addEdge = [&](int from, int to) {
+    auto &succ = graph.successors[from];
+    if (std::find(succ.begin(), succ.end(), to) == succ.end()) {
+      succ.push_back(to);
+      graph.predecessors[to].push_back(from);
+    }
+  };
+  size_t next = 0; // the first window not yet passed
+  for (int s = 0; s + 1 < graph.numSuper; ++s) {
+    while (next < windows.size() && windows[next].second < s)
+      ++next;
+    bool inWindow = next < windows.size() && windows[next].first <= s;
+    bool beforeWindow = next < windows.size() && windows[next].first == s + 1;
+    if (beforeWindow) {
+      // Everything up to s before every super-node of the window.
+      for (int w = windows[next].first; w <= windows[next].second; ++w)
+        addEdge(s, w);
+    } else if (inWindow && windows[next].second == s) {
+      // Every super-node of the window before what follows it.
+      for (int w = windows[next].first; w <= s; ++w)
+        addEdge(w, s + 1);
+    } else if (!inWindow) {
+      addEdge(s, s + 1);
+    }
+  }
+  return graph;
+}
+
 Reduced placer::solver::detail::reduce(const Problem &problem,
                                        const Contracted &graph,
                                        bool keepLeafMemory) {

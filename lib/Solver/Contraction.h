@@ -55,6 +55,14 @@ Reduced reduce(const Problem &problem, const Contracted &graph,
 /// numbering): the graph becomes a chain whose ideals are its prefixes.
 Contracted linearize(Contracted graph);
 
+/// linearize(), except inside `windows` (disjoint, sorted ranges [first,
+/// last] of super-nodes): a window keeps its own edges and comes after all
+/// super-nodes before it and before all after it. The ideals are the
+/// prefixes and, in each window, every prefix up to it plus an ideal of
+/// the window.
+Contracted linearizeOutside(Contracted graph,
+                            const std::vector<std::pair<int, int>> &windows);
+
 } // namespace placer::solver::detail
 
 #endif // PLACER_LIB_SOLVER_CONTRACTION_H

@@ -10,16 +10,18 @@
 // empty.
 //
 // What makes it fast (docs/Placement.md has the details):
-//  - ideals are bitsets found by one breadth-first pass; each ideal keeps
-//    the nodes that can join it with the index of the ideal with them, so
-//    moving between ideals never hashes;
+//  - ideals are found level by level; each ideal keeps the nodes that can
+//    join it with the index of the ideal with them, so moving between
+//    ideals never hashes;
 //  - for each ideal I, the differences D = I' \ I are enumerated by a
 //    depth-first search that adds one addable node at a time (each
 //    difference exactly once, thanks to an exclusion set), and the cost of D
 //    is updated incrementally, communication included;
 //  - compute time and memory only grow along that search, so a branch stops
-//    as soon as D cannot beat an upper bound (a PipeDream-style solution) on
-//    any device kind, or no longer fits in memory.
+//    as soon as D cannot beat the pass's bound on any device kind, or no
+//    longer fits in memory;
+//  - passes with growing bounds (a parametric search on the max load) skip
+//    the ideals that cannot bound a stage within the bound (IdealBands).
 //
 //===----------------------------------------------------------------------===//
 
@@ -901,6 +903,53 @@ void certifyLinkModel(const Problem &problem, double modelOptimum,
               "optimum";
 }
 
+/// Past the ideal limit: the PipeDream-style split `chain`, refined by the
+/// exact DP on the graph linearized outside windows of w super-nodes on
+/// either side of each stage boundary of the best split so far (in the
+/// topological numbering). Each round's graph keeps the best split's
+/// ideals, so no round makes it worse; w doubles (from 1) while the lattice
+/// stays within the limit, so the last round, the costliest, is the widest
+/// the limit allows. `window` is the last w solved.
+Solution refineLinearized(const Problem &problem, const Reduced &reduced,
+                          Solution chain, int64_t idealLimit, int &window) {
+  const Contracted &graph = reduced.graph;
+  Solution best = std::move(chain);
+  window = 0;
+  if (!best.feasible())
+    return best;
+  for (int w = 1; w < 2 * graph.numSuper; w *= 2) {
+    std::vector<std::pair<int, int>> windows;
+    for (int v = 0; v + 1 < graph.numSuper; ++v) {
+      if (graph.members[v].empty() || graph.members[v + 1].empty() ||
+          best.assignment[graph.members[v][0]] ==
+              best.assignment[graph.members[v + 1][0]])
+        continue;
+      int first = std::max(0, v + 1 - w);
+      int last = std::min(graph.numSuper - 1, v + w);
+      // Windows one apart or overlapping merge (linearizeOutside needs a
+      // super-node between two).
+      if (!windows.empty() && first <= windows.back().second + 1)
+        windows.back().second = last;
+      else
+        windows.emplace_back(first, last);
+    }
+    bool overLimit = false;
+    Solution refined =
+        runDP(problem, linearizeOutside(graph, windows), reduced.freeNodes,
+              idealLimit, best.maxLoad, overLimit);
+    if (overLimit)
+      break;
+    window = w;
+    if (refined.feasible() && refined.maxLoad <= best.maxLoad) {
+      best.assignment = std::move(refined.assignment);
+      best.replication = std::move(refined.replication);
+      best.maxLoad = refined.maxLoad;
+    }
+    best.numIdeals = std::max(best.numIdeals, refined.numIdeals);
+  }
+  return best;
+}
+
 } // namespace
 
 Solution placer::solver::solveIdealDP(const Problem &problem,
@@ -942,15 +991,25 @@ Solution placer::solver::solveIdealDP(const Problem &problem,
   }
   solution.algorithm = "dp";
   if (overLimit) {
-    solution = std::move(chain);
+    int window = 0;
+    solution = refineLinearized(problem, reduced, std::move(chain),
+                                options.idealLimit, window);
     solution.algorithm = "dp";
     solution.coarsened = true;
-    solution.note = "the graph has more than " +
-                    std::to_string(options.idealLimit) +
-                    " ideals: it was linearized (PipeDream-style), so the "
-                    "split is optimal only for the linearized graph";
+    solution.lowerBound = lowerBound(problem);
+    solution.note =
+        "the graph has more than " + std::to_string(options.idealLimit) +
+        " ideals: " +
+        (window > 0 ? "the PipeDream-style split was refined exactly within " +
+                          std::to_string(window) +
+                          " super-nodes of its stage boundaries (the rest "
+                          "linearized)"
+                    : std::string("it was linearized (PipeDream-style)")) +
+        ", so the split is within the gap of the optimum";
   }
-  solution.optimal = !solution.coarsened && solution.feasible();
+  solution.optimal = solution.feasible() &&
+                     (!solution.coarsened ||
+                      solution.maxLoad <= solution.lowerBound * (1 + 1e-9));
   if (!problem.isUniform() && !overLimit)
     certifyLinkModel(problem, modelOptimum, options.idealLimit, solution);
   solution.seconds = secondsSince(start);

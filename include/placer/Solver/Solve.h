@@ -48,8 +48,8 @@ std::string listAlgorithms();
 struct SolveOptions {
   Objective objective = Objective::Throughput;
   Algorithm algorithm = Algorithm::Auto;
-  /// DP: past this many ideals, linearize (and say so).
-  int64_t idealLimit = 2000000;
+  /// DP: past this many ideals, refine the linearized split (and say so).
+  int64_t idealLimit = 200000;
   /// Integer programs (algorithm=ip) and the latency calls per accelerator.
   /// `warmStart` is set by solve() itself.
   IPOptions ip;

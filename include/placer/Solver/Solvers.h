@@ -29,9 +29,10 @@ struct Solution {
 };
 
 struct DPOptions {
-  /// Past this many ideals the DP linearizes the graph (as PipeDream does)
-  /// and says so, instead of running out of time or memory.
-  int64_t idealLimit = 2000000;
+  /// Past this many ideals the DP refines the PipeDream-style split exactly
+  /// within windows around its stage boundaries (docs/Placement.md, "Too
+  /// many ideals") and says so, instead of running out of time or memory.
+  int64_t idealLimit = 200000;
 };
 
 /// The optimal contiguous split (Tarnawski et al. 2020, Section 4): a

@@ -199,9 +199,9 @@ struct PlaceOptions {
                      "instead of solving")};
   Option<int64_t> idealLimit{
       owner, "ideal-limit",
-      llvm::cl::desc("Past this many ideals the DP linearizes the graph and "
-                     "says so"),
-      llvm::cl::init(2000000)};
+      llvm::cl::desc("Past this many ideals the DP refines the PipeDream-style "
+                     "split within windows of the lattice and says so"),
+      llvm::cl::init(200000)};
   Option<std::string> splitIn{
       owner, "split-in",
       llvm::cl::desc("Split to score with algorithm=split-file (the paper's "
