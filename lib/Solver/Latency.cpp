@@ -59,10 +59,84 @@ std::vector<double> placer::solver::earliestFinish(const Problem &problem) {
   return finish;
 }
 
-double placer::solver::latencyLowerBound(const Problem &problem) {
+namespace {
+
+/// The least time `path` can take when each accelerator runs at most
+/// `maxRuns` / k convex calls: along a path a call's nodes are one run, so
+/// the path is cut into CPU nodes (their CPU time) and at most `maxRuns`
+/// accelerator runs, each within one accelerator's memory (its weights
+/// alone: a relaxation), paying its time plus the path's tensor into it and
+/// out of it (a call's transfer-in and -out include them). Exact over all
+/// such cuts: O(m^2 maxRuns) for m nodes.
+double pathBound(const Problem &problem, const std::vector<int> &path,
+                 int maxRuns) {
+  int m = static_cast<int>(path.size());
+  // best[i * (maxRuns + 1) + r]: path[0, i) placed with r runs.
+  std::vector<double> best(static_cast<size_t>(m + 1) * (maxRuns + 1),
+                           kInfinity);
+  auto at = [&](int i, int r) -> double & {
+    return best[static_cast<size_t>(i) * (maxRuns + 1) + r];
+  };
+  at(0, 0) = 0;
+  for (int i = 0; i < m; ++i)
+    for (int r = 0; r <= maxRuns; ++r) {
+      double before = at(i, r);
+      if (before == kInfinity)
+        continue;
+      const Node &first = problem.nodes[path[i]];
+      if (problem.numCpus > 0 && first.cpuTime < kInfinity)
+        at(i + 1, r) = std::min(at(i + 1, r), before + first.cpuTime);
+      if (r == maxRuns)
+        continue;
+      double in = i > 0 ? problem.nodes[path[i - 1]].transferCost : 0;
+      double compute = 0, memory = 0;
+      for (int j = i; j < m; ++j) {
+        const Node &node = problem.nodes[path[j]];
+        memory += node.memory;
+        if (!node.supported || !problem.fits(memory))
+          break;
+        compute += node.acceleratorTime;
+        double out = j + 1 < m ? node.transferCost : 0;
+        at(j + 1, r + 1) =
+            std::min(at(j + 1, r + 1), before + in + compute + out);
+      }
+    }
+  double least = kInfinity;
+  for (int r = 0; r <= maxRuns; ++r)
+    least = std::min(least, at(m, r));
+  return least;
+}
+
+} // namespace
+
+double placer::solver::latencyLowerBound(const Problem &problem,
+                                         int callsPerAccelerator) {
+  std::vector<double> finish = earliestFinish(problem);
   double bound = 0;
-  for (double f : earliestFinish(problem))
+  for (double f : finish)
     bound = std::max(bound, f);
+  // The longest cheapest path into each sink, cut into runs.
+  constexpr int kLongestPath = 4000;
+  int maxRuns = static_cast<int>(std::min<int64_t>(
+      int64_t(problem.numAccelerators) * std::max(1, callsPerAccelerator),
+      problem.size()));
+  std::vector<std::vector<int>> preds = problem.predecessors();
+  for (int sink = 0; sink < problem.size(); ++sink) {
+    if (!problem.successors[sink].empty())
+      continue;
+    std::vector<int> path{sink};
+    while (!preds[path.back()].empty() &&
+           static_cast<int>(path.size()) <= kLongestPath)
+      path.push_back(*std::max_element(
+          preds[path.back()].begin(), preds[path.back()].end(),
+          [&](int a, int b) { return finish[a] < finish[b]; }));
+    if (static_cast<int>(path.size()) > kLongestPath)
+      continue;
+    std::reverse(path.begin(), path.end());
+    double least = pathBound(problem, path, maxRuns);
+    if (least < kInfinity)
+      bound = std::max(bound, least);
+  }
   return bound;
 }
 
@@ -390,7 +464,7 @@ Solution placer::solver::solveLatencyGreedy(const Problem &problem,
   auto start = std::chrono::steady_clock::now();
   Solution solution;
   solution.algorithm = "greedy";
-  solution.lowerBound = latencyLowerBound(problem);
+  solution.lowerBound = latencyLowerBound(problem, options.callsPerAccelerator);
   Contracted blocks = contract(problem);
   LatencySearch search(problem, blocks, options);
 

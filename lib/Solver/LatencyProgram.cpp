@@ -79,7 +79,8 @@ IPResult placer::solver::solveLatencyIP(const Problem &problem,
   auto clockStart = std::chrono::steady_clock::now();
   IPResult result;
   result.solution.algorithm = "ip";
-  result.solution.lowerBound = latencyLowerBound(problem);
+  result.solution.lowerBound =
+      latencyLowerBound(problem, options.callsPerAccelerator);
   int n = problem.size(), k = problem.numAccelerators;
   // More calls than nodes cannot help; the cap keeps the model finite.
   int q = std::clamp(options.callsPerAccelerator, 1, std::max(1, n));

@@ -172,7 +172,8 @@ SolveResult solveLatency(Models models, const SolveOptions &options) {
     result.solution = solveWithoutCbc(models, options.getChosenAlgorithm(),
                                       options, result.error);
     scoreLatency(models.exact, result.solution);
-    result.solution.lowerBound = latencyLowerBound(models.exact);
+    result.solution.lowerBound =
+        latencyLowerBound(models.exact, options.ip.callsPerAccelerator);
     return result;
   }
 }

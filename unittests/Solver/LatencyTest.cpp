@@ -57,6 +57,32 @@ TEST(LatencyEvaluator, ChainWithTransfersIntoAndOutOfACall) {
   EXPECT_DOUBLE_EQ(e.latency, 12.25);
 }
 
+// a -> b -> c, accelerator time 1, CPU time 10, transfers 2, 3, 0, room
+// for one op on the one accelerator: along the path one run of one node,
+// the rest on the CPU. a on it: 1 + 2 + 10 + 10 = 23; b: 10 + 2 + 1 + 3 +
+// 10 = 26; c: 10 + 10 + 3 + 1 = 24; none: 30. The bound is 23 (the
+// optimum), where the cheapest path alone says 3. With two calls each run
+// only has to fit alone (a relaxation: the accelerator holds both): a and
+// c on it, b on the CPU, 1 + 2 + 10 + 3 + 1 = 17. With room for all three
+// it is 3.
+TEST(LatencyBound, PathCutIntoRunsThatFit) {
+  Problem p = makeProblem(1, 1, {{1, 10, 2}, {1, 10, 3}, {1, 10, 0}});
+  p.addEdge(0, 1);
+  p.addEdge(1, 2);
+  for (Node &node : p.nodes)
+    node.memory = 1;
+  p.memoryLimit = 1;
+  EXPECT_DOUBLE_EQ(latencyLowerBound(p), 23);
+  EXPECT_DOUBLE_EQ(latencyLowerBound(p, 2), 17);
+  p.memoryLimit = 3;
+  EXPECT_DOUBLE_EQ(latencyLowerBound(p), 3);
+  // Two accelerators of room 2: {a} then {b, c} pays a's output out of
+  // one run and into the next, 1 + 2 + 2 + 2 = 7 ({a, b} then {c}: 9).
+  p.numAccelerators = 2;
+  p.memoryLimit = 2;
+  EXPECT_DOUBLE_EQ(latencyLowerBound(p), 7);
+}
+
 TEST(LatencyEvaluator, CpuBranchesRunInParallel) {
   // s -> {x, y} -> t, all on the CPU: latency is the longer branch.
   Problem p = makeProblem(0, 1, {{0, 1, 0}, {0, 5, 0}, {0, 7, 0}, {0, 1, 0}});
@@ -185,6 +211,7 @@ double bruteForceLatency(const Problem &problem) {
 
 TEST(LatencyIP, EqualsExhaustiveSearchOnRandomGraphs) {
   std::mt19937 rng(20201206);
+  int strongerBound = 0;
   for (int trial = 0; trial < 40; ++trial) {
     Shape shape{4 + trial % 4, 1 + trial % 2, 1, false, trial % 3 == 0,
                 trial % 2 == 0};
@@ -213,7 +240,14 @@ TEST(LatencyIP, EqualsExhaustiveSearchOnRandomGraphs) {
     ASSERT_TRUE(greedy.feasible());
     EXPECT_GE(greedy.latency, expected - 1e-9 * expected);
     EXPECT_LE(latencyLowerBound(p), expected + 1e-9);
+    double cheapestPath = 0;
+    for (double f : earliestFinish(p))
+      cheapestPath = std::max(cheapestPath, f);
+    strongerBound += latencyLowerBound(p) > cheapestPath + 1e-9;
   }
+  // The runs along the longest path see transfers and memory (measured:
+  // 5 of the 40 graphs).
+  EXPECT_GE(strongerBound, 3);
 }
 
 // The heuristic starts from every throughput placement too (solve() seeds
@@ -302,7 +336,9 @@ TEST(LatencyWorkloads, Bert24LayerGraph) {
   Solution greedy = solveLatencyGreedy(p);
   ASSERT_TRUE(greedy.feasible());
   EXPECT_NEAR(greedy.latency, sum + 4 * 1.953125, 1e-9);
-  EXPECT_NEAR(latencyLowerBound(p), sum, 1e-9);
+  // The bound cuts the chain into runs that fit: it proves the heuristic
+  // optimal (the cheapest path alone says `sum`).
+  EXPECT_NEAR(latencyLowerBound(p), sum + 4 * 1.953125, 1e-9);
   // The DP's throughput split is a worse latency placement.
   Solution dp = solveIdealDP(p);
   scoreLatency(p, dp);

@@ -55,9 +55,13 @@ LatencyEvaluation evaluateLatency(const Problem &problem,
                                   const Assignment &assignment,
                                   const Calls &calls = {});
 
-/// The longest path with each node at its cheapest time: no placement is
-/// faster.
-double latencyLowerBound(const Problem &problem);
+/// No placement whose accelerators make at most `callsPerAccelerator`
+/// calls is faster: the longest path with each node at its cheapest time,
+/// and for the longest such path into each sink the least time of its
+/// nodes cut into CPU nodes and accelerator runs (at most k x calls runs,
+/// each within an accelerator's memory, paying the path's transfers into
+/// and out of it).
+double latencyLowerBound(const Problem &problem, int callsPerAccelerator = 1);
 
 /// Per node, the earliest its result can be ready under any placement
 /// (the longest path into it at cheapest times).
