@@ -273,6 +273,44 @@ Reduced placer::solver::detail::reduce(const Problem &problem,
     target[s] = root(neighbours[0]);
     ++out.mergedLeaves;
   }
+  // Data-reducing links: u -> v, u's only successor v, v's only input u,
+  // single nodes, v as fast on every device as its output is cheaper than
+  // u's: t(v) + c(v) <= c(u), v without weights where memory limits.
+  // Where a split cuts between them, moving v to u's stage changes that
+  // stage by t(v) - c(u) + c(v) at most and v's old stage by
+  // -t(v) - c(u) + c(v) at most (it no longer receives u's tensor, may
+  // receive v's), neither positive, and keeps both ideals: v joins u and
+  // the optimum is unchanged (docs/Placement.md, "Exact reductions").
+  // Proven for inference on identical accelerators, weights only in
+  // memory; elsewhere not applied.
+  bool chainsMerge =
+      problem.isUniform() && !problem.isTraining() && !problem.replication &&
+      !activationsCount &&
+      std::none_of(problem.nodes.begin(), problem.nodes.end(),
+                   [](const Node &node) { return node.backward; });
+  for (int v = 0; chainsMerge && v < n; ++v) {
+    if (removed[v] || target[v] != v || graph.members[v].size() != 1)
+      continue;
+    int member = graph.members[v][0];
+    if (preds[member].size() != 1)
+      continue;
+    int producer = preds[member][0];
+    int u = graph.superOf[producer];
+    if (removed[u] || graph.members[u].size() != 1 ||
+        problem.successors[producer].size() != 1)
+      continue;
+    const Node &down = problem.nodes[member];
+    double spared = problem.nodes[producer].transferCost - down.transferCost;
+    bool cheaper =
+        graph.supported[v] &&
+        (problem.numAccelerators == 0 || graph.acceleratorTime[v] <= spared) &&
+        (problem.numCpus == 0 || graph.cpuTime[v] <= spared);
+    bool weightless = graph.memory[v] == 0 || problem.memoryLimit == kInfinity;
+    if (!cheaper || !weightless)
+      continue;
+    target[v] = root(u);
+    ++out.mergedChains;
+  }
   for (int s = 0; s < n; ++s)
     target[s] = root(s);
 
@@ -299,14 +337,20 @@ Reduced placer::solver::detail::reduce(const Problem &problem,
       g.memory[t] += graph.memory[s];
     g.supported[t] = g.supported[t] && graph.supported[s];
   }
+  // Edges between survivors, a merged node's through its target.
   for (int s = 0; s < n; ++s) {
-    if (removed[s] || target[s] != s)
+    if (removed[s])
       continue;
+    int from = newId[target[s]];
     for (int v : graph.successors[s]) {
-      if (removed[v] || target[v] != v)
-        continue; // leaves have no successors; removed nodes are gone
-      g.successors[newId[s]].push_back(newId[v]);
-      g.predecessors[newId[v]].push_back(newId[s]);
+      if (removed[v] || target[v] == target[s])
+        continue;
+      int to = newId[target[v]];
+      auto &succ = g.successors[from];
+      if (std::find(succ.begin(), succ.end(), to) == succ.end()) {
+        succ.push_back(to);
+        g.predecessors[to].push_back(from);
+      }
     }
   }
   return out;

@@ -40,13 +40,18 @@ Contracted contract(const Problem &problem, bool mergeCycles = true);
 ///  - a zero-time leaf (every edge of its members, forward or backward,
 ///    leads to one earlier super-node: a forward leaf with its backward
 ///    twin, in training) joins that super-node: never worse for
-///    communication, but its memory then sits on that device. `keepLeafMemory = false` drops that
-///    memory: the result is a relaxation, so equal optima certify the
-///    restricted one as optimal.
+///    communication, but its memory then sits on that device. `keepLeafMemory =
+///    false` drops that memory: the result is a relaxation, so equal optima
+///    certify the restricted one as optimal.
+///  - a data-reducing link u -> v (single nodes, v u's only successor and
+///    u v's only input, t(v) + c(v) <= c(u) on every device kind, v
+///    without weights where memory is limited), in inference on identical
+///    accelerators: v joins u, exactly (no split is worse for it).
 struct Reduced {
   Contracted graph;
   std::vector<int> freeNodes; ///< original nodes left out of the DP
   int mergedLeaves = 0;
+  int mergedChains = 0;
 };
 Reduced reduce(const Problem &problem, const Contracted &graph,
                bool keepLeafMemory);

@@ -383,6 +383,67 @@ TEST(DPRefinement, BetweenTheChainAndTheOptimum) {
   EXPECT_GE(optimal, 25);
 }
 
+// a -> b -> c -> d, accelerator times 4, 1, 1, 4, transfers 0.5, 3,
+// 0.5, 0: c's output is cheaper than b's by more than c's time
+// (1 + 0.5 <= 3), so c joins b and the chain has 4 ideals instead of 5;
+// the best two-stage split {a, b, c} | {d} = max(6 + 0.5, 0.5 + 4) is
+// unchanged.
+TEST(DPReductions, DataReducingLinkJoinsItsProducer) {
+  Problem p;
+  p.numAccelerators = 2;
+  for (auto [time, cost] :
+       {std::pair{4.0, 0.5}, {1.0, 3.0}, {1.0, 0.5}, {4.0, 0.0}}) {
+    Node node;
+    node.name = "n" + std::to_string(p.size());
+    node.id = p.size();
+    node.acceleratorTime = time;
+    node.transferCost = cost;
+    p.nodes.push_back(node);
+    p.successors.emplace_back();
+  }
+  for (int u = 0; u + 1 < p.size(); ++u)
+    p.addEdge(u, u + 1);
+  Solution solution = solveIdealDP(p);
+  EXPECT_EQ(solution.numIdeals, 4);
+  EXPECT_DOUBLE_EQ(solution.maxLoad, 6.5);
+  EXPECT_TRUE(solution.optimal);
+  EXPECT_DOUBLE_EQ(bruteForce(p, /*contiguous=*/true), 6.5);
+  // Weights on c under a memory limit: the link stays.
+  p.nodes[2].memory = 1;
+  p.memoryLimit = 100;
+  EXPECT_EQ(solveIdealDP(p).numIdeals, 5);
+}
+
+// Random inference graphs whose single-consumer links carry expensive
+// tensors into weightless consumers, so that many links are data-reducing:
+// the DP, with those links joined, still equals exhaustive search.
+TEST(DPReductions, DataReducingLinksKeepTheOptimum) {
+  std::mt19937 rng(4242);
+  std::uniform_real_distribution<double> coin(0, 1);
+  int joined = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    Problem problem =
+        randomProblem(rng, {6 + trial % 3, 2 + trial % 2, trial % 2, false,
+                            trial % 4 == 0, trial % 3 == 0});
+    std::vector<std::vector<int>> preds = problem.predecessors();
+    for (int u = 0; u < problem.size(); ++u) {
+      if (problem.successors[u].size() != 1)
+        continue;
+      int v = problem.successors[u][0];
+      if (preds[v].size() == 1 && coin(rng) < 0.8) {
+        problem.nodes[u].transferCost += 12;
+        problem.nodes[v].memory = 0;
+      }
+    }
+    expectBruteForceOptimum(problem, trial);
+    Problem free = problem;
+    for (Node &node : free.nodes)
+      node.transferCost = 0;
+    joined += solveIdealDP(problem).numIdeals < solveIdealDP(free).numIdeals;
+  }
+  EXPECT_GE(joined, 6); // measured: 8 of the 40 graphs
+}
+
 TEST(DPReductions, TrainingGraphsEqualBruteForce) {
   for (bool paperWiring : {false, true})
     for (double limit : {kInfinity, 40.0, 30.0}) {
