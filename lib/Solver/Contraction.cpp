@@ -274,8 +274,8 @@ Reduced placer::solver::detail::reduce(const Problem &problem,
     ++out.mergedLeaves;
   }
   // Data-reducing links: u -> v, u's only successor v, v's only input u,
-  // single nodes, v as fast on every device as its output is cheaper than
-  // u's: t(v) + c(v) <= c(u), v without weights where memory limits.
+  // single nodes, t(v) + c(v) <= c(u) on an accelerator, u never on a CPU
+  // core (which pays no transfers), v without weights where memory limits.
   // Where a split cuts between them, moving v to u's stage changes that
   // stage by t(v) - c(u) + c(v) at most and v's old stage by
   // -t(v) - c(u) + c(v) at most (it no longer receives u's tensor, may
@@ -299,12 +299,11 @@ Reduced placer::solver::detail::reduce(const Problem &problem,
     if (removed[u] || graph.members[u].size() != 1 ||
         problem.successors[producer].size() != 1)
       continue;
+    // A CPU core pays no transfers: u's stage must be an accelerator.
     const Node &down = problem.nodes[member];
     double spared = problem.nodes[producer].transferCost - down.transferCost;
-    bool cheaper =
-        graph.supported[v] &&
-        (problem.numAccelerators == 0 || graph.acceleratorTime[v] <= spared) &&
-        (problem.numCpus == 0 || graph.cpuTime[v] <= spared);
+    bool cheaper = graph.supported[v] && graph.acceleratorTime[v] <= spared &&
+                   (problem.numCpus == 0 || graph.cpuTime[u] == kInfinity);
     bool weightless = graph.memory[v] == 0 || problem.memoryLimit == kInfinity;
     if (!cheaper || !weightless)
       continue;

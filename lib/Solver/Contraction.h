@@ -44,9 +44,10 @@ Contracted contract(const Problem &problem, bool mergeCycles = true);
 ///    false` drops that memory: the result is a relaxation, so equal optima
 ///    certify the restricted one as optimal.
 ///  - a data-reducing link u -> v (single nodes, v u's only successor and
-///    u v's only input, t(v) + c(v) <= c(u) on every device kind, v
-///    without weights where memory is limited), in inference on identical
-///    accelerators: v joins u, exactly (no split is worse for it).
+///    u v's only input, t(v) + c(v) <= c(u) on an accelerator, u never on
+///    a CPU core, v without weights where memory is limited), in inference
+///    on identical accelerators: v joins u, exactly (no split is worse for
+///    it).
 struct Reduced {
   Contracted graph;
   std::vector<int> freeNodes; ///< original nodes left out of the DP

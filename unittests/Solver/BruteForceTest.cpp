@@ -441,7 +441,7 @@ TEST(DPReductions, DataReducingLinksKeepTheOptimum) {
       node.transferCost = 0;
     joined += solveIdealDP(problem).numIdeals < solveIdealDP(free).numIdeals;
   }
-  EXPECT_GE(joined, 6); // measured: 8 of the 40 graphs
+  EXPECT_GE(joined, 4); // measured: 6 of the 40 (those without CPU cores)
 }
 
 TEST(DPReductions, TrainingGraphsEqualBruteForce) {
