@@ -416,18 +416,24 @@ std::optional<KnownTensor> foldReshape(const FoldArgs &args) {
   if (args[1].isFloat())
     return std::nullopt;
   Dims dims = args[1].ints;
-  int64_t known = 1, inferred = -1;
+  int64_t inferred = -1;
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] == 0 && i < x.dims.size() &&
         !intAttr(args.node, "allowzero", 0))
       dims[i] = x.dims[i];
-    if (dims[i] == -1)
+    // One -1 at most, no other negative size: left to the importer's
+    // diagnostics, not folded.
+    if (dims[i] == -1 && inferred < 0)
       inferred = i;
-    else
-      known *= dims[i];
+    else if (dims[i] < 0)
+      return std::nullopt;
   }
   if (inferred >= 0) {
-    if (known == 0)
+    Dims rest = dims;
+    rest.erase(rest.begin() + inferred);
+    // (product() saturates: a model's sizes may overflow.)
+    int64_t known = product(rest);
+    if (known == 0 || known == std::numeric_limits<int64_t>::max())
       return std::nullopt;
     dims[inferred] = x.numElements() / known;
   }

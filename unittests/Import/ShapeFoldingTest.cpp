@@ -111,6 +111,18 @@ TEST(ShapeFolding, RangeAndReshape) {
   EXPECT_EQ((*reshaped)[0].dims, std::vector<int64_t>({3, 1}));
 }
 
+// A hostile shape input: sizes whose product overflows, a second -1, a
+// negative size. None is folded (the fuzzer found the overflow).
+TEST(ShapeFolding, ReshapeToImpossibleSizesIsNotFolded) {
+  KnownTensor x = ints({3}, {0, 2, 4});
+  for (std::vector<int64_t> sizes :
+       {std::vector<int64_t>{17179869185, 3959422988, -1},
+        std::vector<int64_t>{-1, -1}, std::vector<int64_t>{-3, -1}}) {
+    KnownTensor shape = ints({static_cast<int64_t>(sizes.size())}, sizes);
+    EXPECT_FALSE(evaluateNode(node("Reshape"), {&x, &shape}, {}));
+  }
+}
+
 TEST(ShapeFolding, UnknownOpsAndDomainsAreNotFolded) {
   KnownTensor a = ints({1}, {1});
   EXPECT_FALSE(evaluateNode(node("MatMul"), {&a, &a}, {}));
