@@ -442,15 +442,15 @@ public:
     return devices > 0 ? std::max(largest, total / devices) : kInfinity;
   }
 
-  /// Per ideal, whether it can bound a stage of a split with loads <= B.
+  /// Per ideal, whether it can bound a stage of a split with loads <= B
+  /// (given with the DP's rounding slack).
   std::vector<char> viable(double bound) const {
     std::vector<char> result(prefix.size(), 1);
     if (!(bound < kInfinity) || !(total < kInfinity))
       return result;
-    double slack = bound * (1 + 1e-9) + 1e-12;
     for (size_t ideal = 0; ideal < prefix.size(); ++ideal) {
-      double before = std::ceil(prefix[ideal] / slack - 1e-9);
-      double after = std::ceil((total - prefix[ideal]) / slack - 1e-9);
+      double before = std::ceil(prefix[ideal] / bound - 1e-9);
+      double after = std::ceil((total - prefix[ideal]) / bound - 1e-9);
       result[ideal] = std::max(0.0, after) + std::max(0.0, before) <= devices;
     }
     return result;
@@ -673,7 +673,9 @@ private:
     if (optimum() == kInfinity)
       return {};
     Assignment assignment(problem.size(), -1);
-    std::vector<char> inRest(graph.numSuper), inIdeal(graph.numSuper);
+    // Members of the stage's first ideal (at first the empty one) and of
+    // the next.
+    std::vector<char> inIdeal(graph.numSuper, 0), inRest(graph.numSuper);
     replication.clear();
     if (maxReplicas > 1)
       replication.assign(k, 1);
@@ -704,11 +706,11 @@ private:
       stageOrder.push_back(device);
       int64_t rest = next[s];
       lattice.members(rest, inRest);
-      lattice.members(ideal, inIdeal);
       for (int v = 0; v < graph.numSuper; ++v)
         if (inRest[v] && !inIdeal[v])
           for (int m : graph.members[v])
             assignment[m] = device;
+      std::swap(inIdeal, inRest);
       ideal = rest;
     }
     return assignment;
@@ -804,9 +806,10 @@ Solution runDP(const Problem &problem, const Contracted &graph,
                 bound >= upperBound;
     if (last)
       bound = upperBound;
-    dp.emplace(problem, graph, lattice, withSlack(bound), bands.viable(bound));
+    double slackened = withSlack(bound);
+    dp.emplace(problem, graph, lattice, slackened, bands.viable(slackened));
     assignment = dp->solve();
-    if (last || dp->optimum() <= withSlack(bound))
+    if (last || dp->optimum() <= slackened)
       break;
     // A split beyond the bound still bounds the optimum from above.
     upperBound = std::min(upperBound, dp->optimum());
@@ -858,8 +861,8 @@ double relaxedInFlightBound(const Problem &problem, int64_t idealLimit,
   Reduced reduced = reduce(relaxed, graph, /*keepLeafMemory=*/false);
   double optimum = kInfinity;
   bool overLimit = false;
-  runDP(relaxed, reduced.graph, reduced.freeNodes, idealLimit,
-        upperBound * (1 + 1e-9) + 1e-12, overLimit, &optimum);
+  runDP(relaxed, reduced.graph, reduced.freeNodes, idealLimit, upperBound,
+        overLimit, &optimum);
   return overLimit ? 0 : optimum;
 }
 
@@ -996,7 +999,6 @@ Solution placer::solver::solveIdealDP(const Problem &problem,
                                 options.idealLimit, window);
     solution.algorithm = "dp";
     solution.coarsened = true;
-    solution.lowerBound = lowerBound(problem);
     solution.note =
         "the graph has more than " + std::to_string(options.idealLimit) +
         " ideals: " +
