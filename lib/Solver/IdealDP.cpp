@@ -470,11 +470,12 @@ enum class Step : uint8_t { None, Accelerator, Cpu, Skip };
 class IdealDP {
 public:
   /// Finds the best split among those whose stages' least loads are all
-  /// at most `upperBound`, skipping ideals outside `viable`.
+  /// at most `upperBound`, skipping ideals outside `viable`, or gives up
+  /// (exhausted()) after `stepLimit` differences (0: no limit).
   IdealDP(const Problem &problem, const Contracted &graph,
           const IdealLattice &lattice, double upperBound,
-          std::vector<char> viable)
-      : problem(problem), graph(graph), lattice(lattice),
+          std::vector<char> viable, int64_t stepLimit = 0)
+      : problem(problem), graph(graph), lattice(lattice), stepLimit(stepLimit),
         viable(std::move(viable)), cost(problem, graph),
         k(problem.numAccelerators), l(problem.numCpus), n(lattice.size()),
         maxReplicas(problem.replication ? std::max(1, k) : 1),
@@ -513,6 +514,8 @@ public:
         continue;
       current = ideal;
       explore(ideal);
+      if (exhausted())
+        return {};
       skipAccelerators(ideal);
     }
     for (int c = 0; c <= l; ++c)
@@ -525,8 +528,14 @@ public:
   }
 
   double optimum() const {
-    return value[state(usedCpus, usedAccelerators, 0)];
+    return exhausted() ? kInfinity
+                       : value[state(usedCpus, usedAccelerators, 0)];
   }
+
+  /// Whether the search gave up at its step limit.
+  bool exhausted() const { return stepLimit > 0 && steps > stepLimit; }
+  /// Differences D enumerated so far.
+  int64_t stepsTaken() const { return steps; }
 
   /// Devices in pipeline order, as solve() numbered them (stages' first
   /// devices).
@@ -560,6 +569,8 @@ private:
     for (auto [v, bigger] : lattice.addable[rest]) {
       if (forbidden[v])
         continue;
+      if (++steps > stepLimit && stepLimit > 0)
+        break;
       cost.add(v);
       double floor = k > 0 && cost.unsupported == 0 && cost.mayFit()
                          ? replicatedFloor()
@@ -719,6 +730,8 @@ private:
   const Problem &problem;
   const Contracted &graph;
   const IdealLattice &lattice;
+  int64_t stepLimit;
+  int64_t steps = 0;
   std::vector<char> viable;
   SetCost cost;
   int k, l;
@@ -783,9 +796,12 @@ void placeFreeNodes(const Problem &problem, const std::vector<int> &freeNodes,
 /// within B; past ten times the lower bound, or at `upperBound`, the last
 /// pass runs at `upperBound`. The first pass whose optimum is within its B
 /// is exact: a better split would have every least load within B too.
+/// `overLimit`: the lattice has more than `idealLimit` ideals, or the
+/// passes enumerated more than `stepLimit` differences (0: no limit).
 Solution runDP(const Problem &problem, const Contracted &graph,
                const std::vector<int> &freeNodes, int64_t idealLimit,
-               double upperBound, bool &overLimit, double *optimum = nullptr) {
+               double upperBound, bool &overLimit, double *optimum = nullptr,
+               int64_t stepLimit = 0) {
   Solution solution;
   IdealLattice lattice;
   overLimit = !lattice.build(graph.successors, graph.predecessors, idealLimit);
@@ -807,8 +823,15 @@ Solution runDP(const Problem &problem, const Contracted &graph,
     if (last)
       bound = upperBound;
     double slackened = withSlack(bound);
-    dp.emplace(problem, graph, lattice, slackened, bands.viable(slackened));
+    dp.emplace(problem, graph, lattice, slackened, bands.viable(slackened),
+               stepLimit);
     assignment = dp->solve();
+    if (dp->exhausted()) {
+      overLimit = true;
+      return Solution();
+    }
+    if (stepLimit > 0)
+      stepLimit = std::max<int64_t>(1, stepLimit - dp->stepsTaken());
     if (last || dp->optimum() <= slackened)
       break;
     // A split beyond the bound still bounds the optimum from above.
@@ -906,13 +929,19 @@ void certifyLinkModel(const Problem &problem, double modelOptimum,
               "optimum";
 }
 
+/// Differences one refinement round may enumerate (about two seconds):
+/// a round's cost is not its ideals but, per ideal, the ideals one stage
+/// can reach above it, which windows spanning parallel branches multiply.
+constexpr int64_t kRoundSteps = 20'000'000;
+
 /// Past the ideal limit: the PipeDream-style split `chain`, refined by the
 /// exact DP on the graph linearized outside windows of w super-nodes on
 /// either side of each stage boundary of the best split so far (in the
 /// topological numbering). Each round's graph keeps the best split's
 /// ideals, so no round makes it worse; w doubles (from 1) while the lattice
-/// stays within the limit, so the last round, the costliest, is the widest
-/// the limit allows. `window` is the last w solved.
+/// stays within the limit and the round within kRoundSteps, so the last
+/// round, the costliest, is the widest they allow. `window` is the last w
+/// solved.
 Solution refineLinearized(const Problem &problem, const Reduced &reduced,
                           Solution chain, int64_t idealLimit, int &window) {
   const Contracted &graph = reduced.graph;
@@ -939,7 +968,7 @@ Solution refineLinearized(const Problem &problem, const Reduced &reduced,
     bool overLimit = false;
     Solution refined =
         runDP(problem, linearizeOutside(graph, windows), reduced.freeNodes,
-              idealLimit, best.maxLoad, overLimit);
+              idealLimit, best.maxLoad, overLimit, nullptr, kRoundSteps);
     if (overLimit)
       break;
     window = w;
