@@ -569,7 +569,8 @@ private:
     for (auto [v, bigger] : lattice.addable[rest]) {
       if (forbidden[v])
         continue;
-      if (++steps > stepLimit && stepLimit > 0)
+      ++steps;
+      if (exhausted())
         break;
       cost.add(v);
       double floor = k > 0 && cost.unsupported == 0 && cost.mayFit()
