@@ -1,5 +1,6 @@
 //===- Baselines.cpp - Simple placements to compare against ---------------===//
 #include "Contraction.h"
+#include "Timing.h"
 #include "placer/Solver/Solvers.h"
 
 #include <chrono>
@@ -22,9 +23,7 @@ Solution finish(const Problem &problem, Assignment assignment,
   } else {
     solution.note = evaluation.violation;
   }
-  solution.seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+  solution.seconds = secondsSince(start);
   return solution;
 }
 

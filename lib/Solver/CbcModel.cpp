@@ -1,5 +1,6 @@
 //===- CbcModel.cpp - Building and running a CBC model --------------------===//
 #include "CbcModel.h"
+#include "Timing.h"
 
 #include <zlib.h>
 
@@ -242,7 +243,5 @@ void ModelBuilder::finish(IPResult &result, double objective,
   solution.optimal = boundHolds && result.status == "optimal";
   solution.note = "CBC: " + result.status +
                   (boundHolds ? "" : " for the model's additive memory bound");
-  solution.seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+  solution.seconds = secondsSince(start);
 }

@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Contraction.h"
+#include "Timing.h"
 #include "placer/Solver/Memory.h"
 #include "placer/Solver/Solvers.h"
 
@@ -759,12 +760,6 @@ private:
   std::vector<int> undo;
 };
 
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
-      .count();
-}
-
 /// Places the nodes the reduction left out with their earliest successor
 /// in pipeline order (or on the first stage), which keeps devices convex.
 void placeFreeNodes(const Problem &problem, const std::vector<int> &freeNodes,
@@ -797,6 +792,11 @@ void placeFreeNodes(const Problem &problem, const std::vector<int> &freeNodes,
 /// within B; past ten times the lower bound, or at `upperBound`, the last
 /// pass runs at `upperBound`. The first pass whose optimum is within its B
 /// is exact: a better split would have every least load within B too.
+/// A pass that enumerates about as many differences as the one before
+/// (under 5% more) shows the bound has stopped pruning, so each pass at a
+/// higher bound would cost as much again: the exact pass at `upperBound`
+/// is then tried at once, allowed twice that pass's differences, and
+/// dropped for the next bound if it needs more.
 /// `overLimit`: the lattice has more than `idealLimit` ideals, or the
 /// passes enumerated more than `stepLimit` differences (0: no limit).
 Solution runDP(const Problem &problem, const Contracted &graph,
@@ -810,33 +810,50 @@ Solution runDP(const Problem &problem, const Contracted &graph,
     return solution;
   solution.numIdeals = lattice.size();
   IdealBands bands(problem, graph, lattice);
-  // A tiny slack keeps a bound's own solution reachable despite rounding.
-  auto withSlack = [](double bound) {
-    return bound < kInfinity ? bound * (1 + 1e-9) + 1e-12 : kInfinity;
-  };
-  double least = bands.lowerBound();
   std::optional<IdealDP> dp;
   Assignment assignment;
+  double slackened = kInfinity;
+  // One pass at `bound` allowed `limit` differences (0: no limit); false
+  // when it stopped there. The steps it took leave `stepLimit`.
+  auto pass = [&](double bound, int64_t limit) {
+    // A tiny slack keeps a bound's own solution reachable despite rounding.
+    slackened = bound < kInfinity ? bound * (1 + 1e-9) + 1e-12 : kInfinity;
+    dp.emplace(problem, graph, lattice, slackened, bands.viable(slackened),
+               limit);
+    assignment = dp->solve();
+    if (stepLimit > 0)
+      stepLimit = std::max<int64_t>(1, stepLimit - dp->stepsTaken());
+    return !dp->exhausted();
+  };
+  double least = bands.lowerBound();
+  int64_t previousSteps = 0;
   for (double excess = 0.005;; excess *= 2) {
     double bound = least * (1 + excess);
     bool last = !(least > 0) || !(least < kInfinity) || excess > 10 ||
                 bound >= upperBound;
     if (last)
       bound = upperBound;
-    double slackened = withSlack(bound);
-    dp.emplace(problem, graph, lattice, slackened, bands.viable(slackened),
-               stepLimit);
-    assignment = dp->solve();
-    if (dp->exhausted()) {
+    if (!pass(bound, stepLimit)) {
       overLimit = true;
       return Solution();
     }
-    if (stepLimit > 0)
-      stepLimit = std::max<int64_t>(1, stepLimit - dp->stepsTaken());
     if (last || dp->optimum() <= slackened)
       break;
     // A split beyond the bound still bounds the optimum from above.
     upperBound = std::min(upperBound, dp->optimum());
+    int64_t steps = dp->stepsTaken();
+    if (previousSteps > 0 && steps > 0 && 20 * steps < 21 * previousSteps) {
+      int64_t allowed =
+          stepLimit > 0 ? std::min(stepLimit, 2 * steps) : 2 * steps;
+      bool budgetBinds = allowed == stepLimit;
+      if (pass(upperBound, allowed))
+        break;
+      if (budgetBinds) {
+        overLimit = true;
+        return Solution();
+      }
+    }
+    previousSteps = steps;
   }
   if (optimum)
     *optimum = dp->optimum();

@@ -4,6 +4,7 @@
 #include "placer/Support/Graph.h"
 
 #include "Contraction.h"
+#include "Timing.h"
 
 #include <algorithm>
 #include <chrono>
@@ -507,8 +508,6 @@ Solution placer::solver::solveLatencyGreedy(const Problem &problem,
     solution.note = "no placement fits the accelerators' memory and the call "
                     "limit";
   }
-  solution.seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+  solution.seconds = secondsSince(start);
   return solution;
 }

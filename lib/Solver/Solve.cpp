@@ -5,6 +5,8 @@
 #include "placer/Solver/Memory.h"
 #include "placer/Solver/Workload.h"
 
+#include "Timing.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 #include <cmath>
@@ -150,6 +152,8 @@ SolveResult solveLatency(Models models, const SolveOptions &options) {
   switch (algorithm) {
   case Algorithm::Greedy:
     result.solution = solveLatencyGreedy(problem, latency);
+    // Its seeds are part of the heuristic, and of its time.
+    result.solution.seconds = detail::secondsSince(start);
     return result;
   case Algorithm::IP: {
     // The heuristic's placement is CBC's first incumbent and fixes the

@@ -323,7 +323,9 @@ Problem gnmtLikeTraining(int layers, int accelerators, bool paperWiring) {
 
 // Transfers 20x dearer: the optimum lies far above the least work per
 // device, so the DP's parametric search runs several passes whose bands
-// hold no split before one does; the answer is still the optimum.
+// hold no split before one does, and passes that stop pruning try the
+// exact pass at the upper bound (here both completed and dropped tries);
+// the answer is still the optimum.
 TEST(DPParametricSearch, ManyPassesStillFindTheOptimum) {
   std::mt19937 rng(1606);
   int farAboveTheLeastWork = 0;
