@@ -6,6 +6,8 @@
 #include "Contraction.h"
 #include "Timing.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -14,12 +16,13 @@
 using namespace placer::solver;
 using namespace placer::solver::detail;
 
-Calls placer::solver::fewestCalls(const Problem &problem,
-                                  const Assignment &assignment) {
+LatencyEvaluator::LatencyEvaluator(const Problem &problem)
+    : problem(problem), order(topologicalOrder(problem)),
+      preds(problem.predecessors()) {}
+
+Calls LatencyEvaluator::fewestCalls(const Assignment &assignment) const {
   int n = problem.size();
   Calls calls(n, -1);
-  std::vector<int> order = topologicalOrder(problem);
-  std::vector<std::vector<int>> preds = problem.predecessors();
   // For accelerator a: piece[v] (1-based) for nodes on a; for the others,
   // the largest piece of a that some path into them has left.
   std::vector<int> piece(n);
@@ -38,6 +41,17 @@ Calls placer::solver::fewestCalls(const Problem &problem,
         calls[v] = piece[v] - 1;
   }
   return calls;
+}
+
+Calls placer::solver::fewestCalls(const Problem &problem,
+                                  const Assignment &assignment) {
+  return LatencyEvaluator(problem).fewestCalls(assignment);
+}
+
+LatencyEvaluation placer::solver::evaluateLatency(const Problem &problem,
+                                                  const Assignment &assignment,
+                                                  const Calls &calls) {
+  return LatencyEvaluator(problem).evaluate(assignment, calls);
 }
 
 std::vector<double> placer::solver::earliestFinish(const Problem &problem) {
@@ -152,19 +166,17 @@ struct Unit {
 
 } // namespace
 
-LatencyEvaluation placer::solver::evaluateLatency(const Problem &problem,
-                                                  const Assignment &assignment,
-                                                  const Calls &givenCalls) {
+LatencyEvaluation LatencyEvaluator::evaluate(const Assignment &assignment,
+                                             const Calls &givenCalls) const {
   LatencyEvaluation result;
-  Evaluation placement = evaluate(problem, assignment);
+  Evaluation placement = solver::evaluate(problem, assignment);
   if (!placement.feasible()) {
     result.violation = placement.violation;
     result.latency = kInfinity;
     return result;
   }
   int n = problem.size();
-  Calls calls = givenCalls.empty() ? fewestCalls(problem, assignment)
-                                   : givenCalls;
+  Calls calls = givenCalls.empty() ? fewestCalls(assignment) : givenCalls;
   if (static_cast<int>(calls.size()) != n) {
     result.violation = "the call list has " + std::to_string(calls.size()) +
                        " entries for " + std::to_string(n) + " nodes";
@@ -175,7 +187,8 @@ LatencyEvaluation placer::solver::evaluateLatency(const Problem &problem,
   // Units: CPU nodes one by one, accelerator calls by (device, index).
   std::vector<Unit> units;
   std::vector<int> unitOf(n, -1);
-  std::map<std::pair<int, int>, int> callUnit;
+  // Per accelerator, the unit of each call index (-1: no such call).
+  std::vector<std::vector<int>> callUnits(problem.numAccelerators);
   for (int v = 0; v < n; ++v) {
     int d = assignment[v];
     if (!problem.isAccelerator(d)) {
@@ -189,37 +202,50 @@ LatencyEvaluation placer::solver::evaluateLatency(const Problem &problem,
       units.push_back({false, d, 0, {v}});
       continue;
     }
-    if (calls[v] < 0) {
-      result.violation = "node " + problem.nodes[v].name +
-                         " is on an accelerator but in no call";
+    if (calls[v] < 0 || calls[v] >= n) {
+      result.violation =
+          "node " + problem.nodes[v].name +
+          (calls[v] < 0 ? " is on an accelerator but in no call"
+                        : " is in call " + std::to_string(calls[v]) +
+                              ", past the last possible (" +
+                              std::to_string(n - 1) + ")");
       result.latency = kInfinity;
       return result;
     }
-    auto [it, inserted] =
-        callUnit.try_emplace({d, calls[v]}, static_cast<int>(units.size()));
-    if (inserted)
+    std::vector<int> &unitOfCall = callUnits[d];
+    if (calls[v] >= static_cast<int>(unitOfCall.size()))
+      unitOfCall.resize(calls[v] + 1, -1);
+    int &unit = unitOfCall[calls[v]];
+    if (unit < 0) {
+      unit = static_cast<int>(units.size());
       units.push_back({true, d, calls[v], {}});
-    units[it->second].nodes.push_back(v);
-    unitOf[v] = it->second;
+    }
+    units[unit].nodes.push_back(v);
+    unitOf[v] = unit;
   }
 
   // Unit graph: data edges, plus each call after the previous call of its
-  // accelerator (std::map iterates calls in (device, index) order).
+  // accelerator.
   int numUnits = static_cast<int>(units.size());
   std::vector<std::vector<int>> after(numUnits);
   for (int u = 0; u < n; ++u)
     for (int v : problem.successors[u])
       if (unitOf[u] != unitOf[v])
         after[unitOf[u]].push_back(unitOf[v]);
-  int previous = -1;
-  for (auto &[key, unit] : callUnit) {
-    if (previous >= 0 && units[previous].device == key.first)
-      after[previous].push_back(unit);
-    previous = unit;
+  for (const std::vector<int> &unitOfCall : callUnits) {
+    int previous = -1;
+    for (int unit : unitOfCall)
+      if (unit >= 0) {
+        if (previous >= 0)
+          after[previous].push_back(unit);
+        previous = unit;
+      }
+    result.maxCallsPerAccelerator = std::max<int>(
+        result.maxCallsPerAccelerator,
+        llvm::count_if(unitOfCall, [](int unit) { return unit >= 0; }));
   }
   std::vector<double> unitFinish(numUnits, 0), unitReady(numUnits, 0);
   result.finish.assign(n, 0);
-  std::vector<std::vector<int>> preds = problem.predecessors();
   std::vector<char> isMember(n, 0), isSource(n, 0);
   std::vector<int> order = placer::topologicalOrder(after);
   std::vector<char> ran(numUnits, 0);
@@ -288,10 +314,6 @@ LatencyEvaluation placer::solver::evaluateLatency(const Problem &problem,
               return std::make_pair(a.device, a.index) <
                      std::make_pair(b.device, b.index);
             });
-  std::map<int, int> perDevice;
-  for (const CallReport &call : result.calls)
-    result.maxCallsPerAccelerator =
-        std::max(result.maxCallsPerAccelerator, ++perDevice[call.device]);
   for (double f : result.finish)
     result.latency = std::max(result.latency, f);
   return result;
@@ -332,9 +354,10 @@ void placer::solver::assignCpuCores(const Problem &problem,
 void placer::solver::scoreLatency(const Problem &problem, Solution &solution) {
   if (!solution.feasible())
     return;
-  LatencyEvaluation evaluation = evaluateLatency(problem, solution.assignment);
+  LatencyEvaluator evaluator(problem);
+  LatencyEvaluation evaluation = evaluator.evaluate(solution.assignment);
   solution.latency = evaluation.feasible() ? evaluation.latency : kInfinity;
-  solution.calls = fewestCalls(problem, solution.assignment);
+  solution.calls = evaluator.fewestCalls(solution.assignment);
 }
 
 namespace {
@@ -344,13 +367,14 @@ class LatencySearch {
 public:
   LatencySearch(const Problem &problem, const Contracted &blocks,
                 const LatencyOptions &options)
-      : problem(problem), blocks(blocks), options(options) {}
+      : problem(problem), blocks(blocks), options(options), evaluator(problem) {
+  }
 
   /// Latency of a block placement (infinity when it cannot run within the
   /// call limit).
   double score(const std::vector<int> &blockDevice) const {
     Assignment assignment = expand(blockDevice);
-    LatencyEvaluation evaluation = evaluateLatency(problem, assignment);
+    LatencyEvaluation evaluation = evaluator.evaluate(assignment);
     if (!evaluation.feasible() ||
         evaluation.maxCallsPerAccelerator > options.callsPerAccelerator)
       return kInfinity;
@@ -456,6 +480,7 @@ private:
   const Problem &problem;
   const Contracted &blocks;
   const LatencyOptions &options;
+  LatencyEvaluator evaluator;
 };
 
 } // namespace
@@ -483,7 +508,13 @@ Solution placer::solver::solveLatencyGreedy(const Problem &problem,
   std::vector<int> best;
   std::string bestSeed;
   double bestLatency = kInfinity;
-  for (auto &[candidate, seed] : starts) {
+  for (size_t i = 0; i < starts.size(); ++i) {
+    auto &[candidate, seed] = starts[i];
+    // The search is deterministic: a start seen before ends where it did.
+    if (llvm::any_of(
+            llvm::make_range(starts.begin(), starts.begin() + i),
+            [&](const auto &earlier) { return earlier.first == candidate; }))
+      continue;
     double value = search.score(candidate);
     if (value == kInfinity)
       continue;

@@ -164,9 +164,10 @@ Evaluation placer::solver::evaluate(const Problem &problem,
   // Communication: c(u) once per accelerator that u's output leaves or
   // enters, however many edges cross, scaled by the link it takes (the
   // sender by its slowest one).
+  std::vector<int> receivers;
   for (int u = 0; u < problem.size(); ++u) {
     int from = assignment[u];
-    std::vector<int> receivers;
+    receivers.clear();
     for (int v : problem.successors[u])
       if (assignment[v] != from)
         receivers.push_back(assignment[v]);

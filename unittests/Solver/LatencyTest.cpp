@@ -125,6 +125,30 @@ TEST(LatencyEvaluator, CallsOfOneAcceleratorRunInOrder) {
   // Calls out of dependency order cannot run.
   p.addEdge(0, 1);
   EXPECT_FALSE(evaluateLatency(p, {0, 0}, {1, 0}).feasible());
+  // n nodes make at most n calls: indices 0 .. n - 1.
+  EXPECT_EQ(evaluateLatency(p, {0, 0}, {0, 2}).violation,
+            "node n1 is in call 2, past the last possible (1)");
+}
+
+TEST(LatencyEvaluator, OneEvaluatorScoresManyPlacements) {
+  // The evaluator keeps only the graph; each placement is scored afresh.
+  Problem p = makeProblem(2, 1, {{2, 9, 1}, {5, 3, 0.5}, {4, 9, 0}});
+  p.addEdge(0, 1);
+  p.addEdge(1, 2);
+  LatencyEvaluator evaluator(p);
+  for (const Assignment &assignment :
+       {Assignment{0, 2, 0}, Assignment{0, 0, 1}, Assignment{2, 2, 2},
+        Assignment{0, 2, 0}}) {
+    EXPECT_EQ(evaluator.fewestCalls(assignment), fewestCalls(p, assignment));
+    LatencyEvaluation once = evaluateLatency(p, assignment);
+    LatencyEvaluation reused = evaluator.evaluate(assignment);
+    EXPECT_EQ(reused.latency, once.latency);
+    EXPECT_EQ(reused.finish, once.finish);
+    EXPECT_EQ(reused.maxCallsPerAccelerator, once.maxCallsPerAccelerator);
+  }
+  // a, c on accelerator 0 around b on the CPU: 3, 6, 10.5 (above).
+  EXPECT_DOUBLE_EQ(evaluator.evaluate({0, 2, 0}).latency, 10.5);
+  EXPECT_EQ(evaluator.evaluate({0, 2, 0}).maxCallsPerAccelerator, 2);
 }
 
 TEST(LatencyEvaluator, PlacementConstraintsStillHold) {

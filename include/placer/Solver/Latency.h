@@ -44,13 +44,35 @@ struct LatencyEvaluation {
   bool feasible() const { return violation.empty(); }
 };
 
-/// The fewest convex calls that run each accelerator's nodes: a node's
-/// call is the number of times a path into it re-enters its accelerator.
+/// Evaluates placements of one problem. What depends only on the graph
+/// (its topological order, its predecessor lists) is computed once, so a
+/// local search that scores thousands of placements pays per placement
+/// only for the placement.
+class LatencyEvaluator {
+public:
+  explicit LatencyEvaluator(const Problem &problem);
+
+  /// The fewest convex calls that run each accelerator's nodes: a node's
+  /// call is the number of times a path into it re-enters its accelerator.
+  Calls fewestCalls(const Assignment &assignment) const;
+
+  /// The latency of `assignment` with the given calls (empty:
+  /// fewestCalls). Checks the placement constraints of evaluate() too, and
+  /// that the calls can run: each is convex and they can run in index
+  /// order.
+  LatencyEvaluation evaluate(const Assignment &assignment,
+                             const Calls &calls = {}) const;
+
+private:
+  const Problem &problem;
+  std::vector<int> order;
+  std::vector<std::vector<int>> preds;
+};
+
+/// LatencyEvaluator(problem).fewestCalls(assignment).
 Calls fewestCalls(const Problem &problem, const Assignment &assignment);
 
-/// The latency of `assignment` with the given calls (empty: fewestCalls).
-/// Checks the placement constraints of evaluate() too, and that the calls
-/// can run: each is convex and they can run in index order.
+/// LatencyEvaluator(problem).evaluate(assignment, calls).
 LatencyEvaluation evaluateLatency(const Problem &problem,
                                   const Assignment &assignment,
                                   const Calls &calls = {});
