@@ -247,9 +247,9 @@ LatencyEvaluation LatencyEvaluator::evaluate(const Assignment &assignment,
   std::vector<double> unitFinish(numUnits, 0), unitReady(numUnits, 0);
   result.finish.assign(n, 0);
   std::vector<char> isMember(n, 0), isSource(n, 0);
-  std::vector<int> order = placer::topologicalOrder(after);
+  std::vector<int> unitOrder = placer::topologicalOrder(after);
   std::vector<char> ran(numUnits, 0);
-  for (int i : order) {
+  for (int i : unitOrder) {
     ran[i] = 1;
     Unit &unit = units[i];
     if (!unit.isCall) {
@@ -294,7 +294,7 @@ LatencyEvaluation LatencyEvaluator::evaluate(const Assignment &assignment,
     for (int t : after[i])
       unitReady[t] = std::max(unitReady[t], unitFinish[i]);
   }
-  if (static_cast<int>(order.size()) != numUnits) {
+  if (static_cast<int>(unitOrder.size()) != numUnits) {
     for (int i = 0; i < numUnits; ++i)
       if (!ran[i] && units[i].isCall) {
         result.violation = "call " + std::to_string(units[i].index) +
