@@ -44,10 +44,10 @@ struct LatencyEvaluation {
   bool feasible() const { return violation.empty(); }
 };
 
-/// Evaluates placements of one problem. What depends only on the graph
-/// (its topological order, its predecessor lists) is computed once, so a
-/// local search that scores thousands of placements pays per placement
-/// only for the placement.
+/// Evaluates placements of one problem (which must outlive it). What
+/// depends only on the graph (its topological order, its predecessor
+/// lists) is computed once, so a local search that scores thousands of
+/// placements pays per placement only for the placement.
 class LatencyEvaluator {
 public:
   explicit LatencyEvaluator(const Problem &problem);
