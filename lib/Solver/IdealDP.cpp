@@ -34,6 +34,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 
@@ -464,6 +465,9 @@ private:
   std::vector<double> prefix;
 };
 
+/// A step limit no search reaches.
+constexpr int64_t kNoStepLimit = std::numeric_limits<int64_t>::max();
+
 /// How a state continues: a stage on accelerators or a CPU core, or (not
 /// uniform) leaving the next accelerator empty.
 enum class Step : uint8_t { None, Accelerator, Cpu, Skip };
@@ -472,10 +476,10 @@ class IdealDP {
 public:
   /// Finds the best split among those whose stages' least loads are all
   /// at most `upperBound`, skipping ideals outside `viable`, or gives up
-  /// (exhausted()) after `stepLimit` differences (0: no limit).
+  /// (exhausted()) after `stepLimit` differences.
   IdealDP(const Problem &problem, const Contracted &graph,
           const IdealLattice &lattice, double upperBound,
-          std::vector<char> viable, int64_t stepLimit = 0)
+          std::vector<char> viable, int64_t stepLimit = kNoStepLimit)
       : problem(problem), graph(graph), lattice(lattice), stepLimit(stepLimit),
         viable(std::move(viable)), cost(problem, graph),
         k(problem.numAccelerators), l(problem.numCpus), n(lattice.size()),
@@ -534,7 +538,7 @@ public:
   }
 
   /// Whether the search gave up at its step limit.
-  bool exhausted() const { return stepLimit > 0 && steps > stepLimit; }
+  bool exhausted() const { return steps > stepLimit; }
   /// Differences D enumerated so far.
   int64_t stepsTaken() const { return steps; }
 
@@ -798,11 +802,11 @@ void placeFreeNodes(const Problem &problem, const std::vector<int> &freeNodes,
 /// is then tried at once, allowed twice that pass's differences, and
 /// dropped for the next bound if it needs more.
 /// `overLimit`: the lattice has more than `idealLimit` ideals, or the
-/// passes enumerated more than `stepLimit` differences (0: no limit).
+/// passes enumerated more than `stepLimit` differences.
 Solution runDP(const Problem &problem, const Contracted &graph,
                const std::vector<int> &freeNodes, int64_t idealLimit,
                double upperBound, bool &overLimit, double *optimum = nullptr,
-               int64_t stepLimit = 0) {
+               int64_t stepLimit = kNoStepLimit) {
   Solution solution;
   IdealLattice lattice;
   overLimit = !lattice.build(graph.successors, graph.predecessors, idealLimit);
@@ -813,16 +817,16 @@ Solution runDP(const Problem &problem, const Contracted &graph,
   std::optional<IdealDP> dp;
   Assignment assignment;
   double slackened = kInfinity;
-  // One pass at `bound` allowed `limit` differences (0: no limit); false
-  // when it stopped there. The steps it took leave `stepLimit`.
+  // One pass at `bound` allowed `limit` differences; false when it stopped
+  // there. Its steps come out of `stepLimit`: a pass that stops at all of
+  // it leaves it negative.
   auto pass = [&](double bound, int64_t limit) {
     // A tiny slack keeps a bound's own solution reachable despite rounding.
     slackened = bound < kInfinity ? bound * (1 + 1e-9) + 1e-12 : kInfinity;
     dp.emplace(problem, graph, lattice, slackened, bands.viable(slackened),
                limit);
     assignment = dp->solve();
-    if (stepLimit > 0)
-      stepLimit = std::max<int64_t>(1, stepLimit - dp->stepsTaken());
+    stepLimit -= dp->stepsTaken();
     return !dp->exhausted();
   };
   double least = bands.lowerBound();
@@ -833,27 +837,20 @@ Solution runDP(const Problem &problem, const Contracted &graph,
                 bound >= upperBound;
     if (last)
       bound = upperBound;
-    if (!pass(bound, stepLimit)) {
-      overLimit = true;
-      return Solution();
-    }
-    if (last || dp->optimum() <= slackened)
+    pass(bound, stepLimit);
+    if (stepLimit < 0 || last || dp->optimum() <= slackened)
       break;
     // A split beyond the bound still bounds the optimum from above.
     upperBound = std::min(upperBound, dp->optimum());
     int64_t steps = dp->stepsTaken();
-    if (previousSteps > 0 && steps > 0 && 20 * steps < 21 * previousSteps) {
-      int64_t allowed =
-          stepLimit > 0 ? std::min(stepLimit, 2 * steps) : 2 * steps;
-      bool budgetBinds = allowed == stepLimit;
-      if (pass(upperBound, allowed))
-        break;
-      if (budgetBinds) {
-        overLimit = true;
-        return Solution();
-      }
-    }
+    if (previousSteps > 0 && 20 * steps < 21 * previousSteps &&
+        (pass(upperBound, std::min(stepLimit, 2 * steps)) || stepLimit < 0))
+      break;
     previousSteps = steps;
+  }
+  if (stepLimit < 0) {
+    overLimit = true;
+    return Solution();
   }
   if (optimum)
     *optimum = dp->optimum();

@@ -131,24 +131,33 @@ TEST(LatencyEvaluator, CallsOfOneAcceleratorRunInOrder) {
 }
 
 TEST(LatencyEvaluator, OneEvaluatorScoresManyPlacements) {
-  // The evaluator keeps only the graph; each placement is scored afresh.
+  // The evaluator keeps only the graph; each placement is scored afresh,
+  // the first again after the others.
   Problem p = makeProblem(2, 1, {{2, 9, 1}, {5, 3, 0.5}, {4, 9, 0}});
   p.addEdge(0, 1);
   p.addEdge(1, 2);
   LatencyEvaluator evaluator(p);
-  for (const Assignment &assignment :
-       {Assignment{0, 2, 0}, Assignment{0, 0, 1}, Assignment{2, 2, 2},
-        Assignment{0, 2, 0}}) {
-    EXPECT_EQ(evaluator.fewestCalls(assignment), fewestCalls(p, assignment));
-    LatencyEvaluation once = evaluateLatency(p, assignment);
-    LatencyEvaluation reused = evaluator.evaluate(assignment);
-    EXPECT_EQ(reused.latency, once.latency);
-    EXPECT_EQ(reused.finish, once.finish);
-    EXPECT_EQ(reused.maxCallsPerAccelerator, once.maxCallsPerAccelerator);
+  struct Case {
+    Assignment assignment;
+    Calls calls;
+    double latency;
+    int maxCalls;
+  };
+  for (const Case &c : {
+           // a, c on accelerator 0 around b on the CPU: 3, 6, 10.5.
+           Case{{0, 2, 0}, {0, -1, 1}, 10.5, 2},
+           // a, b on 0 (2 + 5 + out 0.5), c on 1 (in 0.5 + 4): 7.5, 12.
+           Case{{0, 0, 1}, {0, 0, 0}, 12, 1},
+           // All on the CPU: 9 + 3 + 9.
+           Case{{2, 2, 2}, {-1, -1, -1}, 21, 0},
+           Case{{0, 2, 0}, {0, -1, 1}, 10.5, 2},
+       }) {
+    EXPECT_EQ(evaluator.fewestCalls(c.assignment), c.calls);
+    LatencyEvaluation e = evaluator.evaluate(c.assignment);
+    ASSERT_TRUE(e.feasible()) << e.violation;
+    EXPECT_DOUBLE_EQ(e.latency, c.latency);
+    EXPECT_EQ(e.maxCallsPerAccelerator, c.maxCalls);
   }
-  // a, c on accelerator 0 around b on the CPU: 3, 6, 10.5 (above).
-  EXPECT_DOUBLE_EQ(evaluator.evaluate({0, 2, 0}).latency, 10.5);
-  EXPECT_EQ(evaluator.evaluate({0, 2, 0}).maxCallsPerAccelerator, 2);
 }
 
 TEST(LatencyEvaluator, PlacementConstraintsStillHold) {
