@@ -17,6 +17,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # Test fixtures are generated with Debian's python3-onnx.
   python3 python3-onnx python3-numpy libonnx-testdata
+  # The Python package (pybind11) and its tests.
+  python3-dev pybind11-dev python3-pytest
   # Renders the placement pictures (DOT).
   graphviz
   # The sanitizer and fuzzing builds (scripts/sanitize.sh, scripts/fuzz.sh).

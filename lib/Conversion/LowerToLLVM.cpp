@@ -9,7 +9,7 @@
 #include "placer/Conversion/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -37,33 +37,43 @@ static constexpr llvm::StringLiteral kLowerToLLVMPipeline =
     "convert-to-llvm,"
     "reconcile-unrealized-casts";
 
-static void addTextualPipeline(OpPassManager &pm, llvm::StringRef pipeline) {
+static llvm::Error addTextualPipeline(OpPassManager &pm,
+                                      llvm::StringRef pipeline) {
   std::string errors;
   llvm::raw_string_ostream os(errors);
   if (failed(parsePassPipeline(pipeline, pm, os)))
-    llvm::report_fatal_error(
-        llvm::Twine("placer: the LLVM lowering pipeline does not parse (are "
-                    "the upstream passes registered?): ") +
-        errors);
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the LLVM lowering pipeline does not parse (are the upstream passes "
+        "registered?): " +
+            errors);
+  return llvm::Error::success();
 }
 
-void placer::buildLowerToLLVMPipeline(OpPassManager &pm,
-                                      const LowerDistToMPIOptions &transfers) {
+llvm::Error
+placer::buildLowerToLLVMPipeline(OpPassManager &pm,
+                                 const LowerDistToMPIOptions &transfers) {
   pm.addNestedPass<func::FuncOp>(createTileAndVectorize());
   pm.addNestedPass<func::FuncOp>(
       createApproximateMath(ApproximateMathOptions{{"tanh", "erf"}}));
-  addTextualPipeline(pm, kBufferizePipeline);
+  if (llvm::Error error = addTextualPipeline(pm, kBufferizePipeline))
+    return error;
   pm.addPass(createLowerDistToMPI(transfers));
-  addTextualPipeline(pm, kLowerToLLVMPipeline);
+  return addTextualPipeline(pm, kLowerToLLVMPipeline);
 }
 
 void placer::registerLowerToLLVMPipeline() {
-  PassPipelineRegistration<>(
+  registerPassPipeline(
       "placer-lower-to-llvm",
       "Lower graph.node ops to the LLVM dialect (graph -> linalg -> loops -> "
       "LLVM), with C interfaces for entry functions",
-      [](OpPassManager &pm) {
+      [](OpPassManager &pm, StringRef,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
         pm.addPass(createLowerGraphToLinalg());
-        buildLowerToLLVMPipeline(pm);
-      });
+        if (llvm::Error error = buildLowerToLLVMPipeline(pm))
+          return errorHandler("--placer-lower-to-llvm: " +
+                              llvm::toString(std::move(error)));
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)>) {});
 }

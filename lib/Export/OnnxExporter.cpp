@@ -614,8 +614,35 @@ struct StageData {
 };
 } // namespace
 
-LogicalResult placer::exportOnnxStages(ModuleOp module, StringRef dir,
-                                      bool weightless) {
+/// Moves the weights a stage keeps in `data` into its initializers' raw
+/// bytes, so that the model stands alone in memory.
+static void embedWeights(onnx::ModelProto &model, const StageData &data) {
+  for (onnx::TensorProto &tensor :
+       *model.mutable_graph()->mutable_initializer()) {
+    if (tensor.data_location() != onnx::TensorProto::EXTERNAL)
+      continue;
+    std::string location;
+    int64_t offset = 0, length = 0;
+    for (const auto &entry : tensor.external_data()) {
+      if (entry.key() == "location")
+        location = entry.value();
+      else if (entry.key() == "offset")
+        offset = std::stoll(entry.value());
+      else if (entry.key() == "length")
+        length = std::stoll(entry.value());
+    }
+    // Only this stage's own file: StageData laid it out, offsets are ours.
+    if (location != data.file)
+      continue;
+    tensor.set_raw_data(data.bytes.substr(offset, length));
+    tensor.clear_external_data();
+    tensor.set_data_location(onnx::TensorProto::DEFAULT);
+  }
+}
+
+FailureOr<std::vector<StageFile>>
+placer::exportOnnxStageFiles(ModuleOp module, const StageExportOptions &options) {
+  bool weightless = options.weightless;
   auto programs = llvm::to_vector(module.getOps<dist::ProgramOp>());
   if (programs.size() != 1)
     return module.emitError("--export-onnx-stages needs a module split by "
@@ -647,7 +674,7 @@ LogicalResult placer::exportOnnxStages(ModuleOp module, StringRef dir,
 
   // Build everything in memory first: nothing is written unless all stages
   // export.
-  std::vector<std::pair<std::string, std::string>> files;
+  std::vector<StageFile> files;
   llvm::json::Array stageJson;
   std::map<std::string, std::vector<int64_t>> inputReaders;
   llvm::json::Array outputsJson;
@@ -662,6 +689,9 @@ LogicalResult placer::exportOnnxStages(ModuleOp module, StringRef dir,
     };
     if (failed(Exporter(stage, &channelNames, relocate, device).run(model)))
       return failure();
+    bool embed = options.embedWeights && !weightless && data.size > 0;
+    if (embed)
+      embedWeights(model, data);
     std::string file = base + ".onnx";
     std::string bytes;
     if (!model.SerializeToString(&bytes))
@@ -694,7 +724,7 @@ LogicalResult placer::exportOnnxStages(ModuleOp module, StringRef dir,
     if (SmallVector<int64_t> runners = program.getStageDevices(index);
         runners.size() > 1)
       entry["replica_devices"] = llvm::json::Array(runners);
-    if (data.size > 0) {
+    if (data.size > 0 && !embed) {
       entry["weights"] = llvm::json::Object{{"file", data.file},
                                             {"bytes", data.size},
                                             {"written", !weightless}};
@@ -729,11 +759,21 @@ LogicalResult placer::exportOnnxStages(ModuleOp module, StringRef dir,
   llvm::raw_string_ostream os(manifestText);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";
   files.emplace_back("manifest.json", std::move(manifestText));
+  return files;
+}
 
+LogicalResult placer::exportOnnxStages(ModuleOp module, StringRef dir,
+                                      bool weightless) {
+  StageExportOptions options;
+  options.weightless = weightless;
+  FailureOr<std::vector<StageFile>> files =
+      exportOnnxStageFiles(module, options);
+  if (failed(files))
+    return failure();
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return module.emitError("cannot create '") << dir << "': " << ec.message();
   std::vector<std::string> written;
-  for (auto &[name, bytes] : files) {
+  for (auto &[name, bytes] : *files) {
     SmallString<256> path(dir);
     llvm::sys::path::append(path, name);
     std::error_code ec;

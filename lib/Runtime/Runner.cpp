@@ -3,6 +3,7 @@
 #include "placer/Runtime/Runner.h"
 
 #include "placer/Conversion/Passes.h"
+#include "placer/InitAll.h"
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Runtime/ProfileHooks.h"
@@ -130,6 +131,8 @@ static int64_t graphIndexOf(DictionaryAttr attrs, StringRef name,
 llvm::Expected<LoweredModule>
 placer::runtime::lowerForExecution(ModuleOp module,
                                    const ExecutionOptions &options) {
+  // The lowering pipeline names upstream passes.
+  registerAllPasses();
   MLIRContext *context = module.getContext();
   PassManager graphPm(context);
   bool split = !module.getOps<dist::ProgramOp>().empty();
@@ -202,7 +205,8 @@ placer::runtime::lowerForExecution(ModuleOp module,
   PassManager llvmPm(context);
   LowerDistToMPIOptions transfers;
   transfers.transfers = options.transfers;
-  buildLowerToLLVMPipeline(llvmPm, transfers);
+  if (llvm::Error error = buildLowerToLLVMPipeline(llvmPm, transfers))
+    return std::move(error);
   if (failed(llvmPm.run(module)))
     return runError("cannot lower the module to LLVM (see the errors above)");
   return std::move(lowered);

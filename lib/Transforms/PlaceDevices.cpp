@@ -16,6 +16,7 @@
 #include "placer/Solver/Workload.h"
 #include "placer/Support/Format.h"
 #include "placer/Transforms/Passes.h"
+#include "placer/Transforms/Reports.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -379,7 +380,8 @@ LogicalResult writeJson(Location loc, StringRef path, llvm::json::Value value,
 }
 
 struct PlaceDevicesPass
-    : public placer::impl::PlaceDevicesBase<PlaceDevicesPass> {
+    : public placer::impl::PlaceDevicesBase<PlaceDevicesPass>,
+      public ReportingPass {
   PlaceDevicesPass() = default;
   PlaceDevicesPass(const PlaceDevicesPass &other)
       : PlaceDevicesBase(other), preset(other.preset) {}
@@ -659,25 +661,27 @@ struct PlaceDevicesPass
              << formatNumber(ip->gap) << ", " << formatNumber(solution.seconds)
              << " s)";
 
-    if (!settings.report.empty()) {
-      llvm::json::Value json =
-          makeReport(mp, solution, evaluation, clusterDevice, *cluster);
-      llvm::json::Object &object = *json.getAsObject();
-      if (latency)
-        addLatencyReport(object, problem, solution, clusterDevice);
-      if (ip) {
-        object["solver_status"] = ip->status;
-        object["best_bound"] = ip->bestBound;
-        object["gap"] = ip->gap;
-        object["variables"] = ip->variables;
-        object["constraints"] = ip->constraints;
-        if (!latency)
-          object["contiguous"] = solveOptions.ip.contiguous;
-      }
-      if (failed(writeJson(loc, settings.report, std::move(json),
-                           "--placer-place-devices: report")))
-        return signalPassFailure();
+    // Always made: a library caller collects it (ReportCollector), a tool
+    // writes it to `report=`.
+    llvm::json::Value json =
+        makeReport(mp, solution, evaluation, clusterDevice, *cluster);
+    llvm::json::Object &object = *json.getAsObject();
+    if (latency)
+      addLatencyReport(object, problem, solution, clusterDevice);
+    if (ip) {
+      object["solver_status"] = ip->status;
+      object["best_bound"] = ip->bestBound;
+      object["gap"] = ip->gap;
+      object["variables"] = ip->variables;
+      object["constraints"] = ip->constraints;
+      if (!latency)
+        object["contiguous"] = solveOptions.ip.contiguous;
     }
+    if (!settings.report.empty() &&
+        failed(writeJson(loc, settings.report, json,
+                         "--placer-place-devices: report")))
+      return signalPassFailure();
+    setReport(std::move(json));
     if (!settings.exportSplit.empty()) {
       llvm::json::Value split = solver::splitToJson(
           problem, solution.assignment, solution.maxLoad);

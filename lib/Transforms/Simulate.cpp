@@ -17,6 +17,8 @@
 #include "placer/Support/Format.h"
 #include "placer/Support/Graph.h"
 #include "placer/Transforms/Passes.h"
+#include "placer/Transforms/Reports.h"
+#include "placer/Transforms/Simulation.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -770,187 +772,202 @@ StageMemory getStageMemory(const Stage &stage, bool training,
   return memory;
 }
 
-struct SimulatePass : public placer::impl::SimulateBase<SimulatePass> {
+} // namespace
+
+FailureOr<Simulation> placer::simulate(ModuleOp module,
+                                       const SimulationSettings &settings) {
+  Location loc = module.getLoc();
+  int64_t microbatches = settings.microbatches;
+  StringRef schedule = settings.schedule;
+  bool overlap = settings.overlap;
+  auto programs = llvm::to_vector(module.getOps<dist::ProgramOp>());
+  if (programs.size() != 1 || !getCluster(module))
+    return emitError(loc, "--placer-simulate needs a placed and split module "
+                          "(one dist.program and placer.cluster): run "
+                          "--partition-devices first");
+  // Every microbatch's events are kept: bound what one run may ask for.
+  constexpr int64_t kMaxMicrobatches = 1000000;
+  if (microbatches < 0 || microbatches > kMaxMicrobatches)
+    return emitError(loc,
+                     "--placer-simulate: microbatches must be between 0 and ")
+           << kMaxMicrobatches << ", got " << microbatches;
+  std::optional<solver::Schedule> forced;
+  if (!schedule.empty()) {
+    forced = solver::parseTrainingSchedule(schedule);
+    if (!forced)
+      return emitError(loc, "--placer-simulate: unknown schedule '")
+             << schedule << "' (expected gpipe or 1f1b)";
+  }
+  Cluster cluster = getCluster(module).getCluster();
+  dist::ProgramOp program = programs.front();
+  std::vector<Stage> stages;
+  for (auto [index, ref] : llvm::enumerate(program.getStages())) {
+    auto func = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        program, cast<SymbolRefAttr>(ref));
+    SmallVector<int64_t> runners = program.getStageDevices(index);
+    for (auto [replica, device] : llvm::enumerate(runners)) {
+      const DeviceKind &kind =
+          cluster.getKinds()[cluster.getKindOfDevice(device)];
+      Stage stage{device,
+                  kind.name,
+                  kind.isAccelerator,
+                  runners.front(),
+                  static_cast<int64_t>(replica),
+                  static_cast<int64_t>(runners.size()),
+                  {},
+                  OpRoles(func.getBody().front())};
+      for (Operation &op : func.getBody().front().without_terminator())
+        stage.ops.push_back(&op);
+      stages.push_back(std::move(stage));
+    }
+  }
+  if (PlacementAttr placement = getPlacement(module))
+    if (DenseI64ArrayAttr recompute = placement.getRecompute())
+      for (Stage &stage : stages)
+        stage.recompute =
+            llvm::is_contained(recompute.asArrayRef(), stage.device);
+  bool training = TaskBuilder(cluster, stages).build();
+  if (forced && !training)
+    return emitError(loc, "--placer-simulate: schedule=")
+           << schedule
+           << " needs a training program (backward ops or backward times); "
+              "this one only runs forward";
+  // The pipeline the placement sized memory for, else the cluster's.
+  solver::Schedule pipeline = solver::Schedule::Inference;
+  int64_t samples = microbatches;
+  if (training) {
+    PlacementAttr placement = getPlacement(module);
+    bool placed = placement && !placement.getSchedule().empty();
+    TrainingSetup setup = cluster.getTraining();
+    pipeline = forced ? *forced
+               : placed ? *solver::parseTrainingSchedule(
+                              placement.getSchedule())
+                        : setup.schedule;
+    if (samples == 0)
+      samples = placed ? placement.getMicrobatches() : setup.microbatches;
+    assignWarmup(stages);
+  }
+  if (samples == 0)
+    samples = 1;
+
+  Simulator simulator(cluster, overlap);
+  if (failed(simulator.run(stages, pipeline, samples)))
+    return emitError(loc, "--placer-simulate: the stages deadlock");
+  double total = simulator.makespan;
+  double latency = simulator.sampleFinish.front();
+  // Inference streams: the steady state between the first and the last
+  // sample (with replicated stages, between the first and the last round
+  // of r, which finish together). Training: an iteration ends with its
+  // last backward.
+  int64_t round = 1;
+  for (const Stage &stage : stages)
+    round = std::max(round, stage.replicas);
+  double perSample = training ? total / samples
+                     : samples > round
+                         ? (simulator.sampleFinish.back() -
+                            simulator.sampleFinish[round - 1]) /
+                               (samples - round)
+                         : simulator.sampleFinish.back() / samples;
+  double busyTotal = 0;
+  for (double busy : simulator.busy)
+    busyTotal += busy;
+  double bubble = total > 0 ? 1.0 - busyTotal / (total * stages.size()) : 0.0;
+
+  Simulation result;
+  llvm::raw_string_ostream summary(result.summary);
+  summary << "simulated ";
+  if (training)
+    summary << "one training iteration (" << solver::getName(pipeline) << ", "
+            << samples << " microbatches)";
+  else
+    summary << samples << " microbatch(es)";
+  summary << " on " << stages.size() << " devices ("
+          << (overlap ? "transfers overlap compute" : "transfers serialized")
+          << "): latency " << formatNumber(latency) << ", total "
+          << formatNumber(total)
+          << (training ? ", time per sample " : ", steady-state time per sample ")
+          << formatNumber(perSample) << ", bubble fraction "
+          << formatNumber(bubble);
+
+  llvm::json::Array devices, events;
+  for (auto [i, stage] : llvm::enumerate(stages)) {
+    StageMemory memory =
+        getStageMemory(stage, training, simulator.inFlight[i]);
+    llvm::json::Object device{
+        {"device", stage.device},
+        {"busy", simulator.busy[i]},
+        {"idle", total - simulator.busy[i]},
+        {"bubble_fraction", total > 0 ? 1.0 - simulator.busy[i] / total : 0.0},
+        {"param_bytes", memory.weights},
+        {"peak_activation_bytes", memory.activations},
+        {"peak_bytes", memory.weights + memory.activations}};
+    if (stage.replicas > 1) {
+      device["replicas"] = stage.replicas;
+      if (stage.replica > 0)
+        device["replica_of"] = stage.leader;
+    }
+    if (training) {
+      device["in_flight"] = simulator.inFlight[i];
+      device["stash_bytes"] = memory.stash;
+      device["recompute"] = stage.recompute;
+    }
+    devices.push_back(std::move(device));
+  }
+  for (const Event &e : simulator.events)
+    events.push_back(llvm::json::Object{{"device", e.device},
+                                        {"microbatch", e.microbatch},
+                                        {"name", e.name},
+                                        {"phase", getPhaseName(e.phase)},
+                                        {"transfer", e.transfer},
+                                        {"start", e.start},
+                                        {"end", e.end}});
+  llvm::json::Array sampleFinish;
+  for (double t : simulator.sampleFinish)
+    sampleFinish.push_back(t);
+  result.report = llvm::json::Object{{"microbatches", samples},
+                                     {"overlap", overlap},
+                                     {"latency", latency},
+                                     {"total", total},
+                                     {"time_per_sample", perSample},
+                                     {"bubble_fraction", bubble},
+                                     {"sample_finish", std::move(sampleFinish)},
+                                     {"devices", std::move(devices)},
+                                     {"events", std::move(events)}};
+  if (training)
+    result.report["schedule"] = solver::getName(pipeline);
+  if (settings.timeline)
+    result.timelineSvg =
+        renderTimeline(stages, simulator.events, total, samples, training);
+  return result;
+}
+
+namespace {
+
+struct SimulatePass : public placer::impl::SimulateBase<SimulatePass>,
+                      public ReportingPass {
   using SimulateBase::SimulateBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    Location loc = module.getLoc();
-    auto programs = llvm::to_vector(module.getOps<dist::ProgramOp>());
-    if (programs.size() != 1 || !getCluster(module)) {
-      emitError(loc, "--placer-simulate needs a placed and split module (one "
-                     "dist.program and placer.cluster): run "
-                     "--partition-devices first");
+    SimulationSettings settings;
+    settings.microbatches = microbatches;
+    settings.schedule = schedule;
+    settings.overlap = overlap;
+    settings.timeline = !timeline.empty();
+    FailureOr<Simulation> simulation = simulate(module, settings);
+    if (failed(simulation))
       return signalPassFailure();
-    }
-    // Every microbatch's events are kept: bound what one run may ask for.
-    constexpr int64_t kMaxMicrobatches = 1000000;
-    if (microbatches < 0 || microbatches > kMaxMicrobatches) {
-      emitError(loc, "--placer-simulate: microbatches must be between 0 and ")
-          << kMaxMicrobatches << ", got " << static_cast<int64_t>(microbatches);
-      return signalPassFailure();
-    }
-    std::optional<solver::Schedule> forced;
-    if (!schedule.empty()) {
-      forced = solver::parseTrainingSchedule(schedule);
-      if (!forced) {
-        emitError(loc, "--placer-simulate: unknown schedule '")
-            << schedule << "' (expected gpipe or 1f1b)";
-        return signalPassFailure();
-      }
-    }
-    Cluster cluster = getCluster(module).getCluster();
-    dist::ProgramOp program = programs.front();
-    std::vector<Stage> stages;
-    for (auto [index, ref] : llvm::enumerate(program.getStages())) {
-      auto func = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-          program, cast<SymbolRefAttr>(ref));
-      SmallVector<int64_t> runners = program.getStageDevices(index);
-      for (auto [replica, device] : llvm::enumerate(runners)) {
-        const DeviceKind &kind =
-            cluster.getKinds()[cluster.getKindOfDevice(device)];
-        Stage stage{device,
-                    kind.name,
-                    kind.isAccelerator,
-                    runners.front(),
-                    static_cast<int64_t>(replica),
-                    static_cast<int64_t>(runners.size()),
-                    {},
-                    OpRoles(func.getBody().front())};
-        for (Operation &op : func.getBody().front().without_terminator())
-          stage.ops.push_back(&op);
-        stages.push_back(std::move(stage));
-      }
-    }
-    if (PlacementAttr placement = getPlacement(module))
-      if (DenseI64ArrayAttr recompute = placement.getRecompute())
-        for (Stage &stage : stages)
-          stage.recompute =
-              llvm::is_contained(recompute.asArrayRef(), stage.device);
-    bool training = TaskBuilder(cluster, stages).build();
-    if (forced && !training) {
-      emitError(loc, "--placer-simulate: schedule=")
-          << schedule
-          << " needs a training program (backward ops or backward times); "
-             "this one only runs forward";
-      return signalPassFailure();
-    }
-    // The pipeline the placement sized memory for, else the cluster's.
-    solver::Schedule pipeline = solver::Schedule::Inference;
-    int64_t samples = microbatches;
-    if (training) {
-      PlacementAttr placement = getPlacement(module);
-      bool placed = placement && !placement.getSchedule().empty();
-      TrainingSetup setup = cluster.getTraining();
-      pipeline = forced ? *forced
-                 : placed ? *solver::parseTrainingSchedule(
-                                placement.getSchedule())
-                          : setup.schedule;
-      if (samples == 0)
-        samples = placed ? placement.getMicrobatches() : setup.microbatches;
-      assignWarmup(stages);
-    }
-    if (samples == 0)
-      samples = 1;
-
-    Simulator simulator(cluster, overlap);
-    if (failed(simulator.run(stages, pipeline, samples))) {
-      emitError(loc, "--placer-simulate: the stages deadlock");
-      return signalPassFailure();
-    }
-    double total = simulator.makespan;
-    double latency = simulator.sampleFinish.front();
-    // Inference streams: the steady state between the first and the last
-    // sample (with replicated stages, between the first and the last round
-    // of r, which finish together). Training: an iteration ends with its
-    // last backward.
-    int64_t round = 1;
-    for (const Stage &stage : stages)
-      round = std::max(round, stage.replicas);
-    double perSample = training ? total / samples
-                       : samples > round
-                           ? (simulator.sampleFinish.back() -
-                              simulator.sampleFinish[round - 1]) /
-                                 (samples - round)
-                           : simulator.sampleFinish.back() / samples;
-    double busyTotal = 0;
-    for (double busy : simulator.busy)
-      busyTotal += busy;
-    double bubble =
-        total > 0 ? 1.0 - busyTotal / (total * stages.size()) : 0.0;
-
-    auto remark = emitRemark(loc);
-    remark << "simulated ";
-    if (training)
-      remark << "one training iteration (" << solver::getName(pipeline)
-             << ", " << samples << " microbatches)";
-    else
-      remark << samples << " microbatch(es)";
-    remark << " on " << stages.size() << " devices ("
-           << (overlap ? "transfers overlap compute" : "transfers serialized")
-           << "): latency " << formatNumber(latency) << ", total "
-           << formatNumber(total)
-           << (training ? ", time per sample " : ", steady-state time per sample ")
-           << formatNumber(perSample) << ", bubble fraction "
-           << formatNumber(bubble);
-
+    emitRemark(module.getLoc()) << simulation->summary;
     if (!report.empty()) {
-      llvm::json::Array devices, events;
-      for (auto [i, stage] : llvm::enumerate(stages)) {
-        StageMemory memory =
-            getStageMemory(stage, training, simulator.inFlight[i]);
-        llvm::json::Object device{
-            {"device", stage.device},
-            {"busy", simulator.busy[i]},
-            {"idle", total - simulator.busy[i]},
-            {"bubble_fraction",
-             total > 0 ? 1.0 - simulator.busy[i] / total : 0.0},
-            {"param_bytes", memory.weights},
-            {"peak_activation_bytes", memory.activations},
-            {"peak_bytes", memory.weights + memory.activations}};
-        if (stage.replicas > 1) {
-          device["replicas"] = stage.replicas;
-          if (stage.replica > 0)
-            device["replica_of"] = stage.leader;
-        }
-        if (training) {
-          device["in_flight"] = simulator.inFlight[i];
-          device["stash_bytes"] = memory.stash;
-          device["recompute"] = stage.recompute;
-        }
-        devices.push_back(std::move(device));
-      }
-      for (const Event &e : simulator.events)
-        events.push_back(llvm::json::Object{{"device", e.device},
-                                            {"microbatch", e.microbatch},
-                                            {"name", e.name},
-                                            {"phase", getPhaseName(e.phase)},
-                                            {"transfer", e.transfer},
-                                            {"start", e.start},
-                                            {"end", e.end}});
-      llvm::json::Array sampleFinish;
-      for (double t : simulator.sampleFinish)
-        sampleFinish.push_back(t);
-      llvm::json::Object root{{"microbatches", samples},
-                              {"overlap", static_cast<bool>(overlap)},
-                              {"latency", latency},
-                              {"total", total},
-                              {"time_per_sample", perSample},
-                              {"bubble_fraction", bubble},
-                              {"sample_finish", std::move(sampleFinish)},
-                              {"devices", std::move(devices)},
-                              {"events", std::move(events)}};
-      if (training)
-        root["schedule"] = solver::getName(pipeline);
-      if (failed(write(report, llvm::formatv("{0:2}",
-                                             llvm::json::Value(std::move(root)))
-                                   .str())))
+      llvm::json::Object copy = simulation->report;
+      if (failed(write(report,
+                       llvm::formatv("{0:2}", llvm::json::Value(std::move(copy)))
+                           .str())))
         return signalPassFailure();
     }
-    if (!timeline.empty() &&
-        failed(write(timeline, renderTimeline(stages, simulator.events, total,
-                                              samples, training))))
+    if (!timeline.empty() && failed(write(timeline, simulation->timelineSvg)))
       return signalPassFailure();
+    setReport(std::move(simulation->report));
     markAllAnalysesPreserved();
   }
 

@@ -14,6 +14,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
+
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -27,18 +29,16 @@ namespace placer {
 /// ElementsAttr or #graph.external>}.
 inline constexpr llvm::StringLiteral kWeightAttrName = "graph.weight";
 
-/// The module attribute of a profiled module: the node names, indexed by the
-/// number each node passes to the profile hooks.
-inline constexpr llvm::StringLiteral kProfileNodesAttrName =
-    "placer.profile_nodes";
 
 /// Everything after the graph lowering down to the LLVM dialect: register
 /// tiling and vectorization of contractions, one-shot bufferization (identity layouts at function boundaries, results as out
 /// parameters), deallocation, loops for the other ops, and convert-to-llvm. Entry functions
 /// get a C interface (`_mlir_ciface_<name>`).
 /// Transfers of stage functions (dist.send/recv) are lowered after
-/// deallocation as `transfers` says.
-void buildLowerToLLVMPipeline(
+/// deallocation as `transfers` says. The upstream passes are named by
+/// their registered arguments: an error says so when they are not
+/// registered (placer::registerAllPasses does it).
+llvm::Error buildLowerToLLVMPipeline(
     mlir::OpPassManager &pm,
     const LowerDistToMPIOptions &transfers = LowerDistToMPIOptions());
 

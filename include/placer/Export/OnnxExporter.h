@@ -12,6 +12,10 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace placer {
 
 /// Serializes `func` (a function of graph-dialect ops) with the model-level
@@ -23,6 +27,26 @@ mlir::LogicalResult exportOnnxFunction(mlir::func::FuncOp func,
 /// Exports the module's graph function: `@main_graph`, or its only function.
 mlir::LogicalResult exportOnnxModule(mlir::ModuleOp module,
                                      llvm::raw_ostream &os);
+
+/// One file of an exported split model: its name in the stage folder
+/// (`stage0_device0.onnx`, `stage0_device0.data`, `manifest.json`) and its
+/// bytes.
+using StageFile = std::pair<std::string, std::string>;
+
+struct StageExportOptions {
+  /// The weights are absent (a --shapes-only import): data files are laid
+  /// out in the manifest but not filled.
+  bool weightless = false;
+  /// Weights from external data go into each stage model's initializers
+  /// instead of a data file beside it, so that each model stands alone (in
+  /// memory; protobuf bounds a model to 2 GB).
+  bool embedWeights = false;
+};
+
+/// The files exportOnnxStages writes, built in memory: every stage's model
+/// (and data file), then `manifest.json`.
+mlir::FailureOr<std::vector<StageFile>>
+exportOnnxStageFiles(mlir::ModuleOp module, const StageExportOptions &options);
 
 /// Writes one ONNX model per stage of the module's `dist.program` into `dir`
 /// (`stage<i>_device<d>.onnx`: inputs are the graph inputs it reads and the

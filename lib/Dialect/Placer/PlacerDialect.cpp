@@ -408,6 +408,15 @@ LogicalResult PlacerDialect::verifyOperationAttribute(Operation *op,
     return onModule(isa<ClusterAttr>(attr.getValue()), "cluster");
   if (name == PlacementAttrHelper::getNameStr())
     return onModule(isa<PlacementAttr>(attr.getValue()), "placement");
+  if (name == kProfileNodesAttrName) {
+    auto names = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!names || !llvm::all_of(names, llvm::IsaPred<StringAttr>))
+      return op->emitError() << "'" << name
+                             << "' must be an array of node names";
+    if (!isa<ModuleOp>(op))
+      return op->emitError() << "'" << name << "' belongs on a module";
+    return success();
+  }
 
   auto module = op->getParentOfType<ModuleOp>();
   ClusterAttr cluster = module ? placer::getCluster(module) : ClusterAttr();

@@ -72,6 +72,12 @@ void setDevice(mlir::Operation *op, int64_t device);
 PlacementAttr getPlacement(mlir::Operation *module);
 void setPlacement(mlir::Operation *module, PlacementAttr placement);
 
+/// The module attribute of a profiled module (--placer-lower-graph-to-linalg
+/// with profile=true): the node names, indexed by the number each node
+/// passes to the profile hooks. An array of strings.
+inline constexpr llvm::StringLiteral kProfileNodesAttrName =
+    "placer.profile_nodes";
+
 /// The cluster recorded on `op`'s module, with an error naming `pass` and
 /// what to run first when there is none.
 mlir::FailureOr<Cluster> requireCluster(mlir::Operation *op,

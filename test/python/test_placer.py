@@ -1,0 +1,265 @@
+"""The Python package: import, partition, stages, simulation, compiled runs.
+
+Run by ctest (test `python`) with the build tree's package on PYTHONPATH;
+the bundled example, examples/mlp4.onnx, is four residual MLP blocks on
+x[batch, 32].
+"""
+import json
+import os
+import pathlib
+
+import numpy as np
+import onnx
+import pytest
+from onnx import helper, numpy_helper, TensorProto
+
+import placer
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MLP4 = ROOT / "examples" / "mlp4.onnx"
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture(scope="module")
+def model():
+    return placer.import_onnx(str(MLP4), dims={"batch": 8})
+
+
+@pytest.fixture(scope="module")
+def x():
+    return np.random.default_rng(11).standard_normal((8, 32)).astype(np.float32)
+
+
+def reference(x):
+    """numpy's mlp4."""
+    w = {t.name: numpy_helper.to_array(t)
+         for t in onnx.load(str(MLP4)).graph.initializer}
+    for i in range(4):
+        p = "block%d." % i
+        h = np.maximum(x @ w[p + "w1"] + w[p + "b1"], 0)
+        x = x + (h @ w[p + "w2"] + w[p + "b2"])
+    return x
+
+
+# --- import ---------------------------------------------------------------
+
+def test_import_from_path_bytes_and_proto_agree():
+    proto = onnx.load(str(MLP4))
+    texts = {str(placer.import_onnx(m, dims={"batch": 8}))
+             for m in (str(MLP4), MLP4, MLP4.read_bytes(), proto)}
+    assert len(texts) == 1
+    text = texts.pop()
+    assert "tensor<8x32xf32>" in text
+    assert text.count('graph.node "MatMul"') == 8
+
+
+def test_dims_are_bound():
+    unbound = str(placer.import_onnx(str(MLP4)))
+    assert "tensor<8x32xf32>" not in unbound
+    assert "tensor<3x32xf32>" in str(placer.import_onnx(str(MLP4), dims=["batch=3"]))
+
+
+def test_bad_model_raises_with_the_diagnostic(tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a protobuf")
+    with pytest.raises(placer.Error, match="bad.onnx"):
+        placer.import_onnx(str(bad))
+    with pytest.raises(placer.Error, match="cannot"):
+        placer.import_onnx(str(tmp_path / "missing.onnx"))
+    with pytest.raises(placer.Error, match="dims"):
+        placer.import_onnx(str(MLP4), dims=["batch"])
+    with pytest.raises(TypeError):
+        placer.import_onnx(42)
+
+
+def test_onnx_round_trip(model):
+    again = onnx.load_from_string(model.to_onnx())
+    original = onnx.load(str(MLP4))
+    assert [n.name for n in again.graph.node] == [n.name for n in original.graph.node]
+    assert {t.name for t in again.graph.initializer} == \
+        {t.name for t in original.graph.initializer}
+
+
+# --- partition --------------------------------------------------------------
+
+def test_partition_report_devices_and_split_module(model):
+    placement = model.partition(devices=4)
+    report = placement.report
+    assert report["objective"] == "throughput"
+    assert report["optimal"] is True
+    assert report["accelerators"] == 4
+    assert len(report["devices"]) == 4
+    assert report["max_load"] == pytest.approx(max(d["load"] for d in report["devices"]))
+    assert report["max_load"] >= report["lower_bound"] > 0
+    # Every ONNX node is placed, contiguously: block i's ops on one device.
+    assert placement.devices["output"] in range(4)
+    assert placement.devices["block0/fc1"] == placement.devices["block0/relu"]
+    assert sorted(set(placement.devices.values())) == [0, 1, 2, 3]
+    text = str(placement.module)
+    assert "dist.program" in text and "dist.send" in text
+    # The model partitioned is a copy: the import is left as it was.
+    assert "dist.program" not in str(model)
+
+
+def test_partition_options_are_honoured(model):
+    two = model.partition(devices=2)
+    assert two.report["accelerators"] == 2
+    assert sorted(set(two.devices.values())) == [0, 1]
+    # A memory limit that only three blocks' weights fit in forces a
+    # split: (32*128 + 128 + 128*32 + 32) * 4 bytes per block.
+    block = (32 * 128 + 128 + 128 * 32 + 32) * 4
+    limited = model.partition(devices=2, memory_limit=3 * block,
+                              activations=False)
+    assert limited.report["memory_limit"] == 3 * block
+    assert all(d["weights"] <= 3 * block for d in limited.report["devices"])
+    ip = model.partition(devices=2, algorithm="ip", time_limit=30)
+    assert ip.report["algorithm"].startswith("ip")
+    assert ip.report["max_load"] == pytest.approx(two.report["max_load"], rel=1e-6)
+    latency = model.partition(devices=2, objective="latency")
+    assert latency.report["objective"] == "latency"
+    assert latency.report["latency"] > 0
+
+
+def test_partition_errors_are_exceptions(model):
+    with pytest.raises(placer.Error, match="no-such-option"):
+        model.partition(devices=2, no_such_option=1)
+    with pytest.raises(placer.Error, match="accelerators"):
+        model.partition(devices=1000)
+    with pytest.raises(placer.Error, match="algorithm"):
+        model.partition(devices=2, algorithm="magic")
+
+
+def test_run_pipeline_returns_reports(model):
+    module = model.clone()
+    reports = module.run_pipeline(
+        "placer-estimate-costs,placer-place-devices{devices=3}")
+    assert [p for p, _ in reports] == ["placer-place-devices"]
+    assert reports[0][1]["accelerators"] == 3
+    assert "placer.device" in str(module)
+    with pytest.raises(placer.Error, match="pass pipeline"):
+        module.run_pipeline("no-such-pass")
+
+
+# --- stages and simulation ----------------------------------------------------
+
+def test_stages_are_onnx_models_wired_by_the_manifest(model):
+    placement = model.partition(devices=4)
+    models, manifest = placement.stages()
+    assert len(models) == len(manifest["stages"]) == 4
+    names = set()
+    for stage_model in models:
+        onnx.checker.check_model(stage_model)
+        names |= {n.name for n in stage_model.graph.node}
+    assert names == {n.name for n in onnx.load(str(MLP4)).graph.node}
+    # Each transfer leaves one stage as an output and enters the next.
+    for transfer in manifest["transfers"]:
+        sender = models[transfer["from_stage"]].graph
+        receiver = models[transfer["to_stage"]].graph
+        assert transfer["tensor"] in {o.name for o in sender.output}
+        assert transfer["tensor"] in {i.name for i in receiver.input}
+
+
+def test_stages_chained_in_placer_equal_the_whole_model(model, x, tmp_path):
+    """Every stage model, compiled and run by Placer in manifest order,
+    reproduces the whole model's output."""
+    models, manifest = model.partition(devices=4).stages()
+    values = {"x": x}
+    for stage, stage_model in zip(manifest["stages"], models):
+        session = placer.compile(placer.import_onnx(stage_model),
+                                 cache_dir=str(tmp_path))
+        outputs = session.run({i: values[i] for i in stage["inputs"]})
+        values.update(outputs)
+    whole = placer.compile(model, cache_dir=str(tmp_path)).run({"x": x})
+    assert np.array_equal(values["y"], whole["y"])
+
+
+def test_export_stages_writes_files(model, tmp_path):
+    manifest = model.partition(devices=2).export_stages(str(tmp_path / "st"))
+    files = sorted(os.listdir(tmp_path / "st"))
+    assert files == sorted(["manifest.json"] +
+                           [s["model"] for s in manifest["stages"]])
+    assert json.load(open(tmp_path / "st" / "manifest.json")) == manifest
+
+
+def test_simulate(model):
+    placement = model.partition(devices=4)
+    one = placer.simulate(placement, microbatches=1)
+    many = placer.simulate(placement, microbatches=16)
+    assert many["microbatches"] == 16
+    assert len(many["sample_finish"]) == 16
+    # A pipeline: the first sample's latency is the same, the steady state
+    # is paced by the slowest stage, below the latency.
+    assert many["latency"] == pytest.approx(one["latency"])
+    assert 0 < many["time_per_sample"] < many["latency"]
+    assert 0 <= many["bubble_fraction"] < 1
+    assert placement.simulate(16) == many
+    with pytest.raises(placer.Error, match="split"):
+        placer.simulate(model)
+
+
+# --- compiled runs ------------------------------------------------------------
+
+def test_compile_and_run_matches_numpy(model, x, tmp_path):
+    session = placer.compile(model, cache_dir=str(tmp_path))
+    assert [i["name"] for i in session.inputs] == ["x"]
+    assert session.inputs[0]["shape"] == (8, 32)
+    assert session.outputs[0]["dtype"] == np.float32
+    y = session.run({"x": x})["y"]
+    assert y.shape == (8, 32) and y.dtype == np.float32
+    np.testing.assert_allclose(y, reference(x), atol=1e-5)
+    assert not session.cached
+    assert placer.compile(model, cache_dir=str(tmp_path)).cached
+
+
+def test_split_run_equals_the_whole_model(model, x, tmp_path):
+    whole = placer.compile(model, cache_dir=str(tmp_path)).run({"x": x})["y"]
+    split = placer.compile(model.partition(devices=4),
+                           cache_dir=str(tmp_path)).run({"x": x})["y"]
+    assert np.array_equal(whole, split)
+
+
+def test_inputs_are_converted_or_refused(model, x, tmp_path):
+    session = placer.compile(model, cache_dir=str(tmp_path))
+    want = session.run({"x": x})["y"]
+    # float64 and a transposed (non-contiguous) view: converted copies.
+    assert np.array_equal(session.run({"x": x.astype(np.float64)})["y"], want)
+    assert np.array_equal(session.run({"x": np.asfortranarray(x)})["y"], want)
+    with pytest.raises(placer.Error, match="needs f32 \\[8, 32\\], got f32 \\[4, 32\\]"):
+        session.run({"x": x[:4]})
+    with pytest.raises(placer.Error, match="float32"):
+        session.run({"x": x.astype(np.complex64)})
+    with pytest.raises(placer.Error, match="no input named 'z'"):
+        session.run({"x": x, "z": x})
+    with pytest.raises(placer.Error, match="'x' is not given"):
+        session.run({})
+
+
+def test_microbatches_are_stacked(model, x, tmp_path):
+    session = placer.compile(model, microbatches=3, cache_dir=str(tmp_path))
+    assert session.inputs[0]["shape"] == (24, 32)
+    stacked = np.concatenate([x, 2 * x, -x])
+    y = session.run({"x": stacked})["y"]
+    for m, scale in enumerate((1, 2, -1)):
+        np.testing.assert_allclose(y[8 * m:8 * m + 8], reference(scale * x),
+                                   atol=1e-4)
+    # np.stack'ed microbatches hold the same bytes.
+    assert np.array_equal(session.run({"x": stacked.reshape(3, 8, 32)})["y"], y)
+
+
+def test_profile_times_every_node(model, x, tmp_path):
+    session = placer.compile(model, cache_dir=str(tmp_path))
+    times = session.profile({"x": x}, repeat=3)
+    assert "block0/fc1" in times and "output" in times
+    assert len(times) == len(onnx.load(str(MLP4)).graph.node)
+    assert all(t >= 0 for t in times.values())
+    assert times["block0/fc1"] > 0
+    assert set(session.profile(repeat=1)) == set(times)
+
+
+def test_shapes_only_models_do_not_run(tmp_path):
+    resnet = SHARED / "models" / "resnet50.onnx"
+    if not resnet.exists():
+        pytest.skip("../shared/models/resnet50.onnx is absent")
+    module = placer.import_onnx(str(resnet), dims={"batch": 1}, shapes_only=True)
+    with pytest.raises(placer.Error, match="resnet50_ext.onnx.data"):
+        placer.compile(module, cache_dir=str(tmp_path))
