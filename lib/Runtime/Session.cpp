@@ -29,8 +29,7 @@ static llvm::Error error(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-/// "[8, 32]"
-static std::string shapeString(llvm::ArrayRef<int64_t> shape) {
+std::string placer::runtime::formatShape(llvm::ArrayRef<int64_t> shape) {
   return "[" +
          llvm::join(llvm::map_range(
                         shape, [](int64_t d) { return std::to_string(d); }),
@@ -259,11 +258,11 @@ static llvm::Error checkTensor(const Session &session, const TensorSpec &spec,
     return error(role + " '" + spec.name + "' has no data");
   return error(
       role + " '" + spec.name + "' needs " + spec.elementType + " " +
-      shapeString(session.getStackedShape(spec)) +
+      formatShape(session.getStackedShape(spec)) +
       (m > 1 ? " (" + std::to_string(m) + " microbatches of " +
-                   shapeString(spec.shape) + ")"
+                   formatShape(spec.shape) + ")"
              : std::string()) +
-      ", got " + tensor.elementType + " " + shapeString(tensor.shape));
+      ", got " + tensor.elementType + " " + formatShape(tensor.shape));
 }
 
 llvm::Error Session::bind(llvm::ArrayRef<HostTensor> inputs,

@@ -91,7 +91,10 @@ def test_partition_report_devices_and_split_module(model):
     assert len(report["devices"]) == 4
     assert report["max_load"] == pytest.approx(max(d["load"] for d in report["devices"]))
     assert report["max_load"] >= report["lower_bound"] > 0
-    # Every ONNX node is placed, contiguously: block i's ops on one device.
+    # Every ONNX node is placed, and nothing else (not the function's
+    # return), contiguously: block i's ops on one device.
+    assert set(placement.devices) == \
+        {n.name for n in onnx.load(str(MLP4)).graph.node}
     assert placement.devices["output"] in range(4)
     assert placement.devices["block0/fc1"] == placement.devices["block0/relu"]
     assert sorted(set(placement.devices.values())) == [0, 1, 2, 3]

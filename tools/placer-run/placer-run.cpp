@@ -177,10 +177,23 @@ prepareArrays(const Session &session, const Options &options,
     llvm::Expected<NpyArray> array = readNpy(file->second);
     if (!array)
       return array.takeError();
-    if (array->dtype != npyDtypeOf(spec.elementType))
+    // The M microbatches: [M * d0, ...] (concatenated) and [M, d0, ...]
+    // (np.stack) hold the same bytes.
+    int64_t m = session.getMicrobatches();
+    std::vector<int64_t> stacked = spec.shape;
+    stacked.insert(stacked.begin(), m);
+    std::string dtype = npyDtypeOf(spec.elementType);
+    bool shapeOk = array->shape == session.getStackedShape(spec) ||
+                   array->shape == stacked;
+    if (array->dtype != dtype || !shapeOk)
       return error(file->second + ": input '" + spec.name + "' needs dtype " +
-                   npyDtypeOf(spec.elementType) + ", the file has " +
-                   array->dtype);
+                   dtype + " and shape " +
+                   formatShape(session.getStackedShape(spec)) +
+                   (m > 1 ? " (" + std::to_string(m) + " microbatches of " +
+                                formatShape(spec.shape) + ")"
+                          : std::string()) +
+                   ", the file has " + array->dtype + " " +
+                   formatShape(array->shape));
     arrays.inputs.push_back(std::move(*array));
   }
   for (const TensorSpec &spec : session.getOutputs())
@@ -190,8 +203,7 @@ prepareArrays(const Session &session, const Options &options,
   return arrays;
 }
 
-llvm::Error bindArrays(Session &session, Arrays &arrays,
-                       const std::map<std::string, std::string> &given) {
+llvm::Error bindArrays(Session &session, Arrays &arrays) {
   auto view = [](const TensorSpec &spec, NpyArray &array) {
     return HostTensor{spec.elementType, array.shape, array.bytes.data()};
   };
@@ -200,15 +212,7 @@ llvm::Error bindArrays(Session &session, Arrays &arrays,
     inputs.push_back(view(spec, array));
   for (auto [spec, array] : llvm::zip(session.getOutputs(), arrays.outputs))
     outputs.push_back(view(spec, array));
-  llvm::Error bound = session.bind(inputs, outputs);
-  if (!bound)
-    return bound;
-  // A shape mismatch is the input file's: name it.
-  std::string message = llvm::toString(std::move(bound));
-  for (const auto &[name, file] : given)
-    if (llvm::StringRef(message).contains("'" + name + "'"))
-      return error(file + ": " + message);
-  return error(message);
+  return session.bind(inputs, outputs);
 }
 
 llvm::Error writeOutputs(const Session &session, const Arrays &arrays,
@@ -360,7 +364,7 @@ llvm::Error runTool(const Options &options, MpiJob *job, int argc,
   auto arrays = prepareArrays(**session, options, *given);
   if (!arrays)
     return arrays.takeError();
-  if (llvm::Error e = bindArrays(**session, *arrays, *given))
+  if (llvm::Error e = bindArrays(**session, *arrays))
     return e;
 
   bool profiling = !options.profile.empty();

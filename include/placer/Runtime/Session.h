@@ -198,6 +198,9 @@ private:
   llvm::Expected<std::pair<double, double>> runOnce();
 };
 
+/// "[8, 32]", as messages show shapes.
+std::string formatShape(llvm::ArrayRef<int64_t> shape);
+
 /// Seeded values for an input of `microbatches` stacked microbatches:
 /// floats uniform in [-1, 1), integers in [0, 10), booleans; one stream per
 /// graph input, so that a rank holding some inputs draws the same values as
