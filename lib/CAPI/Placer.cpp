@@ -112,9 +112,21 @@ static PlacerStatus convertImportOptions(PlacerImportOptions in,
   return success();
 }
 
-static PlacerStatus finishImport(mlir::OwningOpRef<mlir::ModuleOp> module,
-                                 DiagnosticCapture &diagnostics,
-                                 MlirModule *result) {
+/// Runs `importer` with the converted options; its diagnostics become the
+/// status.
+static PlacerStatus
+importWith(MlirContext context, PlacerImportOptions options,
+           MlirModule *result,
+           llvm::function_ref<mlir::OwningOpRef<mlir::ModuleOp>(
+               mlir::MLIRContext *, const OnnxImportOptions &)>
+               importer) {
+  OnnxImportOptions importOptions;
+  if (PlacerStatus status = convertImportOptions(options, importOptions);
+      !placerStatusIsOk(status))
+    return status;
+  mlir::MLIRContext *ctx = unwrap(context);
+  DiagnosticCapture diagnostics(ctx);
+  mlir::OwningOpRef<mlir::ModuleOp> module = importer(ctx, importOptions);
   if (!module)
     return diagnostics.failure("the ONNX import failed");
   *result = wrap(module.release());
@@ -124,31 +136,22 @@ static PlacerStatus finishImport(mlir::OwningOpRef<mlir::ModuleOp> module,
 PlacerStatus placerImportOnnxFile(MlirContext context, MlirStringRef path,
                                   PlacerImportOptions options,
                                   MlirModule *result) {
-  OnnxImportOptions importOptions;
-  if (PlacerStatus status = convertImportOptions(options, importOptions);
-      !placerStatusIsOk(status))
-    return status;
-  mlir::MLIRContext *ctx = unwrap(context);
-  DiagnosticCapture diagnostics(ctx);
-  return finishImport(importOnnxFile(unwrapString(path), ctx, importOptions),
-                      diagnostics, result);
+  return importWith(context, options, result,
+                    [&](mlir::MLIRContext *ctx, const OnnxImportOptions &o) {
+                      return importOnnxFile(unwrapString(path), ctx, o);
+                    });
 }
 
 PlacerStatus placerImportOnnxBytes(MlirContext context, MlirStringRef bytes,
                                    MlirStringRef modelDir,
                                    PlacerImportOptions options,
                                    MlirModule *result) {
-  OnnxImportOptions importOptions;
-  if (PlacerStatus status = convertImportOptions(options, importOptions);
-      !placerStatusIsOk(status))
-    return status;
-  mlir::MLIRContext *ctx = unwrap(context);
-  DiagnosticCapture diagnostics(ctx);
   llvm::StringRef dir = unwrapString(modelDir);
-  return finishImport(importOnnxBuffer(unwrapString(bytes), "<bytes>",
-                                       dir.empty() ? "." : dir, ctx,
-                                       importOptions),
-                      diagnostics, result);
+  return importWith(context, options, result,
+                    [&](mlir::MLIRContext *ctx, const OnnxImportOptions &o) {
+                      return importOnnxBuffer(unwrapString(bytes), "<bytes>",
+                                              dir.empty() ? "." : dir, ctx, o);
+                    });
 }
 
 PlacerStatus placerExportOnnx(MlirModule module, MlirStringCallback callback,

@@ -36,6 +36,7 @@
 #include "llvm/Support/xxhash.h"
 
 #include <cmath>
+#include <cstring>
 #include <map>
 
 using namespace placer::runtime;
@@ -153,10 +154,11 @@ uint64_t launchIdentity(const Options &options, int argc, char **argv) {
   return llvm::xxh3_64bits(identity);
 }
 
-/// Every input and output of the session, held here as .npy-shaped arrays:
-/// inputs read from --input files or seeded, outputs zeroed.
+/// Every input and output of the session in aligned buffers (64 bytes,
+/// for vector loads), all microbatches stacked: inputs read from --input
+/// files or seeded, outputs zeroed.
 struct Arrays {
-  std::vector<NpyArray> inputs, outputs;
+  std::vector<Buffer> inputs, outputs;
 };
 
 llvm::Expected<Arrays>
@@ -165,13 +167,10 @@ prepareArrays(const Session &session, const Options &options,
   Arrays arrays;
   for (const TensorSpec &spec : session.getInputs()) {
     auto file = given.find(spec.name);
+    Buffer buffer(session.getStackedBytes(spec));
     if (file == given.end()) {
-      NpyArray array{npyDtypeOf(spec.elementType),
-                     session.getStackedShape(spec),
-                     std::vector<uint8_t>(session.getStackedBytes(spec))};
-      fillSeeded(array.bytes.data(), spec, session.getMicrobatches(),
-                 options.seed);
-      arrays.inputs.push_back(std::move(array));
+      fillSeeded(buffer.data(), spec, session.getMicrobatches(), options.seed);
+      arrays.inputs.push_back(std::move(buffer));
       continue;
     }
     llvm::Expected<NpyArray> array = readNpy(file->second);
@@ -194,18 +193,18 @@ prepareArrays(const Session &session, const Options &options,
                           : std::string()) +
                    ", the file has " + array->dtype + " " +
                    formatShape(array->shape));
-    arrays.inputs.push_back(std::move(*array));
+    std::memcpy(buffer.data(), array->bytes.data(), array->bytes.size());
+    arrays.inputs.push_back(std::move(buffer));
   }
   for (const TensorSpec &spec : session.getOutputs())
-    arrays.outputs.push_back(
-        NpyArray{npyDtypeOf(spec.elementType), session.getStackedShape(spec),
-                 std::vector<uint8_t>(session.getStackedBytes(spec))});
+    arrays.outputs.emplace_back(session.getStackedBytes(spec));
   return arrays;
 }
 
 llvm::Error bindArrays(Session &session, Arrays &arrays) {
-  auto view = [](const TensorSpec &spec, NpyArray &array) {
-    return HostTensor{spec.elementType, array.shape, array.bytes.data()};
+  auto view = [&](const TensorSpec &spec, Buffer &buffer) {
+    return HostTensor{spec.elementType, session.getStackedShape(spec),
+                      buffer.data()};
   };
   std::vector<HostTensor> inputs, outputs;
   for (auto [spec, array] : llvm::zip(session.getInputs(), arrays.inputs))
@@ -219,7 +218,10 @@ llvm::Error writeOutputs(const Session &session, const Arrays &arrays,
                          const Options &options) {
   if (std::error_code ec = llvm::sys::fs::create_directories(options.outputDir))
     return error("cannot create " + options.outputDir + ": " + ec.message());
-  for (auto [spec, array] : llvm::zip(session.getOutputs(), arrays.outputs)) {
+  for (auto [spec, buffer] : llvm::zip(session.getOutputs(), arrays.outputs)) {
+    NpyArray array{npyDtypeOf(spec.elementType), session.getStackedShape(spec),
+                   std::vector<uint8_t>(buffer.data(),
+                                        buffer.data() + buffer.size())};
     if (array.dtype.empty())
       return error("output '" + spec.name + "' has element type " +
                    spec.elementType + ", which .npy cannot hold");
