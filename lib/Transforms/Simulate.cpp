@@ -772,6 +772,124 @@ StageMemory getStageMemory(const Stage &stage, bool training,
   return memory;
 }
 
+/// One Stage per device that runs a stage of `program` (copies of a
+/// replicated stage included), with the placement's recomputing stages.
+std::vector<Stage> collectStages(ModuleOp module, dist::ProgramOp program,
+                                 const Cluster &cluster) {
+  std::vector<Stage> stages;
+  for (auto [index, ref] : llvm::enumerate(program.getStages())) {
+    auto func = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        program, cast<SymbolRefAttr>(ref));
+    SmallVector<int64_t> runners = program.getStageDevices(index);
+    for (auto [replica, device] : llvm::enumerate(runners)) {
+      const DeviceKind &kind =
+          cluster.getKinds()[cluster.getKindOfDevice(device)];
+      Stage stage{device,
+                  kind.name,
+                  kind.isAccelerator,
+                  runners.front(),
+                  static_cast<int64_t>(replica),
+                  static_cast<int64_t>(runners.size()),
+                  {},
+                  OpRoles(func.getBody().front())};
+      for (Operation &op : func.getBody().front().without_terminator())
+        stage.ops.push_back(&op);
+      stages.push_back(std::move(stage));
+    }
+  }
+  if (PlacementAttr placement = getPlacement(module))
+    if (DenseI64ArrayAttr recompute = placement.getRecompute())
+      for (Stage &stage : stages)
+        stage.recompute =
+            llvm::is_contained(recompute.asArrayRef(), stage.device);
+  return stages;
+}
+
+/// The figures every report and summary gives.
+struct Headline {
+  int64_t samples;
+  bool training, overlap;
+  solver::Schedule pipeline;
+  double latency, total, perSample, bubble;
+};
+
+/// "simulated 16 microbatch(es) on 4 devices (...): latency ..., bubble
+/// fraction ...": the pass's remark.
+std::string summarize(const Headline &h, size_t devices) {
+  std::string text;
+  llvm::raw_string_ostream summary(text);
+  summary << "simulated ";
+  if (h.training)
+    summary << "one training iteration (" << solver::getName(h.pipeline)
+            << ", " << h.samples << " microbatches)";
+  else
+    summary << h.samples << " microbatch(es)";
+  summary << " on " << devices << " devices ("
+          << (h.overlap ? "transfers overlap compute" : "transfers serialized")
+          << "): latency " << formatNumber(h.latency) << ", total "
+          << formatNumber(h.total)
+          << (h.training ? ", time per sample "
+                         : ", steady-state time per sample ")
+          << formatNumber(h.perSample) << ", bubble fraction "
+          << formatNumber(h.bubble);
+  return text;
+}
+
+/// The JSON report (docs/Simulator.md): the headline, per device busy and
+/// idle time and memory, every event.
+llvm::json::Object makeReport(const Headline &h, std::vector<Stage> &stages,
+                              const Simulator &simulator) {
+  bool training = h.training;
+  double total = h.total;
+  llvm::json::Array devices, events;
+  for (auto [i, stage] : llvm::enumerate(stages)) {
+    StageMemory memory =
+        getStageMemory(stage, training, simulator.inFlight[i]);
+    llvm::json::Object device{
+        {"device", stage.device},
+        {"busy", simulator.busy[i]},
+        {"idle", total - simulator.busy[i]},
+        {"bubble_fraction", total > 0 ? 1.0 - simulator.busy[i] / total : 0.0},
+        {"param_bytes", memory.weights},
+        {"peak_activation_bytes", memory.activations},
+        {"peak_bytes", memory.weights + memory.activations}};
+    if (stage.replicas > 1) {
+      device["replicas"] = stage.replicas;
+      if (stage.replica > 0)
+        device["replica_of"] = stage.leader;
+    }
+    if (training) {
+      device["in_flight"] = simulator.inFlight[i];
+      device["stash_bytes"] = memory.stash;
+      device["recompute"] = stage.recompute;
+    }
+    devices.push_back(std::move(device));
+  }
+  for (const Event &e : simulator.events)
+    events.push_back(llvm::json::Object{{"device", e.device},
+                                        {"microbatch", e.microbatch},
+                                        {"name", e.name},
+                                        {"phase", getPhaseName(e.phase)},
+                                        {"transfer", e.transfer},
+                                        {"start", e.start},
+                                        {"end", e.end}});
+  llvm::json::Array sampleFinish;
+  for (double t : simulator.sampleFinish)
+    sampleFinish.push_back(t);
+  llvm::json::Object report{{"microbatches", h.samples},
+                            {"overlap", h.overlap},
+                            {"latency", h.latency},
+                            {"total", total},
+                            {"time_per_sample", h.perSample},
+                            {"bubble_fraction", h.bubble},
+                            {"sample_finish", std::move(sampleFinish)},
+                            {"devices", std::move(devices)},
+                            {"events", std::move(events)}};
+  if (training)
+    report["schedule"] = solver::getName(h.pipeline);
+  return report;
+}
+
 } // namespace
 
 FailureOr<Simulation> placer::simulate(ModuleOp module,
@@ -800,32 +918,7 @@ FailureOr<Simulation> placer::simulate(ModuleOp module,
   }
   Cluster cluster = getCluster(module).getCluster();
   dist::ProgramOp program = programs.front();
-  std::vector<Stage> stages;
-  for (auto [index, ref] : llvm::enumerate(program.getStages())) {
-    auto func = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-        program, cast<SymbolRefAttr>(ref));
-    SmallVector<int64_t> runners = program.getStageDevices(index);
-    for (auto [replica, device] : llvm::enumerate(runners)) {
-      const DeviceKind &kind =
-          cluster.getKinds()[cluster.getKindOfDevice(device)];
-      Stage stage{device,
-                  kind.name,
-                  kind.isAccelerator,
-                  runners.front(),
-                  static_cast<int64_t>(replica),
-                  static_cast<int64_t>(runners.size()),
-                  {},
-                  OpRoles(func.getBody().front())};
-      for (Operation &op : func.getBody().front().without_terminator())
-        stage.ops.push_back(&op);
-      stages.push_back(std::move(stage));
-    }
-  }
-  if (PlacementAttr placement = getPlacement(module))
-    if (DenseI64ArrayAttr recompute = placement.getRecompute())
-      for (Stage &stage : stages)
-        stage.recompute =
-            llvm::is_contained(recompute.asArrayRef(), stage.device);
+  std::vector<Stage> stages = collectStages(module, program, cluster);
   bool training = TaskBuilder(cluster, stages).build();
   if (forced && !training)
     return emitError(loc, "--placer-simulate: schedule=")
@@ -873,68 +966,11 @@ FailureOr<Simulation> placer::simulate(ModuleOp module,
     busyTotal += busy;
   double bubble = total > 0 ? 1.0 - busyTotal / (total * stages.size()) : 0.0;
 
+  Headline headline{samples, training, overlap, pipeline,
+                    latency,  total,    perSample, bubble};
   Simulation result;
-  llvm::raw_string_ostream summary(result.summary);
-  summary << "simulated ";
-  if (training)
-    summary << "one training iteration (" << solver::getName(pipeline) << ", "
-            << samples << " microbatches)";
-  else
-    summary << samples << " microbatch(es)";
-  summary << " on " << stages.size() << " devices ("
-          << (overlap ? "transfers overlap compute" : "transfers serialized")
-          << "): latency " << formatNumber(latency) << ", total "
-          << formatNumber(total)
-          << (training ? ", time per sample " : ", steady-state time per sample ")
-          << formatNumber(perSample) << ", bubble fraction "
-          << formatNumber(bubble);
-
-  llvm::json::Array devices, events;
-  for (auto [i, stage] : llvm::enumerate(stages)) {
-    StageMemory memory =
-        getStageMemory(stage, training, simulator.inFlight[i]);
-    llvm::json::Object device{
-        {"device", stage.device},
-        {"busy", simulator.busy[i]},
-        {"idle", total - simulator.busy[i]},
-        {"bubble_fraction", total > 0 ? 1.0 - simulator.busy[i] / total : 0.0},
-        {"param_bytes", memory.weights},
-        {"peak_activation_bytes", memory.activations},
-        {"peak_bytes", memory.weights + memory.activations}};
-    if (stage.replicas > 1) {
-      device["replicas"] = stage.replicas;
-      if (stage.replica > 0)
-        device["replica_of"] = stage.leader;
-    }
-    if (training) {
-      device["in_flight"] = simulator.inFlight[i];
-      device["stash_bytes"] = memory.stash;
-      device["recompute"] = stage.recompute;
-    }
-    devices.push_back(std::move(device));
-  }
-  for (const Event &e : simulator.events)
-    events.push_back(llvm::json::Object{{"device", e.device},
-                                        {"microbatch", e.microbatch},
-                                        {"name", e.name},
-                                        {"phase", getPhaseName(e.phase)},
-                                        {"transfer", e.transfer},
-                                        {"start", e.start},
-                                        {"end", e.end}});
-  llvm::json::Array sampleFinish;
-  for (double t : simulator.sampleFinish)
-    sampleFinish.push_back(t);
-  result.report = llvm::json::Object{{"microbatches", samples},
-                                     {"overlap", overlap},
-                                     {"latency", latency},
-                                     {"total", total},
-                                     {"time_per_sample", perSample},
-                                     {"bubble_fraction", bubble},
-                                     {"sample_finish", std::move(sampleFinish)},
-                                     {"devices", std::move(devices)},
-                                     {"events", std::move(events)}};
-  if (training)
-    result.report["schedule"] = solver::getName(pipeline);
+  result.summary = summarize(headline, stages.size());
+  result.report = makeReport(headline, stages, simulator);
   if (settings.timeline)
     result.timelineSvg =
         renderTimeline(stages, simulator.events, total, samples, training);

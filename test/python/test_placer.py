@@ -268,3 +268,31 @@ def test_shapes_only_models_do_not_run(tmp_path):
     module = placer.import_onnx(str(resnet), dims={"batch": 1}, shapes_only=True)
     with pytest.raises(placer.Error, match="resnet50_ext.onnx.data"):
         placer.compile(module, cache_dir=str(tmp_path))
+
+
+def test_external_weights_are_embedded_or_kept_beside(tmp_path, x):
+    """A model whose weights live in a data file: stages() embeds them in
+    each stage model; export_stages keeps one data file per stage."""
+    model = onnx.load(str(MLP4))
+    onnx.save(model, str(tmp_path / "ext.onnx"), save_as_external_data=True,
+              all_tensors_to_one_file=True, location="ext.data",
+              size_threshold=0)
+    module = placer.import_onnx(str(tmp_path / "ext.onnx"), dims={"batch": 8})
+    placement = module.partition(devices=2)
+    embedded = placement.stage_files(embed_weights=True)
+    assert not [n for n in embedded if n.endswith(".data")]
+    models, manifest = placement.stages()
+    assert all("weights" not in stage for stage in manifest["stages"])
+    for stage_model in models:
+        assert not any(t.external_data for t in stage_model.graph.initializer)
+    kept = placement.export_stages(str(tmp_path / "stages"))
+    data = sorted(s["weights"]["file"] for s in kept["stages"])
+    assert data == ["stage0_device0.data", "stage1_device1.data"]
+    assert all((tmp_path / "stages" / f).stat().st_size > 0 for f in data)
+    # The embedded stages compute what the whole model does.
+    values = {"x": x}
+    for stage, stage_model in zip(manifest["stages"], models):
+        session = placer.compile(placer.import_onnx(stage_model),
+                                 cache_dir=str(tmp_path / "cache"))
+        values.update(session.run({i: values[i] for i in stage["inputs"]}))
+    np.testing.assert_allclose(values["y"], reference(x), atol=1e-5)
