@@ -22,6 +22,14 @@ config.substitutions.append(
                                  os.path.join(inputs, "onnx_fixtures.py"))))
 config.substitutions.append(("%inputs", inputs))
 config.substitutions.append(("%placer_bin", config.placer_tools_dir))
+# The stock mlir-opt of Debian's mlir-22-tools, and Placer as its plugin.
+plugin = os.path.join(config.placer_obj_root, "lib", "libPlacerPlugin.so")
+config.substitutions.append(("%placer_plugin_flags",
+                             "--load-dialect-plugin=%s --load-pass-plugin=%s"
+                             % (plugin, plugin)))
+config.substitutions.append(("%placer_plugin", plugin))
+config.substitutions.append(("%mlir_opt",
+                             os.path.join(config.llvm_tools_dir, "mlir-opt")))
 
 # Shared, read-only data next to the checkout (workloads, real models).
 shared = os.path.abspath(os.path.join(config.placer_src_root, "..", "shared"))

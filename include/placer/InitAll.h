@@ -22,9 +22,14 @@ void registerPlacerDialects(mlir::DialectRegistry &registry);
 /// translation that the execution pipeline goes through.
 void registerAllDialects(mlir::DialectRegistry &registry);
 
-/// Placer's passes and pipelines (--partition-devices,
-/// --placer-lower-to-llvm, ...) and every upstream pass. Once per process:
-/// later calls do nothing.
+/// Placer's own passes and pipelines (--partition-devices,
+/// --placer-lower-to-llvm, ...), for a tool that registers the upstream
+/// passes itself (mlir-opt loading the plugin). Once per process: later
+/// calls do nothing.
+void registerPlacerPassesAndPipelines();
+
+/// Placer's passes and pipelines and every upstream pass. Once per
+/// process: later calls do nothing.
 void registerAllPasses();
 
 } // namespace placer

@@ -31,10 +31,9 @@ void placer::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::registerAllToLLVMIRTranslations(registry);
 }
 
-void placer::registerAllPasses() {
+void placer::registerPlacerPassesAndPipelines() {
   // A pipeline registered twice is a fatal error in MLIR: register once.
   static const bool registered = [] {
-    mlir::registerAllPasses();
     registerPlacerConversionPasses();
     registerLowerToLLVMPipeline();
     registerPlacerPasses();
@@ -42,4 +41,13 @@ void placer::registerAllPasses() {
     return true;
   }();
   (void)registered;
+}
+
+void placer::registerAllPasses() {
+  static const bool registered = [] {
+    mlir::registerAllPasses();
+    return true;
+  }();
+  (void)registered;
+  registerPlacerPassesAndPipelines();
 }

@@ -1,8 +1,9 @@
 //===- Runner.h - Compile a graph module and run it on this machine -*- C++ -*-===//
 //
-// placer-run's pieces: lower a graph module to the LLVM dialect while
-// keeping its weights out of the code, compile it ahead of time into a
-// cached shared object, and call its entry function on host buffers.
+// The pieces a Session (Session.h) is made of: lower a graph module to the
+// LLVM dialect while keeping its weights out of the code, compile it ahead
+// of time into a cached shared object, and call its entry function on host
+// buffers.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLACER_RUNTIME_RUNNER_H
