@@ -20,6 +20,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
     -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
+    -DCMAKE_MODULE_LINKER_FLAGS="-fsanitize=address,undefined" \
     -DPLACER_BUILD_PYTHON=OFF
 fi
 ninja -C "$build" -j "${PLACER_JOBS:-2}"
