@@ -224,45 +224,52 @@ Session::create(mlir::ModuleOp module, const SessionOptions &options) {
   return std::move(session);
 }
 
-std::optional<size_t> Session::findInput(llvm::StringRef name) const {
-  for (auto [index, spec] : llvm::enumerate(lowered.inputs))
-    if (spec.name == name)
-      return index;
-  return std::nullopt;
+std::vector<int64_t> placer::runtime::stackShape(llvm::ArrayRef<int64_t> shape,
+                                                int64_t microbatches) {
+  if (shape.empty())
+    return {microbatches};
+  std::vector<int64_t> stacked(shape.begin(), shape.end());
+  stacked[0] *= microbatches;
+  return stacked;
 }
 
 std::vector<int64_t> Session::getStackedShape(const TensorSpec &spec) const {
-  std::vector<int64_t> shape = spec.shape;
-  if (shape.empty())
-    return {options.microbatches};
-  shape[0] *= options.microbatches;
-  return shape;
+  return stackShape(spec.shape, options.microbatches);
+}
+
+bool Session::acceptsShape(const TensorSpec &spec,
+                           llvm::ArrayRef<int64_t> shape) const {
+  int64_t m = options.microbatches;
+  std::vector<int64_t> stacked = spec.shape;
+  stacked.insert(stacked.begin(), m);
+  return shape == llvm::ArrayRef(getStackedShape(spec)) ||
+         shape == llvm::ArrayRef(stacked) ||
+         (m == 1 && shape == llvm::ArrayRef(spec.shape));
+}
+
+std::string Session::describeShape(const TensorSpec &spec) const {
+  int64_t m = options.microbatches;
+  return formatShape(getStackedShape(spec)) +
+         (m > 1 ? " (" + std::to_string(m) + " microbatches of " +
+                      formatShape(spec.shape) + ")"
+                : std::string());
 }
 
 int64_t Session::getStackedBytes(const TensorSpec &spec) const {
   return spec.getByteSize() * options.microbatches;
 }
 
-/// Whether `tensor` holds the M microbatches of `spec`: [M * d0, ...]
-/// (concatenated) and [M, d0, ...] (np.stack) hold the same bytes.
+/// Whether `tensor` holds the M microbatches of `spec`.
 static llvm::Error checkTensor(const Session &session, const TensorSpec &spec,
                                const HostTensor &tensor, llvm::StringRef role) {
-  int64_t m = session.getMicrobatches();
-  std::vector<int64_t> stacked = spec.shape;
-  stacked.insert(stacked.begin(), m);
-  bool shapeOk = tensor.shape == session.getStackedShape(spec) ||
-                 tensor.shape == stacked || (m == 1 && tensor.shape == spec.shape);
-  if (tensor.elementType == spec.elementType && shapeOk && tensor.data)
-    return llvm::Error::success();
   if (!tensor.data)
     return error(role + " '" + spec.name + "' has no data");
-  return error(
-      role + " '" + spec.name + "' needs " + spec.elementType + " " +
-      formatShape(session.getStackedShape(spec)) +
-      (m > 1 ? " (" + std::to_string(m) + " microbatches of " +
-                   formatShape(spec.shape) + ")"
-             : std::string()) +
-      ", got " + tensor.elementType + " " + formatShape(tensor.shape));
+  if (tensor.elementType == spec.elementType &&
+      session.acceptsShape(spec, tensor.shape))
+    return llvm::Error::success();
+  return error(role + " '" + spec.name + "' needs " + spec.elementType + " " +
+               session.describeShape(spec) + ", got " + tensor.elementType +
+               " " + formatShape(tensor.shape));
 }
 
 llvm::Error Session::bind(llvm::ArrayRef<HostTensor> inputs,

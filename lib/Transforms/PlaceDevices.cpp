@@ -368,7 +368,8 @@ void addLatencyReport(Object &report, const solver::Problem &problem,
   report["calls"] = std::move(calls);
 }
 
-LogicalResult writeJson(Location loc, StringRef path, llvm::json::Value value,
+LogicalResult writeJson(Location loc, StringRef path,
+                        const llvm::json::Value &value,
                         StringRef what) {
   std::string error;
   auto file = openOutputFile(path, &error);

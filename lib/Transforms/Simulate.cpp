@@ -994,16 +994,13 @@ struct SimulatePass : public placer::impl::SimulateBase<SimulatePass>,
     if (failed(simulation))
       return signalPassFailure();
     emitRemark(module.getLoc()) << simulation->summary;
-    if (!report.empty()) {
-      llvm::json::Object copy = simulation->report;
-      if (failed(write(report,
-                       llvm::formatv("{0:2}", llvm::json::Value(std::move(copy)))
-                           .str())))
-        return signalPassFailure();
-    }
+    llvm::json::Value json(std::move(simulation->report));
+    if (!report.empty() &&
+        failed(write(report, llvm::formatv("{0:2}", json).str())))
+      return signalPassFailure();
     if (!timeline.empty() && failed(write(timeline, simulation->timelineSvg)))
       return signalPassFailure();
-    setReport(std::move(simulation->report));
+    setReport(std::move(json));
     markAllAnalysesPreserved();
   }
 

@@ -176,21 +176,10 @@ prepareArrays(const Session &session, const Options &options,
     llvm::Expected<NpyArray> array = readNpy(file->second);
     if (!array)
       return array.takeError();
-    // The M microbatches: [M * d0, ...] (concatenated) and [M, d0, ...]
-    // (np.stack) hold the same bytes.
-    int64_t m = session.getMicrobatches();
-    std::vector<int64_t> stacked = spec.shape;
-    stacked.insert(stacked.begin(), m);
     std::string dtype = npyDtypeOf(spec.elementType);
-    bool shapeOk = array->shape == session.getStackedShape(spec) ||
-                   array->shape == stacked;
-    if (array->dtype != dtype || !shapeOk)
+    if (array->dtype != dtype || !session.acceptsShape(spec, array->shape))
       return error(file->second + ": input '" + spec.name + "' needs dtype " +
-                   dtype + " and shape " +
-                   formatShape(session.getStackedShape(spec)) +
-                   (m > 1 ? " (" + std::to_string(m) + " microbatches of " +
-                                formatShape(spec.shape) + ")"
-                          : std::string()) +
+                   dtype + " and shape " + session.describeShape(spec) +
                    ", the file has " + array->dtype + " " +
                    formatShape(array->shape));
     std::memcpy(buffer.data(), array->bytes.data(), array->bytes.size());
@@ -304,14 +293,10 @@ llvm::json::Array describeOutputs(const ProgramShape &program,
   if (options.outputDir.empty())
     return outputs;
   for (const auto &[rank, name, shape] : program.outputs) {
-    std::vector<int64_t> stacked = shape;
-    if (stacked.empty())
-      stacked = {options.microbatches};
-    else
-      stacked[0] *= options.microbatches;
-    llvm::json::Object entry{{"name", name},
-                             {"file", outputPath(options, name)},
-                             {"shape", llvm::json::Array(stacked)}};
+    llvm::json::Object entry{
+        {"name", name},
+        {"file", outputPath(options, name)},
+        {"shape", llvm::json::Array(stackShape(shape, options.microbatches))}};
     if (distributed)
       entry["rank"] = rank;
     outputs.push_back(std::move(entry));

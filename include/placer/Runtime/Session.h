@@ -154,9 +154,15 @@ public:
   /// The entry's inputs and outputs (for one microbatch).
   llvm::ArrayRef<TensorSpec> getInputs() const { return lowered.inputs; }
   llvm::ArrayRef<TensorSpec> getOutputs() const { return lowered.outputs; }
-  std::optional<size_t> findInput(llvm::StringRef name) const;
   /// Every microbatch's tensor, stacked: [M * d0, ...], or [M] for a scalar.
   std::vector<int64_t> getStackedShape(const TensorSpec &spec) const;
+  /// Whether a caller's tensor of `shape` holds the M microbatches of
+  /// `spec`: [M * d0, ...] (concatenated) and [M, d0, ...] (np.stack) hold
+  /// the same bytes; for M = 1 so does the spec's own shape.
+  bool acceptsShape(const TensorSpec &spec, llvm::ArrayRef<int64_t> shape) const;
+  /// "[32, 32] (4 microbatches of [8, 32])", as messages describe the
+  /// tensor a caller gives.
+  std::string describeShape(const TensorSpec &spec) const;
   int64_t getStackedBytes(const TensorSpec &spec) const;
 
   /// Binds one caller tensor per input and per output, in the entry's
@@ -200,6 +206,11 @@ private:
 
 /// "[8, 32]", as messages show shapes.
 std::string formatShape(llvm::ArrayRef<int64_t> shape);
+
+/// Every microbatch of a tensor of `shape`, stacked on the first axis:
+/// [M * d0, ...], or [M] for a scalar.
+std::vector<int64_t> stackShape(llvm::ArrayRef<int64_t> shape,
+                                int64_t microbatches);
 
 /// Seeded values for an input of `microbatches` stacked microbatches:
 /// floats uniform in [-1, 1), integers in [0, 10), booleans; one stream per
