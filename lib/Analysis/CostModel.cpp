@@ -56,5 +56,5 @@ double placer::getRooflineTime(const OpWork &work, const DeviceKind &kind) {
   double compute = work.flops > 0 && peak > 0 ? work.flops / peak : 0.0;
   double memory = static_cast<double>(work.bytesRead + work.bytesWritten) /
                   kind.memoryBandwidth;
-  return std::max(compute, memory) + kind.opOverhead;
+  return std::max(compute, memory) + (work.isFused ? 0.0 : kind.opOverhead);
 }

@@ -495,6 +495,7 @@ void placer::registerCostModels(DialectRegistry &registry) {
     ConstantOp::attachInterface<ConstantCostModel>(*context);
     NoneOp::attachInterface<NoneCostModel>(*context);
   });
+  registerUpstreamCostModels(registry);
 }
 
 std::optional<double> placer::getBackwardFactor(Operation *op) {

@@ -4,7 +4,9 @@
 #include "placer/Analysis/CostModel.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace placer;
@@ -42,23 +44,63 @@ bool isShapeOf(graph::NodeOp node) {
              .isInteger(64);
 }
 
+bool isGraphOp(Operation *op) {
+  return isa_and_nonnull<graph::GraphDialect>(op->getDialect());
+}
+
+/// Ops of other dialects (linalg, tosa, tensor, arith, ...) that may be
+/// compile-time values: no side effects, statically shaped results.
+bool isPureStaticOp(Operation *op) {
+  return !isGraphOp(op) &&
+         isMemoryEffectFree(op) && op->getNumResults() > 0 &&
+         llvm::all_of(op->getResultTypes(), [](Type type) {
+           return getTypeBytes(type).has_value() || !isa<ShapedType>(type);
+         });
+}
+
+/// Builds its result from scalars alone (tensor.empty, a linalg.fill, a
+/// splat): a copy on every device costs a memset, whatever its size, and
+/// sending it would cost more.
+bool buildsFromScalars(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return llvm::all_of(op->getOpOperands(), [&](OpOperand &operand) {
+    return !isa<ShapedType>(operand.get().getType()) ||
+           (linalgOp && linalgOp.isDpsInit(&operand) &&
+            !linalgOp.payloadUsesValueFromOperand(&operand));
+  });
+}
+
+int64_t getResultBytes(Operation *op) {
+  int64_t bytes = 0;
+  for (Type type : op->getResultTypes())
+    bytes += getTypeBytes(type).value_or(0);
+  return bytes;
+}
+
 } // namespace
 
 OpRoles::OpRoles(Block &block) {
+  auto fromCompileTimeValues = [&](Operation &op) {
+    return llvm::all_of(op.getOperands(), [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && def->getBlock() == &block &&
+             getRole(def) != OpRole::Placed;
+    });
+  };
   for (Operation &op : block) {
     OpRole role = OpRole::Placed;
-    if (isa<graph::ConstantOp, graph::NoneOp>(op)) {
+    if (isa<graph::ConstantOp, graph::NoneOp>(op) ||
+        (!isGraphOp(&op) && op.hasTrait<OpTrait::ConstantLike>())) {
+      role = OpRole::Replicated;
+    } else if (isPureStaticOp(&op) && fromCompileTimeValues(op) &&
+               (buildsFromScalars(&op) ||
+                getResultBytes(&op) <= kReplicatedBytesLimit)) {
       role = OpRole::Replicated;
     } else if (auto node = dyn_cast<graph::NodeOp>(op);
                node && isSmallOnnxNode(node)) {
       if (isShapeOf(node) && getFoldedValue(node))
         role = OpRole::Folded;
-      else if (!node.getInputs().empty() &&
-               llvm::all_of(node.getInputs(), [&](Value v) {
-                 Operation *def = v.getDefiningOp();
-                 return def && def->getBlock() == &block &&
-                        getRole(def) != OpRole::Placed;
-               }))
+      else if (!node.getInputs().empty() && fromCompileTimeValues(*node))
         role = OpRole::Replicated;
     }
     if (role != OpRole::Placed)

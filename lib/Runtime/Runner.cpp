@@ -9,7 +9,12 @@
 #include "placer/Runtime/ProfileHooks.h"
 #include "placer/Transforms/Passes.h"
 
+#include "mlir/Conversion/TosaToArith/TosaToArith.h"
+#include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
+#include "mlir/Conversion/TosaToTensor/TosaToTensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Transforms/Passes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Pass/PassManager.h"
@@ -128,6 +133,21 @@ static int64_t graphIndexOf(DictionaryAttr attrs, StringRef name,
   return index ? index.getInt() : position;
 }
 
+/// Placement annotations on ops (placer.cost, placer.device, dist.position)
+/// mean nothing to code generation, and an op that a lowering moves out of
+/// its stage function (a constant becoming an LLVM constant) would carry
+/// them where their verifiers refuse them.
+static void dropPlacementAnnotations(ModuleOp module) {
+  module.walk([](Operation *op) {
+    if (isa<ModuleOp>(op))
+      return;
+    for (NamedAttribute attr : llvm::to_vector(op->getDiscardableAttrs()))
+      if (attr.getName().getValue().starts_with("placer.") ||
+          attr.getName() == dist::kPositionAttrName)
+        op->removeDiscardableAttr(attr.getName());
+  });
+}
+
 llvm::Expected<LoweredModule>
 placer::runtime::lowerForExecution(ModuleOp module,
                                    const ExecutionOptions &options) {
@@ -148,8 +168,26 @@ placer::runtime::lowerForExecution(ModuleOp module,
   LowerGraphToLinalgOptions graphOptions;
   graphOptions.profile = options.profile;
   graphPm.addPass(createLowerGraphToLinalg(graphOptions));
+  // TOSA programs go to linalg, arith and tensor first, as IREE lowers
+  // them: upstream's TOSA-to-linalg pipeline, then constants and shapes.
+  bool hasTosa = module
+                     .walk([](Operation *op) {
+                       return isa<tosa::TosaDialect>(op->getDialect())
+                                  ? WalkResult::interrupt()
+                                  : WalkResult::advance();
+                     })
+                     .wasInterrupted();
+  if (hasTosa) {
+    tosa::addTosaToLinalgPasses(graphPm, TosaToLinalgOptions(),
+                                TosaToLinalgNamedOptions());
+    OpPassManager &funcPm = graphPm.nest<func::FuncOp>();
+    funcPm.addPass(createTosaToArithPass());
+    funcPm.addPass(createTosaToTensorPass());
+    funcPm.addPass(createCanonicalizerPass());
+  }
   if (failed(graphPm.run(module)))
     return runError("cannot lower the module (see the errors above)");
+  dropPlacementAnnotations(module);
 
   SmallVector<func::FuncOp> entries;
   for (auto func : module.getOps<func::FuncOp>())

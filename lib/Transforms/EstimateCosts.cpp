@@ -1,6 +1,7 @@
 //===- EstimateCosts.cpp - Per-op work and time per device kind -----------===//
 #include "placer/Analysis/Cluster.h"
 #include "placer/Analysis/CostModel.h"
+#include "placer/Analysis/OpNames.h"
 #include "placer/Analysis/Profile.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
@@ -28,27 +29,9 @@ using llvm::json::Object;
 
 namespace {
 
-/// The ONNX-level name of an op for reports and profiles.
-std::string getReportName(Operation *op) {
-  if (auto node = dyn_cast<graph::NodeOp>(op))
-    return node.getDisplayName().str();
-  if (auto constant = dyn_cast<graph::ConstantOp>(op))
-    return constant.getName().str();
-  if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
-    return loc.getName().str();
-  return op->getName().getStringRef().str();
-}
-
-std::string getOpType(Operation *op) {
-  if (auto node = dyn_cast<graph::NodeOp>(op))
-    return node.getDomain().empty()
-               ? node.getOpType().str()
-               : (node.getDomain() + "." + node.getOpType()).str();
-  return op->getName().getStringRef().str();
-}
-
 /// Work of `op` including the ops nested in its regions (subgraphs run as
-/// part of the node that holds them).
+/// part of the node that holds them), unless its model covers them (a
+/// linalg payload).
 FailureOr<OpWork> estimateWithRegions(Operation *op,
                                       std::set<std::string> &unmodeled) {
   OpWork work;
@@ -61,7 +44,9 @@ FailureOr<OpWork> estimateWithRegions(Operation *op,
     work = estimateGenericWork(op);
   }
   if (!work.isModeled)
-    unmodeled.insert(getOpType(op));
+    unmodeled.insert(getOpTypeName(op));
+  if (work.coversRegions)
+    return work;
   for (Region &region : op->getRegions())
     for (Operation &nested : region.getOps()) {
       if (nested.hasTrait<OpTrait::IsTerminator>())
@@ -164,7 +149,7 @@ struct EstimateCostsPass
       // own (nothing consumes it) is worth an annotation.
       if (isa<graph::ConstantOp>(op) && work->paramBytes == 0)
         continue;
-      std::string name = getReportName(op);
+      std::string name = getOpDisplayName(op);
       auto measured = measuredTimes.find(name);
       bool fromProfile = measured != measuredTimes.end();
       if (fromProfile)
@@ -216,7 +201,7 @@ struct EstimateCostsPass
       totals.bytesWritten += work->bytesWritten;
       totals.outputBytes += work->outputBytes;
       records.push_back(Object{{"name", name},
-                               {"op_type", getOpType(op)},
+                               {"op_type", getOpTypeName(op)},
                                {"flops", static_cast<int64_t>(work->flops)},
                                {"bytes_read", work->bytesRead},
                                {"bytes_written", work->bytesWritten},
@@ -331,7 +316,7 @@ struct PrintCostsPass : public placer::impl::PrintCostsBase<PrintCostsPass> {
       written += w;
       params += p;
       os << llvm::formatv("{0,-28} {1,-18} {2,14} {3,12} {4,12} {5,12}",
-                          getReportName(op), getOpType(op), f, r, w, p);
+                          getOpDisplayName(op), getOpTypeName(op), f, r, w, p);
       for (const std::string &kind : kinds) {
         double t = cost.getTimeOn(kind).value_or(0.0);
         time[kind] += t;

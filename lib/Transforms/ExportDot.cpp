@@ -1,5 +1,6 @@
 //===- ExportDot.cpp - The placed graph as Graphviz DOT -------------------===//
 #include "placer/Dialect/Dist/DistDialect.h"
+#include "placer/Analysis/OpNames.h"
 #include "placer/Analysis/OpRoles.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
@@ -45,20 +46,21 @@ struct ExportDotPass : public placer::impl::ExportDotBase<ExportDotPass> {
     // Node ids, devices, and the producer a recv stands for.
     llvm::DenseMap<Operation *, int> ids;
     std::map<int64_t, Operation *> senderOf; // channel -> producer
-    SmallVector<graph::NodeOp> nodes;
-    // The placed nodes only: compile-time values (OpRoles) are copied to
-    // whichever device uses them, and so belong to none.
+    SmallVector<Operation *> nodes;
+    // The placed ops only (graph nodes, or ops of any other dialect):
+    // compile-time values (OpRoles) are copied to whichever device uses
+    // them, and so belong to none; transfers are the edges.
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
       OpRoles roles(func.getBody().front());
       for (Operation &op : func.getBody().getOps()) {
-        if (auto node = dyn_cast<graph::NodeOp>(op);
-            node && roles.isPlaced(node)) {
-          ids[node] = nodes.size();
-          nodes.push_back(node);
-        } else if (auto send = dyn_cast<dist::SendOp>(op)) {
+        if (auto send = dyn_cast<dist::SendOp>(op)) {
           senderOf[send.getChannel()] = send.getValue().getDefiningOp();
+        } else if (roles.isPlaced(&op) && !isa<dist::RecvOp>(op) &&
+                   !op.hasTrait<OpTrait::IsTerminator>()) {
+          ids[&op] = nodes.size();
+          nodes.push_back(&op);
         }
       }
     }
@@ -72,24 +74,24 @@ struct ExportDotPass : public placer::impl::ExportDotBase<ExportDotPass> {
           "  node [shape=box, style=\"rounded,filled\", fontname=Helvetica, "
           "fontsize=10];\n  edge [color=\"#555555\"];\n";
     std::map<int64_t, int> devices;
-    for (graph::NodeOp node : nodes) {
+    for (Operation *node : nodes) {
       int64_t device = deviceOf(node);
       devices.emplace(device, 0);
       os << llvm::formatv("  n{0} [label=\"{1}\\n{2}\", fillcolor=\"{3}\"];\n",
-                          ids[node], escape(node.getDisplayName()),
-                          escape(node.getOpType()),
+                          ids[node], escape(getOpDisplayName(node)),
+                          escape(getOpTypeName(node)),
                           device < 0 ? "#ffffff"
                                      : kPalette[device % std::size(kPalette)]);
     }
     int cut = 0;
-    for (graph::NodeOp node : nodes) {
+    for (Operation *node : nodes) {
       llvm::SmallSetVector<Operation *, 4> producers;
       node->walk([&](Operation *inner) {
         for (Value v : inner->getOperands()) {
           Operation *def = v.getDefiningOp();
           if (auto recv = dyn_cast_or_null<dist::RecvOp>(def))
             def = senderOf[recv.getChannel()];
-          if (def && ids.count(def) && def != node.getOperation())
+          if (def && ids.count(def) && def != node)
             producers.insert(def);
         }
       });

@@ -8,6 +8,7 @@
 
 #include "placer/Analysis/Cluster.h"
 #include "placer/Analysis/CostModel.h"
+#include "placer/Analysis/OpNames.h"
 #include "placer/Analysis/OpRoles.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
@@ -130,8 +131,7 @@ buildProblem(ModuleOp module, const ClusterDevices &devices, bool activations) {
                             "first (or --partition-devices)");
       solver::Node node;
       auto graphNode = dyn_cast<graph::NodeOp>(op);
-      node.name = graphNode ? graphNode.getDisplayName().str()
-                            : op.getName().getStringRef().str();
+      node.name = getOpDisplayName(&op);
       DictionaryAttr attrs = graphNode ? graphNode.getAttrs() : DictionaryAttr();
       node.id = getIntAttr(attrs, "id", result.problem.size());
       result.isWorkload |= cost.getSource() == CostSource::Workload;

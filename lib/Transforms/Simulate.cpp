@@ -10,6 +10,7 @@
 #include "placer/Analysis/Cluster.h"
 #include "placer/Analysis/CostModel.h"
 #include "placer/Solver/Memory.h"
+#include "placer/Analysis/OpNames.h"
 #include "placer/Analysis/OpRoles.h"
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
@@ -499,9 +500,7 @@ void TaskBuilder::addOps(Stage &stage) {
       step.kind = Step::Kind::Compute;
       step.time = getOpTime(op, stage, /*gradient=*/false);
       inputs(op->getOperands());
-      auto node = dyn_cast<graph::NodeOp>(op);
-      step.name = node ? node.getDisplayName().str()
-                       : op->getName().getStringRef().str();
+      step.name = getOpDisplayName(op);
     }
     for (Value result : op->getResults())
       madeAt[result] = {phase, static_cast<int>(steps.size())};

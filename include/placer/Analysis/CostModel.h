@@ -16,8 +16,15 @@
 namespace placer {
 
 /// Attaches the CostOpInterface models of Placer's own ops (graph.node with
-/// its ONNX formulas, graph.constant, graph.none).
+/// its ONNX formulas, graph.constant, graph.none) and of the upstream
+/// dialects (registerUpstreamCostModels).
 void registerCostModels(mlir::DialectRegistry &registry);
+
+/// Attaches CostOpInterface models to the upstream ops other stacks hand
+/// over: every linalg structured op (from the LinalgOp interface), the
+/// tosa ops, tensor views and data movement, and elementwise arith/math
+/// (on tensors; free on scalars). Each attaches when its dialect loads.
+void registerUpstreamCostModels(mlir::DialectRegistry &registry);
 
 /// The estimate for an op with no model: it reads its operands and writes
 /// its results once, and computes nothing.

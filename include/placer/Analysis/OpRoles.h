@@ -19,8 +19,10 @@ namespace placer {
 enum class OpRole {
   /// Runs on one device; devices that use its results receive them.
   Placed,
-  /// Known at compile time (constants, `graph.none`, small ops over such
-  /// values): each device that uses it holds a copy; never sent, never
+  /// Known at compile time (constants of any dialect, `graph.none`, small
+  /// pure ops over such values, and ops that build a tensor from scalars
+  /// alone, such as `tensor.empty` and a `linalg.fill` of a constant, at
+  /// any size): each device that uses it holds a copy; never sent, never
   /// charged.
   Replicated,
   /// Shape or Size of a statically shaped tensor: its value comes from the

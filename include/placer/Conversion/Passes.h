@@ -14,6 +14,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
 
 #include "mlir/Pass/Pass.h"
@@ -24,10 +25,8 @@ namespace placer {
 #define GEN_PASS_DECL
 #include "placer/Conversion/Passes.h.inc"
 
-/// The name of the argument attribute that marks a weight argument; its
-/// value is a dictionary {name = "<constant name>", value = <the constant's
-/// ElementsAttr or #graph.external>}.
-inline constexpr llvm::StringLiteral kWeightAttrName = "graph.weight";
+/// The argument attribute that marks a weight argument (graph::attrs).
+inline constexpr llvm::StringLiteral kWeightAttrName = graph::attrs::kWeight;
 
 
 /// Everything after the graph lowering down to the LLVM dialect: register

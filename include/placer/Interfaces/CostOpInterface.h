@@ -25,6 +25,13 @@ struct OpWork {
   bool isFree = false;
   /// False for the generic bytes-only estimate of an op with no formula.
   bool isModeled = true;
+  /// Runs inside a neighbour's kernel (a padding read by a convolution, an
+  /// elementwise epilogue of a contraction), as compilers fuse them: its
+  /// bytes and FLOPs count, but no launch overhead of its own.
+  bool isFused = false;
+  /// The estimate already includes the ops in the op's regions (a linalg
+  /// payload); otherwise they are estimated and added one by one.
+  bool coversRegions = false;
 };
 
 } // namespace placer

@@ -42,6 +42,12 @@ inline constexpr llvm::StringLiteral kValueName = "graph.name";
 inline constexpr llvm::StringLiteral kDimParams = "graph.dim_params";
 /// The key that stands for ONNX's default domain "" in `graph.opset_import`.
 inline constexpr llvm::StringLiteral kDefaultDomainKey = "ai.onnx";
+/// Marks a weight argument of a function lowered out of the graph dialect
+/// (--placer-lower-graph-to-linalg); its value is a dictionary {name =
+/// "<constant name>", value = <the constant's ElementsAttr or
+/// #graph.external>}. The runtime loads it; the upstream cost models count
+/// it as parameter bytes.
+inline constexpr llvm::StringLiteral kWeight = "graph.weight";
 } // namespace attrs
 
 /// Whether `attr` is one of the attribute kinds an ONNX attribute maps to.

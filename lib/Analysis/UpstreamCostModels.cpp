@@ -1,0 +1,558 @@
+//===- UpstreamCostModels.cpp - Costs of linalg, tosa, tensor, arith, math -===//
+//
+// External CostOpInterface models for the upstream dialects that other
+// stacks hand over (IREE, torch-mlir, onnx-mlir, TOSA flows). They count
+// what the graph dialect's ONNX formulas count (a multiply-add is 2 FLOPs,
+// a transcendental function 4) so that a model placed after
+// `--placer-lower-graph-to-linalg` costs what it cost before;
+// docs/CostModel.md ("Upstream dialects") lists the rules.
+//
+//===----------------------------------------------------------------------===//
+
+#include "placer/Analysis/CostModel.h"
+#include "placer/Dialect/Graph/GraphDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace placer;
+
+namespace {
+
+int64_t product(ArrayRef<int64_t> dims) {
+  return std::accumulate(dims.begin(), dims.end(), int64_t{1},
+                         std::multiplies<int64_t>());
+}
+
+std::string typeName(Type type) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  type.print(os);
+  return name;
+}
+
+//===----------------------------------------------------------------------===//
+// Scalar ops: what one element costs
+//===----------------------------------------------------------------------===//
+
+/// FLOPs of one application of a scalar op, as the graph dialect counts
+/// them: 1 for arithmetic, comparisons and selects, 4 for transcendental
+/// functions (their polynomial evaluation), 0 for casts, constants and
+/// index computations, which move or relabel bits.
+double getScalarFlops(Operation *op) {
+  static const llvm::StringMap<double> table = [] {
+    llvm::StringMap<double> flops;
+    for (StringRef name :
+         {"arith.constant", "arith.index_cast", "arith.index_castui",
+          "arith.extf", "arith.truncf", "arith.extsi", "arith.extui",
+          "arith.trunci", "arith.sitofp", "arith.uitofp", "arith.fptosi",
+          "arith.fptoui", "arith.bitcast", "linalg.index", "linalg.yield",
+          "tensor.yield", "ub.poison"})
+      flops[name] = 0;
+    for (StringRef name :
+         {"math.exp", "math.exp2", "math.expm1", "math.log", "math.log2",
+          "math.log10", "math.log1p", "math.powf", "math.fpowi", "math.ipowi",
+          "math.sqrt", "math.rsqrt", "math.cbrt", "math.tanh", "math.erf",
+          "math.erfc", "math.sin", "math.cos", "math.tan", "math.asin",
+          "math.acos", "math.atan", "math.atan2", "math.sinh", "math.cosh",
+          "math.asinh", "math.acosh", "math.atanh"})
+      flops[name] = 4;
+    flops["math.fma"] = 2;
+    return flops;
+  }();
+  auto it = table.find(op->getName().getStringRef());
+  return it == table.end() ? 1.0 : it->second;
+}
+
+//===----------------------------------------------------------------------===//
+// Shapes, bytes and weights
+//===----------------------------------------------------------------------===//
+
+/// Bytes of a statically shaped tensor or memref; 0 for scalars and other
+/// non-shaped values; std::nullopt for a dynamic shape.
+std::optional<int64_t> getValueBytes(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !isa<RankedTensorType, MemRefType>(type))
+    return isa<ShapedType>(type) ? std::nullopt : std::optional<int64_t>(0);
+  if (!shaped.hasStaticShape())
+    return std::nullopt;
+  if (isa<MemRefType>(type))
+    return getTypeBytes(
+        RankedTensorType::get(shaped.getShape(), shaped.getElementType()));
+  return getTypeBytes(type);
+}
+
+/// Error for an op whose cost needs a shape it does not have.
+LogicalResult emitDynamicShapeError(Operation *op, StringRef role, Type type) {
+  return op->emitError("cannot estimate the cost of '")
+         << op->getName() << "': " << role << " has type " << type
+         << ", not a static shape (placement needs static shapes: bind "
+            "them before placing)";
+}
+
+/// The shape of a ranked, static tensor or memref, or failure after the
+/// error above.
+FailureOr<ArrayRef<int64_t>> getStaticShape(Operation *op, Value value,
+                                            StringRef role) {
+  auto shaped = dyn_cast<ShapedType>(value.getType());
+  if (!shaped || !shaped.hasRank() || !shaped.hasStaticShape()) {
+    (void)emitDynamicShapeError(op, role, value.getType());
+    return failure();
+  }
+  return shaped.getShape();
+}
+
+/// A weight: a function argument marked as one (`graph.weight`, what
+/// Placer's own lowering writes) or the result of a non-scalar constant.
+bool isWeight(Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    return func && arg.getOwner()->isEntryBlock() &&
+           func.getArgAttr(arg.getArgNumber(), graph::attrs::kWeight);
+  }
+  Operation *def = value.getDefiningOp();
+  return def && def->hasTrait<OpTrait::ConstantLike>() &&
+         isa<ShapedType>(value.getType());
+}
+
+/// Whether `op` is the first reader of the weight `value` in program order:
+/// shared weights count once, at their first consumer.
+bool ownsWeight(Operation *op, Value value) {
+  Block *block = op->getBlock();
+  Operation *first = nullptr;
+  for (Operation *user : value.getUsers()) {
+    Operation *ancestor = block->findAncestorOpInBlock(*user);
+    if (ancestor && (!first || ancestor->isBeforeInBlock(first)))
+      first = ancestor;
+  }
+  return first == op;
+}
+
+/// The bytes an op moves: each operand in `reads` read once, each result
+/// written once, and the weights among the operands it owns. Failure after
+/// an error when a tensor has a dynamic shape.
+FailureOr<OpWork> countBytes(Operation *op, ValueRange reads) {
+  OpWork work;
+  llvm::SmallPtrSet<Value, 4> counted;
+  for (Value value : reads) {
+    std::optional<int64_t> bytes = getValueBytes(value.getType());
+    if (!bytes)
+      return emitDynamicShapeError(op, "an operand", value.getType());
+    if (!counted.insert(value).second)
+      continue;
+    work.bytesRead += *bytes;
+    if (isWeight(value) && ownsWeight(op, value))
+      work.paramBytes += *bytes;
+  }
+  for (Value result : op->getResults()) {
+    std::optional<int64_t> bytes = getValueBytes(result.getType());
+    if (!bytes)
+      return emitDynamicShapeError(op, "a result", result.getType());
+    work.outputBytes += *bytes;
+    if (auto shaped = dyn_cast<ShapedType>(result.getType()))
+      work.elementType = typeName(shaped.getElementType());
+  }
+  work.bytesWritten = work.outputBytes;
+  return work;
+}
+
+FailureOr<OpWork> countBytes(Operation *op) {
+  return countBytes(op, op->getOperands());
+}
+
+/// A view or metadata op: no kernel, no bytes. Dynamic results still fail.
+FailureOr<OpWork> freeWork(Operation *op) {
+  for (Value result : op->getResults())
+    if (!getValueBytes(result.getType()))
+      return emitDynamicShapeError(op, "a result", result.getType());
+  OpWork work;
+  work.isFree = true;
+  return work;
+}
+
+//===----------------------------------------------------------------------===//
+// linalg: every structured op from the LinalgOp interface
+//===----------------------------------------------------------------------===//
+
+/// An init built from scalars alone (a fill of a constant) that only linalg
+/// ops read, as the init they overwrite or accumulate into: it runs inside
+/// their kernels.
+bool isScalarInit(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && !op->use_empty() &&
+         llvm::none_of(linalgOp.getDpsInputs(),
+                       [](Value v) { return isa<ShapedType>(v.getType()); }) &&
+         llvm::all_of(op->getUses(), [](OpOperand &use) {
+           auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
+           return consumer && consumer.isDpsInit(&use);
+         });
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels: one launch per source op
+//===----------------------------------------------------------------------===//
+
+/// Reshapes of tensors relabel the same data.
+bool isView(Operation *op) {
+  return isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp,
+             tensor::ReshapeOp>(op);
+}
+
+/// The ops that run a kernel at the lowered level: linalg ops and tensor
+/// data movement (views, empties and inits launch nothing).
+bool isKernelOp(Operation *op) {
+  return isa<linalg::LinalgOp, tensor::PadOp, tensor::ConcatOp,
+             tensor::InsertSliceOp, tensor::GatherOp, tensor::ScatterOp>(op);
+}
+
+/// Whether `value` is computed by a kernel op of the source op at `loc`
+/// (looking through views).
+bool isComputedInKernel(Value value, Location loc) {
+  Operation *def = value.getDefiningOp();
+  while (def && isView(def) && def->getNumOperands() > 0)
+    def = def->getOperand(0).getDefiningOp();
+  return def && def->getLoc() == loc && isKernelOp(def) && !isa<UnknownLoc>(loc);
+}
+
+/// The op that launches the kernel of `op`'s source op. A lowering emits
+/// several ops for one source op (an ONNX Conv becomes a pad, a fill, a
+/// convolution and a bias add; a LayerNormalization two reductions and
+/// their elementwise steps) and gives them all the source op's location;
+/// a runtime runs that source op as one kernel. So ops with one known
+/// location, connected through their values, are one kernel, launched by
+/// its first op with reduction loops (the heavy one), else its first op.
+/// Hand-written IR has one location per op: one kernel each.
+Operation *getKernelRoot(Operation *op) {
+  Location loc = op->getLoc();
+  if (isa<UnknownLoc>(loc))
+    return op;
+  Block *block = op->getBlock();
+  llvm::SmallSetVector<Operation *, 8> group;
+  SmallVector<Operation *> work{op};
+  auto visit = [&](Operation *other) {
+    if (other && other->getBlock() == block && other->getLoc() == loc &&
+        (isKernelOp(other) || isView(other)) && group.insert(other))
+      work.push_back(other);
+  };
+  group.insert(op);
+  while (!work.empty()) {
+    Operation *current = work.pop_back_val();
+    for (Value operand : current->getOperands())
+      visit(operand.getDefiningOp());
+    for (Operation *user : current->getUsers())
+      visit(user);
+  }
+  Operation *root = nullptr;
+  bool rootReduces = false;
+  for (Operation *member : group) {
+    if (isView(member) || isScalarInit(member))
+      continue;
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(member);
+    bool reduces = linalgOp && linalgOp.getNumReductionLoops() > 0;
+    if (!root || (reduces && !rootReduces) ||
+        (reduces == rootReduces && member->isBeforeInBlock(root))) {
+      root = member;
+      rootReduces = reduces;
+    }
+  }
+  return root ? root : op;
+}
+
+FailureOr<OpWork> estimateLinalgWork(linalg::LinalgOp op) {
+  Operation *operation = op.getOperation();
+  SmallVector<int64_t> loops = op.getStaticLoopRanges();
+  if (llvm::any_of(loops, ShapedType::isDynamic)) {
+    for (OpOperand &operand : operation->getOpOperands())
+      if (auto shaped = dyn_cast<ShapedType>(operand.get().getType());
+          shaped && !shaped.hasStaticShape())
+        return emitDynamicShapeError(
+            operation, "operand #" + std::to_string(operand.getOperandNumber()),
+            shaped);
+    return operation->emitError("cannot estimate the cost of '")
+           << operation->getName() << "': its loop ranges are not static";
+  }
+
+  // Reads: the inputs, and the inits whose values the payload uses (a
+  // matmul accumulates into its init; a map overwrites it).
+  // An op inside another op's kernel reads what that kernel computed from
+  // registers, not memory.
+  bool fused = getKernelRoot(operation) != operation;
+  SmallVector<Value> reads;
+  auto read = [&](Value value) {
+    if (!fused || !isComputedInKernel(value, operation->getLoc()))
+      reads.push_back(value);
+  };
+  for (OpOperand *input : op.getDpsInputOperands())
+    read(input->get());
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (op.payloadUsesValueFromOperand(&init))
+      read(init.get());
+
+  FailureOr<OpWork> work = countBytes(operation, reads);
+  if (failed(work))
+    return failure();
+  if (!op.hasPureTensorSemantics()) {
+    // On buffers the inits are the outputs.
+    for (Value init : op.getDpsInits())
+      work->bytesWritten += getValueBytes(init.getType()).value_or(0);
+    work->outputBytes = work->bytesWritten;
+  }
+  double perPoint = 0;
+  for (Operation &payload : op.getBlock()->without_terminator())
+    perPoint += getScalarFlops(&payload);
+  work->flops = perPoint * static_cast<double>(product(loops));
+  work->coversRegions = true;
+  work->isFused = fused;
+  return work;
+}
+
+struct LinalgCostModel
+    : public CostOpInterface::FallbackModel<LinalgCostModel> {
+  FailureOr<OpWork> estimateWork(Operation *op) const {
+    FailureOr<OpWork> work = estimateLinalgWork(cast<linalg::LinalgOp>(op));
+    if (succeeded(work) && work->flops == 0 && isScalarInit(op))
+      work->isFree = true;
+    return work;
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// tensor: views are free, the rest moves bytes
+//===----------------------------------------------------------------------===//
+
+struct TensorViewCostModel
+    : public CostOpInterface::FallbackModel<TensorViewCostModel> {
+  FailureOr<OpWork> estimateWork(Operation *op) const { return freeWork(op); }
+};
+
+struct TensorMoveCostModel
+    : public CostOpInterface::FallbackModel<TensorMoveCostModel> {
+  FailureOr<OpWork> estimateWork(Operation *op) const {
+    FailureOr<OpWork> work = countBytes(op);
+    if (failed(work))
+      return failure();
+    work->coversRegions = true; // a pad's or generate's yield computes nothing
+    work->isFused = isKernelOp(op) && getKernelRoot(op) != op;
+    return work;
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// arith and math: elementwise on tensors, free on scalars
+//===----------------------------------------------------------------------===//
+
+struct ElementwiseCostModel
+    : public CostOpInterface::FallbackModel<ElementwiseCostModel> {
+  FailureOr<OpWork> estimateWork(Operation *op) const {
+    auto tensor = op->getNumResults() == 1
+                      ? dyn_cast<ShapedType>(op->getResult(0).getType())
+                      : ShapedType();
+    // Constants fold into their readers, which own their bytes; scalar
+    // arithmetic (sizes, indices) costs nothing worth modelling.
+    if (!tensor || op->hasTrait<OpTrait::ConstantLike>())
+      return freeWork(op);
+    FailureOr<ArrayRef<int64_t>> shape = getStaticShape(op, op->getResult(0), "the result");
+    if (failed(shape))
+      return failure();
+    FailureOr<OpWork> work = countBytes(op);
+    if (failed(work))
+      return failure();
+    work->flops = getScalarFlops(op) * static_cast<double>(product(*shape));
+    return work;
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// tosa: one rule per op, as for ONNX
+//===----------------------------------------------------------------------===//
+
+/// How a TOSA op is costed: FLOPs from a formula over its shapes, or none.
+struct TosaRule {
+  enum Kind { View, DataMovement, SparseRead, Compute } kind = Compute;
+  /// FLOPs from the op (its shapes are static when this runs).
+  double (*formula)(Operation *, double perElement) = nullptr;
+  double perElement = 0;
+};
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<ShapedType>(value.getType()).getShape();
+}
+
+double perOutputElement(Operation *op, double perElement) {
+  return perElement * product(shapeOf(op->getResult(0)));
+}
+
+double perInputElement(Operation *op, double perElement) {
+  return perElement * product(shapeOf(op->getOperand(0)));
+}
+
+/// conv2d / conv3d (weights [O, kernel..., I]): each output element is
+/// kernel x I multiply-adds, plus the bias add.
+double tosaConvolution(Operation *op, double) {
+  int64_t out = product(shapeOf(op->getResult(0)));
+  double macs =
+      static_cast<double>(out) * product(shapeOf(op->getOperand(1)).drop_front());
+  return 2 * macs + out;
+}
+
+/// depthwise_conv2d (weights [KH, KW, C, M]): KH x KW per output element.
+double tosaDepthwise(Operation *op, double) {
+  ArrayRef<int64_t> weight = shapeOf(op->getOperand(1));
+  int64_t out = product(shapeOf(op->getResult(0)));
+  return 2.0 * out * weight[0] * weight[1] + out;
+}
+
+/// transpose_conv2d (weights [O, KH, KW, I]): each input element scatters
+/// into O x KH x KW outputs.
+double tosaTransposeConv(Operation *op, double) {
+  ArrayRef<int64_t> weight = shapeOf(op->getOperand(1));
+  double macs = static_cast<double>(product(shapeOf(op->getOperand(0)))) *
+                weight[0] * weight[1] * weight[2];
+  return 2 * macs + product(shapeOf(op->getResult(0)));
+}
+
+/// matmul [N, H, C] x [N, C, W]: C multiply-adds per output element.
+double tosaMatmul(Operation *op, double) {
+  return 2.0 * product(shapeOf(op->getResult(0))) *
+         shapeOf(op->getOperand(0)).back();
+}
+
+/// Pooling: one combine per output element and kernel position.
+double tosaPool(Operation *op, double) {
+  auto kernel = op->getAttrOfType<DenseI64ArrayAttr>("kernel");
+  return static_cast<double>(product(shapeOf(op->getResult(0)))) *
+         (kernel ? product(kernel.asArrayRef()) : 1);
+}
+
+const llvm::StringMap<TosaRule> &tosaRules() {
+  static const llvm::StringMap<TosaRule> rules = [] {
+    llvm::StringMap<TosaRule> table;
+    auto add = [&](std::initializer_list<StringRef> ops, TosaRule rule) {
+      for (StringRef op : ops)
+        table[("tosa." + op).str()] = rule;
+    };
+    auto compute = [](double (*formula)(Operation *, double),
+                      double perElement = 0) {
+      return TosaRule{TosaRule::Compute, formula, perElement};
+    };
+    add({"reshape", "identity", "const", "const_shape"}, {TosaRule::View});
+    add({"gather"}, {TosaRule::SparseRead});
+    add({"concat", "pad", "reverse", "slice", "tile", "transpose", "scatter",
+         "resize", "cast", "table"},
+        {TosaRule::DataMovement});
+    add({"add", "sub", "mul", "intdiv", "maximum", "minimum", "abs", "negate",
+         "reciprocal", "ceil", "floor", "clamp", "select", "equal", "greater",
+         "greater_equal", "bitwise_and", "bitwise_or", "bitwise_xor",
+         "bitwise_not", "logical_and", "logical_or", "logical_xor",
+         "logical_not", "logical_left_shift", "logical_right_shift",
+         "arithmetic_right_shift", "clz"},
+        compute(perOutputElement, 1));
+    // A rescale multiplies, shifts and rounds.
+    add({"rescale"}, compute(perOutputElement, 2));
+    add({"exp", "log", "pow", "rsqrt", "tanh", "sigmoid", "erf", "sin", "cos"},
+        compute(perOutputElement, 4));
+    add({"reduce_sum", "reduce_max", "reduce_min", "reduce_product",
+         "reduce_all", "reduce_any", "argmax"},
+        compute(perInputElement, 1));
+    add({"conv2d", "conv3d"}, compute(tosaConvolution));
+    add({"depthwise_conv2d"}, compute(tosaDepthwise));
+    add({"transpose_conv2d"}, compute(tosaTransposeConv));
+    add({"matmul"}, compute(tosaMatmul));
+    add({"avg_pool2d", "max_pool2d"}, compute(tosaPool));
+    return table;
+  }();
+  return rules;
+}
+
+struct TosaCostModel : public CostOpInterface::FallbackModel<TosaCostModel> {
+  FailureOr<OpWork> estimateWork(Operation *op) const {
+    const TosaRule &rule = tosaRules().find(op->getName().getStringRef())->second;
+    if (rule.kind == TosaRule::View)
+      return freeWork(op);
+    for (OpOperand &operand : op->getOpOperands())
+      if (auto shaped = dyn_cast<ShapedType>(operand.get().getType());
+          shaped && !shaped.hasStaticShape())
+        return emitDynamicShapeError(
+            op, "operand #" + std::to_string(operand.getOperandNumber()),
+            shaped);
+    FailureOr<OpWork> work = countBytes(op);
+    if (failed(work))
+      return failure();
+    if (rule.kind == TosaRule::SparseRead)
+      // Only the gathered rows are read, not the whole table.
+      work->bytesRead = getValueBytes(op->getOperand(1).getType()).value_or(0) +
+                        work->outputBytes;
+    if (rule.formula)
+      work->flops = rule.formula(op, rule.perElement);
+    return work;
+  }
+};
+
+template <typename... Ops>
+bool isOneOf(OperationName name) {
+  return ((name.getTypeID() == TypeID::get<Ops>()) || ...);
+}
+
+/// Attaches `Model` to every registered op of `dialect` that `accepts`.
+template <typename Model>
+void attachToOps(MLIRContext *context, Dialect *dialect,
+                 llvm::function_ref<bool(RegisteredOperationName)> accepts) {
+  for (RegisteredOperationName name : context->getRegisteredOperations())
+    if (&name.getDialect() == dialect && !name.hasInterface<CostOpInterface>() &&
+        accepts(name))
+      name.attachInterface<Model>();
+}
+
+} // namespace
+
+void placer::registerUpstreamCostModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, linalg::LinalgDialect *d) {
+    attachToOps<LinalgCostModel>(context, d, [](RegisteredOperationName name) {
+      return name.hasInterface<linalg::LinalgOp>();
+    });
+  });
+  registry.addExtension(+[](MLIRContext *context, tosa::TosaDialect *d) {
+    attachToOps<TosaCostModel>(context, d, [](RegisteredOperationName name) {
+      return tosaRules().contains(name.getStringRef());
+    });
+  });
+  registry.addExtension(+[](MLIRContext *context, tensor::TensorDialect *d) {
+    attachToOps<TensorViewCostModel>(
+        context, d, [](RegisteredOperationName name) {
+          return isOneOf<tensor::EmptyOp, tensor::ExpandShapeOp,
+                         tensor::CollapseShapeOp, tensor::CastOp,
+                         tensor::ReshapeOp, tensor::BitcastOp, tensor::DimOp,
+                         tensor::RankOp, tensor::ExtractSliceOp>(name);
+        });
+    attachToOps<TensorMoveCostModel>(
+        context, d, [](RegisteredOperationName name) {
+          return isOneOf<tensor::PadOp, tensor::ConcatOp,
+                         tensor::InsertSliceOp, tensor::SplatOp,
+                         tensor::GatherOp, tensor::ScatterOp,
+                         tensor::FromElementsOp, tensor::GenerateOp,
+                         tensor::ExtractOp, tensor::InsertOp>(name);
+        });
+  });
+  registry.addExtension(+[](MLIRContext *context, arith::ArithDialect *d) {
+    attachToOps<ElementwiseCostModel>(context, d, [](RegisteredOperationName n) {
+      return n.hasTrait<OpTrait::Elementwise>() ||
+             n.hasTrait<OpTrait::ConstantLike>();
+    });
+  });
+  registry.addExtension(+[](MLIRContext *context, math::MathDialect *d) {
+    attachToOps<ElementwiseCostModel>(context, d, [](RegisteredOperationName n) {
+      return n.hasTrait<OpTrait::Elementwise>();
+    });
+  });
+}
