@@ -139,8 +139,9 @@ bool ownsWeight(Operation *op, Value value) {
   return first == op;
 }
 
-/// The bytes an op moves: each operand in `reads` read once, each result
-/// written once, and the weights among the operands it owns. Failure after
+/// The bytes an op moves: each operand in `reads` read once (an operand
+/// given twice, twice), each result written once, and the weights among
+/// the operands it owns (once each). Failure after
 /// an error when a tensor has a dynamic shape.
 FailureOr<OpWork> countBytes(Operation *op, ValueRange reads) {
   OpWork work;
@@ -149,10 +150,9 @@ FailureOr<OpWork> countBytes(Operation *op, ValueRange reads) {
     std::optional<int64_t> bytes = getValueBytes(value.getType());
     if (!bytes)
       return emitDynamicShapeError(op, "an operand", value.getType());
-    if (!counted.insert(value).second)
-      continue;
     work.bytesRead += *bytes;
-    if (isWeight(value) && ownsWeight(op, value))
+    if (isWeight(value) && counted.insert(value).second &&
+        ownsWeight(op, value))
       work.paramBytes += *bytes;
   }
   for (Value result : op->getResults()) {
