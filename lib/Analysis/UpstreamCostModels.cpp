@@ -30,9 +30,11 @@ using namespace placer;
 
 namespace {
 
-int64_t product(ArrayRef<int64_t> dims) {
-  return std::accumulate(dims.begin(), dims.end(), int64_t{1},
-                         std::multiplies<int64_t>());
+/// In double: an iteration domain of static but huge dims must not
+/// overflow (a FLOP count is a double anyway).
+double product(ArrayRef<int64_t> dims) {
+  return std::accumulate(dims.begin(), dims.end(), 1.0,
+                         std::multiplies<double>());
 }
 
 std::string typeName(Type type) {
@@ -79,18 +81,19 @@ double getScalarFlops(Operation *op) {
 // Shapes, bytes and weights
 //===----------------------------------------------------------------------===//
 
-/// Bytes of a statically shaped tensor or memref; 0 for scalars and other
-/// non-shaped values; std::nullopt for a dynamic shape.
+/// Bytes of a statically shaped tensor, memref or vector; 0 for scalars
+/// and other non-shaped values; std::nullopt for a dynamic (or unranked,
+/// or scalable) shape and for sizes past graph::kMaxTensorBytes.
 std::optional<int64_t> getValueBytes(Type type) {
   auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped || !isa<RankedTensorType, MemRefType>(type))
-    return isa<ShapedType>(type) ? std::nullopt : std::optional<int64_t>(0);
-  if (!shaped.hasStaticShape())
+  if (!shaped)
+    return 0;
+  auto vector = dyn_cast<VectorType>(type);
+  if (!shaped.hasRank() || !shaped.hasStaticShape() ||
+      (vector && vector.isScalable()))
     return std::nullopt;
-  if (isa<MemRefType>(type))
-    return getTypeBytes(
-        RankedTensorType::get(shaped.getShape(), shaped.getElementType()));
-  return getTypeBytes(type);
+  return getTypeBytes(
+      RankedTensorType::get(shaped.getShape(), shaped.getElementType()));
 }
 
 /// Error for an op whose cost needs a shape it does not have.
@@ -311,7 +314,7 @@ FailureOr<OpWork> estimateLinalgWork(linalg::LinalgOp op) {
   double perPoint = 0;
   for (Operation &payload : op.getBlock()->without_terminator())
     perPoint += getScalarFlops(&payload);
-  work->flops = perPoint * static_cast<double>(product(loops));
+  work->flops = perPoint * product(loops);
   work->coversRegions = true;
   work->isFused = fused;
   return work;
@@ -368,7 +371,7 @@ struct ElementwiseCostModel
     FailureOr<OpWork> work = countBytes(op);
     if (failed(work))
       return failure();
-    work->flops = getScalarFlops(op) * static_cast<double>(product(*shape));
+    work->flops = getScalarFlops(op) * product(*shape);
     return work;
   }
 };
@@ -400,24 +403,23 @@ double perInputElement(Operation *op, double perElement) {
 /// conv2d / conv3d (weights [O, kernel..., I]): each output element is
 /// kernel x I multiply-adds, plus the bias add.
 double tosaConvolution(Operation *op, double) {
-  int64_t out = product(shapeOf(op->getResult(0)));
-  double macs =
-      static_cast<double>(out) * product(shapeOf(op->getOperand(1)).drop_front());
+  double out = product(shapeOf(op->getResult(0)));
+  double macs = out * product(shapeOf(op->getOperand(1)).drop_front());
   return 2 * macs + out;
 }
 
 /// depthwise_conv2d (weights [KH, KW, C, M]): KH x KW per output element.
 double tosaDepthwise(Operation *op, double) {
   ArrayRef<int64_t> weight = shapeOf(op->getOperand(1));
-  int64_t out = product(shapeOf(op->getResult(0)));
-  return 2.0 * out * weight[0] * weight[1] + out;
+  double out = product(shapeOf(op->getResult(0)));
+  return 2 * out * weight[0] * weight[1] + out;
 }
 
 /// transpose_conv2d (weights [O, KH, KW, I]): each input element scatters
 /// into O x KH x KW outputs.
 double tosaTransposeConv(Operation *op, double) {
   ArrayRef<int64_t> weight = shapeOf(op->getOperand(1));
-  double macs = static_cast<double>(product(shapeOf(op->getOperand(0)))) *
+  double macs = product(shapeOf(op->getOperand(0))) *
                 weight[0] * weight[1] * weight[2];
   return 2 * macs + product(shapeOf(op->getResult(0)));
 }
@@ -431,7 +433,7 @@ double tosaMatmul(Operation *op, double) {
 /// Pooling: one combine per output element and kernel position.
 double tosaPool(Operation *op, double) {
   auto kernel = op->getAttrOfType<DenseI64ArrayAttr>("kernel");
-  return static_cast<double>(product(shapeOf(op->getResult(0)))) *
+  return product(shapeOf(op->getResult(0))) *
          (kernel ? product(kernel.asArrayRef()) : 1);
 }
 

@@ -30,21 +30,26 @@ struct AddFCostModel
 };
 
 const char *kModule = R"mlir(
-  func.func @main_graph(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  func.func @main_graph(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
     %a = arith.addf %x, %x : tensor<4xf32>
     %m = arith.mulf %x, %x : tensor<4xf32>
-    return %a, %m : tensor<4xf32>, tensor<4xf32>
+    %u = "mine.fused"(%x, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    return %a, %m, %u : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
   })mlir";
 
 TEST(CostOpInterface, ExternalModelOfAnotherDialect) {
   DialectRegistry registry;
   registry.insert<placer::graph::GraphDialect, func::FuncDialect,
                   arith::ArithDialect>();
-  placer::registerCostModels(registry);
+  // A project's own model, registered before Placer's: it wins over
+  // Placer's model of the same op (models attach in registration order,
+  // and Placer's skip ops that already have one).
   registry.addExtension(+[](MLIRContext *context, arith::ArithDialect *) {
     arith::AddFOp::attachInterface<AddFCostModel>(*context);
   });
+  placer::registerCostModels(registry);
   MLIRContext context(registry);
+  context.allowUnregisteredDialects();
   context.getDiagEngine().registerHandler([](Diagnostic &) {}); // quiet
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kModule, &context);
   ASSERT_TRUE(module);
@@ -58,18 +63,25 @@ TEST(CostOpInterface, ExternalModelOfAnotherDialect) {
   auto func = *module->getOps<func::FuncOp>().begin();
   Operation &add = func.getBody().front().front();
   Operation &mul = *std::next(func.getBody().front().begin());
+  Operation &fused = *std::next(func.getBody().front().begin(), 2);
   placer::CostAttr addCost = placer::getCost(&add);
   placer::CostAttr mulCost = placer::getCost(&mul);
-  ASSERT_TRUE(addCost && mulCost);
+  placer::CostAttr fusedCost = placer::getCost(&fused);
+  ASSERT_TRUE(addCost && mulCost && fusedCost);
   // The plugged-in model: 42 FLOPs; time = max(42 / 96e9, 1500 / 10e9)
   // + 1e-7 on the generic CPU core.
   EXPECT_EQ(addCost.getFlops(), 42);
   EXPECT_EQ(addCost.getSource(), placer::CostSource::Model);
   EXPECT_DOUBLE_EQ(*addCost.getTimeOn("cpu"), 1500 / 10e9 + 1e-7);
-  // No model: the bytes-only estimate (16 + 16 read, 16 written).
-  EXPECT_EQ(mulCost.getSource(), placer::CostSource::Generic);
+  // Placer's elementwise model of arith on tensors: 1 FLOP per element.
+  EXPECT_EQ(mulCost.getSource(), placer::CostSource::Model);
+  EXPECT_EQ(mulCost.getFlops(), 4);
   EXPECT_EQ(mulCost.getBytesRead(), 32);
-  EXPECT_EQ(mulCost.getFlops(), 0);
+  // No model: the bytes-only estimate (16 + 16 read, 16 written).
+  EXPECT_EQ(fusedCost.getSource(), placer::CostSource::Generic);
+  EXPECT_EQ(fusedCost.getBytesRead(), 32);
+  EXPECT_EQ(fusedCost.getBytesWritten(), 16);
+  EXPECT_EQ(fusedCost.getFlops(), 0);
 }
 
 } // namespace
