@@ -38,6 +38,43 @@ std::optional<int64_t> placer::getTypeBytes(Type type) {
   return graph::getTensorBytes(ranked.getShape(), ranked.getElementType());
 }
 
+std::optional<int64_t> placer::getValueBytes(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped)
+    return 0;
+  auto vector = dyn_cast<VectorType>(type);
+  if (!shaped.hasRank() || !shaped.hasStaticShape() ||
+      (vector && vector.isScalable()))
+    return std::nullopt;
+  return getTypeBytes(
+      RankedTensorType::get(shaped.getShape(), shaped.getElementType()));
+}
+
+LogicalResult placer::emitShapeError(Operation *op, StringRef role,
+                                     Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  bool huge = shaped && shaped.hasRank() && shaped.hasStaticShape();
+  return op->emitError("cannot estimate the cost of '")
+         << op->getName() << "': " << role << " has type " << type
+         << (huge ? ", larger than any tensor Placer accepts (2^48 bytes)"
+                  : ", not a static shape (placement needs static shapes: "
+                    "bind them before placing)");
+}
+
+LogicalResult placer::checkStaticShapes(Operation *op) {
+  for (OpOperand &operand : op->getOpOperands())
+    if (!getValueBytes(operand.get().getType()))
+      return emitShapeError(
+          op, "operand #" + std::to_string(operand.getOperandNumber()),
+          operand.get().getType());
+  for (OpResult result : op->getResults())
+    if (!getValueBytes(result.getType()))
+      return emitShapeError(
+          op, "result #" + std::to_string(result.getResultNumber()),
+          result.getType());
+  return success();
+}
+
 OpWork placer::estimateGenericWork(Operation *op) {
   OpWork work;
   work.isModeled = false;

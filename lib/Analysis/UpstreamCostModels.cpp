@@ -81,41 +81,6 @@ double getScalarFlops(Operation *op) {
 // Shapes, bytes and weights
 //===----------------------------------------------------------------------===//
 
-/// Bytes of a statically shaped tensor, memref or vector; 0 for scalars
-/// and other non-shaped values; std::nullopt for a dynamic (or unranked,
-/// or scalable) shape and for sizes past graph::kMaxTensorBytes.
-std::optional<int64_t> getValueBytes(Type type) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped)
-    return 0;
-  auto vector = dyn_cast<VectorType>(type);
-  if (!shaped.hasRank() || !shaped.hasStaticShape() ||
-      (vector && vector.isScalable()))
-    return std::nullopt;
-  return getTypeBytes(
-      RankedTensorType::get(shaped.getShape(), shaped.getElementType()));
-}
-
-/// Error for an op whose cost needs a shape it does not have.
-LogicalResult emitDynamicShapeError(Operation *op, StringRef role, Type type) {
-  return op->emitError("cannot estimate the cost of '")
-         << op->getName() << "': " << role << " has type " << type
-         << ", not a static shape (placement needs static shapes: bind "
-            "them before placing)";
-}
-
-/// The shape of a ranked, static tensor or memref, or failure after the
-/// error above.
-FailureOr<ArrayRef<int64_t>> getStaticShape(Operation *op, Value value,
-                                            StringRef role) {
-  auto shaped = dyn_cast<ShapedType>(value.getType());
-  if (!shaped || !shaped.hasRank() || !shaped.hasStaticShape()) {
-    (void)emitDynamicShapeError(op, role, value.getType());
-    return failure();
-  }
-  return shaped.getShape();
-}
-
 /// A weight: a function argument marked as one (`graph.weight`, what
 /// Placer's own lowering writes) or the result of a non-scalar constant.
 bool isWeight(Value value) {
@@ -152,7 +117,7 @@ FailureOr<OpWork> countBytes(Operation *op, ValueRange reads) {
   for (Value value : reads) {
     std::optional<int64_t> bytes = getValueBytes(value.getType());
     if (!bytes)
-      return emitDynamicShapeError(op, "an operand", value.getType());
+      return emitShapeError(op, "an operand", value.getType());
     work.bytesRead += *bytes;
     if (isWeight(value) && counted.insert(value).second &&
         ownsWeight(op, value))
@@ -161,7 +126,7 @@ FailureOr<OpWork> countBytes(Operation *op, ValueRange reads) {
   for (Value result : op->getResults()) {
     std::optional<int64_t> bytes = getValueBytes(result.getType());
     if (!bytes)
-      return emitDynamicShapeError(op, "a result", result.getType());
+      return emitShapeError(op, "a result", result.getType());
     work.outputBytes += *bytes;
     if (auto shaped = dyn_cast<ShapedType>(result.getType()))
       work.elementType = typeName(shaped.getElementType());
@@ -176,9 +141,11 @@ FailureOr<OpWork> countBytes(Operation *op) {
 
 /// A view or metadata op: no kernel, no bytes. Dynamic results still fail.
 FailureOr<OpWork> freeWork(Operation *op) {
-  for (Value result : op->getResults())
+  for (OpResult result : op->getResults())
     if (!getValueBytes(result.getType()))
-      return emitDynamicShapeError(op, "a result", result.getType());
+      return emitShapeError(
+          op, "result #" + std::to_string(result.getResultNumber()),
+          result.getType());
   OpWork work;
   work.isFree = true;
   return work;
@@ -274,17 +241,12 @@ Operation *getKernelRoot(Operation *op) {
 
 FailureOr<OpWork> estimateLinalgWork(linalg::LinalgOp op) {
   Operation *operation = op.getOperation();
+  if (failed(checkStaticShapes(operation)))
+    return failure();
   SmallVector<int64_t> loops = op.getStaticLoopRanges();
-  if (llvm::any_of(loops, ShapedType::isDynamic)) {
-    for (OpOperand &operand : operation->getOpOperands())
-      if (auto shaped = dyn_cast<ShapedType>(operand.get().getType());
-          shaped && !shaped.hasStaticShape())
-        return emitDynamicShapeError(
-            operation, "operand #" + std::to_string(operand.getOperandNumber()),
-            shaped);
+  if (llvm::any_of(loops, ShapedType::isDynamic))
     return operation->emitError("cannot estimate the cost of '")
            << operation->getName() << "': its loop ranges are not static";
-  }
 
   // Reads: the inputs, and the inits whose values the payload uses (a
   // matmul accumulates into its init; a map overwrites it).
@@ -365,13 +327,12 @@ struct ElementwiseCostModel
     // arithmetic (sizes, indices) costs nothing worth modelling.
     if (!tensor || op->hasTrait<OpTrait::ConstantLike>())
       return freeWork(op);
-    FailureOr<ArrayRef<int64_t>> shape = getStaticShape(op, op->getResult(0), "the result");
-    if (failed(shape))
+    if (failed(checkStaticShapes(op)))
       return failure();
     FailureOr<OpWork> work = countBytes(op);
     if (failed(work))
       return failure();
-    work->flops = getScalarFlops(op) * product(*shape);
+    work->flops = getScalarFlops(op) * product(tensor.getShape());
     return work;
   }
 };
@@ -482,12 +443,8 @@ struct TosaCostModel : public CostOpInterface::FallbackModel<TosaCostModel> {
     const TosaRule &rule = tosaRules().find(op->getName().getStringRef())->second;
     if (rule.kind == TosaRule::View)
       return freeWork(op);
-    for (OpOperand &operand : op->getOpOperands())
-      if (auto shaped = dyn_cast<ShapedType>(operand.get().getType());
-          shaped && !shaped.hasStaticShape())
-        return emitDynamicShapeError(
-            op, "operand #" + std::to_string(operand.getOperandNumber()),
-            shaped);
+    if (failed(checkStaticShapes(op)))
+      return failure();
     FailureOr<OpWork> work = countBytes(op);
     if (failed(work))
       return failure();

@@ -41,6 +41,9 @@ FailureOr<OpWork> estimateWithRegions(Operation *op,
       return failure();
     work = *estimated;
   } else {
+    // Without a model the bytes are the estimate: they must be known.
+    if (failed(checkStaticShapes(op)))
+      return failure();
     work = estimateGenericWork(op);
   }
   if (!work.isModeled)

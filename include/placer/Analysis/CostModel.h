@@ -39,6 +39,20 @@ double getRooflineTime(const OpWork &work, const DeviceKind &kind);
 /// graph::kMaxTensorBytes (which the graph dialect's verifiers refuse).
 std::optional<int64_t> getTypeBytes(mlir::Type type);
 
+/// Bytes of a statically shaped tensor, memref or vector; 0 for scalars
+/// and other values without a shape; std::nullopt for a dynamic, unranked
+/// or scalable shape and for sizes past graph::kMaxTensorBytes.
+std::optional<int64_t> getValueBytes(mlir::Type type);
+
+/// The error for an op whose cost needs a shape it lacks (or a size past
+/// the limit), naming the op and the operand or result (`role`).
+mlir::LogicalResult emitShapeError(mlir::Operation *op, llvm::StringRef role,
+                                   mlir::Type type);
+
+/// Every operand and result has a size (getValueBytes), or the error above
+/// for the first that has none.
+mlir::LogicalResult checkStaticShapes(mlir::Operation *op);
+
 /// Bytes of an activation: its tensor type's, or for workload values (no
 /// shapes) the producer's `output_bytes` cost field. The placement's and
 /// the simulator's memory both count activations with it.
