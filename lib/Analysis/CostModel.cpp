@@ -38,6 +38,13 @@ std::optional<int64_t> placer::getTypeBytes(Type type) {
   return graph::getTensorBytes(ranked.getShape(), ranked.getElementType());
 }
 
+std::string placer::getTypeName(Type type) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  type.print(os);
+  return name;
+}
+
 std::optional<int64_t> placer::getValueBytes(Type type) {
   auto shaped = dyn_cast<ShapedType>(type);
   if (!shaped)

@@ -27,13 +27,6 @@ int64_t product(ArrayRef<int64_t> dims) {
                          std::multiplies<int64_t>());
 }
 
-std::string typeName(Type type) {
-  std::string name;
-  llvm::raw_string_ostream os(name);
-  type.print(os);
-  return name;
-}
-
 /// Static shape of a value, or failure after an error naming the node.
 FailureOr<ArrayRef<int64_t>> staticShape(NodeOp node, Value value,
                                          StringRef role) {
@@ -387,7 +380,7 @@ FailureOr<OpWork> estimateNodeWork(NodeOp node) {
   OpWork work;
   for (Value result : node.getOutputs()) {
     if (auto tensor = dyn_cast<TensorType>(result.getType())) {
-      work.elementType = typeName(tensor.getElementType());
+      work.elementType = getTypeName(tensor.getElementType());
       break;
     }
   }

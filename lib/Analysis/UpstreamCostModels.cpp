@@ -37,13 +37,6 @@ double product(ArrayRef<int64_t> dims) {
                          std::multiplies<double>());
 }
 
-std::string typeName(Type type) {
-  std::string name;
-  llvm::raw_string_ostream os(name);
-  type.print(os);
-  return name;
-}
-
 //===----------------------------------------------------------------------===//
 // Scalar ops: what one element costs
 //===----------------------------------------------------------------------===//
@@ -129,13 +122,16 @@ FailureOr<OpWork> countBytes(Operation *op, ValueRange reads) {
       return emitShapeError(op, "a result", result.getType());
     work.outputBytes += *bytes;
     if (auto shaped = dyn_cast<ShapedType>(result.getType()))
-      work.elementType = typeName(shaped.getElementType());
+      work.elementType = getTypeName(shaped.getElementType());
   }
   work.bytesWritten = work.outputBytes;
   return work;
 }
 
+/// Every operand read once, after checking that all have sizes.
 FailureOr<OpWork> countBytes(Operation *op) {
+  if (failed(checkStaticShapes(op)))
+    return failure();
   return countBytes(op, op->getOperands());
 }
 
@@ -327,8 +323,6 @@ struct ElementwiseCostModel
     // arithmetic (sizes, indices) costs nothing worth modelling.
     if (!tensor || op->hasTrait<OpTrait::ConstantLike>())
       return freeWork(op);
-    if (failed(checkStaticShapes(op)))
-      return failure();
     FailureOr<OpWork> work = countBytes(op);
     if (failed(work))
       return failure();
@@ -443,8 +437,6 @@ struct TosaCostModel : public CostOpInterface::FallbackModel<TosaCostModel> {
     const TosaRule &rule = tosaRules().find(op->getName().getStringRef())->second;
     if (rule.kind == TosaRule::View)
       return freeWork(op);
-    if (failed(checkStaticShapes(op)))
-      return failure();
     FailureOr<OpWork> work = countBytes(op);
     if (failed(work))
       return failure();

@@ -39,6 +39,9 @@ double getRooflineTime(const OpWork &work, const DeviceKind &kind);
 /// graph::kMaxTensorBytes (which the graph dialect's verifiers refuse).
 std::optional<int64_t> getTypeBytes(mlir::Type type);
 
+/// A type as printed ("f32"): the element type that picks a peak FLOP/s.
+std::string getTypeName(mlir::Type type);
+
 /// Bytes of a statically shaped tensor, memref or vector; 0 for scalars
 /// and other values without a shape; std::nullopt for a dynamic, unranked
 /// or scalable shape and for sizes past graph::kMaxTensorBytes.
