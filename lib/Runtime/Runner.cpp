@@ -44,26 +44,6 @@ static llvm::Error runError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-//===----------------------------------------------------------------------===//
-// Tensors and buffers
-//===----------------------------------------------------------------------===//
-
-int64_t TensorSpec::getNumElements() const {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
-Buffer::Buffer(int64_t bytes) : bytes(bytes) {
-  // 64-byte alignment suits vector loads; never a zero-sized allocation.
-  size_t size = (std::max<int64_t>(bytes, 1) + 63) / 64 * 64;
-  storage.reset(static_cast<uint8_t *>(std::aligned_alloc(64, size)));
-  std::memset(storage.get(), 0, size);
-}
-
-void Buffer::Free::operator()(uint8_t *p) const { std::free(p); }
-
 static TensorSpec specOf(Type type, std::string name, int64_t graphIndex) {
   auto tensor = cast<ShapedType>(type);
   std::string element;
@@ -167,6 +147,7 @@ placer::runtime::lowerForExecution(ModuleOp module,
     graphPm.addPass(createMergeDevices());
   LowerGraphToLinalgOptions graphOptions;
   graphOptions.profile = options.profile;
+  graphOptions.inlineWeights = options.inlineWeights;
   graphPm.addPass(createLowerGraphToLinalg(graphOptions));
   // TOSA programs go to linalg, arith and tensor first, as IREE lowers
   // them: upstream's TOSA-to-linalg pipeline, then constants and shapes.
@@ -293,6 +274,11 @@ static llvm::Expected<std::string> placerRuntimeDir() {
   return std::string(llvm::sys::path::parent_path(path));
 }
 
+/// Changes whenever the link command below does, so that libraries cached
+/// under an older recipe are not reused.
+static constexpr llvm::StringLiteral kLinkRecipe =
+    "placer_rt+mpi+m, -z defs, run path $ORIGIN";
+
 llvm::Expected<std::string> placer::runtime::compileToSharedObject(
     ModuleOp module, llvm::StringRef function, llvm::StringRef cacheDir,
     bool &cached) {
@@ -317,11 +303,12 @@ llvm::Expected<std::string> placer::runtime::compileToSharedObject(
   llvmModule->setDataLayout((*machine)->createDataLayout());
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
 
-  // The cache key: the unoptimised IR, the host CPU and the tool's LLVM.
+  // The cache key: the unoptimised IR, the host CPU, the tool's LLVM and
+  // how the library is linked (kLinkRecipe, below).
   std::string text;
   llvm::raw_string_ostream os(text);
   llvmModule->print(os, nullptr);
-  os << (*machine)->getTargetCPU() << LLVM_VERSION_STRING;
+  os << (*machine)->getTargetCPU() << LLVM_VERSION_STRING << kLinkRecipe;
   std::string key = llvm::utohexstr(llvm::xxh3_64bits(text), true, 16);
   if (std::error_code ec = llvm::sys::fs::create_directories(cacheDir))
     return runError("cannot create the cache folder " + cacheDir + ": " +
@@ -359,19 +346,22 @@ llvm::Expected<std::string> placer::runtime::compileToSharedObject(
   auto linker = llvm::sys::findProgramByName("cc");
   if (!linker)
     return runError("no C compiler driver ('cc') to link " + shared);
-  std::string libDir = PLACER_LLVM_LIBRARY_DIR;
-  std::string searchPath = "-L" + libDir, runPath = "-Wl,-rpath," + libDir;
+  // The code needs libplacer_rt (hooks, transfers, memrefCopy), Open MPI
+  // (blocking transfers) and libm, each by name: the host process has
+  // libplacer_rt loaded already, and an artifact's run path is its own
+  // folder, so nothing from the build tree is linked by path (artifacts
+  // move to other machines). -z defs: a symbol no runtime library defines
+  // is a link error here, not a load error there.
   llvm::Expected<std::string> rtDir = placerRuntimeDir();
   if (!rtDir)
     return rtDir.takeError();
-  std::string rtSearchPath = "-L" + *rtDir, rtRunPath = "-Wl,-rpath," + *rtDir;
-  llvm::StringRef args[] = {*linker,      "-shared",
-                            "-o",         partial,
-                            object,       searchPath,
-                            "-lmlir_c_runner_utils", runPath,
-                            rtSearchPath, "-lplacer_rt",
-                            rtRunPath,    PLACER_MPI_LIBRARY,
-                            "-lm"};
+  std::string rtSearchPath = "-L" + *rtDir;
+  llvm::StringRef args[] = {*linker,        "-shared",
+                            "-o",           partial,
+                            object,         rtSearchPath,
+                            "-lplacer_rt",  PLACER_MPI_LIBRARY,
+                            "-lm",          "-Wl,-z,defs",
+                            "-Wl,-rpath,$ORIGIN"};
   std::string message;
   if (llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0,
                                 &message) != 0)
@@ -382,44 +372,3 @@ llvm::Expected<std::string> placer::runtime::compileToSharedObject(
   return std::string(shared);
 }
 
-//===----------------------------------------------------------------------===//
-// Calling
-//===----------------------------------------------------------------------===//
-
-llvm::Expected<Executable> Executable::load(llvm::StringRef path,
-                                            llvm::StringRef function) {
-  void *handle = ::dlopen(path.str().c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle)
-    return runError("cannot load " + path + ": " + ::dlerror());
-  Executable executable;
-  executable.invoke =
-      reinterpret_cast<Invoke>(::dlsym(handle, "placer_invoke"));
-  if (!executable.invoke)
-    return runError(path + " has no entry point for '" + function + "'");
-  return executable;
-}
-
-Executable::Arguments
-Executable::bind(const std::vector<uint8_t *> &data,
-                 const std::vector<const TensorSpec *> &specs) {
-  // A ranked memref descriptor: allocated and aligned pointers, offset,
-  // sizes, strides (row-major).
-  Arguments arguments;
-  std::vector<std::vector<int64_t>> &descriptors = arguments.descriptors;
-  descriptors.reserve(data.size());
-  for (size_t i = 0; i < data.size(); ++i) {
-    const std::vector<int64_t> &shape = specs[i]->shape;
-    std::vector<int64_t> d(3 + 2 * shape.size());
-    d[0] = d[1] = reinterpret_cast<int64_t>(data[i]);
-    d[2] = 0;
-    int64_t stride = 1;
-    for (size_t k = shape.size(); k-- > 0;) {
-      d[3 + k] = shape[k];
-      d[3 + shape.size() + k] = stride;
-      stride *= shape[k];
-    }
-    descriptors.push_back(std::move(d));
-    arguments.pointers.push_back(descriptors.back().data());
-  }
-  return arguments;
-}

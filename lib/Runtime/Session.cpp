@@ -2,6 +2,8 @@
 
 #include "placer/Runtime/Session.h"
 
+#include "placer/Runtime/Artifact.h"
+
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Runtime/DistHooks.h"
 #include "placer/Runtime/ProfileHooks.h"
@@ -13,7 +15,9 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/Path.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <algorithm>
 #include <chrono>
@@ -199,8 +203,9 @@ Session::create(mlir::ModuleOp module, const SessionOptions &options) {
 
   ExecutionOptions execution;
   execution.profile = options.profile;
-  execution.stage = distributed ? options.job->getStage() : -1;
+  execution.stage = distributed ? options.job->getStage() : options.stage;
   execution.transfers = options.transfers;
+  execution.inlineWeights = options.inlineWeights;
   // Lowering rewrites the module in place: the caller keeps the graph.
   mlir::OwningOpRef<mlir::ModuleOp> copy = module.clone();
   llvm::Expected<LoweredModule> lowered = lowerForExecution(*copy, execution);
@@ -216,11 +221,84 @@ Session::create(mlir::ModuleOp module, const SessionOptions &options) {
   if (!library)
     return library.takeError();
   session->compileSeconds = steadySeconds() - start;
-  llvm::Expected<Executable> executable =
-      Executable::load(*library, session->lowered.function);
+  session->libraryPath = *library;
+  std::string message;
+  std::optional<Executable> executable =
+      Executable::load(*library, session->lowered.function, message);
   if (!executable)
-    return executable.takeError();
+    return error(message);
   session->executable = std::move(*executable);
+  return std::move(session);
+}
+
+/// The host's target triple and CPU, as the compiled code was made for.
+static std::pair<std::string, std::string> getHostTarget() {
+  return {llvm::sys::getDefaultTargetTriple(),
+          llvm::sys::getHostCPUName().str()};
+}
+
+llvm::Error Session::writeArtifact(llvm::StringRef dir) const {
+  Manifest manifest;
+  manifest.placerVersion = getPlacerVersion();
+  manifest.llvmVersion = LLVM_VERSION_STRING;
+  manifest.entry = lowered.function;
+  std::tie(manifest.target, manifest.cpu) = getHostTarget();
+  manifest.stage = options.job && options.job->isDistributed()
+                       ? options.job->getStage()
+                       : options.stage;
+  manifest.transfers = options.transfers;
+  manifest.inputs = lowered.inputs;
+  manifest.weights = lowered.weights;
+  manifest.outputs = lowered.outputs;
+  manifest.profileNodes = lowered.profileNodes;
+  std::vector<const Buffer *> weights;
+  for (const Buffer &weight : lowered.weightData)
+    weights.push_back(&weight);
+  std::string message;
+  if (!placer::runtime::writeArtifact(dir.str(), std::move(manifest), weights,
+                                      libraryPath, message))
+    return error(message);
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<Session>>
+Session::open(llvm::StringRef dir, const SessionOptions &options) {
+  if (options.microbatches < 1)
+    return error("microbatches must be at least 1, got " +
+                 llvm::Twine(options.microbatches));
+  std::string message;
+  std::optional<LoadedArtifact> artifact = loadArtifact(dir.str(), message);
+  if (!artifact)
+    return error(message);
+  const Manifest &manifest = artifact->manifest;
+  bool distributed = options.job && options.job->isDistributed();
+  int64_t stage = distributed ? options.job->getStage() : -1;
+  if (manifest.stage != stage)
+    return error(dir + ": holds " +
+                 (manifest.stage < 0
+                      ? std::string("a whole program")
+                      : "stage " + std::to_string(manifest.stage)) +
+                 ", this process runs " +
+                 (stage < 0 ? std::string("the whole program")
+                            : "stage " + std::to_string(stage)));
+  if (options.profile != !manifest.profileNodes.empty())
+    return error(dir + ": " +
+                 (options.profile ? "compiled without profiling: compile it "
+                                    "with --profile to profile it"
+                                  : "compiled with profiling: run it with "
+                                    "--profile"));
+  std::unique_ptr<Session> session(new Session());
+  session->options = options;
+  session->options.transfers = manifest.transfers;
+  session->lowered.function = manifest.entry;
+  session->lowered.inputs = manifest.inputs;
+  session->lowered.weights = manifest.weights;
+  session->lowered.outputs = manifest.outputs;
+  session->lowered.weightData = std::move(artifact->weights);
+  session->lowered.profileNodes = manifest.profileNodes;
+  session->libraryPath = artifact->libraryPath;
+  session->cached = true;
+  session->executable = std::move(artifact->executable);
   return std::move(session);
 }
 

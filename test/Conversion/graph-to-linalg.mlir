@@ -1,6 +1,7 @@
 // RUN: placer-opt %s --split-input-file --verify-diagnostics --placer-lower-graph-to-linalg="inline-limit=2000" | FileCheck %s
 // RUN: placer-opt %s --split-input-file --verify-diagnostics --placer-lower-graph-to-linalg | FileCheck %s --check-prefix=NOINLINE
 // RUN: placer-opt %s --split-input-file --verify-diagnostics --placer-lower-graph-to-linalg="profile=true" | FileCheck %s --check-prefix=PROFILE
+// RUN: placer-opt %s --split-input-file --verify-diagnostics --placer-lower-graph-to-linalg="inline-limit=2000 inline-weights=false" | FileCheck %s --check-prefix=WEIGHTS
 
 // Constants up to inline-limit bytes become arith.constant, larger ones
 // weight arguments (the 1200-byte bias is one under the default 1024); MatMul is linalg.matmul, Add a broadcasting generic.
@@ -15,6 +16,15 @@
 // CHECK-NOT: graph.
 // NOINLINE: %{{.*}}: tensor<300xf32> {graph.weight = {name = "b", value = dense<1.000000e+00> : tensor<300xf32>}}
 // NOINLINE-NOT: placer_profile
+// With inline-weights=false every floating-point initializer is a weight
+// argument, under the limit too; integer ones (@reshape_by_initializer's
+// shape, at the end) stay constants the lowering reads.
+// WEIGHTS: %{{.*}}: tensor<300xf32> {graph.weight = {name = "b", value = dense<1.000000e+00> : tensor<300xf32>}}
+// WEIGHTS-NOT: arith.constant dense<1.000000e+00> : tensor<300xf32>
+// WEIGHTS-LABEL: func.func @reshape_by_initializer
+// WEIGHTS-SAME: %{{.*}}: tensor<4xf32> {graph.weight = {name = "scale"
+// WEIGHTS-NOT: graph.weight
+// WEIGHTS: tensor.expand_shape
 // With profile=true every node's code is bracketed by numbered hook calls,
 // and the module lists the node names by number.
 // PROFILE: module attributes {placer.profile_nodes = ["mm", "add"]}
@@ -156,4 +166,16 @@ func.func @einsum(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>, %d: tensor<4x4xf
 func.func @zero_dim(%a: tensor<3x1xf32>, %b: tensor<0xf32>) -> tensor<3x0xf32> {
   %y = graph.node "Add"(%a, %b) attributes {name = "add", output_names = ["y"], version = 13 : i64} : (tensor<3x1xf32>, tensor<0xf32>) -> tensor<3x0xf32>
   return %y : tensor<3x0xf32>
+}
+
+// -----
+
+// For inline-weights (WEIGHTS above): a 16-byte float initializer and an
+// integer one (a Reshape's shape).
+func.func @reshape_by_initializer(%x: tensor<4xf32>) -> tensor<2x2xf32> {
+  %scale = graph.constant "scale" : tensor<4xf32> = dense<2.0> : tensor<4xf32>
+  %shape = graph.constant "shape" : tensor<2xi64> = dense<[2, 2]> : tensor<2xi64>
+  %m = graph.node "Mul"(%x, %scale) attributes {name = "mul", output_names = ["m"], version = 13 : i64} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %y = graph.node "Reshape"(%m, %shape) attributes {name = "reshape", output_names = ["y"], version = 13 : i64} : (tensor<4xf32>, tensor<2xi64>) -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
 }

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "placer/InitAll.h"
+#include "placer/Runtime/Artifact.h"
 #include "placer/Runtime/Npy.h"
 #include "placer/Runtime/Session.h"
 
@@ -47,8 +48,15 @@ namespace {
 /// The command line. Declared in main (no global state): cl::opt registers
 /// itself when constructed.
 struct Options {
-  cl::opt<std::string> model{cl::Positional, cl::Required,
-                             cl::desc("MODEL.mlir")};
+  cl::opt<std::string> model{
+      cl::Positional, cl::Required,
+      cl::desc("MODEL.mlir, or an artifact folder written by --compile-only")};
+  cl::opt<std::string> compileOnly{
+      "compile-only",
+      cl::desc("Compile the module into an artifact folder (code, manifest, "
+               "weights file; a split module: one folder per stage) and stop; "
+               "`placer-run DIR` runs it"),
+      cl::value_desc("DIR")};
   cl::list<std::string> inputs{
       "input", cl::desc("NAME=FILE.npy: the value of graph input NAME"),
       cl::value_desc("NAME=FILE.npy")};
@@ -99,7 +107,8 @@ llvm::Error error(const llvm::Twine &message) {
 }
 
 llvm::Error checkOptions(const Options &options) {
-  if (options.outputDir.empty() && options.profile.empty())
+  if (options.outputDir.empty() && options.profile.empty() &&
+      options.compileOnly.empty())
     return error("give --output-dir DIR (outputs) or --profile FILE.json");
   if (options.microbatches < 1)
     return error("--microbatches must be at least 1");
@@ -147,7 +156,10 @@ std::string outputPath(const Options &options, llvm::StringRef name) {
 /// Under mpirun every rank must run the same model with the same flags.
 uint64_t launchIdentity(const Options &options, int argc, char **argv) {
   std::string identity;
-  if (auto text = llvm::MemoryBuffer::getFile(options.model))
+  llvm::SmallString<256> path(options.model);
+  if (llvm::sys::fs::is_directory(path))
+    llvm::sys::path::append(path, "program.json");
+  if (auto text = llvm::MemoryBuffer::getFile(path))
     identity = (*text)->getBuffer().str();
   for (int i = 1; i < argc; ++i)
     identity += std::string("\0", 1) + argv[i];
@@ -304,6 +316,120 @@ llvm::json::Array describeOutputs(const ProgramShape &program,
   return outputs;
 }
 
+SessionOptions getSessionOptions(const Options &options, MpiJob *job) {
+  SessionOptions sessionOptions;
+  sessionOptions.profile = !options.profile.empty();
+  sessionOptions.microbatches = options.microbatches;
+  sessionOptions.transfers = options.transfers;
+  sessionOptions.cacheDir = options.cacheDir;
+  sessionOptions.job = job;
+  return sessionOptions;
+}
+
+/// --compile-only DIR: the whole module's artifact, or for a split module
+/// one per stage (DIR/stage-<k>) and the ranks' program (DIR/program.json).
+llvm::Error compileArtifacts(mlir::ModuleOp module, const Options &options,
+                             const MpiJob *job) {
+  if (job && job->isDistributed())
+    return error("--compile-only compiles every stage in one process: run "
+                 "it without mpirun");
+  ProgramShape program = describeProgram(module);
+  SessionOptions sessionOptions = getSessionOptions(options, nullptr);
+  // Every parameter in the weights file: retrained weights need no
+  // recompilation.
+  sessionOptions.inlineWeights = false;
+  std::vector<std::pair<int64_t, std::string>> folders;
+  if (program.stages == 0)
+    folders.emplace_back(-1, options.compileOnly);
+  for (int64_t stage = 0; stage < program.stages; ++stage)
+    folders.emplace_back(stage, getStageFolder(options.compileOnly, stage));
+  for (const auto &[stage, folder] : folders) {
+    sessionOptions.stage = stage;
+    auto session = Session::create(module, sessionOptions);
+    if (!session)
+      return session.takeError();
+    if (llvm::Error e = (*session)->writeArtifact(folder))
+      return e;
+    llvm::outs() << "wrote " << folder << " ("
+                 << (stage < 0 ? std::string("whole program")
+                               : "stage " + std::to_string(stage))
+                 << ", entry " << (*session)->getFunction() << ")\n";
+  }
+  if (program.stages == 0)
+    return llvm::Error::success();
+  ProgramManifest manifest{program.inputNames, program.outputs, program.stages,
+                           program.rankStages};
+  std::string message;
+  if (!writeProgramManifest(options.compileOnly, manifest, message))
+    return error(message);
+  return llvm::Error::success();
+}
+
+/// What a run needs besides its session: the program's shape and, for a
+/// module with costs, the simulator's prediction.
+struct Loaded {
+  std::unique_ptr<Session> session;
+  ProgramShape program;
+  std::optional<llvm::json::Object> simulated;
+};
+
+/// An artifact folder: a whole program, or under mpirun the stage of this
+/// rank in a split one.
+llvm::Expected<Loaded> openArtifact(const Options &options, MpiJob *job,
+                                    int argc, char **argv) {
+  Loaded loaded;
+  std::string dir = options.model, message;
+  bool distributed = job && job->isDistributed();
+  if (isSplitArtifact(dir)) {
+    std::optional<ProgramManifest> manifest = readProgramManifest(dir, message);
+    if (!manifest)
+      return error(message);
+    loaded.program = ProgramShape{manifest->inputNames, manifest->outputs,
+                                  manifest->stages, manifest->rankStages};
+    if (!distributed)
+      return error(dir + " holds a split program of " +
+                   llvm::Twine(manifest->stages) +
+                   " stages: run it with mpirun, one rank per device");
+    if (llvm::Error e = job->assignStage(loaded.program,
+                                         launchIdentity(options, argc, argv)))
+      return std::move(e);
+    dir = getStageFolder(dir, job->getStage());
+  } else if (distributed) {
+    return error(dir + " holds a whole program: run it without mpirun (or "
+                       "compile a split module)");
+  }
+  auto session = Session::open(dir, getSessionOptions(options, job));
+  if (!session)
+    return session.takeError();
+  loaded.session = std::move(*session);
+  if (loaded.program.stages == 0) {
+    for (const TensorSpec &spec : loaded.session->getInputs())
+      loaded.program.inputNames.push_back(spec.name);
+    for (const TensorSpec &spec : loaded.session->getOutputs())
+      loaded.program.outputs.emplace_back(0, spec.name, spec.shape);
+  }
+  return std::move(loaded);
+}
+
+/// A module: compiled here (or taken from the cache).
+llvm::Expected<Loaded> compileModule(mlir::ModuleOp module,
+                                     const Options &options, MpiJob *job,
+                                     int argc, char **argv) {
+  Loaded loaded;
+  loaded.program = describeProgram(module);
+  if (job && job->isDistributed())
+    if (llvm::Error e = job->assignStage(loaded.program,
+                                         launchIdentity(options, argc, argv)))
+      return std::move(e);
+  if (!job || job->getRank() == 0)
+    loaded.simulated = simulateQuietly(module, options.microbatches);
+  auto session = Session::create(module, getSessionOptions(options, job));
+  if (!session)
+    return session.takeError();
+  loaded.session = std::move(*session);
+  return std::move(loaded);
+}
+
 /// Everything after the command line; a failure is the message to print.
 llvm::Error runTool(const Options &options, MpiJob *job, int argc,
                     char **argv) {
@@ -312,65 +438,61 @@ llvm::Error runTool(const Options &options, MpiJob *job, int argc,
   auto given = parseInputFlags(options);
   if (!given)
     return given.takeError();
+  bool distributed = job && job->isDistributed();
+  if (distributed && !options.profile.empty())
+    return error("--profile times the model whole: run it without mpirun");
 
   mlir::DialectRegistry registry;
   placer::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(options.model, sourceMgr,
-                                            mlir::ParserConfig(&context));
-  if (!module)
-    return error("cannot parse " + options.model);
-  ProgramShape program = describeProgram(*module);
+  bool isArtifact = llvm::sys::fs::is_directory(options.model.getValue());
+  if (isArtifact && !options.compileOnly.empty())
+    return error(options.model + " is an artifact already compiled");
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  if (!isArtifact) {
+    module = mlir::parseSourceFile<mlir::ModuleOp>(
+        options.model, sourceMgr, mlir::ParserConfig(&context));
+    if (!module)
+      return error("cannot parse " + options.model);
+    if (!options.compileOnly.empty())
+      return compileArtifacts(*module, options, job);
+  }
+  llvm::Expected<Loaded> loaded =
+      isArtifact ? openArtifact(options, job, argc, argv)
+                 : compileModule(*module, options, job, argc, argv);
+  if (!loaded)
+    return loaded.takeError();
+  Session &session = *loaded->session;
+  const ProgramShape &program = loaded->program;
   for (const auto &[name, file] : *given)
     if (!program.hasInput(name))
       return error("the model has no input named '" + name + "'");
-  bool distributed = job && job->isDistributed();
-  if (distributed) {
-    if (!options.profile.empty())
-      return error("--profile times the model whole: run it without mpirun");
-    if (llvm::Error e = job->assignStage(
-            program, launchIdentity(options, argc, argv)))
-      return e;
-  }
-  std::optional<llvm::json::Object> simulated;
-  if (!job || job->getRank() == 0)
-    simulated = simulateQuietly(*module, options.microbatches);
 
-  SessionOptions sessionOptions;
-  sessionOptions.profile = !options.profile.empty();
-  sessionOptions.microbatches = options.microbatches;
-  sessionOptions.transfers = options.transfers;
-  sessionOptions.cacheDir = options.cacheDir;
-  sessionOptions.job = job;
-  auto session = Session::create(*module, sessionOptions);
-  if (!session)
-    return session.takeError();
-  auto arrays = prepareArrays(**session, options, *given);
+  auto arrays = prepareArrays(session, options, *given);
   if (!arrays)
     return arrays.takeError();
-  if (llvm::Error e = bindArrays(**session, *arrays))
+  if (llvm::Error e = bindArrays(session, *arrays))
     return e;
 
   bool profiling = !options.profile.empty();
   unsigned runs = profiling || distributed ? std::max(1u, unsigned(options.repeat))
                                            : unsigned(options.repeat);
-  auto timing = (*session)->measure(runs);
+  auto timing = session.measure(runs);
   if (!timing)
     return timing.takeError();
   if (distributed)
     if (llvm::Error e = job->gather(*timing))
       return e;
   if (profiling)
-    if (llvm::Error e = writeProfile(**session, *timing, options))
+    if (llvm::Error e = writeProfile(session, *timing, options))
       return e;
   if (!options.outputDir.empty()) {
-    if (llvm::Error e = (*session)->collectOutputs())
+    if (llvm::Error e = session.collectOutputs())
       return e;
     if (!distributed || job->getCopy() == 0)
-      if (llvm::Error e = writeOutputs(**session, *arrays, options))
+      if (llvm::Error e = writeOutputs(session, *arrays, options))
         return e;
   }
   if (job && job->getRank() != 0)
@@ -378,16 +500,15 @@ llvm::Error runTool(const Options &options, MpiJob *job, int argc,
 
   TimeSummary times = summarizeTimes(*timing, options.microbatches);
   std::optional<Prediction> prediction;
-  if (simulated && times.runs > 0)
-    prediction = predict(*simulated, options.microbatches, times);
+  if (loaded->simulated && times.runs > 0)
+    prediction = predict(*loaded->simulated, options.microbatches, times);
   int64_t samples = samplesPerRun(program);
-  printTimes(times, samples, prediction, options, job,
-             (*session)->getFunction());
+  printTimes(times, samples, prediction, options, job, session.getFunction());
   llvm::json::Object report{
       {"model", options.model.getValue()},
-      {"function", (*session)->getFunction()},
-      {"cached", (*session)->isCached()},
-      {"compile_seconds", (*session)->getCompileSeconds()},
+      {"function", session.getFunction()},
+      {"cached", session.isCached()},
+      {"compile_seconds", session.getCompileSeconds()},
       {"microbatches", int64_t(options.microbatches)},
       {"outputs", describeOutputs(program, options, distributed)}};
   addTimesToReport(report, times, samples, prediction);

@@ -19,6 +19,9 @@ def LowerGraphToLinalg : Pass<"placer-lower-graph-to-linalg", "::mlir::ModuleOp"
     larger ones (weights) become trailing arguments of their function, marked
     `graph.weight` with the constant's name and value, so a runner supplies
     them from the model's files instead of embedding them in the binary.
+    With `inline-weights=false` every floating-point initializer (a model
+    parameter, however small) becomes a weight argument; integer ones
+    (shapes, indices) and the outputs of Constant nodes stay inlinable.
 
     With `profile`, each node's code is bracketed by calls to
     `placer_profile_enter(i64)` and `placer_profile_exit(i64)` (from
@@ -29,6 +32,10 @@ def LowerGraphToLinalg : Pass<"placer-lower-graph-to-linalg", "::mlir::ModuleOp"
   let options = [
     Option<"inlineLimit", "inline-limit", "int64_t", /*default=*/"1024",
            "Constants larger than this many bytes become weight arguments">,
+    Option<"inlineWeights", "inline-weights", "bool", /*default=*/"true",
+           "Inline floating-point initializers up to inline-limit too; false: "
+           "every one is a weight argument, so the code holds no parameter "
+           "(artifacts, whose weights file can be replaced)">,
     Option<"profile", "profile", "bool", /*default=*/"false",
            "Time every node: bracket its code with profile hook calls">,
   ];

@@ -9,6 +9,8 @@
 #ifndef PLACER_RUNTIME_RUNNER_H
 #define PLACER_RUNTIME_RUNNER_H
 
+#include "placer/Runtime/Executable.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
 
@@ -17,34 +19,6 @@
 #include <vector>
 
 namespace placer::runtime {
-
-/// One tensor of the entry function's interface.
-struct TensorSpec {
-  std::string name;
-  /// Which graph input / output it is (a stage function has a subset).
-  int64_t graphIndex = 0;
-  std::string elementType; ///< MLIR spelling: f32, i64, i1, ...
-  int64_t elementBytes = 0; ///< in memory (i1 takes a byte, as LLVM stores it)
-  std::vector<int64_t> shape;
-  int64_t getNumElements() const;
-  int64_t getByteSize() const { return getNumElements() * elementBytes; }
-};
-
-/// An aligned host buffer.
-class Buffer {
-public:
-  explicit Buffer(int64_t bytes);
-  uint8_t *data() { return storage.get(); }
-  const uint8_t *data() const { return storage.get(); }
-  int64_t size() const { return bytes; }
-
-private:
-  struct Free {
-    void operator()(uint8_t *p) const;
-  };
-  std::unique_ptr<uint8_t, Free> storage;
-  int64_t bytes;
-};
 
 /// A module lowered for execution: inputs, weights (with their bytes) and
 /// outputs of the entry function, in the order it takes them.
@@ -65,6 +39,9 @@ struct ExecutionOptions {
   int64_t stage = -1;
   /// --placer-lower-dist-to-mpi's `transfers`: pipelined or blocking.
   std::string transfers = "pipelined";
+  /// --placer-lower-graph-to-linalg's `inline-weights`: false keeps every
+  /// model parameter out of the code (artifacts).
+  bool inlineWeights = true;
 };
 
 /// Merges a split module (or keeps one stage), lowers graph ops (weights
@@ -80,31 +57,6 @@ llvm::Expected<std::string> compileToSharedObject(mlir::ModuleOp module,
                                                   llvm::StringRef function,
                                                   llvm::StringRef cacheDir,
                                                   bool &cached);
-
-/// A loaded shared object's entry point, bound to its argument buffers.
-class Executable {
-public:
-  static llvm::Expected<Executable> load(llvm::StringRef path,
-                                         llvm::StringRef function);
-  /// The entry's arguments bound to memory: one ranked memref descriptor
-  /// per argument and a pointer to each, built once so that timed runs
-  /// only call.
-  class Arguments {
-    friend class Executable;
-    std::vector<std::vector<int64_t>> descriptors;
-    std::vector<void *> pointers;
-  };
-  /// Binds one array per argument (inputs, weights, then outputs), each
-  /// shaped as `specs` says; the memory must outlive the runs.
-  static Arguments bind(const std::vector<uint8_t *> &data,
-                        const std::vector<const TensorSpec *> &specs);
-  /// Calls the entry on bound arguments.
-  void run(Arguments &arguments) const { invoke(arguments.pointers.data()); }
-
-private:
-  using Invoke = void (*)(void **);
-  Invoke invoke = nullptr;
-};
 
 } // namespace placer::runtime
 

@@ -132,6 +132,12 @@ struct SessionOptions {
   /// split module; null: the module runs whole here (a split module merged
   /// back). Must outlive the session.
   const MpiJob *job = nullptr;
+  /// Without a job: compile only this stage of a split module, with its
+  /// transfers (to write its artifact); -1: the whole module.
+  int64_t stage = -1;
+  /// false: no model parameter is compiled into the code, however small, so
+  /// that an artifact's weights file holds them all (writeArtifact).
+  bool inlineWeights = true;
 };
 
 /// The user's cache folder for compiled programs.
@@ -145,6 +151,14 @@ public:
   /// emitted as diagnostics on the module's context.
   static llvm::Expected<std::unique_ptr<Session>>
   create(mlir::ModuleOp module, const SessionOptions &options);
+  /// Loads an artifact folder (Artifact.h) written by writeArtifact: its
+  /// code, interface and weights; nothing is compiled. The options' stage
+  /// and transfers must be the artifact's.
+  static llvm::Expected<std::unique_ptr<Session>>
+  open(llvm::StringRef dir, const SessionOptions &options);
+  /// Writes the compiled program as an artifact folder: the code, a
+  /// manifest, and the weights in a file of their own.
+  llvm::Error writeArtifact(llvm::StringRef dir) const;
 
   const std::string &getFunction() const { return lowered.function; }
   bool isCached() const { return cached; }
@@ -191,6 +205,8 @@ private:
   Session() = default;
   SessionOptions options;
   LoweredModule lowered;
+  /// The compiled code (in the cache, or in an artifact folder).
+  std::string libraryPath;
   bool cached = false;
   double compileSeconds = 0;
   std::optional<Executable> executable;

@@ -166,10 +166,11 @@ LogicalResult checkLowerable(ModuleOp module) {
   return failure();
 }
 
-/// Small constants become arith.constant; larger ones become weight
-/// arguments appended to the function, so their bytes stay in the model's
-/// files.
-LogicalResult lowerConstants(func::FuncOp func, int64_t inlineLimit) {
+/// Small constants become arith.constant; larger ones, and without
+/// `inlineWeights` every floating-point initializer, become weight arguments
+/// appended to the function, so their bytes stay in the model's files.
+LogicalResult lowerConstants(func::FuncOp func, int64_t inlineLimit,
+                             bool inlineWeights) {
   SmallVector<ConstantOp> constants(func.getOps<ConstantOp>());
   for (ConstantOp constant : constants) {
     auto type = cast<RankedTensorType>(constant.getType());
@@ -177,7 +178,9 @@ LogicalResult lowerConstants(func::FuncOp func, int64_t inlineLimit) {
         type.getNumElements() * graph::getElementByteSize(type.getElementType());
     auto elements = dyn_cast<ElementsAttr>(constant.getValue());
     OpBuilder builder(constant);
-    if (elements && bytes <= inlineLimit) {
+    bool parameter = !constant.getNode() &&
+                     isa<FloatType>(type.getElementType());
+    if (elements && bytes <= inlineLimit && (inlineWeights || !parameter)) {
       Value value = arith::ConstantOp::create(builder, constant.getLoc(),
                                               cast<TypedAttr>(elements));
       constant.replaceAllUsesWith(value);
@@ -291,7 +294,7 @@ struct LowerGraphToLinalgPass
     for (func::FuncOp func : funcs) {
       if (func.isDeclaration())
         continue;
-      if (failed(lowerConstants(func, inlineLimit)) ||
+      if (failed(lowerConstants(func, inlineLimit, inlineWeights)) ||
           failed(lowerNodes(func, profile ? &hooks : nullptr)))
         return signalPassFailure();
       // Runners call public functions through their C interface.

@@ -1,0 +1,79 @@
+//===- Executable.h - A compiled program, loaded and called ------*- C++ -*-===//
+//
+// Plain C++ (no LLVM, no MLIR): what both the compiler-side Session and the
+// runtime-only runner need to call compiled code: the tensors of an entry
+// function's interface, aligned host buffers, and a loaded shared object's
+// entry point with its arguments bound.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLACER_RUNTIME_EXECUTABLE_H
+#define PLACER_RUNTIME_EXECUTABLE_H
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace placer::runtime {
+
+/// One tensor of the entry function's interface.
+struct TensorSpec {
+  std::string name;
+  /// Which graph input / output it is (a stage function has a subset).
+  int64_t graphIndex = 0;
+  std::string elementType; ///< MLIR spelling: f32, i64, i1, ...
+  int64_t elementBytes = 0; ///< in memory (i1 takes a byte, as LLVM stores it)
+  std::vector<int64_t> shape;
+  int64_t getNumElements() const;
+  int64_t getByteSize() const { return getNumElements() * elementBytes; }
+};
+
+/// An aligned host buffer.
+class Buffer {
+public:
+  explicit Buffer(int64_t bytes);
+  uint8_t *data() { return storage.get(); }
+  const uint8_t *data() const { return storage.get(); }
+  int64_t size() const { return bytes; }
+
+private:
+  struct Free {
+    void operator()(uint8_t *p) const;
+  };
+  std::unique_ptr<uint8_t, Free> storage;
+  int64_t bytes;
+};
+
+/// A loaded shared object's entry point, bound to its argument buffers.
+class Executable {
+public:
+  /// Loads the shared object at `path` (its `placer_invoke` entry, which
+  /// calls `function`'s C interface); on failure nothing, and `error` says
+  /// why.
+  static std::optional<Executable> load(const std::string &path,
+                                        const std::string &function,
+                                        std::string &error);
+  /// The entry's arguments bound to memory: one ranked memref descriptor
+  /// per argument and a pointer to each, built once so that timed runs
+  /// only call.
+  class Arguments {
+    friend class Executable;
+    std::vector<std::vector<int64_t>> descriptors;
+    std::vector<void *> pointers;
+  };
+  /// Binds one array per argument (inputs, weights, then outputs), each
+  /// shaped as `specs` says; the memory must outlive the runs.
+  static Arguments bind(const std::vector<uint8_t *> &data,
+                        const std::vector<const TensorSpec *> &specs);
+  /// Calls the entry on bound arguments.
+  void run(Arguments &arguments) const { invoke(arguments.pointers.data()); }
+
+private:
+  using Invoke = void (*)(void **);
+  Invoke invoke = nullptr;
+};
+
+} // namespace placer::runtime
+
+#endif // PLACER_RUNTIME_EXECUTABLE_H
