@@ -152,8 +152,9 @@ public:
   static llvm::Expected<std::unique_ptr<Session>>
   create(mlir::ModuleOp module, const SessionOptions &options);
   /// Loads an artifact folder (Artifact.h) written by writeArtifact: its
-  /// code, interface and weights; nothing is compiled. The options' stage
-  /// and transfers must be the artifact's.
+  /// code, interface and weights; nothing is compiled. The folder must hold
+  /// the stage the options' job runs (or a whole program without one), and
+  /// be profiled iff the options profile; its code's transfers are used.
   static llvm::Expected<std::unique_ptr<Session>>
   open(llvm::StringRef dir, const SessionOptions &options);
   /// Writes the compiled program as an artifact folder: the code, a
