@@ -223,6 +223,50 @@ bool isPlainFileName(const std::string &name) {
          name != "." && name != "..";
 }
 
+/// Parses a manifest's text and checks what every artifact file starts
+/// with: a JSON object of Placer's artifact format and format version,
+/// written by this Placer.
+std::optional<json::Value> parseArtifactJson(const std::string &text,
+                                             const std::string &path,
+                                             std::string &error) {
+  std::string syntax;
+  std::optional<json::Value> root = json::parse(text, syntax);
+  if (!root) {
+    error = path + ": not JSON: " + syntax;
+    return std::nullopt;
+  }
+  Reader reader(path, error);
+  const json::Object *object = root->getObject();
+  if (!object) {
+    reader.fail("(root)", "expected an object");
+    return std::nullopt;
+  }
+  std::string format, placerVersion;
+  int64_t version = 0;
+  if (!reader.getString(*object, "", "format", format))
+    return std::nullopt;
+  if (format != kFormat) {
+    reader.fail("format", "'" + format + "' is not a Placer artifact");
+    return std::nullopt;
+  }
+  if (!reader.getInteger(*object, "", "format_version", version, 0) ||
+      !reader.getString(*object, "", "placer_version", placerVersion))
+    return std::nullopt;
+  if (version != Manifest::kFormatVersion) {
+    reader.fail("format_version", "artifact format " + std::to_string(version) +
+                                      ", this runtime reads format " +
+                                      std::to_string(Manifest::kFormatVersion));
+    return std::nullopt;
+  }
+  if (placerVersion != getPlacerVersion()) {
+    reader.fail("placer_version",
+                "written by Placer " + placerVersion + ", this runtime is " +
+                    getPlacerVersion() + ": compile the model again");
+    return std::nullopt;
+  }
+  return root;
+}
+
 } // namespace
 
 void placer::runtime::layOutWeights(Manifest &manifest) {
@@ -259,42 +303,13 @@ std::string placer::runtime::printManifest(const Manifest &m) {
 std::optional<Manifest> placer::runtime::parseManifest(const std::string &text,
                                                        const std::string &path,
                                                        std::string &error) {
-  std::string syntax;
-  std::optional<json::Value> root = json::parse(text, syntax);
-  if (!root) {
-    error = path + ": not JSON: " + syntax;
+  std::optional<json::Value> root = parseArtifactJson(text, path, error);
+  if (!root)
     return std::nullopt;
-  }
-  Reader reader(path, error);
   const json::Object *object = root->getObject();
-  if (!object) {
-    reader.fail("(root)", "expected an object");
-    return std::nullopt;
-  }
+  Reader reader(path, error);
   Manifest m;
-  std::string format;
-  int64_t version = 0;
-  if (!reader.getString(*object, "", "format", format))
-    return std::nullopt;
-  if (format != kFormat) {
-    reader.fail("format", "'" + format + "' is not a Placer artifact");
-    return std::nullopt;
-  }
-  if (!reader.getInteger(*object, "", "format_version", version, 0) ||
-      !reader.getString(*object, "", "placer_version", m.placerVersion))
-    return std::nullopt;
-  if (version != Manifest::kFormatVersion) {
-    reader.fail("format_version", "artifact format " + std::to_string(version) +
-                                      ", this runtime reads format " +
-                                      std::to_string(Manifest::kFormatVersion));
-    return std::nullopt;
-  }
-  if (m.placerVersion != getPlacerVersion()) {
-    reader.fail("placer_version",
-                "written by Placer " + m.placerVersion + ", this runtime is " +
-                    getPlacerVersion() + ": compile the model again");
-    return std::nullopt;
-  }
+  m.placerVersion = getPlacerVersion();
   if (!reader.getString(*object, "", "llvm_version", m.llvmVersion) ||
       !reader.getString(*object, "", "library", m.library) ||
       !reader.getString(*object, "", "entry", m.entry) ||
@@ -353,33 +368,12 @@ std::optional<ProgramManifest>
 placer::runtime::parseProgramManifest(const std::string &text,
                                       const std::string &path,
                                       std::string &error) {
-  std::string syntax;
-  std::optional<json::Value> root = json::parse(text, syntax);
-  if (!root) {
-    error = path + ": not JSON: " + syntax;
+  std::optional<json::Value> root = parseArtifactJson(text, path, error);
+  if (!root)
     return std::nullopt;
-  }
-  Reader reader(path, error);
   const json::Object *object = root->getObject();
-  if (!object) {
-    reader.fail("(root)", "expected an object");
-    return std::nullopt;
-  }
+  Reader reader(path, error);
   ProgramManifest program;
-  std::string format, version;
-  if (!reader.getString(*object, "", "format", format) ||
-      !reader.getString(*object, "", "placer_version", version))
-    return std::nullopt;
-  if (format != kFormat) {
-    reader.fail("format", "'" + format + "' is not a Placer artifact");
-    return std::nullopt;
-  }
-  if (version != getPlacerVersion()) {
-    reader.fail("placer_version", "written by Placer " + version +
-                                      ", this runtime is " +
-                                      getPlacerVersion());
-    return std::nullopt;
-  }
   if (!reader.getInteger(*object, "", "stages", program.stages, 1) ||
       !reader.getStrings(*object, "input_names", program.inputNames))
     return std::nullopt;
