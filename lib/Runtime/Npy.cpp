@@ -8,18 +8,58 @@
 
 #include "placer/Runtime/Npy.h"
 
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/raw_ostream.h"
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 
 using namespace placer::runtime;
 
-static llvm::Error npyError(llvm::StringRef path, const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 path + ": " + message);
+namespace {
+
+std::string_view trim(std::string_view s, std::string_view chars = " \t\n") {
+  size_t first = s.find_first_not_of(chars);
+  if (first == std::string_view::npos)
+    return {};
+  size_t last = s.find_last_not_of(chars);
+  return s.substr(first, last - first + 1);
 }
 
-std::string placer::runtime::npyDtypeOf(llvm::StringRef elementType) {
+/// The value of `key` in the header dict, up to the next top-level comma
+/// (a tuple's contents, without its parentheses).
+std::optional<std::string_view> headerField(std::string_view header,
+                                            std::string_view key) {
+  size_t at = header.find("'" + std::string(key) + "'");
+  if (at == std::string_view::npos)
+    return std::nullopt;
+  std::string_view rest = trim(header.substr(at + key.size() + 2));
+  if (rest.empty() || rest.front() != ':')
+    return std::nullopt;
+  rest = trim(rest.substr(1));
+  if (!rest.empty() && rest.front() == '(')
+    return rest.substr(1, rest.find(')') == std::string_view::npos
+                              ? std::string_view::npos
+                              : rest.find(')') - 1);
+  return trim(rest.substr(0, rest.find_first_of(",}")));
+}
+
+bool parseInteger(std::string_view text, int64_t &value) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(),
+                                   value);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+std::nullopt_t fail(std::string &error, const std::string &path,
+                    const std::string &message) {
+  error = path + ": " + message;
+  return std::nullopt;
+}
+
+} // namespace
+
+std::string placer::runtime::npyDtypeOf(std::string_view elementType) {
   if (elementType == "f32") return "<f4";
   if (elementType == "f64") return "<f8";
   if (elementType == "f16") return "<f2";
@@ -32,37 +72,24 @@ std::string placer::runtime::npyDtypeOf(llvm::StringRef elementType) {
   return "";
 }
 
-size_t placer::runtime::npyItemSize(llvm::StringRef dtype) {
-  if (dtype.size() < 3)
+size_t placer::runtime::npyItemSize(std::string_view dtype) {
+  int64_t size = 0;
+  if (dtype.size() < 3 || !parseInteger(dtype.substr(2), size) || size <= 0)
     return 0;
-  unsigned size = 0;
-  if (dtype.drop_front(2).getAsInteger(10, size))
-    return 0;
-  return size;
+  return static_cast<size_t>(size);
 }
 
-/// The value of `key` in the header dict, up to the next top-level comma.
-static std::optional<llvm::StringRef> headerField(llvm::StringRef header,
-                                                  llvm::StringRef key) {
-  size_t at = header.find(("'" + key + "'").str());
-  if (at == llvm::StringRef::npos)
-    return std::nullopt;
-  llvm::StringRef rest = header.drop_front(at + key.size() + 2).ltrim();
-  if (!rest.consume_front(":"))
-    return std::nullopt;
-  rest = rest.ltrim();
-  if (rest.starts_with("("))
-    return rest.take_until([](char c) { return c == ')'; }).drop_front();
-  return rest.take_until([](char c) { return c == ',' || c == '}'; }).trim();
-}
-
-llvm::Expected<NpyArray> placer::runtime::readNpy(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
-    return npyError(path, "cannot read: " + buffer.getError().message());
-  llvm::StringRef data = (*buffer)->getBuffer();
-  if (!data.starts_with("\x93NUMPY") || data.size() < 10)
-    return npyError(path, "not a .npy file");
+std::optional<NpyArray> placer::runtime::readNpy(const std::string &path,
+                                                 std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return fail(error, path, std::string("cannot read: ") + std::strerror(errno));
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  const std::string text = contents.str();
+  std::string_view data = text;
+  if (data.size() < 10 || data.substr(0, 6) != "\x93NUMPY")
+    return fail(error, path, "not a .npy file");
   uint8_t major = data[6];
   size_t headerLength, offset;
   if (major == 1) {
@@ -70,48 +97,53 @@ llvm::Expected<NpyArray> placer::runtime::readNpy(llvm::StringRef path) {
     offset = 10;
   } else {
     if (data.size() < 12)
-      return npyError(path, "truncated header");
+      return fail(error, path, "truncated header");
     headerLength = uint32_t(uint8_t(data[8])) | (uint32_t(uint8_t(data[9])) << 8) |
                    (uint32_t(uint8_t(data[10])) << 16) |
                    (uint32_t(uint8_t(data[11])) << 24);
     offset = 12;
   }
   if (offset + headerLength > data.size())
-    return npyError(path, "truncated header");
-  llvm::StringRef header = data.substr(offset, headerLength);
+    return fail(error, path, "truncated header");
+  std::string_view header = data.substr(offset, headerLength);
   NpyArray array;
   auto descr = headerField(header, "descr");
   auto fortran = headerField(header, "fortran_order");
   auto shape = headerField(header, "shape");
   if (!descr || !fortran || !shape)
-    return npyError(path, "header lacks descr, fortran_order or shape");
+    return fail(error, path, "header lacks descr, fortran_order or shape");
   if (*fortran != "False")
-    return npyError(path, "Fortran-ordered arrays are not supported");
-  array.dtype = descr->trim("'\"").str();
+    return fail(error, path, "Fortran-ordered arrays are not supported");
+  array.dtype = std::string(trim(*descr, "'\""));
   if (npyItemSize(array.dtype) == 0 || array.dtype[0] == '>')
-    return npyError(path, "unsupported dtype '" + array.dtype + "'");
-  llvm::SmallVector<llvm::StringRef> dims;
-  shape->split(dims, ',', -1, /*KeepEmpty=*/false);
+    return fail(error, path, "unsupported dtype '" + array.dtype + "'");
   uint64_t count = 1;
-  for (llvm::StringRef dim : dims) {
-    int64_t value;
-    if (dim.trim().getAsInteger(10, value) || value < 0)
-      return npyError(path, "bad shape (" + *shape + ")");
+  std::string_view dims = *shape;
+  while (!trim(dims).empty()) {
+    size_t comma = dims.find(',');
+    std::string_view dim = trim(dims.substr(0, comma));
+    dims = comma == std::string_view::npos ? std::string_view()
+                                           : dims.substr(comma + 1);
+    int64_t value = 0;
+    if (dim.empty() && comma != std::string_view::npos)
+      continue; // "(n,)"
+    if (!parseInteger(dim, value) || value < 0)
+      return fail(error, path, "bad shape (" + std::string(*shape) + ")");
     array.shape.push_back(value);
     if (__builtin_mul_overflow(count, static_cast<uint64_t>(value), &count))
-      return npyError(path, "shape too large");
+      return fail(error, path, "shape too large");
   }
   uint64_t bytes;
   if (__builtin_mul_overflow(count, npyItemSize(array.dtype), &bytes) ||
       offset + headerLength + bytes != data.size())
-    return npyError(path, "data size does not match the shape");
-  llvm::StringRef payload = data.drop_front(offset + headerLength);
+    return fail(error, path, "data size does not match the shape");
+  std::string_view payload = data.substr(offset + headerLength);
   array.bytes.assign(payload.begin(), payload.end());
   return array;
 }
 
-llvm::Error placer::runtime::writeNpy(llvm::StringRef path,
-                                      const NpyArray &array) {
+bool placer::runtime::writeNpy(const std::string &path, const NpyArray &array,
+                               std::string &error) {
   std::string header = "{'descr': '" + array.dtype +
                        "', 'fortran_order': False, 'shape': (";
   for (size_t i = 0; i < array.shape.size(); ++i)
@@ -123,13 +155,18 @@ llvm::Error placer::runtime::writeNpy(llvm::StringRef path,
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
-  if (ec)
-    return npyError(path, "cannot write: " + ec.message());
-  os << "\x93NUMPY" << char(1) << char(0) << char(header.size() & 0xff)
-     << char(header.size() >> 8) << header;
-  os.write(reinterpret_cast<const char *>(array.bytes.data()),
-           array.bytes.size());
-  return llvm::Error::success();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    error = path + ": cannot write: " + std::strerror(errno);
+    return false;
+  }
+  out << "\x93NUMPY" << char(1) << char(0) << char(header.size() & 0xff)
+      << char(header.size() >> 8) << header;
+  out.write(reinterpret_cast<const char *>(array.bytes.data()),
+            array.bytes.size());
+  if (!out) {
+    error = path + ": cannot write";
+    return false;
+  }
+  return true;
 }

@@ -185,9 +185,10 @@ prepareArrays(const Session &session, const Options &options,
       arrays.inputs.push_back(std::move(buffer));
       continue;
     }
-    llvm::Expected<NpyArray> array = readNpy(file->second);
+    std::string message;
+    std::optional<NpyArray> array = readNpy(file->second, message);
     if (!array)
-      return array.takeError();
+      return error(message);
     std::string dtype = npyDtypeOf(spec.elementType);
     if (array->dtype != dtype || !session.acceptsShape(spec, array->shape))
       return error(file->second + ": input '" + spec.name + "' needs dtype " +
@@ -226,8 +227,9 @@ llvm::Error writeOutputs(const Session &session, const Arrays &arrays,
     if (array.dtype.empty())
       return error("output '" + spec.name + "' has element type " +
                    spec.elementType + ", which .npy cannot hold");
-    if (llvm::Error e = writeNpy(outputPath(options, spec.name), array))
-      return e;
+    std::string message;
+    if (!writeNpy(outputPath(options, spec.name), array, message))
+      return error(message);
   }
   return llvm::Error::success();
 }

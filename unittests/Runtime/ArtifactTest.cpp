@@ -1,8 +1,12 @@
 //===- ArtifactTest.cpp - Manifests and the runtime's JSON ----------------===//
 #include "placer/Runtime/Artifact.h"
+#include "placer/Runtime/Npy.h"
 #include "placer/Runtime/PlainJson.h"
 
 #include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
 
 using namespace placer::runtime;
 
@@ -107,6 +111,32 @@ TEST(PlainJson, ParsesAndRejects) {
   // Hostile nesting is refused, not recursed into.
   EXPECT_FALSE(json::parse(std::string(100000, '['), error));
   EXPECT_EQ(error, "offset 65: expected at most 64 nested levels");
+}
+
+TEST(Npy, RoundTripAndErrors) {
+  std::string path = ::testing::TempDir() + "npy_round_trip.npy", error;
+  for (std::vector<int64_t> shape :
+       {std::vector<int64_t>{}, {3}, {2, 0}, {2, 3}}) {
+    int64_t count = 1;
+    for (int64_t d : shape)
+      count *= d;
+    NpyArray array{"<i8", shape, std::vector<uint8_t>(8 * count, 7)};
+    ASSERT_TRUE(writeNpy(path, array, error)) << error;
+    std::optional<NpyArray> back = readNpy(path, error);
+    ASSERT_TRUE(back) << error;
+    EXPECT_EQ(back->dtype, "<i8");
+    EXPECT_EQ(back->shape, shape);
+    EXPECT_EQ(back->bytes, array.bytes);
+  }
+  std::ofstream(path, std::ios::binary) << "NUMPY, but not";
+  EXPECT_FALSE(readNpy(path, error));
+  EXPECT_EQ(error, path + ": not a .npy file");
+  std::remove(path.c_str());
+  EXPECT_FALSE(readNpy(path, error));
+  EXPECT_EQ(error, path + ": cannot read: No such file or directory");
+  EXPECT_EQ(npyDtypeOf("f32"), "<f4");
+  EXPECT_EQ(npyItemSize("<f8"), 8u);
+  EXPECT_EQ(npyItemSize("<fx"), 0u);
 }
 
 } // namespace

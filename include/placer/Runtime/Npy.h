@@ -1,12 +1,16 @@
 //===- Npy.h - NumPy .npy arrays ---------------------------------*- C++ -*-===//
+//
+// Plain C++ (no LLVM): runners with and without the compiler read inputs
+// and write outputs with it.
+//
+//===----------------------------------------------------------------------===//
 #ifndef PLACER_RUNTIME_NPY_H
 #define PLACER_RUNTIME_NPY_H
 
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
-
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace placer::runtime {
@@ -21,11 +25,14 @@ struct NpyArray {
 
 /// The descr of an MLIR element type name ("f32" -> "<f4"), or "" when npy
 /// has none.
-std::string npyDtypeOf(llvm::StringRef elementType);
-size_t npyItemSize(llvm::StringRef dtype);
+std::string npyDtypeOf(std::string_view elementType);
+size_t npyItemSize(std::string_view dtype);
 
-llvm::Expected<NpyArray> readNpy(llvm::StringRef path);
-llvm::Error writeNpy(llvm::StringRef path, const NpyArray &array);
+/// Reads `path`; on failure nothing, and `error` is "PATH: what is wrong".
+std::optional<NpyArray> readNpy(const std::string &path, std::string &error);
+/// Writes `array` to `path`; on failure false, and `error` says why.
+bool writeNpy(const std::string &path, const NpyArray &array,
+              std::string &error);
 
 } // namespace placer::runtime
 
