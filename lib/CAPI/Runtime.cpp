@@ -7,6 +7,7 @@
 
 #include "mlir/CAPI/IR.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 
 using namespace placer;
 using namespace placer::capi;

@@ -346,7 +346,7 @@ std::optional<Manifest> placer::runtime::parseManifest(const std::string &text,
 }
 
 std::string
-placer::runtime::printProgramManifest(const ProgramManifest &program) {
+placer::runtime::printProgramManifest(const ProgramShape &program) {
   json::Array outputs;
   for (const auto &[rank, name, shape] : program.outputs)
     outputs.emplace_back(json::Object{
@@ -364,7 +364,7 @@ placer::runtime::printProgramManifest(const ProgramManifest &program) {
   return json::print(json::Value(std::move(root)));
 }
 
-std::optional<ProgramManifest>
+std::optional<ProgramShape>
 placer::runtime::parseProgramManifest(const std::string &text,
                                       const std::string &path,
                                       std::string &error) {
@@ -373,7 +373,7 @@ placer::runtime::parseProgramManifest(const std::string &text,
     return std::nullopt;
   const json::Object *object = root->getObject();
   Reader reader(path, error);
-  ProgramManifest program;
+  ProgramShape program;
   if (!reader.getInteger(*object, "", "stages", program.stages, 1) ||
       !reader.getStrings(*object, "input_names", program.inputNames))
     return std::nullopt;
@@ -474,7 +474,7 @@ bool placer::runtime::writeArtifact(const std::string &dir, Manifest manifest,
 }
 
 bool placer::runtime::writeProgramManifest(const std::string &dir,
-                                           const ProgramManifest &program,
+                                           const ProgramShape &program,
                                            std::string &error) {
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -536,7 +536,7 @@ placer::runtime::loadArtifact(const std::string &dir, std::string &error) {
   return artifact;
 }
 
-std::optional<ProgramManifest>
+std::optional<ProgramShape>
 placer::runtime::readProgramManifest(const std::string &dir,
                                      std::string &error) {
   std::string path = joinPath(dir, kProgramFile), text;

@@ -15,6 +15,11 @@ int64_t TensorSpec::getNumElements() const {
   return n;
 }
 
+bool ProgramShape::hasInput(const std::string &name) const {
+  return std::find(inputNames.begin(), inputNames.end(), name) !=
+         inputNames.end();
+}
+
 Buffer::Buffer(int64_t bytes) : bytes(bytes) {
   // 64-byte alignment suits vector loads; never a zero-sized allocation.
   size_t size = (std::max<int64_t>(bytes, 1) + 63) / 64 * 64;

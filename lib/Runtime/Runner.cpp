@@ -181,6 +181,7 @@ placer::runtime::lowerForExecution(ModuleOp module,
 
   LoweredModule lowered;
   lowered.function = entry.getName().str();
+  lowered.transfers = options.transfers;
   if (auto names = module->getAttrOfType<ArrayAttr>(kProfileNodesAttrName)) {
     for (auto name : names.getAsValueRange<StringAttr>())
       lowered.profileNodes.push_back(name.str());

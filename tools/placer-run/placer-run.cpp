@@ -6,11 +6,11 @@
 //   mpirun -n K placer-run SPLIT.mlir --microbatches M ...
 //   placer-run MODEL.mlir --profile FILE.json [--profile-kind KIND] [--repeat N]
 //
-// A shell over placer::runtime::Session (include/placer/Runtime/Session.h):
-// options, .npy files and printing. The session compiles the model ahead of
-// time into a cached shared object and runs it on the given or seeded-random
-// inputs (M microbatches stacked on the first axis); every graph output is
-// written as DIR/<output name>.npy. Alone, a split module runs merged back
+// A shell over the runtime library: a Session (Session.h) compiles the model
+// ahead of time into a cached shared object or an artifact folder, and a
+// launch (Launch.h, shared with the runtime-only runner) runs it on the
+// given or seeded-random inputs (M microbatches stacked on the first axis);
+// every graph output is written as DIR/<output name>.npy. Alone, a split module runs merged back
 // into one program; under mpirun with one rank per device, each rank
 // compiles and runs its own stage and the stages stream microbatches to each
 // other over MPI. With --profile it times every node instead and writes the
@@ -20,25 +20,16 @@
 
 #include "placer/InitAll.h"
 #include "placer/Runtime/Artifact.h"
-#include "placer/Runtime/Npy.h"
+#include "placer/Runtime/Launch.h"
 #include "placer/Runtime/Session.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Support/xxhash.h"
-
-#include <cmath>
-#include <cstring>
-#include <map>
 
 using namespace placer::runtime;
 namespace cl = llvm::cl;
@@ -106,216 +97,26 @@ llvm::Error error(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-llvm::Error checkOptions(const Options &options) {
-  if (options.outputDir.empty() && options.profile.empty() &&
-      options.compileOnly.empty())
-    return error("give --output-dir DIR (outputs) or --profile FILE.json");
-  if (options.microbatches < 1)
-    return error("--microbatches must be at least 1");
+/// The settings a launch takes; checks them.
+llvm::Expected<LaunchOptions> getLaunchOptions(const Options &options) {
+  LaunchOptions launch;
+  launch.model = options.model;
+  launch.seed = options.seed;
+  launch.outputDir = options.outputDir;
+  launch.profile = options.profile;
+  launch.profileKind = options.profileKind;
+  launch.report = options.report;
+  launch.repeat = options.repeat;
+  launch.microbatches = options.microbatches;
+  launch.transferTimeout = options.transferTimeout;
+  std::string message;
+  std::vector<std::string> inputs(options.inputs.begin(), options.inputs.end());
+  if (!parseLaunchOptions(inputs, launch, message))
+    return error(message);
   if (options.transfers != "pipelined" && options.transfers != "blocking")
     return error("--transfers must be 'pipelined' or 'blocking', not '" +
                  options.transfers + "'");
-  if (options.transferTimeout <= 0)
-    return error("--transfer-timeout must be positive");
-  return llvm::Error::success();
-}
-
-/// --input NAME=FILE.npy, by name.
-llvm::Expected<std::map<std::string, std::string>>
-parseInputFlags(const Options &options) {
-  std::map<std::string, std::string> given;
-  for (const std::string &entry : options.inputs) {
-    auto [name, file] = llvm::StringRef(entry).split('=');
-    if (name.empty() || file.empty())
-      return error("--input expects NAME=FILE.npy, got '" + entry + "'");
-    given[name.str()] = file.str();
-  }
-  return given;
-}
-
-/// A file name for an output: graph names may hold '/' and worse, and must
-/// never leave the output folder.
-std::string fileNameFor(llvm::StringRef name) {
-  std::string file;
-  for (char c : name)
-    file += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' ||
-             c == '_' || c == '.')
-                ? c
-                : '_';
-  if (file.empty() || file[0] == '.')
-    file = "_" + file;
-  return file;
-}
-
-std::string outputPath(const Options &options, llvm::StringRef name) {
-  llvm::SmallString<256> path(options.outputDir);
-  llvm::sys::path::append(path, fileNameFor(name) + ".npy");
-  return std::string(path);
-}
-
-/// Under mpirun every rank must run the same model with the same flags.
-uint64_t launchIdentity(const Options &options, int argc, char **argv) {
-  std::string identity;
-  llvm::SmallString<256> path(options.model);
-  if (llvm::sys::fs::is_directory(path))
-    llvm::sys::path::append(path, "program.json");
-  if (auto text = llvm::MemoryBuffer::getFile(path))
-    identity = (*text)->getBuffer().str();
-  for (int i = 1; i < argc; ++i)
-    identity += std::string("\0", 1) + argv[i];
-  return llvm::xxh3_64bits(identity);
-}
-
-/// Every input and output of the session in aligned buffers (64 bytes,
-/// for vector loads), all microbatches stacked: inputs read from --input
-/// files or seeded, outputs zeroed.
-struct Arrays {
-  std::vector<Buffer> inputs, outputs;
-};
-
-llvm::Expected<Arrays>
-prepareArrays(const Session &session, const Options &options,
-              const std::map<std::string, std::string> &given) {
-  Arrays arrays;
-  for (const TensorSpec &spec : session.getInputs()) {
-    auto file = given.find(spec.name);
-    Buffer buffer(session.getStackedBytes(spec));
-    if (file == given.end()) {
-      fillSeeded(buffer.data(), spec, session.getMicrobatches(), options.seed);
-      arrays.inputs.push_back(std::move(buffer));
-      continue;
-    }
-    std::string message;
-    std::optional<NpyArray> array = readNpy(file->second, message);
-    if (!array)
-      return error(message);
-    std::string dtype = npyDtypeOf(spec.elementType);
-    if (array->dtype != dtype || !session.acceptsShape(spec, array->shape))
-      return error(file->second + ": input '" + spec.name + "' needs dtype " +
-                   dtype + " and shape " + session.describeShape(spec) +
-                   ", the file has " + array->dtype + " " +
-                   formatShape(array->shape));
-    std::memcpy(buffer.data(), array->bytes.data(), array->bytes.size());
-    arrays.inputs.push_back(std::move(buffer));
-  }
-  for (const TensorSpec &spec : session.getOutputs())
-    arrays.outputs.emplace_back(session.getStackedBytes(spec));
-  return arrays;
-}
-
-llvm::Error bindArrays(Session &session, Arrays &arrays) {
-  auto view = [&](const TensorSpec &spec, Buffer &buffer) {
-    return HostTensor{spec.elementType, session.getStackedShape(spec),
-                      buffer.data()};
-  };
-  std::vector<HostTensor> inputs, outputs;
-  for (auto [spec, array] : llvm::zip(session.getInputs(), arrays.inputs))
-    inputs.push_back(view(spec, array));
-  for (auto [spec, array] : llvm::zip(session.getOutputs(), arrays.outputs))
-    outputs.push_back(view(spec, array));
-  return session.bind(inputs, outputs);
-}
-
-llvm::Error writeOutputs(const Session &session, const Arrays &arrays,
-                         const Options &options) {
-  if (std::error_code ec = llvm::sys::fs::create_directories(options.outputDir))
-    return error("cannot create " + options.outputDir + ": " + ec.message());
-  for (auto [spec, buffer] : llvm::zip(session.getOutputs(), arrays.outputs)) {
-    NpyArray array{npyDtypeOf(spec.elementType), session.getStackedShape(spec),
-                   std::vector<uint8_t>(buffer.data(),
-                                        buffer.data() + buffer.size())};
-    if (array.dtype.empty())
-      return error("output '" + spec.name + "' has element type " +
-                   spec.elementType + ", which .npy cannot hold");
-    std::string message;
-    if (!writeNpy(outputPath(options, spec.name), array, message))
-      return error(message);
-  }
-  return llvm::Error::success();
-}
-
-llvm::Error writeProfile(const Session &session, const Timing &timing,
-                         const Options &options) {
-  unsigned runs = timing.starts.size();
-  llvm::json::Object profile;
-  for (const auto &[name, seconds] : session.getProfile(runs))
-    profile[name] = llvm::json::Object{{options.profileKind, seconds}};
-  std::error_code ec;
-  llvm::raw_fd_ostream os(options.profile, ec);
-  if (ec)
-    return error("cannot write " + options.profile + ": " + ec.message());
-  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(profile))) << "\n";
-  auto [nodes, inNodes] = session.getProfileTotal(runs);
-  double total = 0;
-  for (auto [start, end] : llvm::zip(timing.starts, timing.ends))
-    total += end - start;
-  int64_t samples = int64_t(runs) * session.getMicrobatches();
-  llvm::outs() << llvm::formatv(
-      "profile: {0} nodes, {1:e} s per run inside nodes of {2:e} s per run "
-      "({3} runs, kind '{4}') -> {5}\n",
-      nodes, inNodes, total / samples, samples,
-      options.profileKind.getValue(), options.profile.getValue());
-  return llvm::Error::success();
-}
-
-/// Samples per run: the first dimension of the first graph output.
-int64_t samplesPerRun(const ProgramShape &program) {
-  if (program.outputs.empty())
-    return 1;
-  const std::vector<int64_t> &shape = std::get<2>(program.outputs.front());
-  return shape.empty() ? 1 : shape.front();
-}
-
-void printTimes(const TimeSummary &times, int64_t samples,
-                const std::optional<Prediction> &prediction,
-                const Options &options, const MpiJob *job,
-                llvm::StringRef function) {
-  if (times.runs == 0)
-    return;
-  bool distributed = job && job->isDistributed();
-  llvm::outs() << llvm::formatv(
-      "{0}: {1} runs{2}, {3:e} s per run (min), {4:e} s (median), {5:e} s "
-      "per sample (median, {6} samples per run)\n",
-      distributed ? "pipeline of " + std::to_string(job->getSize()) + " ranks"
-                  : function.str(),
-      times.runs,
-      options.microbatches > 1
-          ? " of " + std::to_string(options.microbatches) + " microbatches"
-          : std::string(),
-      times.min, times.median, times.median / samples, samples);
-  if (prediction)
-    llvm::outs() << llvm::formatv(
-        "simulated (--placer-simulate, the module's costs): {0:e} s per run, "
-        "measured / simulated = {1:f2}\n",
-        prediction->perRun, prediction->measuredOverSimulated);
-}
-
-void printRanks(llvm::ArrayRef<RankFigures> ranks) {
-  for (auto [rank, figures] : llvm::enumerate(ranks))
-    llvm::outs() << llvm::formatv(
-        "  rank {0}: compute {1:e} s, waiting on receives {2:e} s, on sends "
-        "{3:e} s, sent {4} bytes in {5} messages (per run)\n",
-        rank, figures.compute, figures.recvWait, figures.sendWait,
-        int64_t(std::llround(figures.bytesSent)),
-        int64_t(std::llround(figures.messagesSent)));
-}
-
-/// Every graph output, whichever rank wrote it.
-llvm::json::Array describeOutputs(const ProgramShape &program,
-                                  const Options &options, bool distributed) {
-  llvm::json::Array outputs;
-  if (options.outputDir.empty())
-    return outputs;
-  for (const auto &[rank, name, shape] : program.outputs) {
-    llvm::json::Object entry{
-        {"name", name},
-        {"file", outputPath(options, name)},
-        {"shape", llvm::json::Array(stackShape(shape, options.microbatches))}};
-    if (distributed)
-      entry["rank"] = rank;
-    outputs.push_back(std::move(entry));
-  }
-  return outputs;
+  return launch;
 }
 
 SessionOptions getSessionOptions(const Options &options, MpiJob *job) {
@@ -359,173 +160,86 @@ llvm::Error compileArtifacts(mlir::ModuleOp module, const Options &options,
   }
   if (program.stages == 0)
     return llvm::Error::success();
-  ProgramManifest manifest{program.inputNames, program.outputs, program.stages,
-                           program.rankStages};
   std::string message;
-  if (!writeProgramManifest(options.compileOnly, manifest, message))
+  if (!writeProgramManifest(options.compileOnly, program, message))
     return error(message);
   return llvm::Error::success();
 }
 
-/// What a run needs besides its session: the program's shape and, for a
-/// module with costs, the simulator's prediction.
-struct Loaded {
-  std::unique_ptr<Session> session;
-  ProgramShape program;
-  std::optional<llvm::json::Object> simulated;
-};
-
-/// An artifact folder: a whole program, or under mpirun the stage of this
-/// rank in a split one.
-llvm::Expected<Loaded> openArtifact(const Options &options, MpiJob *job,
-                                    int argc, char **argv) {
-  Loaded loaded;
-  std::string dir = options.model, message;
-  bool distributed = job && job->isDistributed();
-  if (isSplitArtifact(dir)) {
-    std::optional<ProgramManifest> manifest = readProgramManifest(dir, message);
-    if (!manifest)
-      return error(message);
-    loaded.program = ProgramShape{manifest->inputNames, manifest->outputs,
-                                  manifest->stages, manifest->rankStages};
-    if (!distributed)
-      return error(dir + " holds a split program of " +
-                   llvm::Twine(manifest->stages) +
-                   " stages: run it with mpirun, one rank per device");
-    if (llvm::Error e = job->assignStage(loaded.program,
-                                         launchIdentity(options, argc, argv)))
-      return std::move(e);
-    dir = getStageFolder(dir, job->getStage());
-  } else if (distributed) {
-    return error(dir + " holds a whole program: run it without mpirun (or "
-                       "compile a split module)");
-  }
-  auto session = Session::open(dir, getSessionOptions(options, job));
-  if (!session)
-    return session.takeError();
-  loaded.session = std::move(*session);
-  if (loaded.program.stages == 0) {
-    for (const TensorSpec &spec : loaded.session->getInputs())
-      loaded.program.inputNames.push_back(spec.name);
-    for (const TensorSpec &spec : loaded.session->getOutputs())
-      loaded.program.outputs.emplace_back(0, spec.name, spec.shape);
-  }
-  return std::move(loaded);
-}
-
 /// A module: compiled here (or taken from the cache).
-llvm::Expected<Loaded> compileModule(mlir::ModuleOp module,
-                                     const Options &options, MpiJob *job,
-                                     int argc, char **argv) {
-  Loaded loaded;
-  loaded.program = describeProgram(module);
-  if (job && job->isDistributed())
-    if (llvm::Error e = job->assignStage(loaded.program,
-                                         launchIdentity(options, argc, argv)))
-      return std::move(e);
+llvm::Expected<std::unique_ptr<Session>>
+compileModule(mlir::ModuleOp module, const Options &options, MpiJob *job,
+              uint64_t identity, Launch &launch) {
+  launch.shape = describeProgram(module);
+  std::string message;
+  if (job && job->isDistributed() &&
+      !job->assignStage(launch.shape, identity, message))
+    return error(message);
   if (!job || job->getRank() == 0)
-    loaded.simulated = simulateQuietly(module, options.microbatches);
+    launch.simulated = simulateQuietly(module, options.microbatches);
   auto session = Session::create(module, getSessionOptions(options, job));
   if (!session)
     return session.takeError();
-  loaded.session = std::move(*session);
-  return std::move(loaded);
+  launch.program = &(*session)->getProgram();
+  launch.cached = (*session)->isCached();
+  launch.compileSeconds = (*session)->getCompileSeconds();
+  launch.transfers = options.transfers;
+  return session;
 }
 
 /// Everything after the command line; a failure is the message to print.
 llvm::Error runTool(const Options &options, MpiJob *job, int argc,
                     char **argv) {
-  if (llvm::Error e = checkOptions(options))
-    return e;
-  auto given = parseInputFlags(options);
-  if (!given)
-    return given.takeError();
-  bool distributed = job && job->isDistributed();
-  if (distributed && !options.profile.empty())
-    return error("--profile times the model whole: run it without mpirun");
+  bool isArtifact = llvm::sys::fs::is_directory(options.model.getValue());
+  bool compileOnly = !options.compileOnly.empty();
+  llvm::Expected<LaunchOptions> launchOptions = LaunchOptions();
+  if (compileOnly) {
+    if (isArtifact)
+      return error(options.model + " is an artifact already compiled");
+    if (options.microbatches < 1)
+      return error("--microbatches must be at least 1");
+  } else {
+    launchOptions = getLaunchOptions(options);
+    if (!launchOptions)
+      return launchOptions.takeError();
+    if (job && job->isDistributed() && !options.profile.empty())
+      return error("--profile times the model whole: run it without mpirun");
+  }
 
   mlir::DialectRegistry registry;
   placer::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  bool isArtifact = llvm::sys::fs::is_directory(options.model.getValue());
-  if (isArtifact && !options.compileOnly.empty())
-    return error(options.model + " is an artifact already compiled");
   mlir::OwningOpRef<mlir::ModuleOp> module;
   if (!isArtifact) {
     module = mlir::parseSourceFile<mlir::ModuleOp>(
         options.model, sourceMgr, mlir::ParserConfig(&context));
     if (!module)
       return error("cannot parse " + options.model);
-    if (!options.compileOnly.empty())
-      return compileArtifacts(*module, options, job);
   }
-  llvm::Expected<Loaded> loaded =
-      isArtifact ? openArtifact(options, job, argc, argv)
-                 : compileModule(*module, options, job, argc, argv);
-  if (!loaded)
-    return loaded.takeError();
-  Session &session = *loaded->session;
-  const ProgramShape &program = loaded->program;
-  for (const auto &[name, file] : *given)
-    if (!program.hasInput(name))
-      return error("the model has no input named '" + name + "'");
+  if (compileOnly)
+    return compileArtifacts(*module, options, job);
 
-  auto arrays = prepareArrays(session, options, *given);
-  if (!arrays)
-    return arrays.takeError();
-  if (llvm::Error e = bindArrays(session, *arrays))
-    return e;
-
-  bool profiling = !options.profile.empty();
-  unsigned runs = profiling || distributed ? std::max(1u, unsigned(options.repeat))
-                                           : unsigned(options.repeat);
-  auto timing = session.measure(runs);
-  if (!timing)
-    return timing.takeError();
-  if (distributed)
-    if (llvm::Error e = job->gather(*timing))
-      return e;
-  if (profiling)
-    if (llvm::Error e = writeProfile(session, *timing, options))
-      return e;
-  if (!options.outputDir.empty()) {
-    if (llvm::Error e = session.collectOutputs())
-      return e;
-    if (!distributed || job->getCopy() == 0)
-      if (llvm::Error e = writeOutputs(session, *arrays, options))
-        return e;
+  uint64_t identity = getLaunchIdentity(options.model, argc, argv);
+  Launch launch;
+  // Whichever owns the program: a session over a compiled module, or the
+  // artifact's program.
+  std::unique_ptr<Session> session;
+  std::unique_ptr<Program> artifact;
+  std::string message;
+  if (isArtifact) {
+    artifact = openArtifact(*launchOptions, job, identity, launch, message);
+    if (!artifact)
+      return error(message);
+  } else {
+    auto compiled = compileModule(*module, options, job, identity, launch);
+    if (!compiled)
+      return compiled.takeError();
+    session = std::move(*compiled);
   }
-  if (job && job->getRank() != 0)
-    return llvm::Error::success();
-
-  TimeSummary times = summarizeTimes(*timing, options.microbatches);
-  std::optional<Prediction> prediction;
-  if (loaded->simulated && times.runs > 0)
-    prediction = predict(*loaded->simulated, options.microbatches, times);
-  int64_t samples = samplesPerRun(program);
-  printTimes(times, samples, prediction, options, job, session.getFunction());
-  llvm::json::Object report{
-      {"model", options.model.getValue()},
-      {"function", session.getFunction()},
-      {"cached", session.isCached()},
-      {"compile_seconds", session.getCompileSeconds()},
-      {"microbatches", int64_t(options.microbatches)},
-      {"outputs", describeOutputs(program, options, distributed)}};
-  addTimesToReport(report, times, samples, prediction);
-  if (distributed) {
-    printRanks(timing->ranks);
-    report["ranks"] = getRanksReport(timing->ranks);
-    report["transfers"] = options.transfers.getValue();
-  }
-  if (options.report.empty())
-    return llvm::Error::success();
-  std::error_code ec;
-  llvm::raw_fd_ostream os(options.report, ec);
-  if (ec)
-    return error("cannot write " + options.report + ": " + ec.message());
-  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
+  if (!runLaunch(launch, *launchOptions, job, message))
+    return error(message);
   return llvm::Error::success();
 }
 
@@ -540,27 +254,14 @@ int main(int argc, char **argv) {
       "or one MPI rank per device\n");
   std::unique_ptr<MpiJob> job;
   if (MpiJob::launchedByMpi()) {
-    auto started = MpiJob::start(&argc, &argv, options.transferTimeout);
-    if (!started) {
-      llvm::errs() << "placer-run: error: "
-                   << llvm::toString(started.takeError()) << "\n";
-      return 1;
-    }
-    job = std::move(*started);
+    std::string message;
+    job = MpiJob::start(&argc, &argv, options.transferTimeout, message);
+    if (!job)
+      return failLaunch(message, nullptr);
   }
   llvm::Error failure = runTool(options, job.get(), argc, argv);
   if (!failure)
     return 0;
-  // One write: mpirun's banner for the aborted job must not land inside the
-  // line (stderr is unbuffered).
-  std::string line = "placer-run: error: ";
-  if (job && job->isDistributed())
-    line += "rank " + std::to_string(job->getRank()) + ": ";
-  line += llvm::toString(std::move(failure)) + "\n";
-  llvm::errs() << line;
-  // Under mpirun, a failing rank ends the whole job: its peers would wait
-  // for it otherwise.
-  if (job && job->isDistributed())
-    job->abort(1);
-  return 1;
+  llvm::outs().flush();
+  return failLaunch(llvm::toString(std::move(failure)), job.get());
 }

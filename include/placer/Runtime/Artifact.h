@@ -13,8 +13,8 @@
 //                   weights need no recompilation
 //
 // A split module is a folder of such folders, `stage-<k>`, plus
-// program.json: which stage each MPI rank runs and where every graph
-// output is computed (docs/Execution.md, "Artifacts").
+// program.json (a ProgramShape): which stage each MPI rank runs and where
+// every graph output is computed (docs/Execution.md, "Artifacts").
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLACER_RUNTIME_ARTIFACT_H
@@ -59,15 +59,6 @@ struct Manifest {
   std::vector<std::string> profileNodes;
 };
 
-/// program.json of a split artifact: what describeProgram tells of the
-/// module, so that the ranks can pick their stages without it.
-struct ProgramManifest {
-  std::vector<std::string> inputNames;
-  /// (rank, output name, shape) of every graph output.
-  std::vector<std::tuple<int, std::string, std::vector<int64_t>>> outputs;
-  int64_t stages = 0;
-  std::vector<int64_t> rankStages;
-};
 
 /// Where weight i starts in the weights file: 64-byte aligned offsets in
 /// order. Also sets the manifest's total.
@@ -80,8 +71,10 @@ std::string printManifest(const Manifest &manifest);
 std::optional<Manifest> parseManifest(const std::string &text,
                                       const std::string &path,
                                       std::string &error);
-std::string printProgramManifest(const ProgramManifest &program);
-std::optional<ProgramManifest> parseProgramManifest(const std::string &text,
+/// program.json of a split artifact: what describeProgram tells of the
+/// module, so that the ranks can pick their stages without it.
+std::string printProgramManifest(const ProgramShape &program);
+std::optional<ProgramShape> parseProgramManifest(const std::string &text,
                                                     const std::string &path,
                                                     std::string &error);
 
@@ -98,7 +91,7 @@ bool writeArtifact(const std::string &dir, Manifest manifest,
                    const std::vector<const Buffer *> &weights,
                    const std::string &libraryPath, std::string &error);
 bool writeProgramManifest(const std::string &dir,
-                          const ProgramManifest &program, std::string &error);
+                          const ProgramShape &program, std::string &error);
 
 /// A loaded artifact: its manifest, its weights in aligned buffers, and
 /// its code.
@@ -113,7 +106,7 @@ struct LoadedArtifact {
 /// is an error naming it and the weight) and loads the code.
 std::optional<LoadedArtifact> loadArtifact(const std::string &dir,
                                            std::string &error);
-std::optional<ProgramManifest> readProgramManifest(const std::string &dir,
+std::optional<ProgramShape> readProgramManifest(const std::string &dir,
                                                    std::string &error);
 
 } // namespace placer::runtime

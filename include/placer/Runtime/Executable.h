@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace placer::runtime {
@@ -43,6 +44,36 @@ private:
   };
   std::unique_ptr<uint8_t, Free> storage;
   int64_t bytes;
+};
+
+/// A program's interface and parameters as the code takes them: the entry
+/// function, then its inputs, weights (with their bytes) and outputs in the
+/// order it takes them. The compiler's lowering produces it; an artifact's
+/// manifest and weights file hold it.
+struct LoweredModule {
+  std::string function;
+  std::vector<TensorSpec> inputs, weights, outputs;
+  std::vector<Buffer> weightData;
+  /// Profiled code: the node names, indexed by the hooks' node numbers.
+  std::vector<std::string> profileNodes;
+  /// The transfers a stage's code makes: pipelined or blocking.
+  std::string transfers = "pipelined";
+};
+
+/// What a program looks like to the ranks that run it: its graph inputs,
+/// which stage each rank of a split program runs, and which rank computes
+/// (or, for a replicated stage, collects) which graph output. The compiler
+/// reads it off a module (describeProgram); a split artifact's program.json
+/// holds it.
+struct ProgramShape {
+  std::vector<std::string> inputNames;
+  /// (rank, output name, shape) of every graph output.
+  std::vector<std::tuple<int, std::string, std::vector<int64_t>>> outputs;
+  /// 0 when the program is not split.
+  int64_t stages = 0;
+  /// Per rank, the stage it runs.
+  std::vector<int64_t> rankStages;
+  bool hasInput(const std::string &name) const;
 };
 
 /// A loaded shared object's entry point, bound to its argument buffers.

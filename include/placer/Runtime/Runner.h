@@ -20,15 +20,6 @@
 
 namespace placer::runtime {
 
-/// A module lowered for execution: inputs, weights (with their bytes) and
-/// outputs of the entry function, in the order it takes them.
-struct LoweredModule {
-  std::string function;
-  std::vector<TensorSpec> inputs, weights, outputs;
-  std::vector<Buffer> weightData;
-  /// Profiled modules: the node names, indexed by the hooks' node numbers.
-  std::vector<std::string> profileNodes;
-};
 
 /// How a module is lowered for execution.
 struct ExecutionOptions {

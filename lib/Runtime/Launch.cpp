@@ -1,0 +1,414 @@
+//===- Launch.cpp - What placer-run does with a loaded program ------------===//
+
+#include "placer/Runtime/Launch.h"
+
+#include "placer/Runtime/Artifact.h"
+#include "placer/Runtime/Npy.h"
+#include "placer/Runtime/PlainJson.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace placer::runtime;
+namespace fs = std::filesystem;
+
+bool placer::runtime::parseLaunchOptions(
+    const std::vector<std::string> &inputFlags, LaunchOptions &options,
+    std::string &error) {
+  if (options.outputDir.empty() && options.profile.empty())
+    error = "give --output-dir DIR (outputs) or --profile FILE.json";
+  else if (options.microbatches < 1)
+    error = "--microbatches must be at least 1";
+  else if (!(options.transferTimeout > 0))
+    error = "--transfer-timeout must be positive";
+  if (!error.empty())
+    return false;
+  for (const std::string &flag : inputFlags) {
+    size_t equals = flag.find('=');
+    if (equals == 0 || equals == std::string::npos ||
+        equals + 1 == flag.size()) {
+      error = "--input expects NAME=FILE.npy, got '" + flag + "'";
+      return false;
+    }
+    options.inputs[flag.substr(0, equals)] = flag.substr(equals + 1);
+  }
+  return true;
+}
+
+uint64_t placer::runtime::getLaunchIdentity(const std::string &model,
+                                            int argc, char **argv) {
+  std::string identity;
+  fs::path path(model);
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    path /= "program.json";
+  std::ifstream file(path, std::ios::binary);
+  if (file) {
+    std::ostringstream text;
+    text << file.rdbuf();
+    identity = text.str();
+  }
+  for (int i = 1; i < argc; ++i)
+    identity += std::string("\0", 1) + argv[i];
+  // FNV-1a: equal on every rank, which is all it needs to be.
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : identity)
+    hash = (hash ^ c) * 0x100000001b3ull;
+  return hash;
+}
+
+std::unique_ptr<Program>
+placer::runtime::openArtifact(const LaunchOptions &options, MpiJob *job,
+                              uint64_t identity, Launch &launch,
+                              std::string &error) {
+  std::string dir = options.model;
+  bool distributed = job && job->isDistributed();
+  if (isSplitArtifact(dir)) {
+    std::optional<ProgramShape> shape = readProgramManifest(dir, error);
+    if (!shape)
+      return nullptr;
+    launch.shape = std::move(*shape);
+    if (!distributed) {
+      error = dir + " holds a split program of " +
+              std::to_string(launch.shape.stages) +
+              " stages: run it with mpirun, one rank per device";
+      return nullptr;
+    }
+    if (!job->assignStage(launch.shape, identity, error))
+      return nullptr;
+    dir = getStageFolder(dir, job->getStage());
+  } else if (distributed) {
+    error = dir + " holds a whole program: run it without mpirun (or "
+                  "compile a split module)";
+    return nullptr;
+  }
+  ProgramOptions programOptions;
+  programOptions.profile = !options.profile.empty();
+  programOptions.microbatches = options.microbatches;
+  programOptions.job = job;
+  std::unique_ptr<Program> program =
+      Program::open(dir, programOptions, error);
+  if (!program)
+    return nullptr;
+  if (launch.shape.stages == 0) {
+    for (const TensorSpec &spec : program->getInputs())
+      launch.shape.inputNames.push_back(spec.name);
+    for (const TensorSpec &spec : program->getOutputs())
+      launch.shape.outputs.emplace_back(0, spec.name, spec.shape);
+  }
+  launch.program = program.get();
+  launch.cached = true;
+  launch.transfers = program->getTransfers();
+  return program;
+}
+
+namespace {
+
+/// A file name for an output: graph names may hold '/' and worse, and must
+/// never leave the output folder.
+std::string fileNameFor(const std::string &name) {
+  std::string file;
+  for (char c : name)
+    file += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' ||
+             c == '_' || c == '.')
+                ? c
+                : '_';
+  if (file.empty() || file[0] == '.')
+    file = "_" + file;
+  return file;
+}
+
+std::string outputPath(const LaunchOptions &options, const std::string &name) {
+  return (fs::path(options.outputDir) / (fileNameFor(name) + ".npy")).string();
+}
+
+/// Every input and output of the program in aligned buffers (64 bytes,
+/// for vector loads), all microbatches stacked: inputs read from --input
+/// files or seeded, outputs zeroed.
+struct Arrays {
+  std::vector<Buffer> inputs, outputs;
+};
+
+std::optional<Arrays> prepareArrays(const Program &program,
+                                    const LaunchOptions &options,
+                                    std::string &error) {
+  Arrays arrays;
+  for (const TensorSpec &spec : program.getInputs()) {
+    auto file = options.inputs.find(spec.name);
+    Buffer buffer(program.getStackedBytes(spec));
+    if (file == options.inputs.end()) {
+      fillSeeded(buffer.data(), spec, program.getMicrobatches(), options.seed);
+      arrays.inputs.push_back(std::move(buffer));
+      continue;
+    }
+    std::optional<NpyArray> array = readNpy(file->second, error);
+    if (!array)
+      return std::nullopt;
+    std::string dtype = npyDtypeOf(spec.elementType);
+    if (array->dtype != dtype || !program.acceptsShape(spec, array->shape)) {
+      error = file->second + ": input '" + spec.name + "' needs dtype " +
+              dtype + " and shape " + program.describeShape(spec) +
+              ", the file has " + array->dtype + " " +
+              formatShape(array->shape);
+      return std::nullopt;
+    }
+    std::memcpy(buffer.data(), array->bytes.data(), array->bytes.size());
+    arrays.inputs.push_back(std::move(buffer));
+  }
+  for (const TensorSpec &spec : program.getOutputs())
+    arrays.outputs.emplace_back(program.getStackedBytes(spec));
+  return arrays;
+}
+
+bool bindArrays(Program &program, Arrays &arrays, std::string &error) {
+  auto view = [&](const TensorSpec &spec, Buffer &buffer) {
+    return HostTensor{spec.elementType, program.getStackedShape(spec),
+                      buffer.data()};
+  };
+  std::vector<HostTensor> inputs, outputs;
+  for (size_t i = 0; i < arrays.inputs.size(); ++i)
+    inputs.push_back(view(program.getInputs()[i], arrays.inputs[i]));
+  for (size_t i = 0; i < arrays.outputs.size(); ++i)
+    outputs.push_back(view(program.getOutputs()[i], arrays.outputs[i]));
+  return program.bind(inputs, outputs, error);
+}
+
+bool writeOutputs(const Program &program, const Arrays &arrays,
+                  const LaunchOptions &options, std::string &error) {
+  std::error_code ec;
+  fs::create_directories(options.outputDir, ec);
+  if (ec) {
+    error = "cannot create " + options.outputDir + ": " + ec.message();
+    return false;
+  }
+  for (size_t i = 0; i < arrays.outputs.size(); ++i) {
+    const TensorSpec &spec = program.getOutputs()[i];
+    const Buffer &buffer = arrays.outputs[i];
+    NpyArray array{npyDtypeOf(spec.elementType), program.getStackedShape(spec),
+                   std::vector<uint8_t>(buffer.data(),
+                                        buffer.data() + buffer.size())};
+    if (array.dtype.empty()) {
+      error = "output '" + spec.name + "' has element type " +
+              spec.elementType + ", which .npy cannot hold";
+      return false;
+    }
+    if (!writeNpy(outputPath(options, spec.name), array, error))
+      return false;
+  }
+  return true;
+}
+
+bool writeJson(const std::string &path, const json::Value &value,
+               std::string &error) {
+  std::ofstream file(path, std::ios::binary);
+  file << json::print(value) << "\n";
+  file.close();
+  if (!file) {
+    error = "cannot write " + path;
+    return false;
+  }
+  return true;
+}
+
+bool writeProfile(const Program &program, const Timing &timing,
+                  const LaunchOptions &options, std::string &error) {
+  unsigned runs = timing.starts.size();
+  json::Object profile;
+  for (const auto &[name, seconds] : program.getProfile(runs))
+    profile[name] = json::Object{{options.profileKind, seconds}};
+  if (!writeJson(options.profile, profile, error))
+    return false;
+  auto [nodes, inNodes] = program.getProfileTotal(runs);
+  double total = 0;
+  for (size_t i = 0; i < timing.starts.size(); ++i)
+    total += timing.ends[i] - timing.starts[i];
+  int64_t samples = int64_t(runs) * program.getMicrobatches();
+  std::printf("profile: %zu nodes, %e s per run inside nodes of %e s per run "
+              "(%lld runs, kind '%s') -> %s\n",
+              nodes, inNodes, total / samples, (long long)samples,
+              options.profileKind.c_str(), options.profile.c_str());
+  return true;
+}
+
+/// Samples per run: the first dimension of the first graph output.
+int64_t samplesPerRun(const ProgramShape &shape) {
+  if (shape.outputs.empty())
+    return 1;
+  const std::vector<int64_t> &dims = std::get<2>(shape.outputs.front());
+  return dims.empty() ? 1 : dims.front();
+}
+
+void printTimes(const TimeSummary &times, int64_t samples,
+                const std::optional<Prediction> &prediction,
+                const LaunchOptions &options, const MpiJob *job,
+                const std::string &function) {
+  if (times.runs == 0)
+    return;
+  bool distributed = job && job->isDistributed();
+  std::string who = distributed ? "pipeline of " +
+                                      std::to_string(job->getSize()) + " ranks"
+                                : function;
+  std::string of = options.microbatches > 1
+                       ? " of " + std::to_string(options.microbatches) +
+                             " microbatches"
+                       : std::string();
+  std::printf("%s: %zu runs%s, %e s per run (min), %e s (median), %e s per "
+              "sample (median, %lld samples per run)\n",
+              who.c_str(), times.runs, of.c_str(), times.min, times.median,
+              times.median / samples, (long long)samples);
+  if (prediction)
+    std::printf("simulated (--placer-simulate, the module's costs): %e s per "
+                "run, measured / simulated = %.2f\n",
+                prediction->perRun, prediction->measuredOverSimulated);
+}
+
+void printRanks(const std::vector<RankFigures> &ranks) {
+  for (size_t rank = 0; rank < ranks.size(); ++rank) {
+    const RankFigures &figures = ranks[rank];
+    std::printf("  rank %zu: compute %e s, waiting on receives %e s, on sends "
+                "%e s, sent %lld bytes in %lld messages (per run)\n",
+                rank, figures.compute, figures.recvWait, figures.sendWait,
+                (long long)std::llround(figures.bytesSent),
+                (long long)std::llround(figures.messagesSent));
+  }
+}
+
+/// Every graph output, whichever rank wrote it.
+json::Array describeOutputs(const ProgramShape &shape,
+                            const LaunchOptions &options, bool distributed) {
+  json::Array outputs;
+  if (options.outputDir.empty())
+    return outputs;
+  for (const auto &[rank, name, dims] : shape.outputs) {
+    json::Array stacked;
+    for (int64_t d : stackShape(dims, options.microbatches))
+      stacked.push_back(d);
+    json::Object entry{{"name", name},
+                       {"file", outputPath(options, name)},
+                       {"shape", stacked}};
+    if (distributed)
+      entry["rank"] = rank;
+    outputs.push_back(std::move(entry));
+  }
+  return outputs;
+}
+
+/// The report's timed runs: repeat, samples_per_run, seconds per run and
+/// per sample, the prediction.
+void addTimes(json::Object &report, const TimeSummary &times,
+              int64_t samplesPerRun,
+              const std::optional<Prediction> &prediction) {
+  if (times.runs == 0)
+    return;
+  double samples = double(samplesPerRun);
+  report["repeat"] = static_cast<int64_t>(times.runs);
+  report["samples_per_run"] = samplesPerRun;
+  report["seconds_per_run"] =
+      json::Object{{"min", times.min}, {"median", times.median}};
+  report["seconds_per_sample"] = json::Object{
+      {"min", times.min / samples}, {"median", times.median / samples}};
+  if (!prediction)
+    return;
+  report["simulated"] = json::Object{
+      {"seconds_per_run", prediction->perRun},
+      {"steady_state_seconds_per_run", prediction->steadyPerRun},
+      {"total_seconds", prediction->total},
+      {"measured_over_simulated", prediction->measuredOverSimulated}};
+}
+
+/// Every rank's compute and wait times and bytes, per run.
+json::Array describeRanks(const std::vector<RankFigures> &ranks) {
+  json::Array perRank;
+  for (size_t rank = 0; rank < ranks.size(); ++rank) {
+    const RankFigures &f = ranks[rank];
+    perRank.push_back(json::Object{
+        {"rank", int64_t(rank)},
+        {"compute_seconds", f.compute},
+        {"recv_wait_seconds", f.recvWait},
+        {"send_wait_seconds", f.sendWait},
+        {"bytes_sent", int64_t(std::llround(f.bytesSent))},
+        {"messages_sent", int64_t(std::llround(f.messagesSent))},
+        {"bytes_received", int64_t(std::llround(f.bytesReceived))}});
+  }
+  return perRank;
+}
+
+} // namespace
+
+bool placer::runtime::runLaunch(const Launch &launch,
+                                const LaunchOptions &options, MpiJob *job,
+                                std::string &error) {
+  Program &program = *launch.program;
+  for (const auto &[name, file] : options.inputs)
+    if (!launch.shape.hasInput(name)) {
+      error = "the model has no input named '" + name + "'";
+      return false;
+    }
+  std::optional<Arrays> arrays = prepareArrays(program, options, error);
+  if (!arrays || !bindArrays(program, *arrays, error))
+    return false;
+
+  bool distributed = job && job->isDistributed();
+  bool profiling = !options.profile.empty();
+  // A profile and a pipeline's figures need a timed run.
+  unsigned runs = profiling || distributed ? std::max(1u, options.repeat)
+                                           : options.repeat;
+  std::optional<Timing> timing = program.measure(runs, error);
+  if (!timing)
+    return false;
+  if (distributed && !job->gather(*timing, error))
+    return false;
+  if (profiling && !writeProfile(program, *timing, options, error))
+    return false;
+  if (!options.outputDir.empty()) {
+    if (!program.collectOutputs(error))
+      return false;
+    if ((!distributed || job->getCopy() == 0) &&
+        !writeOutputs(program, *arrays, options, error))
+      return false;
+  }
+  if (job && job->getRank() != 0)
+    return true;
+
+  TimeSummary times = summarizeTimes(*timing, options.microbatches);
+  std::optional<Prediction> prediction;
+  if (launch.simulated && times.runs > 0)
+    prediction = predict(*launch.simulated, options.microbatches, times);
+  int64_t samples = samplesPerRun(launch.shape);
+  printTimes(times, samples, prediction, options, job, program.getFunction());
+  json::Object report{
+      {"model", options.model},
+      {"function", program.getFunction()},
+      {"cached", launch.cached},
+      {"compile_seconds", launch.compileSeconds},
+      {"microbatches", options.microbatches},
+      {"outputs", describeOutputs(launch.shape, options, distributed)}};
+  addTimes(report, times, samples, prediction);
+  if (distributed) {
+    printRanks(timing->ranks);
+    report["ranks"] = describeRanks(timing->ranks);
+    report["transfers"] = launch.transfers;
+  }
+  std::fflush(stdout);
+  return options.report.empty() || writeJson(options.report, report, error);
+}
+
+int placer::runtime::failLaunch(const std::string &message,
+                                const MpiJob *job) {
+  // One write: mpirun's banner for the aborted job must not land inside the
+  // line (stderr is unbuffered).
+  std::string line = "placer-run: error: ";
+  if (job && job->isDistributed())
+    line += "rank " + std::to_string(job->getRank()) + ": ";
+  line += message + "\n";
+  std::fflush(stdout);
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  if (job && job->isDistributed())
+    job->abort(1);
+  return 1;
+}

@@ -1,0 +1,455 @@
+//===- Program.cpp - A compiled program, loaded and run -------------------===//
+
+#include "placer/Runtime/Program.h"
+
+#include "placer/Runtime/Artifact.h"
+#include "placer/Runtime/DistHooks.h"
+#include "placer/Runtime/ProfileHooks.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+
+using namespace placer::runtime;
+
+std::string placer::runtime::formatShape(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+static double steadySeconds() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+//===----------------------------------------------------------------------===//
+// MPI jobs
+//===----------------------------------------------------------------------===//
+
+std::array<double, RankFigures::kCount> RankFigures::pack() const {
+  return {compute, recvWait, sendWait, bytesSent, messagesSent, bytesReceived};
+}
+
+RankFigures RankFigures::unpack(const double *v) {
+  return {v[0], v[1], v[2], v[3], v[4], v[5]};
+}
+
+bool MpiJob::launchedByMpi() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") ||
+         std::getenv("PMI_RANK");
+}
+
+std::unique_ptr<MpiJob> MpiJob::start(int *argc, char ***argv,
+                                      double transferTimeout,
+                                      std::string &error) {
+  std::unique_ptr<MpiJob> job(new MpiJob());
+  if (placer_dist_init(argc, argv, &job->rank, &job->size)) {
+    error = "cannot start MPI";
+    return nullptr;
+  }
+  placer_dist_set_timeout(transferTimeout);
+  return job;
+}
+
+MpiJob::~MpiJob() { placer_dist_finalize(); }
+
+void MpiJob::abort(int code) const {
+  placer_dist_abort(code);
+  // placer_dist_abort does not return; this keeps [[noreturn]] honest.
+  std::_Exit(code);
+}
+
+double MpiJob::now() const { return placer_dist_time(); }
+
+bool MpiJob::assignStage(const ProgramShape &program, uint64_t identity,
+                         std::string &error) {
+  if (program.stages == 0) {
+    error = "the module is not split (no dist.program): run it without "
+            "mpirun, or split it with --partition-devices";
+    return false;
+  }
+  int64_t devices = program.rankStages.size();
+  if (devices != size) {
+    error = "the program has " + std::to_string(program.stages) +
+            " stages on " + std::to_string(devices) +
+            " devices (copies of replicated stages included), one per rank: "
+            "start it with mpirun -n " +
+            std::to_string(devices) + ", not " + std::to_string(size);
+    return false;
+  }
+  if (!placer_dist_same(identity)) {
+    error = "the ranks were started with different models or flags";
+    return false;
+  }
+  const std::vector<int64_t> &stages = program.rankStages;
+  stage = stages[rank];
+  replicas = std::count(stages.begin(), stages.end(), stage);
+  copy = rank - (std::find(stages.begin(), stages.end(), stage) -
+                 stages.begin());
+  placer_dist_set_copy(replicas, copy);
+  return true;
+}
+
+bool MpiJob::gather(Timing &timing, std::string &error) const {
+  std::vector<double> local(timing.starts);
+  local.insert(local.end(), timing.ends.begin(), timing.ends.end());
+  auto packed = timing.mine.pack();
+  local.insert(local.end(), packed.begin(), packed.end());
+  std::vector<double> all(local.size() * size);
+  if (placer_dist_gather(local.data(), local.size(), all.data())) {
+    error = "cannot gather the ranks' figures";
+    return false;
+  }
+  if (rank != 0)
+    return true;
+  size_t runs = timing.starts.size();
+  timing.ranks.clear();
+  for (int r = 0; r < size; ++r) {
+    const double *row = all.data() + r * local.size();
+    for (size_t i = 0; i < runs; ++i) {
+      timing.starts[i] = std::min(timing.starts[i], row[i]);
+      timing.ends[i] = std::max(timing.ends[i], row[runs + i]);
+    }
+    timing.ranks.push_back(RankFigures::unpack(row + 2 * runs));
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Programs
+//===----------------------------------------------------------------------===//
+
+Program::Program(LoweredModule module, Executable executable,
+                 const ProgramOptions &options)
+    : module(std::move(module)), executable(std::move(executable)),
+      options(options) {}
+
+std::unique_ptr<Program> Program::create(LoweredModule module,
+                                         Executable executable,
+                                         const ProgramOptions &options,
+                                         std::string &error) {
+  if (options.microbatches < 1) {
+    error = "microbatches must be at least 1, got " +
+            std::to_string(options.microbatches);
+    return nullptr;
+  }
+  if (options.profile && options.job && options.job->isDistributed()) {
+    error = "--profile times the model whole: run it without mpirun";
+    return nullptr;
+  }
+  return std::unique_ptr<Program>(
+      new Program(std::move(module), std::move(executable), options));
+}
+
+static std::string describeStage(int64_t stage, const char *whole) {
+  return stage < 0 ? whole : "stage " + std::to_string(stage);
+}
+
+std::unique_ptr<Program> Program::open(const std::string &dir,
+                                       const ProgramOptions &options,
+                                       std::string &error) {
+  std::optional<LoadedArtifact> artifact = loadArtifact(dir, error);
+  if (!artifact)
+    return nullptr;
+  const Manifest &manifest = artifact->manifest;
+  bool distributed = options.job && options.job->isDistributed();
+  int64_t stage = distributed ? options.job->getStage() : -1;
+  if (manifest.stage != stage) {
+    error = dir + ": holds " + describeStage(manifest.stage, "a whole program") +
+            ", this process runs " +
+            describeStage(stage, "the whole program");
+    return nullptr;
+  }
+  if (options.profile != !manifest.profileNodes.empty()) {
+    error = dir + ": " +
+            (options.profile ? "compiled without profiling: compile it with "
+                               "--profile to profile it"
+                             : "compiled with profiling: run it with "
+                               "--profile");
+    return nullptr;
+  }
+  LoweredModule module;
+  module.function = manifest.entry;
+  module.inputs = manifest.inputs;
+  module.weights = manifest.weights;
+  module.outputs = manifest.outputs;
+  module.weightData = std::move(artifact->weights);
+  module.profileNodes = manifest.profileNodes;
+  module.transfers = manifest.transfers;
+  return create(std::move(module), std::move(artifact->executable), options,
+                error);
+}
+
+std::vector<int64_t>
+placer::runtime::stackShape(const std::vector<int64_t> &shape,
+                            int64_t microbatches) {
+  if (shape.empty())
+    return {microbatches};
+  std::vector<int64_t> stacked(shape);
+  stacked[0] *= microbatches;
+  return stacked;
+}
+
+std::vector<int64_t> Program::getStackedShape(const TensorSpec &spec) const {
+  return stackShape(spec.shape, options.microbatches);
+}
+
+bool Program::acceptsShape(const TensorSpec &spec,
+                           const std::vector<int64_t> &shape) const {
+  int64_t m = options.microbatches;
+  std::vector<int64_t> stacked = spec.shape;
+  stacked.insert(stacked.begin(), m);
+  return shape == getStackedShape(spec) || shape == stacked ||
+         (m == 1 && shape == spec.shape);
+}
+
+std::string Program::describeShape(const TensorSpec &spec) const {
+  int64_t m = options.microbatches;
+  return formatShape(getStackedShape(spec)) +
+         (m > 1 ? " (" + std::to_string(m) + " microbatches of " +
+                      formatShape(spec.shape) + ")"
+                : std::string());
+}
+
+int64_t Program::getStackedBytes(const TensorSpec &spec) const {
+  return spec.getByteSize() * options.microbatches;
+}
+
+/// Whether `tensor` holds the M microbatches of `spec`.
+static bool checkTensor(const Program &program, const TensorSpec &spec,
+                        const HostTensor &tensor, const std::string &role,
+                        std::string &error) {
+  if (!tensor.data) {
+    error = role + " '" + spec.name + "' has no data";
+    return false;
+  }
+  if (tensor.elementType == spec.elementType &&
+      program.acceptsShape(spec, tensor.shape))
+    return true;
+  error = role + " '" + spec.name + "' needs " + spec.elementType + " " +
+          program.describeShape(spec) + ", got " + tensor.elementType + " " +
+          formatShape(tensor.shape);
+  return false;
+}
+
+bool Program::bind(const std::vector<HostTensor> &inputs,
+                   const std::vector<HostTensor> &outputs,
+                   std::string &error) {
+  if (inputs.size() != module.inputs.size() ||
+      outputs.size() != module.outputs.size()) {
+    error = "'" + module.function + "' takes " +
+            std::to_string(module.inputs.size()) + " inputs and " +
+            std::to_string(module.outputs.size()) + " outputs, got " +
+            std::to_string(inputs.size()) + " and " +
+            std::to_string(outputs.size());
+    return false;
+  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!checkTensor(*this, module.inputs[i], inputs[i], "input", error))
+      return false;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (!checkTensor(*this, module.outputs[i], outputs[i], "output", error))
+      return false;
+
+  std::vector<const TensorSpec *> specs;
+  for (const std::vector<TensorSpec> *group :
+       {&module.inputs, &module.weights, &module.outputs})
+    for (const TensorSpec &spec : *group)
+      specs.push_back(&spec);
+  // Microbatch m of a stacked tensor starts m microbatches in.
+  auto slice = [](const HostTensor &tensor, const TensorSpec &spec,
+                  int64_t m) {
+    return static_cast<uint8_t *>(tensor.data) + m * spec.getByteSize();
+  };
+  std::lock_guard<std::mutex> lock(running);
+  calls.clear();
+  boundOutputs.clear();
+  for (const HostTensor &tensor : outputs)
+    boundOutputs.push_back(static_cast<uint8_t *>(tensor.data));
+  for (int64_t m = 0; m < options.microbatches; ++m) {
+    std::vector<uint8_t *> data;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      data.push_back(slice(inputs[i], module.inputs[i], m));
+    for (Buffer &weight : module.weightData)
+      data.push_back(weight.data());
+    for (size_t i = 0; i < outputs.size(); ++i)
+      data.push_back(slice(outputs[i], module.outputs[i], m));
+    calls.push_back(Executable::bind(data, specs));
+  }
+  return true;
+}
+
+double Program::now() const {
+  return options.job ? options.job->now() : steadySeconds();
+}
+
+std::optional<std::pair<double, double>> Program::run(std::string &error) {
+  std::lock_guard<std::mutex> lock(running);
+  return runOnce(error);
+}
+
+std::optional<std::pair<double, double>>
+Program::runOnce(std::string &error) {
+  if (calls.empty()) {
+    error = "no buffers bound to '" + module.function +
+            "': bind its inputs and outputs before running it";
+    return std::nullopt;
+  }
+  const MpiJob *job = options.job;
+  bool distributed = job && job->isDistributed();
+  if (distributed) {
+    if (placer_dist_barrier()) {
+      error = "the ranks could not meet before a run";
+      return std::nullopt;
+    }
+    placer_dist_begin(options.microbatches);
+  }
+  double start = now();
+  for (size_t m = 0; m < calls.size(); ++m) {
+    if (distributed) {
+      if (!job->runs(m))
+        continue;
+      placer_dist_set_microbatch(m);
+    }
+    executable.run(calls[m]);
+  }
+  if (distributed)
+    placer_dist_end();
+  return std::make_pair(start, now());
+}
+
+std::optional<Timing> Program::measure(unsigned runs, std::string &error) {
+  std::lock_guard<std::mutex> lock(running);
+  if (!runOnce(error))
+    return std::nullopt;
+  // The warm-up run is not part of the profile.
+  if (options.profile && placer_profile_reset(module.profileNodes.size())) {
+    error = "out of memory for the profile counters";
+    return std::nullopt;
+  }
+  bool distributed = options.job && options.job->isDistributed();
+  Timing timing;
+  for (unsigned r = 0; r < runs; ++r) {
+    auto times = runOnce(error);
+    if (!times)
+      return std::nullopt;
+    auto [start, end] = *times;
+    timing.starts.push_back(start);
+    timing.ends.push_back(end);
+    if (!distributed)
+      continue;
+    const placer_dist_stats *stats = placer_dist_get_stats();
+    RankFigures &mine = timing.mine;
+    mine.recvWait += stats->recv_wait_seconds / runs;
+    mine.sendWait += stats->send_wait_seconds / runs;
+    mine.compute +=
+        (end - start - stats->recv_wait_seconds - stats->send_wait_seconds) /
+        runs;
+    mine.bytesSent += double(stats->bytes_sent) / runs;
+    mine.messagesSent += double(stats->messages_sent) / runs;
+    mine.bytesReceived += double(stats->bytes_received) / runs;
+  }
+  timing.ranks = {timing.mine};
+  return timing;
+}
+
+std::map<std::string, double> Program::getProfile(unsigned runs) const {
+  std::map<std::string, std::pair<double, int>> byName;
+  const double *totals = placer_profile_totals();
+  double samples = double(std::max(1u, runs)) * options.microbatches;
+  for (size_t i = 0; i < module.profileNodes.size(); ++i) {
+    auto &[seconds, count] = byName[module.profileNodes[i]];
+    seconds += totals ? totals[i] / samples : 0.0;
+    ++count;
+  }
+  std::map<std::string, double> profile;
+  for (const auto &[name, entry] : byName)
+    profile[name] = entry.first / entry.second;
+  return profile;
+}
+
+std::pair<size_t, double> Program::getProfileTotal(unsigned runs) const {
+  const double *totals = placer_profile_totals();
+  double samples = double(std::max(1u, runs)) * options.microbatches;
+  double inNodes = 0;
+  for (size_t i = 0; totals && i < module.profileNodes.size(); ++i)
+    inNodes += totals[i] / samples;
+  return {module.profileNodes.size(), inNodes};
+}
+
+bool Program::collectOutputs(std::string &error) {
+  if (!options.job || !options.job->isDistributed())
+    return true;
+  for (size_t i = 0; i < module.outputs.size(); ++i)
+    if (placer_dist_collect(boundOutputs[i],
+                            module.outputs[i].getByteSize())) {
+      error = "cannot collect output '" + module.outputs[i].name +
+              "' from the copies of stage " +
+              std::to_string(options.job->getStage());
+      return false;
+    }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Inputs, times, predictions
+//===----------------------------------------------------------------------===//
+
+void placer::runtime::fillSeeded(uint8_t *data, const TensorSpec &spec,
+                                 int64_t microbatches, uint64_t seed) {
+  std::seed_seq sequence{seed, static_cast<uint64_t>(spec.graphIndex)};
+  std::mt19937_64 rng(sequence);
+  int64_t n = spec.getNumElements() * microbatches;
+  const std::string &type = spec.elementType;
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int64_t> integer(0, 9);
+  for (int64_t i = 0; i < n; ++i) {
+    if (type == "f32") {
+      float v = real(rng);
+      std::memcpy(data + 4 * i, &v, 4);
+    } else if (type == "f64") {
+      double v = real(rng);
+      std::memcpy(data + 8 * i, &v, 8);
+    } else if (type == "i64") {
+      int64_t v = integer(rng);
+      std::memcpy(data + 8 * i, &v, 8);
+    } else if (type == "i32") {
+      int32_t v = integer(rng);
+      std::memcpy(data + 4 * i, &v, 4);
+    } else {
+      data[i * spec.elementBytes] = integer(rng) % 2;
+    }
+  }
+}
+
+TimeSummary placer::runtime::summarizeTimes(const Timing &timing,
+                                            int64_t microbatches) {
+  std::vector<double> times;
+  for (size_t i = 0; i < timing.starts.size(); ++i)
+    times.push_back((timing.ends[i] - timing.starts[i]) / microbatches);
+  TimeSummary summary;
+  summary.runs = times.size();
+  if (times.empty())
+    return summary;
+  std::sort(times.begin(), times.end());
+  summary.min = times.front();
+  summary.median = times[times.size() / 2];
+  return summary;
+}
+
+Prediction placer::runtime::predict(const Simulated &simulated,
+                                    int64_t microbatches,
+                                    const TimeSummary &measured) {
+  Prediction prediction;
+  prediction.total = simulated.total;
+  prediction.perRun = prediction.total / microbatches;
+  prediction.steadyPerRun = simulated.perSample;
+  prediction.measuredOverSimulated =
+      prediction.perRun > 0 ? measured.median / prediction.perRun : 0.0;
+  return prediction;
+}
