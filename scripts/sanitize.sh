@@ -29,11 +29,11 @@ export ASAN_OPTIONS="allow_user_poisoning=0:detect_leaks=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 lsan="suppressions=$root/scripts/sanitizers/lsan.supp:print_suppressions=0"
 cd "$build"
-# The installed-package check builds a consumer with the default compiler,
-# and the docs checks compare text: the main build runs both. The Python
+# The installed-package and runtime-only checks build with the default
+# compiler, and the docs checks compare text: the main build runs them. The Python
 # package is not built here: an uninstrumented interpreter cannot load an
 # instrumented extension (the C API it wraps runs here in CAPITest).
 LSAN_OPTIONS="$lsan" ctest --output-on-failure -j 2 \
-  -E "^(install-consumer|python|docs-.*|DistHooks.*)$"
+  -E "^(install-consumer|runtime-only|python|docs-.*|DistHooks.*)$"
 LSAN_OPTIONS="$lsan:fast_unwind_on_malloc=0" ctest --output-on-failure \
   -R "^DistHooks"

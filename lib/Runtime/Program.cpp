@@ -48,7 +48,13 @@ std::unique_ptr<MpiJob> MpiJob::start(int *argc, char ***argv,
                                       double transferTimeout,
                                       std::string &error) {
   std::unique_ptr<MpiJob> job(new MpiJob());
-  if (placer_dist_init(argc, argv, &job->rank, &job->size)) {
+  int status = placer_dist_init(argc, argv, &job->rank, &job->size);
+  if (status == PLACER_DIST_NO_MPI) {
+    error = "started by an MPI launcher, but this runtime was built "
+            "without MPI";
+    return nullptr;
+  }
+  if (status) {
     error = "cannot start MPI";
     return nullptr;
   }

@@ -278,7 +278,7 @@ static llvm::Expected<std::string> placerRuntimeDir() {
 /// Changes whenever the link command below does, so that libraries cached
 /// under an older recipe are not reused.
 static constexpr llvm::StringLiteral kLinkRecipe =
-    "placer_rt+mpi+m, -z defs, run path $ORIGIN";
+    "placer_rt+as-needed mpi+m, -z defs, run path $ORIGIN";
 
 llvm::Expected<std::string> placer::runtime::compileToSharedObject(
     ModuleOp module, llvm::StringRef function, llvm::StringRef cacheDir,
@@ -348,7 +348,8 @@ llvm::Expected<std::string> placer::runtime::compileToSharedObject(
   if (!linker)
     return runError("no C compiler driver ('cc') to link " + shared);
   // The code needs libplacer_rt (hooks, transfers, memrefCopy), Open MPI
-  // (blocking transfers) and libm, each by name: the host process has
+  // (blocking transfers only: --as-needed, so that a whole program runs
+  // where no MPI is installed) and libm, each by name: the host process has
   // libplacer_rt loaded already, and an artifact's run path is its own
   // folder, so nothing from the build tree is linked by path (artifacts
   // move to other machines). -z defs: a symbol no runtime library defines
@@ -360,9 +361,9 @@ llvm::Expected<std::string> placer::runtime::compileToSharedObject(
   llvm::StringRef args[] = {*linker,        "-shared",
                             "-o",           partial,
                             object,         rtSearchPath,
-                            "-lplacer_rt",  PLACER_MPI_LIBRARY,
-                            "-lm",          "-Wl,-z,defs",
-                            "-Wl,-rpath,$ORIGIN"};
+                            "-lplacer_rt",  "-Wl,--as-needed",
+                            PLACER_MPI_LIBRARY, "-lm",
+                            "-Wl,-z,defs",  "-Wl,-rpath,$ORIGIN"};
   std::string message;
   if (llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0,
                                 &message) != 0)

@@ -24,7 +24,9 @@ typedef struct placer_dist_stats {
 } placer_dist_stats;
 
 /* Host side. placer_dist_init starts MPI (errors returned, not fatal) and
- * gives this process's rank and the number of ranks; 0 on success. */
+ * gives this process's rank and the number of ranks; 0 on success,
+ * PLACER_DIST_NO_MPI in a runtime built without MPI. */
+#define PLACER_DIST_NO_MPI (-2)
 int placer_dist_init(int *argc, char ***argv, int *rank, int *size);
 int placer_dist_finalize(void);
 /* Ends the whole job with `code` (after printing the error). */
