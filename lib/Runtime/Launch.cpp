@@ -40,8 +40,8 @@ bool placer::runtime::parseLaunchOptions(
   return true;
 }
 
-uint64_t placer::runtime::getLaunchIdentity(const std::string &model,
-                                            int argc, char **argv) {
+uint64_t placer::runtime::getLaunchIdentity(const std::string &model, int argc,
+                                            char **argv) {
   std::string identity;
   fs::path path(model);
   std::error_code ec;
@@ -91,8 +91,7 @@ placer::runtime::openArtifact(const LaunchOptions &options, MpiJob *job,
   programOptions.profile = !options.profile.empty();
   programOptions.microbatches = options.microbatches;
   programOptions.job = job;
-  std::unique_ptr<Program> program =
-      Program::open(dir, programOptions, error);
+  std::unique_ptr<Program> program = Program::open(dir, programOptions, error);
   if (!program)
     return nullptr;
   if (launch.shape.stages == 0) {
@@ -189,9 +188,9 @@ bool writeOutputs(const Program &program, const Arrays &arrays,
   for (size_t i = 0; i < arrays.outputs.size(); ++i) {
     const TensorSpec &spec = program.getOutputs()[i];
     const Buffer &buffer = arrays.outputs[i];
-    NpyArray array{npyDtypeOf(spec.elementType), program.getStackedShape(spec),
-                   std::vector<uint8_t>(buffer.data(),
-                                        buffer.data() + buffer.size())};
+    NpyArray array{
+        npyDtypeOf(spec.elementType), program.getStackedShape(spec),
+        std::vector<uint8_t>(buffer.data(), buffer.data() + buffer.size())};
     if (array.dtype.empty()) {
       error = "output '" + spec.name + "' has element type " +
               spec.elementType + ", which .npy cannot hold";
@@ -250,13 +249,13 @@ void printTimes(const TimeSummary &times, int64_t samples,
   if (times.runs == 0)
     return;
   bool distributed = job && job->isDistributed();
-  std::string who = distributed ? "pipeline of " +
-                                      std::to_string(job->getSize()) + " ranks"
-                                : function;
-  std::string of = options.microbatches > 1
-                       ? " of " + std::to_string(options.microbatches) +
-                             " microbatches"
-                       : std::string();
+  std::string who =
+      distributed ? "pipeline of " + std::to_string(job->getSize()) + " ranks"
+                  : function;
+  std::string of =
+      options.microbatches > 1
+          ? " of " + std::to_string(options.microbatches) + " microbatches"
+          : std::string();
   std::printf("%s: %zu runs%s, %e s per run (min), %e s (median), %e s per "
               "sample (median, %lld samples per run)\n",
               who.c_str(), times.runs, of.c_str(), times.min, times.median,
@@ -356,8 +355,8 @@ bool placer::runtime::runLaunch(const Launch &launch,
   bool distributed = job && job->isDistributed();
   bool profiling = !options.profile.empty();
   // A profile and a pipeline's figures need a timed run.
-  unsigned runs = profiling || distributed ? std::max(1u, options.repeat)
-                                           : options.repeat;
+  unsigned runs =
+      profiling || distributed ? std::max(1u, options.repeat) : options.repeat;
   std::optional<Timing> timing = program.measure(runs, error);
   if (!timing)
     return false;
@@ -398,8 +397,7 @@ bool placer::runtime::runLaunch(const Launch &launch,
   return options.report.empty() || writeJson(options.report, report, error);
 }
 
-int placer::runtime::failLaunch(const std::string &message,
-                                const MpiJob *job) {
+int placer::runtime::failLaunch(const std::string &message, const MpiJob *job) {
   // One write: mpirun's banner for the aborted job must not land inside the
   // line (stderr is unbuffered).
   std::string line = "placer-run: error: ";

@@ -95,8 +95,8 @@ bool MpiJob::assignStage(const ProgramShape &program, uint64_t identity,
   const std::vector<int64_t> &stages = program.rankStages;
   stage = stages[rank];
   replicas = std::count(stages.begin(), stages.end(), stage);
-  copy = rank - (std::find(stages.begin(), stages.end(), stage) -
-                 stages.begin());
+  copy =
+      rank - (std::find(stages.begin(), stages.end(), stage) - stages.begin());
   placer_dist_set_copy(replicas, copy);
   return true;
 }
@@ -166,9 +166,9 @@ std::unique_ptr<Program> Program::open(const std::string &dir,
   bool distributed = options.job && options.job->isDistributed();
   int64_t stage = distributed ? options.job->getStage() : -1;
   if (manifest.stage != stage) {
-    error = dir + ": holds " + describeStage(manifest.stage, "a whole program") +
-            ", this process runs " +
-            describeStage(stage, "the whole program");
+    error = dir + ": holds " +
+            describeStage(manifest.stage, "a whole program") +
+            ", this process runs " + describeStage(stage, "the whole program");
     return nullptr;
   }
   if (options.profile != !manifest.profileNodes.empty()) {
@@ -244,8 +244,7 @@ static bool checkTensor(const Program &program, const TensorSpec &spec,
 }
 
 bool Program::bind(const std::vector<HostTensor> &inputs,
-                   const std::vector<HostTensor> &outputs,
-                   std::string &error) {
+                   const std::vector<HostTensor> &outputs, std::string &error) {
   if (inputs.size() != module.inputs.size() ||
       outputs.size() != module.outputs.size()) {
     error = "'" + module.function + "' takes " +
@@ -268,8 +267,7 @@ bool Program::bind(const std::vector<HostTensor> &inputs,
     for (const TensorSpec &spec : *group)
       specs.push_back(&spec);
   // Microbatch m of a stacked tensor starts m microbatches in.
-  auto slice = [](const HostTensor &tensor, const TensorSpec &spec,
-                  int64_t m) {
+  auto slice = [](const HostTensor &tensor, const TensorSpec &spec, int64_t m) {
     return static_cast<uint8_t *>(tensor.data) + m * spec.getByteSize();
   };
   std::lock_guard<std::mutex> lock(running);
@@ -299,8 +297,7 @@ std::optional<std::pair<double, double>> Program::run(std::string &error) {
   return runOnce(error);
 }
 
-std::optional<std::pair<double, double>>
-Program::runOnce(std::string &error) {
+std::optional<std::pair<double, double>> Program::runOnce(std::string &error) {
   if (calls.empty()) {
     error = "no buffers bound to '" + module.function +
             "': bind its inputs and outputs before running it";
@@ -392,8 +389,7 @@ bool Program::collectOutputs(std::string &error) {
   if (!options.job || !options.job->isDistributed())
     return true;
   for (size_t i = 0; i < module.outputs.size(); ++i)
-    if (placer_dist_collect(boundOutputs[i],
-                            module.outputs[i].getByteSize())) {
+    if (placer_dist_collect(boundOutputs[i], module.outputs[i].getByteSize())) {
       error = "cannot collect output '" + module.outputs[i].name +
               "' from the copies of stage " +
               std::to_string(options.job->getStage());

@@ -47,10 +47,9 @@ ProgramShape placer::runtime::describeProgram(mlir::ModuleOp module) {
       if (auto name =
               func.getResultAttrOfType<mlir::StringAttr>(i, "graph.name")) {
         auto type = mlir::cast<mlir::ShapedType>(func.getResultTypes()[i]);
-        shape.outputs.emplace_back(
-            rank, name.str(),
-            std::vector<int64_t>(type.getShape().begin(),
-                                 type.getShape().end()));
+        shape.outputs.emplace_back(rank, name.str(),
+                                   std::vector<int64_t>(type.getShape().begin(),
+                                                        type.getShape().end()));
       }
   };
   auto programs = llvm::to_vector(module.getOps<dist::ProgramOp>());
@@ -128,9 +127,8 @@ Session::create(mlir::ModuleOp module, const SessionOptions &options) {
   programOptions.profile = options.profile;
   programOptions.microbatches = options.microbatches;
   programOptions.job = options.job;
-  session->program = Program::create(std::move(*lowered),
-                                     std::move(*executable), programOptions,
-                                     message);
+  session->program = Program::create(
+      std::move(*lowered), std::move(*executable), programOptions, message);
   if (!session->program)
     return error(message);
   return std::move(session);
@@ -205,5 +203,3 @@ placer::runtime::simulateQuietly(mlir::ModuleOp module, int64_t microbatches) {
   return Simulated{report.getNumber("total").value_or(0),
                    report.getNumber("time_per_sample").value_or(0)};
 }
-
-

@@ -93,9 +93,9 @@ bool parseArguments(int argc, char **argv, LaunchOptions &options,
       return false;
     }
     static const char *const kFlags[] = {
-        "--input",  "--seed",         "--output-dir", "--profile",
-        "--profile-kind", "--repeat", "--microbatches",
-        "--transfer-timeout", "--report"};
+        "--input",        "--seed",   "--output-dir",   "--profile",
+        "--profile-kind", "--repeat", "--microbatches", "--transfer-timeout",
+        "--report"};
     bool known = false;
     for (const char *known_flag : kFlags)
       known |= flag == known_flag;

@@ -10,11 +10,13 @@
 // ahead of time into a cached shared object or an artifact folder, and a
 // launch (Launch.h, shared with the runtime-only runner) runs it on the
 // given or seeded-random inputs (M microbatches stacked on the first axis);
-// every graph output is written as DIR/<output name>.npy. Alone, a split module runs merged back
-// into one program; under mpirun with one rank per device, each rank
-// compiles and runs its own stage and the stages stream microbatches to each
-// other over MPI. With --profile it times every node instead and writes the
-// times as a profile that --placer-estimate-costs reads.
+// every graph output is written as DIR/<output name>.npy. Alone, a split
+// module runs merged back into one program; under mpirun with one rank per
+// device, each rank compiles and runs its own stage and the stages stream
+// microbatches to each other over MPI. With --profile it times every node
+// instead and writes the times as a profile that --placer-estimate-costs
+// reads. `placer-run MODEL.mlir --compile-only DIR` writes an artifact
+// folder, and `placer-run DIR` runs one (Artifact.h).
 //
 //===----------------------------------------------------------------------===//
 

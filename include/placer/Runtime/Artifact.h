@@ -59,7 +59,6 @@ struct Manifest {
   std::vector<std::string> profileNodes;
 };
 
-
 /// Where weight i starts in the weights file: 64-byte aligned offsets in
 /// order. Also sets the manifest's total.
 void layOutWeights(Manifest &manifest);
@@ -75,8 +74,8 @@ std::optional<Manifest> parseManifest(const std::string &text,
 /// module, so that the ranks can pick their stages without it.
 std::string printProgramManifest(const ProgramShape &program);
 std::optional<ProgramShape> parseProgramManifest(const std::string &text,
-                                                    const std::string &path,
-                                                    std::string &error);
+                                                 const std::string &path,
+                                                 std::string &error);
 
 /// Whether `dir` holds a split artifact (program.json) rather than a whole
 /// one (manifest.json).
@@ -90,8 +89,8 @@ std::string getStageFolder(const std::string &dir, int64_t stage);
 bool writeArtifact(const std::string &dir, Manifest manifest,
                    const std::vector<const Buffer *> &weights,
                    const std::string &libraryPath, std::string &error);
-bool writeProgramManifest(const std::string &dir,
-                          const ProgramShape &program, std::string &error);
+bool writeProgramManifest(const std::string &dir, const ProgramShape &program,
+                          std::string &error);
 
 /// A loaded artifact: its manifest, its weights in aligned buffers, and
 /// its code.
@@ -107,7 +106,7 @@ struct LoadedArtifact {
 std::optional<LoadedArtifact> loadArtifact(const std::string &dir,
                                            std::string &error);
 std::optional<ProgramShape> readProgramManifest(const std::string &dir,
-                                                   std::string &error);
+                                                std::string &error);
 
 } // namespace placer::runtime
 

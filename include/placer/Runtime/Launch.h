@@ -60,13 +60,13 @@ struct Launch {
 /// Opens an artifact folder: a whole program, or under a distributed `job`
 /// the stage of this rank in a split one (the job gets its stage). Sets
 /// `launch` to the opened program, which the result owns.
-std::unique_ptr<Program> openArtifact(const LaunchOptions &options,
-                                      MpiJob *job, uint64_t identity,
-                                      Launch &launch, std::string &error);
+std::unique_ptr<Program> openArtifact(const LaunchOptions &options, MpiJob *job,
+                                      uint64_t identity, Launch &launch,
+                                      std::string &error);
 
 /// Inputs, runs, outputs, profile, printed times and report.
-bool runLaunch(const Launch &launch, const LaunchOptions &options,
-               MpiJob *job, std::string &error);
+bool runLaunch(const Launch &launch, const LaunchOptions &options, MpiJob *job,
+               std::string &error);
 
 /// Prints "placer-run: error: [rank R: ]MESSAGE" in one write and returns
 /// the exit code; under a distributed job, ends every rank of it (a failing

@@ -62,9 +62,8 @@ public:
   static bool launchedByMpi();
   /// Starts MPI. Transfers that wait longer than `transferTimeout` seconds
   /// fail the job.
-  static std::unique_ptr<MpiJob> start(int *argc, char ***argv,
-                                       double transferTimeout,
-                                       std::string &error);
+  static std::unique_ptr<MpiJob>
+  start(int *argc, char ***argv, double transferTimeout, std::string &error);
   ~MpiJob();
   MpiJob(const MpiJob &) = delete;
   MpiJob &operator=(const MpiJob &) = delete;
@@ -76,9 +75,7 @@ public:
   int64_t getStage() const { return stage; }
   int64_t getReplicas() const { return replicas; }
   int64_t getCopy() const { return copy; }
-  bool runs(int64_t microbatch) const {
-    return microbatch % replicas == copy;
-  }
+  bool runs(int64_t microbatch) const { return microbatch % replicas == copy; }
 
   /// Checks that the program is split with one rank per device (copies of
   /// replicated stages included) and that every rank was started with the

@@ -80,9 +80,7 @@ public:
   int64_t getMicrobatches() const { return options.microbatches; }
   bool isProfiling() const { return options.profile; }
   /// The entry's inputs and outputs (for one microbatch).
-  llvm::ArrayRef<TensorSpec> getInputs() const {
-    return program->getInputs();
-  }
+  llvm::ArrayRef<TensorSpec> getInputs() const { return program->getInputs(); }
   llvm::ArrayRef<TensorSpec> getOutputs() const {
     return program->getOutputs();
   }
