@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace placer {
@@ -22,16 +23,23 @@ using namespace mlir;
 
 namespace {
 
+/// The functions upstream's polynomial approximations cover (f32).
+constexpr llvm::StringLiteral kApproximated[] = {
+    "tanh", "erf",  "erfc", "exp",  "expm1", "log",  "log1p", "log2",
+    "sin",  "cos",  "atan", "atan2", "asin", "acos", "cbrt"};
+
 struct ApproximateMathPass
     : placer::impl::ApproximateMathBase<ApproximateMathPass> {
   using Base::Base;
 
   LogicalResult initialize(MLIRContext *context) override {
     for (const std::string &name : functions) {
-      if (name != "tanh" && name != "erf")
+      if (!llvm::is_contained(kApproximated, name))
         return emitError(UnknownLoc::get(context),
                          "--placer-approximate-math: no approximation of '")
-               << name << "' (choose from tanh, erf)";
+               << name << "' (choose from "
+               << llvm::join(std::begin(kApproximated), std::end(kApproximated), ", ")
+               << ")";
       chosen.insert(name);
     }
     return success();

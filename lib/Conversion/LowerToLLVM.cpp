@@ -44,7 +44,7 @@ static llvm::Error addTextualPipeline(OpPassManager &pm,
   if (failed(parsePassPipeline(pipeline, pm, os)))
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        "the LLVM lowering pipeline does not parse (are the upstream passes "
+        "a lowering pipeline does not parse (are the upstream passes "
         "registered?): " +
             errors);
   return llvm::Error::success();
@@ -62,6 +62,46 @@ placer::buildLowerToLLVMPipeline(OpPassManager &pm,
   return addTextualPipeline(pm, kLowerToLLVMPipeline);
 }
 
+// GPU code (docs/Execution.md, "GPU code"): after bufferization, device
+// buffers and library calls, linalg ops become parallel loops and the loops
+// kernels; upstream's NVVM pipeline then compiles the kernels to PTX for
+// the chip (embedded in the module as a gpu.binary) and lowers the host
+// code, whose gpu ops become calls of the mgpu* runtime functions.
+static constexpr llvm::StringLiteral kGpuLoopsPipeline =
+    "func.func(convert-linalg-to-parallel-loops,canonicalize,"
+    "placer-gpu-map-loops),"
+    "gpu-kernel-outlining,"
+    "func.func(gpu-async-region),"
+    "canonicalize,"
+    "cse";
+
+llvm::Error placer::buildLowerToNVVMPipeline(OpPassManager &pm,
+                                             const GpuTarget &target) {
+  if (!llvm::StringRef(target.chip).starts_with("sm_"))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--gpu-chip must name an NVIDIA chip "
+                                   "(sm_80, sm_90, ...), not '" +
+                                       target.chip + "'");
+  // No libdevice here: every math function is inline arithmetic.
+  pm.addNestedPass<func::FuncOp>(createApproximateMath(ApproximateMathOptions{
+      {"tanh", "erf", "exp", "expm1", "log", "log1p", "log2", "sin", "cos",
+       "atan", "atan2", "asin", "acos", "cbrt"}}));
+  if (llvm::Error error = addTextualPipeline(pm, kBufferizePipeline))
+    return error;
+  if (llvm::Error error =
+          addTextualPipeline(pm, "convert-bufferization-to-memref"))
+    return error;
+  pm.addPass(createGpuLibraryCalls(GpuLibraryCallsOptions{target.tf32}));
+  pm.addNestedPass<func::FuncOp>(createGpuBuffers());
+  if (llvm::Error error = addTextualPipeline(pm, kGpuLoopsPipeline))
+    return error;
+  // sm_90 needs PTX 8.0 (LLVM's default PTX version aborts on it).
+  std::string features = target.features.empty() ? "+ptx80" : target.features;
+  return addTextualPipeline(
+      pm, ("gpu-lower-to-nvvm-pipeline{cubin-chip=" + target.chip +
+           " cubin-features=" + features + " cubin-format=isa}"));
+}
+
 void placer::registerLowerToLLVMPipeline() {
   registerPassPipeline(
       "placer-lower-to-llvm",
@@ -76,4 +116,46 @@ void placer::registerLowerToLLVMPipeline() {
         return success();
       },
       [](function_ref<void(const mlir::detail::PassOptions &)>) {});
+}
+
+namespace {
+/// --placer-lower-to-nvvm's options.
+struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("The NVIDIA chip (sm_90, ...)"),
+                           llvm::cl::init("sm_90")};
+  Option<bool> tf32{*this, "tf32",
+                    llvm::cl::desc("Library calls may use TF32 tensor cores"),
+                    llvm::cl::init(false)};
+};
+} // namespace
+
+void placer::registerLowerToNVVMPipeline() {
+  registerPassPipeline(
+      "placer-lower-to-nvvm",
+      "Lower graph.node ops to the LLVM dialect for an NVIDIA GPU (graph -> "
+      "linalg -> device buffers, library calls and kernels -> PTX in a "
+      "gpu.binary, host code calling the GPU runtime); every weight an "
+      "argument in device memory",
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        std::unique_ptr<NVVMPipelineOptions> options =
+            NVVMPipelineOptions::createFromString(text);
+        if (!options)
+          return errorHandler("--placer-lower-to-nvvm: bad options '" + text +
+                              "'");
+        LowerGraphToLinalgOptions graph;
+        graph.inlineWeights = false;
+        pm.addPass(createLowerGraphToLinalg(graph));
+        GpuTarget target;
+        target.chip = options->chip;
+        target.tf32 = options->tf32;
+        if (llvm::Error error = buildLowerToNVVMPipeline(pm, target))
+          return errorHandler("--placer-lower-to-nvvm: " +
+                              llvm::toString(std::move(error)));
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> print) {
+        print(NVVMPipelineOptions());
+      });
 }

@@ -36,6 +36,7 @@ void placer::registerPlacerPassesAndPipelines() {
   static const bool registered = [] {
     registerPlacerConversionPasses();
     registerLowerToLLVMPipeline();
+    registerLowerToNVVMPipeline();
     registerPlacerPasses();
     registerPartitionDevicesPipeline();
     return true;

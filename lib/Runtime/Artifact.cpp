@@ -289,6 +289,8 @@ std::string placer::runtime::printManifest(const Manifest &m) {
                     {"device_kind", m.deviceKind},
                     {"target", m.target},
                     {"cpu", m.cpu},
+                    {"gpu_chip", m.gpuChip},
+                    {"math_mode", m.mathMode},
                     {"stage", m.stage},
                     {"transfers", m.transfers},
                     {"inputs", printTensors(m.inputs)},
@@ -316,6 +318,8 @@ std::optional<Manifest> placer::runtime::parseManifest(const std::string &text,
       !reader.getString(*object, "", "device_kind", m.deviceKind) ||
       !reader.getString(*object, "", "target", m.target) ||
       !reader.getString(*object, "", "cpu", m.cpu) ||
+      !reader.getString(*object, "", "gpu_chip", m.gpuChip) ||
+      !reader.getString(*object, "", "math_mode", m.mathMode) ||
       !reader.getInteger(*object, "", "stage", m.stage, -1) ||
       !reader.getString(*object, "", "transfers", m.transfers) ||
       !reader.getTensors(*object, "inputs", m.inputs, nullptr) ||
@@ -325,6 +329,18 @@ std::optional<Manifest> placer::runtime::parseManifest(const std::string &text,
       !reader.getInteger(*object, "", "weights_bytes", m.weightsBytes, 0) ||
       !reader.getStrings(*object, "profile_nodes", m.profileNodes))
     return std::nullopt;
+  if (m.deviceKind != "cpu" && m.deviceKind != "gpu") {
+    reader.fail("device_kind", "expected cpu or gpu");
+    return std::nullopt;
+  }
+  if ((m.deviceKind == "gpu") != !m.gpuChip.empty()) {
+    reader.fail("gpu_chip", "expected a chip exactly for GPU code");
+    return std::nullopt;
+  }
+  if (m.mathMode != "fp32" && m.mathMode != "tf32") {
+    reader.fail("math_mode", "expected fp32 or tf32");
+    return std::nullopt;
+  }
   if (!isPlainFileName(m.library)) {
     reader.fail("library", "expected a file name inside the artifact folder");
     return std::nullopt;
@@ -497,6 +513,13 @@ placer::runtime::loadArtifact(const std::string &dir, std::string &error) {
   std::optional<Manifest> manifest = parseManifest(text, manifestPath, error);
   if (!manifest)
     return std::nullopt;
+  if (manifest->deviceKind != "cpu") {
+    // Its code calls a GPU runtime this process has not loaded.
+    error = manifestPath + ": device_kind: the code is for a " +
+            manifest->deviceKind + " (" + manifest->gpuChip +
+            "), and this runtime runs CPU code";
+    return std::nullopt;
+  }
   LoadedArtifact artifact;
   artifact.manifest = std::move(*manifest);
   const Manifest &m = artifact.manifest;

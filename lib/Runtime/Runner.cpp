@@ -20,6 +20,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/TargetParser/Triple.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -139,6 +142,14 @@ placer::runtime::lowerForExecution(ModuleOp module,
   if (options.stage >= 0 && !split)
     return runError("stage " + llvm::Twine(options.stage) +
                     " was asked for, but the module is not split");
+  if (options.target != "cpu" && options.target != "cuda")
+    return runError("the target must be 'cpu' or 'cuda', not '" +
+                    options.target + "'");
+  // A GPU stage would send device buffers over MPI: not lowered yet.
+  if (options.target == "cuda" && options.stage >= 0)
+    return runError("GPU code for one stage of a split module (with its "
+                    "transfers) is not generated yet: compile the module "
+                    "whole");
   // A split module runs as one program (its stages merged back), or one
   // rank compiles its own stage.
   if (options.stage >= 0)
@@ -223,10 +234,20 @@ placer::runtime::lowerForExecution(ModuleOp module,
   for (unsigned i = 0; i < entry.getNumResults(); ++i)
     entry.setResultAttrs(i, DictionaryAttr::get(context));
   PassManager llvmPm(context);
-  LowerDistToMPIOptions transfers;
-  transfers.transfers = options.transfers;
-  if (llvm::Error error = buildLowerToLLVMPipeline(llvmPm, transfers))
-    return std::move(error);
+  if (options.target == "cuda") {
+    GpuTarget target;
+    target.chip = options.gpuChip;
+    target.tf32 = options.tf32;
+    lowered.gpuChip = options.gpuChip;
+    lowered.tf32 = options.tf32;
+    if (llvm::Error error = buildLowerToNVVMPipeline(llvmPm, target))
+      return std::move(error);
+  } else {
+    LowerDistToMPIOptions transfers;
+    transfers.transfers = options.transfers;
+    if (llvm::Error error = buildLowerToLLVMPipeline(llvmPm, transfers))
+      return std::move(error);
+  }
   if (failed(llvmPm.run(module)))
     return runError("cannot lower the module to LLVM (see the errors above)");
   return std::move(lowered);
@@ -275,6 +296,12 @@ static llvm::Expected<std::string> placerRuntimeDir() {
   return std::string(llvm::sys::path::parent_path(path));
 }
 
+std::string placer::runtime::getPortableHostCpu() {
+  return llvm::Triple(llvm::sys::getDefaultTargetTriple()).isX86()
+             ? "x86-64"
+             : "generic";
+}
+
 /// Changes whenever the link command below does, so that libraries cached
 /// under an older recipe are not reused.
 static constexpr llvm::StringLiteral kLinkRecipe =
@@ -296,6 +323,13 @@ llvm::Expected<std::string> placer::runtime::compileToSharedObject(
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder)
     return builder.takeError();
+  // GPU code's host side only launches and copies, and runs on the GPU
+  // machine's CPU, not this one: generic code for the architecture.
+  bool gpu = module->hasAttr(gpu::GPUDialect::getContainerModuleAttrName());
+  if (gpu) {
+    builder->setCPU(getPortableHostCpu());
+    builder->getFeatures() = llvm::SubtargetFeatures();
+  }
   builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   builder->setRelocationModel(llvm::Reloc::PIC_);
   auto machine = builder->createTargetMachine();
@@ -309,7 +343,8 @@ llvm::Expected<std::string> placer::runtime::compileToSharedObject(
   std::string text;
   llvm::raw_string_ostream os(text);
   llvmModule->print(os, nullptr);
-  os << (*machine)->getTargetCPU() << LLVM_VERSION_STRING << kLinkRecipe;
+  os << (*machine)->getTargetCPU() << LLVM_VERSION_STRING << kLinkRecipe
+     << (gpu ? " gpu" : "");
   std::string key = llvm::utohexstr(llvm::xxh3_64bits(text), true, 16);
   if (std::error_code ec = llvm::sys::fs::create_directories(cacheDir))
     return runError("cannot create the cache folder " + cacheDir + ": " +
@@ -358,12 +393,15 @@ llvm::Expected<std::string> placer::runtime::compileToSharedObject(
   if (!rtDir)
     return rtDir.takeError();
   std::string rtSearchPath = "-L" + *rtDir;
-  llvm::StringRef args[] = {*linker,        "-shared",
-                            "-o",           partial,
-                            object,         rtSearchPath,
-                            "-lplacer_rt",  "-Wl,--as-needed",
-                            PLACER_MPI_LIBRARY, "-lm",
-                            "-Wl,-z,defs",  "-Wl,-rpath,$ORIGIN"};
+  // GPU code calls the CUDA runtime's mgpu* and placer_gpu_* functions
+  // (docs/Execution.md, "GPU code"), which the process that loads it
+  // provides: those are the only symbols -z defs would refuse.
+  llvm::SmallVector<llvm::StringRef> args = {
+      *linker,       "-shared",          "-o",   partial,
+      object,        rtSearchPath,       "-lplacer_rt", "-Wl,--as-needed",
+      PLACER_MPI_LIBRARY, "-lm",         "-Wl,-rpath,$ORIGIN"};
+  if (!gpu)
+    args.push_back("-Wl,-z,defs");
   std::string message;
   if (llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0,
                                 &message) != 0)

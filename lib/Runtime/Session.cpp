@@ -84,51 +84,82 @@ std::string placer::runtime::getDefaultCacheDir() {
   return std::string(dir);
 }
 
-llvm::Expected<std::unique_ptr<Session>>
-Session::create(mlir::ModuleOp module, const SessionOptions &options) {
+namespace {
+/// A module lowered and compiled to a shared object (not loaded).
+struct Compiled {
+  LoweredModule lowered;
+  std::string libraryPath;
+  bool cached = false;
+  double seconds = 0;
+};
+} // namespace
+
+static llvm::Expected<Compiled> compile(mlir::ModuleOp module,
+                                        const SessionOptions &options) {
   if (options.microbatches < 1)
     return error("microbatches must be at least 1, got " +
                  llvm::Twine(options.microbatches));
   if (options.transfers != "pipelined" && options.transfers != "blocking")
     return error("transfers must be 'pipelined' or 'blocking', not '" +
                  options.transfers + "'");
+  if (options.target != "cpu" && options.target != "cuda")
+    return error("the target must be 'cpu' or 'cuda', not '" +
+                 options.target + "'");
   bool distributed = options.job && options.job->isDistributed();
   if (distributed && options.profile)
     return error("--profile times the model whole: run it without mpirun");
-  std::unique_ptr<Session> session(new Session());
-  session->options = options;
-
   ExecutionOptions execution;
   execution.profile = options.profile;
   execution.stage = distributed ? options.job->getStage() : options.stage;
   execution.transfers = options.transfers;
   execution.inlineWeights = options.inlineWeights;
+  execution.target = options.target;
+  execution.gpuChip = options.gpuChip;
+  execution.tf32 = options.tf32;
   // Lowering rewrites the module in place: the caller keeps the graph.
   mlir::OwningOpRef<mlir::ModuleOp> copy = module.clone();
   llvm::Expected<LoweredModule> lowered = lowerForExecution(*copy, execution);
   if (!lowered)
     return lowered.takeError();
-
+  Compiled compiled;
+  compiled.lowered = std::move(*lowered);
   std::string cacheDir =
       options.cacheDir.empty() ? getDefaultCacheDir() : options.cacheDir;
   double start = steadySeconds();
   llvm::Expected<std::string> library = compileToSharedObject(
-      *copy, lowered->function, cacheDir, session->cached);
+      *copy, compiled.lowered.function, cacheDir, compiled.cached);
   if (!library)
     return library.takeError();
-  session->compileSeconds = steadySeconds() - start;
-  session->libraryPath = *library;
+  compiled.seconds = steadySeconds() - start;
+  compiled.libraryPath = *library;
+  return std::move(compiled);
+}
+
+llvm::Expected<std::unique_ptr<Session>>
+Session::create(mlir::ModuleOp module, const SessionOptions &options) {
+  if (options.target != "cpu")
+    return error("code for '" + options.target +
+                 "' does not run in this process: compile it into an "
+                 "artifact (compileArtifact, placer-run --compile-only)");
+  llvm::Expected<Compiled> compiled = compile(module, options);
+  if (!compiled)
+    return compiled.takeError();
+  std::unique_ptr<Session> session(new Session());
+  session->options = options;
+  session->cached = compiled->cached;
+  session->compileSeconds = compiled->seconds;
   std::string message;
-  std::optional<Executable> executable =
-      Executable::load(*library, lowered->function, message);
+  std::optional<Executable> executable = Executable::load(
+      compiled->libraryPath, compiled->lowered.function, message);
   if (!executable)
     return error(message);
   ProgramOptions programOptions;
   programOptions.profile = options.profile;
   programOptions.microbatches = options.microbatches;
   programOptions.job = options.job;
-  session->program = Program::create(
-      std::move(*lowered), std::move(*executable), programOptions, message);
+  session->program =
+      Program::create(std::move(compiled->lowered), std::move(*executable),
+                      programOptions, message);
   if (!session->program)
     return error(message);
   return std::move(session);
@@ -140,13 +171,25 @@ static std::pair<std::string, std::string> getHostTarget() {
           llvm::sys::getHostCPUName().str()};
 }
 
-llvm::Error Session::writeArtifact(llvm::StringRef dir) const {
-  const LoweredModule &lowered = program->getModule();
+llvm::Expected<std::string>
+placer::runtime::compileArtifact(mlir::ModuleOp module,
+                                 const SessionOptions &options,
+                                 llvm::StringRef dir) {
+  llvm::Expected<Compiled> compiled = compile(module, options);
+  if (!compiled)
+    return compiled.takeError();
+  const LoweredModule &lowered = compiled->lowered;
   Manifest manifest;
   manifest.placerVersion = getPlacerVersion();
   manifest.llvmVersion = LLVM_VERSION_STRING;
   manifest.entry = lowered.function;
   std::tie(manifest.target, manifest.cpu) = getHostTarget();
+  if (!lowered.gpuChip.empty()) {
+    manifest.deviceKind = "gpu";
+    manifest.cpu = getPortableHostCpu();
+    manifest.gpuChip = lowered.gpuChip;
+    manifest.mathMode = lowered.tf32 ? "tf32" : "fp32";
+  }
   manifest.stage = options.job && options.job->isDistributed()
                        ? options.job->getStage()
                        : options.stage;
@@ -160,9 +203,9 @@ llvm::Error Session::writeArtifact(llvm::StringRef dir) const {
     weights.push_back(&weight);
   std::string message;
   if (!placer::runtime::writeArtifact(dir.str(), std::move(manifest), weights,
-                                      libraryPath, message))
+                                      compiled->libraryPath, message))
     return error(message);
-  return llvm::Error::success();
+  return lowered.function;
 }
 
 llvm::Error Session::bind(llvm::ArrayRef<HostTensor> inputs,

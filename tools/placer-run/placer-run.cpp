@@ -88,6 +88,20 @@ struct Options {
       cl::init(60.0)};
   cl::opt<std::string> report{"report", cl::desc("Write a JSON report here"),
                               cl::value_desc("FILE.json")};
+  cl::opt<std::string> target{
+      "target",
+      cl::desc("With --compile-only: cpu (this machine) or cuda (an NVIDIA "
+               "GPU: kernels as PTX, convolutions and products as calls of "
+               "the CUDA runtime)"),
+      cl::init("cpu")};
+  cl::opt<std::string> gpuChip{
+      "gpu-chip", cl::desc("With --target=cuda: the NVIDIA chip"),
+      cl::init("sm_90"), cl::value_desc("sm_XY")};
+  cl::opt<bool> gpuTf32{
+      "gpu-tf32",
+      cl::desc("With --target=cuda: convolutions and products may use TF32 "
+               "tensor cores (default: strict fp32)"),
+      cl::init(false)};
   cl::opt<std::string> cacheDir{
       "cache-dir",
       cl::desc("Compiled models are kept here (default: the user cache "
@@ -128,6 +142,9 @@ SessionOptions getSessionOptions(const Options &options, MpiJob *job) {
   sessionOptions.transfers = options.transfers;
   sessionOptions.cacheDir = options.cacheDir;
   sessionOptions.job = job;
+  sessionOptions.target = options.target;
+  sessionOptions.gpuChip = options.gpuChip;
+  sessionOptions.tf32 = options.gpuTf32;
   return sessionOptions;
 }
 
@@ -150,15 +167,19 @@ llvm::Error compileArtifacts(mlir::ModuleOp module, const Options &options,
     folders.emplace_back(stage, getStageFolder(options.compileOnly, stage));
   for (const auto &[stage, folder] : folders) {
     sessionOptions.stage = stage;
-    auto session = Session::create(module, sessionOptions);
-    if (!session)
-      return session.takeError();
-    if (llvm::Error e = (*session)->writeArtifact(folder))
-      return e;
+    llvm::Expected<std::string> entry =
+        compileArtifact(module, sessionOptions, folder);
+    if (!entry)
+      return entry.takeError();
     llvm::outs() << "wrote " << folder << " ("
                  << (stage < 0 ? std::string("whole program")
                                : "stage " + std::to_string(stage))
-                 << ", entry " << (*session)->getFunction() << ")\n";
+                 << ", entry " << *entry
+                 << (options.target == "cpu"
+                         ? std::string()
+                         : ", " + options.target + " " +
+                               options.gpuChip.getValue())
+                 << ")\n";
   }
   if (program.stages == 0)
     return llvm::Error::success();
@@ -201,6 +222,10 @@ llvm::Error runTool(const Options &options, MpiJob *job, int argc,
     if (options.microbatches < 1)
       return error("--microbatches must be at least 1");
   } else {
+    if (options.target != "cpu")
+      return error("--target=" + options.target +
+                   " code runs on its device, not here: compile it with "
+                   "--compile-only DIR");
     launchOptions = getLaunchOptions(options);
     if (!launchOptions)
       return launchOptions.takeError();

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MPI/IR/MPI.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -41,11 +42,26 @@ llvm::Error buildLowerToLLVMPipeline(
     mlir::OpPassManager &pm,
     const LowerDistToMPIOptions &transfers = LowerDistToMPIOptions());
 
+/// Where GPU code goes: the NVIDIA chip (`sm_90`), PTX features (empty:
+/// +ptx80, which sm_90 needs) and whether library calls may use TF32.
+struct GpuTarget {
+  std::string chip = "sm_90";
+  std::string features;
+  bool tf32 = false;
+};
+
+/// From linalg on tensors to the LLVM dialect for an NVIDIA GPU: kernels
+/// compiled to PTX for `target.chip` inside a gpu.binary, convolutions and
+/// matrix products as runtime calls, activations in device memory.
+llvm::Error buildLowerToNVVMPipeline(mlir::OpPassManager &pm,
+                                     const GpuTarget &target);
+
 #define GEN_PASS_REGISTRATION
 #include "placer/Conversion/Passes.h.inc"
 
 /// Registers --placer-lower-to-llvm (graph lowering + buildLowerToLLVMPipeline).
 void registerLowerToLLVMPipeline();
+void registerLowerToNVVMPipeline();
 
 } // namespace placer
 

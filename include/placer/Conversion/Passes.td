@@ -79,15 +79,17 @@ def TileAndVectorize : Pass<"placer-tile-and-vectorize", "::mlir::func::FuncOp">
 }
 
 def ApproximateMath : Pass<"placer-approximate-math", "::mlir::func::FuncOp"> {
-  let summary = "Replace tanh and erf by inline polynomial approximations";
+  let summary = "Replace math functions by inline polynomial approximations";
   let description = [{
-    Rewrites `math.tanh` and `math.erf` (those named in `functions`) into
+    Rewrites the math ops named in `functions` (tanh, erf, erfc, exp, expm1,
+    log, log1p, log2, sin, cos, atan, atan2, asin, acos, cbrt) into
     upstream's polynomial approximations: arithmetic that LLVM vectorizes,
-    instead of scalar libm calls. They are accurate to a few ulp in f32.
+    instead of scalar libm calls on the CPU, and that needs no libdevice on
+    a GPU. They are accurate to a few ulp in f32.
   }];
   let options = [
     ListOption<"functions", "functions", "std::string",
-               "The math functions to approximate (tanh, erf)",
+               "The math functions to approximate (tanh, erf, exp, ...)",
                "llvm::cl::ZeroOrMore">,
   ];
   let dependentDialects = [
@@ -142,3 +144,67 @@ def LowerDistToMPI : Pass<"placer-lower-dist-to-mpi", "::mlir::ModuleOp"> {
 }
 
 #endif // PLACER_CONVERSION_PASSES_TD
+
+def GpuLibraryCalls : Pass<"placer-gpu-library-calls", "::mlir::ModuleOp"> {
+  let summary = "Call the GPU runtime's convolution and matrix product";
+  let description = [{
+    On bufferized code for an NVIDIA GPU: every f32 `linalg.conv_2d_nchw_fchw`
+    (and grouped `linalg.conv_2d_ngchw_gfchw` over a view of an NCHW buffer)
+    becomes a call of `placer_gpu_conv2d_f32`, and every f32 contraction
+    `C[b..., m, n] += A[b..., m|k, k|m] * B[b..., k|n, n|k]` (a
+    `linalg.matmul` or a contraction `linalg.generic` whose batch dimensions
+    are shared, not broadcast) a call of `placer_gpu_matmul_f32`. Both
+    accumulate into their output (beta = 1), which the code has filled, and
+    take descriptors of device memory (docs/Execution.md, "GPU code"). The
+    CUDA runtime implements them with cuDNN and cuBLAS; contractions of other
+    shapes stay generated kernels.
+  }];
+  let options = [
+    Option<"tf32", "tf32", "bool", /*default=*/"false",
+           "Let the library use TF32 tensor cores (otherwise strict fp32)">,
+  ];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def GpuBuffers : Pass<"placer-gpu-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Keep activations in device memory; copy only inputs and outputs";
+  let description = [{
+    On bufferized code for a GPU, in each public function: buffers are
+    device memory (`memref.alloc`/`dealloc` become `gpu.alloc`/`dealloc`),
+    every argument that is not a weight is host memory and gets a device
+    copy at entry (`gpu.memcpy` host to device), written ones are copied
+    back before returning, constant globals are copied to the device once
+    per call, and contiguous `memref.copy` becomes `gpu.memcpy` (others a
+    `linalg.copy` kernel). Weight arguments (`graph.weight`) are device
+    memory already: the runtime uploads them once when it loads the code.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def GpuMapLoops : Pass<"placer-gpu-map-loops", "::mlir::func::FuncOp"> {
+  let summary = "Map parallel loops to GPU blocks and threads";
+  let description = [{
+    Tiles each outermost `scf.parallel` so that its innermost dimension
+    runs `block-size` threads per block (a guard skips the threads past its
+    end) and every other dimension one block per iteration, and maps the
+    tiles to GPU blocks and threads (`convert-parallel-loops-to-gpu` then
+    makes the launches). A loop nest with no parallel dimension (a full
+    reduction) runs as one thread. Afterwards, any load or store left on
+    the host is an error naming its node: the host must not touch device
+    memory.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block along the innermost parallel dimension">,
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::arith::ArithDialect",
+  ];
+}

@@ -43,8 +43,12 @@ struct Manifest {
   std::string library = "program.so";
   /// The entry function (its C interface, called through placer_invoke).
   std::string entry;
-  /// The device kind the code is for ("cpu") and the target triple and CPU.
+  /// The device kind the code is for ("cpu" or "gpu") and the host's
+  /// target triple and CPU.
   std::string deviceKind = "cpu", target, cpu;
+  /// GPU code: the NVIDIA chip of the PTX inside the library (empty for CPU
+  /// code), and the math its library calls may use ("fp32" or "tf32").
+  std::string gpuChip, mathMode = "fp32";
   /// The stage of a split module this folder holds, or -1 for a whole one.
   int64_t stage = -1;
   /// The transfers the stage's code makes (pipelined or blocking).

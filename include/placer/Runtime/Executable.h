@@ -58,6 +58,10 @@ struct LoweredModule {
   std::vector<std::string> profileNodes;
   /// The transfers a stage's code makes: pipelined or blocking.
   std::string transfers = "pipelined";
+  /// GPU code: the NVIDIA chip its kernels are for (empty: CPU code), and
+  /// whether its library calls may use TF32.
+  std::string gpuChip;
+  bool tf32 = false;
 };
 
 /// What a program looks like to the ranks that run it: its graph inputs,

@@ -33,6 +33,11 @@ struct ExecutionOptions {
   /// --placer-lower-graph-to-linalg's `inline-weights`: false keeps every
   /// model parameter out of the code (artifacts).
   bool inlineWeights = true;
+  /// "cpu": this machine; "cuda": an NVIDIA GPU of `gpuChip`
+  /// (buildLowerToNVVMPipeline), library calls with TF32 iff `tf32`.
+  std::string target = "cpu";
+  std::string gpuChip = "sm_90";
+  bool tf32 = false;
 };
 
 /// Merges a split module (or keeps one stage), lowers graph ops (weights
@@ -48,6 +53,10 @@ llvm::Expected<std::string> compileToSharedObject(mlir::ModuleOp module,
                                                   llvm::StringRef function,
                                                   llvm::StringRef cacheDir,
                                                   bool &cached);
+
+/// The CPU that GPU code's host side is compiled for: the architecture's
+/// baseline (x86-64), since it runs on the GPU machine's CPU.
+std::string getPortableHostCpu();
 
 } // namespace placer::runtime
 

@@ -52,9 +52,23 @@ struct SessionOptions {
   /// transfers (to write its artifact); -1: the whole module.
   int64_t stage = -1;
   /// false: no model parameter is compiled into the code, however small, so
-  /// that an artifact's weights file holds them all (writeArtifact).
+  /// that an artifact's weights file holds them all (compileArtifact).
   bool inlineWeights = true;
+  /// Where the code runs: "cpu" (this machine) or "cuda" (an NVIDIA GPU of
+  /// `gpuChip`; artifacts only). `tf32` lets the GPU library calls use TF32.
+  std::string target = "cpu";
+  std::string gpuChip = "sm_90";
+  bool tf32 = false;
 };
+
+/// Lowers and compiles a copy of `module` and writes it as an artifact
+/// folder (Artifact.h): the code, a manifest, and the weights in a file of
+/// their own; nothing is loaded, so code for any target can be written. A
+/// runtime without the compiler opens it with Program::open. Returns the
+/// entry function's name.
+llvm::Expected<std::string> compileArtifact(mlir::ModuleOp module,
+                                            const SessionOptions &options,
+                                            llvm::StringRef dir);
 
 /// The user's cache folder for compiled programs.
 std::string getDefaultCacheDir();
@@ -67,10 +81,6 @@ public:
   /// emitted as diagnostics on the module's context.
   static llvm::Expected<std::unique_ptr<Session>>
   create(mlir::ModuleOp module, const SessionOptions &options);
-  /// Writes the compiled program as an artifact folder (Artifact.h): the
-  /// code, a manifest, and the weights in a file of their own. A runtime
-  /// without the compiler opens it with Program::open.
-  llvm::Error writeArtifact(llvm::StringRef dir) const;
 
   /// The loaded program, for callers that drive it themselves.
   Program &getProgram() { return *program; }
@@ -102,8 +112,6 @@ public:
 private:
   Session() = default;
   SessionOptions options;
-  /// The compiled code in the cache.
-  std::string libraryPath;
   bool cached = false;
   double compileSeconds = 0;
   std::unique_ptr<Program> program;

@@ -1,0 +1,251 @@
+//===- GpuLibraryCalls.cpp - Convolutions and products as runtime calls ---===//
+//
+// On a GPU the heavy ops go to tuned libraries, as onnxruntime's CUDA
+// provider and IREE's do: generated loops reach a fraction of cuDNN's and
+// cuBLAS's speed. The calls take memref descriptors (llvm.emit_c_interface)
+// of device memory; the CUDA runtime implements them (docs/Execution.md,
+// "GPU code", gives the C signatures).
+//
+//===----------------------------------------------------------------------===//
+
+#include "placer/Conversion/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace placer {
+#define GEN_PASS_DEF_GPULIBRARYCALLS
+#include "placer/Conversion/Passes.h.inc"
+} // namespace placer
+
+using namespace mlir;
+
+namespace {
+
+constexpr llvm::StringLiteral kConvFunction = "placer_gpu_conv2d_f32";
+constexpr llvm::StringLiteral kMatmulFunction = "placer_gpu_matmul_f32";
+
+/// A memref of `rank` dynamic sizes with any strides and offset: what the
+/// library functions take, whatever view the code has.
+MemRefType getAnyMemRef(MLIRContext *context, int64_t rank) {
+  SmallVector<int64_t> dynamic(rank, ShapedType::kDynamic);
+  return MemRefType::get(
+      dynamic, Float32Type::get(context),
+      StridedLayoutAttr::get(context, ShapedType::kDynamic, dynamic));
+}
+
+bool isF32(Value value) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  return type && type.getElementType().isF32();
+}
+
+/// The declaration of `name`, added to the module once.
+func::FuncOp declare(ModuleOp module, StringRef name, FunctionType type) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto func = func::FuncOp::create(b, module.getLoc(), name, type);
+  func.setPrivate();
+  // The runtime receives pointers to descriptors (_mlir_ciface_<name>).
+  func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                b.getUnitAttr());
+  return func;
+}
+
+Value castToAny(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  return memref::CastOp::create(
+      b, loc, getAnyMemRef(b.getContext(), type.getRank()), memref);
+}
+
+Value i64(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, value, 64);
+}
+Value i32(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, value, 32);
+}
+
+int64_t getElement(DenseIntElementsAttr attr, int64_t i) {
+  return attr.getValues<int64_t>()[i];
+}
+
+//===----------------------------------------------------------------------===//
+// Convolutions
+//===----------------------------------------------------------------------===//
+
+/// The NCHW buffer a grouped convolution's [N, G, C, H, W] view expands,
+/// or nothing.
+Value getUngrouped(Value view) {
+  auto expand = view.getDefiningOp<memref::ExpandShapeOp>();
+  return expand ? expand.getSrc() : Value();
+}
+
+/// y (+)= conv(x, w): strides, dilations, groups, tf32. The padding is in
+/// x already (the lowering pads it), so the call has none.
+LogicalResult callConv(OpBuilder &b, linalg::LinalgOp op, Value x, Value w,
+                       Value y, int64_t groups, bool tf32) {
+  auto strides = op->getAttrOfType<DenseIntElementsAttr>("strides");
+  auto dilations = op->getAttrOfType<DenseIntElementsAttr>("dilations");
+  if (!x || !w || !y || !isF32(x) || !isF32(w) || !isF32(y) || !strides ||
+      !dilations)
+    return failure();
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  MLIRContext *context = b.getContext();
+  Type any4 = getAnyMemRef(context, 4);
+  Type i64Type = b.getI64Type(), i32Type = b.getI32Type();
+  auto type = FunctionType::get(context,
+                                {any4, any4, any4, i64Type, i64Type, i64Type,
+                                 i64Type, i64Type, i32Type},
+                                {});
+  func::FuncOp callee =
+      declare(op->getParentOfType<ModuleOp>(), kConvFunction, type);
+  SmallVector<Value> args = {castToAny(b, loc, x), castToAny(b, loc, w),
+                             castToAny(b, loc, y)};
+  for (int64_t v : {getElement(strides, 0), getElement(strides, 1),
+                    getElement(dilations, 0), getElement(dilations, 1),
+                    groups})
+    args.push_back(i64(b, loc, v));
+  args.push_back(i32(b, loc, tf32));
+  func::CallOp::create(b, loc, callee, args);
+  op->erase();
+  return success();
+}
+
+LogicalResult rewriteConv(OpBuilder &b, linalg::LinalgOp op, bool tf32) {
+  if (isa<linalg::Conv2DNchwFchwOp>(op))
+    return callConv(b, op, op.getDpsInputOperand(0)->get(),
+                    op.getDpsInputOperand(1)->get(),
+                    op.getDpsInitOperand(0)->get(), 1, tf32);
+  if (isa<linalg::Conv2DNgchwGfchwOp>(op)) {
+    auto wType = cast<MemRefType>(op.getDpsInputOperand(1)->get().getType());
+    return callConv(b, op, getUngrouped(op.getDpsInputOperand(0)->get()),
+                    getUngrouped(op.getDpsInputOperand(1)->get()),
+                    getUngrouped(op.getDpsInitOperand(0)->get()),
+                    wType.getDimSize(0), tf32);
+  }
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix products
+//===----------------------------------------------------------------------===//
+
+/// A contraction the library takes: C[batch..., m, n] += op(A) op(B) with
+/// the batch dimensions leading every operand in the same order.
+struct Product {
+  bool transA = false, transB = false;
+  int64_t batchRank = 0;
+};
+
+/// Whether `map` is (batch..., first, second).
+bool isBatchThen(AffineMap map, ArrayRef<unsigned> batch, unsigned first,
+                 unsigned second) {
+  if (map.getNumResults() != batch.size() + 2)
+    return false;
+  for (auto [i, dim] : llvm::enumerate(batch))
+    if (map.getResult(i) != getAffineDimExpr(dim, map.getContext()))
+      return false;
+  return map.getResult(batch.size()) ==
+             getAffineDimExpr(first, map.getContext()) &&
+         map.getResult(batch.size() + 1) ==
+             getAffineDimExpr(second, map.getContext());
+}
+
+std::optional<Product> matchProduct(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1)
+    return std::nullopt;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    // Contiguous buffers: batch dimensions collapse into one.
+    if (!type || !type.getElementType().isF32() ||
+        !type.getLayout().isIdentity() || !type.hasStaticShape())
+      return std::nullopt;
+  }
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<unsigned> batch(dims->batch.begin(), dims->batch.end());
+  unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
+  Product product;
+  product.batchRank = batch.size();
+  if (!isBatchThen(maps[2], batch, m, n))
+    return std::nullopt;
+  if (isBatchThen(maps[0], batch, k, m))
+    product.transA = true;
+  else if (!isBatchThen(maps[0], batch, m, k))
+    return std::nullopt;
+  if (isBatchThen(maps[1], batch, n, k))
+    product.transB = true;
+  else if (!isBatchThen(maps[1], batch, k, n))
+    return std::nullopt;
+  return product;
+}
+
+/// `memref` as [batch, rows, cols]: leading batch dimensions collapsed into
+/// one, or a unit one added.
+Value asBatched(OpBuilder &b, Location loc, Value memref, int64_t batchRank) {
+  auto type = cast<MemRefType>(memref.getType());
+  int64_t rank = type.getRank();
+  if (batchRank == 0)
+    return memref::ExpandShapeOp::create(
+        b, loc,
+        MemRefType::get({1, type.getDimSize(0), type.getDimSize(1)},
+                        type.getElementType()),
+        memref, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+  if (batchRank == 1)
+    return memref;
+  ReassociationIndices leading;
+  for (int64_t i = 0; i < batchRank; ++i)
+    leading.push_back(i);
+  return memref::CollapseShapeOp::create(
+      b, loc, memref,
+      SmallVector<ReassociationIndices>{leading, {rank - 2}, {rank - 1}});
+}
+
+LogicalResult rewriteProduct(OpBuilder &b, linalg::LinalgOp op, bool tf32) {
+  std::optional<Product> product = matchProduct(op);
+  if (!product)
+    return failure();
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  MLIRContext *context = b.getContext();
+  Type any3 = getAnyMemRef(context, 3), i32Type = b.getI32Type();
+  auto type = FunctionType::get(
+      context, {any3, any3, any3, i32Type, i32Type, i32Type}, {});
+  func::FuncOp callee =
+      declare(op->getParentOfType<ModuleOp>(), kMatmulFunction, type);
+  SmallVector<Value> args;
+  for (OpOperand &operand : op->getOpOperands())
+    args.push_back(castToAny(
+        b, loc, asBatched(b, loc, operand.get(), product->batchRank)));
+  args.push_back(i32(b, loc, product->transA));
+  args.push_back(i32(b, loc, product->transB));
+  args.push_back(i32(b, loc, tf32));
+  func::CallOp::create(b, loc, callee, args);
+  op->erase();
+  return success();
+}
+
+struct GpuLibraryCallsPass
+    : placer::impl::GpuLibraryCallsBase<GpuLibraryCallsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op.hasPureBufferSemantics())
+        ops.push_back(op);
+    });
+    OpBuilder b(&getContext());
+    for (linalg::LinalgOp op : ops)
+      if (failed(rewriteConv(b, op, tf32)))
+        (void)rewriteProduct(b, op, tf32);
+  }
+};
+
+} // namespace

@@ -1,0 +1,148 @@
+//===- GpuMapLoops.cpp - Parallel loops as GPU launches -------------------===//
+//
+// Every linalg op that is not a library call is a loop nest by now
+// (convert-linalg-to-parallel-loops); upstream turns mapped scf.parallel
+// loops into gpu.launch. What it leaves to us: the block shape (upstream's
+// greedy mapper makes each dimension one block of one thread), loop nests
+// with no parallel dimension (full reductions, which would run on the host
+// against device memory), and a check that the host touches no device
+// memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "placer/Conversion/Passes.h"
+
+#include "mlir/Conversion/SCFToGPU/SCFToGPU.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace placer {
+#define GEN_PASS_DEF_GPUMAPLOOPS
+#include "placer/Conversion/Passes.h.inc"
+} // namespace placer
+
+using namespace mlir;
+
+namespace {
+
+/// A loop nest without parallel dimension, at the function's top level:
+/// one thread runs it.
+void wrapInSingleThread(OpBuilder &b, scf::ForOp loop) {
+  b.setInsertionPoint(loop);
+  Location loc = loop.getLoc();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto parallel = scf::ParallelOp::create(b, loc, ValueRange{zero},
+                                          ValueRange{one}, ValueRange{one});
+  loop->moveBefore(parallel.getBody()->getTerminator());
+}
+
+gpu::ParallelLoopDimMappingAttr mapTo(MLIRContext *context,
+                                      gpu::Processor processor) {
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(1, context);
+  return gpu::ParallelLoopDimMappingAttr::get(context, processor, identity,
+                                              identity);
+}
+
+/// Tiles `loop` into blocks (every dimension, the innermost one by
+/// `blockSize`) of threads (the innermost dimension's tile), and maps them:
+/// the innermost three block dimensions to the grid (x innermost), the
+/// rest sequential.
+LogicalResult tileAndMap(scf::ParallelOp loop, int64_t blockSize) {
+  unsigned rank = loop.getNumLoops();
+  SmallVector<int64_t> sizes(rank, 1);
+  sizes.back() = blockSize;
+  auto [blocks, threads] =
+      scf::tileParallelLoop(loop, sizes, /*noMinMaxBounds=*/true);
+  MLIRContext *context = loop.getContext();
+  SmallVector<gpu::ParallelLoopDimMappingAttr> blockMapping, threadMapping;
+  const gpu::Processor grid[] = {gpu::Processor::BlockX,
+                                 gpu::Processor::BlockY,
+                                 gpu::Processor::BlockZ};
+  for (unsigned d = 0; d < rank; ++d) {
+    unsigned fromInner = rank - 1 - d;
+    blockMapping.push_back(mapTo(context, fromInner < 3
+                                              ? grid[fromInner]
+                                              : gpu::Processor::Sequential));
+    threadMapping.push_back(mapTo(context, d + 1 == rank
+                                               ? gpu::Processor::ThreadX
+                                               : gpu::Processor::Sequential));
+  }
+  if (failed(gpu::setMappingAttr(blocks, blockMapping)) ||
+      failed(gpu::setMappingAttr(threads, threadMapping)))
+    return failure();
+  // Loops nested inside a thread run sequentially in it.
+  threads.getBody()->walk([&](scf::ParallelOp inner) {
+    SmallVector<gpu::ParallelLoopDimMappingAttr> sequential(
+        inner.getNumLoops(), mapTo(context, gpu::Processor::Sequential));
+    (void)gpu::setMappingAttr(inner, sequential);
+  });
+  return success();
+}
+
+/// The node an op was lowered from (its NameLoc), for messages.
+std::string describe(Operation *op) {
+  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
+    return "node '" + name.getName().str() + "'";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->getLoc().print(os);
+  return text;
+}
+
+struct GpuMapLoopsPass : placer::impl::GpuMapLoopsBase<GpuMapLoopsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isDeclaration())
+      return;
+    if (blockSize < 1 || blockSize > 1024) {
+      func.emitError("--placer-gpu-map-loops: block-size must be in [1, "
+                     "1024], got ")
+          << blockSize;
+      return signalPassFailure();
+    }
+    OpBuilder b(&getContext());
+    for (scf::ForOp loop : llvm::to_vector(func.getOps<scf::ForOp>()))
+      wrapInSingleThread(b, loop);
+    for (scf::ParallelOp loop :
+         llvm::to_vector(func.getOps<scf::ParallelOp>()))
+      if (failed(tileAndMap(loop, blockSize))) {
+        loop.emitError("cannot map this loop to GPU blocks and threads");
+        return signalPassFailure();
+      }
+
+    RewritePatternSet patterns(&getContext());
+    populateParallelLoopToGPUPatterns(patterns);
+    ConversionTarget target(getContext());
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    configureParallelLoopToGPULegality(target);
+    if (failed(applyPartialConversion(func, target, std::move(patterns))))
+      return signalPassFailure();
+    finalizeParallelLoopToGPUConversion(func);
+
+    // The host only launches, copies and calls: a load or store left
+    // outside a launch would read device memory on the host.
+    std::vector<std::string> nodes;
+    func.walk([&](Operation *op) {
+      if (op->getParentOfType<gpu::LaunchOp>() ||
+          !isa<memref::LoadOp, memref::StoreOp, scf::ParallelOp>(op))
+        return;
+      std::string node = describe(op);
+      if (!llvm::is_contained(nodes, node))
+        nodes.push_back(node);
+    });
+    if (nodes.empty())
+      return;
+    InFlightDiagnostic diag =
+        func.emitError("GPU code: the host would access device memory for ");
+    for (auto [i, node] : llvm::enumerate(nodes))
+      diag << (i ? ", " : "") << node;
+    diag << " (no GPU lowering of that code)";
+    signalPassFailure();
+  }
+};
+
+} // namespace
