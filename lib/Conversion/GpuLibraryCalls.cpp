@@ -73,11 +73,24 @@ int64_t getElement(DenseIntElementsAttr attr, int64_t i) {
 // Convolutions
 //===----------------------------------------------------------------------===//
 
-/// The NCHW buffer a grouped convolution's [N, G, C, H, W] view expands,
-/// or nothing.
-Value getUngrouped(Value view) {
-  auto expand = view.getDefiningOp<memref::ExpandShapeOp>();
-  return expand ? expand.getSrc() : Value();
+/// A grouped convolution's 5-D operand as the 4-D buffer the library
+/// takes, its group dimension merged into `merged` and the next one: the
+/// buffer an expand_shape view came from, or a collapse of a contiguous
+/// buffer (the output, which the code allocates 5-D); otherwise nothing.
+Value getUngrouped(OpBuilder &b, Location loc, Value view, unsigned merged) {
+  if (auto expand = view.getDefiningOp<memref::ExpandShapeOp>())
+    return expand.getSrc();
+  auto type = cast<MemRefType>(view.getType());
+  if (type.getRank() != 5 || !type.getLayout().isIdentity())
+    return Value();
+  SmallVector<ReassociationIndices> groups;
+  for (unsigned d = 0; d < 5; ++d) {
+    if (d == merged + 1)
+      continue;
+    groups.push_back(d == merged ? ReassociationIndices{d, d + 1}
+                                 : ReassociationIndices{d});
+  }
+  return memref::CollapseShapeOp::create(b, loc, view, groups);
 }
 
 /// y (+)= conv(x, w): strides, dilations, groups, tf32. The padding is in
@@ -118,11 +131,15 @@ LogicalResult rewriteConv(OpBuilder &b, linalg::LinalgOp op, bool tf32) {
                     op.getDpsInputOperand(1)->get(),
                     op.getDpsInitOperand(0)->get(), 1, tf32);
   if (isa<linalg::Conv2DNgchwGfchwOp>(op)) {
-    auto wType = cast<MemRefType>(op.getDpsInputOperand(1)->get().getType());
-    return callConv(b, op, getUngrouped(op.getDpsInputOperand(0)->get()),
-                    getUngrouped(op.getDpsInputOperand(1)->get()),
-                    getUngrouped(op.getDpsInitOperand(0)->get()),
-                    wType.getDimSize(0), tf32);
+    // N G C H W * G F C kh kw -> N G F H W, as N (G C) H W * (G F) C kh kw.
+    Value x = op.getDpsInputOperand(0)->get();
+    Value w = op.getDpsInputOperand(1)->get();
+    Value y = op.getDpsInitOperand(0)->get();
+    int64_t groups = cast<MemRefType>(w.getType()).getDimSize(0);
+    b.setInsertionPoint(op);
+    return callConv(b, op, getUngrouped(b, op.getLoc(), x, 1),
+                    getUngrouped(b, op.getLoc(), w, 0),
+                    getUngrouped(b, op.getLoc(), y, 1), groups, tf32);
   }
   return failure();
 }

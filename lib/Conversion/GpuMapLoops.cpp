@@ -15,6 +15,7 @@
 #include "mlir/Conversion/SCFToGPU/SCFToGPU.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace placer {
@@ -51,11 +52,19 @@ gpu::ParallelLoopDimMappingAttr mapTo(MLIRContext *context,
 /// rest sequential.
 LogicalResult tileAndMap(scf::ParallelOp loop, int64_t blockSize) {
   unsigned rank = loop.getNumLoops();
+  MLIRContext *context = loop.getContext();
   SmallVector<int64_t> sizes(rank, 1);
+  // No more threads than iterations when the count is known.
   sizes.back() = blockSize;
+  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound().back());
+  std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound().back());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep().back());
+  if (lower && upper && step && *step > 0)
+    sizes.back() = std::clamp<int64_t>((*upper - *lower + *step - 1) / *step,
+                                       1, blockSize);
+  // Tiling replaces `loop`.
   auto [blocks, threads] =
       scf::tileParallelLoop(loop, sizes, /*noMinMaxBounds=*/true);
-  MLIRContext *context = loop.getContext();
   SmallVector<gpu::ParallelLoopDimMappingAttr> blockMapping, threadMapping;
   const gpu::Processor grid[] = {gpu::Processor::BlockX,
                                  gpu::Processor::BlockY,
@@ -81,10 +90,19 @@ LogicalResult tileAndMap(scf::ParallelOp loop, int64_t blockSize) {
   return success();
 }
 
-/// The node an op was lowered from (its NameLoc), for messages.
+/// The node an op was lowered from (a NameLoc in its location), for
+/// messages.
 std::string describe(Operation *op) {
-  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
-    return "node '" + name.getName().str() + "'";
+  std::string node;
+  op->getLoc()->walk([&](Location loc) {
+    if (auto name = dyn_cast<NameLoc>(loc)) {
+      node = "node '" + name.getName().str() + "'";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (!node.empty())
+    return node;
   std::string text;
   llvm::raw_string_ostream os(text);
   op->getLoc().print(os);
@@ -101,7 +119,7 @@ struct GpuMapLoopsPass : placer::impl::GpuMapLoopsBase<GpuMapLoopsPass> {
     if (blockSize < 1 || blockSize > 1024) {
       func.emitError("--placer-gpu-map-loops: block-size must be in [1, "
                      "1024], got ")
-          << blockSize;
+          << static_cast<int64_t>(blockSize);
       return signalPassFailure();
     }
     OpBuilder b(&getContext());
@@ -122,6 +140,9 @@ struct GpuMapLoopsPass : placer::impl::GpuMapLoopsBase<GpuMapLoopsPass> {
     if (failed(applyPartialConversion(func, target, std::move(patterns))))
       return signalPassFailure();
     finalizeParallelLoopToGPUConversion(func);
+    func.walk([](gpu::LaunchOp launch) {
+      launch->removeAttr("SCFToGPU_visited");
+    });
 
     // The host only launches, copies and calls: a load or store left
     // outside a launch would read device memory on the host.

@@ -68,9 +68,12 @@ placer::buildLowerToLLVMPipeline(OpPassManager &pm,
 // the chip (embedded in the module as a gpu.binary) and lowers the host
 // code, whose gpu ops become calls of the mgpu* runtime functions.
 static constexpr llvm::StringLiteral kGpuLoopsPipeline =
-    "func.func(convert-linalg-to-parallel-loops,canonicalize,"
-    "placer-gpu-map-loops),"
+    "func.func(convert-linalg-to-parallel-loops,placer-gpu-map-loops),"
     "gpu-kernel-outlining,"
+    // Math left in kernels (fma, floor, sqrt, ...) as LLVM intrinsics that
+    // NVPTX has instructions for: otherwise convert-gpu-to-nvvm calls
+    // libdevice, which only a machine with CUDA installed could link.
+    "gpu.module(placer-gpu-native-math),"
     "func.func(gpu-async-region),"
     "canonicalize,"
     "cse";

@@ -131,6 +131,34 @@ static void dropPlacementAnnotations(ModuleOp module) {
   });
 }
 
+/// GPU code must load on a machine with only the CUDA driver: its PTX may
+/// declare no external function (libdevice's __nv_* would be one).
+static llvm::Error checkSelfContainedPtx(ModuleOp module) {
+  std::vector<std::string> externals;
+  module.walk([&](gpu::BinaryOp binary) {
+    for (Attribute attr : binary.getObjects()) {
+      auto object = dyn_cast<gpu::ObjectAttr>(attr);
+      if (!object)
+        continue;
+      StringRef ptx = object.getObject().getValue();
+      for (size_t at = ptx.find(".extern .func"); at != StringRef::npos;
+           at = ptx.find(".extern .func", at + 1)) {
+        // ".extern .func  (.param .b32 func_retval0) NAME" ends its line.
+        StringRef declaration = ptx.substr(at).take_until(
+            [](char c) { return c == '\n'; });
+        StringRef name = declaration.rtrim(" \t(").rsplit(' ').second;
+        if (!name.empty() && !llvm::is_contained(externals, name.str()))
+          externals.push_back(name.str());
+      }
+    }
+  });
+  if (externals.empty())
+    return llvm::Error::success();
+  return runError("the GPU code calls " + llvm::join(externals, ", ") +
+                  ", which its PTX does not define (CUDA's libdevice?): "
+                  "no GPU lowering of that math");
+}
+
 llvm::Expected<LoweredModule>
 placer::runtime::lowerForExecution(ModuleOp module,
                                    const ExecutionOptions &options) {
@@ -250,6 +278,8 @@ placer::runtime::lowerForExecution(ModuleOp module,
   }
   if (failed(llvmPm.run(module)))
     return runError("cannot lower the module to LLVM (see the errors above)");
+  if (llvm::Error error = checkSelfContainedPtx(module))
+    return std::move(error);
   return std::move(lowered);
 }
 

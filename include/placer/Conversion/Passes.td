@@ -208,3 +208,20 @@ def GpuMapLoops : Pass<"placer-gpu-map-loops", "::mlir::func::FuncOp"> {
     "::mlir::arith::ArithDialect",
   ];
 }
+
+def GpuNativeMath : Pass<"placer-gpu-native-math", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Math in kernels as the LLVM intrinsics NVPTX implements";
+  let description = [{
+    Rewrites `math.sqrt`, `floor`, `ceil`, `absf`, `fma`, `roundeven`,
+    `trunc` and `copysign` on f32 and f64 inside GPU modules into calls of
+    the LLVM intrinsics (`llvm.sqrt.f32`, ...) that LLVM's NVPTX backend
+    turns into single PTX instructions, `math.rsqrt` into 1 / sqrt, and
+    powers with small constant exponents into products (upstream's
+    algebraic simplification). Upstream's NVVM lowering otherwise
+    calls CUDA's libdevice (`__nv_sqrtf`, ...), which only a machine with
+    CUDA installed can link: the PTX would depend on where it was compiled.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect", "::mlir::arith::ArithDialect",
+  ];
+}

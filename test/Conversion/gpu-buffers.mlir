@@ -1,0 +1,62 @@
+// RUN: placer-opt %s --placer-gpu-buffers | FileCheck %s
+// RUN: placer-opt %s --placer-gpu-buffers | FileCheck %s --check-prefix=HOST
+
+// Activations live in device memory: the input crosses to the device once,
+// the output back once before the return, the weight (already on the
+// device) is used as it is, a constant global gets a device copy, buffers
+// are device allocations, contiguous copies are gpu.memcpy and strided ones
+// linalg.copy (a kernel later).
+
+// CHECK-LABEL: func.func @stage(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<4x8xf32> {graph.name = "x"}, %[[W:[a-z0-9]+]]: memref<8x8xf32> {graph.weight
+// CHECK-SAME: %[[Y:[a-z0-9]+]]: memref<4x8xf32> {graph.name = "y"}
+// CHECK-DAG: %[[DY:.*]] = gpu.alloc () : memref<4x8xf32>
+// CHECK-DAG: %[[DX:.*]] = gpu.alloc () : memref<4x8xf32>
+// CHECK: gpu.memcpy %[[DX]], %[[X]]
+// CHECK-NOT: gpu.memcpy %[[DY]], %[[Y]]
+// CHECK: %[[T:.*]] = gpu.alloc () : memref<4x8xf32>
+// CHECK: linalg.matmul ins(%[[DX]], %[[W]] : {{.*}}) outs(%[[T]] :
+// CHECK: %[[G:.*]] = memref.get_global @table
+// CHECK: %[[DG:.*]] = gpu.alloc () : memref<4xf32>
+// CHECK: gpu.memcpy %[[DG]], %[[G]]
+// CHECK: linalg.generic {{.*}} ins(%[[DG]] : memref<4xf32>) outs(%[[T]] :
+// CHECK: %[[HALF:.*]] = memref.subview %[[T]][0, 0] [4, 4] [1, 1]
+// CHECK: %[[RIGHT:.*]] = memref.subview %[[DY]][0, 4] [4, 4] [1, 1]
+// CHECK: linalg.copy ins(%[[HALF]] : {{.*}}) outs(%[[RIGHT]] :
+// CHECK: %[[C:.*]] = gpu.alloc () : memref<4x8xf32>
+// CHECK: gpu.memcpy %[[C]], %[[T]]
+// CHECK: gpu.dealloc %[[T]]
+// CHECK: gpu.dealloc %[[C]]
+// CHECK: gpu.dealloc %[[DX]]
+// CHECK: gpu.memcpy %[[Y]], %[[DY]]
+// CHECK: gpu.dealloc %[[DY]]
+// CHECK: gpu.dealloc %[[DG]]
+// CHECK-NEXT: return
+// No host buffer is left.
+// HOST-NOT: memref.alloc
+// HOST-NOT: memref.dealloc
+// HOST-NOT: memref.copy
+memref.global "private" constant @table : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+func.func @stage(%x: memref<4x8xf32> {graph.name = "x"},
+                 %w: memref<8x8xf32> {graph.weight = {name = "w"}},
+                 %y: memref<4x8xf32> {graph.name = "y"}) {
+  %t = memref.alloc() {alignment = 64 : i64} : memref<4x8xf32>
+  linalg.matmul ins(%x, %w : memref<4x8xf32>, memref<8x8xf32>) outs(%t : memref<4x8xf32>)
+  %g = memref.get_global @table : memref<4xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+    ins(%g : memref<4xf32>) outs(%t : memref<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  %half = memref.subview %t[0, 0] [4, 4] [1, 1] : memref<4x8xf32> to memref<4x4xf32, strided<[8, 1]>>
+  %yhalf = memref.subview %y[0, 4] [4, 4] [1, 1] : memref<4x8xf32> to memref<4x4xf32, strided<[8, 1], offset: 4>>
+  memref.copy %half, %yhalf : memref<4x4xf32, strided<[8, 1]>> to memref<4x4xf32, strided<[8, 1], offset: 4>>
+  %yleft = memref.subview %y[0, 0] [4, 4] [1, 1] : memref<4x8xf32> to memref<4x4xf32, strided<[8, 1]>>
+  memref.copy %half, %yleft : memref<4x4xf32, strided<[8, 1]>> to memref<4x4xf32, strided<[8, 1]>>
+  %c = memref.alloc() : memref<4x8xf32>
+  memref.copy %t, %c : memref<4x8xf32> to memref<4x8xf32>
+  memref.dealloc %t : memref<4x8xf32>
+  memref.dealloc %c : memref<4x8xf32>
+  return
+}

@@ -1,0 +1,114 @@
+// RUN: placer-opt %s --placer-gpu-library-calls --canonicalize | FileCheck %s
+// RUN: placer-opt %s --placer-gpu-library-calls="tf32=true" --canonicalize | FileCheck %s --check-prefix=TF32
+
+// Convolutions and contractions on device buffers become calls of the CUDA
+// runtime: strides, dilations and groups as i64, transposes and TF32 as
+// i32; products see [batch, rows, cols] views. Contractions the library
+// cannot take (a broadcast batch) stay linalg ops, to become kernels.
+
+// CHECK-LABEL: func.func @conv
+// CHECK: %[[X:.*]] = memref.cast %arg0 : memref<1x3x10x10xf32> to memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>
+// CHECK: call @placer_gpu_conv2d_f32(%[[X]], %{{.*}}, %{{.*}}, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c1_i64, %c0_i32)
+// CHECK-NOT: linalg.conv
+// TF32-LABEL: func.func @conv
+// TF32: call @placer_gpu_conv2d_f32({{.*}}, %c1_i64, %c1_i32)
+
+// A grouped convolution calls with the NCHW buffers its views expand.
+// CHECK-LABEL: func.func @grouped
+// CHECK: %[[GX:.*]] = memref.cast %arg0 : memref<1x8x6x6xf32>
+// CHECK: %[[GW:.*]] = memref.cast %arg1 : memref<8x1x3x3xf32>
+// CHECK: %[[GY:.*]] = memref.cast %arg2 : memref<1x8x4x4xf32>
+// CHECK: call @placer_gpu_conv2d_f32(%[[GX]], %[[GW]], %[[GY]], %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c8_i64, %c0_i32)
+
+// CHECK-LABEL: func.func @matmul
+// CHECK: memref.expand_shape %arg0 {{\[}}[0, 1], [2]] output_shape [1, 4, 6]
+// CHECK: call @placer_gpu_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i32, %c0_i32, %c0_i32)
+// TF32-LABEL: func.func @matmul
+// TF32: call @placer_gpu_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i32, %c0_i32, %c1_i32)
+
+// A Linear layer's weight is read transposed: transB = 1.
+// CHECK-LABEL: func.func @linear
+// CHECK: call @placer_gpu_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i32, %c1_i32, %c0_i32)
+
+// CHECK-LABEL: func.func @batched
+// CHECK: memref.collapse_shape %arg0 {{\[}}[0, 1], [2], [3]] : memref<2x3x4x6xf32> into memref<6x4x6xf32>
+// CHECK: call @placer_gpu_matmul_f32(
+
+// CHECK-LABEL: func.func @broadcast
+// CHECK-NOT: call
+// CHECK: linalg.generic
+
+#map_a = affine_map<(m, n, k) -> (m, k)>
+#map_bt = affine_map<(m, n, k) -> (n, k)>
+#map_c = affine_map<(m, n, k) -> (m, n)>
+#bmap_a = affine_map<(b0, b1, m, n, k) -> (b0, b1, m, k)>
+#bmap_b = affine_map<(b0, b1, m, n, k) -> (b0, b1, k, n)>
+#bmap_c = affine_map<(b0, b1, m, n, k) -> (b0, b1, m, n)>
+#cast_a = affine_map<(b, m, n, k) -> (0, m, k)>
+#cast_b = affine_map<(b, m, n, k) -> (b, k, n)>
+#cast_c = affine_map<(b, m, n, k) -> (b, m, n)>
+func.func @conv(%x: memref<1x3x10x10xf32>, %w: memref<8x3x3x3xf32>, %y: memref<1x8x4x4xf32>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x10x10xf32>, memref<8x3x3x3xf32>) outs(%y : memref<1x8x4x4xf32>)
+  return
+}
+func.func @grouped(%x: memref<1x8x6x6xf32>, %w: memref<8x1x3x3xf32>, %y: memref<1x8x4x4xf32>) {
+  %xg = memref.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [1, 8, 1, 6, 6] : memref<1x8x6x6xf32> into memref<1x8x1x6x6xf32>
+  %wg = memref.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [8, 1, 1, 3, 3] : memref<8x1x3x3xf32> into memref<8x1x1x3x3xf32>
+  %yg = memref.expand_shape %y [[0], [1, 2], [3], [4]] output_shape [1, 8, 1, 4, 4] : memref<1x8x4x4xf32> into memref<1x8x1x4x4xf32>
+  linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%xg, %wg : memref<1x8x1x6x6xf32>, memref<8x1x1x3x3xf32>) outs(%yg : memref<1x8x1x4x4xf32>)
+  return
+}
+func.func @matmul(%a: memref<4x6xf32>, %b: memref<6x5xf32>, %c: memref<4x5xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x6xf32>, memref<6x5xf32>) outs(%c : memref<4x5xf32>)
+  return
+}
+func.func @linear(%a: memref<4x6xf32>, %b: memref<5x6xf32>, %c: memref<4x5xf32>) {
+  linalg.generic {indexing_maps = [#map_a, #map_bt, #map_c], iterator_types = ["parallel", "parallel", "reduction"]}
+    ins(%a, %b : memref<4x6xf32>, memref<5x6xf32>) outs(%c : memref<4x5xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %p = arith.mulf %l, %r : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func @batched(%a: memref<2x3x4x6xf32>, %b: memref<2x3x6x5xf32>, %c: memref<2x3x4x5xf32>) {
+  linalg.generic {indexing_maps = [#bmap_a, #bmap_b, #bmap_c], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+    ins(%a, %b : memref<2x3x4x6xf32>, memref<2x3x6x5xf32>) outs(%c : memref<2x3x4x5xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %p = arith.mulf %l, %r : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func @broadcast(%a: memref<1x4x6xf32>, %b: memref<3x6x5xf32>, %c: memref<3x4x5xf32>) {
+  linalg.generic {indexing_maps = [#cast_a, #cast_b, #cast_c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+    ins(%a, %b : memref<1x4x6xf32>, memref<3x6x5xf32>) outs(%c : memref<3x4x5xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %p = arith.mulf %l, %r : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// The code allocates a grouped convolution's output 5-D: the call sees it
+// collapsed back to NCHW.
+// CHECK-LABEL: func.func @grouped_output
+// CHECK: %[[Y4:.*]] = memref.collapse_shape %arg2 {{\[}}[0], [1, 2], [3], [4]] : memref<1x8x1x4x4xf32> into memref<1x8x4x4xf32>
+// CHECK: %[[CY:.*]] = memref.cast %[[Y4]]
+// CHECK: call @placer_gpu_conv2d_f32(%{{.*}}, %{{.*}}, %[[CY]], %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c8_i64, %c0_i32)
+func.func @grouped_output(%x: memref<1x8x6x6xf32>, %w: memref<8x1x3x3xf32>, %yg: memref<1x8x1x4x4xf32>) {
+  %xg = memref.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [1, 8, 1, 6, 6] : memref<1x8x6x6xf32> into memref<1x8x1x6x6xf32>
+  %wg = memref.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [8, 1, 1, 3, 3] : memref<8x1x3x3xf32> into memref<8x1x1x3x3xf32>
+  linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%xg, %wg : memref<1x8x1x6x6xf32>, memref<8x1x1x3x3xf32>) outs(%yg : memref<1x8x1x4x4xf32>)
+  return
+}
+
+// The runtime functions are declared once, with C interfaces.
+// CHECK: func.func private @placer_gpu_conv2d_f32({{.*}}) attributes {llvm.emit_c_interface}
+// CHECK: func.func private @placer_gpu_matmul_f32({{.*}}) attributes {llvm.emit_c_interface}

@@ -1,0 +1,62 @@
+// RUN: not placer-opt %s --split-input-file --placer-gpu-map-loops --canonicalize 2>/dev/null | FileCheck %s
+// RUN: not placer-opt %s --split-input-file --placer-gpu-map-loops=block-size=128 --canonicalize 2>/dev/null | FileCheck %s --check-prefix=B128
+// RUN: placer-opt %s --split-input-file --placer-gpu-map-loops --verify-diagnostics -o /dev/null
+// RUN: not placer-opt %s --split-input-file --placer-gpu-map-loops=block-size=2000 2>&1 | FileCheck %s --check-prefix=BAD
+
+// Blocks of 256 threads along the innermost dimension (1000 -> 4 blocks,
+// the last guarded), one block per row; a loop nest with no parallel
+// dimension runs as one thread; every launch is on the device, no load or
+// store is left on the host.
+// CHECK-LABEL: func.func @relu
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c4, {{.*}} = %c6, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c256, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK: scf.if
+// CHECK: memref.load
+// CHECK: gpu.terminator
+// CHECK-NOT: SCFToGPU_visited
+// B128-LABEL: func.func @relu
+// B128: gpu.launch blocks({{.*}}) in ({{.*}} = %c8, {{.*}} = %c6, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1)
+// BAD: error: --placer-gpu-map-loops: block-size must be in [1, 1024], got 2000
+func.func @relu(%x: memref<6x1000xf32>, %y: memref<6x1000xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c1000 = arith.constant 1000 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c6, %c1000) step (%c1, %c1) {
+    %v = memref.load %x[%i, %j] : memref<6x1000xf32>
+    %r = arith.maximumf %v, %zero : f32
+    memref.store %r, %y[%i, %j] : memref<6x1000xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @total
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK-NEXT: scf.for
+func.func @total(%x: memref<1000xf32>, %sum: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1000 = arith.constant 1000 : index
+  scf.for %i = %c0 to %c1000 step %c1 {
+    %v = memref.load %x[%i] : memref<1000xf32>
+    %s = memref.load %sum[] : memref<f32>
+    %t = arith.addf %s, %v : f32
+    memref.store %t, %sum[] : memref<f32>
+  }
+  return
+}
+
+// -----
+
+// Code outside any loop would run on the host against device memory: an
+// error naming the node it came from.
+// expected-error @below {{GPU code: the host would access device memory for node 'first_element' (no GPU lowering of that code)}}
+func.func @scalar(%x: memref<8xf32>, %y: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %x[%c0] : memref<8xf32> loc("first_element")
+  memref.store %v, %y[] : memref<f32> loc("first_element")
+  return
+}
