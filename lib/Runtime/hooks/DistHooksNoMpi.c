@@ -25,8 +25,6 @@ static void missing(const char *what) {
 }
 
 int placer_dist_init(int *argc, char ***argv, int *rank, int *size) {
-  (void)argc;
-  (void)argv;
   *rank = 0;
   *size = 1;
   return PLACER_DIST_NO_MPI;
@@ -37,12 +35,9 @@ void placer_dist_abort(int code) {
   fflush(stderr);
   exit(code);
 }
-void placer_dist_set_timeout(double seconds) { (void)seconds; }
+void placer_dist_set_timeout(double seconds) {}
 int placer_dist_all(int ok) { return ok; }
-int placer_dist_same(uint64_t value) {
-  (void)value;
-  return 1;
-}
+int placer_dist_same(uint64_t value) { return 1; }
 int placer_dist_gather(const double *values, int count, double *all) {
   memcpy(all, values, (size_t)count * sizeof(double));
   return 0;
@@ -53,40 +48,21 @@ double placer_dist_time(void) {
   clock_gettime(CLOCK_MONOTONIC, &now);
   return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
 }
-void placer_dist_set_copy(int64_t replicas, int64_t copy) {
-  (void)replicas;
-  (void)copy;
-}
-void placer_dist_begin(int64_t microbatches) { (void)microbatches; }
-void placer_dist_set_microbatch(int64_t microbatch) { (void)microbatch; }
+void placer_dist_set_copy(int64_t replicas, int64_t copy) {}
+void placer_dist_begin(int64_t microbatches) {}
+void placer_dist_set_microbatch(int64_t microbatch) {}
 void placer_dist_end(void) {}
 const placer_dist_stats *placer_dist_get_stats(void) { return &stats; }
-int placer_dist_collect(void *rows, int64_t row_bytes) {
-  (void)rows;
-  (void)row_bytes;
-  return 0;
-}
+int placer_dist_collect(void *rows, int64_t row_bytes) { return 0; }
 void placer_dist_send(const void *data, int64_t bytes, int64_t rank,
                       int64_t replicas, int64_t tag) {
-  (void)data;
-  (void)bytes;
-  (void)rank;
-  (void)replicas;
-  (void)tag;
   missing("a transfer between stages");
 }
 void placer_dist_recv(void *data, int64_t bytes, int64_t rank,
                       int64_t replicas, int64_t tag) {
-  (void)data;
-  (void)bytes;
-  (void)rank;
-  (void)replicas;
-  (void)tag;
   missing("a transfer between stages");
 }
 int32_t placer_dist_route(int64_t rank, int64_t replicas) {
-  (void)rank;
-  (void)replicas;
   missing("a transfer between stages");
   return 0;
 }
