@@ -88,6 +88,28 @@ TEST(Artifact, ManifestErrorsNameTheField) {
             "DIR/manifest.json: inputs[0].shape: expected non-negative dims");
   EXPECT_EQ(errorAfter("{", "["),
             "DIR/manifest.json: not JSON: offset 9: expected ',' or ']'");
+  EXPECT_EQ(errorAfter("\"device_kind\": \"cpu\"", "\"device_kind\": \"tpu\""),
+            "DIR/manifest.json: device_kind: expected cpu or gpu");
+  // GPU code names its chip, and CPU code none.
+  EXPECT_EQ(errorAfter("\"device_kind\": \"cpu\"", "\"device_kind\": \"gpu\""),
+            "DIR/manifest.json: gpu_chip: expected a chip exactly for GPU "
+            "code");
+  EXPECT_EQ(errorAfter("\"math_mode\": \"fp32\"", "\"math_mode\": \"bf16\""),
+            "DIR/manifest.json: math_mode: expected fp32 or tf32");
+}
+
+TEST(Artifact, GpuManifestRoundTrip) {
+  Manifest m = sample();
+  m.deviceKind = "gpu";
+  m.gpuChip = "sm_90";
+  m.mathMode = "tf32";
+  std::string error;
+  std::optional<Manifest> back =
+      parseManifest(printManifest(m), "m.json", error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->deviceKind, "gpu");
+  EXPECT_EQ(back->gpuChip, "sm_90");
+  EXPECT_EQ(back->mathMode, "tf32");
 }
 
 TEST(PlainJson, ParsesAndRejects) {
