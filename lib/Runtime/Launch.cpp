@@ -20,14 +20,16 @@ namespace fs = std::filesystem;
 bool placer::runtime::parseLaunchOptions(
     const std::vector<std::string> &inputFlags, LaunchOptions &options,
     std::string &error) {
-  if (options.outputDir.empty() && options.profile.empty())
-    error = "give --output-dir DIR (outputs) or --profile FILE.json";
-  else if (options.microbatches < 1)
-    error = "--microbatches must be at least 1";
-  else if (!(options.transferTimeout > 0))
-    error = "--transfer-timeout must be positive";
-  if (!error.empty())
+  auto fail = [&](const char *message) {
+    error = message;
     return false;
+  };
+  if (options.outputDir.empty() && options.profile.empty())
+    return fail("give --output-dir DIR (outputs) or --profile FILE.json");
+  if (options.microbatches < 1)
+    return fail("--microbatches must be at least 1");
+  if (!(options.transferTimeout > 0))
+    return fail("--transfer-timeout must be positive");
   for (const std::string &flag : inputFlags) {
     size_t equals = flag.find('=');
     if (equals == 0 || equals == std::string::npos ||

@@ -97,8 +97,8 @@ bool parseArguments(int argc, char **argv, LaunchOptions &options,
         "--profile-kind", "--repeat", "--microbatches", "--transfer-timeout",
         "--report"};
     bool known = false;
-    for (const char *known_flag : kFlags)
-      known |= flag == known_flag;
+    for (const char *name : kFlags)
+      known |= flag == name;
     if (!known) {
       error = "unknown option '" + flag + "' (see --help)";
       return false;
