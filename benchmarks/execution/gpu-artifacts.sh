@@ -8,6 +8,9 @@
 # Usage: benchmarks/execution/gpu-artifacts.sh
 set -euo pipefail
 source "$(dirname "$0")/setup.sh"
+# As on the build machines CI uses: no CUDA toolkit for MLIR to find (with
+# one, it would link libdevice into math the PTX lacks).
+unset CUDA_HOME CUDA_PATH CUDA_ROOT
 ensure_packages "/usr/bin/python3 -c 'import torch, torchvision, onnx'" \
   python3-torch python3-torchvision python3-onnx
 bin="$root/build/bin"
