@@ -16,17 +16,8 @@ namespace fs = std::filesystem;
 
 const char *placer::runtime::getPlacerVersion() { return PLACER_VERSION; }
 
-namespace {
-
-constexpr const char *kManifestFile = "manifest.json";
-constexpr const char *kProgramFile = "program.json";
-constexpr const char *kFormat = "placer-artifact";
-
-std::string joinPath(const std::string &dir, const std::string &name) {
-  return (fs::path(dir) / name).string();
-}
-
-bool readFile(const std::string &path, std::string &text, std::string &error) {
+bool placer::runtime::readTextFile(const std::string &path, std::string &text,
+                                   std::string &error) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = "cannot read " + path;
@@ -38,8 +29,9 @@ bool readFile(const std::string &path, std::string &text, std::string &error) {
   return true;
 }
 
-bool writeFile(const std::string &path, const std::string &text,
-               std::string &error) {
+bool placer::runtime::writeTextFile(const std::string &path,
+                                    const std::string &text,
+                                    std::string &error) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
   if (!out) {
@@ -47,6 +39,16 @@ bool writeFile(const std::string &path, const std::string &text,
     return false;
   }
   return true;
+}
+
+namespace {
+
+constexpr const char *kManifestFile = "manifest.json";
+constexpr const char *kProgramFile = "program.json";
+constexpr const char *kFormat = "placer-artifact";
+
+std::string joinPath(const std::string &dir, const std::string &name) {
+  return (fs::path(dir) / name).string();
 }
 
 //===----------------------------------------------------------------------===//
@@ -485,7 +487,7 @@ bool placer::runtime::writeArtifact(const std::string &dir, Manifest manifest,
     error = "cannot copy " + libraryPath + " to " + dir + ": " + ec.message();
     return false;
   }
-  return writeFile(joinPath(dir, kManifestFile), printManifest(manifest),
+  return writeTextFile(joinPath(dir, kManifestFile), printManifest(manifest),
                    error);
 }
 
@@ -498,14 +500,14 @@ bool placer::runtime::writeProgramManifest(const std::string &dir,
     error = "cannot create " + dir + ": " + ec.message();
     return false;
   }
-  return writeFile(joinPath(dir, kProgramFile), printProgramManifest(program),
+  return writeTextFile(joinPath(dir, kProgramFile), printProgramManifest(program),
                    error);
 }
 
 std::optional<LoadedArtifact>
 placer::runtime::loadArtifact(const std::string &dir, std::string &error) {
   std::string manifestPath = joinPath(dir, kManifestFile), text;
-  if (!readFile(manifestPath, text, error)) {
+  if (!readTextFile(manifestPath, text, error)) {
     error += " (an artifact folder holds manifest.json: write one with "
              "placer-run MODEL.mlir --compile-only DIR)";
     return std::nullopt;
@@ -563,7 +565,7 @@ std::optional<ProgramShape>
 placer::runtime::readProgramManifest(const std::string &dir,
                                      std::string &error) {
   std::string path = joinPath(dir, kProgramFile), text;
-  if (!readFile(path, text, error))
+  if (!readTextFile(path, text, error))
     return std::nullopt;
   return parseProgramManifest(text, path, error);
 }

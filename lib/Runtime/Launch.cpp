@@ -11,8 +11,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 using namespace placer::runtime;
 namespace fs = std::filesystem;
@@ -44,17 +42,14 @@ bool placer::runtime::parseLaunchOptions(
 
 uint64_t placer::runtime::getLaunchIdentity(const std::string &model, int argc,
                                             char **argv) {
-  std::string identity;
+  std::string identity, unreadable;
   fs::path path(model);
   std::error_code ec;
   if (fs::is_directory(path, ec))
     path /= "program.json";
-  std::ifstream file(path, std::ios::binary);
-  if (file) {
-    std::ostringstream text;
-    text << file.rdbuf();
-    identity = text.str();
-  }
+  // An unreadable model fails later, with its own message.
+  if (!readTextFile(path.string(), identity, unreadable))
+    identity.clear();
   for (int i = 1; i < argc; ++i)
     identity += std::string("\0", 1) + argv[i];
   // FNV-1a: equal on every rank, which is all it needs to be.
@@ -103,8 +98,6 @@ placer::runtime::openArtifact(const LaunchOptions &options, MpiJob *job,
       launch.shape.outputs.emplace_back(0, spec.name, spec.shape);
   }
   launch.program = program.get();
-  launch.cached = true;
-  launch.transfers = program->getTransfers();
   return program;
 }
 
@@ -206,14 +199,7 @@ bool writeOutputs(const Program &program, const Arrays &arrays,
 
 bool writeJson(const std::string &path, const json::Value &value,
                std::string &error) {
-  std::ofstream file(path, std::ios::binary);
-  file << json::print(value) << "\n";
-  file.close();
-  if (!file) {
-    error = "cannot write " + path;
-    return false;
-  }
-  return true;
+  return writeTextFile(path, json::print(value) + "\n", error);
 }
 
 bool writeProfile(const Program &program, const Timing &timing,
@@ -393,7 +379,7 @@ bool placer::runtime::runLaunch(const Launch &launch,
   if (distributed) {
     printRanks(timing->ranks);
     report["ranks"] = describeRanks(timing->ranks);
-    report["transfers"] = launch.transfers;
+    report["transfers"] = program.getTransfers();
   }
   std::fflush(stdout);
   return options.report.empty() || writeJson(options.report, report, error);

@@ -135,19 +135,26 @@ Program::Program(LoweredModule module, Executable executable,
     : module(std::move(module)), executable(std::move(executable)),
       options(options) {}
 
+bool placer::runtime::checkProgramOptions(const ProgramOptions &options,
+                                          std::string &error) {
+  if (options.microbatches < 1) {
+    error = "microbatches must be at least 1, got " +
+            std::to_string(options.microbatches);
+    return false;
+  }
+  if (options.profile && options.job && options.job->isDistributed()) {
+    error = "--profile times the model whole: run it without mpirun";
+    return false;
+  }
+  return true;
+}
+
 std::unique_ptr<Program> Program::create(LoweredModule module,
                                          Executable executable,
                                          const ProgramOptions &options,
                                          std::string &error) {
-  if (options.microbatches < 1) {
-    error = "microbatches must be at least 1, got " +
-            std::to_string(options.microbatches);
+  if (!checkProgramOptions(options, error))
     return nullptr;
-  }
-  if (options.profile && options.job && options.job->isDistributed()) {
-    error = "--profile times the model whole: run it without mpirun";
-    return nullptr;
-  }
   return std::unique_ptr<Program>(
       new Program(std::move(module), std::move(executable), options));
 }
@@ -159,6 +166,8 @@ static std::string describeStage(int64_t stage, const char *whole) {
 std::unique_ptr<Program> Program::open(const std::string &dir,
                                        const ProgramOptions &options,
                                        std::string &error) {
+  if (!checkProgramOptions(options, error))
+    return nullptr;
   std::optional<LoadedArtifact> artifact = loadArtifact(dir, error);
   if (!artifact)
     return nullptr;

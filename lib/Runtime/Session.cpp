@@ -94,20 +94,23 @@ struct Compiled {
 };
 } // namespace
 
+static ProgramOptions getProgramOptions(const SessionOptions &options) {
+  ProgramOptions program;
+  program.profile = options.profile;
+  program.microbatches = options.microbatches;
+  program.job = options.job;
+  return program;
+}
+
 static llvm::Expected<Compiled> compile(mlir::ModuleOp module,
                                         const SessionOptions &options) {
-  if (options.microbatches < 1)
-    return error("microbatches must be at least 1, got " +
-                 llvm::Twine(options.microbatches));
+  std::string message;
+  if (!checkProgramOptions(getProgramOptions(options), message))
+    return error(message);
   if (options.transfers != "pipelined" && options.transfers != "blocking")
     return error("transfers must be 'pipelined' or 'blocking', not '" +
                  options.transfers + "'");
-  if (options.target != "cpu" && options.target != "cuda")
-    return error("the target must be 'cpu' or 'cuda', not '" +
-                 options.target + "'");
   bool distributed = options.job && options.job->isDistributed();
-  if (distributed && options.profile)
-    return error("--profile times the model whole: run it without mpirun");
   ExecutionOptions execution;
   execution.profile = options.profile;
   execution.stage = distributed ? options.job->getStage() : options.stage;
@@ -145,7 +148,6 @@ Session::create(mlir::ModuleOp module, const SessionOptions &options) {
   if (!compiled)
     return compiled.takeError();
   std::unique_ptr<Session> session(new Session());
-  session->options = options;
   session->cached = compiled->cached;
   session->compileSeconds = compiled->seconds;
   std::string message;
@@ -153,13 +155,9 @@ Session::create(mlir::ModuleOp module, const SessionOptions &options) {
       compiled->libraryPath, compiled->lowered.function, message);
   if (!executable)
     return error(message);
-  ProgramOptions programOptions;
-  programOptions.profile = options.profile;
-  programOptions.microbatches = options.microbatches;
-  programOptions.job = options.job;
   session->program =
       Program::create(std::move(compiled->lowered), std::move(*executable),
-                      programOptions, message);
+                      getProgramOptions(options), message);
   if (!session->program)
     return error(message);
   return std::move(session);

@@ -168,10 +168,6 @@ bool runTool(const LaunchOptions &given, const std::vector<std::string> &inputs,
             "placer-run MODEL.mlir --compile-only DIR)";
     return false;
   }
-  if (job && job->isDistributed() && !options.profile.empty()) {
-    error = "--profile times the model whole: run it without mpirun";
-    return false;
-  }
   Launch launch;
   std::unique_ptr<Program> program =
       openArtifact(options, job, getLaunchIdentity(options.model, argc, argv),

@@ -206,7 +206,6 @@ compileModule(mlir::ModuleOp module, const Options &options, MpiJob *job,
   launch.program = &(*session)->getProgram();
   launch.cached = (*session)->isCached();
   launch.compileSeconds = (*session)->getCompileSeconds();
-  launch.transfers = options.transfers;
   return session;
 }
 
@@ -219,8 +218,6 @@ llvm::Error runTool(const Options &options, MpiJob *job, int argc,
   if (compileOnly) {
     if (isArtifact)
       return error(options.model + " is an artifact already compiled");
-    if (options.microbatches < 1)
-      return error("--microbatches must be at least 1");
   } else {
     if (options.target != "cpu")
       return error("--target=" + options.target +
@@ -229,8 +226,6 @@ llvm::Error runTool(const Options &options, MpiJob *job, int argc,
     launchOptions = getLaunchOptions(options);
     if (!launchOptions)
       return launchOptions.takeError();
-    if (job && job->isDistributed() && !options.profile.empty())
-      return error("--profile times the model whole: run it without mpirun");
   }
 
   mlir::DialectRegistry registry;

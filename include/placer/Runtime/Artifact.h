@@ -33,6 +33,13 @@ namespace placer::runtime {
 /// version): an artifact of another version is refused.
 const char *getPlacerVersion();
 
+/// Reads or writes a whole file; on failure false, and `error` names the
+/// path ("cannot read PATH").
+bool readTextFile(const std::string &path, std::string &text,
+                  std::string &error);
+bool writeTextFile(const std::string &path, const std::string &text,
+                   std::string &error);
+
 /// manifest.json of an artifact folder.
 struct Manifest {
   static constexpr int64_t kFormatVersion = 1;

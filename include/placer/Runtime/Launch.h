@@ -53,8 +53,6 @@ struct Launch {
   std::optional<Simulated> simulated;
   bool cached = true;
   double compileSeconds = 0;
-  /// The transfers the code makes (pipelined or blocking).
-  std::string transfers = "pipelined";
 };
 
 /// Opens an artifact folder: a whole program, or under a distributed `job`

@@ -109,6 +109,11 @@ struct ProgramOptions {
   const MpiJob *job = nullptr;
 };
 
+/// Whether `options` can run: at least one microbatch, and no profile of
+/// one stage (a profile times the model whole). The one check of these,
+/// made before any compiling or loading.
+bool checkProgramOptions(const ProgramOptions &options, std::string &error);
+
 /// Compiled code loaded with its interface and weights.
 class Program {
 public:

@@ -87,8 +87,8 @@ public:
   const std::string &getFunction() const { return program->getFunction(); }
   bool isCached() const { return cached; }
   double getCompileSeconds() const { return compileSeconds; }
-  int64_t getMicrobatches() const { return options.microbatches; }
-  bool isProfiling() const { return options.profile; }
+  int64_t getMicrobatches() const { return program->getMicrobatches(); }
+  bool isProfiling() const { return program->getOptions().profile; }
   /// The entry's inputs and outputs (for one microbatch).
   llvm::ArrayRef<TensorSpec> getInputs() const { return program->getInputs(); }
   llvm::ArrayRef<TensorSpec> getOutputs() const {
@@ -99,8 +99,8 @@ public:
     return program->getStackedShape(spec);
   }
 
-  /// Program::bind, run, measure, getProfile and collectOutputs, with
-  /// errors as llvm::Error.
+  /// Program::bind, run, measure and getProfile, with errors as
+  /// llvm::Error.
   llvm::Error bind(llvm::ArrayRef<HostTensor> inputs,
                    llvm::ArrayRef<HostTensor> outputs);
   llvm::Expected<std::pair<double, double>> run();
@@ -111,7 +111,6 @@ public:
 
 private:
   Session() = default;
-  SessionOptions options;
   bool cached = false;
   double compileSeconds = 0;
   std::unique_ptr<Program> program;
