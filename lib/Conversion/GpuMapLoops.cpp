@@ -27,16 +27,53 @@ using namespace mlir;
 
 namespace {
 
-/// A loop nest without parallel dimension, at the function's top level:
-/// one thread runs it.
-void wrapInSingleThread(OpBuilder &b, scf::ForOp loop) {
-  b.setInsertionPoint(loop);
-  Location loc = loop.getLoc();
+/// Device work outside any parallel loop: a loop nest without parallel
+/// dimension (a full reduction), or scalar code on rank-0 buffers (a fill,
+/// an elementwise op on a scalar), with the arithmetic between.
+bool isDeviceWork(Operation *op) {
+  return isa<memref::LoadOp, memref::StoreOp, scf::ForOp, scf::IfOp>(op);
+}
+bool isMovable(Operation *op) {
+  if (isDeviceWork(op))
+    return true;
+  // Constants stay: the host's index arithmetic shares them.
+  return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
+         !isa<arith::ConstantOp>(op) && isPure(op);
+}
+
+/// Moves `run` (consecutive ops of one block) into a one-iteration
+/// scf.parallel, one thread's kernel, if it does device work and no value
+/// it defines is used after it.
+void wrapInSingleThread(OpBuilder &b, ArrayRef<Operation *> run) {
+  if (llvm::none_of(run, isDeviceWork))
+    return;
+  llvm::SmallPtrSet<Operation *, 8> inRun(run.begin(), run.end());
+  for (Operation *op : run)
+    for (Operation *user : op->getUsers())
+      if (!inRun.contains(op->getBlock()->findAncestorOpInBlock(*user)))
+        return;
+  b.setInsertionPoint(run.front());
+  Location loc = run.front()->getLoc();
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   auto parallel = scf::ParallelOp::create(b, loc, ValueRange{zero},
                                           ValueRange{one}, ValueRange{one});
-  loop->moveBefore(parallel.getBody()->getTerminator());
+  for (Operation *op : run)
+    op->moveBefore(parallel.getBody()->getTerminator());
+}
+
+/// Every maximal run of movable ops at the function's top level.
+void wrapDeviceWork(OpBuilder &b, Block &block) {
+  SmallVector<Operation *> run;
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (isMovable(&op)) {
+      run.push_back(&op);
+      continue;
+    }
+    if (!run.empty())
+      wrapInSingleThread(b, run);
+    run.clear();
+  }
 }
 
 gpu::ParallelLoopDimMappingAttr mapTo(MLIRContext *context,
@@ -123,8 +160,8 @@ struct GpuMapLoopsPass : placer::impl::GpuMapLoopsBase<GpuMapLoopsPass> {
       return signalPassFailure();
     }
     OpBuilder b(&getContext());
-    for (scf::ForOp loop : llvm::to_vector(func.getOps<scf::ForOp>()))
-      wrapInSingleThread(b, loop);
+    for (Block &block : func.getBody())
+      wrapDeviceWork(b, block);
     for (scf::ParallelOp loop :
          llvm::to_vector(func.getOps<scf::ParallelOp>()))
       if (failed(tileAndMap(loop, blockSize))) {

@@ -51,12 +51,30 @@ func.func @total(%x: memref<1000xf32>, %sum: memref<f32>) {
 
 // -----
 
-// Code outside any loop would run on the host against device memory: an
-// error naming the node it came from.
+// Scalar code on rank-0 buffers (a fill, an op on a scalar) runs as one
+// thread too.
+// CHECK-LABEL: func.func @scalar
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK-NEXT: memref.load %arg0[]
+// CHECK-NEXT: arith.maximumf
+// CHECK-NEXT: memref.store
+func.func @scalar(%x: memref<f32>, %y: memref<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %v = memref.load %x[] : memref<f32>
+  %r = arith.maximumf %v, %zero : f32
+  memref.store %r, %y[] : memref<f32>
+  return
+}
+
+// -----
+
+// A value the host itself uses (here, as a call's argument) would be read
+// from device memory on the host: an error naming the node it came from.
+func.func private @consume(f32)
 // expected-error @below {{GPU code: the host would access device memory for node 'first_element' (no GPU lowering of that code)}}
-func.func @scalar(%x: memref<8xf32>, %y: memref<f32>) {
+func.func @escaping(%x: memref<8xf32>) {
   %c0 = arith.constant 0 : index
   %v = memref.load %x[%c0] : memref<8xf32> loc("first_element")
-  memref.store %v, %y[] : memref<f32> loc("first_element")
+  func.call @consume(%v) : (f32) -> ()
   return
 }

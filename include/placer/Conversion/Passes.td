@@ -194,10 +194,11 @@ def GpuMapLoops : Pass<"placer-gpu-map-loops", "::mlir::func::FuncOp"> {
     runs `block-size` threads per block (a guard skips the threads past its
     end) and every other dimension one block per iteration, and maps the
     tiles to GPU blocks and threads (`convert-parallel-loops-to-gpu` then
-    makes the launches). A loop nest with no parallel dimension (a full
-    reduction) runs as one thread. Afterwards, any load or store left on
-    the host is an error naming its node: the host must not touch device
-    memory.
+    makes the launches). Device work outside parallel loops (a loop nest
+    with no parallel dimension, i.e. a full reduction, or scalar code on
+    rank-0 buffers) runs as one thread. Afterwards, any load or store left
+    on the host (one whose value the host itself uses) is an error naming
+    its node: the host must not touch device memory.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
