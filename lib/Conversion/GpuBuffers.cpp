@@ -10,6 +10,8 @@
 
 #include "placer/Conversion/Passes.h"
 
+#include "placer/Dialect/Dist/DistDialect.h"
+
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -58,6 +60,45 @@ Value allocate(OpBuilder &b, Location loc, MemRefType type,
   return gpu::AllocOp::create(b, loc, type, Type(), ValueRange(),
                               dynamicSizes, ValueRange(), false)
       .getMemref();
+}
+
+/// A stage's transfers leave and enter through host buffers: the transfer
+/// hooks and MPI read host memory. A send copies its device buffer to a
+/// fresh host one first, a receive lands in one and is copied to the
+/// device after (through a contiguous device buffer when the transferred
+/// one is a strided view).
+void stageTransfers(func::FuncOp func) {
+  OpBuilder b(func.getContext());
+  func.walk([&](Operation *op) {
+    auto send = dyn_cast<placer::dist::SendOp>(op);
+    auto recv = dyn_cast<placer::dist::RecvOp>(op);
+    Value device = send ? send.getValue() : recv ? recv.getBuffer() : Value();
+    if (!device)
+      return;
+    auto type = cast<MemRefType>(device.getType());
+    auto dense = MemRefType::get(type.getShape(), type.getElementType());
+    Location loc = op->getLoc();
+    b.setInsertionPoint(op);
+    Value host = memref::AllocOp::create(b, loc, dense);
+    Value contiguous = device;
+    if (!isContiguous(device)) {
+      contiguous = allocate(b, loc, dense);
+      if (send)
+        linalg::CopyOp::create(b, loc, device, contiguous);
+    }
+    if (send)
+      copy(b, loc, host, contiguous);
+    op->replaceUsesOfWith(device, host);
+    b.setInsertionPointAfter(op);
+    if (recv) {
+      copy(b, loc, contiguous, host);
+      if (contiguous != device)
+        linalg::CopyOp::create(b, loc, contiguous, device);
+    }
+    memref::DeallocOp::create(b, loc, host);
+    if (contiguous != device)
+      gpu::DeallocOp::create(b, loc, Type(), ValueRange(), contiguous);
+  });
 }
 
 struct GpuBuffersPass : placer::impl::GpuBuffersBase<GpuBuffersPass> {
@@ -148,6 +189,7 @@ struct GpuBuffersPass : placer::impl::GpuBuffersBase<GpuBuffersPass> {
       return signalPassFailure();
     }
 
+    stageTransfers(func);
     for (func::ReturnOp ret : returns) {
       b.setInsertionPoint(ret);
       for (auto [device, host] : mirrors) {

@@ -41,25 +41,42 @@ bool isMovable(Operation *op) {
          !isa<arith::ConstantOp>(op) && isPure(op);
 }
 
-/// Moves `run` (consecutive ops of one block) into a one-iteration
-/// scf.parallel, one thread's kernel, if it does device work and no value
-/// it defines is used after it.
+/// Moves the device work of `run` (consecutive ops of one block) into a
+/// one-iteration scf.parallel, one thread's kernel, placed after the run.
+/// Pure arithmetic whose value the host uses after the run (an address, a
+/// size) stays on the host; if such a value depends on device work, nothing
+/// moves (the check after the conversion names it).
 void wrapInSingleThread(OpBuilder &b, ArrayRef<Operation *> run) {
   if (llvm::none_of(run, isDeviceWork))
     return;
   llvm::SmallPtrSet<Operation *, 8> inRun(run.begin(), run.end());
+  auto usedAfter = [&](Operation *op) {
+    return llvm::any_of(op->getUsers(), [&](Operation *user) {
+      return !inRun.contains(op->getBlock()->findAncestorOpInBlock(*user));
+    });
+  };
+  llvm::SmallPtrSet<Operation *, 8> stay;
   for (Operation *op : run)
-    for (Operation *user : op->getUsers())
-      if (!inRun.contains(op->getBlock()->findAncestorOpInBlock(*user)))
+    if (usedAfter(op)) {
+      if (isDeviceWork(op))
         return;
-  b.setInsertionPoint(run.front());
+      stay.insert(op);
+    }
+  // What stays must not need what moves, as it runs first.
+  for (Operation *op : stay)
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp();
+          def && inRun.contains(def) && !stay.contains(def))
+        return;
+  b.setInsertionPointAfter(run.back());
   Location loc = run.front()->getLoc();
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   auto parallel = scf::ParallelOp::create(b, loc, ValueRange{zero},
                                           ValueRange{one}, ValueRange{one});
   for (Operation *op : run)
-    op->moveBefore(parallel.getBody()->getTerminator());
+    if (!stay.contains(op))
+      op->moveBefore(parallel.getBody()->getTerminator());
 }
 
 /// Every maximal run of movable ops at the function's top level.

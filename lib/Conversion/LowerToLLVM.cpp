@@ -96,6 +96,12 @@ llvm::Error placer::buildLowerToNVVMPipeline(OpPassManager &pm,
     return error;
   pm.addPass(createGpuLibraryCalls(GpuLibraryCallsOptions{target.tf32}));
   pm.addNestedPass<func::FuncOp>(createGpuBuffers());
+  // A stage's transfers, on the host buffers placer-gpu-buffers stages them
+  // through. No progress calls between ops: each host call ends the GPU
+  // stream before it.
+  LowerDistToMPIOptions transfers;
+  transfers.progress = false;
+  pm.addPass(createLowerDistToMPI(transfers));
   if (llvm::Error error = addTextualPipeline(pm, kGpuLoopsPipeline))
     return error;
   // sm_90 needs PTX 8.0 (LLVM's default PTX version aborts on it).

@@ -6,6 +6,8 @@
 #include "placer/InitAll.h"
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
+#include "placer/Analysis/Cluster.h"
 #include "placer/Runtime/ProfileHooks.h"
 #include "placer/Transforms/Passes.h"
 
@@ -159,6 +161,21 @@ static llvm::Error checkSelfContainedPtx(ModuleOp module) {
                   "no GPU lowering of that math");
 }
 
+/// With target=cuda, whether `stage` of a split module runs on a GPU: its
+/// device is an accelerator of the module's cluster (without a cluster,
+/// every stage is).
+static bool runsOnAccelerator(ModuleOp module, int64_t stage) {
+  ClusterAttr clusterAttr = getCluster(module);
+  auto programs = module.getOps<dist::ProgramOp>();
+  if (!clusterAttr || programs.empty())
+    return true;
+  SmallVector<int64_t> devices = (*programs.begin()).getStageDevices(stage);
+  Cluster cluster = clusterAttr.getCluster();
+  return devices.empty() ||
+         cluster.getKinds()[cluster.getKindOfDevice(devices.front())]
+             .isAccelerator;
+}
+
 llvm::Expected<LoweredModule>
 placer::runtime::lowerForExecution(ModuleOp module,
                                    const ExecutionOptions &options) {
@@ -173,11 +190,13 @@ placer::runtime::lowerForExecution(ModuleOp module,
   if (options.target != "cpu" && options.target != "cuda")
     return runError("the target must be 'cpu' or 'cuda', not '" +
                     options.target + "'");
-  // A GPU stage would send device buffers over MPI: not lowered yet.
-  if (options.target == "cuda" && options.stage >= 0)
-    return runError("GPU code for one stage of a split module (with its "
-                    "transfers) is not generated yet: compile the module "
-                    "whole");
+  // The stages of a split module on CPU cores stay CPU code.
+  bool gpu = options.target == "cuda" &&
+             (options.stage < 0 || runsOnAccelerator(module, options.stage));
+  if (gpu && options.stage >= 0 && options.transfers != "pipelined")
+    return runError("a GPU stage transfers through the pipelined hooks "
+                    "only, not transfers=" +
+                    options.transfers);
   // A split module runs as one program (its stages merged back), or one
   // rank compiles its own stage.
   if (options.stage >= 0)
@@ -262,7 +281,7 @@ placer::runtime::lowerForExecution(ModuleOp module,
   for (unsigned i = 0; i < entry.getNumResults(); ++i)
     entry.setResultAttrs(i, DictionaryAttr::get(context));
   PassManager llvmPm(context);
-  if (options.target == "cuda") {
+  if (gpu) {
     GpuTarget target;
     target.chip = options.gpuChip;
     target.tf32 = options.tf32;

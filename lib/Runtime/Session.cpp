@@ -169,7 +169,7 @@ static std::pair<std::string, std::string> getHostTarget() {
           llvm::sys::getHostCPUName().str()};
 }
 
-llvm::Expected<std::string>
+llvm::Expected<Manifest>
 placer::runtime::compileArtifact(mlir::ModuleOp module,
                                  const SessionOptions &options,
                                  llvm::StringRef dir) {
@@ -199,11 +199,12 @@ placer::runtime::compileArtifact(mlir::ModuleOp module,
   std::vector<const Buffer *> weights;
   for (const Buffer &weight : lowered.weightData)
     weights.push_back(&weight);
+  layOutWeights(manifest);
   std::string message;
-  if (!placer::runtime::writeArtifact(dir.str(), std::move(manifest), weights,
+  if (!placer::runtime::writeArtifact(dir.str(), manifest, weights,
                                       compiled->libraryPath, message))
     return error(message);
-  return lowered.function;
+  return manifest;
 }
 
 llvm::Error Session::bind(llvm::ArrayRef<HostTensor> inputs,

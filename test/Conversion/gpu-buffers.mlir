@@ -1,5 +1,5 @@
-// RUN: placer-opt %s --placer-gpu-buffers | FileCheck %s
-// RUN: placer-opt %s --placer-gpu-buffers | FileCheck %s --check-prefix=HOST
+// RUN: placer-opt %s --split-input-file --placer-gpu-buffers | FileCheck %s
+// RUN: placer-opt %s --split-input-file --placer-gpu-buffers | FileCheck %s --check-prefix=HOST
 
 // Activations live in device memory: the input crosses to the device once,
 // the output back once before the return, the weight (already on the
@@ -36,6 +36,7 @@
 // HOST-NOT: memref.alloc
 // HOST-NOT: memref.dealloc
 // HOST-NOT: memref.copy
+// HOST: // -----
 memref.global "private" constant @table : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
 func.func @stage(%x: memref<4x8xf32> {graph.name = "x"},
                  %w: memref<8x8xf32> {graph.weight = {name = "w"}},
@@ -58,5 +59,31 @@ func.func @stage(%x: memref<4x8xf32> {graph.name = "x"},
   memref.copy %t, %c : memref<4x8xf32> to memref<4x8xf32>
   memref.dealloc %t : memref<4x8xf32>
   memref.dealloc %c : memref<4x8xf32>
+  return
+}
+
+// -----
+
+// A stage's transfers go through host buffers: device to host before the
+// send, host to device after the receive.
+// CHECK-LABEL: func.func @stage(
+// CHECK: %[[T:.*]] = gpu.alloc () : memref<4x8xf32>
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<4x8xf32>
+// CHECK-NEXT: gpu.memcpy %[[OUT]], %[[T]]
+// CHECK-NEXT: dist.send %[[OUT]] to 1 channel 0
+// CHECK-NEXT: memref.dealloc %[[OUT]]
+// CHECK: %[[R:.*]] = gpu.alloc () : memref<4x8xf32>
+// CHECK-NEXT: %[[IN:.*]] = memref.alloc() : memref<4x8xf32>
+// CHECK-NEXT: dist.recv from 1 channel 1 into %[[IN]]
+// CHECK-NEXT: gpu.memcpy %[[R]], %[[IN]]
+// CHECK-NEXT: memref.dealloc %[[IN]]
+func.func @stage(%x: memref<4x8xf32> {graph.name = "x"}) attributes {dist.ranks = array<i64: 0, 1>} {
+  %t = memref.alloc() : memref<4x8xf32>
+  memref.copy %x, %t : memref<4x8xf32> to memref<4x8xf32>
+  dist.send %t to 1 channel 0 : memref<4x8xf32>
+  %r = memref.alloc() : memref<4x8xf32>
+  dist.recv from 1 channel 1 into %r : memref<4x8xf32>
+  memref.dealloc %t : memref<4x8xf32>
+  memref.dealloc %r : memref<4x8xf32>
   return
 }

@@ -78,3 +78,22 @@ func.func @escaping(%x: memref<8xf32>) {
   func.call @consume(%v) : (f32) -> ()
   return
 }
+
+// -----
+
+// Host arithmetic the host uses later (an address, a size) stays on the
+// host; the device work beside it becomes a kernel.
+// CHECK-LABEL: func.func @beside_host_math
+// CHECK: %[[M:.*]] = arith.muli %arg1, %c2
+// CHECK: gpu.launch
+// CHECK-NEXT: memref.store %{{.*}}, %arg0[]
+// CHECK: call @take(%[[M]])
+func.func private @take(index)
+func.func @beside_host_math(%y: memref<f32>, %n: index) {
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2 : index
+  memref.store %zero, %y[] : memref<f32>
+  %m = arith.muli %n, %two : index
+  func.call @take(%m) : (index) -> ()
+  return
+}

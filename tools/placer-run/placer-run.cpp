@@ -167,18 +167,17 @@ llvm::Error compileArtifacts(mlir::ModuleOp module, const Options &options,
     folders.emplace_back(stage, getStageFolder(options.compileOnly, stage));
   for (const auto &[stage, folder] : folders) {
     sessionOptions.stage = stage;
-    llvm::Expected<std::string> entry =
+    llvm::Expected<Manifest> manifest =
         compileArtifact(module, sessionOptions, folder);
-    if (!entry)
-      return entry.takeError();
+    if (!manifest)
+      return manifest.takeError();
     llvm::outs() << "wrote " << folder << " ("
                  << (stage < 0 ? std::string("whole program")
                                : "stage " + std::to_string(stage))
-                 << ", entry " << *entry
-                 << (options.target == "cpu"
+                 << ", entry " << manifest->entry
+                 << (manifest->gpuChip.empty()
                          ? std::string()
-                         : ", " + options.target + " " +
-                               options.gpuChip.getValue())
+                         : ", cuda " + manifest->gpuChip)
                  << ")\n";
   }
   if (program.stages == 0)

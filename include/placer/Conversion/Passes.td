@@ -177,13 +177,15 @@ def GpuBuffers : Pass<"placer-gpu-buffers", "::mlir::func::FuncOp"> {
     every argument that is not a weight is host memory and gets a device
     copy at entry (`gpu.memcpy` host to device), written ones are copied
     back before returning, constant globals are copied to the device once
-    per call, and contiguous `memref.copy` becomes `gpu.memcpy` (others a
-    `linalg.copy` kernel). Weight arguments (`graph.weight`) are device
+    per call, contiguous `memref.copy` becomes `gpu.memcpy` (others a
+    `linalg.copy` kernel), and a stage's `dist.send`/`dist.recv` go through
+    host buffers (device to host before a send, host to device after a
+    receive): the transfer hooks and MPI read host memory. Weight arguments (`graph.weight`) are device
     memory already: the runtime uploads them once when it loads the code.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::linalg::LinalgDialect",
-    "::mlir::memref::MemRefDialect",
+    "::mlir::memref::MemRefDialect", "::placer::dist::DistDialect",
   ];
 }
 

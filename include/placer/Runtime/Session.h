@@ -14,6 +14,7 @@
 #ifndef PLACER_RUNTIME_SESSION_H
 #define PLACER_RUNTIME_SESSION_H
 
+#include "placer/Runtime/Artifact.h"
 #include "placer/Runtime/Program.h"
 #include "placer/Runtime/Runner.h"
 
@@ -64,11 +65,12 @@ struct SessionOptions {
 /// Lowers and compiles a copy of `module` and writes it as an artifact
 /// folder (Artifact.h): the code, a manifest, and the weights in a file of
 /// their own; nothing is loaded, so code for any target can be written. A
-/// runtime without the compiler opens it with Program::open. Returns the
-/// entry function's name.
-llvm::Expected<std::string> compileArtifact(mlir::ModuleOp module,
-                                            const SessionOptions &options,
-                                            llvm::StringRef dir);
+/// runtime without the compiler opens it with Program::open. With target
+/// "cuda", a stage of a split module whose device is a CPU core of the
+/// cluster is CPU code. Returns the manifest written.
+llvm::Expected<Manifest> compileArtifact(mlir::ModuleOp module,
+                                         const SessionOptions &options,
+                                         llvm::StringRef dir);
 
 /// The user's cache folder for compiled programs.
 std::string getDefaultCacheDir();
