@@ -13,6 +13,9 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <string>
+#include <vector>
+
 namespace placer {
 
 /// What a lowering gets: a builder placed before the node, the node, and
@@ -47,8 +50,47 @@ std::optional<double> getSingleValue(mlir::DenseElementsAttr attr);
 using LoweringFn =
     mlir::FailureOr<llvm::SmallVector<mlir::Value>> (*)(NodeLowering &);
 
-/// ONNX op type -> lowering (default domain only).
-const llvm::StringMap<LoweringFn> &getNodeLowerings();
+/// One lowering: an ONNX op type of the default domain from opset
+/// `sinceVersion` on (until the next entry of the same op type), in a family
+/// (the file that builds it) for the generated op table.
+struct LoweringEntry {
+  std::string opType;
+  int64_t sinceVersion;
+  std::string family;
+  LoweringFn fn;
+};
+
+/// The op lowerings, keyed by (op type, since-opset). Families register
+/// into it (lib/Conversion/GraphToLinalg/*.cpp); the pass looks nodes up by
+/// their op type and opset version.
+class LoweringRegistry {
+public:
+  /// Starts a family: the entries added after it belong to it.
+  void beginFamily(llvm::StringRef name, llvm::StringRef description);
+  void add(llvm::StringRef opType, LoweringFn fn, int64_t sinceVersion = 1);
+
+  /// The lowering of `opType` at opset `version`: the entry with the
+  /// greatest since-version not above it; null when there is none.
+  LoweringFn lookup(llvm::StringRef opType, int64_t version) const;
+
+  struct Family {
+    std::string name, description;
+  };
+  llvm::ArrayRef<Family> getFamilies() const { return families; }
+  /// Every entry, in registration order.
+  llvm::ArrayRef<LoweringEntry> getEntries() const { return entries; }
+
+  /// The op table as Markdown (docs/LoweredOps.md is this text).
+  std::string renderMarkdown() const;
+
+private:
+  std::vector<Family> families;
+  std::vector<LoweringEntry> entries;
+  llvm::StringMap<llvm::SmallVector<unsigned, 1>> byOpType;
+};
+
+/// The registry of every lowering (default domain only).
+const LoweringRegistry &getNodeLowerings();
 
 } // namespace placer
 

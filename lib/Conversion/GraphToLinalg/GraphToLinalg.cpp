@@ -125,7 +125,8 @@ LogicalResult checkLowerable(ModuleOp module) {
     std::string type = node.getOpType().str();
     if (!isDefaultDomain(node))
       type = node.getDomain().str() + "." + type;
-    if (!isDefaultDomain(node) || !getNodeLowerings().count(node.getOpType())) {
+    if (!isDefaultDomain(node) ||
+        !getNodeLowerings().lookup(node.getOpType(), node.getVersion())) {
       auto it = llvm::find_if(unsupported,
                               [&](const auto &entry) { return entry.first == type; });
       if (it == unsupported.end())
@@ -257,7 +258,8 @@ LogicalResult lowerNodes(func::FuncOp func, ProfileHooks *profile) {
     // MLIR written by hand is not).
     if (node.getOutputs().empty())
       return lowering.fail("the node has no outputs");
-    LoweringFn fn = getNodeLowerings().lookup(node.getOpType());
+    LoweringFn fn =
+        getNodeLowerings().lookup(node.getOpType(), node.getVersion());
     FailureOr<SmallVector<Value>> results = fn(lowering);
     if (failed(results))
       return failure();

@@ -1,0 +1,246 @@
+//===- Contraction.cpp - MatMul, Gemm, Einsum -----------------------------===//
+//
+// MatMul, Gemm, Einsum: linalg contractions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/Support/DebugStringHelper.h"
+
+using namespace mlir;
+using namespace placer;
+using namespace placer::lowering;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+/// The body of a contraction: acc + lhs * rhs.
+void multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
+  Value mul = arith::MulFOp::create(b, loc, args[0], args[1]);
+  linalg::YieldOp::create(b, loc,
+                          Value(arith::AddFOp::create(b, loc, args[2], mul)));
+}
+
+/// A (.., m, k) x (.., k, n) contraction with numpy broadcasting of the
+/// batch dimensions and ONNX's 1-D promotion rules.
+Results lowerMatMul(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Value lhs = n.operands[0], rhs = n.operands[1];
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  RankedTensorType outType = n.getResultType();
+  if (!isFloat(outType))
+    return n.fail("only floating-point MatMul is lowered");
+  // 1-D operands: promote to matrices, and reshape the result back at the end.
+  if (lhsType.getRank() == 1)
+    lhs = reshapeTo(b, loc, lhs,
+                    RankedTensorType::get({1, lhsType.getDimSize(0)},
+                                          lhsType.getElementType()));
+  if (rhsType.getRank() == 1)
+    rhs = reshapeTo(b, loc, rhs,
+                    RankedTensorType::get({rhsType.getDimSize(0), 1},
+                                          rhsType.getElementType()));
+  lhsType = cast<RankedTensorType>(lhs.getType());
+  rhsType = cast<RankedTensorType>(rhs.getType());
+  int64_t batchRank = std::max(lhsType.getRank(), rhsType.getRank()) - 2;
+  SmallVector<int64_t> fullShape;
+  for (int64_t d = 0; d < batchRank; ++d) {
+    auto dim = [&](RankedTensorType t) -> int64_t {
+      int64_t i = d - (batchRank - (t.getRank() - 2));
+      return i < 0 ? 1 : t.getDimSize(i);
+    };
+    fullShape.push_back(std::max(dim(lhsType), dim(rhsType)));
+  }
+  int64_t m = lhsType.getDimSize(lhsType.getRank() - 2);
+  int64_t nCols = rhsType.getDimSize(rhsType.getRank() - 1);
+  fullShape.push_back(m);
+  fullShape.push_back(nCols);
+  auto fullType = RankedTensorType::get(fullShape, outType.getElementType());
+  Value init = filled(b, loc, fullType, 0.0);
+  Value product;
+  if (batchRank == 0) {
+    product = linalg::MatmulOp::create(b, loc, TypeRange{fullType},
+                                       ValueRange{lhs, rhs}, ValueRange{init})
+                  .getResult(0);
+  } else {
+    // Loops: batch..., m, n, k.
+    MLIRContext *context = b.getContext();
+    unsigned numLoops = batchRank + 3;
+    auto operandMap = [&](RankedTensorType t, unsigned rowLoop,
+                          unsigned colLoop) {
+      SmallVector<AffineExpr> exprs;
+      int64_t offset = batchRank - (t.getRank() - 2);
+      for (int64_t i = 0; i < t.getRank() - 2; ++i)
+        exprs.push_back(t.getDimSize(i) == 1 && fullShape[offset + i] != 1
+                            ? getAffineConstantExpr(0, context)
+                            : getAffineDimExpr(offset + i, context));
+      exprs.push_back(getAffineDimExpr(rowLoop, context));
+      exprs.push_back(getAffineDimExpr(colLoop, context));
+      return AffineMap::get(numLoops, 0, exprs, context);
+    };
+    SmallVector<AffineExpr> outExprs;
+    for (unsigned i = 0; i < batchRank + 2; ++i)
+      outExprs.push_back(getAffineDimExpr(i, context));
+    SmallVector<AffineMap> maps = {
+        operandMap(lhsType, batchRank, batchRank + 2),
+        operandMap(rhsType, batchRank + 2, batchRank + 1),
+        AffineMap::get(numLoops, 0, outExprs, context)};
+    SmallVector<utils::IteratorType> iterators(numLoops,
+                                               utils::IteratorType::parallel);
+    iterators.back() = utils::IteratorType::reduction;
+    product = linalg::GenericOp::create(
+                  b, loc, TypeRange{fullType}, ValueRange{lhs, rhs},
+                  ValueRange{init}, maps, iterators,
+                  multiplyAdd)
+                  .getResult(0);
+  }
+  return single(reshapeTo(b, loc, product, outType));
+}
+
+/// A' x B' for 2-D operands, transposes read through the indexing maps:
+/// weights stored transposed (Linear layers, transB = 1) are not copied on
+/// every run.
+Value matmul2d(OpBuilder &b, Location loc, Value lhs, Value rhs, bool transA,
+               bool transB, RankedTensorType outType) {
+  MLIRContext *context = b.getContext();
+  AffineExpr m = getAffineDimExpr(0, context), nDim = getAffineDimExpr(1, context),
+             k = getAffineDimExpr(2, context);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(3, 0, transA ? ArrayRef{k, m} : ArrayRef{m, k}, context),
+      AffineMap::get(3, 0, transB ? ArrayRef{nDim, k} : ArrayRef{k, nDim},
+                     context),
+      AffineMap::get(3, 0, {m, nDim}, context)};
+  SmallVector<utils::IteratorType> iterators = {utils::IteratorType::parallel,
+                                                utils::IteratorType::parallel,
+                                                utils::IteratorType::reduction};
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{outType}, ValueRange{lhs, rhs},
+             ValueRange{filled(b, loc, outType, 0.0)}, maps, iterators,
+             multiplyAdd)
+      .getResult(0);
+}
+
+/// Einsum without ellipses: one loop per letter (the output's first, in
+/// its order, then the summed ones), each operand read through the map of
+/// its letters, the product of the operands summed into the output.
+Results lowerEinsum(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  RankedTensorType outType = n.getResultType();
+  if (!isFloat(outType))
+    return n.fail("only floating-point Einsum is lowered");
+  std::string equation;
+  for (char c : n.getString("equation", ""))
+    if (c != ' ')
+      equation += c;
+  if (StringRef(equation).contains("..."))
+    return n.fail("ellipses in the equation are not lowered");
+  auto [lhs, rhs] = StringRef(equation).split("->");
+  SmallVector<StringRef> terms;
+  lhs.split(terms, ',');
+  if (terms.size() != n.operands.size())
+    return n.fail("the equation has " + Twine(terms.size()) +
+                  " operand terms for " + Twine(n.operands.size()) + " inputs");
+  std::string output = rhs.str();
+  if (!StringRef(equation).contains("->")) {
+    // Implicit output: the letters used once, in alphabetical order.
+    std::map<char, int> uses;
+    for (StringRef term : terms)
+      for (char c : term)
+        ++uses[c];
+    for (auto [c, count] : uses)
+      if (count == 1)
+        output += c;
+  }
+  std::string letters = output;
+  for (StringRef term : terms)
+    for (char c : term)
+      if (letters.find(c) == std::string::npos)
+        letters += c;
+  if (!llvm::all_of(letters, [](char c) { return std::isalpha(c); }))
+    return n.fail("the equation '" + equation + "' has characters other than letters");
+  if (static_cast<int64_t>(output.size()) != outType.getRank())
+    return n.fail("the output term does not match the result's rank");
+  MLIRContext *context = b.getContext();
+  auto mapOf = [&](StringRef term) {
+    SmallVector<AffineExpr> exprs;
+    for (char c : term)
+      exprs.push_back(getAffineDimExpr(letters.find(c), context));
+    return AffineMap::get(letters.size(), 0, exprs, context);
+  };
+  SmallVector<AffineMap> maps;
+  for (auto [term, operand] : llvm::zip(terms, n.operands)) {
+    if (static_cast<int64_t>(term.size()) !=
+        cast<RankedTensorType>(operand.getType()).getRank())
+      return n.fail("term '" + term + "' does not match its operand's rank");
+    maps.push_back(mapOf(term));
+  }
+  maps.push_back(mapOf(output));
+  SmallVector<utils::IteratorType> iterators(letters.size(),
+                                             utils::IteratorType::reduction);
+  std::fill_n(iterators.begin(), output.size(), utils::IteratorType::parallel);
+  return single(linalg::GenericOp::create(
+                    b, loc, TypeRange{outType}, n.operands,
+                    ValueRange{filled(b, loc, outType, 0.0)}, maps, iterators,
+                    [](OpBuilder &nb, Location l, ValueRange args) {
+                      Value product = args[0];
+                      for (Value arg : args.drop_front().drop_back())
+                        product = arith::MulFOp::create(nb, l, product, arg);
+                      linalg::YieldOp::create(
+                          nb, l,
+                          Value(arith::AddFOp::create(nb, l, args.back(),
+                                                      product)));
+                    })
+                    .getResult(0));
+}
+
+/// alpha * A' B' + beta * C, with C broadcast.
+Results lowerGemm(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  RankedTensorType outType = n.getResultType();
+  if (!isFloat(outType))
+    return n.fail("only floating-point Gemm is lowered");
+  Value product = matmul2d(b, loc, n.operands[0], n.operands[1],
+                           n.getInt("transA", 0), n.getInt("transB", 0), outType);
+  double alpha = n.getFloat("alpha", 1.0f), beta = n.getFloat("beta", 1.0f);
+  SmallVector<Value> inputs = {product};
+  if (n.hasOperand(2) && beta != 0)
+    inputs.push_back(n.operands[2]);
+  if (alpha == 1 && inputs.size() == 1)
+    return single(product);
+  Type element = outType.getElementType();
+  return single(elementwise(
+      b, loc, inputs, outType, [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value y = args[0];
+        if (alpha != 1)
+          y = arith::MulFOp::create(nb, l, y, scalarConstant(nb, l, element, alpha));
+        if (args.size() > 1) {
+          Value c = args[1];
+          if (beta != 1)
+            c = arith::MulFOp::create(nb, l, c, scalarConstant(nb, l, element, beta));
+          y = arith::AddFOp::create(nb, l, y, c);
+        }
+        return y;
+      }));
+}
+
+} // namespace
+
+void placer::lowering::registerContractionLowerings(LoweringRegistry &r) {
+  r.beginFamily("Contractions",
+                "MatMul: `linalg.matmul` (2-D) or a `linalg.generic` contraction with broadcast batch maps (N-D, 1-D promotion). Gemm: one contraction reading A and B through transposed maps (no copy of a transposed weight), alpha/beta/C in one generic. Einsum (no ellipsis; implicit or explicit output; repeated letters read diagonals): one `linalg.generic` with a loop per letter.");
+  r.add("MatMul", lowerMatMul);
+  r.add("Gemm", lowerGemm);
+  r.add("Einsum", lowerEinsum);
+}

@@ -1,0 +1,360 @@
+//===- ConvolutionPooling.cpp - Conv and pooling --------------------------===//
+//
+// Conv and pooling over NCW/NCHW tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/Support/DebugStringHelper.h"
+
+using namespace mlir;
+using namespace placer;
+using namespace placer::lowering;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling (2-D spatial, NCHW)
+//===----------------------------------------------------------------------===//
+
+/// Begin/end padding per spatial dimension: explicit `pads`, or auto_pad.
+/// The end padding grows when the output (from the node's type, so
+/// ceil_mode included) needs more input than the explicit padding gives.
+FailureOr<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>>
+spatialPadding(NodeLowering &n, ArrayRef<int64_t> inSpatial,
+               ArrayRef<int64_t> outSpatial, ArrayRef<int64_t> kernel,
+               ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations) {
+  size_t rank = inSpatial.size();
+  SmallVector<int64_t> begin(rank, 0), end(rank, 0);
+  StringRef autoPad = n.getString("auto_pad", "NOTSET");
+  if (auto pads = n.getInts("pads")) {
+    if (pads->size() != 2 * rank)
+      return (n.fail("pads has " + Twine(pads->size()) +
+                            " values, expected " + Twine(2 * rank)));
+    for (size_t i = 0; i < rank; ++i) {
+      begin[i] = (*pads)[i];
+      end[i] = (*pads)[rank + i];
+    }
+  }
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t needed =
+        (outSpatial[i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1;
+    int64_t total = std::max<int64_t>(0, needed - inSpatial[i]);
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      int64_t small = total / 2, large = total - small;
+      begin[i] = autoPad == "SAME_UPPER" ? small : large;
+      end[i] = total - begin[i];
+    } else if (autoPad == "VALID") {
+      begin[i] = end[i] = 0;
+    }
+    end[i] = std::max(end[i], needed - inSpatial[i] - begin[i]);
+    if (begin[i] < 0 || end[i] < 0)
+      return (n.fail("negative padding is not supported"));
+  }
+  return std::make_pair(begin, end);
+}
+
+
+SmallVector<int64_t> intsOr(NodeLowering &n, StringRef name, size_t rank,
+                            int64_t fallback) {
+  return n.getInts(name).value_or(SmallVector<int64_t>(rank, fallback));
+}
+
+
+/// Adds a per-channel bias (dimension 1) to an NCHW tensor.
+Value addChannelBias(OpBuilder &b, Location loc, Value value, Value bias) {
+  auto type = cast<RankedTensorType>(value.getType());
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineMap> maps = {
+      AffineMap::getMultiDimIdentityMap(type.getRank(), context),
+      AffineMap::get(type.getRank(), 0, {getAffineDimExpr(1, context)}, context),
+      AffineMap::getMultiDimIdentityMap(type.getRank(), context)};
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ValueRange{value, bias},
+             ValueRange{emptyTensor(b, loc, type)}, maps, iterators,
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, l, Value(arith::AddFOp::create(nb, l, args[0], args[1])));
+             })
+      .getResult(0);
+}
+
+/// A convolution or pooling window over 1 or 2 spatial dimensions, always
+/// given in 2-D: 1-D nodes run as 2-D ones of height 1, so that one set of
+/// linalg ops (and the contraction tiling) serves both.
+struct Window {
+  SmallVector<int64_t> kernel, strides, dilations;
+  SmallVector<int64_t> begin, end; // padding, ceil_mode's extra included
+  SmallVector<int64_t> explicitEnd; // the `pads` attribute's end part
+  bool lifted = false;             // a 1-D node
+};
+
+FailureOr<Window> readWindow(NodeLowering &n, RankedTensorType inType,
+                             RankedTensorType outType,
+                             ArrayRef<int64_t> kernel) {
+  size_t spatial = inType.getRank() - 2;
+  if (spatial != 1 && spatial != 2)
+    return n.fail("only 1-D and 2-D windows (NCW or NCHW inputs) are lowered");
+  if (kernel.size() != spatial)
+    return n.fail("the kernel has " + Twine(kernel.size()) +
+                  " sizes, expected " + Twine(spatial));
+  Window w;
+  w.kernel.assign(kernel.begin(), kernel.end());
+  w.strides = intsOr(n, "strides", spatial, 1);
+  w.dilations = intsOr(n, "dilations", spatial, 1);
+  if (w.strides.size() != spatial || w.dilations.size() != spatial)
+    return n.fail("strides and dilations need one value per spatial dimension");
+  if (llvm::any_of(w.strides, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(w.dilations, [](int64_t v) { return v < 1; }))
+    return n.fail("strides and dilations must be positive");
+  auto padding =
+      spatialPadding(n, inType.getShape().drop_front(2),
+                     outType.getShape().drop_front(2), w.kernel, w.strides,
+                     w.dilations);
+  if (failed(padding))
+    return failure();
+  std::tie(w.begin, w.end) = *padding;
+  SmallVector<int64_t> pads = intsOr(n, "pads", 2 * spatial, 0);
+  w.explicitEnd.assign(pads.begin() + spatial, pads.end());
+  if (spatial == 1) {
+    w.lifted = true;
+    for (SmallVector<int64_t> *v : {&w.kernel, &w.strides, &w.dilations})
+      v->insert(v->begin(), 1);
+    for (SmallVector<int64_t> *v : {&w.begin, &w.end, &w.explicitEnd})
+      v->insert(v->begin(), 0);
+  }
+  return w;
+}
+
+/// N C W -> N C 1 W (and back): the height-1 view of a 1-D window's tensors.
+SmallVector<ReassociationIndices> unitHeight() { return {{0}, {1}, {2, 3}}; }
+
+RankedTensorType liftedType(RankedTensorType type) {
+  SmallVector<int64_t> shape(type.getShape());
+  shape.insert(shape.begin() + 2, 1);
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+Value liftTo2d(OpBuilder &b, Location loc, Value value) {
+  return tensor::ExpandShapeOp::create(
+      b, loc, liftedType(cast<RankedTensorType>(value.getType())), value,
+      unitHeight());
+}
+
+Results lowerConv(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  auto inType = cast<RankedTensorType>(n.operands[0].getType());
+  auto wType = cast<RankedTensorType>(n.operands[1].getType());
+  RankedTensorType finalType = n.getResultType();
+  if (!isFloat(finalType))
+    return n.fail("only floating-point Conv is lowered");
+  if (wType.getRank() != inType.getRank())
+    return n.fail("the weight's rank differs from the input's");
+  FailureOr<Window> window =
+      readWindow(n, inType, finalType, wType.getShape().drop_front(2));
+  if (failed(window))
+    return failure();
+  Value input = n.operands[0], weight = n.operands[1];
+  RankedTensorType outType = finalType;
+  if (window->lifted) {
+    input = liftTo2d(b, loc, input);
+    weight = liftTo2d(b, loc, weight);
+    outType = liftedType(finalType);
+    wType = cast<RankedTensorType>(weight.getType());
+  }
+  input = padSpatial(b, loc, input, window->begin, window->end, 0.0);
+  int64_t group = n.getInt("group", 1);
+  int64_t batch = inType.getDimSize(0), channels = inType.getDimSize(1);
+  int64_t filters = wType.getDimSize(0);
+  if (group < 1 || channels % group || filters % group)
+    return n.fail("group " + Twine(group) + " does not divide the channels");
+  NamedAttribute attrs[] = {
+      b.getNamedAttr("strides", i64Elements(b, window->strides)),
+      b.getNamedAttr("dilations", i64Elements(b, window->dilations))};
+  Value result;
+  if (group == 1) {
+    result = linalg::Conv2DNchwFchwOp::create(
+                 b, loc, TypeRange{outType}, ValueRange{input, weight},
+                 ValueRange{filled(b, loc, outType, 0.0)}, attrs)
+                 .getResult(0);
+  } else {
+    // N (G C) H W x (G F) C kh kw -> N G C H W x G F C kh kw.
+    auto padded = cast<RankedTensorType>(input.getType());
+    Type element = outType.getElementType();
+    auto groupedIn = RankedTensorType::get(
+        {batch, group, channels / group, padded.getDimSize(2),
+         padded.getDimSize(3)},
+        element);
+    auto groupedW = RankedTensorType::get(
+        {group, filters / group, wType.getDimSize(1), wType.getDimSize(2),
+         wType.getDimSize(3)},
+        element);
+    auto groupedOut = RankedTensorType::get(
+        {batch, group, filters / group, outType.getDimSize(2),
+         outType.getDimSize(3)},
+        element);
+    Value in = tensor::ExpandShapeOp::create(
+        b, loc, groupedIn, input,
+        SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+    Value w = tensor::ExpandShapeOp::create(
+        b, loc, groupedW, weight,
+        SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
+    Value conv = linalg::Conv2DNgchwGfchwOp::create(
+                     b, loc, TypeRange{groupedOut}, ValueRange{in, w},
+                     ValueRange{filled(b, loc, groupedOut, 0.0)}, attrs)
+                     .getResult(0);
+    result = tensor::CollapseShapeOp::create(
+        b, loc, outType, conv,
+        SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+  }
+  if (window->lifted)
+    result = tensor::CollapseShapeOp::create(b, loc, finalType, result,
+                                             unitHeight());
+  if (n.hasOperand(2))
+    result = addChannelBias(b, loc, result, n.operands[2]);
+  return single(result);
+}
+
+template <bool IsMax>
+Results lowerPool(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  auto inType = cast<RankedTensorType>(n.operands[0].getType());
+  RankedTensorType finalType = n.getResultType();
+  if (n.node.getOutputs().size() > 1 && !n.node.getOutputs()[1].use_empty())
+    return n.fail("the Indices output of MaxPool is not lowered");
+  std::optional<SmallVector<int64_t>> kernel = n.getInts("kernel_shape");
+  if (!kernel)
+    return n.fail("kernel_shape is missing");
+  FailureOr<Window> window = readWindow(n, inType, finalType, *kernel);
+  if (failed(window))
+    return failure();
+  Value input = n.operands[0];
+  RankedTensorType outType = finalType;
+  if (window->lifted) {
+    input = liftTo2d(b, loc, input);
+    outType = liftedType(finalType);
+  }
+  auto finish = [&](Value result) {
+    return single(window->lifted
+                      ? Value(tensor::CollapseShapeOp::create(
+                            b, loc, finalType, result, unitHeight()))
+                      : result);
+  };
+  double padValue = IsMax ? -std::numeric_limits<double>::infinity() : 0.0;
+  auto inShape = cast<RankedTensorType>(input.getType()).getShape();
+  input = padSpatial(b, loc, input, window->begin, window->end, padValue);
+  Value windowShape =
+      tensor::EmptyOp::create(b, loc, window->kernel, b.getF32Type());
+  NamedAttribute attrs[] = {
+      b.getNamedAttr("strides", i64Elements(b, window->strides)),
+      b.getNamedAttr("dilations", i64Elements(b, window->dilations))};
+  if (IsMax)
+    return finish(linalg::PoolingNchwMaxOp::create(
+                      b, loc, TypeRange{outType},
+                      ValueRange{input, windowShape},
+                      ValueRange{filled(b, loc, outType, padValue)}, attrs)
+                      .getResult(0));
+  Value sum = linalg::PoolingNchwSumOp::create(
+                  b, loc, TypeRange{outType}, ValueRange{input, windowShape},
+                  ValueRange{filled(b, loc, outType, 0.0)}, attrs)
+                  .getResult(0);
+  // The divisor: the window size, or (count_include_pad = 0) the number of
+  // real input elements under each window, pooled from a padded tensor of
+  // ones. Padding added for ceil_mode never counts.
+  Value counts;
+  bool includePad = n.getInt("count_include_pad", 0) != 0;
+  auto onesType = RankedTensorType::get(inShape.take_back(2),
+                                        outType.getElementType());
+  ArrayRef<int64_t> begin = window->begin, end = window->end,
+                    explicitEnd = window->explicitEnd;
+  if (includePad) {
+    // Explicit pads count; the extra end padding of ceil_mode does not.
+    auto onesPadded = padSpatial(b, loc, filled(b, loc, onesType, 1.0), begin,
+                                 explicitEnd, 1.0);
+    SmallVector<int64_t> rest = {std::max<int64_t>(0, end[0] - explicitEnd[0]),
+                                 std::max<int64_t>(0, end[1] - explicitEnd[1])};
+    counts = padSpatial(b, loc, onesPadded, {0, 0}, rest, 0.0);
+  } else {
+    counts = padSpatial(b, loc, filled(b, loc, onesType, 1.0), begin, end, 0.0);
+  }
+  auto countType = RankedTensorType::get(outType.getShape().take_back(2),
+                                         outType.getElementType());
+  // A 2-D sum pool of the ones: expand to 1x1xHxW and pool.
+  auto counts4Type = RankedTensorType::get(
+      {1, 1, cast<RankedTensorType>(counts.getType()).getDimSize(0),
+       cast<RankedTensorType>(counts.getType()).getDimSize(1)},
+      outType.getElementType());
+  Value counts4 = tensor::ExpandShapeOp::create(
+      b, loc, counts4Type, counts,
+      SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+  auto pooledCountsType = RankedTensorType::get(
+      {1, 1, countType.getDimSize(0), countType.getDimSize(1)},
+      outType.getElementType());
+  Value pooledCounts = linalg::PoolingNchwSumOp::create(
+                           b, loc, TypeRange{pooledCountsType},
+                           ValueRange{counts4, windowShape},
+                           ValueRange{filled(b, loc, pooledCountsType, 0.0)},
+                           attrs)
+                           .getResult(0);
+  return finish(elementwise(b, loc, {sum, pooledCounts}, outType,
+                            [](OpBuilder &nb, Location l, ValueRange args) {
+                              return Value(arith::DivFOp::create(
+                                  nb, l, args[0], args[1]));
+                            }));
+}
+
+/// GlobalAveragePool / GlobalMaxPool: reduce every spatial dimension.
+template <bool IsMax>
+Results lowerGlobalPool(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  auto inType = cast<RankedTensorType>(n.operands[0].getType());
+  SmallVector<int64_t> axes;
+  int64_t count = 1;
+  for (int64_t d = 2; d < inType.getRank(); ++d) {
+    axes.push_back(d);
+    count *= inType.getDimSize(d);
+  }
+  Value reduced = reduce(
+      b, loc, n.operands[0], axes,
+      IsMax ? -std::numeric_limits<double>::infinity() : 0.0,
+      [](OpBuilder &nb, Location l, Value x, Value acc) -> Value {
+        if (IsMax)
+          return arith::MaximumFOp::create(nb, l, x, acc);
+        return arith::AddFOp::create(nb, l, x, acc);
+      });
+  RankedTensorType outType = n.getResultType();
+  Value result = reshapeTo(b, loc, reduced, outType);
+  if (!IsMax) {
+    Type element = outType.getElementType();
+    result = elementwise(b, loc, {result}, outType,
+                         [&](OpBuilder &nb, Location l, ValueRange args) {
+                           return Value(arith::DivFOp::create(
+                               nb, l, args[0],
+                               scalarConstant(nb, l, element, count)));
+                         });
+  }
+  return single(result);
+}
+
+} // namespace
+
+void placer::lowering::registerConvolutionPoolingLowerings(LoweringRegistry &r) {
+  r.beginFamily("Convolution and pooling",
+                "`tensor.pad` (pads, auto_pad SAME_UPPER/SAME_LOWER/VALID), then `linalg.conv_2d_nchw_fchw`, or for group > 1 `linalg.conv_2d_ngchw_gfchw` between reshapes; bias by channel; 1-D windows run as 2-D ones of height 1. Pooling: `linalg.pooling_nchw_max/sum`, the average dividing by the window count (count_include_pad) or by a pooled tensor of ones; ceil_mode through the node's output shape. Global pooling: `linalg.reduce` over the spatial dimensions.");
+  r.add("Conv", lowerConv);
+  r.add("MaxPool", lowerPool<true>);
+  r.add("AveragePool", lowerPool<false>);
+  r.add("GlobalAveragePool", lowerGlobalPool<false>);
+  r.add("GlobalMaxPool", lowerGlobalPool<true>);
+}

@@ -1,0 +1,220 @@
+//===- Utils.cpp - Building blocks shared by the op lowerings -------------===//
+
+#include "Utils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Support/DebugStringHelper.h"
+
+using namespace mlir;
+using namespace placer;
+
+namespace placer::lowering {
+
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType());
+}
+
+Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+Value filled(OpBuilder &b, Location loc, RankedTensorType type, double value) {
+  Value scalar = scalarConstant(b, loc, type.getElementType(), value);
+  return linalg::FillOp::create(b, loc, scalar, emptyTensor(b, loc, type))
+      .getResult(0);
+}
+
+/// The map reading an input of `inShape` inside a loop nest over `outShape`
+/// under numpy broadcasting (trailing dimensions align; size 1 reads 0).
+AffineMap broadcastMap(ArrayRef<int64_t> inShape, ArrayRef<int64_t> outShape,
+                       MLIRContext *context) {
+  SmallVector<AffineExpr> exprs;
+  size_t offset = outShape.size() - inShape.size();
+  for (size_t i = 0; i < inShape.size(); ++i)
+    exprs.push_back(inShape[i] == 1 && outShape[offset + i] != 1
+                        ? getAffineConstantExpr(0, context)
+                        : getAffineDimExpr(offset + i, context));
+  return AffineMap::get(outShape.size(), 0, exprs, context);
+}
+
+
+/// An elementwise linalg.generic over `outType` reading broadcast inputs.
+Value elementwise(OpBuilder &b, Location loc, ValueRange inputs,
+                  RankedTensorType outType, BodyFn body) {
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs)
+    maps.push_back(broadcastMap(cast<RankedTensorType>(input.getType()).getShape(),
+                                outType.getShape(), context));
+  maps.push_back(AffineMap::getMultiDimIdentityMap(outType.getRank(), context));
+  SmallVector<utils::IteratorType> iterators(outType.getRank(),
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{outType}, inputs,
+             ValueRange{emptyTensor(b, loc, outType)}, maps, iterators,
+             [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+               Value result =
+                   body(nested, nestedLoc, args.take_front(inputs.size()));
+               linalg::YieldOp::create(nested, nestedLoc, result);
+             })
+      .getResult(0);
+}
+
+/// Reduces `input` over `axes` (sorted, unique) with `combine`, starting
+/// from `init`; the result drops the reduced dimensions.
+Value reduce(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
+             double init, CombineFn combine) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> kept;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (!llvm::is_contained(axes, d))
+      kept.push_back(type.getDimSize(d));
+  auto outType = RankedTensorType::get(kept, type.getElementType());
+  Value initTensor = filled(b, loc, outType, init);
+  return linalg::ReduceOp::create(
+             b, loc, ValueRange{input}, ValueRange{initTensor}, axes,
+             [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+               linalg::YieldOp::create(
+                   nested, nestedLoc,
+                   combine(nested, nestedLoc, args[0], args[1]));
+             })
+      .getResult(0);
+}
+
+/// Any static reshape with the same element count: collapse to 1-D, expand
+/// to the target (both are views after bufferization).
+Value reshapeTo(OpBuilder &b, Location loc, Value input,
+                RankedTensorType target) {
+  auto type = cast<RankedTensorType>(input.getType());
+  if (type == target)
+    return input;
+  auto all = [](int64_t rank) {
+    SmallVector<ReassociationIndices> groups;
+    if (rank > 0) {
+      groups.emplace_back();
+      for (int64_t d = 0; d < rank; ++d)
+        groups.back().push_back(d);
+    }
+    return groups;
+  };
+  Value flat = input;
+  if (type.getRank() != 1) {
+    auto flatType = RankedTensorType::get(
+        type.getRank() == 0 ? ArrayRef<int64_t>{1}
+                            : ArrayRef<int64_t>{type.getNumElements()},
+        type.getElementType());
+    if (type.getRank() == 0)
+      flat = tensor::ExpandShapeOp::create(b, loc, flatType, input,
+                                           SmallVector<ReassociationIndices>{});
+    else
+      flat = tensor::CollapseShapeOp::create(b, loc, flatType, input,
+                                             all(type.getRank()));
+  }
+  if (target.getRank() == 1)
+    return flat;
+  if (target.getRank() == 0)
+    return tensor::CollapseShapeOp::create(b, loc, target, flat,
+                                           SmallVector<ReassociationIndices>{});
+  return tensor::ExpandShapeOp::create(b, loc, target, flat,
+                                       all(target.getRank()));
+}
+
+bool isFloat(Type type) { return isa<FloatType>(getElementTypeOrSelf(type)); }
+
+
+/// Whether every input broadcasts (numpy rules) to `outType`, and, when
+/// `exact`, whether `outType` is exactly the shape they broadcast to. The
+/// declared type comes from the model: a contradicting one would make
+/// broadcastMap's maps invalid, so it is refused here.
+LogicalResult checkBroadcast(NodeLowering &n, ValueRange inputs,
+                             RankedTensorType outType, bool exact) {
+  ArrayRef<int64_t> out = outType.getShape();
+  SmallVector<int64_t> broadcast(out.size(), 1);
+  for (Value input : inputs) {
+    ArrayRef<int64_t> in = cast<RankedTensorType>(input.getType()).getShape();
+    bool fits = in.size() <= out.size();
+    for (size_t i = 0; fits && i < in.size(); ++i) {
+      size_t d = out.size() - in.size() + i;
+      fits = in[i] == 1 || in[i] == out[d];
+      if (in[i] != 1) // numpy: 1 stretches to the other size, even to 0
+        broadcast[d] = in[i];
+    }
+    if (!fits)
+      return n.fail("an input of type " + debugString(input.getType()) +
+                    " does not broadcast to the declared result type " +
+                    debugString(outType));
+  }
+  if (exact && ArrayRef<int64_t>(broadcast) != out)
+    return n.fail("the inputs broadcast to " +
+                  debugString(RankedTensorType::get(broadcast,
+                                                 outType.getElementType())) +
+                  ", not to the declared result type " + debugString(outType));
+  return success();
+}
+
+
+/// Cast between float, signed integer and bool types (ONNX Cast).
+Value castScalar(OpBuilder &b, Location loc, Value value, Type to) {
+  Type from = value.getType();
+  if (from == to)
+    return value;
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  if (fromFloat && toFloat)
+    return to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth()
+               ? Value(arith::ExtFOp::create(b, loc, to, value))
+               : Value(arith::TruncFOp::create(b, loc, to, value));
+  if (to.isInteger(1)) {
+    Value zero = scalarConstant(b, loc, from, 0);
+    return fromFloat ? Value(arith::CmpFOp::create(
+                           b, loc, arith::CmpFPredicate::UNE, value, zero))
+                     : Value(arith::CmpIOp::create(
+                           b, loc, arith::CmpIPredicate::ne, value, zero));
+  }
+  if (fromFloat)
+    return arith::FPToSIOp::create(b, loc, to, value);
+  if (toFloat)
+    return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, value))
+                             : Value(arith::SIToFPOp::create(b, loc, to, value));
+  unsigned fromBits = from.getIntOrFloatBitWidth(),
+           toBits = to.getIntOrFloatBitWidth();
+  if (toBits > fromBits)
+    return from.isInteger(1) ? Value(arith::ExtUIOp::create(b, loc, to, value))
+                             : Value(arith::ExtSIOp::create(b, loc, to, value));
+  return arith::TruncIOp::create(b, loc, to, value);
+}
+
+Value padSpatial(OpBuilder &b, Location loc, Value input,
+                 ArrayRef<int64_t> begin, ArrayRef<int64_t> end,
+                 double padValue) {
+  if (llvm::all_of(begin, [](int64_t p) { return p == 0; }) &&
+      llvm::all_of(end, [](int64_t p) { return p == 0; }))
+    return input;
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<OpFoldResult> low(type.getRank(), b.getIndexAttr(0)),
+      high(type.getRank(), b.getIndexAttr(0));
+  SmallVector<int64_t> shape(type.getShape());
+  size_t first = type.getRank() - begin.size();
+  for (size_t i = 0; i < begin.size(); ++i) {
+    low[first + i] = b.getIndexAttr(begin[i]);
+    high[first + i] = b.getIndexAttr(end[i]);
+    shape[first + i] += begin[i] + end[i];
+  }
+  auto paddedType = RankedTensorType::get(shape, type.getElementType());
+  Value value = scalarConstant(b, loc, type.getElementType(), padValue);
+  return tensor::PadOp::create(b, loc, paddedType, input, low, high, value);
+}
+
+DenseIntElementsAttr i64Elements(OpBuilder &b, ArrayRef<int64_t> values) {
+  return DenseIntElementsAttr::get(
+      RankedTensorType::get({static_cast<int64_t>(values.size())},
+                            b.getI64Type()),
+      values);
+}
+
+} // namespace placer::lowering

@@ -1,0 +1,96 @@
+//===- Utils.h - Building blocks shared by the op lowerings -----*- C++ -*-===//
+//
+// What more than one op family builds: empty and filled tensors, scalar
+// constants, broadcasting elementwise generics, reductions, reshapes, casts
+// and padding. Every family file includes this header and registers its
+// lowerings through one register*Lowerings function.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLACER_LIB_CONVERSION_GRAPHTOLINALG_UTILS_H
+#define PLACER_LIB_CONVERSION_GRAPHTOLINALG_UTILS_H
+
+#include "placer/Conversion/GraphToLinalg.h"
+
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace placer::lowering {
+
+using Results = mlir::FailureOr<llvm::SmallVector<mlir::Value>>;
+
+inline Results single(mlir::Value value) {
+  return llvm::SmallVector<mlir::Value>{value};
+}
+
+/// ONNX's negative axes count from the end.
+inline int64_t normalizeAxis(int64_t axis, int64_t rank) {
+  return axis < 0 ? axis + rank : axis;
+}
+
+mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::RankedTensorType type);
+/// `value` as a constant of `type` (float, or integer truncated toward 0).
+mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Type type, double value);
+mlir::Value filled(mlir::OpBuilder &b, mlir::Location loc,
+                   mlir::RankedTensorType type, double value);
+
+/// The map reading an input of `inShape` inside a loop nest over `outShape`
+/// under numpy broadcasting (trailing dimensions align; size 1 reads 0).
+mlir::AffineMap broadcastMap(llvm::ArrayRef<int64_t> inShape,
+                             llvm::ArrayRef<int64_t> outShape,
+                             mlir::MLIRContext *context);
+
+using BodyFn = llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                              mlir::ValueRange)>;
+
+/// An elementwise linalg.generic over `outType` reading broadcast inputs.
+mlir::Value elementwise(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::ValueRange inputs, mlir::RankedTensorType outType,
+                        BodyFn body);
+
+using CombineFn = llvm::function_ref<mlir::Value(
+    mlir::OpBuilder &, mlir::Location, mlir::Value, mlir::Value)>;
+
+/// Reduces `input` over `axes` (sorted, unique) with `combine(x, acc)`,
+/// starting from `init`; the result drops the reduced dimensions.
+mlir::Value reduce(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                   llvm::ArrayRef<int64_t> axes, double init, CombineFn combine);
+
+/// Any static reshape with the same element count: collapse to 1-D, expand
+/// to the target (both are views after bufferization).
+mlir::Value reshapeTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                      mlir::RankedTensorType target);
+
+bool isFloat(mlir::Type type);
+
+/// Whether every input broadcasts (numpy rules) to `outType`, and, when
+/// `exact`, whether `outType` is exactly the shape they broadcast to. The
+/// declared type comes from the model: a contradicting one would make
+/// broadcastMap's maps invalid, so it is refused here.
+mlir::LogicalResult checkBroadcast(NodeLowering &n, mlir::ValueRange inputs,
+                                   mlir::RankedTensorType outType, bool exact);
+
+/// Cast between float, integer and bool scalars (ONNX Cast).
+mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                       mlir::Type to);
+
+/// Pads the trailing `begin.size()` dimensions of `input` with `padValue`.
+mlir::Value padSpatial(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value input, llvm::ArrayRef<int64_t> begin,
+                       llvm::ArrayRef<int64_t> end, double padValue);
+
+mlir::DenseIntElementsAttr i64Elements(mlir::OpBuilder &b,
+                                       llvm::ArrayRef<int64_t> values);
+
+// One per family file.
+void registerElementwiseLowerings(LoweringRegistry &registry);
+void registerContractionLowerings(LoweringRegistry &registry);
+void registerConvolutionPoolingLowerings(LoweringRegistry &registry);
+void registerReductionLowerings(LoweringRegistry &registry);
+void registerNormalizationLowerings(LoweringRegistry &registry);
+void registerShapeIndexingLowerings(LoweringRegistry &registry);
+
+} // namespace placer::lowering
+
+#endif // PLACER_LIB_CONVERSION_GRAPHTOLINALG_UTILS_H
