@@ -68,6 +68,9 @@ std::string placer::runtime::npyDtypeOf(std::string_view elementType) {
   if (elementType == "i16") return "<i2";
   if (elementType == "i8") return "|i1";
   if (elementType == "ui8") return "|u1";
+  if (elementType == "ui16") return "<u2";
+  if (elementType == "ui32") return "<u4";
+  if (elementType == "ui64") return "<u8";
   if (elementType == "i1") return "|b1";
   return "";
 }

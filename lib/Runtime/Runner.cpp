@@ -49,11 +49,18 @@ static llvm::Error runError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-static TensorSpec specOf(Type type, std::string name, int64_t graphIndex) {
+/// The spec of an argument or result: its tensor type, with the element type
+/// the model declares where lowering made it signless (graph.element_type).
+static TensorSpec specOf(Type type, std::string name, int64_t graphIndex,
+                         DictionaryAttr attrs = {}) {
   auto tensor = cast<ShapedType>(type);
+  Type elementType = tensor.getElementType();
+  if (auto declared = attrs ? attrs.getAs<TypeAttr>(graph::attrs::kElementType)
+                            : TypeAttr())
+    elementType = declared.getValue();
   std::string element;
   llvm::raw_string_ostream os(element);
-  tensor.getElementType().print(os);
+  elementType.print(os);
   return TensorSpec{std::move(name), graphIndex, element,
                     graph::getElementByteSize(tensor.getElementType()),
                     std::vector<int64_t>(tensor.getShape().begin(),
@@ -263,7 +270,7 @@ placer::runtime::lowerForExecution(ModuleOp module,
                                  lowered.inputs.size());
     lowered.inputs.push_back(specOf(
         type, name ? name.getValue().str() : "input" + std::to_string(index),
-        index));
+        index, entry.getArgAttrDict(i)));
   }
   for (unsigned i = 0; i < entry.getNumResults(); ++i) {
     auto name = entry.getResultAttrOfType<StringAttr>(i, "graph.name");
@@ -272,7 +279,7 @@ placer::runtime::lowerForExecution(ModuleOp module,
     lowered.outputs.push_back(specOf(
         entry.getResultTypes()[i],
         name ? name.getValue().str() : "output" + std::to_string(index),
-        index));
+        index, entry.getResultAttrDict(i)));
   }
   // The interface is recorded and every weight's bytes are in host buffers:
   // the graph's names and blobs have no meaning in LLVM IR.

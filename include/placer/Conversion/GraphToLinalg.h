@@ -26,9 +26,17 @@ struct NodeLowering {
   graph::NodeOp node;
   llvm::SmallVector<mlir::Value> operands;
 
+  /// The element types of the node's inputs and outputs as the model
+  /// declares them. Lowered values are signless (upstream arith takes no
+  /// ui8); these keep ONNX's unsigned integers for the ops that differ.
+  llvm::SmallVector<mlir::Type> inputElementTypes, outputElementTypes;
+
   mlir::Location getLoc() { return node.getLoc(); }
-  /// The static tensor type of output `i`.
+  /// The static tensor type output `i` lowers to (unsigned integers as
+  /// signless ones of the same width).
   mlir::RankedTensorType getResultType(unsigned i = 0);
+  bool isUnsignedInput(unsigned i) const;
+  bool isUnsignedResult(unsigned i = 0) const;
   /// True when operand `i` is given (not omitted with graph.none).
   bool hasOperand(unsigned i) const;
   int64_t getInt(llvm::StringRef name, int64_t fallback);
@@ -42,6 +50,10 @@ struct NodeLowering {
   /// Emits "cannot lower node 'NAME' (TYPE): MESSAGE" and fails.
   mlir::LogicalResult fail(const llvm::Twine &message);
 };
+
+/// `type` with unsigned integer elements made signless (other types as
+/// they are).
+mlir::Type getSignlessType(mlir::Type type);
 
 /// The one element of `attr` as a double (float or signed integer), or
 /// nothing when it holds more than one element.

@@ -46,13 +46,84 @@ Results lowerElementwise(NodeLowering &n) {
   return single(result);
 }
 
-template <typename FloatOp, typename IntOp>
-Value binary(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
+Value constant(OpBuilder &b, Location loc, Value like, double value) {
+  return scalarConstant(b, loc, like.getType(), value);
+}
+
+//===----------------------------------------------------------------------===//
+// Arithmetic (float, signed and unsigned integers)
+//===----------------------------------------------------------------------===//
+
+template <typename FloatOp, typename SignedOp, typename UnsignedOp = SignedOp>
+Value binary(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
              Type) {
   if (isFloat(args[0].getType()))
     return FloatOp::create(b, loc, args[0], args[1]);
-  return IntOp::create(b, loc, args[0], args[1]);
+  if (n.isUnsignedInput(0))
+    return UnsignedOp::create(b, loc, args[0], args[1]);
+  return SignedOp::create(b, loc, args[0], args[1]);
 }
+
+/// Sum/Mean/Max/Min over any number of inputs.
+template <typename FloatOp, typename SignedOp, typename UnsignedOp = SignedOp,
+          bool Mean = false>
+Value variadic(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
+               Type type) {
+  Value acc = args[0];
+  for (Value next : args.drop_front())
+    acc = isFloat(type)            ? Value(FloatOp::create(b, loc, acc, next))
+          : n.isUnsignedInput(0) ? Value(UnsignedOp::create(b, loc, acc, next))
+                                 : Value(SignedOp::create(b, loc, acc, next));
+  if (Mean)
+    acc = arith::DivFOp::create(b, loc, acc,
+                                scalarConstant(b, loc, type, args.size()));
+  return acc;
+}
+
+/// Mod: C's fmod (fmod = 1, sign of the dividend), or for integers the
+/// floored remainder of Python (fmod = 0, sign of the divisor).
+Value mod(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
+          Type) {
+  Value x = args[0], y = args[1];
+  if (isFloat(x.getType()))
+    return arith::RemFOp::create(b, loc, x, y);
+  if (n.isUnsignedInput(0))
+    return arith::RemUIOp::create(b, loc, x, y);
+  Value r = arith::RemSIOp::create(b, loc, x, y);
+  if (n.getInt("fmod", 0))
+    return r;
+  Value zero = constant(b, loc, x, 0);
+  Value nonzero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
+  Value signsDiffer = arith::XOrIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, y, zero));
+  return arith::SelectOp::create(
+      b, loc, arith::AndIOp::create(b, loc, nonzero, signsDiffer),
+      arith::AddIOp::create(b, loc, r, y), r);
+}
+
+Value bitShift(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
+               Type) {
+  if (n.getString("direction", "") == "LEFT")
+    return arith::ShLIOp::create(b, loc, args[0], args[1]);
+  return arith::ShRUIOp::create(b, loc, args[0], args[1]);
+}
+
+/// Pow: float results as math.powf; integer results through f64 (exact for
+/// the magnitudes an integer power can hold without overflow).
+Value power(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
+            Type type) {
+  Type compute = isFloat(type) ? type : Type(b.getF64Type());
+  Value base = castScalar(b, loc, args[0], compute, n.isUnsignedInput(0));
+  Value exponent = castScalar(b, loc, args[1], compute, n.isUnsignedInput(1));
+  Value result = math::PowFOp::create(b, loc, base, exponent);
+  return castScalar(b, loc, result, type, false, n.isUnsignedResult());
+}
+
+//===----------------------------------------------------------------------===//
+// Unary math and activations
+//===----------------------------------------------------------------------===//
 
 template <typename FloatOp>
 Value unaryFloat(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
@@ -60,20 +131,183 @@ Value unaryFloat(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
   return FloatOp::create(b, loc, args[0]);
 }
 
+Value negate(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
+             Type) {
+  if (isFloat(args[0].getType()))
+    return arith::NegFOp::create(b, loc, args[0]);
+  return arith::SubIOp::create(b, loc, constant(b, loc, args[0], 0), args[0]);
+}
+
+Value absolute(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
+               Type) {
+  if (isFloat(args[0].getType()))
+    return math::AbsFOp::create(b, loc, args[0]);
+  if (n.isUnsignedInput(0))
+    return args[0];
+  return math::AbsIOp::create(b, loc, args[0]);
+}
+
+/// Sign: -1, 0 or 1 in the input's type.
+Value sign(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
+           Type) {
+  Value x = args[0], zero = constant(b, loc, x, 0);
+  Value one = constant(b, loc, x, 1), minusOne = constant(b, loc, x, -1);
+  Value positive, negative;
+  if (isFloat(x.getType())) {
+    positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+    negative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
+  } else {
+    positive = arith::CmpIOp::create(
+        b, loc,
+        n.isUnsignedInput(0) ? arith::CmpIPredicate::ugt
+                             : arith::CmpIPredicate::sgt,
+        x, zero);
+    negative = n.isUnsignedInput(0)
+                   ? Value(arith::ConstantOp::create(b, loc, b.getBoolAttr(false)))
+                   : Value(arith::CmpIOp::create(
+                         b, loc, arith::CmpIPredicate::slt, x, zero));
+  }
+  return arith::SelectOp::create(
+      b, loc, positive, one,
+      arith::SelectOp::create(b, loc, negative, minusOne, zero));
+}
+
+Value isNaN(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
+            Type) {
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, args[0],
+                               args[0]);
+}
+
+Value isInf(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
+            Type) {
+  Value x = args[0];
+  double inf = std::numeric_limits<double>::infinity();
+  Value result = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+  if (n.getInt("detect_positive", 1))
+    result = arith::OrIOp::create(
+        b, loc, result,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x,
+                              constant(b, loc, x, inf)));
+  if (n.getInt("detect_negative", 1))
+    result = arith::OrIOp::create(
+        b, loc, result,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x,
+                              constant(b, loc, x, -inf)));
+  return result;
+}
+
 Value relu(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
            Type type) {
+  if (!isFloat(type))
+    return arith::MaxSIOp::create(b, loc, args[0],
+                                  scalarConstant(b, loc, type, 0.0));
   return arith::MaximumFOp::create(b, loc, args[0],
                                    scalarConstant(b, loc, type, 0.0));
 }
 
+/// x where `keep` holds, else `other`.
+Value selectWhere(OpBuilder &b, Location loc, Value x, arith::CmpFPredicate p,
+                  double threshold, Value other) {
+  Value keep = arith::CmpFOp::create(b, loc, p, x,
+                                     constant(b, loc, x, threshold));
+  return arith::SelectOp::create(b, loc, keep, x, other);
+}
+
 Value leakyRelu(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
                 Type type) {
-  Value zero = scalarConstant(b, loc, type, 0.0);
-  Value alpha = scalarConstant(b, loc, type, n.getFloat("alpha", 0.01f));
-  Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                         args[0], zero);
-  Value scaled = arith::MulFOp::create(b, loc, args[0], alpha);
-  return arith::SelectOp::create(b, loc, positive, args[0], scaled);
+  Value scaled = arith::MulFOp::create(
+      b, loc, args[0], scalarConstant(b, loc, type, n.getFloat("alpha", 0.01f)));
+  return selectWhere(b, loc, args[0], arith::CmpFPredicate::OGT, 0, scaled);
+}
+
+/// PRelu: x < 0 ? slope * x : x, the slope broadcast.
+Value pRelu(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
+            Type) {
+  Value scaled = arith::MulFOp::create(b, loc, args[0], args[1]);
+  return selectWhere(b, loc, args[0], arith::CmpFPredicate::OGE, 0, scaled);
+}
+
+/// alpha * (exp(x) - 1).
+Value expMinusOne(OpBuilder &b, Location loc, Value x, double alpha) {
+  return arith::MulFOp::create(b, loc, constant(b, loc, x, alpha),
+                               math::ExpM1Op::create(b, loc, x));
+}
+
+Value elu(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args, Type) {
+  Value x = args[0];
+  return selectWhere(b, loc, x, arith::CmpFPredicate::OGE, 0,
+                     expMinusOne(b, loc, x, n.getFloat("alpha", 1.0f)));
+}
+
+Value selu(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
+           Type) {
+  Value x = args[0];
+  double alpha = n.getFloat("alpha", 1.67326319217681884765625f);
+  double gamma = n.getFloat("gamma", 1.05070102214813232421875f);
+  Value y = selectWhere(b, loc, x, arith::CmpFPredicate::OGT, 0,
+                        expMinusOne(b, loc, x, alpha));
+  return arith::MulFOp::create(b, loc, y, constant(b, loc, x, gamma));
+}
+
+/// Celu: max(0, x) + min(0, alpha (exp(x / alpha) - 1)).
+Value celu(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
+           Type) {
+  Value x = args[0], zero = constant(b, loc, x, 0);
+  double alpha = n.getFloat("alpha", 1.0f);
+  Value scaled = arith::DivFOp::create(b, loc, x, constant(b, loc, x, alpha));
+  return arith::AddFOp::create(
+      b, loc, arith::MaximumFOp::create(b, loc, x, zero),
+      arith::MinimumFOp::create(b, loc, zero,
+                                expMinusOne(b, loc, scaled, alpha)));
+}
+
+/// Softplus: log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|)), which does not
+/// overflow for large x.
+Value softplus(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
+               Type) {
+  Value x = args[0];
+  Value negAbs = arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x));
+  return arith::AddFOp::create(
+      b, loc, arith::MaximumFOp::create(b, loc, x, constant(b, loc, x, 0)),
+      math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, negAbs)));
+}
+
+Value softsign(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
+               Type) {
+  Value x = args[0];
+  return arith::DivFOp::create(
+      b, loc, x,
+      arith::AddFOp::create(b, loc, constant(b, loc, x, 1),
+                            math::AbsFOp::create(b, loc, x)));
+}
+
+Value thresholdedRelu(NodeLowering &n, OpBuilder &b, Location loc,
+                      ValueRange args, Type) {
+  return selectWhere(b, loc, args[0], arith::CmpFPredicate::OGT,
+                     n.getFloat("alpha", 1.0f), constant(b, loc, args[0], 0));
+}
+
+/// Shrink: x + bias below -lambd, x - bias above lambd, 0 between.
+Value shrink(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
+             Type) {
+  Value x = args[0];
+  double lambd = n.getFloat("lambd", 0.5f), bias = n.getFloat("bias", 0.0f);
+  bool floating = isFloat(x.getType());
+  auto cmp = [&](arith::CmpFPredicate fp, arith::CmpIPredicate ip, double v) {
+    return floating ? Value(arith::CmpFOp::create(b, loc, fp, x,
+                                                  constant(b, loc, x, v)))
+                    : Value(arith::CmpIOp::create(b, loc, ip, x,
+                                                  constant(b, loc, x, v)));
+  };
+  auto add = [&](double v) {
+    return floating ? Value(arith::AddFOp::create(b, loc, x, constant(b, loc, x, v)))
+                    : Value(arith::AddIOp::create(b, loc, x, constant(b, loc, x, v)));
+  };
+  Value below = cmp(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt, -lambd);
+  Value above = cmp(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt, lambd);
+  return arith::SelectOp::create(
+      b, loc, below, add(bias),
+      arith::SelectOp::create(b, loc, above, add(-bias), constant(b, loc, x, 0)));
 }
 
 Value sigmoid(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
@@ -142,16 +376,6 @@ Value reciprocal(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
                                args[0]);
 }
 
-Value power(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
-            Type type) {
-  Value exponent = args[1];
-  if (exponent.getType() != type)
-    exponent = isFloat(exponent.getType())
-                   ? Value(arith::ExtFOp::create(b, loc, type, exponent))
-                   : Value(arith::SIToFPOp::create(b, loc, type, exponent));
-  return math::PowFOp::create(b, loc, args[0], exponent);
-}
-
 /// Clip: bounds from inputs 1 and 2 (opset 11+) or attributes (before).
 Value clip(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
            Type type) {
@@ -172,19 +396,34 @@ Value clip(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
       x = arith::MinimumFOp::create(b, loc, x, hi);
     return x;
   }
+  bool isUnsigned = n.isUnsignedInput(0);
   if (lo)
-    x = arith::MaxSIOp::create(b, loc, x, lo);
+    x = isUnsigned ? Value(arith::MaxUIOp::create(b, loc, x, lo))
+                   : Value(arith::MaxSIOp::create(b, loc, x, lo));
   if (hi)
-    x = arith::MinSIOp::create(b, loc, x, hi);
+    x = isUnsigned ? Value(arith::MinUIOp::create(b, loc, x, hi))
+                   : Value(arith::MinSIOp::create(b, loc, x, hi));
   return x;
 }
 
-template <arith::CmpFPredicate FloatPredicate, arith::CmpIPredicate IntPredicate>
-Value compare(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
+//===----------------------------------------------------------------------===//
+// Comparisons, logic, selection, casts
+//===----------------------------------------------------------------------===//
+
+template <arith::CmpFPredicate FloatPredicate, arith::CmpIPredicate Signed,
+          arith::CmpIPredicate Unsigned = Signed>
+Value compare(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
               Type) {
   if (isFloat(args[0].getType()))
     return arith::CmpFOp::create(b, loc, FloatPredicate, args[0], args[1]);
-  return arith::CmpIOp::create(b, loc, IntPredicate, args[0], args[1]);
+  return arith::CmpIOp::create(b, loc, n.isUnsignedInput(0) ? Unsigned : Signed,
+                               args[0], args[1]);
+}
+
+template <typename Op>
+Value logical(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
+              Type) {
+  return Op::create(b, loc, args[0], args[1]);
 }
 
 Value where(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
@@ -199,42 +438,59 @@ Value logicalNot(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
       arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 1)));
 }
 
-
-Value castElement(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
+/// Cast, and CastLike (the target type is the second input's, which is the
+/// output's).
+Value castElement(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
                   Type type) {
-  return castScalar(b, loc, args[0], type);
+  return castScalar(b, loc, args[0], type, n.isUnsignedInput(0),
+                    n.isUnsignedResult());
 }
 
-/// Sum/Mean/Max/Min over any number of inputs.
-template <typename FloatOp, typename IntOp, bool Mean = false>
-Value variadic(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
-               Type type) {
-  Value acc = args[0];
-  for (Value next : args.drop_front())
-    acc = isFloat(type) ? Value(FloatOp::create(b, loc, acc, next))
-                        : Value(IntOp::create(b, loc, acc, next));
-  if (Mean)
-    acc = arith::DivFOp::create(
-        b, loc, acc, scalarConstant(b, loc, type, args.size()));
-  return acc;
+template <ScalarFn Fn>
+Results lowerUnaryElementwise(NodeLowering &n) {
+  // CastLike's second input only gives the type: the loop reads the first.
+  RankedTensorType outType = n.getResultType();
+  if (failed(checkBroadcast(n, n.operands[0], outType, /*exact=*/true)))
+    return failure();
+  return single(elementwise(
+      n.builder, n.getLoc(), n.operands[0], outType,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        return Fn(n, b, loc, args, outType.getElementType());
+      }));
 }
 
 } // namespace
 
 void placer::lowering::registerElementwiseLowerings(LoweringRegistry &r) {
   r.beginFamily("Elementwise",
-                "One `linalg.generic` per node reading broadcast inputs (numpy rules through indexing maps: a size-1 dimension reads index 0, nothing is materialised), with an arith/math scalar body per op type.");
-  r.add("Add", lowerElementwise<binary<arith::AddFOp, arith::AddIOp>>);
-  r.add("Sub", lowerElementwise<binary<arith::SubFOp, arith::SubIOp>>);
-  r.add("Mul", lowerElementwise<binary<arith::MulFOp, arith::MulIOp>>);
-  r.add("Div", lowerElementwise<binary<arith::DivFOp, arith::DivSIOp>>);
+                "One `linalg.generic` per node reading broadcast inputs (numpy "
+                "rules through indexing maps: a size-1 dimension reads index 0, "
+                "nothing is materialised), with an arith/math scalar body per "
+                "op type. Integers are signless in the lowered code; ops whose "
+                "result differs for unsigned ONNX types (division, remainder, "
+                "comparisons, min/max, casts) read the declared type.");
+  using namespace arith;
+  r.add("Add", lowerElementwise<binary<AddFOp, AddIOp>>);
+  r.add("Sub", lowerElementwise<binary<SubFOp, SubIOp>>);
+  r.add("Mul", lowerElementwise<binary<MulFOp, MulIOp>>);
+  r.add("Div", lowerElementwise<binary<DivFOp, DivSIOp, DivUIOp>>);
+  r.add("Mod", lowerElementwise<mod>);
   r.add("Pow", lowerElementwise<power>);
-  r.add("Max", lowerElementwise<variadic<arith::MaximumFOp, arith::MaxSIOp>>);
-  r.add("Min", lowerElementwise<variadic<arith::MinimumFOp, arith::MinSIOp>>);
-  r.add("Sum", lowerElementwise<variadic<arith::AddFOp, arith::AddIOp>>);
-  r.add("Mean", lowerElementwise<variadic<arith::AddFOp, arith::AddIOp, true>>);
+  r.add("BitShift", lowerElementwise<bitShift>);
+  r.add("Max", lowerElementwise<variadic<MaximumFOp, MaxSIOp, MaxUIOp>>);
+  r.add("Min", lowerElementwise<variadic<MinimumFOp, MinSIOp, MinUIOp>>);
+  r.add("Sum", lowerElementwise<variadic<AddFOp, AddIOp>>);
+  r.add("Mean", lowerElementwise<variadic<AddFOp, AddIOp, AddIOp, true>>);
   r.add("Relu", lowerElementwise<relu>);
   r.add("LeakyRelu", lowerElementwise<leakyRelu>);
+  r.add("PRelu", lowerElementwise<pRelu>);
+  r.add("Elu", lowerElementwise<elu>);
+  r.add("Selu", lowerElementwise<selu>);
+  r.add("Celu", lowerElementwise<celu>);
+  r.add("ThresholdedRelu", lowerElementwise<thresholdedRelu>);
+  r.add("Shrink", lowerElementwise<shrink>);
+  r.add("Softplus", lowerElementwise<softplus>);
+  r.add("Softsign", lowerElementwise<softsign>);
   r.add("Sigmoid", lowerElementwise<sigmoid>);
   r.add("HardSigmoid", lowerElementwise<hardSigmoid>);
   r.add("HardSwish", lowerElementwise<hardSwish>);
@@ -244,23 +500,43 @@ void placer::lowering::registerElementwiseLowerings(LoweringRegistry &r) {
   r.add("Exp", lowerElementwise<unaryFloat<math::ExpOp>>);
   r.add("Log", lowerElementwise<unaryFloat<math::LogOp>>);
   r.add("Sqrt", lowerElementwise<unaryFloat<math::SqrtOp>>);
-  r.add("Abs", lowerElementwise<unaryFloat<math::AbsFOp>>);
-  r.add("Neg", lowerElementwise<unaryFloat<arith::NegFOp>>);
+  r.add("Sin", lowerElementwise<unaryFloat<math::SinOp>>);
+  r.add("Cos", lowerElementwise<unaryFloat<math::CosOp>>);
+  r.add("Tan", lowerElementwise<unaryFloat<math::TanOp>>);
+  r.add("Asin", lowerElementwise<unaryFloat<math::AsinOp>>);
+  r.add("Acos", lowerElementwise<unaryFloat<math::AcosOp>>);
+  r.add("Atan", lowerElementwise<unaryFloat<math::AtanOp>>);
+  r.add("Sinh", lowerElementwise<unaryFloat<math::SinhOp>>);
+  r.add("Cosh", lowerElementwise<unaryFloat<math::CoshOp>>);
+  r.add("Asinh", lowerElementwise<unaryFloat<math::AsinhOp>>);
+  r.add("Acosh", lowerElementwise<unaryFloat<math::AcoshOp>>);
+  r.add("Atanh", lowerElementwise<unaryFloat<math::AtanhOp>>);
+  r.add("Abs", lowerElementwise<absolute>);
+  r.add("Neg", lowerElementwise<negate>);
+  r.add("Sign", lowerElementwise<sign>);
   r.add("Floor", lowerElementwise<unaryFloat<math::FloorOp>>);
   r.add("Ceil", lowerElementwise<unaryFloat<math::CeilOp>>);
+  r.add("Round", lowerElementwise<unaryFloat<math::RoundEvenOp>>);
   r.add("Reciprocal", lowerElementwise<reciprocal>);
   r.add("Clip", lowerElementwise<clip>);
-  r.add("Equal", lowerElementwise<compare<arith::CmpFPredicate::OEQ,
-                                          arith::CmpIPredicate::eq>>);
-  r.add("Less", lowerElementwise<compare<arith::CmpFPredicate::OLT,
-                                         arith::CmpIPredicate::slt>>);
-  r.add("Greater", lowerElementwise<compare<arith::CmpFPredicate::OGT,
-                                            arith::CmpIPredicate::sgt>>);
-  r.add("LessOrEqual", lowerElementwise<compare<arith::CmpFPredicate::OLE,
-                                                arith::CmpIPredicate::sle>>);
-  r.add("GreaterOrEqual", lowerElementwise<compare<arith::CmpFPredicate::OGE,
-                                                   arith::CmpIPredicate::sge>>);
+  r.add("IsNaN", lowerElementwise<isNaN>);
+  r.add("IsInf", lowerElementwise<isInf>);
+  r.add("Equal", lowerElementwise<compare<CmpFPredicate::OEQ, CmpIPredicate::eq>>);
+  r.add("Less", lowerElementwise<compare<CmpFPredicate::OLT, CmpIPredicate::slt,
+                                         CmpIPredicate::ult>>);
+  r.add("Greater", lowerElementwise<compare<CmpFPredicate::OGT, CmpIPredicate::sgt,
+                                            CmpIPredicate::ugt>>);
+  r.add("LessOrEqual",
+        lowerElementwise<compare<CmpFPredicate::OLE, CmpIPredicate::sle,
+                                 CmpIPredicate::ule>>);
+  r.add("GreaterOrEqual",
+        lowerElementwise<compare<CmpFPredicate::OGE, CmpIPredicate::sge,
+                                 CmpIPredicate::uge>>);
+  r.add("And", lowerElementwise<logical<AndIOp>>);
+  r.add("Or", lowerElementwise<logical<OrIOp>>);
+  r.add("Xor", lowerElementwise<logical<XOrIOp>>);
   r.add("Not", lowerElementwise<logicalNot>);
   r.add("Where", lowerElementwise<where>);
   r.add("Cast", lowerElementwise<castElement>);
+  r.add("CastLike", lowerUnaryElementwise<castElement>);
 }

@@ -29,7 +29,32 @@ using namespace placer::graph;
 //===----------------------------------------------------------------------===//
 
 RankedTensorType NodeLowering::getResultType(unsigned i) {
-  return cast<RankedTensorType>(node.getOutputs()[i].getType());
+  return cast<RankedTensorType>(getSignlessType(node.getOutputs()[i].getType()));
+}
+
+static bool isUnsignedInteger(Type type) {
+  auto integer = dyn_cast_or_null<IntegerType>(type);
+  return integer && integer.isUnsigned();
+}
+
+bool NodeLowering::isUnsignedInput(unsigned i) const {
+  return i < inputElementTypes.size() && isUnsignedInteger(inputElementTypes[i]);
+}
+
+bool NodeLowering::isUnsignedResult(unsigned i) const {
+  return i < outputElementTypes.size() &&
+         isUnsignedInteger(outputElementTypes[i]);
+}
+
+Type placer::getSignlessType(Type type) {
+  auto element = [](Type t) -> Type {
+    if (isUnsignedInteger(t))
+      return IntegerType::get(t.getContext(), t.getIntOrFloatBitWidth());
+    return t;
+  };
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.clone(element(tensor.getElementType()));
+  return element(type);
 }
 
 bool NodeLowering::hasOperand(unsigned i) const {
@@ -171,10 +196,11 @@ LogicalResult checkLowerable(ModuleOp module) {
 /// `inlineWeights` every floating-point initializer, become weight arguments
 /// appended to the function, so their bytes stay in the model's files.
 LogicalResult lowerConstants(func::FuncOp func, int64_t inlineLimit,
-                             bool inlineWeights) {
+                             bool inlineWeights,
+                             DenseMap<Value, Type> &declaredTypes) {
   SmallVector<ConstantOp> constants(func.getOps<ConstantOp>());
   for (ConstantOp constant : constants) {
-    auto type = cast<RankedTensorType>(constant.getType());
+    auto type = cast<RankedTensorType>(getSignlessType(constant.getType()));
     int64_t bytes =
         type.getNumElements() * graph::getElementByteSize(type.getElementType());
     auto elements = dyn_cast<ElementsAttr>(constant.getValue());
@@ -182,8 +208,13 @@ LogicalResult lowerConstants(func::FuncOp func, int64_t inlineLimit,
     bool parameter = !constant.getNode() &&
                      isa<FloatType>(type.getElementType());
     if (elements && bytes <= inlineLimit && (inlineWeights || !parameter)) {
+      auto dense = dyn_cast<DenseElementsAttr>(elements);
+      if (dense && dense.getType() != type)
+        elements = dense.bitcast(type.getElementType());
       Value value = arith::ConstantOp::create(builder, constant.getLoc(),
                                               cast<TypedAttr>(elements));
+      if (type != constant.getType())
+        declaredTypes[value] = constant.getType();
       constant.replaceAllUsesWith(value);
       constant.erase();
       continue;
@@ -199,6 +230,8 @@ LogicalResult lowerConstants(func::FuncOp func, int64_t inlineLimit,
             constant.getLoc())))
       return constant.emitError("cannot add a weight argument for '")
              << constant.getName() << "'";
+    if (type != constant.getType())
+      declaredTypes[func.getArgument(index)] = constant.getType();
     constant.replaceAllUsesWith(func.getArgument(index));
     constant.erase();
   }
@@ -245,7 +278,8 @@ private:
   bool declared = false;
 };
 
-LogicalResult lowerNodes(func::FuncOp func, ProfileHooks *profile) {
+LogicalResult lowerNodes(func::FuncOp func, ProfileHooks *profile,
+                         DenseMap<Value, Type> &declaredTypes) {
   SmallVector<NodeOp> nodes(func.getOps<NodeOp>());
   for (NodeOp node : nodes) {
     OpBuilder builder(node);
@@ -254,6 +288,13 @@ LogicalResult lowerNodes(func::FuncOp func, ProfileHooks *profile) {
     NodeLowering lowering{builder, node,
                           SmallVector<Value>(node.getInputs().begin(),
                                              node.getInputs().end())};
+    for (Value input : node.getInputs())
+      lowering.inputElementTypes.push_back(getElementTypeOrSelf(
+          declaredTypes.lookup(input) ? declaredTypes.lookup(input)
+                                      : input.getType()));
+    for (Value output : node.getOutputs())
+      lowering.outputElementTypes.push_back(
+          getElementTypeOrSelf(output.getType()));
     // Every lowering computes output #0 (the importer checks ONNX arity;
     // MLIR written by hand is not).
     if (node.getOutputs().empty())
@@ -268,9 +309,11 @@ LogicalResult lowerNodes(func::FuncOp func, ProfileHooks *profile) {
         continue;
       if (i >= results->size() || !(*results)[i])
         return lowering.fail("output #" + Twine(i) + " is not produced");
-      if ((*results)[i].getType() != output.getType())
+      if ((*results)[i].getType() != getSignlessType(output.getType()))
         return lowering.fail("the lowering of output #" + Twine(i) +
                              " has the wrong type");
+      if (output.getType() != (*results)[i].getType())
+        declaredTypes[(*results)[i]] = output.getType();
       output.replaceAllUsesWith((*results)[i]);
     }
     if (profile)
@@ -281,6 +324,33 @@ LogicalResult lowerNodes(func::FuncOp func, ProfileHooks *profile) {
     if (none->use_empty())
       none.erase();
   return success();
+}
+
+/// Unsigned integer arguments and results become signless (upstream arith
+/// and linalg take signless integers only); each keeps its declared type in
+/// `graph.element_type` for the runtime, and in `declaredTypes` for the
+/// lowerings (unsigned division, comparison, casts).
+void makeSignless(func::FuncOp func, DenseMap<Value, Type> &declaredTypes) {
+  SmallVector<Type> inputs, results;
+  Builder builder(func.getContext());
+  for (BlockArgument arg : func.getArguments()) {
+    Type signless = getSignlessType(arg.getType());
+    if (signless != arg.getType()) {
+      func.setArgAttr(arg.getArgNumber(), graph::attrs::kElementType,
+                      TypeAttr::get(getElementTypeOrSelf(arg.getType())));
+      declaredTypes[arg] = arg.getType();
+      arg.setType(signless);
+    }
+    inputs.push_back(signless);
+  }
+  for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
+    Type signless = getSignlessType(type);
+    if (signless != type)
+      func.setResultAttr(i, graph::attrs::kElementType,
+                         TypeAttr::get(getElementTypeOrSelf(type)));
+    results.push_back(signless);
+  }
+  func.setType(builder.getFunctionType(inputs, results));
 }
 
 struct LowerGraphToLinalgPass
@@ -296,8 +366,11 @@ struct LowerGraphToLinalgPass
     for (func::FuncOp func : funcs) {
       if (func.isDeclaration())
         continue;
-      if (failed(lowerConstants(func, inlineLimit, inlineWeights)) ||
-          failed(lowerNodes(func, profile ? &hooks : nullptr)))
+      DenseMap<Value, Type> declaredTypes;
+      makeSignless(func, declaredTypes);
+      if (failed(lowerConstants(func, inlineLimit, inlineWeights,
+                                declaredTypes)) ||
+          failed(lowerNodes(func, profile ? &hooks : nullptr, declaredTypes)))
         return signalPassFailure();
       // Runners call public functions through their C interface.
       if (func.isPublic())

@@ -159,8 +159,8 @@ LogicalResult checkBroadcast(NodeLowering &n, ValueRange inputs,
 }
 
 
-/// Cast between float, signed integer and bool types (ONNX Cast).
-Value castScalar(OpBuilder &b, Location loc, Value value, Type to) {
+Value castScalar(OpBuilder &b, Location loc, Value value, Type to,
+                 bool fromUnsigned, bool toUnsigned) {
   Type from = value.getType();
   if (from == to)
     return value;
@@ -176,16 +176,19 @@ Value castScalar(OpBuilder &b, Location loc, Value value, Type to) {
                      : Value(arith::CmpIOp::create(
                            b, loc, arith::CmpIPredicate::ne, value, zero));
   }
+  // Booleans are 0 or 1: unsigned.
+  fromUnsigned |= from.isInteger(1);
   if (fromFloat)
-    return arith::FPToSIOp::create(b, loc, to, value);
+    return toUnsigned ? Value(arith::FPToUIOp::create(b, loc, to, value))
+                      : Value(arith::FPToSIOp::create(b, loc, to, value));
   if (toFloat)
-    return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, value))
-                             : Value(arith::SIToFPOp::create(b, loc, to, value));
+    return fromUnsigned ? Value(arith::UIToFPOp::create(b, loc, to, value))
+                        : Value(arith::SIToFPOp::create(b, loc, to, value));
   unsigned fromBits = from.getIntOrFloatBitWidth(),
            toBits = to.getIntOrFloatBitWidth();
   if (toBits > fromBits)
-    return from.isInteger(1) ? Value(arith::ExtUIOp::create(b, loc, to, value))
-                             : Value(arith::ExtSIOp::create(b, loc, to, value));
+    return fromUnsigned ? Value(arith::ExtUIOp::create(b, loc, to, value))
+                        : Value(arith::ExtSIOp::create(b, loc, to, value));
   return arith::TruncIOp::create(b, loc, to, value);
 }
 

@@ -71,9 +71,11 @@ bool isFloat(mlir::Type type);
 mlir::LogicalResult checkBroadcast(NodeLowering &n, mlir::ValueRange inputs,
                                    mlir::RankedTensorType outType, bool exact);
 
-/// Cast between float, integer and bool scalars (ONNX Cast).
+/// Cast between float, integer and bool scalars (ONNX Cast); integers are
+/// signless values, read and written as unsigned where the flags say so.
 mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
-                       mlir::Type to);
+                       mlir::Type to, bool fromUnsigned = false,
+                       bool toUnsigned = false);
 
 /// Pads the trailing `begin.size()` dimensions of `input` with `padValue`.
 mlir::Value padSpatial(mlir::OpBuilder &b, mlir::Location loc,

@@ -48,6 +48,11 @@ inline constexpr llvm::StringLiteral kDefaultDomainKey = "ai.onnx";
 /// #graph.external>}. The runtime loads it; the upstream cost models count
 /// it as parameter bytes.
 inline constexpr llvm::StringLiteral kWeight = "graph.weight";
+/// On an argument or result of a function lowered out of the graph dialect
+/// whose tensor became signless (upstream arith wants signless integers):
+/// the element type the model declares (ui8, ui16, ...), so the runtime
+/// reads and writes the model's dtype.
+inline constexpr llvm::StringLiteral kElementType = "graph.element_type";
 } // namespace attrs
 
 /// Whether `attr` is one of the attribute kinds an ONNX attribute maps to.
