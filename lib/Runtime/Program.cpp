@@ -203,6 +203,9 @@ std::unique_ptr<Program> Program::open(const std::string &dir,
 std::vector<int64_t>
 placer::runtime::stackShape(const std::vector<int64_t> &shape,
                             int64_t microbatches) {
+  // One microbatch is the tensor itself, a rank-0 one included.
+  if (microbatches == 1)
+    return shape;
   if (shape.empty())
     return {microbatches};
   std::vector<int64_t> stacked(shape);

@@ -190,7 +190,7 @@ private:
 std::string formatShape(const std::vector<int64_t> &shape);
 
 /// Every microbatch of a tensor of `shape`, stacked on the first axis:
-/// [M * d0, ...], or [M] for a scalar.
+/// [M * d0, ...], or [M] for a scalar (the tensor itself for M = 1).
 std::vector<int64_t> stackShape(const std::vector<int64_t> &shape,
                                 int64_t microbatches);
 

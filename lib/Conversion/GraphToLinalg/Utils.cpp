@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Support/DebugStringHelper.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace placer;
 
@@ -20,6 +22,15 @@ Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
 Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
   if (auto floatType = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
+  if (std::isinf(value)) {
+    // The integer extremes stand for infinities (max/min identities).
+    unsigned bits = type.getIntOrFloatBitWidth();
+    APInt extreme = value > 0 ? APInt::getSignedMaxValue(bits)
+                              : APInt::getSignedMinValue(bits);
+    if (bits == 1)
+      extreme = APInt(1, value > 0 ? 1 : 0);
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, extreme));
+  }
   return arith::ConstantOp::create(
       b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
 }
@@ -70,13 +81,22 @@ Value elementwise(OpBuilder &b, Location loc, ValueRange inputs,
 /// from `init`; the result drops the reduced dimensions.
 Value reduce(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
              double init, CombineFn combine) {
+  Type element = cast<RankedTensorType>(input.getType()).getElementType();
+  return reduce(b, loc, input, axes, scalarConstant(b, loc, element, init),
+                combine);
+}
+
+Value reduce(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
+             Value init, CombineFn combine) {
   auto type = cast<RankedTensorType>(input.getType());
   SmallVector<int64_t> kept;
   for (int64_t d = 0; d < type.getRank(); ++d)
     if (!llvm::is_contained(axes, d))
       kept.push_back(type.getDimSize(d));
   auto outType = RankedTensorType::get(kept, type.getElementType());
-  Value initTensor = filled(b, loc, outType, init);
+  Value initTensor =
+      linalg::FillOp::create(b, loc, init, emptyTensor(b, loc, outType))
+          .getResult(0);
   return linalg::ReduceOp::create(
              b, loc, ValueRange{input}, ValueRange{initTensor}, axes,
              [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
@@ -218,6 +238,36 @@ DenseIntElementsAttr i64Elements(OpBuilder &b, ArrayRef<int64_t> values) {
       RankedTensorType::get({static_cast<int64_t>(values.size())},
                             b.getI64Type()),
       values);
+}
+
+Value extractI64(OpBuilder &b, Location loc, Value tensor, int64_t position) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  SmallVector<Value> indices;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    indices.push_back(arith::ConstantIndexOp::create(
+        b, loc, d + 1 == type.getRank() ? position : 0));
+  Value element = tensor::ExtractOp::create(b, loc, tensor, indices);
+  return castScalar(b, loc, element, b.getI64Type());
+}
+
+Value selectByKey(OpBuilder &b, Location loc, Value key, ArrayRef<int64_t> keys,
+                  ArrayRef<Value> candidates) {
+  if (candidates.size() == 1)
+    return candidates.front();
+  SmallVector<Value> matches;
+  for (int64_t k : keys.drop_back())
+    matches.push_back(arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, key,
+        arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(k))));
+  auto type = cast<RankedTensorType>(candidates.front().getType());
+  return elementwise(b, loc, candidates, type,
+                     [&](OpBuilder &nb, Location l, ValueRange args) {
+                       Value result = args.back();
+                       for (int64_t i = matches.size() - 1; i >= 0; --i)
+                         result = arith::SelectOp::create(nb, l, matches[i],
+                                                          args[i], result);
+                       return result;
+                     });
 }
 
 } // namespace placer::lowering

@@ -29,7 +29,8 @@ inline int64_t normalizeAxis(int64_t axis, int64_t rank) {
 
 mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::RankedTensorType type);
-/// `value` as a constant of `type` (float, or integer truncated toward 0).
+/// `value` as a constant of `type` (float, or integer truncated toward 0;
+/// +-infinity as the signed integer extremes).
 mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Type type, double value);
 mlir::Value filled(mlir::OpBuilder &b, mlir::Location loc,
@@ -56,6 +57,22 @@ using CombineFn = llvm::function_ref<mlir::Value(
 /// starting from `init`; the result drops the reduced dimensions.
 mlir::Value reduce(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
                    llvm::ArrayRef<int64_t> axes, double init, CombineFn combine);
+mlir::Value reduce(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                   llvm::ArrayRef<int64_t> axes, mlir::Value init,
+                   CombineFn combine);
+
+/// The first element of an integer tensor operand (a scalar or 1-element
+/// tensor) read at run time, as an i64.
+mlir::Value extractI64(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value tensor, int64_t position = 0);
+
+/// `candidates[i]` (all of one type) where `key == keys[i]` at run time, the
+/// last candidate when none matches: how a lowering handles an operand
+/// known only at run time that decides among a few static shapes' worth of
+/// code (an axis, an axes set).
+mlir::Value selectByKey(mlir::OpBuilder &b, mlir::Location loc, mlir::Value key,
+                        llvm::ArrayRef<int64_t> keys,
+                        llvm::ArrayRef<mlir::Value> candidates);
 
 /// Any static reshape with the same element count: collapse to 1-D, expand
 /// to the target (both are views after bufferization).
