@@ -23,8 +23,6 @@ namespace {
 /// input is coerced to 2-D there) or over `axis` alone from 13.
 template <bool Log>
 Results lowerSoftmax(NodeLowering &n) {
-  OpBuilder &b = n.builder;
-  Location loc = n.getLoc();
   auto type = cast<RankedTensorType>(n.operands[0].getType());
   int64_t rank = type.getRank();
   bool modern = n.node.getVersion() >= 13;
@@ -34,46 +32,7 @@ Results lowerSoftmax(NodeLowering &n) {
   SmallVector<int64_t> axes;
   for (int64_t d = axis; d < (modern ? axis + 1 : rank); ++d)
     axes.push_back(d);
-  Type element = type.getElementType();
-  auto keptType = [&](Value reduced) {
-    // The reduced tensor with size-1 dimensions put back, for broadcasting.
-    SmallVector<int64_t> shape(type.getShape());
-    for (int64_t a : axes)
-      shape[a] = 1;
-    return reshapeTo(b, loc, reduced, RankedTensorType::get(shape, element));
-  };
-  Value x = n.operands[0];
-  Value max = keptType(reduce(
-      b, loc, x, axes, -std::numeric_limits<double>::infinity(),
-      [](OpBuilder &nb, Location l, Value v, Value acc) -> Value {
-        return arith::MaximumFOp::create(nb, l, v, acc);
-      }));
-  Value shifted = elementwise(b, loc, {x, max}, type,
-                              [](OpBuilder &nb, Location l, ValueRange args) {
-                                return Value(
-                                    arith::SubFOp::create(nb, l, args[0], args[1]));
-                              });
-  Value exp = elementwise(b, loc, {shifted}, type,
-                          [](OpBuilder &nb, Location l, ValueRange args) {
-                            return Value(math::ExpOp::create(nb, l, args[0]));
-                          });
-  Value sum = keptType(reduce(b, loc, exp, axes, 0.0,
-                              [](OpBuilder &nb, Location l, Value v,
-                                 Value acc) -> Value {
-                                return arith::AddFOp::create(nb, l, v, acc);
-                              }));
-  if (Log)
-    return single(elementwise(
-        b, loc, {shifted, sum}, type,
-        [](OpBuilder &nb, Location l, ValueRange args) {
-          return Value(arith::SubFOp::create(
-              nb, l, args[0], math::LogOp::create(nb, l, args[1])));
-        }));
-  return single(elementwise(b, loc, {exp, sum}, type,
-                            [](OpBuilder &nb, Location l, ValueRange args) {
-                              return Value(
-                                  arith::DivFOp::create(nb, l, args[0], args[1]));
-                            }));
+  return single(softmax(n.builder, n.getLoc(), n.operands[0], axes, Log));
 }
 
 /// (x - mean) / sqrt(var + epsilon) * scale + bias over [axis, rank).
@@ -85,9 +44,6 @@ Results lowerLayerNorm(NodeLowering &n) {
   int64_t axis = normalizeAxis(n.getInt("axis", -1), rank);
   if (axis < 0 || axis >= rank)
     return n.fail("axis out of range");
-  for (unsigned i = 1; i < n.node.getOutputs().size(); ++i)
-    if (!n.node.getOutputs()[i].use_empty())
-      return n.fail("the Mean and InvStdDev outputs are not lowered");
   SmallVector<int64_t> axes, keptShape(type.getShape());
   int64_t count = 1;
   for (int64_t d = axis; d < rank; ++d) {
@@ -121,21 +77,32 @@ Results lowerLayerNorm(NodeLowering &n) {
                               });
   Value variance = scaleBy(reduce(b, loc, squares, axes, 0.0, add));
   double epsilon = n.getFloat("epsilon", 1e-5f);
-  SmallVector<Value> inputs = {centered, variance, n.operands[1]};
+  Value invStdDev = elementwise(
+      b, loc, variance, keptType, [&](OpBuilder &nb, Location l, ValueRange args) {
+        return Value(math::RsqrtOp::create(
+            nb, l,
+            arith::AddFOp::create(nb, l, args[0],
+                                  scalarConstant(nb, l, element, epsilon))));
+      });
+  SmallVector<Value> inputs = {centered, invStdDev, n.operands[1]};
   if (n.hasOperand(2))
     inputs.push_back(n.operands[2]);
-  return single(elementwise(
+  Value y = elementwise(
       b, loc, inputs, type, [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value denom = math::RsqrtOp::create(
-            nb, l,
-            arith::AddFOp::create(nb, l, args[1],
-                                  scalarConstant(nb, l, element, epsilon)));
         Value y = arith::MulFOp::create(
-            nb, l, arith::MulFOp::create(nb, l, args[0], denom), args[2]);
+            nb, l, arith::MulFOp::create(nb, l, args[0], args[1]), args[2]);
         if (args.size() > 3)
           y = arith::AddFOp::create(nb, l, y, args[3]);
         return y;
-      }));
+      });
+  // The optional Mean and InvStdDev outputs: the statistics, of rank
+  // `rank` with size 1 over the normalized axes.
+  SmallVector<Value> results = {y};
+  if (n.node.getOutputs().size() > 1)
+    results.push_back(reshapeTo(b, loc, mean, n.getResultType(1)));
+  if (n.node.getOutputs().size() > 2)
+    results.push_back(reshapeTo(b, loc, invStdDev, n.getResultType(2)));
+  return results;
 }
 
 /// Inference BatchNormalization: per-channel (dimension 1) statistics.

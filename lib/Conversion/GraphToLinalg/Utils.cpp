@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Support/DebugStringHelper.h"
 
@@ -267,6 +268,48 @@ Value selectByKey(OpBuilder &b, Location loc, Value key, ArrayRef<int64_t> keys,
                          result = arith::SelectOp::create(nb, l, matches[i],
                                                           args[i], result);
                        return result;
+                     });
+}
+
+Value softmax(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
+              bool log) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Type element = type.getElementType();
+  auto keptType = [&](Value reduced) {
+    // The reduced tensor with size-1 dimensions put back, for broadcasting.
+    SmallVector<int64_t> shape(type.getShape());
+    for (int64_t a : axes)
+      shape[a] = 1;
+    return reshapeTo(b, loc, reduced, RankedTensorType::get(shape, element));
+  };
+  Value max = keptType(reduce(
+      b, loc, x, axes, -std::numeric_limits<double>::infinity(),
+      [](OpBuilder &nb, Location l, Value v, Value acc) -> Value {
+        return arith::MaximumFOp::create(nb, l, v, acc);
+      }));
+  Value shifted = elementwise(b, loc, {x, max}, type,
+                              [](OpBuilder &nb, Location l, ValueRange args) {
+                                return Value(
+                                    arith::SubFOp::create(nb, l, args[0], args[1]));
+                              });
+  Value exp = elementwise(b, loc, {shifted}, type,
+                          [](OpBuilder &nb, Location l, ValueRange args) {
+                            return Value(math::ExpOp::create(nb, l, args[0]));
+                          });
+  Value sum = keptType(reduce(b, loc, exp, axes, 0.0,
+                              [](OpBuilder &nb, Location l, Value v,
+                                 Value acc) -> Value {
+                                return arith::AddFOp::create(nb, l, v, acc);
+                              }));
+  if (log)
+    return elementwise(b, loc, {shifted, sum}, type,
+                       [](OpBuilder &nb, Location l, ValueRange args) {
+                         return Value(arith::SubFOp::create(
+                             nb, l, args[0], math::LogOp::create(nb, l, args[1])));
+                       });
+  return elementwise(b, loc, {exp, sum}, type,
+                     [](OpBuilder &nb, Location l, ValueRange args) {
+                       return Value(arith::DivFOp::create(nb, l, args[0], args[1]));
                      });
 }
 

@@ -102,6 +102,11 @@ mlir::Value padSpatial(mlir::OpBuilder &b, mlir::Location loc,
 mlir::DenseIntElementsAttr i64Elements(mlir::OpBuilder &b,
                                        llvm::ArrayRef<int64_t> values);
 
+/// Softmax (or LogSoftmax) of `x` over `axes`: max-reduce, exp of the
+/// shifted input, sum-reduce, divide (or subtract the log).
+mlir::Value softmax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                    llvm::ArrayRef<int64_t> axes, bool log);
+
 // One per family file.
 void registerElementwiseLowerings(LoweringRegistry &registry);
 void registerContractionLowerings(LoweringRegistry &registry);
@@ -109,6 +114,7 @@ void registerConvolutionPoolingLowerings(LoweringRegistry &registry);
 void registerReductionLowerings(LoweringRegistry &registry);
 void registerNormalizationLowerings(LoweringRegistry &registry);
 void registerShapeIndexingLowerings(LoweringRegistry &registry);
+void registerLossLowerings(LoweringRegistry &registry);
 
 } // namespace placer::lowering
 
