@@ -5,13 +5,16 @@
 include "mlir/Pass/PassBase.td"
 
 def LowerGraphToLinalg : Pass<"placer-lower-graph-to-linalg", "::mlir::ModuleOp"> {
-  let summary = "Lower graph.node ops to linalg, tensor, arith and math";
+  let summary = "Lower graph.node ops to linalg, tensor, arith, math and scf";
   let description = [{
     Rewrites every `graph.node` of the module's functions into upstream MLIR
-    on tensors: linalg named ops and `linalg.generic`, `tensor`, `arith` and
-    `math`. Each ONNX op type has one lowering, registered in a table
-    (`lib/Conversion/GraphToLinalg/Lowerings.cpp`; docs/Execution.md lists
-    it). Shapes must be static. Before rewriting anything the pass checks
+    on tensors: linalg named ops and `linalg.generic`, `tensor`, `arith`,
+    `math`, and `scf.for` for the sequential scatters. Each ONNX op type has
+    one lowering per opset range, registered by its family's file under
+    `lib/Conversion/GraphToLinalg/` (docs/LoweredOps.md is generated from
+    that registry). Shapes must be static. Unsigned integer tensors become
+    signless; arguments and results keep their declared element type in
+    `graph.element_type`. Before rewriting anything the pass checks
     every node and reports, in one error, every op type without a lowering
     and every value with a dynamic shape, naming the nodes.
 
@@ -42,7 +45,7 @@ def LowerGraphToLinalg : Pass<"placer-lower-graph-to-linalg", "::mlir::ModuleOp"
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
-    "::mlir::func::FuncDialect",
+    "::mlir::func::FuncDialect", "::mlir::scf::SCFDialect",
   ];
 }
 

@@ -74,6 +74,7 @@ const LoweringRegistry &placer::getNodeLowerings() {
     lowering::registerReductionLowerings(r);
     lowering::registerNormalizationLowerings(r);
     lowering::registerShapeIndexingLowerings(r);
+    lowering::registerGatherScatterLowerings(r);
     lowering::registerLossLowerings(r);
     return r;
   }();

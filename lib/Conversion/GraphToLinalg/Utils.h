@@ -115,6 +115,7 @@ void registerReductionLowerings(LoweringRegistry &registry);
 void registerNormalizationLowerings(LoweringRegistry &registry);
 void registerShapeIndexingLowerings(LoweringRegistry &registry);
 void registerLossLowerings(LoweringRegistry &registry);
+void registerGatherScatterLowerings(LoweringRegistry &registry);
 
 } // namespace placer::lowering
 

@@ -1,0 +1,293 @@
+//===- GatherScatter.cpp - Indexed reads and writes -----------------------===//
+//
+// Gathers are one linalg.generic over the output that reads its element
+// with tensor.extract at indices taken from the index tensor. Scatters
+// write in index order with duplicates combined, which is sequential: an
+// scf.for nest over the updates carries the result tensor and inserts one
+// element per iteration. Indices come from the program's inputs: negative
+// ones wrap and any index is clamped into range, so that no read or write
+// leaves a tensor (ONNX calls an out-of-range index an error).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace placer;
+using namespace placer::lowering;
+
+namespace {
+
+Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// An index read from an index tensor element (any integer type), wrapped
+/// when negative and clamped into [0, extent).
+Value boundedIndex(OpBuilder &b, Location loc, Value raw, int64_t extent) {
+  Value i = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(), castScalar(b, loc, raw, b.getI64Type()));
+  Value zero = indexConstant(b, loc, 0);
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+  i = arith::SelectOp::create(
+      b, loc, negative, arith::AddIOp::create(b, loc, i, indexConstant(b, loc, extent)),
+      i);
+  return arith::MaxSIOp::create(
+      b, loc, arith::MinSIOp::create(b, loc, i, indexConstant(b, loc, extent - 1)),
+      zero);
+}
+
+/// A generic over `outType` whose body yields `read(indices of the output)`.
+Value generate(OpBuilder &b, Location loc, RankedTensorType outType,
+               function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> read) {
+  int64_t rank = outType.getRank();
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{outType}, ValueRange{},
+             ValueRange{emptyTensor(b, loc, outType)},
+             SmallVector<AffineMap>{
+                 AffineMap::getMultiDimIdentityMap(rank, b.getContext())},
+             iterators,
+             [&](OpBuilder &nb, Location l, ValueRange) {
+               SmallVector<Value> ivs;
+               for (int64_t d = 0; d < rank; ++d)
+                 ivs.push_back(linalg::IndexOp::create(nb, l, d));
+               linalg::YieldOp::create(nb, l, read(nb, l, ivs));
+             })
+      .getResult(0);
+}
+
+/// GatherElements: out[i] = data[i with axis replaced by indices[i]].
+Results lowerGatherElements(NodeLowering &n) {
+  Value data = n.operands[0], indices = n.operands[1];
+  auto dataType = cast<RankedTensorType>(data.getType());
+  int64_t axis = normalizeAxis(n.getInt("axis", 0), dataType.getRank());
+  if (axis < 0 || axis >= dataType.getRank())
+    return n.fail("axis out of range");
+  int64_t extent = dataType.getDimSize(axis);
+  RankedTensorType outType = n.getResultType();
+  if (outType.getNumElements() > 0 && extent == 0)
+    return n.fail("gathers from an empty axis");
+  return single(generate(
+      n.builder, n.getLoc(), outType,
+      [&](OpBuilder &b, Location loc, ArrayRef<Value> ivs) -> Value {
+        SmallVector<Value> at(ivs);
+        at[axis] = boundedIndex(b, loc,
+                                tensor::ExtractOp::create(b, loc, indices, ivs),
+                                extent);
+        return tensor::ExtractOp::create(b, loc, data, at);
+      }));
+}
+
+/// GatherND: indices (..., k) address the first k dimensions after
+/// batch_dims; the output is indices' leading shape + data's trailing one.
+Results lowerGatherND(NodeLowering &n) {
+  Value data = n.operands[0], indices = n.operands[1];
+  auto dataType = cast<RankedTensorType>(data.getType());
+  auto indexType = cast<RankedTensorType>(indices.getType());
+  int64_t batch = n.getInt("batch_dims", 0);
+  int64_t k = indexType.getDimSize(indexType.getRank() - 1);
+  int64_t leading = indexType.getRank() - 1;
+  if (batch < 0 || batch + k > dataType.getRank())
+    return n.fail("batch_dims and the index depth exceed the data's rank");
+  RankedTensorType outType = n.getResultType();
+  return single(generate(
+      n.builder, n.getLoc(), outType,
+      [&](OpBuilder &b, Location loc, ArrayRef<Value> ivs) -> Value {
+        SmallVector<Value> at(ivs.take_front(batch));
+        SmallVector<Value> where(ivs.take_front(leading));
+        where.push_back(Value());
+        for (int64_t j = 0; j < k; ++j) {
+          where.back() = indexConstant(b, loc, j);
+          at.push_back(boundedIndex(
+              b, loc, tensor::ExtractOp::create(b, loc, indices, where),
+              dataType.getDimSize(batch + j)));
+        }
+        for (Value iv : ivs.drop_front(leading))
+          at.push_back(iv);
+        return tensor::ExtractOp::create(b, loc, data, at);
+      }));
+}
+
+/// An scf.for nest over `shape` carrying `init`; `body` returns the next
+/// value of the carried tensor.
+Value forEachIndex(
+    OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Value init,
+    function_ref<Value(OpBuilder &, Location, ArrayRef<Value>, Value)> body) {
+  SmallVector<Value> ivs;
+  std::function<Value(OpBuilder &, Location, size_t, Value)> nest =
+      [&](OpBuilder &nb, Location l, size_t d, Value carried) -> Value {
+    if (d == shape.size())
+      return body(nb, l, ivs, carried);
+    auto loop = scf::ForOp::create(
+        nb, l, indexConstant(nb, l, 0), indexConstant(nb, l, shape[d]),
+        indexConstant(nb, l, 1), ValueRange{carried},
+        [&](OpBuilder &lb, Location ll, Value iv, ValueRange args) {
+          ivs.push_back(iv);
+          Value next = nest(lb, ll, d + 1, args[0]);
+          ivs.pop_back();
+          scf::YieldOp::create(lb, ll, next);
+        });
+    return loop.getResult(0);
+  };
+  return nest(b, loc, 0, init);
+}
+
+/// The scatter reductions: none (overwrite), add, mul, max, min.
+FailureOr<std::function<Value(OpBuilder &, Location, Value, Value)>>
+scatterCombine(NodeLowering &n) {
+  StringRef reduction = n.getString("reduction", "none");
+  bool floating = isFloat(n.getResultType());
+  bool isUnsigned = n.isUnsignedInput(0);
+  using Fn = std::function<Value(OpBuilder &, Location, Value, Value)>;
+  if (reduction == "none")
+    return Fn([](OpBuilder &, Location, Value, Value update) { return update; });
+  if (reduction == "add")
+    return Fn([=](OpBuilder &b, Location l, Value old, Value update) {
+      return floating ? Value(arith::AddFOp::create(b, l, old, update))
+                      : Value(arith::AddIOp::create(b, l, old, update));
+    });
+  if (reduction == "mul")
+    return Fn([=](OpBuilder &b, Location l, Value old, Value update) {
+      return floating ? Value(arith::MulFOp::create(b, l, old, update))
+                      : Value(arith::MulIOp::create(b, l, old, update));
+    });
+  if (reduction == "max")
+    return Fn([=](OpBuilder &b, Location l, Value old, Value update) {
+      return floating     ? Value(arith::MaximumFOp::create(b, l, old, update))
+             : isUnsigned ? Value(arith::MaxUIOp::create(b, l, old, update))
+                          : Value(arith::MaxSIOp::create(b, l, old, update));
+    });
+  if (reduction == "min")
+    return Fn([=](OpBuilder &b, Location l, Value old, Value update) {
+      return floating     ? Value(arith::MinimumFOp::create(b, l, old, update))
+             : isUnsigned ? Value(arith::MinUIOp::create(b, l, old, update))
+                          : Value(arith::MinSIOp::create(b, l, old, update));
+    });
+  return n.fail("unknown reduction '" + reduction + "'");
+}
+
+/// ScatterElements (and the older Scatter): result = data, then for each
+/// update position i, result[i with axis replaced by indices[i]] combined
+/// with updates[i], in order.
+Results lowerScatterElements(NodeLowering &n) {
+  Value data = n.operands[0], indices = n.operands[1], updates = n.operands[2];
+  auto dataType = cast<RankedTensorType>(data.getType());
+  auto updateType = cast<RankedTensorType>(updates.getType());
+  int64_t axis = normalizeAxis(n.getInt("axis", 0), dataType.getRank());
+  if (axis < 0 || axis >= dataType.getRank())
+    return n.fail("axis out of range");
+  auto combine = scatterCombine(n);
+  if (failed(combine))
+    return failure();
+  int64_t extent = dataType.getDimSize(axis);
+  return single(forEachIndex(
+      n.builder, n.getLoc(), updateType.getShape(), data,
+      [&](OpBuilder &b, Location loc, ArrayRef<Value> ivs, Value result) {
+        SmallVector<Value> at(ivs);
+        at[axis] = boundedIndex(b, loc,
+                                tensor::ExtractOp::create(b, loc, indices, ivs),
+                                extent);
+        Value update = tensor::ExtractOp::create(b, loc, updates, ivs);
+        Value old = tensor::ExtractOp::create(b, loc, result, at);
+        return Value(tensor::InsertOp::create(
+            b, loc, (*combine)(b, loc, old, update), result, at));
+      }));
+}
+
+/// ScatterND: indices (..., k) address data's first k dimensions; each
+/// update slice (data's trailing shape) is combined in at its address.
+Results lowerScatterND(NodeLowering &n) {
+  Value data = n.operands[0], indices = n.operands[1], updates = n.operands[2];
+  auto dataType = cast<RankedTensorType>(data.getType());
+  auto indexType = cast<RankedTensorType>(indices.getType());
+  auto updateType = cast<RankedTensorType>(updates.getType());
+  int64_t k = indexType.getDimSize(indexType.getRank() - 1);
+  int64_t leading = indexType.getRank() - 1;
+  if (k > dataType.getRank())
+    return n.fail("the index depth exceeds the data's rank");
+  auto combine = scatterCombine(n);
+  if (failed(combine))
+    return failure();
+  return single(forEachIndex(
+      n.builder, n.getLoc(), updateType.getShape(), data,
+      [&](OpBuilder &b, Location loc, ArrayRef<Value> ivs, Value result) {
+        SmallVector<Value> at, where(ivs.take_front(leading));
+        where.push_back(Value());
+        for (int64_t j = 0; j < k; ++j) {
+          where.back() = indexConstant(b, loc, j);
+          at.push_back(boundedIndex(
+              b, loc, tensor::ExtractOp::create(b, loc, indices, where),
+              dataType.getDimSize(j)));
+        }
+        for (Value iv : ivs.drop_front(leading))
+          at.push_back(iv);
+        Value update = tensor::ExtractOp::create(b, loc, updates, ivs);
+        Value old = tensor::ExtractOp::create(b, loc, result, at);
+        return Value(tensor::InsertOp::create(
+            b, loc, (*combine)(b, loc, old, update), result, at));
+      }));
+}
+
+/// OneHot: on where the position along `axis` equals the index (negative
+/// indices count from depth), off elsewhere; values = [off, on].
+Results lowerOneHot(NodeLowering &n) {
+  Value indices = n.operands[0], values = n.operands[2];
+  RankedTensorType outType = n.getResultType();
+  int64_t rank = outType.getRank();
+  int64_t axis = normalizeAxis(n.getInt("axis", -1), rank);
+  if (axis < 0 || axis >= rank)
+    return n.fail("axis out of range");
+  int64_t depth = outType.getDimSize(axis);
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Value off = tensor::ExtractOp::create(b, loc, values,
+                                        ValueRange{indexConstant(b, loc, 0)});
+  Value on = tensor::ExtractOp::create(b, loc, values,
+                                       ValueRange{indexConstant(b, loc, 1)});
+  Type element = outType.getElementType();
+  off = castScalar(b, loc, off, element);
+  on = castScalar(b, loc, on, element);
+  return single(generate(
+      b, loc, outType, [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
+        SmallVector<Value> at(ivs);
+        at.erase(at.begin() + axis);
+        Value raw = castScalar(nb, l, tensor::ExtractOp::create(nb, l, indices, at),
+                               nb.getI64Type());
+        Value depthValue =
+            arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(depth));
+        Value negative = arith::CmpIOp::create(
+            nb, l, arith::CmpIPredicate::slt, raw,
+            arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0)));
+        raw = arith::SelectOp::create(
+            nb, l, negative, arith::AddIOp::create(nb, l, raw, depthValue), raw);
+        Value position = arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[axis]);
+        Value hit = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, raw,
+                                          position);
+        return Value(arith::SelectOp::create(nb, l, hit, on, off));
+      }));
+}
+
+} // namespace
+
+void placer::lowering::registerGatherScatterLowerings(LoweringRegistry &r) {
+  r.beginFamily(
+      "Gather and scatter",
+      "GatherElements, GatherND, OneHot: one generic over the output reading "
+      "with `tensor.extract` at indices from the index tensor. "
+      "ScatterElements, Scatter, ScatterND (reduction none, add, mul, max, "
+      "min): an `scf.for` nest over the updates carrying the result tensor, "
+      "one `tensor.insert` per update, in order. Negative indices wrap; "
+      "indices out of range are clamped so that no access leaves a tensor.");
+  r.add("GatherElements", lowerGatherElements);
+  r.add("GatherND", lowerGatherND);
+  r.add("ScatterElements", lowerScatterElements);
+  r.add("Scatter", lowerScatterElements);
+  r.add("ScatterND", lowerScatterND);
+  r.add("OneHot", lowerOneHot);
+}
