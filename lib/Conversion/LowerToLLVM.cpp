@@ -21,6 +21,7 @@ static constexpr llvm::StringLiteral kBufferizePipeline =
     "cse,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
+    "func.func(placer-distinct-results),"
     "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},"
     "buffer-deallocation-pipeline";
 

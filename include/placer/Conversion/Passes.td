@@ -101,6 +101,19 @@ def ApproximateMath : Pass<"placer-approximate-math", "::mlir::func::FuncOp"> {
   ];
 }
 
+def DistinctResults : Pass<"placer-distinct-results", "::mlir::func::FuncOp"> {
+  let summary = "Give every returned buffer an allocation of its own";
+  let description = [{
+    After bufferization, a function may return one buffer in two results: a
+    graph output listed twice, or equal empty tensors that CSE merged.
+    `buffer-results-to-out-params` turns each result into an output
+    parameter and cannot give one allocation to two of them. This pass
+    copies each repeated result into a fresh `memref.alloc`, so every
+    result is distinct.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def LowerDistToMPI : Pass<"placer-lower-dist-to-mpi", "::mlir::ModuleOp"> {
   let summary = "Lower bufferized dist.send/dist.recv to MPI transfers";
   let description = [{

@@ -42,26 +42,6 @@ Value boundedIndex(OpBuilder &b, Location loc, Value raw, int64_t extent) {
       zero);
 }
 
-/// A generic over `outType` whose body yields `read(indices of the output)`.
-Value generate(OpBuilder &b, Location loc, RankedTensorType outType,
-               function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> read) {
-  int64_t rank = outType.getRank();
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{outType}, ValueRange{},
-             ValueRange{emptyTensor(b, loc, outType)},
-             SmallVector<AffineMap>{
-                 AffineMap::getMultiDimIdentityMap(rank, b.getContext())},
-             iterators,
-             [&](OpBuilder &nb, Location l, ValueRange) {
-               SmallVector<Value> ivs;
-               for (int64_t d = 0; d < rank; ++d)
-                 ivs.push_back(linalg::IndexOp::create(nb, l, d));
-               linalg::YieldOp::create(nb, l, read(nb, l, ivs));
-             })
-      .getResult(0);
-}
-
 /// GatherElements: out[i] = data[i with axis replaced by indices[i]].
 Results lowerGatherElements(NodeLowering &n) {
   Value data = n.operands[0], indices = n.operands[1];

@@ -32,12 +32,23 @@ Results lowerReshape(NodeLowering &n) {
 }
 
 Results lowerIdentity(NodeLowering &n) {
-  SmallVector<Value> results = {n.operands[0]};
-  // Dropout's optional mask output: all true in inference.
-  if (n.node.getOutputs().size() > 1 && !n.node.getOutputs()[1].use_empty()) {
-    auto maskType = cast<RankedTensorType>(n.node.getOutputs()[1].getType());
-    results.push_back(filled(n.builder, n.getLoc(), maskType, 1));
+  return single(n.operands[0]);
+}
+
+/// Dropout in inference: the input, and a mask of all true. Training mode
+/// (a training_mode input not known false) draws a random mask, which is
+/// not lowered unless the ratio is 0.
+Results lowerDropout(NodeLowering &n) {
+  if (n.hasOperand(2)) {
+    std::optional<SmallVector<int64_t>> training = n.getConstantInts(2);
+    std::optional<double> ratio =
+        n.hasOperand(1) ? n.getConstantScalar(1) : std::optional<double>(0.5);
+    if ((!training || training->front() != 0) && (!ratio || *ratio != 0))
+      return n.fail("training-mode Dropout (a random mask) is not lowered");
   }
+  SmallVector<Value> results = {n.operands[0]};
+  if (n.node.getOutputs().size() > 1)
+    results.push_back(filled(n.builder, n.getLoc(), n.getResultType(1), 1));
   return results;
 }
 
@@ -79,6 +90,77 @@ Results lowerConcat(NodeLowering &n) {
   return single(result);
 }
 
+/// Slice with starts, axes or steps known only at run time. The output
+/// shape is static, so only where each output dimension starts and its step
+/// are computed: per data dimension, the entry whose axis names it (ONNX's
+/// clamping included), then one generic reads input[start + i * step].
+Results lowerRuntimeSlice(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Value data = n.operands[0];
+  auto type = cast<RankedTensorType>(data.getType());
+  int64_t rank = type.getRank();
+  int64_t count = cast<RankedTensorType>(n.operands[1].getType()).getNumElements();
+  auto i64 = [&](int64_t v) {
+    return Value(arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v)));
+  };
+  auto select = [&](Value c, Value x, Value y) {
+    return Value(arith::SelectOp::create(b, loc, c, x, y));
+  };
+  auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
+    return Value(arith::CmpIOp::create(b, loc, p, x, y));
+  };
+  using P = arith::CmpIPredicate;
+  SmallVector<Value> starts, steps;
+  for (int64_t d = 0; d < rank; ++d) {
+    starts.push_back(i64(0));
+    steps.push_back(i64(1));
+  }
+  Value zero = i64(0);
+  for (int64_t i = 0; i < count; ++i) {
+    Value axis = n.hasOperand(3) ? extractI64(b, loc, n.operands[3], i) : i64(i);
+    axis = select(cmp(P::slt, axis, zero),
+                  arith::AddIOp::create(b, loc, axis, i64(rank)), axis);
+    Value step = n.hasOperand(4) ? extractI64(b, loc, n.operands[4], i) : i64(1);
+    Value start = extractI64(b, loc, n.operands[1], i);
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t dim = type.getDimSize(d);
+      // ONNX: a negative start counts from the end; then clamp to [0, dim]
+      // going forward, [0, dim - 1] going backward.
+      Value s = select(cmp(P::slt, start, zero),
+                       arith::AddIOp::create(b, loc, start, i64(dim)), start);
+      Value backward = cmp(P::slt, step, zero);
+      Value high = select(backward, i64(dim - 1), i64(dim));
+      s = arith::MaxSIOp::create(b, loc, arith::MinSIOp::create(b, loc, s, high),
+                                 zero);
+      Value here = cmp(P::eq, axis, i64(d));
+      starts[d] = select(here, s, starts[d]);
+      steps[d] = select(here, step, steps[d]);
+    }
+  }
+  RankedTensorType outType = n.getResultType();
+  return single(generate(
+      b, loc, outType, [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d) {
+          Value i = arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[d]);
+          Value j = arith::AddIOp::create(
+              nb, l, starts[d], arith::MulIOp::create(nb, l, i, steps[d]));
+          // The static output shape bounds i; clamping keeps a model whose
+          // inputs contradict it inside the tensor.
+          j = arith::MaxSIOp::create(
+              nb, l,
+              arith::MinSIOp::create(
+                  nb, l, j,
+                  arith::ConstantOp::create(
+                      nb, l, nb.getI64IntegerAttr(type.getDimSize(d) - 1))),
+              arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0)));
+          at.push_back(arith::IndexCastOp::create(nb, l, nb.getIndexType(), j));
+        }
+        return Value(tensor::ExtractOp::create(nb, l, data, at));
+      }));
+}
+
 /// Slice with compile-time starts/ends/axes/steps (inputs from opset 10,
 /// attributes before); negative steps are not lowered.
 Results lowerSlice(NodeLowering &n) {
@@ -96,8 +178,9 @@ Results lowerSlice(NodeLowering &n) {
     ends = n.getConstantInts(2);
     axes = n.hasOperand(3) ? n.getConstantInts(3) : std::nullopt;
     steps = n.hasOperand(4) ? n.getConstantInts(4) : std::nullopt;
-    if ((n.hasOperand(3) && !axes) || (n.hasOperand(4) && !steps))
-      return n.fail("axes and steps must be compile-time constants");
+    if (!starts || !ends || (n.hasOperand(3) && !axes) ||
+        (n.hasOperand(4) && !steps))
+      return lowerRuntimeSlice(n);
   }
   if (!starts || !ends || starts->size() != ends->size())
     return n.fail("starts and ends must be compile-time constants of one length");
@@ -168,12 +251,17 @@ Results lowerSplit(NodeLowering &n) {
     return n.fail("axis out of range");
   SmallVector<Value> results;
   int64_t offset = 0;
-  for (Value output : n.node.getOutputs()) {
-    auto outType = cast<RankedTensorType>(output.getType());
+  for (unsigned i = 0; i < n.node.getOutputs().size(); ++i) {
+    RankedTensorType outType = n.getResultType(i);
     SmallVector<int64_t> offsets(type.getRank(), 0),
         strides(type.getRank(), 1);
     offsets[axis] = offset;
     offset += outType.getDimSize(axis);
+    if (outType.getNumElements() == 0) {
+      // An empty part (split 0) reads nothing, even past an empty input.
+      results.push_back(emptyTensor(b, loc, outType));
+      continue;
+    }
     results.push_back(tensor::ExtractSliceOp::create(
         b, loc, outType, n.operands[0], ValueRange{}, ValueRange{},
         ValueRange{}, offsets, outType.getShape(), strides));
@@ -277,26 +365,101 @@ Value sourceIndex(OpBuilder &b, Location loc, Value i, int64_t low,
       arith::SubIOp::create(b, loc, index(2 * (dim - 1)), j), j);
 }
 
+/// Pad with pads or the constant value known only at run time, or
+/// negative pads (crops): each output element reads input[i - begin],
+/// mapped (edge: clamped, reflect: mirrored) or, in constant mode, the
+/// value where that index is outside the input.
+Results lowerRuntimePad(NodeLowering &n, StringRef mode) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Value input = n.operands[0];
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  RankedTensorType outType = n.getResultType();
+  Type element = outType.getElementType();
+  SmallVector<Value> begins;
+  std::optional<SmallVector<int64_t>> attr = n.getInts("pads");
+  if (!attr && cast<RankedTensorType>(n.operands[1].getType()).getNumElements() !=
+                   2 * rank)
+    return n.fail("pads must hold 2 x rank values");
+  for (int64_t d = 0; d < rank; ++d)
+    begins.push_back(attr ? Value(arith::ConstantOp::create(
+                                b, loc, b.getI64IntegerAttr((*attr)[d])))
+                          : extractI64(b, loc, n.operands[1], d));
+  for (int64_t d = 0; d < rank; ++d)
+    if (type.getDimSize(d) == 0 && mode != "constant")
+      return n.fail("cannot pad an empty dimension in " + mode + " mode");
+  Value value = scalarConstant(b, loc, element, n.getFloat("value", 0.0f));
+  if (n.hasOperand(2))
+    value = castScalar(b, loc,
+                       tensor::ExtractOp::create(
+                           b, loc, n.operands[2],
+                           SmallVector<Value>(
+                               cast<RankedTensorType>(n.operands[2].getType())
+                                   .getRank(),
+                               arith::ConstantIndexOp::create(b, loc, 0))),
+                       element);
+  return single(generate(
+      b, loc, outType, [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
+        auto i64 = [&](int64_t v) {
+          return Value(arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(v)));
+        };
+        using P = arith::CmpIPredicate;
+        Value inside = arith::ConstantOp::create(nb, l, nb.getBoolAttr(true));
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d) {
+          int64_t dim = type.getDimSize(d);
+          Value j = arith::SubIOp::create(
+              nb, l, arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[d]),
+              begins[d]);
+          Value zero = i64(0), last = i64(std::max<int64_t>(dim - 1, 0));
+          if (mode == "reflect") {
+            // Mirror about the edges (period 2 (dim - 1)).
+            Value period = i64(std::max<int64_t>(2 * (dim - 1), 1));
+            Value m = arith::RemSIOp::create(nb, l, j, period);
+            m = arith::SelectOp::create(
+                nb, l, arith::CmpIOp::create(nb, l, P::slt, m, zero),
+                arith::AddIOp::create(nb, l, m, period), m);
+            j = arith::SelectOp::create(
+                nb, l, arith::CmpIOp::create(nb, l, P::sgt, m, last),
+                arith::SubIOp::create(nb, l, period, m), m);
+          } else if (mode == "constant") {
+            inside = arith::AndIOp::create(
+                nb, l, inside,
+                arith::AndIOp::create(
+                    nb, l, arith::CmpIOp::create(nb, l, P::sge, j, zero),
+                    arith::CmpIOp::create(nb, l, P::slt, j, i64(dim))));
+          }
+          j = arith::MaxSIOp::create(nb, l, arith::MinSIOp::create(nb, l, j, last),
+                                     zero);
+          at.push_back(arith::IndexCastOp::create(nb, l, nb.getIndexType(), j));
+        }
+        if (type.getNumElements() == 0)
+          return value;
+        Value read = tensor::ExtractOp::create(nb, l, input, at);
+        return Value(arith::SelectOp::create(nb, l, inside, read, value));
+      }));
+}
+
 Results lowerPad(NodeLowering &n) {
   StringRef mode = n.getString("mode", "constant");
   if (mode != "constant" && mode != "edge" && mode != "reflect")
     return n.fail("unknown pad mode '" + mode + "'");
   auto type = cast<RankedTensorType>(n.operands[0].getType());
-  std::optional<SmallVector<int64_t>> pads =
-      n.getInts("pads") ? n.getInts("pads") : n.getConstantInts(1);
-  if (!pads || pads->size() != 2 * static_cast<size_t>(type.getRank()))
-    return n.fail("pads must be a compile-time constant with 2 x rank values");
   if (n.hasOperand(3))
     return n.fail("the axes input of Pad is not lowered");
+  std::optional<SmallVector<int64_t>> pads =
+      n.getInts("pads") ? n.getInts("pads") : n.getConstantInts(1);
+  if (pads && pads->size() != 2 * static_cast<size_t>(type.getRank()))
+    return n.fail("pads has " + Twine(pads->size()) + " values, expected " +
+                  Twine(2 * type.getRank()));
   double value = n.getFloat("value", 0.0f);
-  if (n.hasOperand(2)) {
-    std::optional<double> constant = n.getConstantScalar(2);
-    if (!constant)
-      return n.fail("constant_value must be a compile-time constant");
-    value = *constant;
-  }
-  if (llvm::any_of(*pads, [](int64_t p) { return p < 0; }))
-    return n.fail("negative pads are not lowered");
+  std::optional<double> constant =
+      n.hasOperand(2) ? n.getConstantScalar(2) : std::optional<double>(value);
+  if (!pads || !constant ||
+      llvm::any_of(*pads, [](int64_t p) { return p < 0; }))
+    return lowerRuntimePad(n, mode);
+  value = *constant;
   int64_t rank = type.getRank();
   ArrayRef<int64_t> all(*pads);
   if (mode == "constant")
@@ -388,13 +551,23 @@ Results lowerConstantOfShape(NodeLowering &n) {
 
 Results lowerRange(NodeLowering &n) {
   RankedTensorType outType = n.getResultType();
-  std::optional<double> start = n.getConstantScalar(0),
-                        delta = n.getConstantScalar(2);
-  if (!start || !delta)
-    return n.fail("start and delta must be compile-time constants");
   OpBuilder &b = n.builder;
   Location loc = n.getLoc();
   Type element = outType.getElementType();
+  // Start and delta as values (constants fold): the output's static length
+  // already fixes the element count.
+  Type wide = isa<FloatType>(element) ? element : Type(b.getI64Type());
+  auto scalarOf = [&](unsigned i) {
+    return castScalar(
+        b, loc,
+        tensor::ExtractOp::create(
+            b, loc, n.operands[i],
+            SmallVector<Value>(
+                cast<RankedTensorType>(n.operands[i].getType()).getRank(),
+                arith::ConstantIndexOp::create(b, loc, 0))),
+        wide);
+  };
+  Value start = scalarOf(0), delta = scalarOf(2);
   return single(
       linalg::GenericOp::create(
           b, loc, TypeRange{outType}, ValueRange{},
@@ -407,20 +580,141 @@ Results lowerRange(NodeLowering &n) {
             Value v;
             if (isa<FloatType>(element)) {
               Value fi = arith::SIToFPOp::create(nb, l, element, i);
-              v = arith::AddFOp::create(
-                  nb, l, scalarConstant(nb, l, element, *start),
-                  arith::MulFOp::create(nb, l, fi,
-                                        scalarConstant(nb, l, element, *delta)));
+              v = arith::AddFOp::create(nb, l, start,
+                                        arith::MulFOp::create(nb, l, fi, delta));
             } else {
-              Value wide = arith::AddIOp::create(
-                  nb, l, scalarConstant(nb, l, nb.getI64Type(), *start),
-                  arith::MulIOp::create(
-                      nb, l, i, scalarConstant(nb, l, nb.getI64Type(), *delta)));
-              v = castScalar(nb, l, wide, element);
+              v = castScalar(nb, l,
+                             arith::AddIOp::create(
+                                 nb, l, start, arith::MulIOp::create(nb, l, i, delta)),
+                             element);
             }
             linalg::YieldOp::create(nb, l, v);
           })
           .getResult(0));
+}
+
+//===----------------------------------------------------------------------===//
+// Layout: Tile, DepthToSpace, SpaceToDepth, Trilu, EyeLike
+//===----------------------------------------------------------------------===//
+
+/// A copy of `input` into `outType` reading through `map` (output indices
+/// -> input indices).
+Value copyThrough(OpBuilder &b, Location loc, Value input,
+                  RankedTensorType outType, AffineMap map) {
+  int64_t rank = outType.getRank();
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{outType}, ValueRange{input},
+             ValueRange{emptyTensor(b, loc, outType)},
+             SmallVector<AffineMap>{
+                 map, AffineMap::getMultiDimIdentityMap(rank, b.getContext())},
+             iterators,
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(nb, l, args[0]);
+             })
+      .getResult(0);
+}
+
+/// Tile: out[i] = in[i mod dim] (the repeats are the output's static shape
+/// over the input's).
+Results lowerTile(NodeLowering &n) {
+  auto type = cast<RankedTensorType>(n.operands[0].getType());
+  RankedTensorType outType = n.getResultType();
+  if (outType.getRank() != type.getRank())
+    return n.fail("the output's rank differs from the input's");
+  MLIRContext *context = n.builder.getContext();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    int64_t dim = type.getDimSize(d);
+    if (dim == 0 ? outType.getDimSize(d) != 0 : outType.getDimSize(d) % dim)
+      return n.fail("the output's shape is not a multiple of the input's");
+    exprs.push_back(dim == 0 ? getAffineConstantExpr(0, context)
+                             : getAffineDimExpr(d, context) % dim);
+  }
+  if (outType.getNumElements() == 0)
+    return single(emptyTensor(n.builder, n.getLoc(), outType));
+  return single(copyThrough(n.builder, n.getLoc(), n.operands[0], outType,
+                            AffineMap::get(type.getRank(), 0, exprs, context)));
+}
+
+/// DepthToSpace (DCR or CRD) and SpaceToDepth on NCHW: index arithmetic
+/// in the read map, no copy but the output.
+template <bool ToSpace>
+Results lowerDepthSpace(NodeLowering &n) {
+  auto type = cast<RankedTensorType>(n.operands[0].getType());
+  RankedTensorType outType = n.getResultType();
+  int64_t block = n.getInt("blocksize", 0);
+  if (type.getRank() != 4 || block < 1)
+    return n.fail("needs an NCHW input and a positive blocksize");
+  MLIRContext *context = n.builder.getContext();
+  AffineExpr batch = getAffineDimExpr(0, context), c = getAffineDimExpr(1, context),
+             h = getAffineDimExpr(2, context), w = getAffineDimExpr(3, context);
+  SmallVector<AffineExpr> read;
+  if (ToSpace) {
+    int64_t channels = outType.getDimSize(1);
+    AffineExpr offset = (h % block) * block + w % block;
+    AffineExpr channel = n.getString("mode", "DCR") == "CRD"
+                             ? c * (block * block) + offset
+                             : offset * channels + c;
+    read = {batch, channel, h.floorDiv(block), w.floorDiv(block)};
+  } else {
+    int64_t channels = type.getDimSize(1);
+    AffineExpr k = c.floorDiv(channels);
+    read = {batch, c % channels, h * block + k.floorDiv(block),
+            w * block + k % block};
+  }
+  return single(copyThrough(n.builder, n.getLoc(), n.operands[0], outType,
+                            AffineMap::get(4, 0, read, context)));
+}
+
+/// Trilu: keep the elements on and above (upper) or below (lower) the k-th
+/// diagonal of the last two dimensions, zero the rest; k may come at run
+/// time.
+Results lowerTrilu(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  RankedTensorType type = n.getResultType();
+  int64_t rank = type.getRank();
+  if (rank < 2)
+    return n.fail("needs at least two dimensions");
+  Value k = n.hasOperand(1)
+                ? extractI64(b, loc, n.operands[1])
+                : Value(arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)));
+  bool upper = n.getInt("upper", 1);
+  Type element = type.getElementType();
+  return single(elementwise(
+      b, loc, n.operands[0], type, [&](OpBuilder &nb, Location l, ValueRange args) {
+        auto at = [&](int64_t d) {
+          return Value(arith::IndexCastOp::create(
+              nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, d)));
+        };
+        Value diagonal = arith::SubIOp::create(nb, l, at(rank - 1), at(rank - 2));
+        Value keep = arith::CmpIOp::create(
+            nb, l, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle,
+            diagonal, k);
+        return Value(arith::SelectOp::create(nb, l, keep, args[0],
+                                             scalarConstant(nb, l, element, 0)));
+      }));
+}
+
+/// EyeLike: ones on the k-th diagonal of a 2-D output, zeros elsewhere.
+Results lowerEyeLike(NodeLowering &n) {
+  RankedTensorType type = n.getResultType();
+  if (type.getRank() != 2)
+    return n.fail("needs a 2-D input");
+  int64_t k = n.getInt("k", 0);
+  Type element = type.getElementType();
+  return single(generate(
+      n.builder, n.getLoc(), type,
+      [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
+        Value column = arith::AddIOp::create(
+            nb, l, ivs[0], arith::ConstantIndexOp::create(nb, l, k));
+        Value on = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, ivs[1],
+                                         column);
+        return Value(arith::SelectOp::create(nb, l, on,
+                                             scalarConstant(nb, l, element, 1),
+                                             scalarConstant(nb, l, element, 0)));
+      }));
 }
 
 } // namespace
@@ -429,7 +723,7 @@ void placer::lowering::registerShapeIndexingLowerings(LoweringRegistry &r) {
   r.beginFamily("Shape and indexing",
                 "Reshapes are views (collapse to 1-D, expand to the static output type); Transpose is `linalg.transpose`; Concat, Slice and Split are `tensor.insert_slice`/`extract_slice` (a generic reading `start + i * step` for negative steps); Gather reads with `tensor.extract` (negative indices wrap); Expand is a broadcasting copy; Pad is `tensor.pad` (constant) or a generic reading the clamped (edge) or mirrored (reflect) index. Shape, Size, Constant, ConstantOfShape are compile-time constants; Range a generic over its index.");
   r.add("Identity", lowerIdentity);
-  r.add("Dropout", lowerIdentity);
+  r.add("Dropout", lowerDropout);
   r.add("Reshape", lowerReshape);
   r.add("Flatten", lowerReshape);
   r.add("Squeeze", lowerReshape);
@@ -441,6 +735,11 @@ void placer::lowering::registerShapeIndexingLowerings(LoweringRegistry &r) {
   r.add("Gather", lowerGather);
   r.add("Expand", lowerExpand);
   r.add("Pad", lowerPad);
+  r.add("Tile", lowerTile);
+  r.add("DepthToSpace", lowerDepthSpace<true>);
+  r.add("SpaceToDepth", lowerDepthSpace<false>);
+  r.add("Trilu", lowerTrilu);
+  r.add("EyeLike", lowerEyeLike);
   r.add("Shape", lowerShape);
   r.add("Size", lowerSize);
   r.add("Constant", lowerConstantNode);

@@ -313,4 +313,24 @@ Value softmax(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
                      });
 }
 
+/// A generic over `outType` whose body yields `read(indices of the output)`.
+Value generate(OpBuilder &b, Location loc, RankedTensorType outType,
+               GenerateFn read) {
+  int64_t rank = outType.getRank();
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{outType}, ValueRange{},
+             ValueRange{emptyTensor(b, loc, outType)},
+             SmallVector<AffineMap>{
+                 AffineMap::getMultiDimIdentityMap(rank, b.getContext())},
+             iterators,
+             [&](OpBuilder &nb, Location l, ValueRange) {
+               SmallVector<Value> ivs;
+               for (int64_t d = 0; d < rank; ++d)
+                 ivs.push_back(linalg::IndexOp::create(nb, l, d));
+               linalg::YieldOp::create(nb, l, read(nb, l, ivs));
+             })
+      .getResult(0);
+}
+
 } // namespace placer::lowering

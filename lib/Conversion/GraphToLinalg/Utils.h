@@ -107,6 +107,15 @@ mlir::DenseIntElementsAttr i64Elements(mlir::OpBuilder &b,
 mlir::Value softmax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                     llvm::ArrayRef<int64_t> axes, bool log);
 
+using GenerateFn = llvm::function_ref<mlir::Value(
+    mlir::OpBuilder &, mlir::Location, llvm::ArrayRef<mlir::Value>)>;
+
+/// A linalg.generic over `outType` with no inputs whose body yields
+/// `read(the output element's indices)`: for outputs read from computed
+/// positions (tensor.extract).
+mlir::Value generate(mlir::OpBuilder &b, mlir::Location loc,
+                     mlir::RankedTensorType outType, GenerateFn read);
+
 // One per family file.
 void registerElementwiseLowerings(LoweringRegistry &registry);
 void registerContractionLowerings(LoweringRegistry &registry);
