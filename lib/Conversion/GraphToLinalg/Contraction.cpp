@@ -23,8 +23,15 @@ namespace {
 // Contractions
 //===----------------------------------------------------------------------===//
 
-/// The body of a contraction: acc + lhs * rhs.
+/// The body of a contraction: acc + lhs * rhs (floats, or integers of the
+/// accumulator's type).
 void multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
+  if (!isFloat(args[2].getType())) {
+    Value mul = arith::MulIOp::create(b, loc, args[0], args[1]);
+    linalg::YieldOp::create(b, loc,
+                            Value(arith::AddIOp::create(b, loc, args[2], mul)));
+    return;
+  }
   Value mul = arith::MulFOp::create(b, loc, args[0], args[1]);
   linalg::YieldOp::create(b, loc,
                           Value(arith::AddFOp::create(b, loc, args[2], mul)));
@@ -32,15 +39,12 @@ void multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
 
 /// A (.., m, k) x (.., k, n) contraction with numpy broadcasting of the
 /// batch dimensions and ONNX's 1-D promotion rules.
-Results lowerMatMul(NodeLowering &n) {
-  OpBuilder &b = n.builder;
-  Location loc = n.getLoc();
-  Value lhs = n.operands[0], rhs = n.operands[1];
+} // namespace
+
+Value placer::lowering::matmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                               RankedTensorType outType) {
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   auto rhsType = cast<RankedTensorType>(rhs.getType());
-  RankedTensorType outType = n.getResultType();
-  if (!isFloat(outType))
-    return n.fail("only floating-point MatMul is lowered");
   // 1-D operands: promote to matrices, and reshape the result back at the end.
   if (lhsType.getRank() == 1)
     lhs = reshapeTo(b, loc, lhs,
@@ -104,7 +108,17 @@ Results lowerMatMul(NodeLowering &n) {
                   multiplyAdd)
                   .getResult(0);
   }
-  return single(reshapeTo(b, loc, product, outType));
+  return reshapeTo(b, loc, product, outType);
+}
+
+namespace {
+
+Results lowerMatMul(NodeLowering &n) {
+  if (!isFloat(n.getResultType()))
+    return n.fail("only floating-point MatMul is lowered (MatMulInteger: "
+                  "integers)");
+  return single(matmul(n.builder, n.getLoc(), n.operands[0], n.operands[1],
+                       n.getResultType()));
 }
 
 /// A' x B' for 2-D operands, transposes read through the indexing maps:

@@ -82,7 +82,10 @@ Value addChannelBias(OpBuilder &b, Location loc, Value value, Value bias) {
              ValueRange{emptyTensor(b, loc, type)}, maps, iterators,
              [](OpBuilder &nb, Location l, ValueRange args) {
                linalg::YieldOp::create(
-                   nb, l, Value(arith::AddFOp::create(nb, l, args[0], args[1])));
+                   nb, l,
+                   isFloat(args[0].getType())
+                       ? Value(arith::AddFOp::create(nb, l, args[0], args[1]))
+                       : Value(arith::AddIOp::create(nb, l, args[0], args[1])));
              })
       .getResult(0);
 }
@@ -149,21 +152,21 @@ Value liftTo2d(OpBuilder &b, Location loc, Value value) {
       unitHeight());
 }
 
-Results lowerConv(NodeLowering &n) {
+} // namespace
+
+FailureOr<Value> placer::lowering::convolve(NodeLowering &n, Value input,
+                                            Value weight, Value bias,
+                                            RankedTensorType finalType) {
   OpBuilder &b = n.builder;
   Location loc = n.getLoc();
-  auto inType = cast<RankedTensorType>(n.operands[0].getType());
-  auto wType = cast<RankedTensorType>(n.operands[1].getType());
-  RankedTensorType finalType = n.getResultType();
-  if (!isFloat(finalType))
-    return n.fail("only floating-point Conv is lowered");
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto wType = cast<RankedTensorType>(weight.getType());
   if (wType.getRank() != inType.getRank())
     return n.fail("the weight's rank differs from the input's");
   FailureOr<Window> window =
       readWindow(n, inType, finalType, wType.getShape().drop_front(2));
   if (failed(window))
     return failure();
-  Value input = n.operands[0], weight = n.operands[1];
   RankedTensorType outType = finalType;
   if (window->lifted) {
     input = liftTo2d(b, loc, input);
@@ -219,9 +222,23 @@ Results lowerConv(NodeLowering &n) {
   if (window->lifted)
     result = tensor::CollapseShapeOp::create(b, loc, finalType, result,
                                              unitHeight());
-  if (n.hasOperand(2))
-    result = addChannelBias(b, loc, result, n.operands[2]);
-  return single(result);
+  if (bias)
+    result = addChannelBias(b, loc, result, bias);
+  return result;
+}
+
+namespace {
+
+Results lowerConv(NodeLowering &n) {
+  if (!isFloat(n.getResultType()))
+    return n.fail("only floating-point Conv is lowered (ConvInteger: "
+                  "integers)");
+  FailureOr<Value> result =
+      convolve(n, n.operands[0], n.operands[1],
+               n.hasOperand(2) ? n.operands[2] : Value(), n.getResultType());
+  if (failed(result))
+    return failure();
+  return single(*result);
 }
 
 template <bool IsMax>

@@ -116,6 +116,19 @@ using GenerateFn = llvm::function_ref<mlir::Value(
 mlir::Value generate(mlir::OpBuilder &b, mlir::Location loc,
                      mlir::RankedTensorType outType, GenerateFn read);
 
+/// A (.., m, k) x (.., k, n) product with numpy broadcasting of the batch
+/// dimensions and ONNX's 1-D promotion, in `outType` (float, or integer
+/// operands already of the accumulator's type).
+mlir::Value matmul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
+                   mlir::Value rhs, mlir::RankedTensorType outType);
+
+/// Conv of `input` by `weight` (+ `bias` when given) with the node's
+/// attributes (pads, strides, dilations, group), into `outType`: float, or
+/// integer operands already of the accumulator's type.
+mlir::FailureOr<mlir::Value> convolve(NodeLowering &n, mlir::Value input,
+                                      mlir::Value weight, mlir::Value bias,
+                                      mlir::RankedTensorType outType);
+
 // One per family file.
 void registerElementwiseLowerings(LoweringRegistry &registry);
 void registerContractionLowerings(LoweringRegistry &registry);
@@ -125,6 +138,7 @@ void registerNormalizationLowerings(LoweringRegistry &registry);
 void registerShapeIndexingLowerings(LoweringRegistry &registry);
 void registerLossLowerings(LoweringRegistry &registry);
 void registerGatherScatterLowerings(LoweringRegistry &registry);
+void registerQuantizationLowerings(LoweringRegistry &registry);
 
 } // namespace placer::lowering
 
