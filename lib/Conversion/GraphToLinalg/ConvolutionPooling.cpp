@@ -241,6 +241,146 @@ Results lowerConv(NodeLowering &n) {
   return single(*result);
 }
 
+/// ConvTranspose over 1 to 3 spatial dimensions, gathered per output
+/// element: out[n, m, o] sums x[n, c, i] * w[c, f, k] over the group's
+/// channels c and the kernel k, for i = (o + pad_begin - k * dilation) /
+/// stride where that divides exactly and lies inside the input. Padding
+/// comes from `pads`, or from the output shape (output_shape or auto_pad:
+/// SAME_UPPER puts the smaller half first).
+Results lowerConvTranspose(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Value x = n.operands[0], w = n.operands[1];
+  auto inType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
+  RankedTensorType outType = n.getResultType();
+  if (!isFloat(outType))
+    return n.fail("only floating-point ConvTranspose is lowered");
+  int64_t spatial = inType.getRank() - 2;
+  if (spatial < 1 || wType.getRank() != inType.getRank() ||
+      outType.getRank() != inType.getRank())
+    return n.fail("needs N C spatial... inputs and weights of the same rank");
+  int64_t group = n.getInt("group", 1);
+  int64_t channels = inType.getDimSize(1);
+  if (group < 1 || channels % group || wType.getDimSize(0) != channels)
+    return n.fail("the weight's first dimension must be the input channels, "
+                  "divisible by group");
+  int64_t perGroupIn = channels / group, perGroupOut = wType.getDimSize(1);
+  if (outType.getDimSize(1) != perGroupOut * group)
+    return n.fail("the output channels must be group x the weight's second "
+                  "dimension");
+  SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
+  SmallVector<int64_t> strides = intsOr(n, "strides", spatial, 1);
+  SmallVector<int64_t> dilations = intsOr(n, "dilations", spatial, 1);
+  SmallVector<int64_t> outPad = intsOr(n, "output_padding", spatial, 0);
+  if (strides.size() != size_t(spatial) || dilations.size() != size_t(spatial) ||
+      outPad.size() != size_t(spatial))
+    return n.fail("strides, dilations and output_padding need one value per "
+                  "spatial dimension");
+  if (llvm::any_of(strides, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(dilations, [](int64_t v) { return v < 1; }))
+    return n.fail("strides and dilations must be positive");
+  SmallVector<int64_t> begin(spatial, 0);
+  std::optional<SmallVector<int64_t>> pads = n.getInts("pads");
+  StringRef autoPad = n.getString("auto_pad", "NOTSET");
+  for (int64_t d = 0; d < spatial; ++d) {
+    if (pads && autoPad == "NOTSET" && !n.getInts("output_shape")) {
+      if (pads->size() != size_t(2 * spatial))
+        return n.fail("pads needs 2 values per spatial dimension");
+      begin[d] = (*pads)[d];
+      continue;
+    }
+    int64_t total = strides[d] * (inType.getDimSize(2 + d) - 1) + outPad[d] +
+                    (kernel[d] - 1) * dilations[d] + 1 -
+                    outType.getDimSize(2 + d);
+    // An output larger than the input covers (output_shape) grows at the
+    // end.
+    begin[d] = total < 0                  ? 0
+               : autoPad == "SAME_UPPER" ? total / 2
+                                         : total - total / 2;
+  }
+  // Loops: n, g, f, o..., then the reductions c, k...; the weight is read
+  // as [G, C/G, F, k...] and the output written as [N, G, F, o...], so
+  // every loop is a plain dimension of an operand.
+  MLIRContext *context = b.getContext();
+  int64_t loops = 4 + 2 * spatial;
+  auto dim = [&](int64_t i) { return getAffineDimExpr(i, context); };
+  SmallVector<AffineExpr> wExprs = {dim(1), dim(3 + spatial), dim(2)};
+  SmallVector<AffineExpr> outExprs = {dim(0), dim(1), dim(2)};
+  SmallVector<int64_t> wShape = {group, perGroupIn, perGroupOut};
+  SmallVector<int64_t> outShape = {outType.getDimSize(0), group, perGroupOut};
+  for (int64_t d = 0; d < spatial; ++d) {
+    wExprs.push_back(dim(4 + spatial + d));
+    outExprs.push_back(dim(3 + d));
+    wShape.push_back(kernel[d]);
+    outShape.push_back(outType.getDimSize(2 + d));
+  }
+  Type element = outType.getElementType();
+  auto groupedOut = RankedTensorType::get(outShape, element);
+  auto groupedW = RankedTensorType::get(wShape, element);
+  SmallVector<ReassociationIndices> splitFirst = {{0, 1}}, splitSecond = {{0},
+                                                                          {1, 2}};
+  for (int64_t d = 0; d < spatial + 1; ++d)
+    splitFirst.push_back({d + 2});
+  for (int64_t d = 0; d < spatial; ++d)
+    splitSecond.push_back({d + 3});
+  Value grouped = tensor::ExpandShapeOp::create(b, loc, groupedW, w, splitFirst);
+  SmallVector<utils::IteratorType> iterators(loops, utils::IteratorType::reduction);
+  std::fill_n(iterators.begin(), 3 + spatial, utils::IteratorType::parallel);
+  Value result =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{groupedOut}, ValueRange{grouped},
+          ValueRange{filled(b, loc, groupedOut, 0.0)},
+          SmallVector<AffineMap>{AffineMap::get(loops, 0, wExprs, context),
+                                 AffineMap::get(loops, 0, outExprs, context)},
+          iterators,
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            auto index = [&](int64_t v) {
+              return Value(arith::ConstantIndexOp::create(nb, l, v));
+            };
+            using P = arith::CmpIPredicate;
+            Value channel = arith::AddIOp::create(
+                nb, l,
+                arith::MulIOp::create(nb, l, linalg::IndexOp::create(nb, l, 1),
+                                      index(perGroupIn)),
+                linalg::IndexOp::create(nb, l, 3 + spatial));
+            SmallVector<Value> at = {linalg::IndexOp::create(nb, l, 0), channel};
+            Value valid = arith::ConstantOp::create(nb, l, nb.getBoolAttr(true));
+            for (int64_t d = 0; d < spatial; ++d) {
+              Value o = linalg::IndexOp::create(nb, l, 3 + d);
+              Value k = linalg::IndexOp::create(nb, l, 4 + spatial + d);
+              Value t = arith::SubIOp::create(
+                  nb, l, arith::AddIOp::create(nb, l, o, index(begin[d])),
+                  arith::MulIOp::create(nb, l, k, index(dilations[d])));
+              Value i = arith::DivSIOp::create(nb, l, t, index(strides[d]));
+              Value ok = arith::AndIOp::create(
+                  nb, l, arith::CmpIOp::create(nb, l, P::sge, t, index(0)),
+                  arith::CmpIOp::create(
+                      nb, l, P::eq,
+                      arith::RemSIOp::create(nb, l, t, index(strides[d])),
+                      index(0)));
+              ok = arith::AndIOp::create(
+                  nb, l, ok,
+                  arith::CmpIOp::create(nb, l, P::slt, i,
+                                        index(inType.getDimSize(2 + d))));
+              valid = arith::AndIOp::create(nb, l, valid, ok);
+              at.push_back(arith::SelectOp::create(nb, l, ok, i, index(0)));
+            }
+            Value read = tensor::ExtractOp::create(nb, l, x, at);
+            read = arith::SelectOp::create(nb, l, valid, read,
+                                           scalarConstant(nb, l, element, 0));
+            linalg::YieldOp::create(
+                nb, l,
+                Value(arith::AddFOp::create(
+                    nb, l, args[1], arith::MulFOp::create(nb, l, read, args[0]))));
+          })
+          .getResult(0);
+  result = tensor::CollapseShapeOp::create(b, loc, outType, result, splitSecond);
+  if (n.hasOperand(2))
+    result = addChannelBias(b, loc, result, n.operands[2]);
+  return single(result);
+}
+
 template <bool IsMax>
 Results lowerPool(NodeLowering &n) {
   OpBuilder &b = n.builder;
@@ -370,6 +510,7 @@ void placer::lowering::registerConvolutionPoolingLowerings(LoweringRegistry &r) 
   r.beginFamily("Convolution and pooling",
                 "`tensor.pad` (pads, auto_pad SAME_UPPER/SAME_LOWER/VALID), then `linalg.conv_2d_nchw_fchw`, or for group > 1 `linalg.conv_2d_ngchw_gfchw` between reshapes; bias by channel; 1-D windows run as 2-D ones of height 1. Pooling: `linalg.pooling_nchw_max/sum`, the average dividing by the window count (count_include_pad) or by a pooled tensor of ones; ceil_mode through the node's output shape. Global pooling: `linalg.reduce` over the spatial dimensions.");
   r.add("Conv", lowerConv);
+  r.add("ConvTranspose", lowerConvTranspose);
   r.add("MaxPool", lowerPool<true>);
   r.add("AveragePool", lowerPool<false>);
   r.add("GlobalAveragePool", lowerGlobalPool<false>);
