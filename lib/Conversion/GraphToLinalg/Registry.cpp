@@ -75,6 +75,7 @@ const LoweringRegistry &placer::getNodeLowerings() {
     lowering::registerNormalizationLowerings(r);
     lowering::registerShapeIndexingLowerings(r);
     lowering::registerGatherScatterLowerings(r);
+    lowering::registerResizeLowerings(r);
     lowering::registerLossLowerings(r);
     lowering::registerQuantizationLowerings(r);
     return r;

@@ -139,6 +139,7 @@ void registerShapeIndexingLowerings(LoweringRegistry &registry);
 void registerLossLowerings(LoweringRegistry &registry);
 void registerGatherScatterLowerings(LoweringRegistry &registry);
 void registerQuantizationLowerings(LoweringRegistry &registry);
+void registerResizeLowerings(LoweringRegistry &registry);
 
 } // namespace placer::lowering
 
