@@ -105,14 +105,204 @@ Results lowerLayerNorm(NodeLowering &n) {
   return results;
 }
 
+/// The mean and (population) variance of `x` over `axes`, each of x's rank
+/// with size 1 over the axes.
+std::pair<Value, Value> moments(OpBuilder &b, Location loc, Value x,
+                                ArrayRef<int64_t> axes) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Type element = type.getElementType();
+  SmallVector<int64_t> kept(type.getShape());
+  int64_t count = 1;
+  for (int64_t a : axes) {
+    count *= type.getDimSize(a);
+    kept[a] = 1;
+  }
+  auto keptType = RankedTensorType::get(kept, element);
+  auto add = [](OpBuilder &nb, Location l, Value v, Value acc) -> Value {
+    return arith::AddFOp::create(nb, l, v, acc);
+  };
+  auto average = [&](Value v) {
+    return elementwise(b, loc, reshapeTo(b, loc, reduce(b, loc, v, axes, 0.0, add),
+                                         keptType),
+                       keptType, [&](OpBuilder &nb, Location l, ValueRange args) {
+                         return Value(arith::DivFOp::create(
+                             nb, l, args[0], scalarConstant(nb, l, element, count)));
+                       });
+  };
+  Value mean = average(x);
+  Value squares = elementwise(b, loc, {x, mean}, type,
+                              [](OpBuilder &nb, Location l, ValueRange args) {
+                                Value d = arith::SubFOp::create(nb, l, args[0], args[1]);
+                                return Value(arith::MulFOp::create(nb, l, d, d));
+                              });
+  return {mean, average(squares)};
+}
+
+/// (x - mean) * rsqrt(var + epsilon) * scale + bias, the statistics of
+/// x's shape reduced, scale and bias per channel (dimension 1).
+Value normalizeWith(OpBuilder &b, Location loc, Value x, Value mean, Value var,
+                    Value scale, Value bias, double epsilon) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  Type element = type.getElementType();
+  SmallVector<int64_t> channelShape(rank, 1);
+  channelShape[1] = type.getDimSize(1);
+  auto channelType = RankedTensorType::get(channelShape, element);
+  return elementwise(
+      b, loc,
+      {x, mean, var, reshapeTo(b, loc, scale, channelType),
+       reshapeTo(b, loc, bias, channelType)},
+      type, [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value inv = math::RsqrtOp::create(
+            nb, l,
+            arith::AddFOp::create(nb, l, args[2],
+                                  scalarConstant(nb, l, element, epsilon)));
+        Value y = arith::MulFOp::create(
+            nb, l, arith::SubFOp::create(nb, l, args[0], args[1]), inv);
+        return Value(arith::AddFOp::create(
+            nb, l, arith::MulFOp::create(nb, l, y, args[3]), args[4]));
+      });
+}
+
+/// Training-mode BatchNormalization: the batch's statistics normalize, and
+/// the running ones move toward them by 1 - momentum.
+Results lowerTrainingBatchNorm(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Value x = n.operands[0];
+  auto type = cast<RankedTensorType>(x.getType());
+  if (type.getRank() < 2)
+    return n.fail("the input needs a channel dimension");
+  SmallVector<int64_t> axes = {0};
+  for (int64_t d = 2; d < type.getRank(); ++d)
+    axes.push_back(d);
+  auto [mean, var] = moments(b, loc, x, axes);
+  SmallVector<Value> results = {normalizeWith(b, loc, x, mean, var, n.operands[1],
+                                              n.operands[2],
+                                              n.getFloat("epsilon", 1e-5f))};
+  double momentum = n.getFloat("momentum", 0.9f);
+  Type element = type.getElementType();
+  for (unsigned i = 1; i < n.node.getOutputs().size() && i < 3; ++i) {
+    RankedTensorType runType = n.getResultType(i);
+    Value current = reshapeTo(b, loc, i == 1 ? mean : var, runType);
+    results.push_back(elementwise(
+        b, loc, {n.operands[2 + i], current}, runType,
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          return Value(arith::AddFOp::create(
+              nb, l,
+              arith::MulFOp::create(nb, l, args[0],
+                                    scalarConstant(nb, l, element, momentum)),
+              arith::MulFOp::create(nb, l, args[1],
+                                    scalarConstant(nb, l, element, 1 - momentum))));
+        }));
+  }
+  return results;
+}
+
+/// InstanceNormalization: per sample and channel, over the spatial dims.
+Results lowerInstanceNorm(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Value x = n.operands[0];
+  auto type = cast<RankedTensorType>(x.getType());
+  if (type.getRank() < 3)
+    return n.fail("the input needs spatial dimensions");
+  SmallVector<int64_t> axes;
+  for (int64_t d = 2; d < type.getRank(); ++d)
+    axes.push_back(d);
+  auto [mean, var] = moments(b, loc, x, axes);
+  return single(normalizeWith(b, loc, x, mean, var, n.operands[1], n.operands[2],
+                              n.getFloat("epsilon", 1e-5f)));
+}
+
+/// MeanVarianceNormalization: (x - mean) / (sqrt(var) + 1e-9) over `axes`.
+Results lowerMeanVarianceNorm(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Value x = n.operands[0];
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> axes;
+  for (int64_t a : n.getInts("axes").value_or(SmallVector<int64_t>{0, 2, 3})) {
+    a = normalizeAxis(a, type.getRank());
+    if (a < 0 || a >= type.getRank())
+      return n.fail("axis out of range");
+    if (!llvm::is_contained(axes, a))
+      axes.push_back(a);
+  }
+  llvm::sort(axes);
+  auto [mean, var] = moments(b, loc, x, axes);
+  Type element = type.getElementType();
+  return single(elementwise(
+      b, loc, {x, mean, var}, type, [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value std = arith::AddFOp::create(nb, l, math::SqrtOp::create(nb, l, args[2]),
+                                          scalarConstant(nb, l, element, 1e-9));
+        return Value(arith::DivFOp::create(
+            nb, l, arith::SubFOp::create(nb, l, args[0], args[1]), std));
+      }));
+}
+
+/// LRN: x / (bias + alpha / size * sum of squares over the channel window
+/// [c - floor((size - 1) / 2), c + ceil((size - 1) / 2)])^beta.
+Results lowerLRN(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Value x = n.operands[0];
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t size = n.getInt("size", 0), rank = type.getRank();
+  if (size < 1 || rank < 2)
+    return n.fail("needs a positive size and a channel dimension");
+  double alpha = n.getFloat("alpha", 1e-4f), beta = n.getFloat("beta", 0.75f),
+         bias = n.getFloat("bias", 1.0f);
+  int64_t before = (size - 1) / 2, channels = type.getDimSize(1);
+  Type element = type.getElementType();
+  return single(generate(
+      b, loc, type, [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
+        Value sum = scalarConstant(nb, l, element, 0);
+        SmallVector<Value> at(ivs);
+        for (int64_t j = 0; j < size; ++j) {
+          // Channel c - before + j, when inside [0, channels).
+          Value c = arith::AddIOp::create(
+              nb, l, arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[1]),
+              arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(j - before)));
+          Value inside = arith::AndIOp::create(
+              nb, l,
+              arith::CmpIOp::create(
+                  nb, l, arith::CmpIPredicate::sge, c,
+                  arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0))),
+              arith::CmpIOp::create(
+                  nb, l, arith::CmpIPredicate::slt, c,
+                  arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(channels))));
+          Value safe = arith::SelectOp::create(
+              nb, l, inside, c,
+              arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0)));
+          at[1] = arith::IndexCastOp::create(nb, l, nb.getIndexType(), safe);
+          Value v = tensor::ExtractOp::create(nb, l, x, at);
+          v = arith::SelectOp::create(nb, l, inside, v,
+                                      scalarConstant(nb, l, element, 0));
+          sum = arith::AddFOp::create(nb, l, sum, arith::MulFOp::create(nb, l, v, v));
+        }
+        Value denom = math::PowFOp::create(
+            nb, l,
+            arith::AddFOp::create(
+                nb, l, scalarConstant(nb, l, element, bias),
+                arith::MulFOp::create(nb, l, sum,
+                                      scalarConstant(nb, l, element, alpha / size))),
+            scalarConstant(nb, l, element, beta));
+        return Value(arith::DivFOp::create(
+            nb, l, tensor::ExtractOp::create(nb, l, x, ivs), denom));
+      }));
+}
+
 /// Inference BatchNormalization: per-channel (dimension 1) statistics.
 Results lowerBatchNorm(NodeLowering &n) {
   OpBuilder &b = n.builder;
   Location loc = n.getLoc();
   auto type = cast<RankedTensorType>(n.operands[0].getType());
+  if (n.getInt("training_mode", 0))
+    return lowerTrainingBatchNorm(n);
   for (unsigned i = 1; i < n.node.getOutputs().size(); ++i)
     if (!n.node.getOutputs()[i].use_empty())
-      return n.fail("training-mode outputs are not lowered");
+      return n.fail("the running statistics are outputs in training mode only");
   if (type.getRank() < 2)
     return n.fail("the input needs a channel dimension");
   MLIRContext *context = b.getContext();
@@ -150,10 +340,20 @@ Results lowerBatchNorm(NodeLowering &n) {
 } // namespace
 
 void placer::lowering::registerNormalizationLowerings(LoweringRegistry &r) {
-  r.beginFamily("Normalization",
-                "Softmax and LogSoftmax: max-reduce, exp, sum-reduce, divide (opset 13: one axis; before: [axis, rank)). LayerNormalization, BatchNormalization (inference): reductions and one generic with `math.rsqrt`.");
+  r.beginFamily(
+      "Normalization",
+      "Softmax and LogSoftmax: max-reduce, exp, sum-reduce, divide (opset 13: "
+      "one axis; before: [axis, rank)). LayerNormalization (with its Mean and "
+      "InvStdDev outputs), BatchNormalization (inference: one generic with "
+      "`math.rsqrt`; training mode: batch statistics and updated running "
+      "ones), InstanceNormalization, MeanVarianceNormalization: mean and "
+      "variance reductions, then one elementwise generic. LRN: one generic "
+      "summing the squares of the channel window.");
   r.add("Softmax", lowerSoftmax<false>);
   r.add("LogSoftmax", lowerSoftmax<true>);
   r.add("LayerNormalization", lowerLayerNorm);
   r.add("BatchNormalization", lowerBatchNorm);
+  r.add("InstanceNormalization", lowerInstanceNorm);
+  r.add("MeanVarianceNormalization", lowerMeanVarianceNorm);
+  r.add("LRN", lowerLRN);
 }
