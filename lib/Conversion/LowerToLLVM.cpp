@@ -20,6 +20,7 @@ static constexpr llvm::StringLiteral kBufferizePipeline =
     "canonicalize,"
     "cse,"
     "one-shot-bufferize{bufferize-function-boundaries "
+    "allow-return-allocs-from-loops "
     "function-boundary-type-conversion=identity-layout-map},"
     "func.func(placer-distinct-results),"
     "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},"

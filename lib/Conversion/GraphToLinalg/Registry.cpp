@@ -76,6 +76,7 @@ const LoweringRegistry &placer::getNodeLowerings() {
     lowering::registerShapeIndexingLowerings(r);
     lowering::registerGatherScatterLowerings(r);
     lowering::registerResizeLowerings(r);
+    lowering::registerRecurrentLowerings(r);
     lowering::registerLossLowerings(r);
     lowering::registerQuantizationLowerings(r);
     return r;

@@ -140,6 +140,7 @@ void registerLossLowerings(LoweringRegistry &registry);
 void registerGatherScatterLowerings(LoweringRegistry &registry);
 void registerQuantizationLowerings(LoweringRegistry &registry);
 void registerResizeLowerings(LoweringRegistry &registry);
+void registerRecurrentLowerings(LoweringRegistry &registry);
 
 } // namespace placer::lowering
 
