@@ -381,15 +381,161 @@ Results lowerConvTranspose(NodeLowering &n) {
   return single(result);
 }
 
+/// Pooling over any number of spatial dimensions, gathered per output
+/// element: the window's elements read at o * stride + k * dilation - begin
+/// and skipped outside the input (so max ignores padding and the average
+/// divides by the elements inside, or by the window with
+/// count_include_pad). MaxPool's Indices output is the row-major offset of
+/// the maximum in the whole input (storage_order 1: column-major within
+/// the spatial dims). Used for 3-D windows and for Indices; 1-D and 2-D
+/// pools take the named-op path.
+template <bool IsMax>
+Results lowerGatheredPool(NodeLowering &n, ArrayRef<int64_t> kernel) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Value x = n.operands[0];
+  auto inType = cast<RankedTensorType>(x.getType());
+  RankedTensorType outType = n.getResultType();
+  int64_t spatial = inType.getRank() - 2;
+  if (spatial < 1 || kernel.size() != size_t(spatial))
+    return n.fail("kernel_shape needs one size per spatial dimension");
+  SmallVector<int64_t> strides = intsOr(n, "strides", spatial, 1);
+  SmallVector<int64_t> dilations = intsOr(n, "dilations", spatial, 1);
+  if (strides.size() != size_t(spatial) || dilations.size() != size_t(spatial))
+    return n.fail("strides and dilations need one value per spatial dimension");
+  auto padding = spatialPadding(n, inType.getShape().drop_front(2),
+                                outType.getShape().drop_front(2), kernel,
+                                strides, dilations);
+  if (failed(padding))
+    return failure();
+  SmallVector<int64_t> begin = padding->first;
+  SmallVector<int64_t> pads = intsOr(n, "pads", 2 * spatial, 0);
+  SmallVector<int64_t> explicitEnd(pads.begin() + spatial, pads.end());
+  bool includePad = !IsMax && n.getInt("count_include_pad", 0);
+  bool columnMajor = n.getInt("storage_order", 0);
+  bool withIndices = IsMax && n.node.getOutputs().size() > 1;
+  Type element = outType.getElementType();
+  Type f = element;
+  double inf = std::numeric_limits<double>::infinity();
+  // Output element: value (and index) from a compile-time loop over the
+  // window.
+  RankedTensorType indexType =
+      withIndices ? n.getResultType(1) : RankedTensorType();
+  int64_t window = 1;
+  for (int64_t k : kernel)
+    window *= k;
+  auto body = [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs,
+                  bool wantIndex) -> Value {
+    auto i64 = [&](int64_t v) {
+      return Value(arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(v)));
+    };
+    using P = arith::CmpIPredicate;
+    bool floating = isFloat(f), isUnsigned = n.isUnsignedInput(0);
+    Value acc = isUnsigned ? scalarConstant(nb, l, f, 0)
+                           : scalarConstant(nb, l, f, IsMax ? -inf : 0);
+    Value best = i64(0), count = scalarConstant(nb, l, f, 0);
+    for (int64_t w = 0; w < window; ++w) {
+      SmallVector<int64_t> k(spatial);
+      for (int64_t d = spatial - 1, rest = w; d >= 0; --d) {
+        k[d] = rest % kernel[d];
+        rest /= kernel[d];
+      }
+      SmallVector<Value> at(ivs.take_front(2));
+      Value inside = arith::ConstantOp::create(nb, l, nb.getBoolAttr(true));
+      Value withPad = inside;
+      SmallVector<Value> coords;
+      for (int64_t d = 0; d < spatial; ++d) {
+        Value o = arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[2 + d]);
+        Value i = arith::AddIOp::create(
+            nb, l, arith::MulIOp::create(nb, l, o, i64(strides[d])),
+            i64(k[d] * dilations[d] - begin[d]));
+        int64_t in = inType.getDimSize(2 + d);
+        inside = arith::AndIOp::create(
+            nb, l, inside,
+            arith::AndIOp::create(nb, l, arith::CmpIOp::create(nb, l, P::sge, i, i64(0)),
+                                  arith::CmpIOp::create(nb, l, P::slt, i, i64(in))));
+        // count_include_pad counts the explicit pads, not ceil_mode's.
+        withPad = arith::AndIOp::create(
+            nb, l, withPad,
+            arith::CmpIOp::create(nb, l, P::slt, i, i64(in + explicitEnd[d])));
+        Value clamped = arith::MaxSIOp::create(
+            nb, l, arith::MinSIOp::create(nb, l, i, i64(in - 1)), i64(0));
+        coords.push_back(clamped);
+        at.push_back(arith::IndexCastOp::create(nb, l, nb.getIndexType(), clamped));
+      }
+      Value v = tensor::ExtractOp::create(nb, l, x, at);
+      if (IsMax) {
+        Value greater =
+            floating ? Value(arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT,
+                                                   v, acc))
+                     : Value(arith::CmpIOp::create(
+                           nb, l, isUnsigned ? P::ugt : P::sgt, v, acc));
+        Value better = arith::AndIOp::create(nb, l, inside, greater);
+        acc = arith::SelectOp::create(nb, l, better, v, acc);
+        if (wantIndex) {
+          // Offset of (n, c, coords) in the input.
+          Value offset = arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[0]);
+          offset = arith::AddIOp::create(
+              nb, l, arith::MulIOp::create(nb, l, offset, i64(inType.getDimSize(1))),
+              arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[1]));
+          Value spatialOffset = i64(0);
+          for (int64_t j = 0; j < spatial; ++j) {
+            int64_t d = columnMajor ? spatial - 1 - j : j;
+            spatialOffset = arith::AddIOp::create(
+                nb, l,
+                arith::MulIOp::create(nb, l, spatialOffset,
+                                      i64(inType.getDimSize(2 + d))),
+                coords[d]);
+          }
+          int64_t plane = 1;
+          for (int64_t d = 0; d < spatial; ++d)
+            plane *= inType.getDimSize(2 + d);
+          offset = arith::AddIOp::create(
+              nb, l, arith::MulIOp::create(nb, l, offset, i64(plane)), spatialOffset);
+          best = arith::SelectOp::create(nb, l, better, offset, best);
+        }
+      } else {
+        acc = arith::AddFOp::create(
+            nb, l, acc,
+            arith::SelectOp::create(nb, l, inside, v, scalarConstant(nb, l, f, 0)));
+        count = arith::AddFOp::create(
+            nb, l, count,
+            arith::SelectOp::create(nb, l, includePad ? withPad : inside,
+                                    scalarConstant(nb, l, f, 1),
+                                    scalarConstant(nb, l, f, 0)));
+      }
+    }
+    if (wantIndex)
+      return best;
+    if (!IsMax)
+      acc = arith::DivFOp::create(nb, l, acc, count);
+    return acc;
+  };
+  SmallVector<Value> results = {generate(
+      b, loc, outType, [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
+        return body(nb, l, ivs, false);
+      })};
+  if (withIndices)
+    results.push_back(generate(
+        b, loc, indexType, [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
+          return body(nb, l, ivs, true);
+        }));
+  return results;
+}
+
 template <bool IsMax>
 Results lowerPool(NodeLowering &n) {
   OpBuilder &b = n.builder;
   Location loc = n.getLoc();
   auto inType = cast<RankedTensorType>(n.operands[0].getType());
   RankedTensorType finalType = n.getResultType();
-  if (n.node.getOutputs().size() > 1 && !n.node.getOutputs()[1].use_empty())
-    return n.fail("the Indices output of MaxPool is not lowered");
+  if (!IsMax && !isFloat(finalType))
+    return n.fail("only floating-point AveragePool is lowered");
   std::optional<SmallVector<int64_t>> kernel = n.getInts("kernel_shape");
+  if (kernel && (inType.getRank() > 4 || !isFloat(finalType) ||
+                 (n.node.getOutputs().size() > 1 &&
+                  !n.node.getOutputs()[1].use_empty())))
+    return lowerGatheredPool<IsMax>(n, *kernel);
   if (!kernel)
     return n.fail("kernel_shape is missing");
   FailureOr<Window> window = readWindow(n, inType, finalType, *kernel);

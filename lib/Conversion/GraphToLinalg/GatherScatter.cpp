@@ -253,15 +253,94 @@ Results lowerOneHot(NodeLowering &n) {
       }));
 }
 
+/// MaxUnpool: zeros of the output's shape, each input element written at
+/// its Indices entry: a row-major offset into the shape the pooling came
+/// from ((in - 1) * stride + kernel - pads), which an output_shape may
+/// enlarge.
+Results lowerMaxUnpool(NodeLowering &n) {
+  Value x = n.operands[0], indices = n.operands[1];
+  auto type = cast<RankedTensorType>(x.getType());
+  RankedTensorType outType = n.getResultType();
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  int64_t spatial = type.getRank() - 2;
+  std::optional<SmallVector<int64_t>> kernel = n.getInts("kernel_shape");
+  if (spatial < 1 || !kernel || kernel->size() != size_t(spatial))
+    return n.fail("kernel_shape needs one size per spatial dimension");
+  SmallVector<int64_t> strides =
+      n.getInts("strides").value_or(SmallVector<int64_t>(spatial, 1));
+  SmallVector<int64_t> pads =
+      n.getInts("pads").value_or(SmallVector<int64_t>(2 * spatial, 0));
+  if (strides.size() != size_t(spatial) || pads.size() != size_t(2 * spatial))
+    return n.fail("strides and pads need one value (pads: two) per spatial "
+                  "dimension");
+  SmallVector<int64_t> pooled(type.getShape().take_front(2));
+  for (int64_t d = 0; d < spatial; ++d)
+    pooled.push_back((type.getDimSize(2 + d) - 1) * strides[d] + (*kernel)[d] -
+                     pads[d] - pads[spatial + d]);
+  int64_t total = 1;
+  for (int64_t size : pooled)
+    total *= size;
+  if (total <= 0 || outType.getNumElements() == 0)
+    return single(filled(b, loc, outType, 0));
+  return single(forEachIndex(
+      b, loc, type.getShape(), filled(b, loc, outType, 0),
+      [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs, Value result) {
+        Value flat = boundedIndex(nb, l, tensor::ExtractOp::create(nb, l, indices, ivs),
+                                  total);
+        SmallVector<Value> at(outType.getRank());
+        for (int64_t d = outType.getRank() - 1; d >= 0; --d) {
+          Value size = indexConstant(nb, l, pooled[d]);
+          at[d] = arith::MinUIOp::create(
+              nb, l, arith::RemUIOp::create(nb, l, flat, size),
+              indexConstant(nb, l, outType.getDimSize(d) - 1));
+          flat = arith::DivUIOp::create(nb, l, flat, size);
+        }
+        return Value(tensor::InsertOp::create(
+            nb, l, tensor::ExtractOp::create(nb, l, x, ivs), result, at));
+      }));
+}
+
+/// ReverseSequence: along time_axis, the first sequence_lens[b] elements
+/// of each batch entry b reversed, the rest as they are.
+Results lowerReverseSequence(NodeLowering &n) {
+  Value x = n.operands[0], lengths = n.operands[1];
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  int64_t batchAxis = normalizeAxis(n.getInt("batch_axis", 1), rank);
+  int64_t timeAxis = normalizeAxis(n.getInt("time_axis", 0), rank);
+  if (batchAxis < 0 || batchAxis >= rank || timeAxis < 0 || timeAxis >= rank ||
+      batchAxis == timeAxis)
+    return n.fail("batch_axis and time_axis must be two different axes");
+  int64_t steps = type.getDimSize(timeAxis);
+  return single(generate(
+      n.builder, n.getLoc(), n.getResultType(),
+      [&](OpBuilder &b, Location loc, ArrayRef<Value> ivs) {
+        Value length = arith::IndexCastOp::create(
+            b, loc, b.getIndexType(),
+            castScalar(b, loc, tensor::ExtractOp::create(b, loc, lengths, ivs[batchAxis]),
+                       b.getI64Type()));
+        length = arith::MinSIOp::create(b, loc, length, indexConstant(b, loc, steps));
+        Value t = ivs[timeAxis];
+        Value reversed = arith::SubIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, length, t), indexConstant(b, loc, 1));
+        Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, t, length);
+        SmallVector<Value> at(ivs);
+        at[timeAxis] = arith::SelectOp::create(b, loc, inside, reversed, t);
+        return Value(tensor::ExtractOp::create(b, loc, x, at));
+      }));
+}
+
 } // namespace
 
 void placer::lowering::registerGatherScatterLowerings(LoweringRegistry &r) {
   r.beginFamily(
       "Gather and scatter",
-      "GatherElements, GatherND, OneHot: one generic over the output reading "
-      "with `tensor.extract` at indices from the index tensor. "
-      "ScatterElements, Scatter, ScatterND (reduction none, add, mul, max, "
-      "min): an `scf.for` nest over the updates carrying the result tensor, "
+      "GatherElements, GatherND, OneHot, ReverseSequence: one generic over "
+      "the output reading with `tensor.extract` at indices from the index "
+      "tensor. ScatterElements, Scatter, ScatterND (reduction none, add, mul, "
+      "max, min), MaxUnpool: an `scf.for` nest over the updates carrying the "
+      "result tensor, "
       "one `tensor.insert` per update, in order. Negative indices wrap; "
       "indices out of range are clamped so that no access leaves a tensor.");
   r.add("GatherElements", lowerGatherElements);
@@ -270,4 +349,6 @@ void placer::lowering::registerGatherScatterLowerings(LoweringRegistry &r) {
   r.add("Scatter", lowerScatterElements);
   r.add("ScatterND", lowerScatterND);
   r.add("OneHot", lowerOneHot);
+  r.add("MaxUnpool", lowerMaxUnpool);
+  r.add("ReverseSequence", lowerReverseSequence);
 }
