@@ -228,6 +228,35 @@ Flops pool(const FormulaArgs &args) {
                                product(kernel.asArrayRef()));
 }
 
+/// TopK compares each element with every other along the axis (the
+/// lowering counts each element's place).
+Flops topK(const FormulaArgs &args) {
+  auto in = args.input(0);
+  if (failed(in))
+    return failure();
+  if (in->empty())
+    return std::optional<double>(0.0);
+  int64_t rank = in->size();
+  int64_t axis = getIntAttr(args.node, "axis", -1);
+  axis = axis < 0 ? axis + rank : axis;
+  if (axis < 0 || axis >= rank)
+    return std::optional<double>();
+  return std::optional<double>(2.0 * product(*in) * (*in)[axis]);
+}
+
+/// The losses: 3 per target element (pick, weigh, sum), plus the log
+/// softmax of the scores for SoftmaxCrossEntropyLoss.
+Flops loss(const FormulaArgs &args) {
+  auto scores = args.input(0);
+  auto target = args.input(1);
+  if (failed(scores) || failed(target))
+    return failure();
+  double flops = 3.0 * product(*target);
+  if (args.node.getOpType() == "SoftmaxCrossEntropyLoss")
+    flops += 5.0 * product(*scores);
+  return std::optional<double>(flops);
+}
+
 Flops recurrent(const FormulaArgs &args) {
   auto x = args.input(0);
   auto w = args.input(1);
@@ -267,7 +296,7 @@ const llvm::StringMap<CostRule> &costRules() {
     add({"Scatter", "ScatterElements", "ScatterND", "Slice", "Concat",
          "Split", "Pad", "Resize", "Upsample", "Transpose", "Tile", "Expand",
          "Cast", "CastLike", "DepthToSpace", "SpaceToDepth", "ConstantOfShape",
-         "Compress", "NonZero", "OneHot", "Trilu", "EyeLike",
+         "Compress", "NonZero", "OneHot", "Trilu", "EyeLike", "MaxUnpool",
          "ReverseSequence", "Range", "SequenceConstruct", "SequenceAt",
          "SequenceInsert", "SplitToSequence", "ConcatFromSequence"},
         {CostClass::DataMovement});
@@ -283,6 +312,14 @@ const llvm::StringMap<CostRule> &costRules() {
          "Atanh", "Softplus", "Softsign", "Elu", "Selu", "Celu", "Mish"},
         compute(perOutputElement, 4.0));
     add({"Gelu"}, compute(perOutputElement, 8.0));
+    // Quantization: scale, round, shift, saturate per element; the dynamic
+    // one first finds the range (2 reductions).
+    add({"DequantizeLinear"}, compute(perInputElement, 2.0));
+    add({"QuantizeLinear"}, compute(perInputElement, 4.0));
+    add({"DynamicQuantizeLinear"}, compute(perInputElement, 6.0));
+    add({"TopK"}, compute(topK));
+    add({"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"},
+        compute(loss));
     add({"Sum", "Mean", "Max", "Min"}, compute(variadicElementwise));
     add({"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
          "ReduceL1", "ReduceLogSum", "ReduceLogSumExp", "ArgMax", "ArgMin",
@@ -320,6 +357,14 @@ const CostRule *findCostRule(NodeOp node) {
   auto it = costRules().find(node.getOpType());
   return it == costRules().end() ? nullptr : &it->second;
 }
+
+} // namespace
+
+bool placer::hasOnnxCostRule(StringRef opType) {
+  return costRules().count(opType);
+}
+
+namespace {
 
 /// Backward time as a multiple of forward time, per ONNX op type
 /// (docs/CostModel.md, "Backward times", gives the sources). Ops listed in

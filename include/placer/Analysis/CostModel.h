@@ -26,6 +26,11 @@ void registerCostModels(mlir::DialectRegistry &registry);
 /// (on tensors; free on scalars). Each attaches when its dialect loads.
 void registerUpstreamCostModels(mlir::DialectRegistry &registry);
 
+/// Whether the cost model has a formula (or a data-movement or view rule)
+/// for ONNX op type `opType` of the default domain; the other op types get
+/// estimateGenericWork's bytes-only estimate.
+bool hasOnnxCostRule(llvm::StringRef opType);
+
 /// The estimate for an op with no model: it reads its operands and writes
 /// its results once, and computes nothing.
 OpWork estimateGenericWork(mlir::Operation *op);

@@ -35,6 +35,9 @@ struct NodeLowering {
   /// The static tensor type output `i` lowers to (unsigned integers as
   /// signless ones of the same width).
   mlir::RankedTensorType getResultType(unsigned i = 0);
+  /// Whether optional output `i` is there and used (an omitted one has type
+  /// none and needs no value).
+  bool wantsResult(unsigned i);
   bool isUnsignedInput(unsigned i) const;
   bool isUnsignedResult(unsigned i = 0) const;
   /// True when operand `i` is given (not omitted with graph.none).

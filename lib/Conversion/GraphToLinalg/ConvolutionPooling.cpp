@@ -413,7 +413,7 @@ Results lowerGatheredPool(NodeLowering &n, ArrayRef<int64_t> kernel) {
   SmallVector<int64_t> explicitEnd(pads.begin() + spatial, pads.end());
   bool includePad = !IsMax && n.getInt("count_include_pad", 0);
   bool columnMajor = n.getInt("storage_order", 0);
-  bool withIndices = IsMax && n.node.getOutputs().size() > 1;
+  bool withIndices = IsMax && n.wantsResult(1);
   Type element = outType.getElementType();
   Type f = element;
   double inf = std::numeric_limits<double>::infinity();
@@ -533,8 +533,7 @@ Results lowerPool(NodeLowering &n) {
     return n.fail("only floating-point AveragePool is lowered");
   std::optional<SmallVector<int64_t>> kernel = n.getInts("kernel_shape");
   if (kernel && (inType.getRank() > 4 || !isFloat(finalType) ||
-                 (n.node.getOutputs().size() > 1 &&
-                  !n.node.getOutputs()[1].use_empty())))
+                 n.wantsResult(1)))
     return lowerGatheredPool<IsMax>(n, *kernel);
   if (!kernel)
     return n.fail("kernel_shape is missing");

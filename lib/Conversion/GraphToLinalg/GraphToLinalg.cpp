@@ -37,6 +37,12 @@ static bool isUnsignedInteger(Type type) {
   return integer && integer.isUnsigned();
 }
 
+bool NodeLowering::wantsResult(unsigned i) {
+  return i < node.getOutputs().size() &&
+         isa<RankedTensorType>(node.getOutputs()[i].getType()) &&
+         !node.getOutputs()[i].use_empty();
+}
+
 bool NodeLowering::isUnsignedInput(unsigned i) const {
   return i < inputElementTypes.size() && isUnsignedInteger(inputElementTypes[i]);
 }

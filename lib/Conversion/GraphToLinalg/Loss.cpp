@@ -134,7 +134,7 @@ Results lowerSoftmaxCrossEntropyLoss(NodeLowering &n) {
   if (failed(loss))
     return failure();
   SmallVector<Value> results = {*loss};
-  if (n.node.getOutputs().size() > 1)
+  if (n.wantsResult(1))
     results.push_back(logProb);
   return results;
 }

@@ -97,11 +97,11 @@ Results lowerLayerNorm(NodeLowering &n) {
       });
   // The optional Mean and InvStdDev outputs: the statistics, of rank
   // `rank` with size 1 over the normalized axes.
-  SmallVector<Value> results = {y};
-  if (n.node.getOutputs().size() > 1)
-    results.push_back(reshapeTo(b, loc, mean, n.getResultType(1)));
-  if (n.node.getOutputs().size() > 2)
-    results.push_back(reshapeTo(b, loc, invStdDev, n.getResultType(2)));
+  SmallVector<Value> results = {y, Value(), Value()};
+  if (n.wantsResult(1))
+    results[1] = reshapeTo(b, loc, mean, n.getResultType(1));
+  if (n.wantsResult(2))
+    results[2] = reshapeTo(b, loc, invStdDev, n.getResultType(2));
   return results;
 }
 
@@ -182,10 +182,13 @@ Results lowerTrainingBatchNorm(NodeLowering &n) {
                                               n.getFloat("epsilon", 1e-5f))};
   double momentum = n.getFloat("momentum", 0.9f);
   Type element = type.getElementType();
-  for (unsigned i = 1; i < n.node.getOutputs().size() && i < 3; ++i) {
+  results.resize(3);
+  for (unsigned i = 1; i < 3; ++i) {
+    if (!n.wantsResult(i))
+      continue;
     RankedTensorType runType = n.getResultType(i);
     Value current = reshapeTo(b, loc, i == 1 ? mean : var, runType);
-    results.push_back(elementwise(
+    results[i] = elementwise(
         b, loc, {n.operands[2 + i], current}, runType,
         [&](OpBuilder &nb, Location l, ValueRange args) {
           return Value(arith::AddFOp::create(
@@ -194,7 +197,7 @@ Results lowerTrainingBatchNorm(NodeLowering &n) {
                                     scalarConstant(nb, l, element, momentum)),
               arith::MulFOp::create(nb, l, args[1],
                                     scalarConstant(nb, l, element, 1 - momentum))));
-        }));
+        });
   }
   return results;
 }

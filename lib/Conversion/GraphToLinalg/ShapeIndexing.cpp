@@ -47,7 +47,7 @@ Results lowerDropout(NodeLowering &n) {
       return n.fail("training-mode Dropout (a random mask) is not lowered");
   }
   SmallVector<Value> results = {n.operands[0]};
-  if (n.node.getOutputs().size() > 1)
+  if (n.wantsResult(1))
     results.push_back(filled(n.builder, n.getLoc(), n.getResultType(1), 1));
   return results;
 }
