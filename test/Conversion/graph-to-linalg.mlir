@@ -102,6 +102,20 @@ func.func @zero_step(%x: tensor<4xf32>) -> tensor<2xf32> {
 
 // -----
 
+// Every node whose attributes no lowering handles is reported, not only the
+// first, and the nodes between them still lower.
+func.func @two_bad(%x: tensor<4xi32>) -> (tensor<2xi32>, tensor<4xi32>) {
+  // expected-error @below {{cannot lower node 'mode' (Pad): unknown pad mode 'spiral'}}
+  %p = graph.node "Pad"(%x) attributes {attrs = {mode = "spiral", pads = array<i64: 0, 0>}, name = "mode", output_names = ["p"], version = 2 : i64} : (tensor<4xi32>) -> tensor<4xi32>
+  %r = graph.node "Relu"(%x) attributes {name = "fine", output_names = ["r"], version = 14 : i64} : (tensor<4xi32>) -> tensor<4xi32>
+  // expected-error @below {{cannot lower node 'dir' (BitShift): unknown direction 'UP'}}
+  %s = graph.node "BitShift"(%r, %r) attributes {attrs = {direction = "UP"}, name = "dir", output_names = ["s"], version = 11 : i64} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %y = graph.node "Slice"(%s) attributes {attrs = {starts = array<i64: 0>, ends = array<i64: 2>}, name = "keep", output_names = ["y"], version = 1 : i64} : (tensor<4xi32>) -> tensor<2xi32>
+  return %y, %p : tensor<2xi32>, tensor<4xi32>
+}
+
+// -----
+
 // A declared result type that contradicts broadcasting (a damaged model
 // whose ONNX shape inference stopped) is refused, not turned into invalid
 // indexing maps: a lower rank, a dim no input has, a dim that does not fit.

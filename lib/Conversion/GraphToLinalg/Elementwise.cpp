@@ -110,6 +110,15 @@ Value bitShift(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
   return arith::ShRUIOp::create(b, loc, args[0], args[1]);
 }
 
+Results lowerBitShift(NodeLowering &n) {
+  StringRef direction = n.getString("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT")
+    return n.fail("unknown direction '" + direction + "'");
+  if (isFloat(n.getResultType()))
+    return n.fail("shifts integers only");
+  return lowerElementwise<bitShift>(n);
+}
+
 /// Pow: float results as math.powf; integer results through f64 (exact for
 /// the magnitudes an integer power can hold without overflow).
 Value power(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
@@ -476,7 +485,7 @@ void placer::lowering::registerElementwiseLowerings(LoweringRegistry &r) {
   r.add("Div", lowerElementwise<binary<DivFOp, DivSIOp, DivUIOp>>);
   r.add("Mod", lowerElementwise<mod>);
   r.add("Pow", lowerElementwise<power>);
-  r.add("BitShift", lowerElementwise<bitShift>);
+  r.add("BitShift", lowerBitShift);
   r.add("Max", lowerElementwise<variadic<MaximumFOp, MaxSIOp, MaxUIOp>>);
   r.add("Min", lowerElementwise<variadic<MinimumFOp, MinSIOp, MinUIOp>>);
   r.add("Sum", lowerElementwise<variadic<AddFOp, AddIOp>>);

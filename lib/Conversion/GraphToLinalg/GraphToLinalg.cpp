@@ -284,48 +284,64 @@ private:
   bool declared = false;
 };
 
+/// Lowers one node and replaces its outputs; fails after an error naming it.
+LogicalResult lowerNode(NodeOp node, ProfileHooks *profile,
+                        DenseMap<Value, Type> &declaredTypes) {
+  OpBuilder builder(node);
+  if (profile)
+    profile->enter(builder, node);
+  NodeLowering lowering{builder, node,
+                        SmallVector<Value>(node.getInputs().begin(),
+                                           node.getInputs().end())};
+  for (Value input : node.getInputs())
+    lowering.inputElementTypes.push_back(getElementTypeOrSelf(
+        declaredTypes.lookup(input) ? declaredTypes.lookup(input)
+                                    : input.getType()));
+  for (Value output : node.getOutputs())
+    lowering.outputElementTypes.push_back(
+        getElementTypeOrSelf(output.getType()));
+  // Every lowering computes output #0 (the importer checks ONNX arity;
+  // MLIR written by hand is not).
+  if (node.getOutputs().empty())
+    return lowering.fail("the node has no outputs");
+  LoweringFn fn =
+      getNodeLowerings().lookup(node.getOpType(), node.getVersion());
+  FailureOr<SmallVector<Value>> results = fn(lowering);
+  if (failed(results))
+    return failure();
+  for (auto [i, output] : llvm::enumerate(node.getOutputs())) {
+    if (output.use_empty())
+      continue;
+    if (i >= results->size() || !(*results)[i])
+      return lowering.fail("output #" + Twine(i) + " is not produced");
+    if ((*results)[i].getType() != getSignlessType(output.getType()))
+      return lowering.fail("the lowering of output #" + Twine(i) +
+                           " has the wrong type");
+  }
+  for (auto [i, output] : llvm::enumerate(node.getOutputs())) {
+    if (output.use_empty())
+      continue;
+    if (output.getType() != (*results)[i].getType())
+      declaredTypes[(*results)[i]] = output.getType();
+    output.replaceAllUsesWith((*results)[i]);
+  }
+  if (profile)
+    profile->exit(builder, node);
+  node.erase();
+  return success();
+}
+
+/// Lowers every node in program order. A node that cannot be lowered (an
+/// attribute combination no lowering handles) does not stop the others: the
+/// pass reports every such node, then fails.
 LogicalResult lowerNodes(func::FuncOp func, ProfileHooks *profile,
                          DenseMap<Value, Type> &declaredTypes) {
   SmallVector<NodeOp> nodes(func.getOps<NodeOp>());
-  for (NodeOp node : nodes) {
-    OpBuilder builder(node);
-    if (profile)
-      profile->enter(builder, node);
-    NodeLowering lowering{builder, node,
-                          SmallVector<Value>(node.getInputs().begin(),
-                                             node.getInputs().end())};
-    for (Value input : node.getInputs())
-      lowering.inputElementTypes.push_back(getElementTypeOrSelf(
-          declaredTypes.lookup(input) ? declaredTypes.lookup(input)
-                                      : input.getType()));
-    for (Value output : node.getOutputs())
-      lowering.outputElementTypes.push_back(
-          getElementTypeOrSelf(output.getType()));
-    // Every lowering computes output #0 (the importer checks ONNX arity;
-    // MLIR written by hand is not).
-    if (node.getOutputs().empty())
-      return lowering.fail("the node has no outputs");
-    LoweringFn fn =
-        getNodeLowerings().lookup(node.getOpType(), node.getVersion());
-    FailureOr<SmallVector<Value>> results = fn(lowering);
-    if (failed(results))
-      return failure();
-    for (auto [i, output] : llvm::enumerate(node.getOutputs())) {
-      if (output.use_empty())
-        continue;
-      if (i >= results->size() || !(*results)[i])
-        return lowering.fail("output #" + Twine(i) + " is not produced");
-      if ((*results)[i].getType() != getSignlessType(output.getType()))
-        return lowering.fail("the lowering of output #" + Twine(i) +
-                             " has the wrong type");
-      if (output.getType() != (*results)[i].getType())
-        declaredTypes[(*results)[i]] = output.getType();
-      output.replaceAllUsesWith((*results)[i]);
-    }
-    if (profile)
-      profile->exit(builder, node);
-    node.erase();
-  }
+  bool allLowered = true;
+  for (NodeOp node : nodes)
+    allLowered &= succeeded(lowerNode(node, profile, declaredTypes));
+  if (!allLowered)
+    return failure();
   for (NoneOp none : llvm::make_early_inc_range(func.getOps<NoneOp>()))
     if (none->use_empty())
       none.erase();
