@@ -312,6 +312,8 @@ const llvm::StringMap<CostRule> &costRules() {
          "Atanh", "Softplus", "Softsign", "Elu", "Selu", "Celu", "Mish"},
         compute(perOutputElement, 4.0));
     add({"Gelu"}, compute(perOutputElement, 8.0));
+    // GridSample: bilinear's 4 taps (multiply-add each) per output element.
+    add({"GridSample"}, compute(perOutputElement, 8.0));
     // Quantization: scale, round, shift, saturate per element; the dynamic
     // one first finds the range (2 reductions).
     add({"DequantizeLinear"}, compute(perInputElement, 2.0));

@@ -331,6 +331,141 @@ Results lowerReverseSequence(NodeLowering &n) {
       }));
 }
 
+/// Compress: the slices along `axis` (of the flattened input without one)
+/// whose condition holds, in order. The output's static size says how many
+/// the model promises; an scf.for over the condition copies each selected
+/// slice to the next free place, never past the output.
+Results lowerCompress(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Value x = n.operands[0], condition = n.operands[1];
+  auto type = cast<RankedTensorType>(x.getType());
+  RankedTensorType outType = n.getResultType();
+  bool hasAxis = n.node.getAttrs().get("axis") != nullptr;
+  if (!hasAxis) {
+    x = reshapeTo(b, loc, x,
+                  RankedTensorType::get({type.getNumElements()}, type.getElementType()));
+    type = cast<RankedTensorType>(x.getType());
+  }
+  int64_t rank = type.getRank();
+  int64_t axis = hasAxis ? normalizeAxis(n.getInt("axis", 0), rank) : 0;
+  if (axis < 0 || axis >= rank || outType.getRank() != rank)
+    return n.fail("axis out of range");
+  int64_t length = std::min(
+      type.getDimSize(axis),
+      cast<RankedTensorType>(condition.getType()).getNumElements());
+  int64_t room = outType.getDimSize(axis);
+  SmallVector<int64_t> sliceShape(type.getShape());
+  sliceShape[axis] = 1;
+  auto sliceType = RankedTensorType::get(sliceShape, type.getElementType());
+  Value init = filled(b, loc, outType, 0);
+  if (room == 0 || length == 0)
+    return single(init);
+  auto loop = scf::ForOp::create(
+      b, loc, indexConstant(b, loc, 0), indexConstant(b, loc, length),
+      indexConstant(b, loc, 1),
+      ValueRange{init, indexConstant(b, loc, 0)},
+      [&](OpBuilder &lb, Location l, Value i, ValueRange carried) {
+        Value result = carried[0], next = carried[1];
+        Value keep = castScalar(lb, l,
+                                tensor::ExtractOp::create(
+                                    lb, l, condition,
+                                    SmallVector<Value>(
+                                        cast<RankedTensorType>(condition.getType()).getRank(), i)),
+                                lb.getI1Type());
+        Value fits = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ult, next,
+                                           indexConstant(lb, l, room));
+        auto branch = scf::IfOp::create(
+            lb, l, arith::AndIOp::create(lb, l, keep, fits),
+            [&](OpBuilder &tb, Location tl) {
+              SmallVector<OpFoldResult> from(rank, tb.getIndexAttr(0)),
+                  to(rank, tb.getIndexAttr(0)), sizes, ones(rank, tb.getIndexAttr(1));
+              for (int64_t size : sliceShape)
+                sizes.push_back(tb.getIndexAttr(size));
+              from[axis] = i;
+              to[axis] = next;
+              Value slice = tensor::ExtractSliceOp::create(tb, tl, sliceType, x, from,
+                                                           sizes, ones);
+              Value written = tensor::InsertSliceOp::create(tb, tl, slice, result, to,
+                                                            sizes, ones);
+              scf::YieldOp::create(
+                  tb, tl,
+                  ValueRange{written, arith::AddIOp::create(tb, tl, next,
+                                                            indexConstant(tb, tl, 1))});
+            },
+            [&](OpBuilder &eb, Location el) {
+              scf::YieldOp::create(eb, el, ValueRange{result, next});
+            });
+        scf::YieldOp::create(lb, l, branch.getResults());
+      });
+  return single(loop.getResult(0));
+}
+
+/// NonZero: the indices (rank x count, row-major order) of the nonzero
+/// elements, for as many as the output's static count holds.
+Results lowerNonZero(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Value x = n.operands[0];
+  auto type = cast<RankedTensorType>(x.getType());
+  RankedTensorType outType = n.getResultType();
+  int64_t rank = type.getRank();
+  if (outType.getRank() != 2 || outType.getDimSize(0) != std::max<int64_t>(rank, 1))
+    return n.fail("the output must be rank x count");
+  int64_t room = outType.getDimSize(1);
+  Value init = filled(b, loc, outType, 0);
+  if (room == 0 || type.getNumElements() == 0)
+    return single(init);
+  // The carried value packs the result and the next free column.
+  Value counter = filled(b, loc, RankedTensorType::get({}, b.getIndexType()), 0);
+  SmallVector<Value> ivs;
+  std::function<SmallVector<Value>(OpBuilder &, Location, int64_t, ValueRange)> nest =
+      [&](OpBuilder &nb, Location l, int64_t d, ValueRange carried) -> SmallVector<Value> {
+    if (d == rank) {
+      Value result = carried[0], next = tensor::ExtractOp::create(nb, l, carried[1]);
+      Value v = tensor::ExtractOp::create(nb, l, x, ivs);
+      Value nonzero =
+          isFloat(v.getType())
+              ? Value(arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNE, v,
+                                            scalarConstant(nb, l, v.getType(), 0)))
+              : Value(arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ne, v,
+                                            scalarConstant(nb, l, v.getType(), 0)));
+      Value fits = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, next,
+                                         indexConstant(nb, l, room));
+      auto branch = scf::IfOp::create(
+          nb, l, arith::AndIOp::create(nb, l, nonzero, fits),
+          [&](OpBuilder &tb, Location tl) {
+            Value written = result;
+            for (int64_t r = 0; r < std::max<int64_t>(rank, 1); ++r) {
+              Value index = rank == 0 ? indexConstant(tb, tl, 0) : ivs[r];
+              written = tensor::InsertOp::create(
+                  tb, tl, arith::IndexCastOp::create(tb, tl, tb.getI64Type(), index),
+                  written, ValueRange{indexConstant(tb, tl, r), next});
+            }
+            Value count = tensor::InsertOp::create(
+                tb, tl, arith::AddIOp::create(tb, tl, next, indexConstant(tb, tl, 1)),
+                carried[1], ValueRange{});
+            scf::YieldOp::create(tb, tl, ValueRange{written, count});
+          },
+          [&](OpBuilder &eb, Location el) {
+            scf::YieldOp::create(eb, el, ValueRange{result, carried[1]});
+          });
+      return SmallVector<Value>(branch.getResults());
+    }
+    auto loop = scf::ForOp::create(
+        nb, l, indexConstant(nb, l, 0), indexConstant(nb, l, type.getDimSize(d)),
+        indexConstant(nb, l, 1), carried,
+        [&](OpBuilder &lb, Location ll, Value iv, ValueRange args) {
+          ivs.push_back(iv);
+          SmallVector<Value> next = nest(lb, ll, d + 1, args);
+          ivs.pop_back();
+          scf::YieldOp::create(lb, ll, next);
+        });
+    return SmallVector<Value>(loop.getResults());
+  };
+  return single(nest(b, loc, 0, ValueRange{init, counter})[0]);
+}
+
 } // namespace
 
 void placer::lowering::registerGatherScatterLowerings(LoweringRegistry &r) {
@@ -340,8 +475,10 @@ void placer::lowering::registerGatherScatterLowerings(LoweringRegistry &r) {
       "the output reading with `tensor.extract` at indices from the index "
       "tensor. ScatterElements, Scatter, ScatterND (reduction none, add, mul, "
       "max, min), MaxUnpool: an `scf.for` nest over the updates carrying the "
-      "result tensor, "
-      "one `tensor.insert` per update, in order. Negative indices wrap; "
+      "result tensor, one `tensor.insert` per update, in order. Compress, "
+      "NonZero: an `scf.for` carrying the result and the next free place, "
+      "for as many entries as the output's static shape holds. Negative "
+      "indices wrap; "
       "indices out of range are clamped so that no access leaves a tensor.");
   r.add("GatherElements", lowerGatherElements);
   r.add("GatherND", lowerGatherND);
@@ -351,4 +488,6 @@ void placer::lowering::registerGatherScatterLowerings(LoweringRegistry &r) {
   r.add("OneHot", lowerOneHot);
   r.add("MaxUnpool", lowerMaxUnpool);
   r.add("ReverseSequence", lowerReverseSequence);
+  r.add("Compress", lowerCompress);
+  r.add("NonZero", lowerNonZero);
 }

@@ -282,6 +282,149 @@ Results lowerResize(NodeLowering &n) {
       }));
 }
 
+/// The reflection of coordinate `x` into [low, high] (GridSample's
+/// reflection padding).
+Value reflect(OpBuilder &b, Location loc, Value x, double low, double high) {
+  Type f = x.getType();
+  auto c = [&](double v) { return scalarConstant(b, loc, f, v); };
+  double span = high - low;
+  if (span <= 0)
+    return c(0);
+  // Distance from low folded over a period of 2 span.
+  Value d = math::AbsFOp::create(b, loc, arith::SubFOp::create(b, loc, x, c(low)));
+  Value flips = math::FloorOp::create(b, loc, arith::DivFOp::create(b, loc, d, c(span)));
+  Value extra = arith::SubFOp::create(b, loc, d,
+                                      arith::MulFOp::create(b, loc, flips, c(span)));
+  Value even = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OEQ,
+      arith::RemFOp::create(b, loc, flips, c(2)), c(0));
+  return arith::SelectOp::create(
+      b, loc, even, arith::AddFOp::create(b, loc, extra, c(low)),
+      arith::SubFOp::create(b, loc, c(high), extra));
+}
+
+/// GridSample (4-D): each output pixel samples the input at the grid's
+/// normalized (x, y), unnormalized by align_corners, with zeros, border or
+/// reflection padding and nearest, bilinear or bicubic taps.
+Results lowerGridSample(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Value x = n.operands[0], grid = n.operands[1];
+  auto inType = cast<RankedTensorType>(x.getType());
+  RankedTensorType outType = n.getResultType();
+  if (inType.getRank() != 4 || !isFloat(outType))
+    return n.fail("only 4-D floating-point inputs are lowered");
+  StringRef mode = n.getString("mode", "bilinear");
+  StringRef padding = n.getString("padding_mode", "zeros");
+  bool alignCorners = n.getInt("align_corners", 0);
+  if (mode != "bilinear" && mode != "nearest" && mode != "bicubic")
+    return n.fail("unknown mode '" + mode + "'");
+  if (padding != "zeros" && padding != "border" && padding != "reflection")
+    return n.fail("unknown padding_mode '" + padding + "'");
+  Type f = b.getF32Type();
+  int64_t sizes[2] = {inType.getDimSize(3), inType.getDimSize(2)}; // W, H
+  ResizeMode taps;
+  taps.mode = mode == "bilinear" ? "linear" : mode == "bicubic" ? "cubic" : "nearest";
+  // Nearest rounds half to even (below), not by a nearest_mode.
+  taps.cubicA = -0.75;
+  taps.excludeOutside = false;
+  Type element = outType.getElementType();
+  return single(generate(
+      b, loc, outType, [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
+        auto c = [&](double v) { return scalarConstant(nb, l, f, v); };
+        // Per axis (x: width, y: height): the taps and whether each is in.
+        SmallVector<SmallVector<Tap>> axisTaps(2);
+        SmallVector<SmallVector<Value>> inside(2);
+        for (int64_t axis = 0; axis < 2; ++axis) {
+          int64_t size = sizes[axis];
+          Value v = castScalar(
+              nb, l,
+              tensor::ExtractOp::create(
+                  nb, l, grid,
+                  ValueRange{ivs[0], ivs[2], ivs[3],
+                             arith::ConstantIndexOp::create(nb, l, axis)}),
+              f);
+          // Unnormalize [-1, 1] to pixel coordinates.
+          Value shifted = arith::AddFOp::create(nb, l, v, c(1));
+          Value coord =
+              alignCorners
+                  ? Value(arith::MulFOp::create(nb, l, shifted, c((size - 1) / 2.0)))
+                  : Value(arith::DivFOp::create(
+                        nb, l,
+                        arith::SubFOp::create(
+                            nb, l, arith::MulFOp::create(nb, l, shifted, c(size)), c(1)),
+                        c(2)));
+          if (padding == "border")
+            coord = arith::MinimumFOp::create(
+                nb, l, arith::MaximumFOp::create(nb, l, coord, c(0)), c(size - 1));
+          if (padding == "reflection") {
+            coord = alignCorners ? reflect(nb, l, coord, 0, size - 1)
+                                 : reflect(nb, l, coord, -0.5, size - 0.5);
+            coord = arith::MinimumFOp::create(
+                nb, l, arith::MaximumFOp::create(nb, l, coord, c(0)), c(size - 1));
+          }
+          if (mode == "nearest") {
+            Value index = arith::FPToSIOp::create(nb, l, nb.getI64Type(),
+                                                  math::RoundEvenOp::create(nb, l, coord));
+            axisTaps[axis] = {{index, c(1)}};
+          } else {
+            axisTaps[axis] = tapsFor(nb, l, taps, coord, size);
+          }
+          for (Tap &tap : axisTaps[axis]) {
+            using P = arith::CmpIPredicate;
+            Value in = arith::AndIOp::create(
+                nb, l,
+                arith::CmpIOp::create(nb, l, P::sge, tap.index,
+                                      arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0))),
+                arith::CmpIOp::create(nb, l, P::slt, tap.index,
+                                      arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(size))));
+            inside[axis].push_back(in);
+            if (padding != "zeros") {
+              // Border and reflection read the nearest edge for taps
+              // outside (bicubic's outer taps).
+              Value clamped = arith::MaxSIOp::create(
+                  nb, l,
+                  arith::MinSIOp::create(
+                      nb, l, tap.index,
+                      arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(size - 1))),
+                  arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0)));
+              tap.index = clamped;
+              inside[axis].back() =
+                  arith::ConstantOp::create(nb, l, nb.getBoolAttr(true));
+            }
+          }
+        }
+        Value sum = c(0);
+        for (size_t iy = 0; iy < axisTaps[1].size(); ++iy)
+          for (size_t ix = 0; ix < axisTaps[0].size(); ++ix) {
+            const Tap &tx = axisTaps[0][ix], &ty = axisTaps[1][iy];
+            auto clampIndex = [&](Value i, int64_t size) {
+              Value cl = arith::MaxSIOp::create(
+                  nb, l,
+                  arith::MinSIOp::create(
+                      nb, l, i,
+                      arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(size - 1))),
+                  arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0)));
+              return Value(arith::IndexCastOp::create(nb, l, nb.getIndexType(), cl));
+            };
+            Value v = castScalar(
+                nb, l,
+                tensor::ExtractOp::create(
+                    nb, l, x,
+                    ValueRange{ivs[0], ivs[1], clampIndex(ty.index, sizes[1]),
+                               clampIndex(tx.index, sizes[0])}),
+                f);
+            Value in = arith::AndIOp::create(nb, l, inside[0][ix], inside[1][iy]);
+            v = arith::SelectOp::create(nb, l, in, v, c(0));
+            sum = arith::AddFOp::create(
+                nb, l, sum,
+                arith::MulFOp::create(nb, l, v,
+                                      arith::MulFOp::create(nb, l, tx.weight, ty.weight)));
+          }
+        return castScalar(nb, l, sum, element);
+      }));
+}
+
 } // namespace
 
 void placer::lowering::registerResizeLowerings(LoweringRegistry &r) {
@@ -293,7 +436,10 @@ void placer::lowering::registerResizeLowerings(LoweringRegistry &r) {
       "with extrapolation_value) from the scales (read at run time) or the "
       "sizes; nearest (every nearest_mode), linear or cubic (cubic_coeff_a, "
       "exclude_outside) taps are read with edge clamping and weighted. "
-      "Upsample and opset-10 Resize use asymmetric coordinates and floor.");
+      "Upsample and opset-10 Resize use asymmetric coordinates and floor. "
+      "GridSample: the same taps at the grid's unnormalized coordinates, with "
+      "zeros, border or reflection padding.");
   r.add("Resize", lowerResize);
   r.add("Upsample", lowerResize);
+  r.add("GridSample", lowerGridSample);
 }
