@@ -228,6 +228,17 @@ Flops pool(const FormulaArgs &args) {
                                product(kernel.asArrayRef()));
 }
 
+/// Det: Gaussian elimination, about 2/3 M^3 multiply-adds per matrix.
+Flops determinant(const FormulaArgs &args) {
+  auto in = args.input(0);
+  if (failed(in))
+    return failure();
+  if (in->size() < 2)
+    return std::optional<double>();
+  double m = in->back();
+  return std::optional<double>(product(*in) / (m * m) * (2.0 / 3.0) * m * m * m * 2);
+}
+
 /// TopK compares each element with every other along the axis (the
 /// lowering counts each element's place).
 Flops topK(const FormulaArgs &args) {
@@ -344,6 +355,7 @@ const llvm::StringMap<CostRule> &costRules() {
     add({"ConvTranspose"}, compute(convTranspose));
     add({"MatMul", "MatMulInteger", "QLinearMatMul"}, compute(matMul));
     add({"Gemm"}, compute(gemm));
+    add({"Det"}, compute(determinant));
     add({"Einsum"}, compute(einsum));
     add({"MaxPool", "AveragePool", "LpPool"}, compute(pool));
     add({"LSTM", "GRU", "RNN"}, compute(recurrent));

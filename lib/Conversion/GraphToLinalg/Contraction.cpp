@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/Support/DebugStringHelper.h"
@@ -249,12 +250,125 @@ Results lowerGemm(NodeLowering &n) {
       }));
 }
 
+/// Det of [..., M, M]: per matrix, Gaussian elimination with partial
+/// pivoting in scf.for loops; the determinant is the product of the pivots,
+/// negated per row swap.
+Results lowerDet(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Value x = n.operands[0];
+  auto type = cast<RankedTensorType>(x.getType());
+  RankedTensorType outType = n.getResultType();
+  int64_t rank = type.getRank();
+  if (rank < 2 || type.getDimSize(rank - 1) != type.getDimSize(rank - 2) ||
+      !isFloat(outType))
+    return n.fail("needs floating-point square matrices [..., M, M]");
+  int64_t m = type.getDimSize(rank - 1);
+  int64_t batch = type.getNumElements() / std::max<int64_t>(m * m, 1);
+  Type f = type.getElementType();
+  auto flatType = RankedTensorType::get({batch, m, m}, f);
+  Value matrices = reshapeTo(b, loc, x, flatType);
+  auto idx = [&](OpBuilder &ob, Location l, int64_t v) {
+    return Value(arith::ConstantIndexOp::create(ob, l, v));
+  };
+  auto forLoop = [&](OpBuilder &ob, Location l, Value lo, int64_t hi,
+                     ValueRange init,
+                     function_ref<SmallVector<Value>(OpBuilder &, Location, Value,
+                                                     ValueRange)> body) {
+    return scf::ForOp::create(
+        ob, l, lo, idx(ob, l, hi), idx(ob, l, 1), init,
+        [&](OpBuilder &lb, Location ll, Value iv, ValueRange args) {
+          scf::YieldOp::create(lb, ll, body(lb, ll, iv, args));
+        });
+  };
+  auto dets = RankedTensorType::get({batch}, f);
+  auto outer = forLoop(
+      b, loc, idx(b, loc, 0), batch, ValueRange{filled(b, loc, dets, 0)},
+      [&](OpBuilder &ob, Location l, Value bi, ValueRange args) {
+        // Copy of matrix bi, eliminated in place.
+        SmallVector<OpFoldResult> offsets = {bi, ob.getIndexAttr(0), ob.getIndexAttr(0)};
+        SmallVector<OpFoldResult> sizes = {ob.getIndexAttr(1), ob.getIndexAttr(m),
+                                           ob.getIndexAttr(m)};
+        SmallVector<OpFoldResult> ones(3, ob.getIndexAttr(1));
+        Value a = tensor::ExtractSliceOp::create(
+            ob, l, RankedTensorType::get({m, m}, f), matrices, offsets, sizes, ones);
+        auto at = [&](OpBuilder &eb, Location el, Value t, Value i, Value j) {
+          return Value(tensor::ExtractOp::create(eb, el, t, ValueRange{i, j}));
+        };
+        auto steps = forLoop(
+            ob, l, idx(ob, l, 0), m,
+            ValueRange{a, scalarConstant(ob, l, f, 1)},
+            [&](OpBuilder &kb, Location kl, Value k, ValueRange state) {
+              Value mat = state[0], det = state[1];
+              // The pivot row: the largest |a[i, k]| for i >= k.
+              auto search = forLoop(
+                  kb, kl, k, m, ValueRange{k, scalarConstant(kb, kl, f, -1)},
+                  [&](OpBuilder &sb, Location sl, Value i, ValueRange best) {
+                    Value v = math::AbsFOp::create(sb, sl, at(sb, sl, mat, i, k));
+                    Value better = arith::CmpFOp::create(
+                        sb, sl, arith::CmpFPredicate::OGT, v, best[1]);
+                    return SmallVector<Value>{
+                        arith::SelectOp::create(sb, sl, better, i, best[0]),
+                        arith::SelectOp::create(sb, sl, better, v, best[1])};
+                  });
+              Value p = search.getResult(0);
+              // Swap rows k and p (a no-op when equal).
+              auto swapped = forLoop(
+                  kb, kl, idx(kb, kl, 0), m, ValueRange{mat},
+                  [&](OpBuilder &wb, Location wl, Value j, ValueRange t) {
+                    Value rowK = at(wb, wl, t[0], k, j), rowP = at(wb, wl, t[0], p, j);
+                    Value u = tensor::InsertOp::create(wb, wl, rowP, t[0], ValueRange{k, j});
+                    u = tensor::InsertOp::create(wb, wl, rowK, u, ValueRange{p, j});
+                    return SmallVector<Value>{u};
+                  });
+              mat = swapped.getResult(0);
+              Value moved = arith::CmpIOp::create(kb, kl, arith::CmpIPredicate::ne, p, k);
+              Value pivot = at(kb, kl, mat, k, k);
+              det = arith::MulFOp::create(kb, kl, det, pivot);
+              det = arith::SelectOp::create(kb, kl, moved,
+                                            arith::NegFOp::create(kb, kl, det), det);
+              // Eliminate below the pivot (a zero pivot: det is 0 already;
+              // dividing by it only fills rows nothing reads into det).
+              Value k1 = arith::AddIOp::create(kb, kl, k, idx(kb, kl, 1));
+              auto eliminated = forLoop(
+                  kb, kl, k1, m, ValueRange{mat},
+                  [&](OpBuilder &ib, Location il, Value i, ValueRange t) {
+                    Value factor = arith::DivFOp::create(ib, il, at(ib, il, t[0], i, k),
+                                                         pivot);
+                    auto row = forLoop(
+                        ib, il, k, m, ValueRange{t[0]},
+                        [&](OpBuilder &jb, Location jl, Value j, ValueRange r) {
+                          Value v = arith::SubFOp::create(
+                              jb, jl, at(jb, jl, r[0], i, j),
+                              arith::MulFOp::create(jb, jl, factor,
+                                                    at(jb, jl, r[0], k, j)));
+                          return SmallVector<Value>{
+                              tensor::InsertOp::create(jb, jl, v, r[0], ValueRange{i, j})};
+                        });
+                    return SmallVector<Value>{row.getResult(0)};
+                  });
+              return SmallVector<Value>{eliminated.getResult(0), det};
+            });
+        return SmallVector<Value>{tensor::InsertOp::create(
+            ob, l, steps.getResult(1), args[0], ValueRange{bi})};
+      });
+  return single(reshapeTo(b, loc, outer.getResult(0), outType));
+}
+
 } // namespace
 
 void placer::lowering::registerContractionLowerings(LoweringRegistry &r) {
-  r.beginFamily("Contractions",
-                "MatMul: `linalg.matmul` (2-D) or a `linalg.generic` contraction with broadcast batch maps (N-D, 1-D promotion). Gemm: one contraction reading A and B through transposed maps (no copy of a transposed weight), alpha/beta/C in one generic. Einsum (no ellipsis; implicit or explicit output; repeated letters read diagonals): one `linalg.generic` with a loop per letter.");
+  r.beginFamily(
+      "Contractions",
+      "MatMul: `linalg.matmul` (2-D) or a `linalg.generic` contraction with"
+      " broadcast batch maps (N-D, 1-D promotion). Gemm: one contraction "
+      "reading A and B through transposed maps (no copy of a transposed "
+      "weight), alpha/beta/C in one generic. Einsum (no ellipsis; implicit "
+      "or explicit output; repeated letters read diagonals): one "
+      "`linalg.generic` with a loop per letter. Det: Gaussian elimination "
+      "with partial pivoting in `scf.for` loops, per matrix.");
   r.add("MatMul", lowerMatMul);
   r.add("Gemm", lowerGemm);
   r.add("Einsum", lowerEinsum);
+  r.add("Det", lowerDet);
 }

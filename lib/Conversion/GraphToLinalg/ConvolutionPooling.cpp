@@ -652,8 +652,21 @@ Results lowerGlobalPool(NodeLowering &n) {
 } // namespace
 
 void placer::lowering::registerConvolutionPoolingLowerings(LoweringRegistry &r) {
-  r.beginFamily("Convolution and pooling",
-                "`tensor.pad` (pads, auto_pad SAME_UPPER/SAME_LOWER/VALID), then `linalg.conv_2d_nchw_fchw`, or for group > 1 `linalg.conv_2d_ngchw_gfchw` between reshapes; bias by channel; 1-D windows run as 2-D ones of height 1. Pooling: `linalg.pooling_nchw_max/sum`, the average dividing by the window count (count_include_pad) or by a pooled tensor of ones; ceil_mode through the node's output shape. Global pooling: `linalg.reduce` over the spatial dimensions.");
+  r.beginFamily(
+      "Convolution and pooling",
+      "Conv: `tensor.pad` (pads, auto_pad SAME_UPPER/SAME_LOWER/VALID), "
+      "then `linalg.conv_2d_nchw_fchw`, or for group > 1 "
+      "`linalg.conv_2d_ngchw_gfchw` between reshapes; bias by channel; 1-D "
+      "windows run as 2-D ones of height 1; integer operands accumulate in "
+      "i32 (ConvInteger, QLinearConv). ConvTranspose (1-D to 3-D, groups, "
+      "dilations, output_padding, output_shape, auto_pad): a generic "
+      "gathering, per output element, the inputs whose stride lands on it. "
+      "Pooling (1-D, 2-D): `linalg.pooling_nchw_max/sum`, the average "
+      "dividing by the window count (count_include_pad) or by a pooled "
+      "tensor of ones; ceil_mode through the node's output shape. 3-D "
+      "windows, integer MaxPool and MaxPool's Indices output: a generic "
+      "over the output reading each window element. Global pooling: "
+      "`linalg.reduce` over the spatial dimensions.");
   r.add("Conv", lowerConv);
   r.add("ConvTranspose", lowerConvTranspose);
   r.add("MaxPool", lowerPool<true>);

@@ -720,8 +720,16 @@ Results lowerEyeLike(NodeLowering &n) {
 } // namespace
 
 void placer::lowering::registerShapeIndexingLowerings(LoweringRegistry &r) {
-  r.beginFamily("Shape and indexing",
-                "Reshapes are views (collapse to 1-D, expand to the static output type); Transpose is `linalg.transpose`; Concat, Slice and Split are `tensor.insert_slice`/`extract_slice` (a generic reading `start + i * step` for negative steps); Gather reads with `tensor.extract` (negative indices wrap); Expand is a broadcasting copy; Pad is `tensor.pad` (constant) or a generic reading the clamped (edge) or mirrored (reflect) index. Shape, Size, Constant, ConstantOfShape are compile-time constants; Range a generic over its index.");
+  r.beginFamily(
+      "Shape and indexing",
+      "Reshapes are views (collapse to 1-D, expand to the static output "
+      "type); Transpose is `linalg.transpose`; Concat, Slice and Split are "
+      "`tensor.insert_slice`/`extract_slice` (a generic reading `start + i "
+      "* step` for negative steps); Gather reads with `tensor.extract` "
+      "(negative indices wrap); Expand is a broadcasting copy; Pad is "
+      "`tensor.pad` (constant) or a generic reading the clamped (edge) or "
+      "mirrored (reflect) index. Shape, Size, Constant, ConstantOfShape are"
+      " compile-time constants; Range a generic over its index.");
   r.add("Identity", lowerIdentity);
   r.add("Dropout", lowerDropout);
   r.add("Reshape", lowerReshape);
