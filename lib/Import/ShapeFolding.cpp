@@ -236,31 +236,35 @@ std::optional<KnownTensor> gather(const KnownTensor &data,
   return out;
 }
 
-/// Slice of a rank-1 tensor, the only rank shape arithmetic uses.
+/// Slice along axis 0 (of a rank-1 tensor, or of the rows of a higher one:
+/// exported pad computations reverse the rows of an [n, 2] reshape).
 std::optional<KnownTensor> slice1d(const KnownTensor &data, int64_t start,
                                    int64_t end, int64_t step) {
-  if (data.dims.size() != 1 || step == 0)
+  if (data.dims.empty() || step == 0)
     return std::nullopt;
   int64_t n = data.dims[0];
-  auto clampIndex = [&](int64_t v, bool isEnd) {
+  int64_t row = n == 0 ? 0 : data.numElements() / n;
+  auto clampIndex = [&](int64_t v) {
     if (v < 0)
       v += n;
     if (step > 0)
       return std::clamp<int64_t>(v, 0, n);
-    return std::clamp<int64_t>(v, -1, n - 1) + (isEnd ? 0 : 0);
+    return std::clamp<int64_t>(v, -1, n - 1);
   };
-  start = clampIndex(start, false);
-  end = clampIndex(end, true);
+  start = clampIndex(start);
+  end = clampIndex(end);
   KnownTensor out;
   out.dataType = data.dataType;
-  for (int64_t i = start; step > 0 ? i < end : i > end; i += step) {
-    if (data.isFloat())
-      out.floats.push_back(data.floats[i]);
-    else
-      out.ints.push_back(data.ints[i]);
-  }
-  out.dims = {static_cast<int64_t>(data.isFloat() ? out.floats.size()
-                                                  : out.ints.size())};
+  int64_t rows = 0;
+  for (int64_t i = start; step > 0 ? i < end : i > end; i += step, ++rows)
+    for (int64_t j = i * row; j < (i + 1) * row; ++j) {
+      if (data.isFloat())
+        out.floats.push_back(data.floats[j]);
+      else
+        out.ints.push_back(data.ints[j]);
+    }
+  out.dims = data.dims;
+  out.dims[0] = rows;
   return out;
 }
 
@@ -489,6 +493,27 @@ std::optional<KnownTensor> foldSlice(const FoldArgs &args) {
   return slice1d(args[0], starts[0], ends[0], steps[0]);
 }
 
+/// Transpose of a 2-D tensor (the other ranks shape arithmetic does not
+/// use).
+std::optional<KnownTensor> foldTranspose(const FoldArgs &args) {
+  const KnownTensor &x = args[0];
+  std::optional<Dims> perm = intsAttr(args.node, "perm");
+  if (x.dims.size() != 2 || (perm && *perm != Dims{1, 0}))
+    return std::nullopt;
+  int64_t rows = x.dims[0], cols = x.dims[1];
+  KnownTensor out;
+  out.dataType = x.dataType;
+  out.dims = {cols, rows};
+  for (int64_t c = 0; c < cols; ++c)
+    for (int64_t r = 0; r < rows; ++r) {
+      if (x.isFloat())
+        out.floats.push_back(x.floats[r * cols + c]);
+      else
+        out.ints.push_back(x.ints[r * cols + c]);
+    }
+  return out;
+}
+
 std::optional<KnownTensor> foldRange(const FoldArgs &args) {
   if (args[0].numElements() != 1 || args[1].numElements() != 1 ||
       args[2].numElements() != 1)
@@ -564,6 +589,29 @@ std::optional<KnownTensor> foldFloatBinary(const FoldArgs &args) {
                      [](auto &a) { return Fn(a[0], a[1]); });
 }
 
+/// Mod: C's fmod (fmod = 1, and always for floats) or, for integers, the
+/// floored remainder (fmod = 0, the sign of the divisor), as the window
+/// padding of shifted-window attention computes it from shapes.
+std::optional<KnownTensor> foldMod(const FoldArgs &args) {
+  const KnownTensor &x = args[0], &y = args[1];
+  bool cRemainder = false;
+  for (const onnx::AttributeProto &attr : args.node.attribute())
+    if (attr.name() == "fmod")
+      cRemainder = attr.i() != 0;
+  if (x.isFloat() || y.isFloat())
+    return elementwise({&x, &y}, 0,
+                       [](auto &a) { return std::fmod(a[0], a[1]); });
+  return integerBinary(x, y, [cRemainder](int64_t a, int64_t b)
+                                 -> std::optional<int64_t> {
+    if (b == 0 || (a == INT64_MIN && b == -1))
+      return std::nullopt;
+    int64_t r = a % b;
+    if (!cRemainder && r != 0 && ((r < 0) != (b < 0)))
+      r += b;
+    return r;
+  });
+}
+
 double power(double a, double b) { return std::pow(a, b); }
 double maximum(double a, double b) { return std::max(a, b); }
 double minimum(double a, double b) { return std::min(a, b); }
@@ -599,12 +647,14 @@ const std::map<std::string, FolderEntry> &folders() {
       {"Concat", {kAllInputs, foldConcat}},
       {"Gather", {2, foldGather}},
       {"Slice", {1, foldSlice}},
+      {"Transpose", {1, foldTranspose}},
       {"Range", {3, foldRange}},
       {"Where", {3, foldWhere}},
       {"Add", {2, foldArithmetic<addOverflows, add>}},
       {"Sub", {2, foldArithmetic<subOverflows, sub>}},
       {"Mul", {2, foldArithmetic<mulOverflows, mul>}},
       {"Div", {2, foldArithmetic<divFails, div>}},
+      {"Mod", {2, foldMod}},
       {"Pow", {2, foldFloatBinary<power>}},
       {"Max", {2, foldFloatBinary<maximum>}},
       {"Min", {2, foldFloatBinary<minimum>}},
