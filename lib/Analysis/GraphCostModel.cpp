@@ -228,6 +228,21 @@ Flops pool(const FormulaArgs &args) {
                                product(kernel.asArrayRef()));
 }
 
+/// DFT: every output element sums every sample along the axis (complex
+/// multiply-add, ~8 FLOPs).
+Flops dft(const FormulaArgs &args) {
+  auto in = args.input(0);
+  auto out = args.output();
+  if (failed(in) || failed(out))
+    return failure();
+  int64_t rank = in->size();
+  int64_t axis = getIntAttr(args.node, "axis", 1);
+  axis = axis < 0 ? axis + rank : axis;
+  if (axis < 0 || axis >= rank)
+    return std::optional<double>();
+  return std::optional<double>(8.0 * product(*out) * (*in)[axis]);
+}
+
 /// Det: Gaussian elimination, about 2/3 M^3 multiply-adds per matrix.
 Flops determinant(const FormulaArgs &args) {
   auto in = args.input(0);
@@ -356,6 +371,9 @@ const llvm::StringMap<CostRule> &costRules() {
     add({"MatMul", "MatMulInteger", "QLinearMatMul"}, compute(matMul));
     add({"Gemm"}, compute(gemm));
     add({"Det"}, compute(determinant));
+    add({"HannWindow", "HammingWindow", "BlackmanWindow"},
+        compute(perOutputElement, 8.0));
+    add({"DFT"}, compute(dft));
     add({"Einsum"}, compute(einsum));
     add({"MaxPool", "AveragePool", "LpPool"}, compute(pool));
     add({"LSTM", "GRU", "RNN"}, compute(recurrent));

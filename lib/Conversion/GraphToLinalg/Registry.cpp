@@ -78,6 +78,7 @@ const LoweringRegistry &placer::getNodeLowerings() {
     lowering::registerResizeLowerings(r);
     lowering::registerRecurrentLowerings(r);
     lowering::registerLossLowerings(r);
+    lowering::registerSignalLowerings(r);
     lowering::registerQuantizationLowerings(r);
     return r;
   }();

@@ -141,6 +141,7 @@ void registerGatherScatterLowerings(LoweringRegistry &registry);
 void registerQuantizationLowerings(LoweringRegistry &registry);
 void registerResizeLowerings(LoweringRegistry &registry);
 void registerRecurrentLowerings(LoweringRegistry &registry);
+void registerSignalLowerings(LoweringRegistry &registry);
 
 } // namespace placer::lowering
 
