@@ -193,3 +193,17 @@ func.func @reshape_by_initializer(%x: tensor<4xf32>) -> tensor<2x2xf32> {
   %y = graph.node "Reshape"(%m, %shape) attributes {name = "reshape", output_names = ["y"], version = 13 : i64} : (tensor<4xf32>, tensor<2xi64>) -> tensor<2x2xf32>
   return %y : tensor<2x2xf32>
 }
+
+// -----
+
+// An empty slice whose start sits at the end of its axis reads nothing.
+// CHECK-LABEL: func.func @empty_slice
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<0xi64>
+// CHECK: return %[[E]]
+func.func @empty_slice(%x: tensor<2xi64>) -> tensor<0xi64> {
+  %s = graph.constant "s" : tensor<1xi64> = dense<2> : tensor<1xi64>
+  %e = graph.constant "e" : tensor<1xi64> = dense<9> : tensor<1xi64>
+  %y = graph.node "Slice"(%x, %s, %e) attributes {name = "tail", output_names = ["y"], version = 13 : i64} : (tensor<2xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<0xi64>
+  return %y : tensor<0xi64>
+}

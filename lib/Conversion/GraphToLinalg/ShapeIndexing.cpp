@@ -219,6 +219,9 @@ Results lowerSlice(NodeLowering &n) {
   RankedTensorType outType = n.getResultType();
   if (SmallVector<int64_t>(outType.getShape()) != sizes)
     return n.fail("the slice does not match the node's output shape");
+  // An empty slice reads nothing (its offset may sit at the end).
+  if (outType.getNumElements() == 0)
+    return single(emptyTensor(b, loc, outType));
   if (llvm::all_of(strides, [](int64_t step) { return step > 0; }))
     return single(tensor::ExtractSliceOp::create(
         b, loc, outType, n.operands[0], ValueRange{}, ValueRange{},
