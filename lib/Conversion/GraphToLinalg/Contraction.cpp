@@ -145,7 +145,81 @@ Value matmul2d(OpBuilder &b, Location loc, Value lhs, Value rhs, bool transA,
       .getResult(0);
 }
 
-/// Einsum without ellipses: one loop per letter (the output's first, in
+/// The equation with every "..." replaced by letters the equation does not
+/// use, one per dimension the ellipsis covers (aligned from the right, as
+/// numpy broadcasts them); an implicit output becomes explicit first
+/// (the ellipsis dimensions, then the letters used once, sorted).
+FailureOr<std::string> expandEllipsis(NodeLowering &n, std::string equation) {
+  if (!StringRef(equation).contains("..."))
+    return equation;
+  auto [lhs, rhs] = StringRef(equation).split("->");
+  SmallVector<StringRef> terms;
+  lhs.split(terms, ',');
+  if (terms.size() != n.operands.size())
+    return n.fail("the equation has " + Twine(terms.size()) +
+                  " operand terms for " + Twine(n.operands.size()) + " inputs");
+  std::string output = rhs.str();
+  if (!StringRef(equation).contains("->")) {
+    std::map<char, int> uses;
+    for (StringRef term : terms)
+      for (char c : term)
+        if (std::isalpha(c))
+          ++uses[c];
+    output = "...";
+    for (auto [c, count] : uses)
+      if (count == 1)
+        output += c;
+  }
+  std::string fresh;
+  for (char c = 'A'; c <= 'Z'; ++c)
+    if (equation.find(c) == std::string::npos)
+      fresh += c;
+  // Each operand's ellipsis covers its rank minus its letters.
+  SmallVector<int64_t> covered;
+  int64_t widest = 0;
+  for (auto [term, operand] : llvm::zip(terms, n.operands)) {
+    int64_t letters = llvm::count_if(term, [](char c) { return std::isalpha(c); });
+    int64_t dims = cast<RankedTensorType>(operand.getType()).getRank() - letters;
+    if (dims < 0 || (dims > 0 && !term.contains("...")))
+      return n.fail("term '" + term + "' does not match its operand's rank");
+    covered.push_back(dims);
+    widest = std::max(widest, dims);
+  }
+  if (widest > static_cast<int64_t>(fresh.size()))
+    return n.fail("the ellipsis covers more dimensions than letters are free");
+  // The ellipsis dimensions must agree (size-1 broadcasting is not lowered).
+  SmallVector<int64_t> sizes(widest, -1);
+  for (size_t k = 0; k < terms.size(); ++k) {
+    int64_t dims = covered[k];
+    auto type = cast<RankedTensorType>(n.operands[k].getType());
+    StringRef term = terms[k];
+    size_t at = term.find("...");
+    if (at == StringRef::npos)
+      continue;
+    int64_t before = llvm::count_if(term.take_front(at),
+                                    [](char c) { return std::isalpha(c); });
+    for (int64_t i = 0; i < dims; ++i) {
+      int64_t size = type.getDimSize(before + i);
+      int64_t &slot = sizes[widest - dims + i];
+      if (slot != -1 && slot != size)
+        return n.fail("ellipsis dimensions that broadcast are not lowered");
+      slot = size;
+    }
+  }
+  auto replace = [&](StringRef term, int64_t dims) {
+    std::string text = term.str();
+    size_t at = text.find("...");
+    if (at != std::string::npos)
+      text.replace(at, 3, fresh.substr(widest - dims, dims));
+    return text;
+  };
+  std::string result;
+  for (auto [i, term] : llvm::enumerate(terms))
+    result += (i ? "," : "") + replace(term, covered[i]);
+  return result + "->" + replace(output, widest);
+}
+
+/// Einsum: one loop per letter (the output's first, in
 /// its order, then the summed ones), each operand read through the map of
 /// its letters, the product of the operands summed into the output.
 Results lowerEinsum(NodeLowering &n) {
@@ -158,8 +232,10 @@ Results lowerEinsum(NodeLowering &n) {
   for (char c : n.getString("equation", ""))
     if (c != ' ')
       equation += c;
-  if (StringRef(equation).contains("..."))
-    return n.fail("ellipses in the equation are not lowered");
+  FailureOr<std::string> expanded = expandEllipsis(n, equation);
+  if (failed(expanded))
+    return failure();
+  equation = *expanded;
   auto [lhs, rhs] = StringRef(equation).split("->");
   SmallVector<StringRef> terms;
   lhs.split(terms, ',');
@@ -363,8 +439,9 @@ void placer::lowering::registerContractionLowerings(LoweringRegistry &r) {
       "MatMul: `linalg.matmul` (2-D) or a `linalg.generic` contraction with"
       " broadcast batch maps (N-D, 1-D promotion). Gemm: one contraction "
       "reading A and B through transposed maps (no copy of a transposed "
-      "weight), alpha/beta/C in one generic. Einsum (no ellipsis; implicit "
-      "or explicit output; repeated letters read diagonals): one "
+      "weight), alpha/beta/C in one generic. Einsum (ellipses as fresh "
+      "letters; implicit or explicit output; repeated letters read "
+      "diagonals): one "
       "`linalg.generic` with a loop per letter. Det: Gaussian elimination "
       "with partial pivoting in `scf.for` loops, per matrix.");
   r.add("MatMul", lowerMatMul);
