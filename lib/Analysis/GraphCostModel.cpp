@@ -316,7 +316,8 @@ const llvm::StringMap<CostRule> &costRules() {
       return CostRule{CostClass::Compute, formula, perElement};
     };
     add({"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Shape", "Size",
-         "Identity", "Constant", "Dropout", "Optional", "OptionalGetElement"},
+         "Identity", "Constant", "Dropout", "Optional", "OptionalGetElement",
+         "If", "Scan"},
         {CostClass::View});
     add({"Gather", "GatherElements", "GatherND"}, {CostClass::SparseRead});
     add({"Scatter", "ScatterElements", "ScatterND", "Slice", "Concat",

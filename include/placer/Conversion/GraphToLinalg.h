@@ -13,6 +13,7 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,15 @@ struct NodeLowering {
   mlir::OpBuilder &builder;
   graph::NodeOp node;
   llvm::SmallVector<mlir::Value> operands;
+
+  /// Lowers the body of subgraph region `region` at `at`'s insertion point
+  /// (inside an scf op the lowering builds), its block arguments bound to
+  /// `arguments`; returns the values the subgraph yields.
+  std::function<mlir::FailureOr<llvm::SmallVector<mlir::Value>>(
+      mlir::OpBuilder &at, mlir::Region &region, mlir::ValueRange arguments)>
+      lowerRegion;
+  /// The region of subgraph attribute `name` (then_branch, body, ...).
+  mlir::Region *getSubgraph(llvm::StringRef name);
 
   /// The element types of the node's inputs and outputs as the model
   /// declares them. Lowered values are signless (upstream arith takes no

@@ -11,6 +11,7 @@
 #include "placer/Conversion/GraphToLinalg.h"
 #include "placer/Conversion/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
@@ -35,6 +36,16 @@ RankedTensorType NodeLowering::getResultType(unsigned i) {
 static bool isUnsignedInteger(Type type) {
   auto integer = dyn_cast_or_null<IntegerType>(type);
   return integer && integer.isUnsigned();
+}
+
+Region *NodeLowering::getSubgraph(StringRef name) {
+  std::optional<ArrayAttr> names = node.getSubgraphs();
+  if (!names)
+    return nullptr;
+  for (auto [i, attr] : llvm::enumerate(*names))
+    if (cast<StringAttr>(attr).getValue() == name && i < node.getBodies().size())
+      return &node.getBodies()[i];
+  return nullptr;
 }
 
 bool NodeLowering::wantsResult(unsigned i) {
@@ -286,6 +297,63 @@ private:
 
 /// Lowers one node and replaces its outputs; fails after an error naming it.
 LogicalResult lowerNode(NodeOp node, ProfileHooks *profile,
+                        DenseMap<Value, Type> &declaredTypes);
+
+/// Moves a subgraph's ops to `builder`'s insertion point and lowers them
+/// there (constants inline, nodes by their lowerings, nested subgraphs
+/// recursively), its block arguments replaced by `arguments`.
+FailureOr<SmallVector<Value>> lowerSubgraph(OpBuilder &builder, Region &region,
+                                            ValueRange arguments,
+                                            DenseMap<Value, Type> &declaredTypes) {
+  Block &body = region.front();
+  if (body.getNumArguments() != arguments.size())
+    return region.getParentOp()->emitError("the subgraph takes ")
+           << body.getNumArguments() << " inputs, given " << arguments.size();
+  for (auto [arg, value] : llvm::zip(body.getArguments(), arguments)) {
+    if (getSignlessType(arg.getType()) != value.getType() &&
+        !isa<UnrankedTensorType>(arg.getType()))
+      return region.getParentOp()->emitError("a subgraph input has type ")
+             << arg.getType() << ", given " << value.getType();
+    if (arg.getType() != value.getType())
+      declaredTypes[value] = arg.getType();
+    arg.replaceAllUsesWith(value);
+  }
+  auto yield = cast<YieldOp>(body.getTerminator());
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  Block *target = builder.getInsertionBlock();
+  Block::iterator at = builder.getInsertionPoint();
+  for (Operation *op : ops)
+    op->moveBefore(target, at);
+  bool lowered = true;
+  for (Operation *op : ops) {
+    if (auto constant = dyn_cast<ConstantOp>(op)) {
+      auto type = cast<RankedTensorType>(getSignlessType(constant.getType()));
+      auto elements = dyn_cast<DenseElementsAttr>(constant.getValue());
+      if (!elements) {
+        lowered = false;
+        constant.emitError("a subgraph constant must hold its values");
+        continue;
+      }
+      if (elements.getType() != type)
+        elements = elements.bitcast(type.getElementType());
+      OpBuilder b(constant);
+      Value value = arith::ConstantOp::create(b, constant.getLoc(), elements);
+      if (type != constant.getType())
+        declaredTypes[value] = constant.getType();
+      constant.replaceAllUsesWith(value);
+      constant.erase();
+    } else if (auto node = dyn_cast<NodeOp>(op)) {
+      lowered &= succeeded(lowerNode(node, nullptr, declaredTypes));
+    }
+  }
+  if (!lowered)
+    return failure();
+  return SmallVector<Value>(yield.getOperands());
+}
+
+LogicalResult lowerNode(NodeOp node, ProfileHooks *profile,
                         DenseMap<Value, Type> &declaredTypes) {
   OpBuilder builder(node);
   if (profile)
@@ -300,6 +368,10 @@ LogicalResult lowerNode(NodeOp node, ProfileHooks *profile,
   for (Value output : node.getOutputs())
     lowering.outputElementTypes.push_back(
         getElementTypeOrSelf(output.getType()));
+  lowering.lowerRegion = [&](OpBuilder &at, Region &region,
+                             ValueRange arguments) {
+    return lowerSubgraph(at, region, arguments, declaredTypes);
+  };
   // Every lowering computes output #0 (the importer checks ONNX arity;
   // MLIR written by hand is not).
   if (node.getOutputs().empty())

@@ -79,6 +79,7 @@ const LoweringRegistry &placer::getNodeLowerings() {
     lowering::registerRecurrentLowerings(r);
     lowering::registerLossLowerings(r);
     lowering::registerSignalLowerings(r);
+    lowering::registerControlFlowLowerings(r);
     lowering::registerQuantizationLowerings(r);
     return r;
   }();

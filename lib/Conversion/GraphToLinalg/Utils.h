@@ -142,6 +142,7 @@ void registerQuantizationLowerings(LoweringRegistry &registry);
 void registerResizeLowerings(LoweringRegistry &registry);
 void registerRecurrentLowerings(LoweringRegistry &registry);
 void registerSignalLowerings(LoweringRegistry &registry);
+void registerControlFlowLowerings(LoweringRegistry &registry);
 
 } // namespace placer::lowering
 

@@ -1,0 +1,207 @@
+//===- ControlFlow.cpp - If and Scan as scf --------------------------------===//
+//
+// A subgraph's ops move into the scf op's region and are lowered there like
+// any other node (NodeLowering::lowerRegion), so nested control flow works
+// the same way. If becomes scf.if on the condition's element; Scan an
+// scf.for over the scanned axis that carries the states and the stacked
+// scan outputs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Support/DebugStringHelper.h"
+
+using namespace mlir;
+using namespace placer;
+using namespace placer::lowering;
+
+namespace {
+
+/// The values a branch yields, checked against the node's output types.
+LogicalResult yieldBranch(NodeLowering &n, OpBuilder &b, Location loc,
+                          Region *region, StringRef name) {
+  FailureOr<SmallVector<Value>> values = n.lowerRegion(b, *region, {});
+  if (failed(values))
+    return failure();
+  if (values->size() != n.node.getOutputs().size())
+    return n.fail(name + " yields " + Twine(values->size()) + " values for " +
+                  Twine(n.node.getOutputs().size()) + " outputs");
+  for (auto [i, value] : llvm::enumerate(*values))
+    if (value.getType() != n.getResultType(i))
+      return n.fail(name + " yields " + debugString(value.getType()) +
+                    " for output #" + Twine(i) + " of type " +
+                    debugString(n.getResultType(i)));
+  scf::YieldOp::create(b, loc, *values);
+  return success();
+}
+
+Results lowerIf(NodeLowering &n) {
+  Region *thenRegion = n.getSubgraph("then_branch");
+  Region *elseRegion = n.getSubgraph("else_branch");
+  if (!thenRegion || !elseRegion)
+    return n.fail("needs then_branch and else_branch");
+  auto condType = cast<RankedTensorType>(n.operands[0].getType());
+  if (condType.getNumElements() != 1)
+    return n.fail("the condition must hold one element");
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Value cond = castScalar(b, loc,
+                          tensor::ExtractOp::create(
+                              b, loc, n.operands[0],
+                              SmallVector<Value>(condType.getRank(),
+                                                 arith::ConstantIndexOp::create(b, loc, 0))),
+                          b.getI1Type());
+  SmallVector<Type> types;
+  for (unsigned i = 0; i < n.node.getOutputs().size(); ++i)
+    types.push_back(n.getResultType(i));
+  auto ifOp = scf::IfOp::create(b, loc, types, cond, /*withElseRegion=*/true);
+  for (auto [region, block, name] :
+       {std::tuple{thenRegion, ifOp.thenBlock(), StringRef("then_branch")},
+        std::tuple{elseRegion, ifOp.elseBlock(), StringRef("else_branch")}}) {
+    OpBuilder inner = OpBuilder::atBlockEnd(block);
+    if (failed(yieldBranch(n, inner, loc, region, name)))
+      return failure();
+  }
+  return SmallVector<Value>(ifOp.getResults());
+}
+
+/// Scan (opset 9+; opset 8's batch axis of size 1): N states carried, M
+/// inputs scanned along their axis (forward or reverse), K outputs stacked
+/// along theirs.
+Results lowerScan(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Region *body = n.getSubgraph("body");
+  if (!body)
+    return n.fail("needs a body");
+  bool batched = n.node.getVersion() < 9; // opset 8: [batch, seq, ...]
+  SmallVector<Value> inputs(n.operands);
+  if (batched) {
+    if (n.hasOperand(0))
+      return n.fail("sequence_lens is not lowered");
+    inputs.erase(inputs.begin());
+  }
+  int64_t scanned = n.getInt("num_scan_inputs", 0);
+  int64_t states = static_cast<int64_t>(inputs.size()) - scanned;
+  int64_t outputs = n.node.getOutputs().size();
+  if (scanned < 1 || states < 0 || outputs < states)
+    return n.fail("num_scan_inputs does not fit the inputs");
+  auto allZero = [&](StringRef name) {
+    std::optional<SmallVector<int64_t>> values = n.getInts(name);
+    return !values || llvm::all_of(*values, [](int64_t v) { return v == 0; });
+  };
+  if (!allZero("scan_input_axes") || !allZero("scan_output_axes") ||
+      !allZero("scan_output_directions"))
+    return n.fail("only scans along axis 0 with forward outputs are lowered");
+  SmallVector<int64_t> directions =
+      n.getInts(batched ? "directions" : "scan_input_directions")
+          .value_or(SmallVector<int64_t>(scanned, 0));
+  // Drop opset 8's batch axis (size 1).
+  auto unbatch = [&](Value v) {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (!batched)
+      return v;
+    return reshapeTo(b, loc, v,
+                     RankedTensorType::get(type.getShape().drop_front(),
+                                           type.getElementType()));
+  };
+  for (Value v : inputs)
+    if (batched && cast<RankedTensorType>(v.getType()).getDimSize(0) != 1)
+      return n.fail("opset-8 Scan with a batch larger than 1 is not lowered");
+  SmallVector<Value> carried;
+  for (int64_t i = 0; i < states; ++i)
+    carried.push_back(unbatch(inputs[i]));
+  SmallVector<Value> sequences;
+  for (int64_t i = states; i < static_cast<int64_t>(inputs.size()); ++i)
+    sequences.push_back(unbatch(inputs[i]));
+  int64_t steps = cast<RankedTensorType>(sequences[0].getType()).getDimSize(0);
+  SmallVector<RankedTensorType> stackedTypes;
+  for (int64_t k = states; k < outputs; ++k) {
+    RankedTensorType type = n.getResultType(k);
+    if (batched)
+      type = RankedTensorType::get(type.getShape().drop_front(),
+                                   type.getElementType());
+    stackedTypes.push_back(type);
+    carried.push_back(filled(b, loc, type, 0));
+  }
+  auto c = [&](OpBuilder &ob, Location l, int64_t v) {
+    return Value(arith::ConstantIndexOp::create(ob, l, v));
+  };
+  LogicalResult status = success();
+  auto loop = scf::ForOp::create(
+      b, loc, c(b, loc, 0), c(b, loc, steps), c(b, loc, 1), carried,
+      [&](OpBuilder &lb, Location l, Value t, ValueRange args) {
+        SmallVector<Value> arguments(args.take_front(states));
+        for (auto [i, sequence] : llvm::enumerate(sequences)) {
+          auto type = cast<RankedTensorType>(sequence.getType());
+          Value at = t;
+          if (i < directions.size() && directions[i])
+            at = arith::SubIOp::create(lb, l, c(lb, l, steps - 1), t);
+          SmallVector<OpFoldResult> offsets(type.getRank(), lb.getIndexAttr(0));
+          SmallVector<OpFoldResult> sizes, ones(type.getRank(), lb.getIndexAttr(1));
+          offsets[0] = at;
+          sizes.push_back(lb.getIndexAttr(1));
+          for (int64_t d = 1; d < type.getRank(); ++d)
+            sizes.push_back(lb.getIndexAttr(type.getDimSize(d)));
+          auto sliceType = RankedTensorType::get(type.getShape().drop_front(),
+                                                 type.getElementType());
+          arguments.push_back(tensor::ExtractSliceOp::create(lb, l, sliceType,
+                                                             sequence, offsets,
+                                                             sizes, ones));
+        }
+        FailureOr<SmallVector<Value>> yielded = n.lowerRegion(lb, *body, arguments);
+        if (failed(yielded) ||
+            static_cast<int64_t>(yielded->size()) != outputs) {
+          if (succeeded(yielded))
+            (void)n.fail("the body yields " + Twine(yielded->size()) +
+                         " values for " + Twine(outputs) + " outputs");
+          status = failure();
+          scf::YieldOp::create(lb, l, args);
+          return;
+        }
+        SmallVector<Value> next(yielded->begin(), yielded->begin() + states);
+        for (int64_t k = 0; k < outputs - states; ++k) {
+          Value step = (*yielded)[states + k];
+          RankedTensorType stacked = stackedTypes[k];
+          SmallVector<int64_t> rowShape(stacked.getShape());
+          rowShape[0] = 1;
+          Value row = reshapeTo(lb, l, step,
+                                RankedTensorType::get(rowShape, stacked.getElementType()));
+          SmallVector<OpFoldResult> offsets(stacked.getRank(), lb.getIndexAttr(0));
+          SmallVector<OpFoldResult> sizes, ones(stacked.getRank(), lb.getIndexAttr(1));
+          offsets[0] = t;
+          for (int64_t size : rowShape)
+            sizes.push_back(lb.getIndexAttr(size));
+          next.push_back(tensor::InsertSliceOp::create(lb, l, row, args[states + k],
+                                                       offsets, sizes, ones));
+        }
+        scf::YieldOp::create(lb, l, next);
+      });
+  if (failed(status))
+    return failure();
+  SmallVector<Value> results;
+  for (int64_t k = 0; k < outputs; ++k) {
+    Value v = loop.getResult(k);
+    results.push_back(batched ? reshapeTo(b, loc, v, n.getResultType(k)) : v);
+  }
+  return results;
+}
+
+} // namespace
+
+void placer::lowering::registerControlFlowLowerings(LoweringRegistry &r) {
+  r.beginFamily(
+      "Control flow",
+      "A subgraph's ops move into the scf op's region and are lowered there "
+      "like any node, nested subgraphs included. If: `scf.if` on the "
+      "condition's element (both branches of the node's static output "
+      "types). Scan: an `scf.for` over axis 0 of the scanned inputs (forward "
+      "or reverse) carrying the states and the stacked outputs; opset 8's "
+      "batch axis of size 1.");
+  r.add("If", lowerIf);
+  r.add("Scan", lowerScan);
+}
