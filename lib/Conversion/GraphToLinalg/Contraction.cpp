@@ -145,13 +145,11 @@ Value matmul2d(OpBuilder &b, Location loc, Value lhs, Value rhs, bool transA,
       .getResult(0);
 }
 
-/// The equation with every "..." replaced by letters the equation does not
-/// use, one per dimension the ellipsis covers (aligned from the right, as
-/// numpy broadcasts them); an implicit output becomes explicit first
-/// (the ellipsis dimensions, then the letters used once, sorted).
-FailureOr<std::string> expandEllipsis(NodeLowering &n, std::string equation) {
-  if (!StringRef(equation).contains("..."))
-    return equation;
+/// The equation made explicit: an implicit output becomes the ellipsis
+/// dimensions then the letters used once, sorted; every "..." becomes
+/// letters the equation does not use, one per dimension it covers (aligned
+/// from the right, as numpy broadcasts them).
+FailureOr<std::string> explicitEquation(NodeLowering &n, std::string equation) {
   auto [lhs, rhs] = StringRef(equation).split("->");
   SmallVector<StringRef> terms;
   lhs.split(terms, ',');
@@ -165,11 +163,13 @@ FailureOr<std::string> expandEllipsis(NodeLowering &n, std::string equation) {
       for (char c : term)
         if (std::isalpha(c))
           ++uses[c];
-    output = "...";
+    output = lhs.contains("...") ? "..." : "";
     for (auto [c, count] : uses)
       if (count == 1)
         output += c;
   }
+  if (!StringRef(equation).contains("..."))
+    return lhs.str() + "->" + output;
   std::string fresh;
   for (char c = 'A'; c <= 'Z'; ++c)
     if (equation.find(c) == std::string::npos)
@@ -190,17 +190,15 @@ FailureOr<std::string> expandEllipsis(NodeLowering &n, std::string equation) {
   // The ellipsis dimensions must agree (size-1 broadcasting is not lowered).
   SmallVector<int64_t> sizes(widest, -1);
   for (size_t k = 0; k < terms.size(); ++k) {
-    int64_t dims = covered[k];
-    auto type = cast<RankedTensorType>(n.operands[k].getType());
-    StringRef term = terms[k];
-    size_t at = term.find("...");
+    size_t at = terms[k].find("...");
     if (at == StringRef::npos)
       continue;
-    int64_t before = llvm::count_if(term.take_front(at),
+    auto type = cast<RankedTensorType>(n.operands[k].getType());
+    int64_t before = llvm::count_if(terms[k].take_front(at),
                                     [](char c) { return std::isalpha(c); });
-    for (int64_t i = 0; i < dims; ++i) {
+    for (int64_t i = 0; i < covered[k]; ++i) {
       int64_t size = type.getDimSize(before + i);
-      int64_t &slot = sizes[widest - dims + i];
+      int64_t &slot = sizes[widest - covered[k] + i];
       if (slot != -1 && slot != size)
         return n.fail("ellipsis dimensions that broadcast are not lowered");
       slot = size;
@@ -232,27 +230,14 @@ Results lowerEinsum(NodeLowering &n) {
   for (char c : n.getString("equation", ""))
     if (c != ' ')
       equation += c;
-  FailureOr<std::string> expanded = expandEllipsis(n, equation);
+  FailureOr<std::string> expanded = explicitEquation(n, equation);
   if (failed(expanded))
     return failure();
   equation = *expanded;
   auto [lhs, rhs] = StringRef(equation).split("->");
   SmallVector<StringRef> terms;
   lhs.split(terms, ',');
-  if (terms.size() != n.operands.size())
-    return n.fail("the equation has " + Twine(terms.size()) +
-                  " operand terms for " + Twine(n.operands.size()) + " inputs");
   std::string output = rhs.str();
-  if (!StringRef(equation).contains("->")) {
-    // Implicit output: the letters used once, in alphabetical order.
-    std::map<char, int> uses;
-    for (StringRef term : terms)
-      for (char c : term)
-        ++uses[c];
-    for (auto [c, count] : uses)
-      if (count == 1)
-        output += c;
-  }
   std::string letters = output;
   for (StringRef term : terms)
     for (char c : term)

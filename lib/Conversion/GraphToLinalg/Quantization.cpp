@@ -58,6 +58,24 @@ Value saturate(OpBuilder &b, Location loc, Value x, Value zeroPoint, Type to,
 
 /// The axis of per-axis scales (QuantizeLinear, DequantizeLinear); only
 /// a scale of more than one element reads it.
+FailureOr<int64_t> quantAxis(NodeLowering &n, int64_t rank);
+
+/// x, its scale and (when given) its zero point, the last two reshaped to
+/// broadcast along the axis.
+FailureOr<SmallVector<Value>> linearQuantInputs(NodeLowering &n) {
+  auto type = cast<RankedTensorType>(n.operands[0].getType());
+  auto axis = quantAxis(n, type.getRank());
+  if (failed(axis))
+    return failure();
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  SmallVector<Value> inputs = {
+      n.operands[0], alongAxis(b, loc, n.operands[1], type.getRank(), *axis)};
+  if (n.hasOperand(2))
+    inputs.push_back(alongAxis(b, loc, n.operands[2], type.getRank(), *axis));
+  return inputs;
+}
+
 FailureOr<int64_t> quantAxis(NodeLowering &n, int64_t rank) {
   int64_t axis = normalizeAxis(n.getInt("axis", 1), rank);
   auto scale = cast<RankedTensorType>(n.operands[1].getType());
@@ -71,22 +89,18 @@ FailureOr<int64_t> quantAxis(NodeLowering &n, int64_t rank) {
 }
 
 Results lowerQuantizeLinear(NodeLowering &n) {
-  auto type = cast<RankedTensorType>(n.operands[0].getType());
-  auto axis = quantAxis(n, type.getRank());
-  if (failed(axis))
+  FailureOr<SmallVector<Value>> inputs = linearQuantInputs(n);
+  if (failed(inputs))
     return failure();
   OpBuilder &b = n.builder;
   Location loc = n.getLoc();
   RankedTensorType outType = n.getResultType();
-  SmallVector<Value> inputs = {
-      n.operands[0], alongAxis(b, loc, n.operands[1], type.getRank(), *axis)};
-  if (n.hasOperand(2))
-    inputs.push_back(alongAxis(b, loc, n.operands[2], type.getRank(), *axis));
+  auto type = cast<RankedTensorType>(n.operands[0].getType());
   bool isUnsigned = n.isUnsignedResult();
   bool zpUnsigned = n.isUnsignedInput(2);
   Type f = type.getElementType();
   return single(elementwise(
-      b, loc, inputs, outType, [&](OpBuilder &nb, Location l, ValueRange args) {
+      b, loc, *inputs, outType, [&](OpBuilder &nb, Location l, ValueRange args) {
         Value scaled = arith::DivFOp::create(nb, l, args[0],
                                              castScalar(nb, l, args[1], f));
         Value zp = args.size() > 2 ? castScalar(nb, l, args[2], f, zpUnsigned)
@@ -96,21 +110,16 @@ Results lowerQuantizeLinear(NodeLowering &n) {
 }
 
 Results lowerDequantizeLinear(NodeLowering &n) {
-  auto type = cast<RankedTensorType>(n.operands[0].getType());
-  auto axis = quantAxis(n, type.getRank());
-  if (failed(axis))
+  FailureOr<SmallVector<Value>> inputs = linearQuantInputs(n);
+  if (failed(inputs))
     return failure();
   OpBuilder &b = n.builder;
   Location loc = n.getLoc();
   RankedTensorType outType = n.getResultType();
-  SmallVector<Value> inputs = {
-      n.operands[0], alongAxis(b, loc, n.operands[1], type.getRank(), *axis)};
-  if (n.hasOperand(2))
-    inputs.push_back(alongAxis(b, loc, n.operands[2], type.getRank(), *axis));
   bool xUnsigned = n.isUnsignedInput(0), zpUnsigned = n.isUnsignedInput(2);
   Type f = outType.getElementType();
   return single(elementwise(
-      b, loc, inputs, outType, [&](OpBuilder &nb, Location l, ValueRange args) {
+      b, loc, *inputs, outType, [&](OpBuilder &nb, Location l, ValueRange args) {
         Value x = castScalar(nb, l, args[0], f, xUnsigned);
         if (args.size() > 2)
           x = arith::SubFOp::create(nb, l, x,

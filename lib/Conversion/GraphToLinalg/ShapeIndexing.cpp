@@ -482,25 +482,14 @@ Results lowerPad(NodeLowering &n) {
   Location loc = n.getLoc();
   RankedTensorType outType = n.getResultType();
   Value input = n.operands[0];
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  return single(
-      linalg::GenericOp::create(
-          b, loc, TypeRange{outType}, ValueRange{},
-          ValueRange{emptyTensor(b, loc, outType)},
-          SmallVector<AffineMap>{
-              AffineMap::getMultiDimIdentityMap(rank, b.getContext())},
-          iterators,
-          [&](OpBuilder &nb, Location l, ValueRange) {
-            SmallVector<Value> indices;
-            for (int64_t d = 0; d < rank; ++d)
-              indices.push_back(sourceIndex(
-                  nb, l, linalg::IndexOp::create(nb, l, d), all[d],
-                  type.getDimSize(d), mode));
-            linalg::YieldOp::create(
-                nb, l, Value(tensor::ExtractOp::create(nb, l, input, indices)));
-          })
-          .getResult(0));
+  return single(generate(
+      b, loc, outType, [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
+        SmallVector<Value> indices;
+        for (int64_t d = 0; d < rank; ++d)
+          indices.push_back(
+              sourceIndex(nb, l, ivs[d], all[d], type.getDimSize(d), mode));
+        return Value(tensor::ExtractOp::create(nb, l, input, indices));
+      }));
 }
 
 //===----------------------------------------------------------------------===//
