@@ -151,7 +151,8 @@ std::optional<Arrays> prepareArrays(const Program &program,
               formatShape(array->shape);
       return std::nullopt;
     }
-    std::memcpy(buffer.data(), array->bytes.data(), array->bytes.size());
+    if (!array->bytes.empty()) // an empty tensor's data may be null
+      std::memcpy(buffer.data(), array->bytes.data(), array->bytes.size());
     arrays.inputs.push_back(std::move(buffer));
   }
   for (const TensorSpec &spec : program.getOutputs())

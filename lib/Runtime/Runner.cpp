@@ -79,7 +79,8 @@ static llvm::Expected<Buffer> loadWeight(ModuleOp module, Attribute value,
       return runError("weight '" + spec.name + "' has " +
                       llvm::Twine(bytes.size()) + " bytes, its type needs " +
                       llvm::Twine(buffer.size()));
-    std::memcpy(buffer.data(), bytes.data(), bytes.size());
+    if (!bytes.empty()) // an empty tensor's data may be null
+      std::memcpy(buffer.data(), bytes.data(), bytes.size());
     return std::move(buffer);
   };
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
@@ -98,6 +99,8 @@ static llvm::Expected<Buffer> loadWeight(ModuleOp module, Attribute value,
     llvm::ArrayRef<char> raw = dense.getRawData();
     if (!dense.isSplat())
       return fill(raw);
+    if (raw.empty()) // an empty tensor: nothing to repeat
+      return std::move(buffer);
     for (int64_t offset = 0; offset < buffer.size(); offset += raw.size())
       std::memcpy(buffer.data() + offset, raw.data(), raw.size());
     return std::move(buffer);
