@@ -155,3 +155,43 @@ TEST(ShapeFolding, ReadsRawAndTypedTensors) {
 }
 
 } // namespace
+
+namespace {
+
+// Swin's window padding: (7 - 56 % 7) % 7 with Python's floored Mod, and
+// C's remainder with fmod = 1.
+TEST(ShapeFolding, ModFloorsOrTruncates) {
+  KnownTensor a = ints({3}, {56, -5, 5});
+  KnownTensor b = ints({}, {-3});
+  auto floored = evaluateNode(node("Mod"), {&a, &b}, {});
+  ASSERT_TRUE(floored);
+  EXPECT_EQ((*floored)[0].ints, std::vector<int64_t>({-1, -2, -1}));
+  onnx::NodeProto fmod = node("Mod");
+  addIntAttr(fmod, "fmod", 1);
+  auto truncated = evaluateNode(fmod, {&a, &b}, {});
+  ASSERT_TRUE(truncated);
+  EXPECT_EQ((*truncated)[0].ints, std::vector<int64_t>({2, -2, 2}));
+  KnownTensor zero = ints({}, {0});
+  EXPECT_FALSE(evaluateNode(node("Mod"), {&a, &zero}, {}));
+}
+
+// The pads of Swin's Pad: a [4, 2] reshape reversed by rows
+// (Slice -1:INT64_MIN:-1), then transposed.
+TEST(ShapeFolding, RowSliceAndTransposeOfPads) {
+  KnownTensor pairs = ints({4, 2}, {0, 0, 0, 0, 0, 3, 0, 5});
+  KnownTensor start = ints({1}, {-1}), end = ints({1}, {INT64_MIN + 1}),
+              axis = ints({1}, {0}), step = ints({1}, {-1});
+  auto reversed =
+      evaluateNode(node("Slice"), {&pairs, &start, &end, &axis, &step}, {});
+  ASSERT_TRUE(reversed);
+  EXPECT_EQ((*reversed)[0].dims, std::vector<int64_t>({4, 2}));
+  EXPECT_EQ((*reversed)[0].ints,
+            std::vector<int64_t>({0, 5, 0, 3, 0, 0, 0, 0}));
+  auto transposed = evaluateNode(node("Transpose"), {&(*reversed)[0]}, {});
+  ASSERT_TRUE(transposed);
+  EXPECT_EQ((*transposed)[0].dims, std::vector<int64_t>({2, 4}));
+  EXPECT_EQ((*transposed)[0].ints,
+            std::vector<int64_t>({0, 0, 0, 0, 5, 3, 0, 0}));
+}
+
+} // namespace
