@@ -270,6 +270,19 @@ Flops topK(const FormulaArgs &args) {
   return std::optional<double>(2.0 * product(*in) * (*in)[axis]);
 }
 
+/// NonMaxSuppression: per batch and class, the score order (n^2
+/// comparisons) and up to n^2 IoUs of ~16 FLOPs.
+Flops nonMaxSuppression(const FormulaArgs &args) {
+  auto scores = args.input(1);
+  if (failed(scores))
+    return failure();
+  if (scores->size() != 3)
+    return std::optional<double>();
+  double n = (*scores)[2];
+  return std::optional<double>(static_cast<double>((*scores)[0]) * (*scores)[1] *
+                               n * n * 17);
+}
+
 /// The losses: 3 per target element (pick, weigh, sum), plus the log
 /// softmax of the scores for SoftmaxCrossEntropyLoss.
 Flops loss(const FormulaArgs &args) {
@@ -347,6 +360,7 @@ const llvm::StringMap<CostRule> &costRules() {
     add({"QuantizeLinear"}, compute(perInputElement, 4.0));
     add({"DynamicQuantizeLinear"}, compute(perInputElement, 6.0));
     add({"TopK"}, compute(topK));
+    add({"NonMaxSuppression"}, compute(nonMaxSuppression));
     add({"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"},
         compute(loss));
     add({"Sum", "Mean", "Max", "Min"}, compute(variadicElementwise));

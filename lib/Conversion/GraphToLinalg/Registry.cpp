@@ -80,6 +80,7 @@ const LoweringRegistry &placer::getNodeLowerings() {
     lowering::registerLossLowerings(r);
     lowering::registerSignalLowerings(r);
     lowering::registerControlFlowLowerings(r);
+    lowering::registerDetectionLowerings(r);
     lowering::registerQuantizationLowerings(r);
     return r;
   }();

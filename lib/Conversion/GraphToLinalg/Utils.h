@@ -143,6 +143,7 @@ void registerResizeLowerings(LoweringRegistry &registry);
 void registerRecurrentLowerings(LoweringRegistry &registry);
 void registerSignalLowerings(LoweringRegistry &registry);
 void registerControlFlowLowerings(LoweringRegistry &registry);
+void registerDetectionLowerings(LoweringRegistry &registry);
 
 } // namespace placer::lowering
 

@@ -1,0 +1,257 @@
+//===- Detection.cpp - NonMaxSuppression -----------------------------------===//
+//
+// Per batch and class: each box's place in the score order is counted (a
+// generic, O(n^2)), the order inverted, then an scf.for walks the boxes best
+// first and keeps one when its score passes the threshold and its IoU with
+// every box kept for the class so far does not exceed the IoU threshold. The
+// selected [batch, class, box] rows fill the output's static row count, as
+// the model declares it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace placer;
+using namespace placer::lowering;
+
+namespace {
+
+/// A box's corners (y1, x1, y2, x2), from corner pairs in any order or, with
+/// center_point_box, from (x center, y center, width, height).
+struct Box {
+  Value y1, x1, y2, x2;
+};
+
+Box readBox(OpBuilder &b, Location loc, Value boxes, Value batch, Value index,
+            bool centered) {
+  auto at = [&](int64_t k) {
+    return castScalar(b, loc,
+                      tensor::ExtractOp::create(
+                          b, loc, boxes,
+                          ValueRange{batch, index,
+                                     arith::ConstantIndexOp::create(b, loc, k)}),
+                      b.getF32Type());
+  };
+  Value a0 = at(0), a1 = at(1), a2 = at(2), a3 = at(3);
+  if (centered) {
+    Value half = scalarConstant(b, loc, b.getF32Type(), 0.5);
+    Value hw = arith::MulFOp::create(b, loc, a2, half);
+    Value hh = arith::MulFOp::create(b, loc, a3, half);
+    return {arith::SubFOp::create(b, loc, a1, hh), arith::SubFOp::create(b, loc, a0, hw),
+            arith::AddFOp::create(b, loc, a1, hh), arith::AddFOp::create(b, loc, a0, hw)};
+  }
+  return {arith::MinimumFOp::create(b, loc, a0, a2),
+          arith::MinimumFOp::create(b, loc, a1, a3),
+          arith::MaximumFOp::create(b, loc, a0, a2),
+          arith::MaximumFOp::create(b, loc, a1, a3)};
+}
+
+Value intersectionOverUnion(OpBuilder &b, Location loc, const Box &p,
+                            const Box &q) {
+  Value zero = scalarConstant(b, loc, b.getF32Type(), 0);
+  auto extent = [&](Value lo1, Value hi1, Value lo2, Value hi2) {
+    return Value(arith::MaximumFOp::create(
+        b, loc, zero,
+        arith::SubFOp::create(b, loc, arith::MinimumFOp::create(b, loc, hi1, hi2),
+                              arith::MaximumFOp::create(b, loc, lo1, lo2))));
+  };
+  Value inter = arith::MulFOp::create(b, loc, extent(p.y1, p.y2, q.y1, q.y2),
+                                      extent(p.x1, p.x2, q.x1, q.x2));
+  auto area = [&](const Box &r) {
+    return Value(arith::MulFOp::create(b, loc, arith::SubFOp::create(b, loc, r.y2, r.y1),
+                                       arith::SubFOp::create(b, loc, r.x2, r.x1)));
+  };
+  Value uni = arith::SubFOp::create(
+      b, loc, arith::AddFOp::create(b, loc, area(p), area(q)), inter);
+  Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, uni, zero);
+  return arith::SelectOp::create(b, loc, positive,
+                                 arith::DivFOp::create(b, loc, inter, uni), zero);
+}
+
+Results lowerNonMaxSuppression(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Value boxes = n.operands[0], scores = n.operands[1];
+  auto boxType = cast<RankedTensorType>(boxes.getType());
+  auto scoreType = cast<RankedTensorType>(scores.getType());
+  RankedTensorType outType = n.getResultType();
+  if (boxType.getRank() != 3 || boxType.getDimSize(2) != 4 ||
+      scoreType.getRank() != 3 || outType.getRank() != 2 ||
+      outType.getDimSize(1) != 3)
+    return n.fail("needs boxes [B, N, 4], scores [B, C, N] and an [M, 3] "
+                  "output");
+  int64_t batches = boxType.getDimSize(0), boxCount = boxType.getDimSize(1);
+  int64_t classes = scoreType.getDimSize(1), room = outType.getDimSize(0);
+  bool centered = n.getInt("center_point_box", 0);
+  Type f = b.getF32Type();
+  auto scalarOf = [&](unsigned i, Type type, double fallback) -> Value {
+    if (!n.hasOperand(i) ||
+        cast<RankedTensorType>(n.operands[i].getType()).getNumElements() == 0)
+      return scalarConstant(b, loc, type, fallback);
+    auto t = cast<RankedTensorType>(n.operands[i].getType());
+    return castScalar(b, loc,
+                      tensor::ExtractOp::create(
+                          b, loc, n.operands[i],
+                          SmallVector<Value>(t.getRank(),
+                                             arith::ConstantIndexOp::create(b, loc, 0))),
+                      type);
+  };
+  Value maxPerClass = scalarOf(2, b.getI64Type(), 0);
+  Value iouLimit = scalarOf(3, f, 0);
+  Value scoreLimit = scalarOf(4, f, -std::numeric_limits<double>::infinity());
+  bool hasScoreLimit = n.hasOperand(4);
+  Value result = filled(b, loc, outType, 0);
+  if (room == 0 || boxCount == 0)
+    return single(result);
+  auto idx = [](OpBuilder &ob, Location l, int64_t v) {
+    return Value(arith::ConstantIndexOp::create(ob, l, v));
+  };
+  auto i64 = [](OpBuilder &ob, Location l, Value v) {
+    return Value(arith::IndexCastOp::create(ob, l, ob.getI64Type(), v));
+  };
+  auto forLoop = [&](OpBuilder &ob, Location l, Value lo, Value hi,
+                     ValueRange init,
+                     function_ref<SmallVector<Value>(OpBuilder &, Location, Value,
+                                                     ValueRange)> body) {
+    return scf::ForOp::create(
+        ob, l, lo, hi, idx(ob, l, 1), init,
+        [&](OpBuilder &lb, Location ll, Value iv, ValueRange args) {
+          scf::YieldOp::create(lb, ll, body(lb, ll, iv, args));
+        });
+  };
+  auto orderType = RankedTensorType::get({boxCount}, b.getIndexType());
+  auto batchLoop = forLoop(
+      b, loc, idx(b, loc, 0), idx(b, loc, batches),
+      ValueRange{result, idx(b, loc, 0)},
+      [&](OpBuilder &bb, Location bl, Value batch, ValueRange bArgs) {
+        auto classLoop = forLoop(
+            bb, bl, idx(bb, bl, 0), idx(bb, bl, classes), bArgs,
+            [&](OpBuilder &cb, Location cl, Value cls, ValueRange cArgs) {
+              auto score = [&](OpBuilder &ob, Location l, Value i) {
+                return castScalar(ob, l,
+                                  tensor::ExtractOp::create(ob, l, scores,
+                                                            ValueRange{batch, cls, i}),
+                                  f);
+              };
+              // place[i]: boxes scoring higher, or equal with a lower index.
+              auto places = forLoop(
+                  cb, cl, idx(cb, cl, 0), idx(cb, cl, boxCount),
+                  ValueRange{tensor::EmptyOp::create(cb, cl, orderType.getShape(),
+                                                     cb.getIndexType())},
+                  [&](OpBuilder &ib, Location il, Value i, ValueRange order) {
+                    Value si = score(ib, il, i);
+                    auto counted = forLoop(
+                        ib, il, idx(ib, il, 0), idx(ib, il, boxCount),
+                        ValueRange{idx(ib, il, 0)},
+                        [&](OpBuilder &mb, Location ml, Value m, ValueRange count) {
+                          Value sm = score(mb, ml, m);
+                          Value ahead = arith::OrIOp::create(
+                              mb, ml,
+                              arith::CmpFOp::create(mb, ml, arith::CmpFPredicate::OGT,
+                                                    sm, si),
+                              arith::AndIOp::create(
+                                  mb, ml,
+                                  arith::CmpFOp::create(mb, ml,
+                                                        arith::CmpFPredicate::OEQ, sm, si),
+                                  arith::CmpIOp::create(mb, ml, arith::CmpIPredicate::ult,
+                                                        m, i)));
+                          return SmallVector<Value>{arith::SelectOp::create(
+                              mb, ml, ahead,
+                              arith::AddIOp::create(mb, ml, count[0], idx(mb, ml, 1)),
+                              count[0])};
+                        });
+                    return SmallVector<Value>{tensor::InsertOp::create(
+                        ib, il, i, order[0], ValueRange{counted.getResult(0)})};
+                  });
+              Value order = places.getResult(0);
+              Value start = cArgs[1];
+              // Walk the boxes best first.
+              auto walk = forLoop(
+                  cb, cl, idx(cb, cl, 0), idx(cb, cl, boxCount),
+                  ValueRange{cArgs[0], cArgs[1], i64(cb, cl, idx(cb, cl, 0))},
+                  [&](OpBuilder &wb, Location wl, Value r, ValueRange w) {
+                    Value out = w[0], count = w[1], kept = w[2];
+                    Value i = tensor::ExtractOp::create(wb, wl, order, ValueRange{r});
+                    Value ok = arith::AndIOp::create(
+                        wb, wl,
+                        arith::CmpIOp::create(wb, wl, arith::CmpIPredicate::slt, kept,
+                                              maxPerClass),
+                        arith::CmpIOp::create(wb, wl, arith::CmpIPredicate::ult, count,
+                                              idx(wb, wl, room)));
+                    if (hasScoreLimit)
+                      ok = arith::AndIOp::create(
+                          wb, wl, ok,
+                          arith::CmpFOp::create(wb, wl, arith::CmpFPredicate::OGT,
+                                                score(wb, wl, i), scoreLimit));
+                    Box box = readBox(wb, wl, boxes, batch, i, centered);
+                    auto overlap = forLoop(
+                        wb, wl, start, count,
+                        ValueRange{arith::ConstantOp::create(wb, wl, wb.getBoolAttr(false))},
+                        [&](OpBuilder &ob, Location ol, Value j, ValueRange hit) {
+                          Value other = arith::IndexCastOp::create(
+                              ob, ol, ob.getIndexType(),
+                              tensor::ExtractOp::create(ob, ol, out,
+                                                        ValueRange{j, idx(ob, ol, 2)}));
+                          Value iou = intersectionOverUnion(
+                              ob, ol, box, readBox(ob, ol, boxes, batch, other, centered));
+                          return SmallVector<Value>{arith::OrIOp::create(
+                              ob, ol, hit[0],
+                              arith::CmpFOp::create(ob, ol, arith::CmpFPredicate::OGT,
+                                                    iou, iouLimit))};
+                        });
+                    Value keep = arith::AndIOp::create(
+                        wb, wl, ok,
+                        arith::XOrIOp::create(
+                            wb, wl, overlap.getResult(0),
+                            arith::ConstantOp::create(wb, wl, wb.getBoolAttr(true))));
+                    auto branch = scf::IfOp::create(
+                        wb, wl, keep,
+                        [&](OpBuilder &tb, Location tl) {
+                          Value row = out;
+                          Value fields[3] = {i64(tb, tl, batch), i64(tb, tl, cls),
+                                             i64(tb, tl, i)};
+                          for (int64_t k = 0; k < 3; ++k)
+                            row = tensor::InsertOp::create(
+                                tb, tl, castScalar(tb, tl, fields[k],
+                                                   outType.getElementType()),
+                                row, ValueRange{count, idx(tb, tl, k)});
+                          scf::YieldOp::create(
+                              tb, tl,
+                              ValueRange{row,
+                                         arith::AddIOp::create(tb, tl, count,
+                                                               idx(tb, tl, 1)),
+                                         arith::AddIOp::create(
+                                             tb, tl, kept,
+                                             arith::ConstantOp::create(
+                                                 tb, tl, tb.getI64IntegerAttr(1)))});
+                        },
+                        [&](OpBuilder &eb, Location el) {
+                          scf::YieldOp::create(eb, el, ValueRange{out, count, kept});
+                        });
+                    return SmallVector<Value>(branch.getResults());
+                  });
+              return SmallVector<Value>{walk.getResult(0), walk.getResult(1)};
+            });
+        return SmallVector<Value>(classLoop.getResults());
+      });
+  return single(batchLoop.getResult(0));
+}
+
+} // namespace
+
+void placer::lowering::registerDetectionLowerings(LoweringRegistry &r) {
+  r.beginFamily(
+      "Detection",
+      "NonMaxSuppression (corner or center_point_box boxes, score and IoU "
+      "thresholds, max boxes per class): per batch and class, the boxes' "
+      "score order counted (O(n^2)), then an `scf.for` keeping each box "
+      "whose IoU with those kept before stays within the threshold; the "
+      "selected rows fill the output's static row count.");
+  r.add("NonMaxSuppression", lowerNonMaxSuppression);
+}
