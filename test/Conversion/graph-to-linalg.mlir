@@ -76,12 +76,12 @@ func.func @grouped(%x: tensor<1x4x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1
 
 // One error lists every op type without a lowering (with its nodes) and
 // every node with a dynamic shape; nothing is rewritten.
-// expected-error @below {{cannot lower to linalg: no lowering for NonMaxSuppression (nodes 'nms1', 'nms2'); com.example.Fused (node 'custom'); dynamic shapes (bind them on import with --dim NAME=VALUE) at node 'dyn'}}
+// expected-error @below {{cannot lower to linalg: no lowering for Unique (nodes 'u1', 'u2'); com.example.Fused (node 'custom'); dynamic shapes (bind them on import with --dim NAME=VALUE) at node 'dyn'}}
 module {
   func.func @bad(%x: tensor<?x4xf32>, %y: tensor<2x4xf32>) -> tensor<2x4xf32> {
     %a = graph.node "Relu"(%x) attributes {name = "dyn", output_names = ["a"], version = 13 : i64} : (tensor<?x4xf32>) -> tensor<?x4xf32>
-    %b = graph.node "NonMaxSuppression"(%y) attributes {name = "nms1", output_names = ["b"], version = 13 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
-    %c = graph.node "NonMaxSuppression"(%b) attributes {name = "nms2", output_names = ["c"], version = 13 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    %b = graph.node "Unique"(%y) attributes {name = "u1", output_names = ["b"], version = 13 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    %c = graph.node "Unique"(%b) attributes {name = "u2", output_names = ["c"], version = 13 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
     %d = graph.node "Fused"(%c) attributes {domain = "com.example", name = "custom", output_names = ["d"], version = 1 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
     return %d : tensor<2x4xf32>
   }
