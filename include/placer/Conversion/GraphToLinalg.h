@@ -1,6 +1,7 @@
 //===- GraphToLinalg.h - Per-op lowerings of graph.node ---------*- C++ -*-===//
 //
-// The table of ONNX op lowerings. A lowering builds upstream ops for one
+// The registry of ONNX op lowerings, filled by one file per op family
+// (lib/Conversion/GraphToLinalg). A lowering builds upstream ops for one
 // node on static tensors and returns the node's replacement values, or
 // fails after an error naming the node and the unsupported attribute.
 //
