@@ -361,6 +361,8 @@ const llvm::StringMap<CostRule> &costRules() {
     add({"DynamicQuantizeLinear"}, compute(perInputElement, 6.0));
     add({"TopK"}, compute(topK));
     add({"NonMaxSuppression"}, compute(nonMaxSuppression));
+    // RoiAlign: 4 samples (sampling_ratio 2) of ~10 FLOPs per output element.
+    add({"RoiAlign"}, compute(perOutputElement, 40.0));
     add({"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"},
         compute(loss));
     add({"Sum", "Mean", "Max", "Min"}, compute(variadicElementwise));

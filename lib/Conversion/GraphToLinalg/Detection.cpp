@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -243,6 +244,161 @@ Results lowerNonMaxSuppression(NodeLowering &n) {
   return single(batchLoop.getResult(0));
 }
 
+/// RoiAlign: each output bin averages (or, in max mode, takes the largest
+/// weighted corner of) bilinear samples on a grid inside its part of the
+/// region; sampling_ratio 0 sizes the grid from the region (ceil(roi / bins)),
+/// so the sample loops are scf.for loops with bounds computed at run time.
+/// half_pixel shifts the region by half a pixel; output_half_pixel (opset
+/// 10's behaviour) does not and keeps regions at least one pixel wide.
+Results lowerRoiAlign(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Value x = n.operands[0], rois = n.operands[1], batchIndices = n.operands[2];
+  auto xType = cast<RankedTensorType>(x.getType());
+  RankedTensorType outType = n.getResultType();
+  if (xType.getRank() != 4 || outType.getRank() != 4 || !isFloat(outType))
+    return n.fail("needs NCHW floating-point features");
+  StringRef mode = n.getString("mode", "avg");
+  StringRef coordinates = n.getString(
+      "coordinate_transformation_mode",
+      n.node.getVersion() >= 16 ? "half_pixel" : "output_half_pixel");
+  if ((mode != "avg" && mode != "max") ||
+      (coordinates != "half_pixel" && coordinates != "output_half_pixel"))
+    return n.fail("unknown mode or coordinate_transformation_mode");
+  bool halfPixel = coordinates == "half_pixel", isMax = mode == "max";
+  int64_t height = xType.getDimSize(2), width = xType.getDimSize(3);
+  int64_t binsH = outType.getDimSize(2), binsW = outType.getDimSize(3);
+  int64_t ratio = n.getInt("sampling_ratio", 0);
+  double scale = n.getFloat("spatial_scale", 1.0f);
+  Type f = b.getF32Type();
+  Type element = outType.getElementType();
+  return single(generate(
+      b, loc, outType, [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
+        auto c = [&](double v) { return scalarConstant(nb, l, f, v); };
+        auto add = [&](Value p, Value q) { return Value(arith::AddFOp::create(nb, l, p, q)); };
+        auto sub = [&](Value p, Value q) { return Value(arith::SubFOp::create(nb, l, p, q)); };
+        auto mul = [&](Value p, Value q) { return Value(arith::MulFOp::create(nb, l, p, q)); };
+        auto div = [&](Value p, Value q) { return Value(arith::DivFOp::create(nb, l, p, q)); };
+        auto idx = [&](int64_t v) { return Value(arith::ConstantIndexOp::create(nb, l, v)); };
+        auto asFloat = [&](Value index) {
+          return Value(arith::UIToFPOp::create(
+              nb, l, f, arith::IndexCastOp::create(nb, l, nb.getI64Type(), index)));
+        };
+        Value r = ivs[0];
+        auto roi = [&](int64_t k) {
+          return castScalar(nb, l, tensor::ExtractOp::create(nb, l, rois, ValueRange{r, idx(k)}), f);
+        };
+        Value offset = c(halfPixel ? 0.5 : 0.0);
+        Value startW = sub(mul(roi(0), c(scale)), offset);
+        Value startH = sub(mul(roi(1), c(scale)), offset);
+        Value roiW = sub(sub(mul(roi(2), c(scale)), offset), startW);
+        Value roiH = sub(sub(mul(roi(3), c(scale)), offset), startH);
+        if (!halfPixel) {
+          roiW = arith::MaximumFOp::create(nb, l, roiW, c(1));
+          roiH = arith::MaximumFOp::create(nb, l, roiH, c(1));
+        }
+        Value binH = div(roiH, c(binsH)), binW = div(roiW, c(binsW));
+        auto gridOf = [&](Value bin) {
+          if (ratio > 0)
+            return idx(ratio);
+          return Value(arith::IndexCastOp::create(
+              nb, l, nb.getIndexType(),
+              arith::FPToSIOp::create(nb, l, nb.getI64Type(),
+                                      math::CeilOp::create(nb, l, bin))));
+        };
+        Value gridH = gridOf(binH), gridW = gridOf(binW);
+        Value batch = arith::IndexCastOp::create(
+            nb, l, nb.getIndexType(),
+            castScalar(nb, l, tensor::ExtractOp::create(nb, l, batchIndices, ValueRange{r}),
+                       nb.getI64Type()));
+        batch = arith::MinUIOp::create(nb, l, batch, idx(xType.getDimSize(0) - 1));
+        Value channel = ivs[1];
+        Value baseH = add(startH, mul(asFloat(ivs[2]), binH));
+        Value baseW = add(startW, mul(asFloat(ivs[3]), binW));
+        Value init = c(isMax ? -std::numeric_limits<double>::infinity() : 0.0);
+        auto rows = scf::ForOp::create(
+            nb, l, idx(0), gridH, idx(1), ValueRange{init},
+            [&](OpBuilder &yb, Location yl, Value iy, ValueRange yAcc) {
+              auto cols = scf::ForOp::create(
+                  yb, yl, idx(0), gridW, idx(1), yAcc,
+                  [&](OpBuilder &xb, Location xl, Value ix, ValueRange xAcc) {
+                    OpBuilder &q = xb;
+                    auto cq = [&](double v) { return scalarConstant(q, xl, f, v); };
+                    auto frac = [&](Value i, Value grid) {
+                      return Value(arith::DivFOp::create(
+                          q, xl, arith::AddFOp::create(q, xl, asFloat(i), cq(0.5)),
+                          asFloat(grid)));
+                    };
+                    Value y = arith::AddFOp::create(q, xl, baseH,
+                                                    arith::MulFOp::create(q, xl, frac(iy, gridH), binH));
+                    Value xx = arith::AddFOp::create(q, xl, baseW,
+                                                     arith::MulFOp::create(q, xl, frac(ix, gridW), binW));
+                    using P = arith::CmpFPredicate;
+                    Value outside = arith::OrIOp::create(
+                        q, xl,
+                        arith::OrIOp::create(q, xl, arith::CmpFOp::create(q, xl, P::OLT, y, cq(-1)),
+                                             arith::CmpFOp::create(q, xl, P::OGT, y, cq(height))),
+                        arith::OrIOp::create(q, xl, arith::CmpFOp::create(q, xl, P::OLT, xx, cq(-1)),
+                                             arith::CmpFOp::create(q, xl, P::OGT, xx, cq(width))));
+                    // Corners and weights along one axis (clamped at the edge).
+                    auto axis = [&](Value v, int64_t size) {
+                      v = arith::MaximumFOp::create(q, xl, v, cq(0));
+                      Value low = math::FloorOp::create(q, xl, v);
+                      Value atEdge = arith::CmpFOp::create(q, xl, P::OGE, low, cq(size - 1));
+                      low = arith::SelectOp::create(q, xl, atEdge, cq(size - 1), low);
+                      v = arith::SelectOp::create(q, xl, atEdge, low, v);
+                      Value high = arith::SelectOp::create(
+                          q, xl, atEdge, low, arith::AddFOp::create(q, xl, low, cq(1)));
+                      Value lw = arith::SubFOp::create(q, xl, v, low);
+                      auto toIndex = [&](Value g) {
+                        return Value(arith::IndexCastOp::create(
+                            q, xl, q.getIndexType(),
+                            arith::FPToSIOp::create(q, xl, q.getI64Type(), g)));
+                      };
+                      return std::tuple{toIndex(low), toIndex(high),
+                                        Value(arith::SubFOp::create(q, xl, cq(1), lw)), lw};
+                    };
+                    auto [yl0, yh0, hy, ly] = axis(y, height);
+                    auto [xl0, xh0, hx, lx] = axis(xx, width);
+                    auto at = [&](Value yi, Value xi) {
+                      return castScalar(q, xl,
+                                        tensor::ExtractOp::create(
+                                            q, xl, x, ValueRange{batch, channel, yi, xi}),
+                                        f);
+                    };
+                    Value terms[4] = {
+                        arith::MulFOp::create(q, xl, arith::MulFOp::create(q, xl, hy, hx), at(yl0, xl0)),
+                        arith::MulFOp::create(q, xl, arith::MulFOp::create(q, xl, hy, lx), at(yl0, xh0)),
+                        arith::MulFOp::create(q, xl, arith::MulFOp::create(q, xl, ly, hx), at(yh0, xl0)),
+                        arith::MulFOp::create(q, xl, arith::MulFOp::create(q, xl, ly, lx), at(yh0, xh0))};
+                    Value sample;
+                    if (isMax) {
+                      sample = terms[0];
+                      for (int k = 1; k < 4; ++k)
+                        sample = arith::MaximumFOp::create(q, xl, sample, terms[k]);
+                      sample = arith::SelectOp::create(q, xl, outside, cq(0), sample);
+                      sample = arith::MaximumFOp::create(q, xl, xAcc[0], sample);
+                    } else {
+                      sample = arith::AddFOp::create(
+                          q, xl, arith::AddFOp::create(q, xl, terms[0], terms[1]),
+                          arith::AddFOp::create(q, xl, terms[2], terms[3]));
+                      sample = arith::SelectOp::create(q, xl, outside, cq(0), sample);
+                      sample = arith::AddFOp::create(q, xl, xAcc[0], sample);
+                    }
+                    scf::YieldOp::create(q, xl, sample);
+                  });
+              scf::YieldOp::create(yb, yl, cols.getResults());
+            });
+        Value result = rows.getResult(0);
+        if (!isMax) {
+          Value count = arith::MaxUIOp::create(
+              nb, l, arith::MulIOp::create(nb, l, gridH, gridW), idx(1));
+          result = div(result, asFloat(count));
+        }
+        return castScalar(nb, l, result, element);
+      }));
+}
+
 } // namespace
 
 void placer::lowering::registerDetectionLowerings(LoweringRegistry &r) {
@@ -252,6 +408,10 @@ void placer::lowering::registerDetectionLowerings(LoweringRegistry &r) {
       "thresholds, max boxes per class): per batch and class, the boxes' "
       "score order counted (O(n^2)), then an `scf.for` keeping each box "
       "whose IoU with those kept before stays within the threshold; the "
-      "selected rows fill the output's static row count.");
+      "selected rows fill the output's static row count. RoiAlign (avg, "
+      "max; half_pixel, output_half_pixel): per output bin, `scf.for` loops "
+      "over its bilinear samples (the grid sized at run time when "
+      "sampling_ratio is 0).");
   r.add("NonMaxSuppression", lowerNonMaxSuppression);
+  r.add("RoiAlign", lowerRoiAlign);
 }
