@@ -207,3 +207,27 @@ func.func @empty_slice(%x: tensor<2xi64>) -> tensor<0xi64> {
   %y = graph.node "Slice"(%x, %s, %e) attributes {name = "tail", output_names = ["y"], version = 13 : i64} : (tensor<2xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<0xi64>
   return %y : tensor<0xi64>
 }
+
+// -----
+
+// If becomes scf.if on the condition's element; each branch's nodes are
+// lowered inside its region.
+// CHECK-LABEL: func.func @branch
+// CHECK: %[[C:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
+// CHECK: scf.if %[[C]] -> (tensor<2xf32>)
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+// CHECK: scf.yield
+// CHECK: } else {
+// CHECK: arith.negf
+// CHECK: scf.yield
+func.func @branch(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = graph.node "If"(%c) attributes {name = "if", output_names = ["y"], subgraphs = ["then_branch", "else_branch"], version = 13 : i64} {
+    %r = graph.node "Relu"(%x) attributes {name = "relu", output_names = ["r"], version = 14 : i64} : (tensor<2xf32>) -> tensor<2xf32>
+    graph.yield %r : tensor<2xf32> {graph_name = "then", input_names = [], output_names = ["r"]}
+  }, {
+    %n = graph.node "Neg"(%x) attributes {name = "neg", output_names = ["n"], version = 13 : i64} : (tensor<2xf32>) -> tensor<2xf32>
+    graph.yield %n : tensor<2xf32> {graph_name = "else", input_names = [], output_names = ["n"]}
+  } : (tensor<i1>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
