@@ -330,7 +330,7 @@ const llvm::StringMap<CostRule> &costRules() {
     };
     add({"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Shape", "Size",
          "Identity", "Constant", "Dropout", "Optional", "OptionalGetElement",
-         "If", "Scan"},
+         "If", "Scan", "Loop"},
         {CostClass::View});
     add({"Gather", "GatherElements", "GatherND"}, {CostClass::SparseRead});
     add({"Scatter", "ScatterElements", "ScatterND", "Slice", "Concat",

@@ -1,10 +1,10 @@
-//===- ControlFlow.cpp - If and Scan as scf --------------------------------===//
+//===- ControlFlow.cpp - If, Scan and Loop as scf -------------------------===//
 //
 // A subgraph's ops move into the scf op's region and are lowered there like
 // any other node (NodeLowering::lowerRegion), so nested control flow works
 // the same way. If becomes scf.if on the condition's element; Scan an
 // scf.for over the scanned axis that carries the states and the stacked
-// scan outputs.
+// scan outputs; Loop an scf.while.
 //
 //===----------------------------------------------------------------------===//
 
@@ -191,6 +191,133 @@ Results lowerScan(NodeLowering &n) {
   return results;
 }
 
+/// Loop as scf.while: it runs while the condition holds, fewer than M
+/// iterations have run (when M is given) and the scan outputs have room
+/// (their static length, when there are any), carrying the iteration
+/// number, the condition, the loop-carried values and the stacked scan
+/// outputs. The body's iteration number and condition are rank-0 tensors.
+Results lowerLoop(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Region *body = n.getSubgraph("body");
+  if (!body)
+    return n.fail("needs a body");
+  int64_t carried = static_cast<int64_t>(n.operands.size()) - 2;
+  int64_t outputs = n.node.getOutputs().size();
+  int64_t scans = outputs - carried;
+  if (carried < 0 || scans < 0)
+    return n.fail("the outputs do not match the loop-carried inputs");
+  if (!n.hasOperand(0) && !n.hasOperand(1) && scans == 0)
+    return n.fail("a Loop without trip count, condition or scan outputs "
+                  "never ends");
+  auto scalarOf = [&](unsigned i, Type type) {
+    auto t = cast<RankedTensorType>(n.operands[i].getType());
+    return castScalar(b, loc,
+                      tensor::ExtractOp::create(
+                          b, loc, n.operands[i],
+                          SmallVector<Value>(t.getRank(),
+                                             arith::ConstantIndexOp::create(b, loc, 0))),
+                      type);
+  };
+  Value trips = n.hasOperand(0) ? scalarOf(0, b.getI64Type()) : Value();
+  Value go = n.hasOperand(1)
+                 ? scalarOf(1, b.getI1Type())
+                 : Value(arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+  int64_t room = std::numeric_limits<int64_t>::max();
+  SmallVector<Value> inits = {
+      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)), go};
+  for (int64_t i = 0; i < carried; ++i)
+    inits.push_back(n.operands[2 + i]);
+  SmallVector<RankedTensorType> stackedTypes;
+  for (int64_t k = carried; k < outputs; ++k) {
+    RankedTensorType type = n.getResultType(k);
+    if (type.getRank() < 1)
+      return n.fail("a scan output must have the iteration axis");
+    room = std::min(room, type.getDimSize(0));
+    stackedTypes.push_back(type);
+    inits.push_back(filled(b, loc, type, 0));
+  }
+  SmallVector<Type> types;
+  for (Value v : inits)
+    types.push_back(v.getType());
+  LogicalResult status = success();
+  auto loop = scf::WhileOp::create(
+      b, loc, types, inits,
+      [&](OpBuilder &cb, Location cl, ValueRange args) {
+        Value keep = args[1];
+        if (trips)
+          keep = arith::AndIOp::create(
+              cb, cl, keep,
+              arith::CmpIOp::create(cb, cl, arith::CmpIPredicate::slt, args[0], trips));
+        if (scans > 0)
+          keep = arith::AndIOp::create(
+              cb, cl, keep,
+              arith::CmpIOp::create(
+                  cb, cl, arith::CmpIPredicate::slt, args[0],
+                  arith::ConstantOp::create(cb, cl, cb.getI64IntegerAttr(room))));
+        scf::ConditionOp::create(cb, cl, keep, args);
+      },
+      [&](OpBuilder &lb, Location l, ValueRange args) {
+        auto scalarTensor = [&](Value v) {
+          return Value(tensor::FromElementsOp::create(
+              lb, l, RankedTensorType::get({}, v.getType()), ValueRange{v}));
+        };
+        SmallVector<Value> arguments = {scalarTensor(args[0]), scalarTensor(args[1])};
+        for (int64_t i = 0; i < carried; ++i)
+          arguments.push_back(args[2 + i]);
+        FailureOr<SmallVector<Value>> yielded = n.lowerRegion(lb, *body, arguments);
+        if (failed(yielded) ||
+            static_cast<int64_t>(yielded->size()) != 1 + carried + scans) {
+          if (succeeded(yielded))
+            (void)n.fail("the body yields " + Twine(yielded->size()) +
+                         " values, expected " + Twine(1 + carried + scans));
+          status = failure();
+          scf::YieldOp::create(lb, l, args);
+          return;
+        }
+        auto condType = cast<RankedTensorType>((*yielded)[0].getType());
+        Value next = castScalar(
+            lb, l,
+            tensor::ExtractOp::create(
+                lb, l, (*yielded)[0],
+                SmallVector<Value>(condType.getRank(),
+                                   arith::ConstantIndexOp::create(lb, l, 0))),
+            lb.getI1Type());
+        SmallVector<Value> results = {
+            arith::AddIOp::create(lb, l, args[0],
+                                  arith::ConstantOp::create(lb, l, lb.getI64IntegerAttr(1))),
+            next};
+        for (int64_t i = 0; i < carried; ++i) {
+          if ((*yielded)[1 + i].getType() != args[2 + i].getType()) {
+            (void)n.fail("loop-carried value #" + Twine(i) + " changes type");
+            status = failure();
+            scf::YieldOp::create(lb, l, args);
+            return;
+          }
+          results.push_back((*yielded)[1 + i]);
+        }
+        Value at = arith::IndexCastOp::create(lb, l, lb.getIndexType(), args[0]);
+        for (int64_t k = 0; k < scans; ++k) {
+          RankedTensorType stacked = stackedTypes[k];
+          SmallVector<int64_t> rowShape(stacked.getShape());
+          rowShape[0] = 1;
+          Value row = reshapeTo(lb, l, (*yielded)[1 + carried + k],
+                                RankedTensorType::get(rowShape, stacked.getElementType()));
+          SmallVector<OpFoldResult> offsets(stacked.getRank(), lb.getIndexAttr(0));
+          SmallVector<OpFoldResult> sizes, ones(stacked.getRank(), lb.getIndexAttr(1));
+          offsets[0] = at;
+          for (int64_t size : rowShape)
+            sizes.push_back(lb.getIndexAttr(size));
+          results.push_back(tensor::InsertSliceOp::create(
+              lb, l, row, args[2 + carried + k], offsets, sizes, ones));
+        }
+        scf::YieldOp::create(lb, l, results);
+      });
+  if (failed(status))
+    return failure();
+  return SmallVector<Value>(loop.getResults().drop_front(2));
+}
+
 } // namespace
 
 void placer::lowering::registerControlFlowLowerings(LoweringRegistry &r) {
@@ -201,7 +328,11 @@ void placer::lowering::registerControlFlowLowerings(LoweringRegistry &r) {
       "condition's element (both branches of the node's static output "
       "types). Scan: an `scf.for` over axis 0 of the scanned inputs (forward "
       "or reverse) carrying the states and the stacked outputs; opset 8's "
-      "batch axis of size 1.");
+      "batch axis of size 1. Loop: an `scf.while` carrying the iteration "
+      "number, the condition, the loop-carried values and the stacked scan "
+      "outputs, running while the condition holds, under the trip count "
+      "and within the scan outputs' static length.");
   r.add("If", lowerIf);
   r.add("Scan", lowerScan);
+  r.add("Loop", lowerLoop);
 }
