@@ -332,19 +332,9 @@ Results lowerDet(NodeLowering &n) {
   auto idx = [&](OpBuilder &ob, Location l, int64_t v) {
     return Value(arith::ConstantIndexOp::create(ob, l, v));
   };
-  auto forLoop = [&](OpBuilder &ob, Location l, Value lo, int64_t hi,
-                     ValueRange init,
-                     function_ref<SmallVector<Value>(OpBuilder &, Location, Value,
-                                                     ValueRange)> body) {
-    return scf::ForOp::create(
-        ob, l, lo, idx(ob, l, hi), idx(ob, l, 1), init,
-        [&](OpBuilder &lb, Location ll, Value iv, ValueRange args) {
-          scf::YieldOp::create(lb, ll, body(lb, ll, iv, args));
-        });
-  };
   auto dets = RankedTensorType::get({batch}, f);
-  auto outer = forLoop(
-      b, loc, idx(b, loc, 0), batch, ValueRange{filled(b, loc, dets, 0)},
+  auto outer = buildFor(
+      b, loc, idx(b, loc, 0), idx(b, loc, batch), ValueRange{filled(b, loc, dets, 0)},
       [&](OpBuilder &ob, Location l, Value bi, ValueRange args) {
         // Copy of matrix bi, eliminated in place.
         SmallVector<OpFoldResult> offsets = {bi, ob.getIndexAttr(0), ob.getIndexAttr(0)};
@@ -356,14 +346,13 @@ Results lowerDet(NodeLowering &n) {
         auto at = [&](OpBuilder &eb, Location el, Value t, Value i, Value j) {
           return Value(tensor::ExtractOp::create(eb, el, t, ValueRange{i, j}));
         };
-        auto steps = forLoop(
-            ob, l, idx(ob, l, 0), m,
+        auto steps = buildFor(
+            ob, l, idx(ob, l, 0), idx(ob, l, m),
             ValueRange{a, scalarConstant(ob, l, f, 1)},
             [&](OpBuilder &kb, Location kl, Value k, ValueRange state) {
               Value mat = state[0], det = state[1];
               // The pivot row: the largest |a[i, k]| for i >= k.
-              auto search = forLoop(
-                  kb, kl, k, m, ValueRange{k, scalarConstant(kb, kl, f, -1)},
+              auto search = buildFor(kb, kl, k, idx(kb, kl, m), ValueRange{k, scalarConstant(kb, kl, f, -1)},
                   [&](OpBuilder &sb, Location sl, Value i, ValueRange best) {
                     Value v = math::AbsFOp::create(sb, sl, at(sb, sl, mat, i, k));
                     Value better = arith::CmpFOp::create(
@@ -372,17 +361,17 @@ Results lowerDet(NodeLowering &n) {
                         arith::SelectOp::create(sb, sl, better, i, best[0]),
                         arith::SelectOp::create(sb, sl, better, v, best[1])};
                   });
-              Value p = search.getResult(0);
+              Value p = search[0];
               // Swap rows k and p (a no-op when equal).
-              auto swapped = forLoop(
-                  kb, kl, idx(kb, kl, 0), m, ValueRange{mat},
+              auto swapped = buildFor(
+                  kb, kl, idx(kb, kl, 0), idx(kb, kl, m), ValueRange{mat},
                   [&](OpBuilder &wb, Location wl, Value j, ValueRange t) {
                     Value rowK = at(wb, wl, t[0], k, j), rowP = at(wb, wl, t[0], p, j);
                     Value u = tensor::InsertOp::create(wb, wl, rowP, t[0], ValueRange{k, j});
                     u = tensor::InsertOp::create(wb, wl, rowK, u, ValueRange{p, j});
                     return SmallVector<Value>{u};
                   });
-              mat = swapped.getResult(0);
+              mat = swapped[0];
               Value moved = arith::CmpIOp::create(kb, kl, arith::CmpIPredicate::ne, p, k);
               Value pivot = at(kb, kl, mat, k, k);
               det = arith::MulFOp::create(kb, kl, det, pivot);
@@ -391,13 +380,11 @@ Results lowerDet(NodeLowering &n) {
               // Eliminate below the pivot (a zero pivot: det is 0 already;
               // dividing by it only fills rows nothing reads into det).
               Value k1 = arith::AddIOp::create(kb, kl, k, idx(kb, kl, 1));
-              auto eliminated = forLoop(
-                  kb, kl, k1, m, ValueRange{mat},
+              auto eliminated = buildFor(kb, kl, k1, idx(kb, kl, m), ValueRange{mat},
                   [&](OpBuilder &ib, Location il, Value i, ValueRange t) {
                     Value factor = arith::DivFOp::create(ib, il, at(ib, il, t[0], i, k),
                                                          pivot);
-                    auto row = forLoop(
-                        ib, il, k, m, ValueRange{t[0]},
+                    auto row = buildFor(ib, il, k, idx(ib, il, m), ValueRange{t[0]},
                         [&](OpBuilder &jb, Location jl, Value j, ValueRange r) {
                           Value v = arith::SubFOp::create(
                               jb, jl, at(jb, jl, r[0], i, j),
@@ -406,14 +393,14 @@ Results lowerDet(NodeLowering &n) {
                           return SmallVector<Value>{
                               tensor::InsertOp::create(jb, jl, v, r[0], ValueRange{i, j})};
                         });
-                    return SmallVector<Value>{row.getResult(0)};
+                    return SmallVector<Value>{row[0]};
                   });
-              return SmallVector<Value>{eliminated.getResult(0), det};
+              return SmallVector<Value>{eliminated[0], det};
             });
         return SmallVector<Value>{tensor::InsertOp::create(
-            ob, l, steps.getResult(1), args[0], ValueRange{bi})};
+            ob, l, steps[1], args[0], ValueRange{bi}).getResult()};
       });
-  return single(reshapeTo(b, loc, outer.getResult(0), outType));
+  return single(reshapeTo(b, loc, outer[0], outType));
 }
 
 } // namespace

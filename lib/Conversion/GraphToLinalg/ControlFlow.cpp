@@ -49,12 +49,7 @@ Results lowerIf(NodeLowering &n) {
     return n.fail("the condition must hold one element");
   OpBuilder &b = n.builder;
   Location loc = n.getLoc();
-  Value cond = castScalar(b, loc,
-                          tensor::ExtractOp::create(
-                              b, loc, n.operands[0],
-                              SmallVector<Value>(condType.getRank(),
-                                                 arith::ConstantIndexOp::create(b, loc, 0))),
-                          b.getI1Type());
+  Value cond = extractScalar(b, loc, n.operands[0], b.getI1Type());
   SmallVector<Type> types;
   for (unsigned i = 0; i < n.node.getOutputs().size(); ++i)
     types.push_back(n.getResultType(i));
@@ -119,13 +114,11 @@ Results lowerScan(NodeLowering &n) {
   for (int64_t i = states; i < static_cast<int64_t>(inputs.size()); ++i)
     sequences.push_back(unbatch(inputs[i]));
   int64_t steps = cast<RankedTensorType>(sequences[0].getType()).getDimSize(0);
-  SmallVector<RankedTensorType> stackedTypes;
   for (int64_t k = states; k < outputs; ++k) {
     RankedTensorType type = n.getResultType(k);
     if (batched)
       type = RankedTensorType::get(type.getShape().drop_front(),
                                    type.getElementType());
-    stackedTypes.push_back(type);
     carried.push_back(filled(b, loc, type, 0));
   }
   auto c = [&](OpBuilder &ob, Location l, int64_t v) {
@@ -164,21 +157,9 @@ Results lowerScan(NodeLowering &n) {
           return;
         }
         SmallVector<Value> next(yielded->begin(), yielded->begin() + states);
-        for (int64_t k = 0; k < outputs - states; ++k) {
-          Value step = (*yielded)[states + k];
-          RankedTensorType stacked = stackedTypes[k];
-          SmallVector<int64_t> rowShape(stacked.getShape());
-          rowShape[0] = 1;
-          Value row = reshapeTo(lb, l, step,
-                                RankedTensorType::get(rowShape, stacked.getElementType()));
-          SmallVector<OpFoldResult> offsets(stacked.getRank(), lb.getIndexAttr(0));
-          SmallVector<OpFoldResult> sizes, ones(stacked.getRank(), lb.getIndexAttr(1));
-          offsets[0] = t;
-          for (int64_t size : rowShape)
-            sizes.push_back(lb.getIndexAttr(size));
-          next.push_back(tensor::InsertSliceOp::create(lb, l, row, args[states + k],
-                                                       offsets, sizes, ones));
-        }
+        for (int64_t k = 0; k < outputs - states; ++k)
+          next.push_back(
+              insertRow(lb, l, (*yielded)[states + k], args[states + k], t));
         scf::YieldOp::create(lb, l, next);
       });
   if (failed(status))
@@ -210,31 +191,20 @@ Results lowerLoop(NodeLowering &n) {
   if (!n.hasOperand(0) && !n.hasOperand(1) && scans == 0)
     return n.fail("a Loop without trip count, condition or scan outputs "
                   "never ends");
-  auto scalarOf = [&](unsigned i, Type type) {
-    auto t = cast<RankedTensorType>(n.operands[i].getType());
-    return castScalar(b, loc,
-                      tensor::ExtractOp::create(
-                          b, loc, n.operands[i],
-                          SmallVector<Value>(t.getRank(),
-                                             arith::ConstantIndexOp::create(b, loc, 0))),
-                      type);
-  };
-  Value trips = n.hasOperand(0) ? scalarOf(0, b.getI64Type()) : Value();
+  Value trips = n.hasOperand(0) ? extractI64(b, loc, n.operands[0]) : Value();
   Value go = n.hasOperand(1)
-                 ? scalarOf(1, b.getI1Type())
+                 ? extractScalar(b, loc, n.operands[1], b.getI1Type())
                  : Value(arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
   int64_t room = std::numeric_limits<int64_t>::max();
   SmallVector<Value> inits = {
       arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)), go};
   for (int64_t i = 0; i < carried; ++i)
     inits.push_back(n.operands[2 + i]);
-  SmallVector<RankedTensorType> stackedTypes;
   for (int64_t k = carried; k < outputs; ++k) {
     RankedTensorType type = n.getResultType(k);
     if (type.getRank() < 1)
       return n.fail("a scan output must have the iteration axis");
     room = std::min(room, type.getDimSize(0));
-    stackedTypes.push_back(type);
     inits.push_back(filled(b, loc, type, 0));
   }
   SmallVector<Type> types;
@@ -275,14 +245,7 @@ Results lowerLoop(NodeLowering &n) {
           scf::YieldOp::create(lb, l, args);
           return;
         }
-        auto condType = cast<RankedTensorType>((*yielded)[0].getType());
-        Value next = castScalar(
-            lb, l,
-            tensor::ExtractOp::create(
-                lb, l, (*yielded)[0],
-                SmallVector<Value>(condType.getRank(),
-                                   arith::ConstantIndexOp::create(lb, l, 0))),
-            lb.getI1Type());
+        Value next = extractScalar(lb, l, (*yielded)[0], lb.getI1Type());
         SmallVector<Value> results = {
             arith::AddIOp::create(lb, l, args[0],
                                   arith::ConstantOp::create(lb, l, lb.getI64IntegerAttr(1))),
@@ -297,20 +260,9 @@ Results lowerLoop(NodeLowering &n) {
           results.push_back((*yielded)[1 + i]);
         }
         Value at = arith::IndexCastOp::create(lb, l, lb.getIndexType(), args[0]);
-        for (int64_t k = 0; k < scans; ++k) {
-          RankedTensorType stacked = stackedTypes[k];
-          SmallVector<int64_t> rowShape(stacked.getShape());
-          rowShape[0] = 1;
-          Value row = reshapeTo(lb, l, (*yielded)[1 + carried + k],
-                                RankedTensorType::get(rowShape, stacked.getElementType()));
-          SmallVector<OpFoldResult> offsets(stacked.getRank(), lb.getIndexAttr(0));
-          SmallVector<OpFoldResult> sizes, ones(stacked.getRank(), lb.getIndexAttr(1));
-          offsets[0] = at;
-          for (int64_t size : rowShape)
-            sizes.push_back(lb.getIndexAttr(size));
-          results.push_back(tensor::InsertSliceOp::create(
-              lb, l, row, args[2 + carried + k], offsets, sizes, ones));
-        }
+        for (int64_t k = 0; k < scans; ++k)
+          results.push_back(insertRow(lb, l, (*yielded)[1 + carried + k],
+                                      args[2 + carried + k], at));
         scf::YieldOp::create(lb, l, results);
       });
   if (failed(status))

@@ -95,13 +95,7 @@ Results lowerNonMaxSuppression(NodeLowering &n) {
     if (!n.hasOperand(i) ||
         cast<RankedTensorType>(n.operands[i].getType()).getNumElements() == 0)
       return scalarConstant(b, loc, type, fallback);
-    auto t = cast<RankedTensorType>(n.operands[i].getType());
-    return castScalar(b, loc,
-                      tensor::ExtractOp::create(
-                          b, loc, n.operands[i],
-                          SmallVector<Value>(t.getRank(),
-                                             arith::ConstantIndexOp::create(b, loc, 0))),
-                      type);
+    return extractScalar(b, loc, n.operands[i], type);
   };
   Value maxPerClass = scalarOf(2, b.getI64Type(), 0);
   Value iouLimit = scalarOf(3, f, 0);
@@ -116,22 +110,12 @@ Results lowerNonMaxSuppression(NodeLowering &n) {
   auto i64 = [](OpBuilder &ob, Location l, Value v) {
     return Value(arith::IndexCastOp::create(ob, l, ob.getI64Type(), v));
   };
-  auto forLoop = [&](OpBuilder &ob, Location l, Value lo, Value hi,
-                     ValueRange init,
-                     function_ref<SmallVector<Value>(OpBuilder &, Location, Value,
-                                                     ValueRange)> body) {
-    return scf::ForOp::create(
-        ob, l, lo, hi, idx(ob, l, 1), init,
-        [&](OpBuilder &lb, Location ll, Value iv, ValueRange args) {
-          scf::YieldOp::create(lb, ll, body(lb, ll, iv, args));
-        });
-  };
   auto orderType = RankedTensorType::get({boxCount}, b.getIndexType());
-  auto batchLoop = forLoop(
+  auto batchLoop = buildFor(
       b, loc, idx(b, loc, 0), idx(b, loc, batches),
       ValueRange{result, idx(b, loc, 0)},
       [&](OpBuilder &bb, Location bl, Value batch, ValueRange bArgs) {
-        auto classLoop = forLoop(
+        auto classLoop = buildFor(
             bb, bl, idx(bb, bl, 0), idx(bb, bl, classes), bArgs,
             [&](OpBuilder &cb, Location cl, Value cls, ValueRange cArgs) {
               auto score = [&](OpBuilder &ob, Location l, Value i) {
@@ -141,13 +125,13 @@ Results lowerNonMaxSuppression(NodeLowering &n) {
                                   f);
               };
               // place[i]: boxes scoring higher, or equal with a lower index.
-              auto places = forLoop(
+              auto places = buildFor(
                   cb, cl, idx(cb, cl, 0), idx(cb, cl, boxCount),
                   ValueRange{tensor::EmptyOp::create(cb, cl, orderType.getShape(),
                                                      cb.getIndexType())},
                   [&](OpBuilder &ib, Location il, Value i, ValueRange order) {
                     Value si = score(ib, il, i);
-                    auto counted = forLoop(
+                    auto counted = buildFor(
                         ib, il, idx(ib, il, 0), idx(ib, il, boxCount),
                         ValueRange{idx(ib, il, 0)},
                         [&](OpBuilder &mb, Location ml, Value m, ValueRange count) {
@@ -168,12 +152,12 @@ Results lowerNonMaxSuppression(NodeLowering &n) {
                               count[0])};
                         });
                     return SmallVector<Value>{tensor::InsertOp::create(
-                        ib, il, i, order[0], ValueRange{counted.getResult(0)})};
+                        ib, il, i, order[0], ValueRange{counted[0]})};
                   });
-              Value order = places.getResult(0);
+              Value order = places[0];
               Value start = cArgs[1];
               // Walk the boxes best first.
-              auto walk = forLoop(
+              auto walk = buildFor(
                   cb, cl, idx(cb, cl, 0), idx(cb, cl, boxCount),
                   ValueRange{cArgs[0], cArgs[1], i64(cb, cl, idx(cb, cl, 0))},
                   [&](OpBuilder &wb, Location wl, Value r, ValueRange w) {
@@ -191,7 +175,7 @@ Results lowerNonMaxSuppression(NodeLowering &n) {
                           arith::CmpFOp::create(wb, wl, arith::CmpFPredicate::OGT,
                                                 score(wb, wl, i), scoreLimit));
                     Box box = readBox(wb, wl, boxes, batch, i, centered);
-                    auto overlap = forLoop(
+                    auto overlap = buildFor(
                         wb, wl, start, count,
                         ValueRange{arith::ConstantOp::create(wb, wl, wb.getBoolAttr(false))},
                         [&](OpBuilder &ob, Location ol, Value j, ValueRange hit) {
@@ -209,7 +193,7 @@ Results lowerNonMaxSuppression(NodeLowering &n) {
                     Value keep = arith::AndIOp::create(
                         wb, wl, ok,
                         arith::XOrIOp::create(
-                            wb, wl, overlap.getResult(0),
+                            wb, wl, overlap[0],
                             arith::ConstantOp::create(wb, wl, wb.getBoolAttr(true))));
                     auto branch = scf::IfOp::create(
                         wb, wl, keep,
@@ -237,11 +221,11 @@ Results lowerNonMaxSuppression(NodeLowering &n) {
                         });
                     return SmallVector<Value>(branch.getResults());
                   });
-              return SmallVector<Value>{walk.getResult(0), walk.getResult(1)};
+              return SmallVector<Value>{walk[0], walk[1]};
             });
-        return SmallVector<Value>(classLoop.getResults());
+        return classLoop;
       });
-  return single(batchLoop.getResult(0));
+  return single(batchLoop[0]);
 }
 
 /// RoiAlign: each output bin averages (or, in max mode, takes the largest

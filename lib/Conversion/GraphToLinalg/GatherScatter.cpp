@@ -27,21 +27,6 @@ Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
-/// An index read from an index tensor element (any integer type), wrapped
-/// when negative and clamped into [0, extent).
-Value boundedIndex(OpBuilder &b, Location loc, Value raw, int64_t extent) {
-  Value i = arith::IndexCastOp::create(
-      b, loc, b.getIndexType(), castScalar(b, loc, raw, b.getI64Type()));
-  Value zero = indexConstant(b, loc, 0);
-  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
-  i = arith::SelectOp::create(
-      b, loc, negative, arith::AddIOp::create(b, loc, i, indexConstant(b, loc, extent)),
-      i);
-  return arith::MaxSIOp::create(
-      b, loc, arith::MinSIOp::create(b, loc, i, indexConstant(b, loc, extent - 1)),
-      zero);
-}
-
 /// GatherElements: out[i] = data[i with axis replaced by indices[i]].
 Results lowerGatherElements(NodeLowering &n) {
   Value data = n.operands[0], indices = n.operands[1];
@@ -226,13 +211,9 @@ Results lowerOneHot(NodeLowering &n) {
   int64_t depth = outType.getDimSize(axis);
   OpBuilder &b = n.builder;
   Location loc = n.getLoc();
-  Value off = tensor::ExtractOp::create(b, loc, values,
-                                        ValueRange{indexConstant(b, loc, 0)});
-  Value on = tensor::ExtractOp::create(b, loc, values,
-                                       ValueRange{indexConstant(b, loc, 1)});
   Type element = outType.getElementType();
-  off = castScalar(b, loc, off, element);
-  on = castScalar(b, loc, on, element);
+  Value off = extractScalar(b, loc, values, element, 0);
+  Value on = extractScalar(b, loc, values, element, 1);
   return single(generate(
       b, loc, outType, [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
         SmallVector<Value> at(ivs);

@@ -428,13 +428,7 @@ DirectionResult runDirection(NodeLowering &n, const Recurrence &r, int64_t d,
           if (newC)
             newC = keepOld(newC, c);
         }
-        SmallVector<OpFoldResult> ySizes = {lb.getIndexAttr(1), lb.getIndexAttr(B),
-                                            lb.getIndexAttr(H)};
-        Value row = reshapeTo(lb, l, out, tensorOf({1, B, H}, element));
-        y = tensor::InsertSliceOp::create(
-            lb, l, row, y, SmallVector<OpFoldResult>{t, lb.getIndexAttr(0),
-                                                     lb.getIndexAttr(0)},
-            ySizes, ones);
+        y = insertRow(lb, l, out, y, t);
         SmallVector<Value> next = {newH, y};
         if (newC)
           next.push_back(newC);
@@ -444,7 +438,6 @@ DirectionResult runDirection(NodeLowering &n, const Recurrence &r, int64_t d,
                          c0 ? loop.getResult(2) : Value()};
   if (reverse)
     result.y = reverseSequences(b, loc, result.y, lengths);
-  (void)yType;
   return result;
 }
 

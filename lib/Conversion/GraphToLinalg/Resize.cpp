@@ -192,10 +192,7 @@ Results lowerResize(NodeLowering &n) {
   for (int64_t d = 0; d < rank; ++d) {
     int64_t in = inType.getDimSize(d), out = outType.getDimSize(d);
     if (scales)
-      scaleOf[d] = castScalar(b, loc, tensor::ExtractOp::create(
-                                          b, loc, scales,
-                                          ValueRange{arith::ConstantIndexOp::create(b, loc, d)}),
-                              f);
+      scaleOf[d] = extractScalar(b, loc, scales, f, d);
     else if (upsample && !n.hasOperand(1)) {
       auto attr = n.node.getAttrs().getAs<ArrayAttr>("scales");
       if (!attr || attr.size() != size_t(rank))
@@ -207,14 +204,8 @@ Results lowerResize(NodeLowering &n) {
     if (crop) {
       if (!n.hasOperand(roiAt))
         return n.fail("tf_crop_and_resize needs the roi input");
-      auto read = [&](int64_t i) {
-        return castScalar(b, loc, tensor::ExtractOp::create(
-                                      b, loc, n.operands[roiAt],
-                                      ValueRange{arith::ConstantIndexOp::create(b, loc, i)}),
-                          f);
-      };
-      roiStart[d] = read(d);
-      roiEnd[d] = read(rank + d);
+      roiStart[d] = extractScalar(b, loc, n.operands[roiAt], f, d);
+      roiEnd[d] = extractScalar(b, loc, n.operands[roiAt], f, rank + d);
     }
     resized[d] = crop || in != out;
     if (in == 0 && out != 0)

@@ -303,23 +303,8 @@ Results lowerGather(NodeLowering &n) {
           b, loc, TypeRange{outType}, ValueRange{indices},
           ValueRange{emptyTensor(b, loc, outType)}, maps, iterators,
           [&](OpBuilder &nb, Location l, ValueRange args) {
-            Value index = arith::IndexCastOp::create(nb, l, nb.getIndexType(),
-                                                     args[0]);
-            Value zero = arith::ConstantIndexOp::create(nb, l, 0);
-            Value wrapped = arith::AddIOp::create(
-                nb, l, index, arith::ConstantIndexOp::create(nb, l, extent));
-            Value negative = arith::CmpIOp::create(
-                nb, l, arith::CmpIPredicate::slt, index, zero);
-            index = arith::SelectOp::create(nb, l, negative, wrapped, index);
-            // Indices come from the program's inputs (token ids): one out
-            // of range must not read outside the tensor. ONNX calls it an
-            // error; it reads the nearest row instead (docs/Execution.md).
-            index = arith::MaxSIOp::create(
-                nb, l,
-                arith::MinSIOp::create(
-                    nb, l, index,
-                    arith::ConstantIndexOp::create(nb, l, extent - 1)),
-                zero);
+            // Token ids out of range read the nearest row.
+            Value index = boundedIndex(nb, l, args[0], extent);
             SmallVector<Value> coords;
             for (int64_t d = 0; d < axis; ++d)
               coords.push_back(linalg::IndexOp::create(nb, l, d));
@@ -394,14 +379,7 @@ Results lowerRuntimePad(NodeLowering &n, StringRef mode) {
       return n.fail("cannot pad an empty dimension in " + mode + " mode");
   Value value = scalarConstant(b, loc, element, n.getFloat("value", 0.0f));
   if (n.hasOperand(2))
-    value = castScalar(b, loc,
-                       tensor::ExtractOp::create(
-                           b, loc, n.operands[2],
-                           SmallVector<Value>(
-                               cast<RankedTensorType>(n.operands[2].getType())
-                                   .getRank(),
-                               arith::ConstantIndexOp::create(b, loc, 0))),
-                       element);
+    value = extractScalar(b, loc, n.operands[2], element);
   return single(generate(
       b, loc, outType, [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
         auto i64 = [&](int64_t v) {
@@ -549,17 +527,8 @@ Results lowerRange(NodeLowering &n) {
   // Start and delta as values (constants fold): the output's static length
   // already fixes the element count.
   Type wide = isa<FloatType>(element) ? element : Type(b.getI64Type());
-  auto scalarOf = [&](unsigned i) {
-    return castScalar(
-        b, loc,
-        tensor::ExtractOp::create(
-            b, loc, n.operands[i],
-            SmallVector<Value>(
-                cast<RankedTensorType>(n.operands[i].getType()).getRank(),
-                arith::ConstantIndexOp::create(b, loc, 0))),
-        wide);
-  };
-  Value start = scalarOf(0), delta = scalarOf(2);
+  Value start = extractScalar(b, loc, n.operands[0], wide);
+  Value delta = extractScalar(b, loc, n.operands[2], wide);
   return single(
       linalg::GenericOp::create(
           b, loc, TypeRange{outType}, ValueRange{},

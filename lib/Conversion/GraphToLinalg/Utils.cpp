@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Support/DebugStringHelper.h"
 
@@ -241,14 +242,60 @@ DenseIntElementsAttr i64Elements(OpBuilder &b, ArrayRef<int64_t> values) {
       values);
 }
 
-Value extractI64(OpBuilder &b, Location loc, Value tensor, int64_t position) {
+SmallVector<Value> buildFor(OpBuilder &b, Location loc, Value lo, Value hi,
+                            ValueRange init, LoopBodyFn body) {
+  auto loop = scf::ForOp::create(
+      b, loc, lo, hi, arith::ConstantIndexOp::create(b, loc, 1), init,
+      [&](OpBuilder &lb, Location l, Value iv, ValueRange carried) {
+        scf::YieldOp::create(lb, l, body(lb, l, iv, carried));
+      });
+  return SmallVector<Value>(loop.getResults());
+}
+
+Value boundedIndex(OpBuilder &b, Location loc, Value raw, int64_t extent) {
+  auto constant = [&](int64_t v) {
+    return Value(arith::ConstantIndexOp::create(b, loc, v));
+  };
+  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                       castScalar(b, loc, raw, b.getI64Type()));
+  Value zero = constant(0);
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+  i = arith::SelectOp::create(
+      b, loc, negative, arith::AddIOp::create(b, loc, i, constant(extent)), i);
+  return arith::MaxSIOp::create(
+      b, loc, arith::MinSIOp::create(b, loc, i, constant(extent - 1)), zero);
+}
+
+Value insertRow(OpBuilder &b, Location loc, Value row, Value stacked,
+                Value at) {
+  auto type = cast<RankedTensorType>(stacked.getType());
+  SmallVector<int64_t> rowShape(type.getShape());
+  rowShape[0] = 1;
+  Value lifted =
+      reshapeTo(b, loc, row, RankedTensorType::get(rowShape, type.getElementType()));
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes, ones(type.getRank(), b.getIndexAttr(1));
+  offsets[0] = at;
+  for (int64_t size : rowShape)
+    sizes.push_back(b.getIndexAttr(size));
+  return tensor::InsertSliceOp::create(b, loc, lifted, stacked, offsets, sizes,
+                                       ones);
+}
+
+Value extractScalar(OpBuilder &b, Location loc, Value tensor, Type to,
+                    int64_t position, bool isUnsigned) {
   auto type = cast<RankedTensorType>(tensor.getType());
   SmallVector<Value> indices;
   for (int64_t d = 0; d < type.getRank(); ++d)
     indices.push_back(arith::ConstantIndexOp::create(
         b, loc, d + 1 == type.getRank() ? position : 0));
   Value element = tensor::ExtractOp::create(b, loc, tensor, indices);
-  return castScalar(b, loc, element, b.getI64Type());
+  return castScalar(b, loc, element, to, isUnsigned);
+}
+
+Value extractI64(OpBuilder &b, Location loc, Value tensor, int64_t position) {
+  return extractScalar(b, loc, tensor, b.getI64Type(), position);
 }
 
 Value selectByKey(OpBuilder &b, Location loc, Value key, ArrayRef<int64_t> keys,

@@ -61,8 +61,12 @@ mlir::Value reduce(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
                    llvm::ArrayRef<int64_t> axes, mlir::Value init,
                    CombineFn combine);
 
-/// The first element of an integer tensor operand (a scalar or 1-element
-/// tensor) read at run time, as an i64.
+/// Element `position` of the last dimension (index 0 of the others) of a
+/// scalar or small tensor operand, read at run time and cast to `to`.
+mlir::Value extractScalar(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value tensor, mlir::Type to,
+                          int64_t position = 0, bool isUnsigned = false);
+/// extractScalar as an i64 (axes, counts, offsets).
 mlir::Value extractI64(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value tensor, int64_t position = 0);
 
@@ -128,6 +132,28 @@ mlir::Value matmul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
 mlir::FailureOr<mlir::Value> convolve(NodeLowering &n, mlir::Value input,
                                       mlir::Value weight, mlir::Value bias,
                                       mlir::RankedTensorType outType);
+
+using LoopBodyFn = llvm::function_ref<llvm::SmallVector<mlir::Value>(
+    mlir::OpBuilder &, mlir::Location, mlir::Value iv, mlir::ValueRange carried)>;
+
+/// An scf.for over [lo, hi) with step 1 carrying `init`; `body` returns the
+/// next carried values. Returns the loop's results.
+llvm::SmallVector<mlir::Value> buildFor(mlir::OpBuilder &b, mlir::Location loc,
+                                        mlir::Value lo, mlir::Value hi,
+                                        mlir::ValueRange init, LoopBodyFn body);
+
+/// An index read from an index tensor's element (any integer type), wrapped
+/// when negative and clamped into [0, extent): indices come from the
+/// program's inputs, and ONNX's "out of range is an error" must not become
+/// a read outside a tensor (docs/Execution.md, Limits).
+mlir::Value boundedIndex(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value raw, int64_t extent);
+
+/// `stacked` with `row` (the shape of `stacked` without its first
+/// dimension) written at index `at` of that dimension: one step of a scan's
+/// or a recurrence's stacked output.
+mlir::Value insertRow(mlir::OpBuilder &b, mlir::Location loc, mlir::Value row,
+                      mlir::Value stacked, mlir::Value at);
 
 // One per family file.
 void registerElementwiseLowerings(LoweringRegistry &registry);
