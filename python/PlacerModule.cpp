@@ -223,6 +223,7 @@ public:
       inputs.push_back(info(placerSessionGetInput(session, i)));
     for (intptr_t i = 0; i < placerSessionGetNumOutputs(session); ++i)
       outputs.push_back(info(placerSessionGetOutput(session, i)));
+    dynamic = anyDynamic(inputs) || anyDynamic(outputs);
   }
   ~Session() { placerSessionDestroy(session); }
   Session(const Session &) = delete;
@@ -303,6 +304,12 @@ private:
       keep.push_back(asInput(spec, given[py::str(spec.name)]));
       in.push_back(view(spec, keep.back(), shapes[in.size()]));
     }
+    // Dynamic dims: this call's inputs size the outputs.
+    if (dynamic) {
+      check(placerSessionSetInputShapes(session, in.data(), in.size()));
+      for (size_t i = 0; i < outputs.size(); ++i)
+        outputs[i] = info(placerSessionGetOutput(session, i));
+    }
     py::dict results;
     for (const TensorInfo &spec : outputs) {
       py::array array(dtypeOf(spec.elementType), spec.shape);
@@ -324,8 +331,19 @@ private:
     return results;
   }
 
+  /// Whether a dim is dynamic (-1 as the session describes it before any
+  /// call sizes it): each call then sizes the outputs from its inputs.
+  static bool anyDynamic(const std::vector<TensorInfo> &tensors) {
+    for (const TensorInfo &tensor : tensors)
+      for (int64_t d : tensor.shape)
+        if (d < 0)
+          return true;
+    return false;
+  }
+
   PlacerSession session;
   std::vector<TensorInfo> inputs, outputs;
+  bool dynamic = false;
 };
 
 } // namespace

@@ -48,12 +48,21 @@ MLIR_CAPI_EXPORTED void placerSessionDestroy(PlacerSession session);
 MLIR_CAPI_EXPORTED intptr_t placerSessionGetNumInputs(PlacerSession session);
 MLIR_CAPI_EXPORTED intptr_t placerSessionGetNumOutputs(PlacerSession session);
 /* The pos-th input or output: name, element type and shape of all
- * microbatches stacked ([M * d0, ...]); `data` is NULL. Valid while the
- * session lives. */
+ * microbatches stacked ([M * d0, ...]); `data` is NULL. A dynamic dim is -1
+ * until placerSessionSetInputShapes sizes it. Valid until the next
+ * placerSessionSetInputShapes, and while the session lives. */
 MLIR_CAPI_EXPORTED PlacerTensor placerSessionGetInput(PlacerSession session,
                                                       intptr_t pos);
 MLIR_CAPI_EXPORTED PlacerTensor placerSessionGetOutput(PlacerSession session,
                                                        intptr_t pos);
+/* A model with dynamic dims (compiled once for any size): the inputs'
+ * shapes (of `inputs`, by name or position; data unused) size every dynamic
+ * dim, so that placerSessionGetOutput gives the shapes of the outputs to
+ * pass to placerSessionRun. Fails when a shape does not fit its input or
+ * two inputs give one dim different sizes. */
+MLIR_CAPI_EXPORTED PlacerStatus placerSessionSetInputShapes(
+    PlacerSession session, const PlacerTensor *inputs, intptr_t numInputs);
+
 /* Whether the compiled code came from the cache. */
 MLIR_CAPI_EXPORTED bool placerSessionIsCached(PlacerSession session);
 

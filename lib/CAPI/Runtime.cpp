@@ -18,6 +18,15 @@ namespace {
 struct CSession {
   std::unique_ptr<Session> session;
   std::vector<std::vector<int64_t>> inputShapes, outputShapes;
+  /// The shapes placerSessionGetInput/Output point into.
+  void describeShapes() {
+    inputShapes.clear();
+    outputShapes.clear();
+    for (const TensorSpec &spec : session->getInputs())
+      inputShapes.push_back(session->getStackedShape(spec));
+    for (const TensorSpec &spec : session->getOutputs())
+      outputShapes.push_back(session->getStackedShape(spec));
+  }
 };
 CSession *unwrapSession(PlacerSession session) {
   return static_cast<CSession *>(session.ptr);
@@ -41,10 +50,7 @@ PlacerStatus placerSessionCreate(MlirModule module,
   if (!session)
     return diagnostics.failure(session.takeError());
   auto *wrapped = new CSession{std::move(*session), {}, {}};
-  for (const TensorSpec &spec : wrapped->session->getInputs())
-    wrapped->inputShapes.push_back(wrapped->session->getStackedShape(spec));
-  for (const TensorSpec &spec : wrapped->session->getOutputs())
-    wrapped->outputShapes.push_back(wrapped->session->getStackedShape(spec));
+  wrapped->describeShapes();
   *result = PlacerSession{wrapped};
   return success();
 }
@@ -130,6 +136,22 @@ static llvm::Error bindTensors(Session &session, const PlacerTensor *inputs,
   if (!out)
     return out.takeError();
   return session.bind(*in, *out);
+}
+
+PlacerStatus placerSessionSetInputShapes(PlacerSession session,
+                                         const PlacerTensor *inputs,
+                                         intptr_t numInputs) {
+  CSession *s = unwrapSession(session);
+  auto in = arrange(s->session->getInputs(), inputs, numInputs, "input");
+  if (!in)
+    return failure(in.takeError());
+  std::vector<std::vector<int64_t>> shapes;
+  for (const HostTensor &tensor : *in)
+    shapes.push_back(tensor.shape);
+  if (llvm::Error error = s->session->setInputShapes(shapes))
+    return failure(std::move(error));
+  s->describeShapes();
+  return success();
 }
 
 PlacerStatus placerSessionRun(PlacerSession session, const PlacerTensor *inputs,

@@ -268,6 +268,15 @@ LogicalResult Exporter::exportAttribute(NodeOp node, NamedAttribute attr,
   return success();
 }
 
+/// The dim names of a node's output (output_dims), or null.
+static ArrayAttr getOutputDims(Value value) {
+  auto node = value.getDefiningOp<NodeOp>();
+  std::optional<ArrayAttr> dims = node ? node.getOutputDims() : std::nullopt;
+  if (!dims)
+    return {};
+  return cast<ArrayAttr>((*dims)[cast<OpResult>(value).getResultNumber()]);
+}
+
 void Exporter::addValueInfo(Value value, onnx::GraphProto &graph) {
   Type type = value.getType();
   // ONNX requires a shape in value_info: an unranked value has nothing to say.
@@ -277,7 +286,7 @@ void Exporter::addValueInfo(Value value, onnx::GraphProto &graph) {
   info.set_name(nameOf(value));
   if (succeeded(exportType(value.getDefiningOp() ? value.getDefiningOp()
                                                  : func.getOperation(),
-                           type, {}, *info.mutable_type())))
+                           type, getOutputDims(value), *info.mutable_type())))
     *graph.add_value_info() = std::move(info);
 }
 
@@ -401,7 +410,7 @@ LogicalResult Exporter::exportBlock(Block &block, onnx::GraphProto &graph) {
         identity->add_output(outName.str());
       }
       output->set_name(outName.str());
-      if (failed(exportType(yield, value.getType(), {},
+      if (failed(exportType(yield, value.getType(), getOutputDims(value),
                             *output->mutable_type())))
         return failure();
     }

@@ -148,6 +148,11 @@ private:
                                      llvm::StringMap<int> ranks = {});
   LogicalResult applyDimBindings(onnx::GraphProto &graph);
   LogicalResult inferShapes(onnx::ModelProto &model);
+  void forgetForeignDimParams(onnx::GraphProto &graph);
+  /// The symbolic dims the graph's inputs define: the only names that node
+  /// outputs record (output_dims); ONNX inference's own ("unk__0") and a
+  /// subgraph's mean nothing to a runtime.
+  std::set<std::string> inputSymbols;
 
   //===--- Types, tensors, attributes -------------------------------------===//
   Type convertType(const onnx::TypeProto &type, StringRef valueName);
@@ -302,7 +307,32 @@ LogicalResult Importer::applyDimBindings(onnx::GraphProto &graph) {
       for (onnx::ValueInfoProto &value : *values)
         if (value.type().has_tensor_type())
           value.mutable_type()->mutable_tensor_type()->clear_shape();
+  forgetForeignDimParams(graph);
   return success();
+}
+
+/// A symbolic dim means something to a runtime only when a graph input
+/// defines it: exporters also name the dims of other values (torch's
+/// "Addy_dim_1" for what is the input's "seq"), and ONNX's inference keeps a
+/// declared name over the one it infers. Those names are dropped before
+/// inference, which names the dims it can relate to the inputs.
+void Importer::forgetForeignDimParams(onnx::GraphProto &graph) {
+  std::set<std::string> &defined = inputSymbols;
+  for (const onnx::ValueInfoProto &input : graph.input())
+    if (input.type().has_tensor_type())
+      for (const auto &dim : input.type().tensor_type().shape().dim())
+        if (dim.has_dim_param())
+          defined.insert(dim.dim_param());
+  auto forget = [&](onnx::TypeProto &type) {
+    forEachShape(type, [&](onnx::TensorShapeProto &shape) {
+      for (onnx::TensorShapeProto::Dimension &dim : *shape.mutable_dim())
+        if (dim.has_dim_param() && !defined.count(dim.dim_param()))
+          dim.clear_dim_param();
+    });
+  };
+  for (auto *values : {graph.mutable_value_info(), graph.mutable_output()})
+    for (onnx::ValueInfoProto &value : *values)
+      forget(*value.mutable_type());
 }
 
 namespace {
@@ -1076,6 +1106,59 @@ LogicalResult Importer::importConstantNode(onnx::NodeProto &node) {
   return success();
 }
 
+/// The symbolic dim names of a tensor type ("" for the other dims), or
+/// null when it has none.
+static ArrayAttr getDimParams(Builder &builder, const onnx::TypeProto &type) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape())
+    return {};
+  SmallVector<Attribute> params;
+  bool any = false;
+  for (const auto &dim : type.tensor_type().shape().dim()) {
+    any |= dim.has_dim_param();
+    params.push_back(builder.getStringAttr(dim.dim_param()));
+  }
+  return any ? builder.getArrayAttr(params) : ArrayAttr();
+}
+
+/// Each output's dim names when one has a symbolic dim (NodeOp's
+/// output_dims), else null.
+static ArrayAttr
+getOutputDims(Builder &builder, const onnx::NodeProto &node,
+              const llvm::StringMap<const onnx::TypeProto *> &types,
+              const std::set<std::string> &symbols) {
+  SmallVector<Attribute> perOutput;
+  bool any = false;
+  for (const std::string &name : node.output()) {
+    auto it = name.empty() ? types.end() : types.find(name);
+    // Names go with ranked tensor types only (see convertType).
+    bool ranked = it != types.end() && it->second->has_tensor_type() &&
+                  it->second->tensor_type().has_shape() &&
+                  it->second->tensor_type().elem_type() != 0;
+    ArrayAttr dims = ranked ? getDimParams(builder, *it->second) : ArrayAttr();
+    if (dims) {
+      SmallVector<Attribute> known;
+      bool kept = false;
+      for (auto name : dims.getAsValueRange<StringAttr>()) {
+        bool keep = symbols.count(name.str()) > 0;
+        known.push_back(builder.getStringAttr(keep ? name : ""));
+        kept |= keep;
+      }
+      dims = kept ? builder.getArrayAttr(known) : ArrayAttr();
+    }
+    any |= bool(dims);
+    if (!dims) {
+      // Fixed dims: as many empty names as the type has dims.
+      SmallVector<Attribute> empty;
+      if (ranked)
+        empty.assign(it->second->tensor_type().shape().dim_size(),
+                     builder.getStringAttr(""));
+      dims = builder.getArrayAttr(empty);
+    }
+    perOutput.push_back(dims);
+  }
+  return any ? builder.getArrayAttr(perOutput) : ArrayAttr();
+}
+
 LogicalResult
 Importer::importNode(onnx::NodeProto &node,
                      const llvm::StringMap<const onnx::TypeProto *> &types) {
@@ -1144,6 +1227,8 @@ Importer::importNode(onnx::NodeProto &node,
     state.addAttribute("attrs", builder.getDictionaryAttr(attributes));
   if (!subgraphNames.empty())
     state.addAttribute("subgraphs", builder.getArrayAttr(subgraphNames));
+  if (ArrayAttr outputDims = getOutputDims(builder, node, types, inputSymbols))
+    state.addAttribute("output_dims", outputDims);
   for (size_t i = 0; i < graphAttrs.size(); ++i)
     state.addRegion();
   Operation *op = builder.create(state);
@@ -1207,18 +1292,6 @@ LogicalResult Importer::importGraphBody(onnx::GraphProto &graph, Block &block,
   for (const onnx::ValueInfoProto &out : graph.output())
     outputs.push_back(lookup(out.name()));
   return success();
-}
-
-static ArrayAttr getDimParams(Builder &builder, const onnx::TypeProto &type) {
-  if (!type.has_tensor_type() || !type.tensor_type().has_shape())
-    return {};
-  SmallVector<Attribute> params;
-  bool any = false;
-  for (const auto &dim : type.tensor_type().shape().dim()) {
-    any |= dim.has_dim_param();
-    params.push_back(builder.getStringAttr(dim.dim_param()));
-  }
-  return any ? builder.getArrayAttr(params) : ArrayAttr();
 }
 
 void Importer::reportDynamicShapes(ModuleOp module) {

@@ -62,6 +62,17 @@ json::Value printShape(const std::vector<int64_t> &shape) {
   return json::Value(std::move(dims));
 }
 
+/// A tensor's shape: sizes, and a dynamic dim's symbol as a string.
+json::Value printDims(const TensorSpec &spec) {
+  json::Array dims;
+  for (size_t d = 0; d < spec.shape.size(); ++d)
+    if (spec.shape[d] < 0)
+      dims.emplace_back(spec.dimNames[d]);
+    else
+      dims.emplace_back(spec.shape[d]);
+  return json::Value(std::move(dims));
+}
+
 json::Value printTensors(const std::vector<TensorSpec> &specs,
                          const std::vector<int64_t> *offsets = nullptr) {
   json::Array tensors;
@@ -71,7 +82,7 @@ json::Value printTensors(const std::vector<TensorSpec> &specs,
                         {"graph_index", spec.graphIndex},
                         {"element_type", spec.elementType},
                         {"element_bytes", spec.elementBytes},
-                        {"shape", printShape(spec.shape)}};
+                        {"shape", printDims(spec)}};
     if (offsets)
       tensor["offset"] = (*offsets)[i];
     tensors.emplace_back(std::move(tensor));
@@ -143,24 +154,41 @@ public:
     return true;
   }
 
+  /// With `dimNames`, a dim may also be a symbol (a dynamic dim: -1 in
+  /// `shape`, its name in `dimNames`).
   bool getShape(const json::Object &object, const std::string &path,
-                std::vector<int64_t> &shape) {
+                std::vector<int64_t> &shape,
+                std::vector<std::string> *dimNames = nullptr) {
     const json::Value *value = field(object, path, "shape");
     if (!value)
       return false;
     if (!value->getArray())
       return fail(join(path, "shape"), "expected an array of dims");
     shape.clear();
+    std::vector<std::string> names;
+    bool dynamic = false;
     for (const json::Value &dim : *value->getArray()) {
+      const std::string *symbol = dim.getString();
+      if (dimNames && symbol && !symbol->empty()) {
+        shape.push_back(-1);
+        names.push_back(*symbol);
+        dynamic = true;
+        continue;
+      }
       std::optional<int64_t> d = dim.getInteger();
       if (!d || *d < 0 || *d > (int64_t(1) << 40))
-        return fail(join(path, "shape"), "expected non-negative dims");
+        return fail(join(path, "shape"),
+                    dimNames ? "expected non-negative dims or dim names"
+                             : "expected non-negative dims");
       shape.push_back(*d);
+      names.emplace_back();
     }
+    if (dimNames)
+      *dimNames = dynamic ? std::move(names) : std::vector<std::string>();
     // The byte size must stay far from overflow: 2^48 bytes at most.
     double elements = 1;
     for (int64_t d : shape)
-      elements *= static_cast<double>(d);
+      elements *= static_cast<double>(std::max<int64_t>(d, 1));
     if (elements > double(int64_t(1) << 45))
       return fail(join(path, "shape"), "larger than any tensor Placer runs");
     return true;
@@ -186,7 +214,9 @@ public:
           !getInteger(*tensor, path, "graph_index", spec.graphIndex, 0) ||
           !getString(*tensor, path, "element_type", spec.elementType) ||
           !getInteger(*tensor, path, "element_bytes", spec.elementBytes, 1) ||
-          !getShape(*tensor, path, spec.shape) ||
+          // Weights have fixed shapes; inputs and outputs may have symbols.
+          !getShape(*tensor, path, spec.shape,
+                    offsets ? nullptr : &spec.dimNames) ||
           (offsets && !getInteger(*tensor, path, "offset", offset, 0)))
         return false;
       if (spec.elementBytes > 16)

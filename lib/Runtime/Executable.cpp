@@ -8,6 +8,23 @@
 
 using namespace placer::runtime;
 
+bool TensorSpec::hasDynamicDims() const {
+  return std::any_of(shape.begin(), shape.end(),
+                     [](int64_t d) { return d < 0; });
+}
+
+TensorSpec
+TensorSpec::withSizes(const std::map<std::string, int64_t> &sizes) const {
+  TensorSpec spec = *this;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] < 0 && d < dimNames.size())
+      if (auto it = sizes.find(dimNames[d]); it != sizes.end())
+        spec.shape[d] = it->second;
+  if (!spec.hasDynamicDims())
+    spec.dimNames.clear();
+  return spec;
+}
+
 int64_t TensorSpec::getNumElements() const {
   int64_t n = 1;
   for (int64_t d : shape)

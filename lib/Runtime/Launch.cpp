@@ -128,31 +128,51 @@ struct Arrays {
   std::vector<Buffer> inputs, outputs;
 };
 
-std::optional<Arrays> prepareArrays(const Program &program,
+std::optional<Arrays> prepareArrays(Program &program,
                                     const LaunchOptions &options,
                                     std::string &error) {
-  Arrays arrays;
+  // The files first: with dynamic dims, their shapes size the program.
+  std::vector<std::optional<NpyArray>> files;
+  std::vector<std::vector<int64_t>> shapes;
   for (const TensorSpec &spec : program.getInputs()) {
     auto file = options.inputs.find(spec.name);
+    files.emplace_back();
+    if (file != options.inputs.end()) {
+      files.back() = readNpy(file->second, error);
+      if (!files.back())
+        return std::nullopt;
+      shapes.push_back(files.back()->shape);
+    } else if (spec.hasDynamicDims()) {
+      error = "input '" + spec.name + "' has dynamic dims " + formatDims(spec) +
+              ": give it with --input " + spec.name + "=FILE.npy";
+      return std::nullopt;
+    } else {
+      shapes.push_back(spec.shape);
+    }
+  }
+  if (!program.setInputShapes(shapes, error))
+    return std::nullopt;
+
+  Arrays arrays;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const TensorSpec &spec = program.getInputs()[i];
     Buffer buffer(program.getStackedBytes(spec));
-    if (file == options.inputs.end()) {
+    if (!files[i]) {
       fillSeeded(buffer.data(), spec, program.getMicrobatches(), options.seed);
       arrays.inputs.push_back(std::move(buffer));
       continue;
     }
-    std::optional<NpyArray> array = readNpy(file->second, error);
-    if (!array)
-      return std::nullopt;
+    const NpyArray &array = *files[i];
+    const std::string &path = options.inputs.at(spec.name);
     std::string dtype = npyDtypeOf(spec.elementType);
-    if (array->dtype != dtype || !program.acceptsShape(spec, array->shape)) {
-      error = file->second + ": input '" + spec.name + "' needs dtype " +
-              dtype + " and shape " + program.describeShape(spec) +
-              ", the file has " + array->dtype + " " +
-              formatShape(array->shape);
+    if (array.dtype != dtype || !program.acceptsShape(spec, array.shape)) {
+      error = path + ": input '" + spec.name + "' needs dtype " + dtype +
+              " and shape " + program.describeShape(spec) + ", the file has " +
+              array.dtype + " " + formatShape(array.shape);
       return std::nullopt;
     }
-    if (!array->bytes.empty()) // an empty tensor's data may be null
-      std::memcpy(buffer.data(), array->bytes.data(), array->bytes.size());
+    if (!array.bytes.empty()) // an empty tensor's data may be null
+      std::memcpy(buffer.data(), array.bytes.data(), array.bytes.size());
     arrays.inputs.push_back(std::move(buffer));
   }
   for (const TensorSpec &spec : program.getOutputs())

@@ -21,6 +21,16 @@ std::string placer::runtime::formatShape(const std::vector<int64_t> &shape) {
   return text + "]";
 }
 
+std::string placer::runtime::formatDims(const TensorSpec &spec) {
+  std::string text = "[";
+  for (size_t i = 0; i < spec.shape.size(); ++i) {
+    bool named = spec.shape[i] < 0 && i < spec.dimNames.size();
+    text += (i ? ", " : "") +
+            (named ? spec.dimNames[i] : std::to_string(spec.shape[i]));
+  }
+  return text + "]";
+}
+
 static double steadySeconds() {
   return std::chrono::duration<double>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -133,7 +143,68 @@ bool MpiJob::gather(Timing &timing, std::string &error) const {
 Program::Program(LoweredModule module, Executable executable,
                  const ProgramOptions &options)
     : module(std::move(module)), executable(std::move(executable)),
-      options(options) {}
+      options(options), inputs(this->module.inputs),
+      outputs(this->module.outputs) {}
+
+bool Program::hasDynamicDims() const {
+  auto dynamic = [](const TensorSpec &spec) { return spec.hasDynamicDims(); };
+  return std::any_of(module.inputs.begin(), module.inputs.end(), dynamic) ||
+         std::any_of(module.outputs.begin(), module.outputs.end(), dynamic);
+}
+
+bool Program::setInputShapes(const std::vector<std::vector<int64_t>> &shapes,
+                             std::string &error) {
+  if (!hasDynamicDims())
+    return true;
+  if (shapes.size() != module.inputs.size()) {
+    error = "'" + module.function + "' takes " +
+            std::to_string(module.inputs.size()) + " inputs, got " +
+            std::to_string(shapes.size()) + " shapes";
+    return false;
+  }
+  // Every symbol's size, from the first input that has it.
+  std::map<std::string, int64_t> sizes;
+  std::map<std::string, std::string> givenBy;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const TensorSpec &spec = module.inputs[i];
+    const std::vector<int64_t> &shape = shapes[i];
+    bool fits = shape.size() == spec.shape.size();
+    for (size_t d = 0; fits && d < shape.size(); ++d)
+      fits = shape[d] >= 0 && (spec.shape[d] < 0 || spec.shape[d] == shape[d]);
+    if (!fits) {
+      error = "input '" + spec.name + "' needs shape " +
+              formatDims(spec) + ", got " + formatShape(shape);
+      return false;
+    }
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (spec.shape[d] >= 0)
+        continue;
+      const std::string &symbol = spec.dimNames[d];
+      auto [it, added] = sizes.emplace(symbol, shape[d]);
+      if (!added && it->second != shape[d]) {
+        error = "input '" + spec.name + "' has " + symbol + " = " +
+                std::to_string(shape[d]) + ", but input '" + givenBy[symbol] +
+                "' has " + symbol + " = " + std::to_string(it->second);
+        return false;
+      }
+      givenBy.emplace(symbol, spec.name);
+    }
+  }
+  std::vector<TensorSpec> sized;
+  for (const TensorSpec &spec : module.outputs) {
+    sized.push_back(spec.withSizes(sizes));
+    if (sized.back().hasDynamicDims()) {
+      error = "output '" + spec.name + "' has shape " + formatDims(spec) +
+              ": a dim no input gives is known only after the run";
+      return false;
+    }
+  }
+  outputs = std::move(sized);
+  inputs.clear();
+  for (const TensorSpec &spec : module.inputs)
+    inputs.push_back(spec.withSizes(sizes));
+  return true;
+}
 
 bool placer::runtime::checkProgramOptions(const ProgramOptions &options,
                                           std::string &error) {
@@ -155,8 +226,15 @@ std::unique_ptr<Program> Program::create(LoweredModule module,
                                          std::string &error) {
   if (!checkProgramOptions(options, error))
     return nullptr;
-  return std::unique_ptr<Program>(
+  std::unique_ptr<Program> program(
       new Program(std::move(module), std::move(executable), options));
+  if (program->hasDynamicDims() && options.microbatches > 1) {
+    error = "'" + program->getFunction() +
+            "' has dynamic dims: it runs one batch of any size per call, "
+            "not microbatches";
+    return nullptr;
+  }
+  return program;
 }
 
 static std::string describeStage(int64_t stage, const char *whole) {
@@ -266,16 +344,23 @@ bool Program::bind(const std::vector<HostTensor> &inputs,
             std::to_string(outputs.size());
     return false;
   }
+  if (hasDynamicDims()) {
+    std::vector<std::vector<int64_t>> shapes;
+    for (const HostTensor &tensor : inputs)
+      shapes.push_back(tensor.shape);
+    if (!setInputShapes(shapes, error))
+      return false;
+  }
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (!checkTensor(*this, module.inputs[i], inputs[i], "input", error))
+    if (!checkTensor(*this, this->inputs[i], inputs[i], "input", error))
       return false;
   for (size_t i = 0; i < outputs.size(); ++i)
-    if (!checkTensor(*this, module.outputs[i], outputs[i], "output", error))
+    if (!checkTensor(*this, this->outputs[i], outputs[i], "output", error))
       return false;
 
   std::vector<const TensorSpec *> specs;
   for (const std::vector<TensorSpec> *group :
-       {&module.inputs, &module.weights, &module.outputs})
+       {&this->inputs, &module.weights, &this->outputs})
     for (const TensorSpec &spec : *group)
       specs.push_back(&spec);
   // Microbatch m of a stacked tensor starts m microbatches in.
@@ -290,11 +375,11 @@ bool Program::bind(const std::vector<HostTensor> &inputs,
   for (int64_t m = 0; m < options.microbatches; ++m) {
     std::vector<uint8_t *> data;
     for (size_t i = 0; i < inputs.size(); ++i)
-      data.push_back(slice(inputs[i], module.inputs[i], m));
+      data.push_back(slice(inputs[i], this->inputs[i], m));
     for (Buffer &weight : module.weightData)
       data.push_back(weight.data());
     for (size_t i = 0; i < outputs.size(); ++i)
-      data.push_back(slice(outputs[i], module.outputs[i], m));
+      data.push_back(slice(outputs[i], this->outputs[i], m));
     calls.push_back(Executable::bind(data, specs));
   }
   return true;
@@ -400,9 +485,9 @@ std::pair<size_t, double> Program::getProfileTotal(unsigned runs) const {
 bool Program::collectOutputs(std::string &error) {
   if (!options.job || !options.job->isDistributed())
     return true;
-  for (size_t i = 0; i < module.outputs.size(); ++i)
-    if (placer_dist_collect(boundOutputs[i], module.outputs[i].getByteSize())) {
-      error = "cannot collect output '" + module.outputs[i].name +
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (placer_dist_collect(boundOutputs[i], outputs[i].getByteSize())) {
+      error = "cannot collect output '" + outputs[i].name +
               "' from the copies of stage " +
               std::to_string(options.job->getStage());
       return false;

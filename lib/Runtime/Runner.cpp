@@ -61,10 +61,28 @@ static TensorSpec specOf(Type type, std::string name, int64_t graphIndex,
   std::string element;
   llvm::raw_string_ostream os(element);
   elementType.print(os);
-  return TensorSpec{std::move(name), graphIndex, element,
-                    graph::getElementByteSize(tensor.getElementType()),
-                    std::vector<int64_t>(tensor.getShape().begin(),
-                                         tensor.getShape().end())};
+  TensorSpec spec{std::move(name), graphIndex, element,
+                  graph::getElementByteSize(tensor.getElementType()),
+                  std::vector<int64_t>(tensor.getShape().begin(),
+                                       tensor.getShape().end())};
+  if (!spec.hasDynamicDims())
+    return spec;
+  // Dynamic dims: -1, named by the graph's symbols; an unnamed one is a
+  // symbol of its own.
+  auto names = attrs ? attrs.getAs<ArrayAttr>(graph::attrs::kDimParams)
+                     : ArrayAttr();
+  for (size_t d = 0; d < spec.shape.size(); ++d) {
+    std::string dimName;
+    if (ShapedType::isDynamic(spec.shape[d])) {
+      spec.shape[d] = -1;
+      if (names && d < names.size())
+        dimName = cast<StringAttr>(names[d]).str();
+      if (dimName.empty())
+        dimName = spec.name + ":" + std::to_string(d);
+    }
+    spec.dimNames.push_back(dimName);
+  }
+  return spec;
 }
 
 //===----------------------------------------------------------------------===//
@@ -246,6 +264,15 @@ placer::runtime::lowerForExecution(ModuleOp module,
     return runError("expected one public function to run, found " +
                     llvm::Twine(entries.size()));
   func::FuncOp entry = entries.front();
+  if (options.stage >= 0 &&
+      llvm::any_of(entry.getFunctionType().getInputs(), [](Type type) {
+        auto shaped = dyn_cast<ShapedType>(type);
+        return shaped && !shaped.hasStaticShape();
+      }))
+    return runError("stage " + llvm::Twine(options.stage) +
+                    " has inputs with dynamic dims: the stages of a split "
+                    "program exchange tensors of fixed sizes (bind the dims "
+                    "with --dim on import)");
 
   LoweredModule lowered;
   lowered.function = entry.getName().str();

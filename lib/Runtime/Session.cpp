@@ -207,6 +207,13 @@ placer::runtime::compileArtifact(mlir::ModuleOp module,
   return manifest;
 }
 
+llvm::Error Session::setInputShapes(llvm::ArrayRef<std::vector<int64_t>> shapes) {
+  std::string message;
+  if (!program->setInputShapes(shapes.vec(), message))
+    return error(message);
+  return llvm::Error::success();
+}
+
 llvm::Error Session::bind(llvm::ArrayRef<HostTensor> inputs,
                           llvm::ArrayRef<HostTensor> outputs) {
   std::string message;

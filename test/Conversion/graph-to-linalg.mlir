@@ -75,11 +75,15 @@ func.func @grouped(%x: tensor<1x4x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1
 // -----
 
 // One error lists every op type without a lowering (with its nodes) and
-// every node with a dynamic shape; nothing is rewritten.
-// expected-error @below {{cannot lower to linalg: no lowering for Unique (nodes 'u1', 'u2'); com.example.Fused (node 'custom'); dynamic shapes (bind them on import with --dim NAME=VALUE) at node 'dyn'}}
+// every node whose shapes need binding: a dynamic dim that no input's
+// symbol names, or one where the op's lowering takes none; nothing is
+// rewritten.
+// expected-error @below {{cannot lower to linalg: no lowering for Unique (nodes 'u1', 'u2'); com.example.Fused (node 'custom'); shapes that need binding (--dim NAME=VALUE on import) at nodes 'dyn' (Relu: output #0 dim 0 is not a symbolic dim of the inputs), 'top' (TopK: dynamic dims, which its lowering does not take)}}
 module {
-  func.func @bad(%x: tensor<?x4xf32>, %y: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  func.func @bad(%x: tensor<?x4xf32>, %y: tensor<2x4xf32>, %z: tensor<?x4xf32> {graph.dim_params = ["n", ""]}) -> tensor<2x4xf32> {
     %a = graph.node "Relu"(%x) attributes {name = "dyn", output_names = ["a"], version = 13 : i64} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+    %k = graph.constant "k" : tensor<1xi64> = dense<2> : tensor<1xi64>
+    %tv, %ti = graph.node "TopK"(%z, %k) attributes {name = "top", output_dims = [["n", ""], ["n", ""]], output_names = ["tv", "ti"], version = 11 : i64} : (tensor<?x4xf32>, tensor<1xi64>) -> (tensor<?x2xf32>, tensor<?x2xi64>)
     %b = graph.node "Unique"(%y) attributes {name = "u1", output_names = ["b"], version = 13 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
     %c = graph.node "Unique"(%b) attributes {name = "u2", output_names = ["c"], version = 13 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
     %d = graph.node "Fused"(%c) attributes {domain = "com.example", name = "custom", output_names = ["d"], version = 1 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
@@ -230,4 +234,42 @@ func.func @branch(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
     graph.yield %n : tensor<2xf32> {graph_name = "else", input_names = [], output_names = ["n"]}
   } : (tensor<i1>) -> tensor<2xf32>
   return %y : tensor<2xf32>
+}
+
+// -----
+
+// Dynamic dims named by an input's symbol (graph.dim_params) lower once for
+// any size: each symbol is read off the first argument that has it, and
+// outputs take their sizes from it.
+// CHECK-LABEL: func.func @dynamic_batch(
+// CHECK-SAME: %[[X:.*]]: tensor<?x3x8x8xf32> {graph.dim_params = ["batch", "", "", ""]}
+// CHECK: %[[BATCH:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x3x8x8xf32>
+// CHECK: %[[CONV_BATCH:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x3x8x8xf32>
+// CHECK: } : tensor<?x3x8x8xf32> to tensor<?x3x10x10xf32>
+// CHECK: %[[INIT:.*]] = tensor.empty(%[[CONV_BATCH]]) : tensor<?x4x8x8xf32>
+// CHECK: %[[CONV:.*]] = linalg.conv_2d_nchw_fchw {{.*}} -> tensor<?x4x8x8xf32>
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[CONV]] {{.*}} into tensor<?xf32>
+// CHECK: %[[FLATTENED:.*]] = tensor.expand_shape %[[FLAT]] {{.*}} output_shape [%[[BATCH]], 256] : tensor<?xf32> into tensor<?x256xf32>
+// CHECK: %[[ROWS:.*]] = tensor.dim %[[FLATTENED]], %{{.*}} : tensor<?x256xf32>
+// CHECK: tensor.empty(%[[ROWS]]) : tensor<?x256xf32>
+// CHECK: %[[RELU:.*]] = linalg.generic
+// CHECK: %[[N:.*]] = tensor.dim %[[RELU]], %{{.*}} : tensor<?x256xf32>
+// CHECK: %[[N64:.*]] = arith.index_cast %[[N]] : index to i64
+// CHECK: %[[SHAPE:.*]] = tensor.from_elements %[[N64]], %{{.*}} : tensor<2xi64>
+// CHECK: return %[[RELU]], %[[SHAPE]] : tensor<?x256xf32>, tensor<2xi64>
+func.func @dynamic_batch(%x: tensor<?x3x8x8xf32> {graph.dim_params = ["batch", "", "", ""]}, %w: tensor<4x3x3x3xf32>) -> (tensor<?x256xf32>, tensor<2xi64>) {
+  %c = graph.node "Conv"(%x, %w) attributes {attrs = {pads = array<i64: 1, 1, 1, 1>}, name = "conv", output_dims = [["batch", "", "", ""]], output_names = ["c"], version = 13 : i64} : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x8x8xf32>
+  %f = graph.node "Flatten"(%c) attributes {name = "flat", output_dims = [["batch", ""]], output_names = ["f"], version = 13 : i64} : (tensor<?x4x8x8xf32>) -> tensor<?x256xf32>
+  %r = graph.node "Relu"(%f) attributes {name = "relu", output_dims = [["batch", ""]], output_names = ["r"], version = 13 : i64} : (tensor<?x256xf32>) -> tensor<?x256xf32>
+  %s = graph.node "Shape"(%r) attributes {name = "shape", output_names = ["s"], version = 15 : i64} : (tensor<?x256xf32>) -> tensor<2xi64>
+  return %r, %s : tensor<?x256xf32>, tensor<2xi64>
+}
+
+// -----
+
+// Windows take a dynamic batch only: their padding needs the spatial sizes.
+func.func @dynamic_spatial(%x: tensor<1x3x?x8xf32> {graph.dim_params = ["", "", "h", ""]}) -> tensor<1x3x?x8xf32> {
+  // expected-error @below {{cannot lower node 'pool' (MaxPool): only the batch dim (0) may be dynamic}}
+  %y = graph.node "MaxPool"(%x) attributes {attrs = {kernel_shape = array<i64: 1, 1>}, name = "pool", output_dims = [["", "", "h", ""]], output_names = ["y"], version = 12 : i64} : (tensor<1x3x?x8xf32>) -> tensor<1x3x?x8xf32>
+  return %y : tensor<1x3x?x8xf32>
 }

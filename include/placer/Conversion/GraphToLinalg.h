@@ -2,8 +2,9 @@
 //
 // The registry of ONNX op lowerings, filled by one file per op family
 // (lib/Conversion/GraphToLinalg). A lowering builds upstream ops for one
-// node on static tensors and returns the node's replacement values, or
-// fails after an error naming the node and the unsupported attribute.
+// node (on static tensors, or dynamic ones where its entry allows) and
+// returns the node's replacement values, or fails after an error naming the
+// node and the unsupported attribute.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLACER_CONVERSION_GRAPHTOLINALG_H
@@ -15,6 +16,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -43,9 +45,17 @@ struct NodeLowering {
   llvm::SmallVector<mlir::Type> inputElementTypes, outputElementTypes;
 
   mlir::Location getLoc() { return node.getLoc(); }
-  /// The static tensor type output `i` lowers to (unsigned integers as
-  /// signless ones of the same width).
+  /// The tensor type output `i` lowers to (unsigned integers as signless
+  /// ones of the same width).
   mlir::RankedTensorType getResultType(unsigned i = 0);
+  /// The sizes of output `i`'s dynamic dims at run time, in order: each a
+  /// symbolic dim of the graph's inputs (output_dims), read off the
+  /// function's arguments. Empty for a static output.
+  llvm::SmallVector<mlir::Value> getResultDynamicSizes(unsigned i = 0);
+  /// A tensor.empty of output `i`'s type and run-time sizes.
+  mlir::Value emptyResult(unsigned i = 0);
+  /// Symbol -> its size (index) at run time, for the function being lowered.
+  const llvm::StringMap<mlir::Value> *symbolSizes = nullptr;
   /// Whether optional output `i` is there and used (an omitted one has type
   /// none and needs no value).
   bool wantsResult(unsigned i);
@@ -84,6 +94,9 @@ struct LoweringEntry {
   int64_t sinceVersion;
   std::string family;
   LoweringFn fn;
+  /// Whether the lowering takes tensors with dynamic dims (sizes known only
+  /// when the program runs).
+  bool dynamicDims = false;
 };
 
 /// The op lowerings, keyed by (op type, since-opset). Families register
@@ -94,6 +107,12 @@ public:
   /// Starts a family: the entries added after it belong to it.
   void beginFamily(llvm::StringRef name, llvm::StringRef description);
   void add(llvm::StringRef opType, LoweringFn fn, int64_t sinceVersion = 1);
+  /// Marks every added entry of these op types as taking dynamic dims.
+  void allowDynamicDims(std::initializer_list<llvm::StringRef> opTypes);
+
+  /// The entry for `opType` at opset `version`: the greatest since-version
+  /// not above it; null when there is none.
+  const LoweringEntry *find(llvm::StringRef opType, int64_t version) const;
 
   /// The lowering of `opType` at opset `version`: the entry with the
   /// greatest since-version not above it; null when there is none.

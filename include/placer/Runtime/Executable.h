@@ -10,6 +10,7 @@
 #define PLACER_RUNTIME_EXECUTABLE_H
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,7 +26,15 @@ struct TensorSpec {
   int64_t graphIndex = 0;
   std::string elementType; ///< MLIR spelling: f32, i64, i1, ...
   int64_t elementBytes = 0; ///< in memory (i1 takes a byte, as LLVM stores it)
+  /// -1 for a dynamic dim: its size is known when the program runs.
   std::vector<int64_t> shape;
+  /// The symbol of each dynamic dim (`batch`), "" for a fixed one; empty
+  /// when the shape is static. Inputs that share a symbol share its size,
+  /// and an output's dynamic dims are sizes of the inputs.
+  std::vector<std::string> dimNames;
+  bool hasDynamicDims() const;
+  /// This spec with every dynamic dim set from `sizes` (symbol -> size).
+  TensorSpec withSizes(const std::map<std::string, int64_t> &sizes) const;
   int64_t getNumElements() const;
   int64_t getByteSize() const { return getNumElements() * elementBytes; }
 };

@@ -134,9 +134,20 @@ public:
   const ProgramOptions &getOptions() const { return options; }
   const std::string &getTransfers() const { return module.transfers; }
   int64_t getMicrobatches() const { return options.microbatches; }
-  /// The entry's inputs and outputs (for one microbatch).
-  const std::vector<TensorSpec> &getInputs() const { return module.inputs; }
-  const std::vector<TensorSpec> &getOutputs() const { return module.outputs; }
+  /// The entry's inputs and outputs (for one microbatch): with dynamic
+  /// dims, the sizes the last setInputShapes or bind gave them (-1 before).
+  const std::vector<TensorSpec> &getInputs() const { return inputs; }
+  const std::vector<TensorSpec> &getOutputs() const { return outputs; }
+  /// Whether an input or output has dynamic dims: the code was compiled
+  /// once for any size; each bind gives the sizes of its run.
+  bool hasDynamicDims() const;
+  /// Sets every dynamic dim from the shapes of the inputs the caller will
+  /// bind (in the entry's order), so that getInputs/getOutputs give the
+  /// sizes of their buffers. Fails when a shape does not fit its input or
+  /// two inputs give one symbol different sizes. A no-op check for static
+  /// programs.
+  bool setInputShapes(const std::vector<std::vector<int64_t>> &shapes,
+                      std::string &error);
   /// Every microbatch's tensor, stacked: [M * d0, ...], or [M] for a scalar.
   std::vector<int64_t> getStackedShape(const TensorSpec &spec) const;
   /// Whether a caller's tensor of `shape` holds the M microbatches of
@@ -176,6 +187,8 @@ private:
   LoweredModule module;
   Executable executable;
   ProgramOptions options;
+  /// module.inputs and outputs with this run's sizes for dynamic dims.
+  std::vector<TensorSpec> inputs, outputs;
   /// One bound call per microbatch (weights are shared).
   std::vector<Executable::Arguments> calls;
   std::vector<uint8_t *> boundOutputs;
@@ -188,6 +201,8 @@ private:
 
 /// "[8, 32]", as messages show shapes.
 std::string formatShape(const std::vector<int64_t> &shape);
+/// A spec's shape with its dynamic dims by name: "[batch, 3, 224, 224]".
+std::string formatDims(const TensorSpec &spec);
 
 /// Every microbatch of a tensor of `shape`, stacked on the first axis:
 /// [M * d0, ...], or [M] for a scalar (the tensor itself for M = 1).

@@ -101,6 +101,10 @@ public:
     return program->getStackedShape(spec);
   }
 
+  /// Program::setInputShapes: with dynamic dims, the sizes of the inputs
+  /// about to be bound size every input and output.
+  llvm::Error setInputShapes(llvm::ArrayRef<std::vector<int64_t>> shapes);
+
   /// Program::bind, run, measure and getProfile, with errors as
   /// llvm::Error.
   llvm::Error bind(llvm::ArrayRef<HostTensor> inputs,

@@ -47,31 +47,49 @@ Value placer::lowering::matmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   // 1-D operands: promote to matrices, and reshape the result back at the end.
+  // (Promotion adds static 1s: dynamic dims keep their order.)
   if (lhsType.getRank() == 1)
     lhs = reshapeTo(b, loc, lhs,
                     RankedTensorType::get({1, lhsType.getDimSize(0)},
-                                          lhsType.getElementType()));
+                                          lhsType.getElementType()),
+                    dynamicSizesOf(b, loc, lhs));
   if (rhsType.getRank() == 1)
     rhs = reshapeTo(b, loc, rhs,
                     RankedTensorType::get({rhsType.getDimSize(0), 1},
-                                          rhsType.getElementType()));
+                                          rhsType.getElementType()),
+                    dynamicSizesOf(b, loc, rhs));
   lhsType = cast<RankedTensorType>(lhs.getType());
   rhsType = cast<RankedTensorType>(rhs.getType());
   int64_t batchRank = std::max(lhsType.getRank(), rhsType.getRank()) - 2;
   SmallVector<int64_t> fullShape;
+  SmallVector<Value> dynamicSizes;
+  // Dim `i` of `value` (an operand), static or read at run time.
+  auto addDim = [&](Value value, int64_t i) {
+    int64_t size = cast<RankedTensorType>(value.getType()).getDimSize(i);
+    fullShape.push_back(size);
+    if (ShapedType::isDynamic(size))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, value, i));
+  };
   for (int64_t d = 0; d < batchRank; ++d) {
-    auto dim = [&](RankedTensorType t) -> int64_t {
+    auto dimOf = [&](RankedTensorType t) -> int64_t {
       int64_t i = d - (batchRank - (t.getRank() - 2));
-      return i < 0 ? 1 : t.getDimSize(i);
+      return i < 0 ? -1 : i;
     };
-    fullShape.push_back(std::max(dim(lhsType), dim(rhsType)));
+    int64_t l = dimOf(lhsType), r = dimOf(rhsType);
+    // Broadcast: a static size other than 1 wins, then a dynamic one.
+    auto rank = [](int64_t i, RankedTensorType t) {
+      int64_t size = i < 0 ? 1 : t.getDimSize(i);
+      return size == 1 ? 0 : ShapedType::isDynamic(size) ? 1 : 2;
+    };
+    if (rank(l, lhsType) >= rank(r, rhsType))
+      addDim(l < 0 ? rhs : lhs, l < 0 ? r : l);
+    else
+      addDim(rhs, r);
   }
-  int64_t m = lhsType.getDimSize(lhsType.getRank() - 2);
-  int64_t nCols = rhsType.getDimSize(rhsType.getRank() - 1);
-  fullShape.push_back(m);
-  fullShape.push_back(nCols);
+  addDim(lhs, lhsType.getRank() - 2);
+  addDim(rhs, rhsType.getRank() - 1);
   auto fullType = RankedTensorType::get(fullShape, outType.getElementType());
-  Value init = filled(b, loc, fullType, 0.0);
+  Value init = filled(b, loc, fullType, 0.0, dynamicSizes);
   Value product;
   if (batchRank == 0) {
     product = linalg::MatmulOp::create(b, loc, TypeRange{fullType},
@@ -109,7 +127,7 @@ Value placer::lowering::matmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
                   multiplyAdd)
                   .getResult(0);
   }
-  return reshapeTo(b, loc, product, outType);
+  return reshapeTo(b, loc, product, outType, dynamicSizes);
 }
 
 namespace {
@@ -138,9 +156,14 @@ Value matmul2d(OpBuilder &b, Location loc, Value lhs, Value rhs, bool transA,
   SmallVector<utils::IteratorType> iterators = {utils::IteratorType::parallel,
                                                 utils::IteratorType::parallel,
                                                 utils::IteratorType::reduction};
+  SmallVector<Value> sizes;
+  if (outType.isDynamicDim(0))
+    sizes.push_back(tensor::DimOp::create(b, loc, lhs, transA ? 1 : 0));
+  if (outType.isDynamicDim(1))
+    sizes.push_back(tensor::DimOp::create(b, loc, rhs, transB ? 0 : 1));
   return linalg::GenericOp::create(
              b, loc, TypeRange{outType}, ValueRange{lhs, rhs},
-             ValueRange{filled(b, loc, outType, 0.0)}, maps, iterators,
+             ValueRange{filled(b, loc, outType, 0.0, sizes)}, maps, iterators,
              multiplyAdd)
       .getResult(0);
 }
@@ -420,4 +443,5 @@ void placer::lowering::registerContractionLowerings(LoweringRegistry &r) {
   r.add("Gemm", lowerGemm);
   r.add("Einsum", lowerEinsum);
   r.add("Det", lowerDet);
+  r.allowDynamicDims({"MatMul", "Gemm"});
 }

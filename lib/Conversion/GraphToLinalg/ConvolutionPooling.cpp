@@ -79,8 +79,8 @@ Value addChannelBias(OpBuilder &b, Location loc, Value value, Value bias) {
                                              utils::IteratorType::parallel);
   return linalg::GenericOp::create(
              b, loc, TypeRange{type}, ValueRange{value, bias},
-             ValueRange{emptyTensor(b, loc, type)}, maps, iterators,
-             [](OpBuilder &nb, Location l, ValueRange args) {
+             ValueRange{emptyTensor(b, loc, type, dynamicSizesOf(b, loc, value))},
+             maps, iterators, [](OpBuilder &nb, Location l, ValueRange args) {
                linalg::YieldOp::create(
                    nb, l,
                    isFloat(args[0].getType())
@@ -88,6 +88,25 @@ Value addChannelBias(OpBuilder &b, Location loc, Value value, Value bias) {
                        : Value(arith::AddIOp::create(nb, l, args[0], args[1])));
              })
       .getResult(0);
+}
+
+/// Windows take a dynamic batch (dim 0) only: the padding and the output
+/// size follow from the static spatial dims.
+LogicalResult checkBatchOnlyDynamic(NodeLowering &n, RankedTensorType inType,
+                                    RankedTensorType outType) {
+  for (RankedTensorType type : {inType, outType})
+    for (int64_t d = 1; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        return n.fail("only the batch dim (0) may be dynamic");
+  return success();
+}
+
+/// The batch size of an output whose batch is dynamic (that of `input`).
+SmallVector<Value> batchSizes(OpBuilder &b, Location loc, Value input,
+                              RankedTensorType outType) {
+  if (outType.getRank() == 0 || !outType.isDynamicDim(0))
+    return {};
+  return {tensor::DimOp::create(b, loc, input, 0)};
 }
 
 /// A convolution or pooling window over 1 or 2 spatial dimensions, always
@@ -163,6 +182,9 @@ FailureOr<Value> placer::lowering::convolve(NodeLowering &n, Value input,
   auto wType = cast<RankedTensorType>(weight.getType());
   if (wType.getRank() != inType.getRank())
     return n.fail("the weight's rank differs from the input's");
+  if (failed(checkBatchOnlyDynamic(n, inType, finalType)))
+    return failure();
+  SmallVector<Value> batch = batchSizes(b, loc, input, finalType);
   FailureOr<Window> window =
       readWindow(n, inType, finalType, wType.getShape().drop_front(2));
   if (failed(window))
@@ -176,7 +198,7 @@ FailureOr<Value> placer::lowering::convolve(NodeLowering &n, Value input,
   }
   input = padSpatial(b, loc, input, window->begin, window->end, 0.0);
   int64_t group = n.getInt("group", 1);
-  int64_t batch = inType.getDimSize(0), channels = inType.getDimSize(1);
+  int64_t channels = inType.getDimSize(1);
   int64_t filters = wType.getDimSize(0);
   if (group < 1 || channels % group || filters % group)
     return n.fail("group " + Twine(group) + " does not divide the channels");
@@ -187,14 +209,14 @@ FailureOr<Value> placer::lowering::convolve(NodeLowering &n, Value input,
   if (group == 1) {
     result = linalg::Conv2DNchwFchwOp::create(
                  b, loc, TypeRange{outType}, ValueRange{input, weight},
-                 ValueRange{filled(b, loc, outType, 0.0)}, attrs)
+                 ValueRange{filled(b, loc, outType, 0.0, batch)}, attrs)
                  .getResult(0);
   } else {
     // N (G C) H W x (G F) C kh kw -> N G C H W x G F C kh kw.
     auto padded = cast<RankedTensorType>(input.getType());
     Type element = outType.getElementType();
     auto groupedIn = RankedTensorType::get(
-        {batch, group, channels / group, padded.getDimSize(2),
+        {padded.getDimSize(0), group, channels / group, padded.getDimSize(2),
          padded.getDimSize(3)},
         element);
     auto groupedW = RankedTensorType::get(
@@ -202,7 +224,7 @@ FailureOr<Value> placer::lowering::convolve(NodeLowering &n, Value input,
          wType.getDimSize(3)},
         element);
     auto groupedOut = RankedTensorType::get(
-        {batch, group, filters / group, outType.getDimSize(2),
+        {outType.getDimSize(0), group, filters / group, outType.getDimSize(2),
          outType.getDimSize(3)},
         element);
     Value in = tensor::ExpandShapeOp::create(
@@ -213,7 +235,7 @@ FailureOr<Value> placer::lowering::convolve(NodeLowering &n, Value input,
         SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
     Value conv = linalg::Conv2DNgchwGfchwOp::create(
                      b, loc, TypeRange{groupedOut}, ValueRange{in, w},
-                     ValueRange{filled(b, loc, groupedOut, 0.0)}, attrs)
+                     ValueRange{filled(b, loc, groupedOut, 0.0, batch)}, attrs)
                      .getResult(0);
     result = tensor::CollapseShapeOp::create(
         b, loc, outType, conv,
@@ -532,15 +554,22 @@ Results lowerPool(NodeLowering &n) {
   if (!IsMax && !isFloat(finalType))
     return n.fail("only floating-point AveragePool is lowered");
   std::optional<SmallVector<int64_t>> kernel = n.getInts("kernel_shape");
+  if (failed(checkBatchOnlyDynamic(n, inType, finalType)))
+    return failure();
   if (kernel && (inType.getRank() > 4 || !isFloat(finalType) ||
-                 n.wantsResult(1)))
+                 n.wantsResult(1))) {
+    if (!inType.hasStaticShape())
+      return n.fail("3-D, integer and index-returning pooling take static "
+                    "shapes only");
     return lowerGatheredPool<IsMax>(n, *kernel);
+  }
   if (!kernel)
     return n.fail("kernel_shape is missing");
   FailureOr<Window> window = readWindow(n, inType, finalType, *kernel);
   if (failed(window))
     return failure();
   Value input = n.operands[0];
+  SmallVector<Value> batch = batchSizes(b, loc, input, finalType);
   RankedTensorType outType = finalType;
   if (window->lifted) {
     input = liftTo2d(b, loc, input);
@@ -564,11 +593,12 @@ Results lowerPool(NodeLowering &n) {
     return finish(linalg::PoolingNchwMaxOp::create(
                       b, loc, TypeRange{outType},
                       ValueRange{input, windowShape},
-                      ValueRange{filled(b, loc, outType, padValue)}, attrs)
+                      ValueRange{filled(b, loc, outType, padValue, batch)},
+                      attrs)
                       .getResult(0));
   Value sum = linalg::PoolingNchwSumOp::create(
                   b, loc, TypeRange{outType}, ValueRange{input, windowShape},
-                  ValueRange{filled(b, loc, outType, 0.0)}, attrs)
+                  ValueRange{filled(b, loc, outType, 0.0, batch)}, attrs)
                   .getResult(0);
   // The divisor: the window size, or (count_include_pad = 0) the number of
   // real input elements under each window, pooled from a padded tensor of
@@ -621,6 +651,8 @@ Results lowerGlobalPool(NodeLowering &n) {
   OpBuilder &b = n.builder;
   Location loc = n.getLoc();
   auto inType = cast<RankedTensorType>(n.operands[0].getType());
+  if (failed(checkBatchOnlyDynamic(n, inType, n.getResultType())))
+    return failure();
   SmallVector<int64_t> axes;
   int64_t count = 1;
   for (int64_t d = 2; d < inType.getRank(); ++d) {
@@ -636,7 +668,8 @@ Results lowerGlobalPool(NodeLowering &n) {
         return arith::AddFOp::create(nb, l, x, acc);
       });
   RankedTensorType outType = n.getResultType();
-  Value result = reshapeTo(b, loc, reduced, outType);
+  Value result =
+      reshapeTo(b, loc, reduced, outType, dynamicSizesOf(b, loc, reduced));
   if (!IsMax) {
     Type element = outType.getElementType();
     result = elementwise(b, loc, {result}, outType,
@@ -673,4 +706,7 @@ void placer::lowering::registerConvolutionPoolingLowerings(LoweringRegistry &r) 
   r.add("AveragePool", lowerPool<false>);
   r.add("GlobalAveragePool", lowerGlobalPool<false>);
   r.add("GlobalMaxPool", lowerGlobalPool<true>);
+  // A dynamic batch (dim 0): see checkBatchOnlyDynamic.
+  r.allowDynamicDims({"Conv", "MaxPool", "AveragePool", "GlobalAveragePool",
+                      "GlobalMaxPool"});
 }

@@ -548,4 +548,14 @@ void placer::lowering::registerElementwiseLowerings(LoweringRegistry &r) {
   r.add("Where", lowerElementwise<where>);
   r.add("Cast", lowerElementwise<castElement>);
   r.add("CastLike", lowerUnaryElementwise<castElement>);
+  // One generic over the output: any dims, dynamic ones included.
+  r.allowDynamicDims({"Add", "Sub", "Mul", "Div", "Mod", "Pow", "BitShift", "Max", "Min",
+                      "Sum", "Mean", "Relu", "LeakyRelu", "PRelu", "Elu", "Selu", "Celu",
+                      "ThresholdedRelu", "Shrink", "Softplus", "Softsign", "Sigmoid",
+                      "HardSigmoid", "HardSwish", "Gelu", "Tanh", "Erf", "Exp", "Log",
+                      "Sqrt", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
+                      "Asinh", "Acosh", "Atanh", "Abs", "Neg", "Sign", "Floor", "Ceil",
+                      "Round", "Reciprocal", "Clip", "IsNaN", "IsInf", "Equal", "Less",
+                      "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor",
+                      "Not", "Where", "Cast", "CastLike"});
 }

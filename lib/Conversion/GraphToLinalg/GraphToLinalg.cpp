@@ -8,13 +8,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Utils.h"
 #include "placer/Conversion/GraphToLinalg.h"
 #include "placer/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace placer {
 #define GEN_PASS_DEF_LOWERGRAPHTOLINALG
@@ -31,6 +34,26 @@ using namespace placer::graph;
 
 RankedTensorType NodeLowering::getResultType(unsigned i) {
   return cast<RankedTensorType>(getSignlessType(node.getOutputs()[i].getType()));
+}
+
+SmallVector<Value> NodeLowering::getResultDynamicSizes(unsigned i) {
+  RankedTensorType type = getResultType(i);
+  SmallVector<Value> sizes;
+  if (type.hasStaticShape())
+    return sizes;
+  // checkLowerable made sure every dynamic dim is named by a symbol of the
+  // function's arguments.
+  auto names = cast<ArrayAttr>((*node.getOutputDims())[i]);
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(
+          symbolSizes->lookup(cast<StringAttr>(names[d]).getValue()));
+  return sizes;
+}
+
+Value NodeLowering::emptyResult(unsigned i) {
+  return lowering::emptyTensor(builder, getLoc(), getResultType(i),
+                               getResultDynamicSizes(i));
 }
 
 static bool isUnsignedInteger(Type type) {
@@ -146,41 +169,92 @@ LogicalResult NodeLowering::fail(const Twine &message) {
 
 namespace {
 
-bool isStaticTensorOrNone(Type type) {
-  if (isa<NoneType>(type))
-    return true;
-  auto ranked = dyn_cast<RankedTensorType>(type);
-  return ranked && ranked.hasStaticShape();
-}
-
 bool isDefaultDomain(NodeOp node) {
   return node.getDomain().empty() || node.getDomain() == "ai.onnx";
 }
 
+/// The symbolic dims the arguments of `func` name (graph.dim_params): the
+/// sizes a program with dynamic dims learns from its inputs.
+llvm::StringSet<> getArgumentSymbols(func::FuncOp func) {
+  llvm::StringSet<> symbols;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (auto dims = func.getArgAttrOfType<ArrayAttr>(i, graph::attrs::kDimParams))
+      for (auto name : dims.getAsValueRange<StringAttr>())
+        if (!name.empty())
+          symbols.insert(name);
+  return symbols;
+}
+
+/// Why `node`'s types keep it from lowering, or "" when they do not: an
+/// unranked value, dynamic dims where its lowering takes none, or an
+/// output dim the input sizes do not determine.
+std::string checkTypes(NodeOp node, const LoweringEntry *entry,
+                       const llvm::StringSet<> &symbols) {
+  auto isTensorOrNone = [](Value v) {
+    return isa<NoneType, RankedTensorType>(v.getType());
+  };
+  if (!llvm::all_of(node.getInputs(), isTensorOrNone) ||
+      !llvm::all_of(node.getOutputs(), isTensorOrNone))
+    return "a value of unknown rank";
+  auto isStatic = [](Value v) {
+    auto ranked = dyn_cast<RankedTensorType>(v.getType());
+    return !ranked || ranked.hasStaticShape();
+  };
+  if (llvm::all_of(node.getInputs(), isStatic) &&
+      llvm::all_of(node.getOutputs(), isStatic))
+    return "";
+  if (entry && !entry->dynamicDims)
+    return "dynamic dims, which its lowering does not take";
+  std::optional<ArrayAttr> names = node.getOutputDims();
+  for (auto [i, output] : llvm::enumerate(node.getOutputs())) {
+    auto type = dyn_cast<RankedTensorType>(output.getType());
+    if (!type || type.hasStaticShape())
+      continue;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d))
+        continue;
+      StringRef name =
+          names ? cast<StringAttr>(cast<ArrayAttr>((*names)[i])[d]).getValue()
+                : StringRef();
+      if (name.empty() || !symbols.contains(name))
+        return ("output #" + Twine(i) + " dim " + Twine(d) +
+                " is not a symbolic dim of the inputs")
+            .str();
+    }
+  }
+  return "";
+}
+
 /// One error for the whole module: every op type without a lowering (with
-/// its nodes) and every node with a dynamic shape.
+/// its nodes) and every node whose types keep it from lowering.
 LogicalResult checkLowerable(ModuleOp module) {
   // Op type -> its nodes, in first-seen order.
   std::vector<std::pair<std::string, SmallVector<std::string>>> unsupported;
-  SmallVector<std::string> dynamic;
-  module.walk([&](NodeOp node) {
-    std::string type = node.getOpType().str();
-    if (!isDefaultDomain(node))
-      type = node.getDomain().str() + "." + type;
-    if (!isDefaultDomain(node) ||
-        !getNodeLowerings().lookup(node.getOpType(), node.getVersion())) {
-      auto it = llvm::find_if(unsupported,
-                              [&](const auto &entry) { return entry.first == type; });
-      if (it == unsupported.end())
-        it = unsupported.insert(unsupported.end(), {type, {}});
-      it->second.push_back(node.getDisplayName().str());
-    }
-    auto isStatic = [](Value v) { return isStaticTensorOrNone(v.getType()); };
-    if (!llvm::all_of(node.getInputs(), isStatic) ||
-        !llvm::all_of(node.getOutputs(), isStatic))
-      dynamic.push_back(node.getDisplayName().str());
-  });
-  if (unsupported.empty() && dynamic.empty())
+  SmallVector<std::string> badTypes;
+  for (func::FuncOp func : module.getOps<func::FuncOp>()) {
+    llvm::StringSet<> symbols = getArgumentSymbols(func);
+    func.walk([&](NodeOp node) {
+      std::string type = node.getOpType().str();
+      if (!isDefaultDomain(node))
+        type = node.getDomain().str() + "." + type;
+      const LoweringEntry *entry =
+          isDefaultDomain(node)
+              ? getNodeLowerings().find(node.getOpType(), node.getVersion())
+              : nullptr;
+      if (!entry) {
+        auto it = llvm::find_if(
+            unsupported, [&](const auto &entry) { return entry.first == type; });
+        if (it == unsupported.end())
+          it = unsupported.insert(unsupported.end(), {type, {}});
+        it->second.push_back(node.getDisplayName().str());
+      }
+      std::string why = checkTypes(node, entry, symbols);
+      if (!why.empty())
+        badTypes.push_back("'" + node.getDisplayName().str() + "' (" + type +
+                           ": " + why + ")");
+    });
+  }
+  if (unsupported.empty() && badTypes.empty())
     return success();
   InFlightDiagnostic error = module.emitError("cannot lower to linalg:");
   if (!unsupported.empty()) {
@@ -195,16 +269,13 @@ LogicalResult checkLowerable(ModuleOp module) {
       error << ")";
       first = false;
     }
-    if (!dynamic.empty())
+    if (!badTypes.empty())
       error << ";";
   }
-  if (!dynamic.empty()) {
-    error << " dynamic shapes (bind them on import with --dim NAME=VALUE) at "
-             "node"
-          << (dynamic.size() > 1 ? "s " : " ");
-    llvm::interleave(
-        dynamic, [&](const std::string &n) { error << "'" << n << "'"; },
-        [&] { error << ", "; });
+  if (!badTypes.empty()) {
+    error << " shapes that need binding (--dim NAME=VALUE on import) at node"
+          << (badTypes.size() > 1 ? "s " : " ");
+    llvm::interleaveComma(badTypes, error);
   }
   return failure();
 }
@@ -296,15 +367,24 @@ private:
 };
 
 /// Lowers one node and replaces its outputs; fails after an error naming it.
+/// What the lowering of one function's nodes shares: each lowered value's
+/// declared type where it differs (unsigned integers), and each symbolic
+/// dim's size at run time.
+struct FunctionState {
+  DenseMap<Value, Type> declaredTypes;
+  llvm::StringMap<Value> symbolSizes;
+};
+
 LogicalResult lowerNode(NodeOp node, ProfileHooks *profile,
-                        DenseMap<Value, Type> &declaredTypes);
+                        FunctionState &state);
 
 /// Moves a subgraph's ops to `builder`'s insertion point and lowers them
 /// there (constants inline, nodes by their lowerings, nested subgraphs
 /// recursively), its block arguments replaced by `arguments`.
 FailureOr<SmallVector<Value>> lowerSubgraph(OpBuilder &builder, Region &region,
                                             ValueRange arguments,
-                                            DenseMap<Value, Type> &declaredTypes) {
+                                            FunctionState &state) {
+  DenseMap<Value, Type> &declaredTypes = state.declaredTypes;
   Block &body = region.front();
   if (body.getNumArguments() != arguments.size())
     return region.getParentOp()->emitError("the subgraph takes ")
@@ -345,7 +425,7 @@ FailureOr<SmallVector<Value>> lowerSubgraph(OpBuilder &builder, Region &region,
       constant.replaceAllUsesWith(value);
       constant.erase();
     } else if (auto node = dyn_cast<NodeOp>(op)) {
-      lowered &= succeeded(lowerNode(node, nullptr, declaredTypes));
+      lowered &= succeeded(lowerNode(node, nullptr, state));
     }
   }
   if (!lowered)
@@ -354,7 +434,8 @@ FailureOr<SmallVector<Value>> lowerSubgraph(OpBuilder &builder, Region &region,
 }
 
 LogicalResult lowerNode(NodeOp node, ProfileHooks *profile,
-                        DenseMap<Value, Type> &declaredTypes) {
+                        FunctionState &state) {
+  DenseMap<Value, Type> &declaredTypes = state.declaredTypes;
   OpBuilder builder(node);
   if (profile)
     profile->enter(builder, node);
@@ -368,9 +449,10 @@ LogicalResult lowerNode(NodeOp node, ProfileHooks *profile,
   for (Value output : node.getOutputs())
     lowering.outputElementTypes.push_back(
         getElementTypeOrSelf(output.getType()));
+  lowering.symbolSizes = &state.symbolSizes;
   lowering.lowerRegion = [&](OpBuilder &at, Region &region,
                              ValueRange arguments) {
-    return lowerSubgraph(at, region, arguments, declaredTypes);
+    return lowerSubgraph(at, region, arguments, state);
   };
   // Every lowering computes output #0 (the importer checks ONNX arity;
   // MLIR written by hand is not).
@@ -386,7 +468,14 @@ LogicalResult lowerNode(NodeOp node, ProfileHooks *profile,
       continue;
     if (i >= results->size() || !(*results)[i])
       return lowering.fail("output #" + Twine(i) + " is not produced");
-    if ((*results)[i].getType() != getSignlessType(output.getType()))
+    Type declared = getSignlessType(output.getType());
+    Value &result = (*results)[i];
+    // A lowering may know a dynamic dim statically (or the reverse): the
+    // declared type is what the node's users take.
+    if (result.getType() != declared &&
+        tensor::CastOp::areCastCompatible(result.getType(), declared))
+      result = tensor::CastOp::create(builder, node.getLoc(), declared, result);
+    if (result.getType() != declared)
       return lowering.fail("the lowering of output #" + Twine(i) +
                            " has the wrong type");
   }
@@ -407,11 +496,11 @@ LogicalResult lowerNode(NodeOp node, ProfileHooks *profile,
 /// attribute combination no lowering handles) does not stop the others: the
 /// pass reports every such node, then fails.
 LogicalResult lowerNodes(func::FuncOp func, ProfileHooks *profile,
-                         DenseMap<Value, Type> &declaredTypes) {
+                         FunctionState &state) {
   SmallVector<NodeOp> nodes(func.getOps<NodeOp>());
   bool allLowered = true;
   for (NodeOp node : nodes)
-    allLowered &= succeeded(lowerNode(node, profile, declaredTypes));
+    allLowered &= succeeded(lowerNode(node, profile, state));
   if (!allLowered)
     return failure();
   for (NoneOp none : llvm::make_early_inc_range(func.getOps<NoneOp>()))
@@ -447,6 +536,22 @@ void makeSignless(func::FuncOp func, DenseMap<Value, Type> &declaredTypes) {
   func.setType(builder.getFunctionType(inputs, results));
 }
 
+/// The size of every symbolic dim, read at the function's entry off the
+/// first argument that has it (the runtime checks that inputs agree).
+void readSymbolSizes(func::FuncOp func, llvm::StringMap<Value> &sizes) {
+  OpBuilder builder = OpBuilder::atBlockBegin(&func.getBody().front());
+  for (BlockArgument arg : func.getArguments()) {
+    auto dims = func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(),
+                                                 graph::attrs::kDimParams);
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!dims || !type || dims.size() != size_t(type.getRank()))
+      continue;
+    for (auto [d, name] : llvm::enumerate(dims.getAsValueRange<StringAttr>()))
+      if (!name.empty() && type.isDynamicDim(d) && !sizes.count(name))
+        sizes[name] = tensor::DimOp::create(builder, arg.getLoc(), arg, d);
+  }
+}
+
 struct LowerGraphToLinalgPass
     : public placer::impl::LowerGraphToLinalgBase<LowerGraphToLinalgPass> {
   using LowerGraphToLinalgBase::LowerGraphToLinalgBase;
@@ -460,11 +565,12 @@ struct LowerGraphToLinalgPass
     for (func::FuncOp func : funcs) {
       if (func.isDeclaration())
         continue;
-      DenseMap<Value, Type> declaredTypes;
-      makeSignless(func, declaredTypes);
+      FunctionState state;
+      makeSignless(func, state.declaredTypes);
+      readSymbolSizes(func, state.symbolSizes);
       if (failed(lowerConstants(func, inlineLimit, inlineWeights,
-                                declaredTypes)) ||
-          failed(lowerNodes(func, profile ? &hooks : nullptr, declaredTypes)))
+                                state.declaredTypes)) ||
+          failed(lowerNodes(func, profile ? &hooks : nullptr, state)))
         return signalPassFailure();
       // Runners call public functions through their C interface.
       if (func.isPublic())

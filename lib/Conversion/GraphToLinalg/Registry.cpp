@@ -23,8 +23,8 @@ void LoweringRegistry::add(llvm::StringRef opType, LoweringFn fn,
                      families.empty() ? "" : families.back().name, fn});
 }
 
-LoweringFn LoweringRegistry::lookup(llvm::StringRef opType,
-                                    int64_t version) const {
+const LoweringEntry *LoweringRegistry::find(llvm::StringRef opType,
+                                            int64_t version) const {
   auto it = byOpType.find(opType);
   if (it == byOpType.end())
     return nullptr;
@@ -35,7 +35,23 @@ LoweringFn LoweringRegistry::lookup(llvm::StringRef opType,
         (!best || entry.sinceVersion > best->sinceVersion))
       best = &entry;
   }
-  return best ? best->fn : nullptr;
+  return best;
+}
+
+LoweringFn LoweringRegistry::lookup(llvm::StringRef opType,
+                                    int64_t version) const {
+  const LoweringEntry *entry = find(opType, version);
+  return entry ? entry->fn : nullptr;
+}
+
+void LoweringRegistry::allowDynamicDims(
+    std::initializer_list<llvm::StringRef> opTypes) {
+  for (llvm::StringRef opType : opTypes) {
+    auto it = byOpType.find(opType);
+    assert(it != byOpType.end() && "allowDynamicDims of an op not added");
+    for (unsigned index : it->second)
+      entries[index].dynamicDims = true;
+  }
 }
 
 std::string LoweringRegistry::renderMarkdown() const {
@@ -48,7 +64,10 @@ std::string LoweringRegistry::renderMarkdown() const {
         "lowers, by family (one file per family under "
         "lib/Conversion/GraphToLinalg/). An op lowers at every opset from the "
         "first one shown; an op absent here is refused with an error naming "
-        "its nodes.\n";
+        "its nodes. Ops marked \\* also lower with dynamic dims (symbolic "
+        "dims of the graph's inputs left unbound on import): the code is "
+        "compiled once and runs on any size (docs/Execution.md, Dynamic "
+        "shapes).\n";
   for (const Family &family : families) {
     os << "\n## " << family.name << "\n\n" << family.description << "\n\n";
     bool first = true;
@@ -58,6 +77,8 @@ std::string LoweringRegistry::renderMarkdown() const {
       os << (first ? "" : ", ") << entry.opType;
       if (entry.sinceVersion > 1)
         os << " (opset " << entry.sinceVersion << "+)";
+      if (entry.dynamicDims)
+        os << "\*";
       first = false;
     }
     os << "\n";

@@ -7,6 +7,8 @@
 
 #include "Utils.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -24,11 +26,11 @@ namespace {
 // Data movement
 //===----------------------------------------------------------------------===//
 
-/// Reshape, Flatten, Squeeze, Unsqueeze: the node's static output type says
-/// everything.
+/// Reshape, Flatten, Squeeze, Unsqueeze: the node's output type says
+/// everything (its dynamic dims are symbols of the inputs' sizes).
 Results lowerReshape(NodeLowering &n) {
   return single(reshapeTo(n.builder, n.getLoc(), n.operands[0],
-                          n.getResultType()));
+                          n.getResultType(), n.getResultDynamicSizes()));
 }
 
 Results lowerIdentity(NodeLowering &n) {
@@ -48,7 +50,8 @@ Results lowerDropout(NodeLowering &n) {
   }
   SmallVector<Value> results = {n.operands[0]};
   if (n.wantsResult(1))
-    results.push_back(filled(n.builder, n.getLoc(), n.getResultType(1), 1));
+    results.push_back(filled(n.builder, n.getLoc(), n.getResultType(1), 1,
+                             n.getResultDynamicSizes(1)));
   return results;
 }
 
@@ -62,7 +65,7 @@ Results lowerTranspose(NodeLowering &n) {
       perm.push_back(d);
   return single(linalg::TransposeOp::create(
                     n.builder, n.getLoc(), n.operands[0],
-                    emptyTensor(n.builder, n.getLoc(), n.getResultType()), perm)
+                    n.emptyResult(), perm)
                     .getResult()[0]);
 }
 
@@ -71,21 +74,26 @@ Results lowerConcat(NodeLowering &n) {
   Location loc = n.getLoc();
   RankedTensorType outType = n.getResultType();
   int64_t axis = normalizeAxis(n.getInt("axis", 0), outType.getRank());
-  Value result = emptyTensor(b, loc, outType);
-  int64_t offset = 0;
+  Value result = n.emptyResult();
+  // Where the next input goes: static, or a sum of dynamic sizes.
+  OpFoldResult offset = b.getIndexAttr(0);
   for (Value input : n.operands) {
     auto type = cast<RankedTensorType>(input.getType());
     SmallVector<OpFoldResult> offsets(outType.getRank(), b.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes, strides(outType.getRank(),
-                                             b.getIndexAttr(1));
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
-    offsets[axis] = b.getIndexAttr(offset);
-    offset += type.getDimSize(axis);
+    SmallVector<OpFoldResult> strides(outType.getRank(), b.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
+    offsets[axis] = offset;
     if (type.getDimSize(axis) == 0)
       continue;
     result = tensor::InsertSliceOp::create(b, loc, input, result, offsets,
                                            sizes, strides);
+    std::optional<int64_t> at = getConstantIntValue(offset);
+    if (at && !type.isDynamicDim(axis))
+      offset = b.getIndexAttr(*at + type.getDimSize(axis));
+    else
+      offset = Value(arith::AddIOp::create(
+          b, loc, getValueOrCreateConstantIndexOp(b, loc, offset),
+          getValueOrCreateConstantIndexOp(b, loc, sizes[axis])));
   }
   return single(result);
 }
@@ -197,6 +205,9 @@ Results lowerSlice(NodeLowering &n) {
     int64_t axis = normalizeAxis((*axes)[i], rank);
     if (axis < 0 || axis >= rank)
       return n.fail("axis out of range");
+    if (type.isDynamicDim(axis))
+      return n.fail("slicing a dynamic dim is not lowered (its clamped "
+                    "bounds need the size)");
     int64_t step = (*steps)[i], dim = type.getDimSize(axis);
     if (step == 0)
       return n.fail("slice steps must not be zero");
@@ -220,12 +231,20 @@ Results lowerSlice(NodeLowering &n) {
   if (SmallVector<int64_t>(outType.getShape()) != sizes)
     return n.fail("the slice does not match the node's output shape");
   // An empty slice reads nothing (its offset may sit at the end).
-  if (outType.getNumElements() == 0)
+  if (outType.hasStaticShape() && outType.getNumElements() == 0)
     return single(emptyTensor(b, loc, outType));
-  if (llvm::all_of(strides, [](int64_t step) { return step > 0; }))
+  if (llvm::all_of(strides, [](int64_t step) { return step > 0; })) {
+    // Unsliced dynamic dims keep their size.
+    SmallVector<OpFoldResult> mixedSizes =
+        tensor::getMixedSizes(b, loc, n.operands[0]);
+    for (int64_t d = 0; d < rank; ++d)
+      if (!type.isDynamicDim(d))
+        mixedSizes[d] = b.getIndexAttr(sizes[d]);
     return single(tensor::ExtractSliceOp::create(
-        b, loc, outType, n.operands[0], ValueRange{}, ValueRange{},
-        ValueRange{}, offsets, sizes, strides));
+        b, loc, outType, n.operands[0],
+        getAsIndexOpFoldResult(b.getContext(), offsets), mixedSizes,
+        getAsIndexOpFoldResult(b.getContext(), strides)));
+  }
   // Backward steps: a copy reading input index offset + i * step.
   MLIRContext *context = b.getContext();
   SmallVector<AffineExpr> read;
@@ -238,7 +257,7 @@ Results lowerSlice(NodeLowering &n) {
                                              utils::IteratorType::parallel);
   return single(linalg::GenericOp::create(
                     b, loc, TypeRange{outType}, ValueRange{n.operands[0]},
-                    ValueRange{emptyTensor(b, loc, outType)}, maps, iterators,
+                    ValueRange{n.emptyResult()}, maps, iterators,
                     [](OpBuilder &nb, Location l, ValueRange args) {
                       linalg::YieldOp::create(nb, l, args[0]);
                     })
@@ -296,12 +315,14 @@ Results lowerGather(NodeLowering &n) {
   SmallVector<utils::IteratorType> iterators(outType.getRank(),
                                              utils::IteratorType::parallel);
   int64_t extent = dataType.getDimSize(axis);
-  if (extent == 0 && outType.getNumElements() > 0)
+  if (ShapedType::isDynamic(extent))
+    return n.fail("gathers along a dynamic dim (indices wrap by its size)");
+  if (extent == 0 && outType.hasStaticShape() && outType.getNumElements() > 0)
     return n.fail("gathers from an empty axis");
   return single(
       linalg::GenericOp::create(
           b, loc, TypeRange{outType}, ValueRange{indices},
-          ValueRange{emptyTensor(b, loc, outType)}, maps, iterators,
+          ValueRange{n.emptyResult()}, maps, iterators,
           [&](OpBuilder &nb, Location l, ValueRange args) {
             // Token ids out of range read the nearest row.
             Value index = boundedIndex(nb, l, args[0], extent);
@@ -323,7 +344,7 @@ Results lowerExpand(NodeLowering &n) {
                             /*exact=*/false)))
     return failure();
   return single(elementwise(n.builder, n.getLoc(), {n.operands[0]},
-                            n.getResultType(),
+                            n.getResultType(), n.getResultDynamicSizes(),
                             [](OpBuilder &, Location, ValueRange args) {
                               return args[0];
                             }));
@@ -491,7 +512,21 @@ Results lowerShape(NodeLowering &n) {
       normalizeAxis(n.getInt("end", rank), rank), 0, rank);
   SmallVector<int64_t> dims(type.getShape().slice(
       start, std::max<int64_t>(0, end - start)));
-  return single(denseConstant(n.builder, n.getLoc(), n.getResultType(), dims));
+  if (llvm::none_of(dims, ShapedType::isDynamic))
+    return single(denseConstant(n.builder, n.getLoc(), n.getResultType(), dims));
+  // Dynamic dims are read when the program runs.
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Type element = n.getResultType().getElementType();
+  SmallVector<Value> values;
+  for (auto [i, dim] : llvm::enumerate(dims))
+    values.push_back(
+        ShapedType::isDynamic(dim)
+            ? Value(arith::IndexCastOp::create(
+                  b, loc, element,
+                  tensor::DimOp::create(b, loc, n.operands[0], start + i)))
+            : scalarConstant(b, loc, element, dim));
+  return single(tensor::FromElementsOp::create(b, loc, n.getResultType(), values));
 }
 
 Results lowerSize(NodeLowering &n) {
@@ -516,7 +551,8 @@ Results lowerConstantOfShape(NodeLowering &n) {
       return n.fail("value must hold one number");
     value = *single;
   }
-  return single(filled(n.builder, n.getLoc(), n.getResultType(), value));
+  return single(filled(n.builder, n.getLoc(), n.getResultType(), value,
+                       n.getResultDynamicSizes()));
 }
 
 Results lowerRange(NodeLowering &n) {
@@ -714,4 +750,7 @@ void placer::lowering::registerShapeIndexingLowerings(LoweringRegistry &r) {
   r.add("Constant", lowerConstantNode);
   r.add("ConstantOfShape", lowerConstantOfShape);
   r.add("Range", lowerRange);
+  r.allowDynamicDims({"Identity", "Dropout", "Reshape", "Flatten", "Squeeze",
+                      "Unsqueeze", "Transpose", "Concat", "Slice", "Gather",
+                      "Expand", "Shape", "ConstantOfShape"});
 }

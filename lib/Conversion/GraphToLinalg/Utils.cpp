@@ -16,9 +16,19 @@ using namespace placer;
 
 namespace placer::lowering {
 
-Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                  ValueRange dynamicSizes) {
   return tensor::EmptyOp::create(b, loc, type.getShape(),
-                                 type.getElementType());
+                                 type.getElementType(), dynamicSizes);
+}
+
+SmallVector<Value> dynamicSizesOf(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, value, d));
+  return sizes;
 }
 
 Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
@@ -37,9 +47,11 @@ Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
       b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
 }
 
-Value filled(OpBuilder &b, Location loc, RankedTensorType type, double value) {
+Value filled(OpBuilder &b, Location loc, RankedTensorType type, double value,
+             ValueRange dynamicSizes) {
   Value scalar = scalarConstant(b, loc, type.getElementType(), value);
-  return linalg::FillOp::create(b, loc, scalar, emptyTensor(b, loc, type))
+  return linalg::FillOp::create(b, loc, scalar,
+                                emptyTensor(b, loc, type, dynamicSizes))
       .getResult(0);
 }
 
@@ -60,6 +72,27 @@ AffineMap broadcastMap(ArrayRef<int64_t> inShape, ArrayRef<int64_t> outShape,
 /// An elementwise linalg.generic over `outType` reading broadcast inputs.
 Value elementwise(OpBuilder &b, Location loc, ValueRange inputs,
                   RankedTensorType outType, BodyFn body) {
+  // A dynamic output dim is an input's dynamic dim: ONNX inference names a
+  // broadcast of two such dims only when they are the same symbol.
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < outType.getRank(); ++d) {
+    if (!outType.isDynamicDim(d))
+      continue;
+    for (Value input : inputs) {
+      auto type = cast<RankedTensorType>(input.getType());
+      int64_t at = d - (outType.getRank() - type.getRank());
+      if (at >= 0 && type.isDynamicDim(at)) {
+        sizes.push_back(tensor::DimOp::create(b, loc, input, at));
+        break;
+      }
+    }
+  }
+  return elementwise(b, loc, inputs, outType, sizes, body);
+}
+
+Value elementwise(OpBuilder &b, Location loc, ValueRange inputs,
+                  RankedTensorType outType, ValueRange outDynamicSizes,
+                  BodyFn body) {
   MLIRContext *context = b.getContext();
   SmallVector<AffineMap> maps;
   for (Value input : inputs)
@@ -70,7 +103,8 @@ Value elementwise(OpBuilder &b, Location loc, ValueRange inputs,
                                              utils::IteratorType::parallel);
   return linalg::GenericOp::create(
              b, loc, TypeRange{outType}, inputs,
-             ValueRange{emptyTensor(b, loc, outType)}, maps, iterators,
+             ValueRange{emptyTensor(b, loc, outType, outDynamicSizes)}, maps,
+             iterators,
              [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
                Value result =
                    body(nested, nestedLoc, args.take_front(inputs.size()));
@@ -92,12 +126,17 @@ Value reduce(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
              Value init, CombineFn combine) {
   auto type = cast<RankedTensorType>(input.getType());
   SmallVector<int64_t> kept;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (!llvm::is_contained(axes, d))
-      kept.push_back(type.getDimSize(d));
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (llvm::is_contained(axes, d))
+      continue;
+    kept.push_back(type.getDimSize(d));
+    if (type.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, input, d));
+  }
   auto outType = RankedTensorType::get(kept, type.getElementType());
   Value initTensor =
-      linalg::FillOp::create(b, loc, init, emptyTensor(b, loc, outType))
+      linalg::FillOp::create(b, loc, init, emptyTensor(b, loc, outType, sizes))
           .getResult(0);
   return linalg::ReduceOp::create(
              b, loc, ValueRange{input}, ValueRange{initTensor}, axes,
@@ -109,13 +148,45 @@ Value reduce(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
       .getResult(0);
 }
 
+/// reshapeTo with dynamic dims: collapse to 1-D, expand with the target's
+/// sizes given at run time.
+static Value reshapeDynamic(OpBuilder &b, Location loc, Value input,
+                            RankedTensorType target,
+                            ValueRange targetDynamicSizes) {
+  auto type = cast<RankedTensorType>(input.getType());
+  auto all = [](int64_t rank) {
+    SmallVector<ReassociationIndices> groups(1);
+    for (int64_t d = 0; d < rank; ++d)
+      groups.back().push_back(d);
+    return groups;
+  };
+  auto flatType =
+      RankedTensorType::get({ShapedType::kDynamic}, type.getElementType());
+  Value flat = type.getRank() == 1
+                   ? Value(tensor::CastOp::create(b, loc, flatType, input))
+                   : Value(tensor::CollapseShapeOp::create(
+                         b, loc, flatType, input, all(type.getRank())));
+  if (target.getRank() == 1)
+    return tensor::CastOp::create(b, loc, target, flat);
+  SmallVector<OpFoldResult> sizes;
+  unsigned next = 0;
+  for (int64_t d = 0; d < target.getRank(); ++d)
+    sizes.push_back(target.isDynamicDim(d)
+                        ? OpFoldResult(targetDynamicSizes[next++])
+                        : OpFoldResult(b.getIndexAttr(target.getDimSize(d))));
+  return tensor::ExpandShapeOp::create(b, loc, target, flat,
+                                       all(target.getRank()), sizes);
+}
+
 /// Any static reshape with the same element count: collapse to 1-D, expand
 /// to the target (both are views after bufferization).
 Value reshapeTo(OpBuilder &b, Location loc, Value input,
-                RankedTensorType target) {
+                RankedTensorType target, ValueRange targetDynamicSizes) {
   auto type = cast<RankedTensorType>(input.getType());
   if (type == target)
     return input;
+  if (!type.hasStaticShape() || !target.hasStaticShape())
+    return reshapeDynamic(b, loc, input, target, targetDynamicSizes);
   auto all = [](int64_t rank) {
     SmallVector<ReassociationIndices> groups;
     if (rank > 0) {

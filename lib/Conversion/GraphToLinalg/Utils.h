@@ -27,14 +27,22 @@ inline int64_t normalizeAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+/// A tensor.empty of `type`; `dynamicSizes` gives its dynamic dims' sizes,
+/// in order.
 mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
-                        mlir::RankedTensorType type);
+                        mlir::RankedTensorType type,
+                        mlir::ValueRange dynamicSizes = {});
+/// The sizes of `value`'s dynamic dims at run time (tensor.dim), in order.
+llvm::SmallVector<mlir::Value> dynamicSizesOf(mlir::OpBuilder &b,
+                                              mlir::Location loc,
+                                              mlir::Value value);
 /// `value` as a constant of `type` (float, or integer truncated toward 0;
 /// +-infinity as the signed integer extremes).
 mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Type type, double value);
 mlir::Value filled(mlir::OpBuilder &b, mlir::Location loc,
-                   mlir::RankedTensorType type, double value);
+                   mlir::RankedTensorType type, double value,
+                   mlir::ValueRange dynamicSizes = {});
 
 /// The map reading an input of `inShape` inside a loop nest over `outShape`
 /// under numpy broadcasting (trailing dimensions align; size 1 reads 0).
@@ -45,10 +53,16 @@ mlir::AffineMap broadcastMap(llvm::ArrayRef<int64_t> inShape,
 using BodyFn = llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
                                               mlir::ValueRange)>;
 
-/// An elementwise linalg.generic over `outType` reading broadcast inputs.
+/// An elementwise linalg.generic over `outType` reading broadcast inputs;
+/// a dynamic output dim has the size of the first input dynamic there.
 mlir::Value elementwise(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::ValueRange inputs, mlir::RankedTensorType outType,
                         BodyFn body);
+/// The same with the output's dynamic sizes given (Expand: an input dim of
+/// 1 stretched to a dynamic one).
+mlir::Value elementwise(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::ValueRange inputs, mlir::RankedTensorType outType,
+                        mlir::ValueRange outDynamicSizes, BodyFn body);
 
 using CombineFn = llvm::function_ref<mlir::Value(
     mlir::OpBuilder &, mlir::Location, mlir::Value, mlir::Value)>;
@@ -78,10 +92,13 @@ mlir::Value selectByKey(mlir::OpBuilder &b, mlir::Location loc, mlir::Value key,
                         llvm::ArrayRef<int64_t> keys,
                         llvm::ArrayRef<mlir::Value> candidates);
 
-/// Any static reshape with the same element count: collapse to 1-D, expand
-/// to the target (both are views after bufferization).
+/// Any reshape with the same element count: collapse to 1-D, expand to the
+/// target (both are views after bufferization). `targetDynamicSizes` gives
+/// the target's dynamic dims, in order (rank-0 inputs and targets are
+/// static).
 mlir::Value reshapeTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
-                      mlir::RankedTensorType target);
+                      mlir::RankedTensorType target,
+                      mlir::ValueRange targetDynamicSizes = {});
 
 bool isFloat(mlir::Type type);
 

@@ -66,6 +66,31 @@ static LogicalResult verifyTensorSizes(Operation *op) {
   return success();
 }
 
+/// A value's dim names (output_dims, graph.dim_params): "" or the symbol
+/// of a dynamic dim, one per dim of a ranked tensor; none for other types.
+static LogicalResult verifyDimNames(Operation *op, Type type, ArrayAttr names,
+                                    const Twine &what) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked)
+    return names.empty() ? success()
+                         : op->emitOpError() << what << " of type " << type
+                                             << " cannot have dim names";
+  if (names.size() != static_cast<size_t>(ranked.getRank()))
+    return op->emitOpError() << what << " has rank " << ranked.getRank()
+                             << " but " << names.size() << " dim names";
+  for (auto [dim, name] : llvm::enumerate(names)) {
+    auto text = dyn_cast<StringAttr>(name);
+    if (!text)
+      return op->emitOpError() << what << ": dim name #" << dim
+                               << " is not a string";
+    if (!text.getValue().empty() && !ranked.isDynamicDim(dim))
+      return op->emitOpError()
+             << what << ": dim " << dim << " is fixed but named '"
+             << text.getValue() << "'";
+  }
+  return success();
+}
+
 LogicalResult NodeOp::verify() {
   if (getOpType().empty())
     return emitOpError("has an empty op_type");
@@ -112,6 +137,16 @@ LogicalResult NodeOp::verify() {
   for (Region &body : getBodies())
     if (body.empty())
       return emitOpError("has an empty subgraph region");
+  if (std::optional<ArrayAttr> dims = getOutputDims()) {
+    if (dims->size() != getOutputs().size())
+      return emitOpError("has ") << getOutputs().size() << " results but "
+                                 << dims->size() << " entries in 'output_dims'";
+    for (auto [index, pair] : llvm::enumerate(llvm::zip(getOutputs(), *dims)))
+      if (failed(verifyDimNames(*this, std::get<0>(pair).getType(),
+                                cast<ArrayAttr>(std::get<1>(pair)),
+                                "output #" + Twine(index))))
+        return failure();
+  }
   return success();
 }
 

@@ -126,7 +126,9 @@ def Graph_NodeOp : Graph_Op<"node", [
     node does not produce has the empty name and type `none`. `attrs` holds
     the ONNX attributes (see the dialect description for the kind mapping)
     except graph attributes, which are the op's regions, named in
-    `subgraphs`.
+    `subgraphs`. `output_dims`, present when an output has a symbolic dim,
+    names each output's dims: the symbol of a dynamic dim (a dim parameter
+    of the graph's inputs, such as `batch`), "" for a fixed or unnamed one.
 
     ```mlir
     %y = graph.node "Conv"(%x, %w, %b) {attrs = {pads = array<i64: 1, 1, 1, 1>},
@@ -143,7 +145,8 @@ def Graph_NodeOp : Graph_Op<"node", [
     DefaultValuedStrAttr<StrAttr, "">:$name,
     StrArrayAttr:$output_names,
     DefaultValuedAttr<DictionaryAttr, "{}">:$attrs,
-    OptionalAttr<StrArrayAttr>:$subgraphs
+    OptionalAttr<StrArrayAttr>:$subgraphs,
+    OptionalAttr<TypedArrayAttrBase<StrArrayAttr, "per-output dim names">>:$output_dims
   );
   let results = (outs Variadic<AnyType>:$outputs);
   let regions = (region VariadicRegion<SizedRegion<1>>:$bodies);
