@@ -5,6 +5,7 @@
 // elementwise and reduction loops well. So only contractions are rewritten
 // here, on tensors before bufferization:
 //
+//   dynamic batch  --tile by 1-->  scf.for over static items
 //   conv (NCHW, one group)  --im2col-->  contraction
 //   contraction  --tile parallel dims-->  scf.for nest over (mTile x nTile)
 //                --tile reduction dims-->  scf.for over kTile
@@ -165,6 +166,8 @@ struct TileAndVectorizePass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     IRRewriter rewriter(&getContext());
+    if (failed(peelDynamicLoops(rewriter, func)))
+      return signalPassFailure();
     if (im2col)
       convertConvolutions(rewriter, func);
     SmallVector<linalg::LinalgOp> worklist;
@@ -199,6 +202,45 @@ struct TileAndVectorizePass
     func.walk([&](scf::ForOp loop) {
       hoistLoopInvariantSubsets(rewriter, cast<LoopLikeOpInterface>(*loop));
     });
+  }
+
+  /// A contraction or convolution over a dynamic batch (a program compiled
+  /// for any size) runs as a loop over it, one item at a time: each item's
+  /// op is static and gets the register tiling below, where the dynamic op
+  /// would stay a scalar loop nest.
+  LogicalResult peelDynamicLoops(IRRewriter &rewriter, func::FuncOp func) {
+    SmallVector<linalg::LinalgOp> dynamic;
+    func.walk([&](linalg::LinalgOp op) {
+      if (!op.hasPureTensorSemantics() || !op.hasDynamicShape() ||
+          op->getNumResults() != 1)
+        return;
+      if (!linalg::isaContractionOpInterface(op) &&
+          !isa<linalg::Conv2DNchwFchwOp>(op))
+        return;
+      // Only parallel loops are peeled: a dynamic reduction stays as it is.
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+      for (auto [range, iterator] : llvm::zip(ranges, iterators))
+        if (ShapedType::isDynamic(range) &&
+            iterator != utils::IteratorType::parallel)
+          return;
+      dynamic.push_back(op);
+    });
+    for (linalg::LinalgOp op : dynamic) {
+      SmallVector<int64_t> tiles;
+      for (int64_t range : op.getStaticLoopRanges())
+        tiles.push_back(ShapedType::isDynamic(range) ? 1 : 0);
+      scf::SCFTilingOptions options;
+      options.setTileSizes(getAsIndexOpFoldResult(&getContext(), tiles));
+      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+      rewriter.setInsertionPoint(op);
+      FailureOr<scf::SCFTilingResult> tiled =
+          scf::tileUsingSCF(rewriter, cast<TilingInterface>(*op), options);
+      if (failed(tiled))
+        return op->emitError("placer: cannot loop over this op's dynamic dims");
+      rewriter.replaceOp(op, tiled->replacements);
+    }
+    return success();
   }
 
   /// NCHW convolutions with one group become contractions: directly when

@@ -1316,12 +1316,16 @@ void Importer::reportDynamicShapes(ModuleOp module) {
           if (!cast<StringAttr>(dim).getValue().empty())
             params.insert(cast<StringAttr>(dim).str());
   });
-  auto diag = emitWarning(fileLoc())
+  // Not an error: the native code runs on any size. Costs and placement
+  // need sizes, and an unnamed dim only ever gets one from --dim.
+  auto diag = emitRemark(fileLoc())
               << dynamicValues << " values keep dynamic dims";
   if (!params.empty()) {
     diag << "; unbound symbolic dims of the inputs: ";
     llvm::interleaveComma(params, diag);
-    diag << " (bind them with --dim NAME=VALUE)";
+    diag << " (compiled code runs on any size; costs and placement need "
+            "sizes: --dim NAME=VALUE here, or dims=NAME=VALUE when "
+            "estimating costs)";
   }
 }
 

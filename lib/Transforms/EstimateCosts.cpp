@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -103,6 +104,18 @@ struct EstimateCostsPass
     const std::string &cluster = settings.cluster;
     const std::string &profile = settings.profile;
     const std::string &dump = settings.dump;
+    // Sizes for the symbolic dims first: costs need them.
+    if (failed(bindDims(module, settings.dims)))
+      return signalPassFailure();
+    if (std::vector<std::string> symbols = getSymbolicDims(module);
+        !symbols.empty()) {
+      mlir::emitError(module.getLoc(), "--placer-estimate-costs: the module "
+                                       "has symbolic dims without sizes (")
+          << llvm::join(symbols, ", ")
+          << "): give them with dims=NAME=VALUE, or bind them on import "
+             "with --dim NAME=VALUE";
+      return signalPassFailure();
+    }
     SmallVector<Operation *> ops = getPlaceableOps(module);
     if (llvm::any_of(ops, isWorkloadCost)) {
       // A paper workload carries its own times and cluster.

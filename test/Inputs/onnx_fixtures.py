@@ -136,6 +136,27 @@ def symbolic():
                  [tensor("y", None)], [axes])
 
 
+def dynamic_batch():
+    """A small CNN exported with a symbolic batch: Conv, Relu, global
+    pooling, Flatten, Gemm. Like torch.onnx, the file names another value's
+    batch with a name of its own ("relu_dim_0")."""
+    rng = np.random.RandomState(0)
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv",
+                         pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"], name="relu"),
+        helper.make_node("GlobalAveragePool", ["r"], ["p"], name="pool"),
+        helper.make_node("Flatten", ["p"], ["f"], name="flatten"),
+        helper.make_node("Gemm", ["f", "fw", "fb"], ["y"], name="fc",
+                         transB=1),
+    ]
+    weights = [f32("w", rng.randn(4, 3, 3, 3) * 0.3), f32("b", rng.randn(4)),
+               f32("fw", rng.randn(3, 4)), f32("fb", rng.randn(3))]
+    return model(nodes, [tensor("x", ["batch", 3, 8, 8])],
+                 [tensor("y", ["batch", 3])], weights,
+                 value_info=[tensor("r", ["relu_dim_0", 4, 8, 8])])
+
+
 def subgraph_if():
     then_graph = helper.make_graph(
         [helper.make_node("Add", ["x", "x"], ["t"], name="then_add")],
@@ -287,7 +308,7 @@ def future_opset():
 FIXTURES = {f.__name__.replace("_", "-"): f for f in [
     conv, unsorted, cycle, undefined_input, duplicate_output, negative_dim,
     overflow_dim, wrong_attr_type, external, external_missing, symbolic,
-    subgraph_if, loop, custom_op, unimported_domain, optional_io,
+    dynamic_batch, subgraph_if, loop, custom_op, unimported_domain, optional_io,
     multi_output, all_attrs, constants, dtypes, large_initializer,
     future_opset]}
 

@@ -216,6 +216,28 @@ def test_compile_and_run_matches_numpy(model, x, tmp_path):
     assert placer.compile(model, cache_dir=str(tmp_path)).cached
 
 
+def test_dynamic_batch_compiles_once_for_every_size(tmp_path):
+    module = placer.import_onnx(str(MLP4))  # batch left symbolic
+    session = placer.compile(module, cache_dir=str(tmp_path))
+    assert session.inputs[0]["shape"] == (-1, 32)
+    rng = np.random.default_rng(5)
+    for batch in (1, 5, 8):
+        x = rng.standard_normal((batch, 32)).astype(np.float32)
+        y = session.run({"x": x})["y"]
+        assert y.shape == (batch, 32)
+        np.testing.assert_allclose(y, reference(x), atol=1e-5)
+    assert placer.compile(module, cache_dir=str(tmp_path)).cached
+    with pytest.raises(placer.Error,
+                       match="needs shape \\[batch, 32\\], got \\[4, 31\\]"):
+        session.run({"x": np.zeros((4, 31), np.float32)})
+    # Placement prices sizes: the symbol's size is an option.
+    with pytest.raises(placer.Error, match="symbolic dims without sizes \\(batch\\)"):
+        module.partition(devices=2)
+    bound = placer.import_onnx(str(MLP4), dims={"batch": 8}).partition(devices=2)
+    late = module.partition(devices=2, dims="batch=8")
+    assert late.report["max_load"] == bound.report["max_load"]
+
+
 def test_split_run_equals_the_whole_model(model, x, tmp_path):
     whole = placer.compile(model, cache_dir=str(tmp_path)).run({"x": x})["y"]
     split = placer.compile(model.partition(devices=4),

@@ -85,7 +85,12 @@ TEST(Artifact, ManifestErrorsNameTheField) {
             "DIR/manifest.json: weights_file: expected a file name inside the "
             "artifact folder");
   EXPECT_EQ(errorAfter("\"shape\": [", "\"shape\": [1099511627777, "),
-            "DIR/manifest.json: inputs[0].shape: expected non-negative dims");
+            "DIR/manifest.json: inputs[0].shape: expected non-negative dims "
+            "or dim names");
+  // An input's dim may be a symbol (dynamic), a weight's may not.
+  EXPECT_EQ(errorAfter("\"shape\": [", "\"shape\": [\"\", "),
+            "DIR/manifest.json: inputs[0].shape: expected non-negative dims "
+            "or dim names");
   EXPECT_EQ(errorAfter("{", "["),
             "DIR/manifest.json: not JSON: offset 9: expected ',' or ']'");
   EXPECT_EQ(errorAfter("\"device_kind\": \"cpu\"", "\"device_kind\": \"tpu\""),

@@ -56,6 +56,20 @@ struct NodeLowering {
   mlir::Value emptyResult(unsigned i = 0);
   /// Symbol -> its size (index) at run time, for the function being lowered.
   const llvm::StringMap<mlir::Value> *symbolSizes = nullptr;
+  /// When set, the types the outputs lower to instead of the node's (one
+  /// item of a batch, lowerEachItem).
+  llvm::SmallVector<mlir::RankedTensorType> resultTypes;
+
+  using ItemLoweringFn =
+      mlir::FailureOr<llvm::SmallVector<mlir::Value>> (*)(NodeLowering &);
+  /// Lowers the node with `fn` one item of a dynamic batch at a time, in an
+  /// scf.for over the batch: operand `i` sliced to size 1 along dim
+  /// `operandBatchDims[i]` (-1: whole), output `i` assembled along
+  /// `resultBatchDims[i]`. For ops whose batch items are independent and
+  /// whose lowering wants static shapes (recurrences).
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  lowerEachItem(llvm::ArrayRef<int64_t> operandBatchDims,
+                llvm::ArrayRef<int64_t> resultBatchDims, ItemLoweringFn fn);
   /// Whether optional output `i` is there and used (an omitted one has type
   /// none and needs no value).
   bool wantsResult(unsigned i);

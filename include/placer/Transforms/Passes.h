@@ -4,6 +4,7 @@
 
 #include "placer/Transforms/PlacementOptions.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -15,6 +16,14 @@ namespace placer {
 /// The passes with settings given in C++ (the pipeline builds them so).
 std::unique_ptr<mlir::Pass> createEstimateCosts(CostSettings settings);
 std::unique_ptr<mlir::Pass> createPlaceDevices(PlacementSettings settings);
+
+/// --placer-bind-dims on `module`: every dim a symbol of `bindings`
+/// (NAME=VALUE) names gets that size. Fails, changing nothing, on a
+/// malformed entry or a name the module does not have.
+mlir::LogicalResult bindDims(mlir::ModuleOp module,
+                             llvm::ArrayRef<std::string> bindings);
+/// The symbolic dims the module's functions and nodes name, sorted.
+std::vector<std::string> getSymbolicDims(mlir::ModuleOp module);
 
 /// Costs, placement and (unless split=false or export-lp is given) the
 /// split, with `options`; an error names an option with an unknown value.

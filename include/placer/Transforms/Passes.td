@@ -22,6 +22,26 @@ def EstimateCosts : Pass<"placer-estimate-costs", "::mlir::ModuleOp"> {
   }];
 }
 
+def BindDims : Pass<"placer-bind-dims", "::mlir::ModuleOp"> {
+  let summary = "Give the module's symbolic dims sizes (as import's --dim)";
+  let description = [{
+    A model imported without `--dim` keeps its symbolic dims (`batch`):
+    its inputs' `graph.dim_params` and its nodes' `output_dims` name them,
+    and the native code runs on any size. Costs, memory and a placement
+    need sizes: this pass sets every dim a symbol names to the size
+    `dims=NAME=VALUE,...` gives it, in the types of the functions' inputs
+    and of every node output, and drops the names it bound. A name the
+    module does not have, a malformed entry or a non-positive size is an
+    error that lists the module's symbols; nothing changes then.
+    `--placer-estimate-costs` and `--partition-devices` take the same
+    `dims` option and bind first.
+  }];
+  let options = [
+    ListOption<"dims", "dims", "std::string",
+               "NAME=VALUE: the size of a symbolic dim">
+  ];
+}
+
 def PrintCosts : Pass<"placer-print-costs", "::mlir::ModuleOp"> {
   let summary = "Print the per-op cost table and totals (after placer-estimate-costs)";
   let description = [{

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 namespace placer {
 
@@ -33,6 +34,8 @@ struct CostSettings {
   double backwardFactor = -1;
   /// Negative: the cluster's (TrainingSetup).
   double optimizerStateFactor = -1;
+  /// NAME=VALUE sizes of the module's symbolic dims (bindDims).
+  std::vector<std::string> dims;
 };
 
 /// What --placer-place-devices needs, typed.
@@ -65,6 +68,8 @@ struct PlacementSettings {
 template <typename Owner>
 struct CostOptions {
   template <typename T> using Option = typename Owner::template Option<T>;
+  template <typename T>
+  using ListOption = typename Owner::template ListOption<T>;
 
   explicit CostOptions(Owner &owner) : owner(owner) {}
 
@@ -95,9 +100,16 @@ struct CostOptions {
                      "Adam: 2; negative: the cluster's, 2 by default)"),
       llvm::cl::init(-1.0)};
 
+  ListOption<std::string> dims{
+      owner, "dims",
+      llvm::cl::desc("NAME=VALUE: the size of a symbolic dim of a module "
+                     "imported without --dim (bound before costing)")};
+
   CostSettings getSettings() const {
-    return CostSettings{cluster, dump, profile, training, backwardFactor,
-                        optimizerStateFactor};
+    return CostSettings{cluster,        dump,
+                        profile,        training,
+                        backwardFactor, optimizerStateFactor,
+                        std::vector<std::string>(dims.begin(), dims.end())};
   }
 };
 

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
@@ -33,7 +34,105 @@ using namespace placer::graph;
 //===----------------------------------------------------------------------===//
 
 RankedTensorType NodeLowering::getResultType(unsigned i) {
+  if (!resultTypes.empty())
+    return resultTypes[i];
   return cast<RankedTensorType>(getSignlessType(node.getOutputs()[i].getType()));
+}
+
+FailureOr<SmallVector<Value>>
+NodeLowering::lowerEachItem(ArrayRef<int64_t> operandBatchDims,
+                            ArrayRef<int64_t> resultBatchDims,
+                            ItemLoweringFn fn) {
+  OpBuilder &b = builder;
+  Location loc = getLoc();
+  Value count;
+  for (auto [i, dim] : llvm::enumerate(operandBatchDims))
+    if (dim >= 0 && hasOperand(i)) {
+      count = tensor::DimOp::create(b, loc, operands[i], dim);
+      break;
+    }
+  if (!count)
+    return fail("no operand has the batch dim");
+  // The outputs used, carried through the loop and filled item by item.
+  SmallVector<unsigned> produced;
+  SmallVector<Value> inits;
+  for (unsigned i = 0; i < node.getOutputs().size(); ++i)
+    if (wantsResult(i)) {
+      if (i >= resultBatchDims.size() || resultBatchDims[i] < 0)
+        return fail("output #" + Twine(i) + " has no batch dim");
+      produced.push_back(i);
+      inits.push_back(emptyResult(i));
+    }
+  bool itemFailed = false;
+  auto zero = arith::ConstantIndexOp::create(b, loc, 0);
+  auto one = arith::ConstantIndexOp::create(b, loc, 1);
+  // One item (size 1) of `value` along `dim`, at `item`.
+  auto itemSizes = [](OpBuilder &ob, Location l, Value value, int64_t dim) {
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(ob, l, value);
+    sizes[dim] = ob.getIndexAttr(1);
+    return sizes;
+  };
+  auto at = [](OpBuilder &ob, int64_t rank, int64_t dim, Value item) {
+    SmallVector<OpFoldResult> offsets(rank, ob.getIndexAttr(0));
+    offsets[dim] = item;
+    return offsets;
+  };
+  auto loop = scf::ForOp::create(
+      b, loc, zero, count, one, inits,
+      [&](OpBuilder &lb, Location l, Value item, ValueRange carried) {
+        NodeLowering single{lb, node, {}};
+        single.lowerRegion = lowerRegion;
+        single.inputElementTypes = inputElementTypes;
+        single.outputElementTypes = outputElementTypes;
+        single.symbolSizes = symbolSizes;
+        for (auto [i, operand] : llvm::enumerate(operands)) {
+          int64_t dim = i < operandBatchDims.size() ? operandBatchDims[i] : -1;
+          if (dim < 0 || !hasOperand(i)) {
+            single.operands.push_back(operand);
+            continue;
+          }
+          int64_t rank = cast<RankedTensorType>(operand.getType()).getRank();
+          single.operands.push_back(tensor::ExtractSliceOp::create(
+              lb, l, operand, at(lb, rank, dim, item),
+              itemSizes(lb, l, operand, dim),
+              SmallVector<OpFoldResult>(rank, lb.getIndexAttr(1))));
+        }
+        for (auto [i, output] : llvm::enumerate(node.getOutputs())) {
+          auto type = dyn_cast<RankedTensorType>(getSignlessType(output.getType()));
+          if (!type) { // an omitted output: any type does
+            single.resultTypes.push_back(RankedTensorType::get({}, lb.getF32Type()));
+            continue;
+          }
+          SmallVector<int64_t> shape(type.getShape());
+          if (i < resultBatchDims.size() && resultBatchDims[i] >= 0)
+            shape[resultBatchDims[i]] = 1;
+          single.resultTypes.push_back(type.clone(shape));
+        }
+        FailureOr<SmallVector<Value>> results = fn(single);
+        if (failed(results) ||
+            llvm::any_of(produced,
+                         [&](unsigned i) { return i >= results->size(); })) {
+          itemFailed = true;
+          scf::YieldOp::create(lb, l, carried);
+          return;
+        }
+        SmallVector<Value> next;
+        for (auto [slot, i] : llvm::enumerate(produced)) {
+          Value part = (*results)[i];
+          int64_t rank = cast<RankedTensorType>(part.getType()).getRank();
+          next.push_back(tensor::InsertSliceOp::create(
+              lb, l, part, carried[slot], at(lb, rank, resultBatchDims[i], item),
+              tensor::getMixedSizes(lb, l, part),
+              SmallVector<OpFoldResult>(rank, lb.getIndexAttr(1))));
+        }
+        scf::YieldOp::create(lb, l, next);
+      });
+  if (itemFailed)
+    return failure();
+  SmallVector<Value> results(node.getOutputs().size());
+  for (auto [slot, i] : llvm::enumerate(produced))
+    results[i] = loop.getResult(slot);
+  return results;
 }
 
 SmallVector<Value> NodeLowering::getResultDynamicSizes(unsigned i) {

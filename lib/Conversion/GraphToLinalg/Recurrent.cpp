@@ -446,6 +446,17 @@ Results lowerRecurrent(NodeLowering &n) {
   FailureOr<Recurrence> r = readRecurrence(n, Kind);
   if (failed(r))
     return failure();
+  if (ShapedType::isDynamic(r->steps))
+    return n.fail("a dynamic sequence length is not lowered");
+  // A dynamic batch: the batch items of a recurrence are independent, so
+  // each runs the static lowering. X, initial_h/c and Y_h/c carry the batch
+  // on dim 1 (layout 1: 0), sequence_lens on 0, Y on 2 (layout 1: 0).
+  if (ShapedType::isDynamic(r->batch)) {
+    int64_t state = r->batchFirst ? 0 : 1;
+    SmallVector<int64_t> operands = {state, -1, -1, -1, 0, state, state, -1};
+    SmallVector<int64_t> results = {r->batchFirst ? 0 : 2, state, state};
+    return n.lowerEachItem(operands, results, lowerRecurrent<Kind>);
+  }
   OpBuilder &b = n.builder;
   Location loc = n.getLoc();
   Value x = n.operands[0];
@@ -527,4 +538,6 @@ void placer::lowering::registerRecurrentLowerings(LoweringRegistry &r) {
   r.add("RNN", lowerRecurrent<CellKind::RNN>);
   r.add("GRU", lowerRecurrent<CellKind::GRU>);
   r.add("LSTM", lowerRecurrent<CellKind::LSTM>);
+  // A dynamic batch: one item at a time (lowerEachItem).
+  r.allowDynamicDims({"RNN", "GRU", "LSTM"});
 }

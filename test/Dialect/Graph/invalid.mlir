@@ -189,3 +189,29 @@ func.func @constant_too_large() {
   %0 = graph.constant "w" : tensor<4611686018427387904xi8> = #graph.external<"w.data", offset = 0, length = 4611686018427387904>
   return
 }
+
+// -----
+
+// output_dims: one list per output, one name per dim, names on dynamic
+// dims only.
+func.func @dims_count(%arg0: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{has 1 results but 2 entries in 'output_dims'}}
+  %0 = graph.node "Abs"(%arg0) attributes {output_dims = [["n"], ["n"]], output_names = ["y"], version = 13 : i64} : (tensor<?xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+func.func @dims_rank(%arg0: tensor<?x2xf32>) -> tensor<?x2xf32> {
+  // expected-error @+1 {{output #0 has rank 2 but 1 dim names}}
+  %0 = graph.node "Abs"(%arg0) attributes {output_dims = [["n"]], output_names = ["y"], version = 13 : i64} : (tensor<?x2xf32>) -> tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
+}
+
+// -----
+
+func.func @dims_fixed(%arg0: tensor<?x2xf32>) -> tensor<?x2xf32> {
+  // expected-error @+1 {{output #0: dim 1 is fixed but named 'm'}}
+  %0 = graph.node "Abs"(%arg0) attributes {output_dims = [["n", "m"]], output_names = ["y"], version = 13 : i64} : (tensor<?x2xf32>) -> tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
+}

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""pipeline_models.py cnn|transformer OUT.onnx | same A.npy B.npy
+"""pipeline_models.py cnn|transformer OUT.onnx | same|close A.npy B.npy |
+                    random OUT.npy SHAPE
 
 Small models for the MPI pipeline tests, with seeded random weights:
   cnn          x[2,3,16,16] -> two Conv/Relu/MaxPool blocks -> global average
@@ -7,7 +8,8 @@ Small models for the MPI pipeline tests, with seeded random weights:
   transformer  x[2,16,32] -> one pre-norm block: two-head causal-free
                self-attention and an erf-GELU MLP, both residual (opset 17)
 `same` prints whether two arrays are bitwise equal (and their shapes), and
-where they differ most when they do not."""
+where they differ most when they do not; `close` whether they agree within
+1e-5 relative. `random` writes seeded float32 values of SHAPE (7x3x8x8)."""
 import sys
 
 import numpy as np
@@ -108,6 +110,17 @@ def transformer(path):
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] in ("cnn", "transformer"):
         {"cnn": cnn, "transformer": transformer}[sys.argv[1]](sys.argv[2])
+    elif len(sys.argv) == 4 and sys.argv[1] == "random":
+        # random OUT.npy 7x3x8x8: seeded float32 values of that shape.
+        shape = [int(d) for d in sys.argv[3].split("x")]
+        np.save(sys.argv[2], np.random.RandomState(len(shape) + shape[0])
+                .randn(*shape).astype(np.float32))
+    elif len(sys.argv) == 4 and sys.argv[1] == "close":
+        # Same shape and within 1e-5 relative (code compiled for other
+        # shapes may sum in another order).
+        a, b = np.load(sys.argv[2]), np.load(sys.argv[3])
+        close = a.shape == b.shape and np.allclose(a, b, rtol=1e-5, atol=1e-6)
+        print("%s %s" % ("close" if close else "DIFFERENT", list(a.shape)))
     elif len(sys.argv) == 4 and sys.argv[1] == "same":
         a, b = np.load(sys.argv[2]), np.load(sys.argv[3])
         same = a.shape == b.shape and a.tobytes() == b.tobytes()
