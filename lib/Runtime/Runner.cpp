@@ -264,15 +264,20 @@ placer::runtime::lowerForExecution(ModuleOp module,
     return runError("expected one public function to run, found " +
                     llvm::Twine(entries.size()));
   func::FuncOp entry = entries.front();
-  if (options.stage >= 0 &&
-      llvm::any_of(entry.getFunctionType().getInputs(), [](Type type) {
-        auto shaped = dyn_cast<ShapedType>(type);
-        return shaped && !shaped.hasStaticShape();
-      }))
+  auto isDynamic = [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && !shaped.hasStaticShape();
+  };
+  bool dynamic = llvm::any_of(entry.getFunctionType().getInputs(), isDynamic) ||
+                 llvm::any_of(entry.getFunctionType().getResults(), isDynamic);
+  if (dynamic && options.stage >= 0)
     return runError("stage " + llvm::Twine(options.stage) +
-                    " has inputs with dynamic dims: the stages of a split "
-                    "program exchange tensors of fixed sizes (bind the dims "
-                    "with --dim on import)");
+                    " has dynamic dims: the stages of a split program "
+                    "exchange tensors of fixed sizes (bind the dims with --dim "
+                    "on import)");
+  if (dynamic && gpu)
+    return runError("the module has dynamic dims: GPU code is compiled for "
+                    "fixed sizes (bind the dims with --dim on import)");
 
   LoweredModule lowered;
   lowered.function = entry.getName().str();
