@@ -270,6 +270,26 @@ Flops topK(const FormulaArgs &args) {
   return std::optional<double>(2.0 * product(*in) * (*in)[axis]);
 }
 
+/// Unique compares every pair of slices twice (each one's first equal
+/// slice, then its place): 2 n^2 comparisons of the slice size, n slices
+/// along `axis` (the elements without one).
+Flops unique(const FormulaArgs &args) {
+  auto in = args.input(0);
+  if (failed(in))
+    return failure();
+  double elements = product(*in), slices = elements;
+  if (args.node.getAttrs().get("axis")) {
+    int64_t rank = in->size();
+    int64_t axis = getIntAttr(args.node, "axis", 0);
+    axis = axis < 0 ? axis + rank : axis;
+    if (axis < 0 || axis >= rank)
+      return std::optional<double>();
+    slices = (*in)[axis];
+  }
+  // n^2 pairs of (elements / n)-element slices, twice.
+  return std::optional<double>(2.0 * slices * elements);
+}
+
 /// NonMaxSuppression: per batch and class, the score order (n^2
 /// comparisons) and up to n^2 IoUs of ~16 FLOPs.
 Flops nonMaxSuppression(const FormulaArgs &args) {
@@ -360,6 +380,7 @@ const llvm::StringMap<CostRule> &costRules() {
     add({"QuantizeLinear"}, compute(perInputElement, 4.0));
     add({"DynamicQuantizeLinear"}, compute(perInputElement, 6.0));
     add({"TopK"}, compute(topK));
+    add({"Unique"}, compute(unique));
     add({"NonMaxSuppression"}, compute(nonMaxSuppression));
     // RoiAlign: 4 samples (sampling_ratio 2) of ~10 FLOPs per output element.
     add({"RoiAlign"}, compute(perOutputElement, 40.0));

@@ -447,6 +447,203 @@ Results lowerNonZero(NodeLowering &n) {
   return single(nest(b, loc, 0, ValueRange{init, counter})[0]);
 }
 
+/// Unique: the distinct slices along `axis` (elements without one), sorted
+/// lexicographically or in order of first occurrence, with each one's first
+/// index, every slice's place among them and their counts. The counts of
+/// values are the output's static sizes; the search is quadratic in the
+/// slice count (each pair compared once per pass), which suits the small
+/// tensors Unique sees in models (ids, labels).
+Results lowerUnique(NodeLowering &n) {
+  OpBuilder &b = n.builder;
+  Location loc = n.getLoc();
+  Value x = n.operands[0];
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  std::optional<int64_t> axis;
+  if (n.node.getAttrs().get("axis")) {
+    axis = normalizeAxis(n.getInt("axis", 0), rank);
+    if (*axis < 0 || *axis >= rank)
+      return n.fail("axis out of range");
+  }
+  // The input as [outer, A, inner]: slice a is view[:, a, :].
+  int64_t outer = 1, inner = 1, count = type.getNumElements();
+  if (axis) {
+    count = type.getDimSize(*axis);
+    for (int64_t d = 0; d < *axis; ++d)
+      outer *= type.getDimSize(d);
+    for (int64_t d = *axis + 1; d < rank; ++d)
+      inner *= type.getDimSize(d);
+  }
+  Type element = type.getElementType();
+  Value view = reshapeTo(b, loc, x,
+                         RankedTensorType::get({outer, count, inner}, element));
+  RankedTensorType yType = n.getResultType(0);
+  int64_t unique = axis ? yType.getDimSize(*axis) : yType.getNumElements();
+  if (unique > count)
+    return n.fail("the output holds more values than the input");
+  bool sorted = n.getInt("sorted", 1) != 0;
+  int64_t sliceSize = outer * inner;
+  auto index = [&](OpBuilder &ob, Location l, int64_t v) {
+    return Value(arith::ConstantIndexOp::create(ob, l, v));
+  };
+  auto read = [&](OpBuilder &ob, Location l, Value a, Value s) {
+    Value o = arith::DivUIOp::create(ob, l, s, index(ob, l, inner));
+    Value i = arith::RemUIOp::create(ob, l, s, index(ob, l, inner));
+    return Value(tensor::ExtractOp::create(ob, l, view, ValueRange{o, a, i}));
+  };
+  // (slice a < slice c lexicographically, slice a == slice c).
+  auto compare = [&](OpBuilder &ob, Location l, Value a, Value c) {
+    Value yes = arith::ConstantIntOp::create(ob, l, 1, 1);
+    Value no = arith::ConstantIntOp::create(ob, l, 0, 1);
+    SmallVector<Value> flags = buildFor(
+        ob, l, index(ob, l, 0), index(ob, l, sliceSize), ValueRange{yes, no},
+        [&](OpBuilder &fb, Location fl, Value s, ValueRange carried) {
+          Value u = read(fb, fl, a, s), v = read(fb, fl, c, s);
+          bool isFloatType = isa<FloatType>(element);
+          Value less =
+              isFloatType
+                  ? Value(arith::CmpFOp::create(fb, fl, arith::CmpFPredicate::OLT, u, v))
+                  : Value(arith::CmpIOp::create(
+                        fb, fl,
+                        n.isUnsignedInput(0) ? arith::CmpIPredicate::ult
+                                             : arith::CmpIPredicate::slt,
+                        u, v));
+          Value same =
+              isFloatType
+                  ? Value(arith::CmpFOp::create(fb, fl, arith::CmpFPredicate::OEQ, u, v))
+                  : Value(arith::CmpIOp::create(fb, fl, arith::CmpIPredicate::eq, u, v));
+          // The first differing element decides.
+          Value decided = arith::SelectOp::create(fb, fl, carried[0], less, carried[1]);
+          return SmallVector<Value>{arith::AndIOp::create(fb, fl, carried[0], same),
+                                    decided};
+        });
+    return std::make_pair(flags[1], flags[0]);
+  };
+  auto indexTensor = RankedTensorType::get({count}, b.getIndexType());
+  // first[a]: the first slice equal to slice a.
+  Value first = buildFor(
+      b, loc, index(b, loc, 0), index(b, loc, count),
+      ValueRange{emptyTensor(b, loc, indexTensor)},
+      [&](OpBuilder &ob, Location l, Value a, ValueRange carried) {
+        Value found = buildFor(
+            ob, l, index(ob, l, 0), a, ValueRange{a},
+            [&](OpBuilder &ib, Location il, Value c, ValueRange inner) {
+              Value equal = compare(ib, il, c, a).second;
+              Value unset = arith::CmpIOp::create(
+                  ib, il, arith::CmpIPredicate::eq, inner[0], a);
+              Value take = arith::AndIOp::create(ib, il, equal, unset);
+              return SmallVector<Value>{
+                  arith::SelectOp::create(ib, il, take, c, inner[0])};
+            })[0];
+        return SmallVector<Value>{
+            tensor::InsertOp::create(ob, l, found, carried[0], a)};
+      })[0];
+  auto isFirst = [&](OpBuilder &ob, Location l, Value a) {
+    Value f = tensor::ExtractOp::create(ob, l, first, a);
+    return Value(arith::CmpIOp::create(ob, l, arith::CmpIPredicate::eq, f, a));
+  };
+  // place[a] for a first occurrence: how many first occurrences come
+  // before it (by value when sorted, by index otherwise).
+  Value place = buildFor(
+      b, loc, index(b, loc, 0), index(b, loc, count),
+      ValueRange{emptyTensor(b, loc, indexTensor)},
+      [&](OpBuilder &ob, Location l, Value a, ValueRange carried) {
+        Value before = buildFor(
+            ob, l, index(ob, l, 0), index(ob, l, count),
+            ValueRange{index(ob, l, 0)},
+            [&](OpBuilder &ib, Location il, Value c, ValueRange inner) {
+              Value earlier =
+                  sorted ? compare(ib, il, c, a).first
+                         : Value(arith::CmpIOp::create(
+                               ib, il, arith::CmpIPredicate::ult, c, a));
+              Value counts = arith::AndIOp::create(ib, il, earlier, isFirst(ib, il, c));
+              Value next = arith::AddIOp::create(
+                  ib, il, inner[0],
+                  arith::IndexCastUIOp::create(ib, il, ib.getIndexType(), counts));
+              return SmallVector<Value>{next};
+            })[0];
+        return SmallVector<Value>{
+            tensor::InsertOp::create(ob, l, before, carried[0], a)};
+      })[0];
+  // The outputs, filled slice by slice.
+  auto yView = RankedTensorType::get({outer, unique, inner}, element);
+  auto i64Type = b.getI64Type();
+  auto vector = [&](int64_t size) {
+    return filled(b, loc, RankedTensorType::get({size}, i64Type), 0);
+  };
+  SmallVector<Value> outputs = buildFor(
+      b, loc, index(b, loc, 0), index(b, loc, count),
+      ValueRange{filled(b, loc, yView, 0), vector(unique), vector(count),
+                 vector(unique)},
+      [&](OpBuilder &ob, Location l, Value a, ValueRange carried) {
+        Value f = tensor::ExtractOp::create(ob, l, first, a);
+        Value p = tensor::ExtractOp::create(ob, l, place, f);
+        // A declared output smaller than the distinct count keeps the first.
+        Value fits = arith::CmpIOp::create(ob, l, arith::CmpIPredicate::ult, p,
+                                           index(ob, l, unique));
+        Value pAt = arith::MinUIOp::create(ob, l, p, index(ob, l, std::max<int64_t>(unique - 1, 0)));
+        auto i64 = [&](OpBuilder &cb, Location cl, Value v) {
+          return Value(arith::IndexCastUIOp::create(cb, cl, i64Type, v));
+        };
+        Value inverse = tensor::InsertOp::create(ob, l, i64(ob, l, p), carried[2], a);
+        auto branch = scf::IfOp::create(
+            ob, l, fits,
+            [&](OpBuilder &tb, Location tl) {
+              Value counts = carried[3];
+              Value old = tensor::ExtractOp::create(tb, tl, counts, pAt);
+              counts = tensor::InsertOp::create(
+                  tb, tl,
+                  arith::AddIOp::create(tb, tl, old,
+                                        arith::ConstantIntOp::create(tb, tl, 1, 64)),
+                  counts, pAt);
+              // The first occurrence writes its slice and its index.
+              auto write = scf::IfOp::create(
+                  tb, tl, isFirst(tb, tl, a),
+                  [&](OpBuilder &wb, Location wl) {
+                    Value y = buildFor(
+                        wb, wl, index(wb, wl, 0), index(wb, wl, sliceSize),
+                        ValueRange{carried[0]},
+                        [&](OpBuilder &sb, Location sl, Value s, ValueRange ys) {
+                          Value o = arith::DivUIOp::create(sb, sl, s, index(sb, sl, inner));
+                          Value i = arith::RemUIOp::create(sb, sl, s, index(sb, sl, inner));
+                          return SmallVector<Value>{tensor::InsertOp::create(
+                              sb, sl, read(sb, sl, a, s), ys[0],
+                              ValueRange{o, pAt, i})};
+                        })[0];
+                    Value indices = tensor::InsertOp::create(
+                        wb, wl, i64(wb, wl, a), carried[1], pAt);
+                    scf::YieldOp::create(wb, wl, ValueRange{y, indices});
+                  },
+                  [&](OpBuilder &eb, Location el) {
+                    scf::YieldOp::create(eb, el, ValueRange{carried[0], carried[1]});
+                  });
+              scf::YieldOp::create(tb, tl, ValueRange{write.getResult(0),
+                                                      write.getResult(1), counts});
+            },
+            [&](OpBuilder &eb, Location el) {
+              scf::YieldOp::create(eb, el,
+                                   ValueRange{carried[0], carried[1], carried[3]});
+            });
+        return SmallVector<Value>{branch.getResult(0), branch.getResult(1),
+                                  inverse, branch.getResult(2)};
+      });
+  SmallVector<Value> results = {reshapeTo(b, loc, outputs[0], yType)};
+  for (unsigned i = 1; i < 4; ++i) {
+    if (!n.wantsResult(i)) {
+      results.push_back(Value());
+      continue;
+    }
+    RankedTensorType want = n.getResultType(i);
+    if (want.getRank() != 1 || want.getElementType() != i64Type ||
+        want.getDimSize(0) != (i == 2 ? count : unique))
+      return n.fail("output #" + Twine(i) + " must be " +
+                    Twine(i == 2 ? count : unique) + " i64 values");
+    results.push_back(outputs[i]);
+  }
+  results.resize(n.node.getOutputs().size());
+  return results;
+}
+
 } // namespace
 
 void placer::lowering::registerGatherScatterLowerings(LoweringRegistry &r) {
@@ -458,8 +655,11 @@ void placer::lowering::registerGatherScatterLowerings(LoweringRegistry &r) {
       "max, min), MaxUnpool: an `scf.for` nest over the updates carrying the "
       "result tensor, one `tensor.insert` per update, in order. Compress, "
       "NonZero: an `scf.for` carrying the result and the next free place, "
-      "for as many entries as the output's static shape holds. Negative "
-      "indices wrap; "
+      "for as many entries as the output's static shape holds. Unique: "
+      "`scf.for` nests comparing slices (each one's first equal slice, its "
+      "place among the distinct ones sorted or in order of appearance), then "
+      "one pass writing values, first indices, inverse indices and counts. "
+      "Negative indices wrap; "
       "indices out of range are clamped so that no access leaves a tensor.");
   r.add("GatherElements", lowerGatherElements);
   r.add("GatherND", lowerGatherND);
@@ -471,4 +671,5 @@ void placer::lowering::registerGatherScatterLowerings(LoweringRegistry &r) {
   r.add("ReverseSequence", lowerReverseSequence);
   r.add("Compress", lowerCompress);
   r.add("NonZero", lowerNonZero);
+  r.add("Unique", lowerUnique);
 }
