@@ -1323,9 +1323,9 @@ void Importer::reportDynamicShapes(ModuleOp module) {
   if (!params.empty()) {
     diag << "; unbound symbolic dims of the inputs: ";
     llvm::interleaveComma(params, diag);
-    diag << " (compiled code runs on any size; costs and placement need "
-            "sizes: --dim NAME=VALUE here, or dims=NAME=VALUE when "
-            "estimating costs)";
+    diag << " (ops that take dynamic dims compile once for any size; "
+            "costs and placement need sizes: --dim NAME=VALUE here, or "
+            "dims=NAME=VALUE when estimating costs)";
   }
 }
 

@@ -172,8 +172,8 @@ bool Program::setInputShapes(const std::vector<std::vector<int64_t>> &shapes,
     for (size_t d = 0; fits && d < shape.size(); ++d)
       fits = shape[d] >= 0 && (spec.shape[d] < 0 || spec.shape[d] == shape[d]);
     if (!fits) {
-      error = "input '" + spec.name + "' needs shape " +
-              formatDims(spec) + ", got " + formatShape(shape);
+      error = "input '" + spec.name + "' needs shape " + formatDims(spec) +
+              ", got " + formatShape(shape);
       return false;
     }
     for (size_t d = 0; d < shape.size(); ++d) {

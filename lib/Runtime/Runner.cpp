@@ -61,16 +61,16 @@ static TensorSpec specOf(Type type, std::string name, int64_t graphIndex,
   std::string element;
   llvm::raw_string_ostream os(element);
   elementType.print(os);
-  TensorSpec spec{std::move(name), graphIndex, element,
-                  graph::getElementByteSize(tensor.getElementType()),
-                  std::vector<int64_t>(tensor.getShape().begin(),
-                                       tensor.getShape().end())};
+  TensorSpec spec{
+      std::move(name), graphIndex, element,
+      graph::getElementByteSize(tensor.getElementType()),
+      std::vector<int64_t>(tensor.getShape().begin(), tensor.getShape().end())};
   if (!spec.hasDynamicDims())
     return spec;
   // Dynamic dims: -1, named by the graph's symbols; an unnamed one is a
   // symbol of its own.
-  auto names = attrs ? attrs.getAs<ArrayAttr>(graph::attrs::kDimParams)
-                     : ArrayAttr();
+  auto names =
+      attrs ? attrs.getAs<ArrayAttr>(graph::attrs::kDimParams) : ArrayAttr();
   for (size_t d = 0; d < spec.shape.size(); ++d) {
     std::string dimName;
     if (ShapedType::isDynamic(spec.shape[d])) {

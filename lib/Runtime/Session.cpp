@@ -207,7 +207,8 @@ placer::runtime::compileArtifact(mlir::ModuleOp module,
   return manifest;
 }
 
-llvm::Error Session::setInputShapes(llvm::ArrayRef<std::vector<int64_t>> shapes) {
+llvm::Error
+Session::setInputShapes(llvm::ArrayRef<std::vector<int64_t>> shapes) {
   std::string message;
   if (!program->setInputShapes(shapes.vec(), message))
     return error(message);

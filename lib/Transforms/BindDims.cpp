@@ -51,8 +51,8 @@ Type bindType(Type type, ArrayAttr &names,
   Builder builder(type.getContext());
   for (auto [d, name] : llvm::enumerate(names.getAsValueRange<StringAttr>())) {
     auto it = sizes.find(name);
-    bool bound = !name.empty() && it != sizes.end() &&
-                 ShapedType::isDynamic(shape[d]);
+    bool bound =
+        !name.empty() && it != sizes.end() && ShapedType::isDynamic(shape[d]);
     if (bound)
       shape[d] = it->second;
     left.push_back(builder.getStringAttr(bound ? StringRef() : name));

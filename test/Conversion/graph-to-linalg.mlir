@@ -78,14 +78,14 @@ func.func @grouped(%x: tensor<1x4x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1
 // every node whose shapes need binding: a dynamic dim that no input's
 // symbol names, or one where the op's lowering takes none; nothing is
 // rewritten.
-// expected-error @below {{cannot lower to linalg: no lowering for Unique (nodes 'u1', 'u2'); com.example.Fused (node 'custom'); shapes that need binding (--dim NAME=VALUE on import) at nodes 'dyn' (Relu: output #0 dim 0 is not a symbolic dim of the inputs), 'top' (TopK: dynamic dims, which its lowering does not take)}}
+// expected-error @below {{cannot lower to linalg: no lowering for TfIdfVectorizer (nodes 'u1', 'u2'); com.example.Fused (node 'custom'); shapes that need binding (--dim NAME=VALUE on import) at nodes 'dyn' (Relu: output #0 dim 0 is not a symbolic dim of the inputs), 'top' (TopK: dynamic dims, which its lowering does not take)}}
 module {
   func.func @bad(%x: tensor<?x4xf32>, %y: tensor<2x4xf32>, %z: tensor<?x4xf32> {graph.dim_params = ["n", ""]}) -> tensor<2x4xf32> {
     %a = graph.node "Relu"(%x) attributes {name = "dyn", output_names = ["a"], version = 13 : i64} : (tensor<?x4xf32>) -> tensor<?x4xf32>
     %k = graph.constant "k" : tensor<1xi64> = dense<2> : tensor<1xi64>
     %tv, %ti = graph.node "TopK"(%z, %k) attributes {name = "top", output_dims = [["n", ""], ["n", ""]], output_names = ["tv", "ti"], version = 11 : i64} : (tensor<?x4xf32>, tensor<1xi64>) -> (tensor<?x2xf32>, tensor<?x2xi64>)
-    %b = graph.node "Unique"(%y) attributes {name = "u1", output_names = ["b"], version = 13 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
-    %c = graph.node "Unique"(%b) attributes {name = "u2", output_names = ["c"], version = 13 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    %b = graph.node "TfIdfVectorizer"(%y) attributes {name = "u1", output_names = ["b"], version = 13 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    %c = graph.node "TfIdfVectorizer"(%b) attributes {name = "u2", output_names = ["c"], version = 13 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
     %d = graph.node "Fused"(%c) attributes {domain = "com.example", name = "custom", output_names = ["d"], version = 1 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
     return %d : tensor<2x4xf32>
   }

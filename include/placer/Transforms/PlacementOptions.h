@@ -106,9 +106,12 @@ struct CostOptions {
                      "imported without --dim (bound before costing)")};
 
   CostSettings getSettings() const {
-    return CostSettings{cluster,        dump,
-                        profile,        training,
-                        backwardFactor, optimizerStateFactor,
+    return CostSettings{cluster,
+                        dump,
+                        profile,
+                        training,
+                        backwardFactor,
+                        optimizerStateFactor,
                         std::vector<std::string>(dims.begin(), dims.end())};
   }
 };

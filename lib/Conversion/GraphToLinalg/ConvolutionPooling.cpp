@@ -79,8 +79,10 @@ Value addChannelBias(OpBuilder &b, Location loc, Value value, Value bias) {
                                              utils::IteratorType::parallel);
   return linalg::GenericOp::create(
              b, loc, TypeRange{type}, ValueRange{value, bias},
-             ValueRange{emptyTensor(b, loc, type, dynamicSizesOf(b, loc, value))},
-             maps, iterators, [](OpBuilder &nb, Location l, ValueRange args) {
+             ValueRange{
+                 emptyTensor(b, loc, type, dynamicSizesOf(b, loc, value))},
+             maps, iterators,
+             [](OpBuilder &nb, Location l, ValueRange args) {
                linalg::YieldOp::create(
                    nb, l,
                    isFloat(args[0].getType())
@@ -215,18 +217,18 @@ FailureOr<Value> placer::lowering::convolve(NodeLowering &n, Value input,
     // N (G C) H W x (G F) C kh kw -> N G C H W x G F C kh kw.
     auto padded = cast<RankedTensorType>(input.getType());
     Type element = outType.getElementType();
-    auto groupedIn = RankedTensorType::get(
-        {padded.getDimSize(0), group, channels / group, padded.getDimSize(2),
-         padded.getDimSize(3)},
-        element);
+    auto groupedIn =
+        RankedTensorType::get({padded.getDimSize(0), group, channels / group,
+                               padded.getDimSize(2), padded.getDimSize(3)},
+                              element);
     auto groupedW = RankedTensorType::get(
         {group, filters / group, wType.getDimSize(1), wType.getDimSize(2),
          wType.getDimSize(3)},
         element);
-    auto groupedOut = RankedTensorType::get(
-        {outType.getDimSize(0), group, filters / group, outType.getDimSize(2),
-         outType.getDimSize(3)},
-        element);
+    auto groupedOut =
+        RankedTensorType::get({outType.getDimSize(0), group, filters / group,
+                               outType.getDimSize(2), outType.getDimSize(3)},
+                              element);
     Value in = tensor::ExpandShapeOp::create(
         b, loc, groupedIn, input,
         SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
@@ -556,8 +558,8 @@ Results lowerPool(NodeLowering &n) {
   std::optional<SmallVector<int64_t>> kernel = n.getInts("kernel_shape");
   if (failed(checkBatchOnlyDynamic(n, inType, finalType)))
     return failure();
-  if (kernel && (inType.getRank() > 4 || !isFloat(finalType) ||
-                 n.wantsResult(1))) {
+  if (kernel &&
+      (inType.getRank() > 4 || !isFloat(finalType) || n.wantsResult(1))) {
     if (!inType.hasStaticShape())
       return n.fail("3-D, integer and index-returning pooling take static "
                     "shapes only");
@@ -590,12 +592,11 @@ Results lowerPool(NodeLowering &n) {
       b.getNamedAttr("strides", i64Elements(b, window->strides)),
       b.getNamedAttr("dilations", i64Elements(b, window->dilations))};
   if (IsMax)
-    return finish(linalg::PoolingNchwMaxOp::create(
-                      b, loc, TypeRange{outType},
-                      ValueRange{input, windowShape},
-                      ValueRange{filled(b, loc, outType, padValue, batch)},
-                      attrs)
-                      .getResult(0));
+    return finish(
+        linalg::PoolingNchwMaxOp::create(
+            b, loc, TypeRange{outType}, ValueRange{input, windowShape},
+            ValueRange{filled(b, loc, outType, padValue, batch)}, attrs)
+            .getResult(0));
   Value sum = linalg::PoolingNchwSumOp::create(
                   b, loc, TypeRange{outType}, ValueRange{input, windowShape},
                   ValueRange{filled(b, loc, outType, 0.0, batch)}, attrs)
@@ -707,6 +708,6 @@ void placer::lowering::registerConvolutionPoolingLowerings(LoweringRegistry &r) 
   r.add("GlobalAveragePool", lowerGlobalPool<false>);
   r.add("GlobalMaxPool", lowerGlobalPool<true>);
   // A dynamic batch (dim 0): see checkBatchOnlyDynamic.
-  r.allowDynamicDims({"Conv", "MaxPool", "AveragePool", "GlobalAveragePool",
-                      "GlobalMaxPool"});
+  r.allowDynamicDims(
+      {"Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool"});
 }

@@ -502,20 +502,23 @@ Results lowerUnique(NodeLowering &n) {
           bool isFloatType = isa<FloatType>(element);
           Value less =
               isFloatType
-                  ? Value(arith::CmpFOp::create(fb, fl, arith::CmpFPredicate::OLT, u, v))
-                  : Value(arith::CmpIOp::create(
-                        fb, fl,
-                        n.isUnsignedInput(0) ? arith::CmpIPredicate::ult
-                                             : arith::CmpIPredicate::slt,
-                        u, v));
-          Value same =
-              isFloatType
-                  ? Value(arith::CmpFOp::create(fb, fl, arith::CmpFPredicate::OEQ, u, v))
-                  : Value(arith::CmpIOp::create(fb, fl, arith::CmpIPredicate::eq, u, v));
+                  ? Value(arith::CmpFOp::create(
+                        fb, fl, arith::CmpFPredicate::OLT, u, v))
+                  : Value(arith::CmpIOp::create(fb, fl,
+                                                n.isUnsignedInput(0)
+                                                    ? arith::CmpIPredicate::ult
+                                                    : arith::CmpIPredicate::slt,
+                                                u, v));
+          Value same = isFloatType
+                           ? Value(arith::CmpFOp::create(
+                                 fb, fl, arith::CmpFPredicate::OEQ, u, v))
+                           : Value(arith::CmpIOp::create(
+                                 fb, fl, arith::CmpIPredicate::eq, u, v));
           // The first differing element decides.
-          Value decided = arith::SelectOp::create(fb, fl, carried[0], less, carried[1]);
-          return SmallVector<Value>{arith::AndIOp::create(fb, fl, carried[0], same),
-                                    decided};
+          Value decided =
+              arith::SelectOp::create(fb, fl, carried[0], less, carried[1]);
+          return SmallVector<Value>{
+              arith::AndIOp::create(fb, fl, carried[0], same), decided};
         });
     return std::make_pair(flags[1], flags[0]);
   };
@@ -556,10 +559,12 @@ Results lowerUnique(NodeLowering &n) {
                   sorted ? compare(ib, il, c, a).first
                          : Value(arith::CmpIOp::create(
                                ib, il, arith::CmpIPredicate::ult, c, a));
-              Value counts = arith::AndIOp::create(ib, il, earlier, isFirst(ib, il, c));
-              Value next = arith::AddIOp::create(
-                  ib, il, inner[0],
-                  arith::IndexCastUIOp::create(ib, il, ib.getIndexType(), counts));
+              Value counts =
+                  arith::AndIOp::create(ib, il, earlier, isFirst(ib, il, c));
+              Value next =
+                  arith::AddIOp::create(ib, il, inner[0],
+                                        arith::IndexCastUIOp::create(
+                                            ib, il, ib.getIndexType(), counts));
               return SmallVector<Value>{next};
             })[0];
         return SmallVector<Value>{
@@ -581,11 +586,13 @@ Results lowerUnique(NodeLowering &n) {
         // A declared output smaller than the distinct count keeps the first.
         Value fits = arith::CmpIOp::create(ob, l, arith::CmpIPredicate::ult, p,
                                            index(ob, l, unique));
-        Value pAt = arith::MinUIOp::create(ob, l, p, index(ob, l, std::max<int64_t>(unique - 1, 0)));
+        Value pAt = arith::MinUIOp::create(
+            ob, l, p, index(ob, l, std::max<int64_t>(unique - 1, 0)));
         auto i64 = [&](OpBuilder &cb, Location cl, Value v) {
           return Value(arith::IndexCastUIOp::create(cb, cl, i64Type, v));
         };
-        Value inverse = tensor::InsertOp::create(ob, l, i64(ob, l, p), carried[2], a);
+        Value inverse =
+            tensor::InsertOp::create(ob, l, i64(ob, l, p), carried[2], a);
         auto branch = scf::IfOp::create(
             ob, l, fits,
             [&](OpBuilder &tb, Location tl) {
@@ -593,8 +600,8 @@ Results lowerUnique(NodeLowering &n) {
               Value old = tensor::ExtractOp::create(tb, tl, counts, pAt);
               counts = tensor::InsertOp::create(
                   tb, tl,
-                  arith::AddIOp::create(tb, tl, old,
-                                        arith::ConstantIntOp::create(tb, tl, 1, 64)),
+                  arith::AddIOp::create(
+                      tb, tl, old, arith::ConstantIntOp::create(tb, tl, 1, 64)),
                   counts, pAt);
               // The first occurrence writes its slice and its index.
               auto write = scf::IfOp::create(
@@ -603,9 +610,12 @@ Results lowerUnique(NodeLowering &n) {
                     Value y = buildFor(
                         wb, wl, index(wb, wl, 0), index(wb, wl, sliceSize),
                         ValueRange{carried[0]},
-                        [&](OpBuilder &sb, Location sl, Value s, ValueRange ys) {
-                          Value o = arith::DivUIOp::create(sb, sl, s, index(sb, sl, inner));
-                          Value i = arith::RemUIOp::create(sb, sl, s, index(sb, sl, inner));
+                        [&](OpBuilder &sb, Location sl, Value s,
+                            ValueRange ys) {
+                          Value o = arith::DivUIOp::create(
+                              sb, sl, s, index(sb, sl, inner));
+                          Value i = arith::RemUIOp::create(
+                              sb, sl, s, index(sb, sl, inner));
                           return SmallVector<Value>{tensor::InsertOp::create(
                               sb, sl, read(sb, sl, a, s), ys[0],
                               ValueRange{o, pAt, i})};
@@ -615,14 +625,16 @@ Results lowerUnique(NodeLowering &n) {
                     scf::YieldOp::create(wb, wl, ValueRange{y, indices});
                   },
                   [&](OpBuilder &eb, Location el) {
-                    scf::YieldOp::create(eb, el, ValueRange{carried[0], carried[1]});
+                    scf::YieldOp::create(eb, el,
+                                         ValueRange{carried[0], carried[1]});
                   });
-              scf::YieldOp::create(tb, tl, ValueRange{write.getResult(0),
-                                                      write.getResult(1), counts});
+              scf::YieldOp::create(
+                  tb, tl,
+                  ValueRange{write.getResult(0), write.getResult(1), counts});
             },
             [&](OpBuilder &eb, Location el) {
-              scf::YieldOp::create(eb, el,
-                                   ValueRange{carried[0], carried[1], carried[3]});
+              scf::YieldOp::create(
+                  eb, el, ValueRange{carried[0], carried[1], carried[3]});
             });
         return SmallVector<Value>{branch.getResult(0), branch.getResult(1),
                                   inverse, branch.getResult(2)};

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Utils.h"
 #include "placer/Conversion/GraphToLinalg.h"
+#include "Utils.h"
 #include "placer/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -98,9 +98,11 @@ NodeLowering::lowerEachItem(ArrayRef<int64_t> operandBatchDims,
               SmallVector<OpFoldResult>(rank, lb.getIndexAttr(1))));
         }
         for (auto [i, output] : llvm::enumerate(node.getOutputs())) {
-          auto type = dyn_cast<RankedTensorType>(getSignlessType(output.getType()));
+          auto type =
+              dyn_cast<RankedTensorType>(getSignlessType(output.getType()));
           if (!type) { // an omitted output: any type does
-            single.resultTypes.push_back(RankedTensorType::get({}, lb.getF32Type()));
+            single.resultTypes.push_back(
+                RankedTensorType::get({}, lb.getF32Type()));
             continue;
           }
           SmallVector<int64_t> shape(type.getShape());
@@ -109,9 +111,9 @@ NodeLowering::lowerEachItem(ArrayRef<int64_t> operandBatchDims,
           single.resultTypes.push_back(type.clone(shape));
         }
         FailureOr<SmallVector<Value>> results = fn(single);
-        if (failed(results) ||
-            llvm::any_of(produced,
-                         [&](unsigned i) { return i >= results->size(); })) {
+        if (failed(results) || llvm::any_of(produced, [&](unsigned i) {
+              return i >= results->size();
+            })) {
           itemFailed = true;
           scf::YieldOp::create(lb, l, carried);
           return;
@@ -121,7 +123,8 @@ NodeLowering::lowerEachItem(ArrayRef<int64_t> operandBatchDims,
           Value part = (*results)[i];
           int64_t rank = cast<RankedTensorType>(part.getType()).getRank();
           next.push_back(tensor::InsertSliceOp::create(
-              lb, l, part, carried[slot], at(lb, rank, resultBatchDims[i], item),
+              lb, l, part, carried[slot],
+              at(lb, rank, resultBatchDims[i], item),
               tensor::getMixedSizes(lb, l, part),
               SmallVector<OpFoldResult>(rank, lb.getIndexAttr(1))));
         }
@@ -277,7 +280,8 @@ bool isDefaultDomain(NodeOp node) {
 llvm::StringSet<> getArgumentSymbols(func::FuncOp func) {
   llvm::StringSet<> symbols;
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (auto dims = func.getArgAttrOfType<ArrayAttr>(i, graph::attrs::kDimParams))
+    if (auto dims =
+            func.getArgAttrOfType<ArrayAttr>(i, graph::attrs::kDimParams))
       for (auto name : dims.getAsValueRange<StringAttr>())
         if (!name.empty())
           symbols.insert(name);
@@ -341,8 +345,9 @@ LogicalResult checkLowerable(ModuleOp module) {
               ? getNodeLowerings().find(node.getOpType(), node.getVersion())
               : nullptr;
       if (!entry) {
-        auto it = llvm::find_if(
-            unsupported, [&](const auto &entry) { return entry.first == type; });
+        auto it = llvm::find_if(unsupported, [&](const auto &entry) {
+          return entry.first == type;
+        });
         if (it == unsupported.end())
           it = unsupported.insert(unsupported.end(), {type, {}});
         it->second.push_back(node.getDisplayName().str());

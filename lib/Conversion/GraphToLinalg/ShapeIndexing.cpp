@@ -64,8 +64,7 @@ Results lowerTranspose(NodeLowering &n) {
     for (int64_t d = type.getRank() - 1; d >= 0; --d)
       perm.push_back(d);
   return single(linalg::TransposeOp::create(
-                    n.builder, n.getLoc(), n.operands[0],
-                    n.emptyResult(), perm)
+                    n.builder, n.getLoc(), n.operands[0], n.emptyResult(), perm)
                     .getResult()[0]);
 }
 
@@ -343,11 +342,10 @@ Results lowerExpand(NodeLowering &n) {
   if (failed(checkBroadcast(n, n.operands[0], n.getResultType(),
                             /*exact=*/false)))
     return failure();
-  return single(elementwise(n.builder, n.getLoc(), {n.operands[0]},
-                            n.getResultType(), n.getResultDynamicSizes(),
-                            [](OpBuilder &, Location, ValueRange args) {
-                              return args[0];
-                            }));
+  return single(elementwise(
+      n.builder, n.getLoc(), {n.operands[0]}, n.getResultType(),
+      n.getResultDynamicSizes(),
+      [](OpBuilder &, Location, ValueRange args) { return args[0]; }));
 }
 
 /// The input index that output index `i` reads for edge or reflect
@@ -513,7 +511,8 @@ Results lowerShape(NodeLowering &n) {
   SmallVector<int64_t> dims(type.getShape().slice(
       start, std::max<int64_t>(0, end - start)));
   if (llvm::none_of(dims, ShapedType::isDynamic))
-    return single(denseConstant(n.builder, n.getLoc(), n.getResultType(), dims));
+    return single(
+        denseConstant(n.builder, n.getLoc(), n.getResultType(), dims));
   // Dynamic dims are read when the program runs.
   OpBuilder &b = n.builder;
   Location loc = n.getLoc();
@@ -526,7 +525,8 @@ Results lowerShape(NodeLowering &n) {
                   b, loc, element,
                   tensor::DimOp::create(b, loc, n.operands[0], start + i)))
             : scalarConstant(b, loc, element, dim));
-  return single(tensor::FromElementsOp::create(b, loc, n.getResultType(), values));
+  return single(
+      tensor::FromElementsOp::create(b, loc, n.getResultType(), values));
 }
 
 Results lowerSize(NodeLowering &n) {

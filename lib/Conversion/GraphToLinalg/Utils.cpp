@@ -18,8 +18,8 @@ namespace placer::lowering {
 
 Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type,
                   ValueRange dynamicSizes) {
-  return tensor::EmptyOp::create(b, loc, type.getShape(),
-                                 type.getElementType(), dynamicSizes);
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(),
+                                 dynamicSizes);
 }
 
 SmallVector<Value> dynamicSizesOf(OpBuilder &b, Location loc, Value value) {

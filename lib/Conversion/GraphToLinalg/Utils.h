@@ -33,9 +33,8 @@ mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::RankedTensorType type,
                         mlir::ValueRange dynamicSizes = {});
 /// The sizes of `value`'s dynamic dims at run time (tensor.dim), in order.
-llvm::SmallVector<mlir::Value> dynamicSizesOf(mlir::OpBuilder &b,
-                                              mlir::Location loc,
-                                              mlir::Value value);
+llvm::SmallVector<mlir::Value>
+dynamicSizesOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value);
 /// `value` as a constant of `type` (float, or integer truncated toward 0;
 /// +-infinity as the signed integer extremes).
 mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,

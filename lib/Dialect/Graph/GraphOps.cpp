@@ -81,8 +81,8 @@ static LogicalResult verifyDimNames(Operation *op, Type type, ArrayAttr names,
   for (auto [dim, name] : llvm::enumerate(names)) {
     auto text = dyn_cast<StringAttr>(name);
     if (!text)
-      return op->emitOpError() << what << ": dim name #" << dim
-                               << " is not a string";
+      return op->emitOpError()
+             << what << ": dim name #" << dim << " is not a string";
     if (!text.getValue().empty() && !ranked.isDynamicDim(dim))
       return op->emitOpError()
              << what << ": dim " << dim << " is fixed but named '"
