@@ -5,6 +5,8 @@
 // and lowered down to the LLVM dialect. Any module the importer returns
 // must come out lowered or with diagnostics, never a crash. Shapes only: no
 // file is opened, no weight is read (lowering needs types, not values).
+// A module with symbolic dims is also lowered whole as imported (code for
+// any size), then placed with every symbol bound to 2.
 // The input's last byte also picks a training step (bit 0), GPipe instead
 // of 1F1B (bit 1), recomputation (bit 2) and stage replication (bit 3), so
 // the training placement, replicated splits and the simulator see every
@@ -74,6 +76,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint8_t flags = size > 0 ? data[size - 1] : 0;
   placer::CostSettings costs;
   costs.training = flags & 1;
+  // Symbolic dims: the module lowers for any size as it is (the dynamic
+  // lowerings), and the placement binds every symbol to a small size.
+  std::vector<std::string> symbols = placer::getSymbolicDims(*module);
+  if (!symbols.empty()) {
+    mlir::OwningOpRef<mlir::ModuleOp> whole = module->clone();
+    llvm::Expected<placer::runtime::LoweredModule> lowered =
+        placer::runtime::lowerForExecution(*whole);
+    if (!lowered)
+      llvm::consumeError(lowered.takeError());
+    for (const std::string &symbol : symbols)
+      costs.dims.push_back(symbol + "=2");
+  }
   mlir::PassManager pm(&context);
   pm.addPass(placer::createEstimateCosts(costs));
   pm.addPass(placer::createPlaceDevices(placementSettings(flags)));
