@@ -166,7 +166,7 @@ struct TileAndVectorizePass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     IRRewriter rewriter(&getContext());
-    if (failed(peelDynamicLoops(rewriter, func)))
+    if (failed(peelBatchLoops(rewriter, func)))
       return signalPassFailure();
     if (im2col)
       convertConvolutions(rewriter, func);
@@ -204,32 +204,42 @@ struct TileAndVectorizePass
     });
   }
 
-  /// A contraction or convolution over a dynamic batch (a program compiled
-  /// for any size) runs as a loop over it, one item at a time: each item's
-  /// op is static and gets the register tiling below, where the dynamic op
-  /// would stay a scalar loop nest.
-  LogicalResult peelDynamicLoops(IRRewriter &rewriter, func::FuncOp func) {
-    SmallVector<linalg::LinalgOp> dynamic;
+  /// Loops over batch items, each item's op then tiled like any static one:
+  /// - a dynamic batch of a contraction or convolution (code compiled for
+  ///   any size), whose op would otherwise stay a scalar loop nest;
+  /// - the images of a static convolution batch: im2col of one image at a
+  ///   time keeps its buffer in cache (ResNet-18 at batch 7: 0.64 s a run
+  ///   with the batch's im2col, 0.47 s image by image).
+  /// The loop is an scf.forall: its slices bufferize without the
+  /// value-bounds analysis that the loop-carried slices of an scf.for need
+  /// (37 s on a dynamic ResNet-18).
+  LogicalResult peelBatchLoops(IRRewriter &rewriter, func::FuncOp func) {
+    SmallVector<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> peeled;
     func.walk([&](linalg::LinalgOp op) {
-      if (!op.hasPureTensorSemantics() || !op.hasDynamicShape() ||
-          op->getNumResults() != 1)
+      if (!op.hasPureTensorSemantics() || op->getNumResults() != 1)
         return;
-      if (!linalg::isaContractionOpInterface(op) &&
-          !isa<linalg::Conv2DNchwFchwOp>(op))
+      bool conv = isa<linalg::Conv2DNchwFchwOp>(op);
+      if (!conv && !linalg::isaContractionOpInterface(op))
         return;
-      // Only parallel loops are peeled: a dynamic reduction stays as it is.
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-      for (auto [range, iterator] : llvm::zip(ranges, iterators))
-        if (ShapedType::isDynamic(range) &&
-            iterator != utils::IteratorType::parallel)
+      SmallVector<int64_t> tiles(ranges.size(), 0);
+      for (auto [d, range] : llvm::enumerate(ranges)) {
+        if (!ShapedType::isDynamic(range))
+          continue;
+        // A dynamic reduction stays as it is (and so does the op).
+        if (iterators[d] != utils::IteratorType::parallel)
           return;
-      dynamic.push_back(op);
+        tiles[d] = 1;
+      }
+      // Loop 0 of a convolution is its batch.
+      if (conv && !ShapedType::isDynamic(ranges[0]) && ranges[0] > 1 &&
+          hasStaticNonEmptyLoops(op))
+        tiles[0] = 1;
+      if (llvm::any_of(tiles, [](int64_t t) { return t != 0; }))
+        peeled.emplace_back(op, tiles);
     });
-    for (linalg::LinalgOp op : dynamic) {
-      SmallVector<int64_t> tiles;
-      for (int64_t range : op.getStaticLoopRanges())
-        tiles.push_back(ShapedType::isDynamic(range) ? 1 : 0);
+    for (auto &[op, tiles] : peeled) {
       scf::SCFTilingOptions options;
       options.setTileSizes(getAsIndexOpFoldResult(&getContext(), tiles));
       options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
@@ -237,7 +247,7 @@ struct TileAndVectorizePass
       FailureOr<scf::SCFTilingResult> tiled =
           scf::tileUsingSCF(rewriter, cast<TilingInterface>(*op), options);
       if (failed(tiled))
-        return op->emitError("placer: cannot loop over this op's dynamic dims");
+        return op->emitError("placer: cannot loop over this op's batch");
       rewriter.replaceOp(op, tiled->replacements);
     }
     return success();

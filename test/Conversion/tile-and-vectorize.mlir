@@ -147,3 +147,19 @@ func.func @empty_dims(%a: tensor<0x8xf32>, %b: tensor<8x16xf32>, %x: tensor<1x1x
   %c = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x1x4x0xf32>, tensor<2x1x3x3xf32>) outs(%cz : tensor<1x2x2x0xf32>) -> tensor<1x2x2x0xf32>
   return %m, %c : tensor<0x16xf32>, tensor<1x2x2x0xf32>
 }
+
+// A convolution over a batch of images runs image by image: the im2col
+// buffer of one image (27 x 64 here) stays in cache.
+// CHECK-LABEL: func.func @conv_batch
+// CHECK: scf.forall (%[[IMG:.*]]) in (2) shared_outs(
+// CHECK: tensor.extract_slice %{{.*}}[%[[IMG]], 0, 0, 0] [1, 3, 10, 10] [1, 1, 1, 1] : tensor<2x3x10x10xf32> to tensor<1x3x10x10xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x3x10x10xf32>) outs(%{{.*}} : tensor<1x27x64xf32>)
+// CHECK: vector.contract
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[IMG]], 0, 0, 0] [1, 8, 8, 8]
+// NOIM2COL-LABEL: func.func @conv_batch
+// NOIM2COL: scf.forall
+// NOIM2COL: linalg.conv_2d_nchw_fchw {{.*}} -> tensor<1x8x8x8xf32>
+func.func @conv_batch(%x: tensor<2x3x10x10xf32>, %w: tensor<8x3x3x3xf32>, %o: tensor<2x8x8x8xf32>) -> tensor<2x8x8x8xf32> {
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<2x3x10x10xf32>, tensor<8x3x3x3xf32>) outs(%o : tensor<2x8x8x8xf32>) -> tensor<2x8x8x8xf32>
+  return %c : tensor<2x8x8x8xf32>
+}
