@@ -241,8 +241,11 @@ func.func @branch(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
 // Dynamic dims named by an input's symbol (graph.dim_params) lower once for
 // any size: each symbol is read off the first argument that has it, and
 // outputs take their sizes from it.
+// A result written without graph.dim_params takes the names of the node
+// output it returns (the runtime sizes outputs by them).
 // CHECK-LABEL: func.func @dynamic_batch(
 // CHECK-SAME: %[[X:.*]]: tensor<?x3x8x8xf32> {graph.dim_params = ["batch", "", "", ""]}
+// CHECK-SAME: -> (tensor<?x256xf32> {graph.dim_params = ["batch", ""]}, tensor<2xi64>)
 // CHECK: %[[BATCH:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x3x8x8xf32>
 // CHECK: %[[CONV_BATCH:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x3x8x8xf32>
 // CHECK: } : tensor<?x3x8x8xf32> to tensor<?x3x10x10xf32>

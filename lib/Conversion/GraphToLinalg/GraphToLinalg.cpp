@@ -640,6 +640,24 @@ void makeSignless(func::FuncOp func, DenseMap<Value, Type> &declaredTypes) {
   func.setType(builder.getFunctionType(inputs, results));
 }
 
+/// Results with dynamic dims say which symbols they are (the runtime sizes
+/// outputs by them): a function written without graph.dim_params on a
+/// result takes the names of the node output it returns.
+void nameResultDims(func::FuncOp func) {
+  auto ret = dyn_cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  if (!ret)
+    return;
+  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    auto node = value.getDefiningOp<NodeOp>();
+    if (!node || !node.getOutputDims() ||
+        func.getResultAttr(i, graph::attrs::kDimParams))
+      continue;
+    func.setResultAttr(
+        i, graph::attrs::kDimParams,
+        (*node.getOutputDims())[cast<OpResult>(value).getResultNumber()]);
+  }
+}
+
 /// The size of every symbolic dim, read at the function's entry off the
 /// first argument that has it (the runtime checks that inputs agree).
 void readSymbolSizes(func::FuncOp func, llvm::StringMap<Value> &sizes) {
@@ -670,6 +688,7 @@ struct LowerGraphToLinalgPass
       if (func.isDeclaration())
         continue;
       FunctionState state;
+      nameResultDims(func);
       makeSignless(func, state.declaredTypes);
       readSymbolSizes(func, state.symbolSizes);
       if (failed(lowerConstants(func, inlineLimit, inlineWeights,
