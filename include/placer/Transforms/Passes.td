@@ -18,7 +18,10 @@ def EstimateCosts : Pass<"placer-estimate-costs", "::mlir::ModuleOp"> {
     Options (declared in `include/placer/Transforms/PlacementOptions.h`,
     shared with `--partition-devices`): `cluster` (preset or JSON file),
     `dump` (per-op costs as JSON), `profile` (measured times),
-    `training`, `backward-factor`, `optimizer-state-factor`.
+    `training`, `backward-factor`, `optimizer-state-factor`, `dims`
+    (NAME=VALUE sizes of symbolic dims, bound first as by
+    `--placer-bind-dims`; a module with symbolic dims and no sizes is an
+    error naming them).
   }];
 }
 
