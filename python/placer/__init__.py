@@ -200,6 +200,9 @@ class Session:
         rng = np.random.default_rng(0)
         for spec in self._profiled.inputs:
             if spec["name"] not in given:
+                if any(d < 0 for d in spec["shape"]):
+                    raise Error("input '%s' has dynamic dims %s: give it to "
+                                "profile" % (spec["name"], spec["shape"]))
                 values = rng.uniform(-1, 1, spec["shape"])
                 given[spec["name"]] = values.astype(spec["dtype"])
         return json.loads(self._profiled.profile(given, repeat))

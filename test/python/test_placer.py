@@ -230,6 +230,9 @@ def test_dynamic_batch_compiles_once_for_every_size(tmp_path):
     with pytest.raises(placer.Error,
                        match="needs shape \\[batch, 32\\], got \\[4, 31\\]"):
         session.run({"x": np.zeros((4, 31), np.float32)})
+    with pytest.raises(placer.Error, match="'x' has dynamic dims"):
+        session.profile(repeat=1)
+    assert "block0/fc1" in session.profile({"x": x}, repeat=1)
     # Placement prices sizes: the symbol's size is an option.
     with pytest.raises(placer.Error, match="symbolic dims without sizes \\(batch\\)"):
         module.partition(devices=2)
