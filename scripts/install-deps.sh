@@ -8,7 +8,7 @@ PACKAGES=(
   # Build toolchain.
   build-essential cmake ninja-build
   # LLVM/MLIR 22.1 (lit, FileCheck, not, count come with llvm-22-tools).
-  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools libomp-22-dev
   # ONNX 1.12 and protobuf 3.21.
   libonnx-dev libprotobuf-dev protobuf-compiler
   # MILP solver.

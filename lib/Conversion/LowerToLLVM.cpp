@@ -28,6 +28,9 @@ static constexpr llvm::StringLiteral kBufferizePipeline =
 
 static constexpr llvm::StringLiteral kLowerToLLVMPipeline =
     "func.func(convert-linalg-to-loops),"
+    "func.func(scf-forall-to-parallel),"
+    "convert-scf-to-openmp,"
+    "canonicalize,"
     "convert-vector-to-scf{full-unroll},"
     "convert-bufferization-to-memref,"
     "expand-strided-metadata,"

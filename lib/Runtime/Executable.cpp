@@ -55,6 +55,7 @@ std::optional<Executable> Executable::load(const std::string &path,
     return std::nullopt;
   }
   Executable executable;
+  executable.handle = handle;
   executable.invoke =
       reinterpret_cast<Invoke>(::dlsym(handle, "placer_invoke"));
   if (!executable.invoke) {
@@ -62,6 +63,17 @@ std::optional<Executable> Executable::load(const std::string &path,
     return std::nullopt;
   }
   return executable;
+}
+
+bool Executable::setThreads(int threads) const {
+  // The program's own dependencies (dlsym on its handle): libomp when its
+  // lowering made parallel loops.
+  using SetThreads = void (*)(int);
+  auto set = reinterpret_cast<SetThreads>(
+      handle ? ::dlsym(handle, "omp_set_num_threads") : nullptr);
+  if (set)
+    set(threads);
+  return set != nullptr;
 }
 
 Executable::Arguments

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 #include <filesystem>
 
 using namespace placer::runtime;
@@ -87,6 +88,7 @@ placer::runtime::openArtifact(const LaunchOptions &options, MpiJob *job,
   ProgramOptions programOptions;
   programOptions.profile = !options.profile.empty();
   programOptions.microbatches = options.microbatches;
+  programOptions.threads = options.threads;
   programOptions.job = job;
   std::unique_ptr<Program> program = Program::open(dir, programOptions, error);
   if (!program)
@@ -352,6 +354,16 @@ bool placer::runtime::runLaunch(const Launch &launch,
                                 const LaunchOptions &options, MpiJob *job,
                                 std::string &error) {
   Program &program = *launch.program;
+  // Ranks times threads beyond the cores: the threads take turns, and the
+  // pipeline's timings say little.
+  unsigned cores = std::thread::hardware_concurrency();
+  int ranks = job ? job->getSize() : 1;
+  if (cores > 0 && (!job || job->getRank() == 0) &&
+      int64_t(ranks) * options.threads > int64_t(cores))
+    std::fprintf(stderr,
+                 "placer-run: warning: %d rank(s) x %lld thread(s) exceed the "
+                 "%u cores of this machine\n",
+                 ranks, (long long)options.threads, cores);
   for (const auto &[name, file] : options.inputs)
     if (!launch.shape.hasInput(name)) {
       error = "the model has no input named '" + name + "'";
@@ -395,6 +407,7 @@ bool placer::runtime::runLaunch(const Launch &launch,
       {"cached", launch.cached},
       {"compile_seconds", launch.compileSeconds},
       {"microbatches", options.microbatches},
+      {"threads", options.threads},
       {"outputs", describeOutputs(launch.shape, options, distributed)}};
   addTimes(report, times, samples, prediction);
   if (distributed) {

@@ -213,6 +213,11 @@ bool placer::runtime::checkProgramOptions(const ProgramOptions &options,
             std::to_string(options.microbatches);
     return false;
   }
+  if (options.threads < 1 || options.threads > 1024) {
+    error = "threads must be between 1 and 1024, got " +
+            std::to_string(options.threads);
+    return false;
+  }
   if (options.profile && options.job && options.job->isDistributed()) {
     error = "--profile times the model whole: run it without mpirun";
     return false;
@@ -228,6 +233,7 @@ std::unique_ptr<Program> Program::create(LoweredModule module,
     return nullptr;
   std::unique_ptr<Program> program(
       new Program(std::move(module), std::move(executable), options));
+  program->executable.setThreads(static_cast<int>(options.threads));
   if (program->hasDynamicDims() && options.microbatches > 1) {
     error = "'" + program->getFunction() +
             "' has dynamic dims: it runs one batch of any size per call, "

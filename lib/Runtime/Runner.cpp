@@ -396,7 +396,7 @@ std::string placer::runtime::getPortableHostCpu() {
 /// Changes whenever the link command below does, so that libraries cached
 /// under an older recipe are not reused.
 static constexpr llvm::StringLiteral kLinkRecipe =
-    "placer_rt+as-needed mpi+m, -z defs, run path $ORIGIN";
+    "placer_rt+as-needed mpi+m, -z defs, run path $ORIGIN, omp if parallel";
 
 llvm::Expected<std::string> placer::runtime::compileToSharedObject(
     ModuleOp module, llvm::StringRef function, llvm::StringRef cacheDir,
@@ -493,6 +493,13 @@ llvm::Expected<std::string> placer::runtime::compileToSharedObject(
       PLACER_MPI_LIBRARY, "-lm",         "-Wl,-rpath,$ORIGIN"};
   if (!gpu)
     args.push_back("-Wl,-z,defs");
+  // Parallel loops (OpenMP: the images of a batch) call LLVM 22's libomp,
+  // found where it is installed (libomp-22-dev).
+  if (llvmModule->getFunction("__kmpc_fork_call")) {
+    args.push_back("-L" PLACER_OMP_LIBRARY_DIR);
+    args.push_back("-lomp");
+    args.push_back("-Wl,-rpath," PLACER_OMP_LIBRARY_DIR);
+  }
   std::string message;
   if (llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0,
                                 &message) != 0)

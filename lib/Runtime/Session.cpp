@@ -98,6 +98,7 @@ static ProgramOptions getProgramOptions(const SessionOptions &options) {
   ProgramOptions program;
   program.profile = options.profile;
   program.microbatches = options.microbatches;
+  program.threads = options.threads;
   program.job = options.job;
   return program;
 }

@@ -42,6 +42,8 @@ constexpr const char *kUsage =
     "  --repeat N                timed runs after the first (default 0)\n"
     "  --microbatches M          microbatches per run, stacked on the first "
     "axis\n"
+    "  --threads N               threads of the code's parallel loops "
+    "(default 1)\n"
     "  --transfer-timeout S      under mpirun: seconds a transfer may wait "
     "(default 60)\n"
     "  --report FILE.json        write a JSON report here\n";
@@ -95,7 +97,7 @@ bool parseArguments(int argc, char **argv, LaunchOptions &options,
     static const char *const kFlags[] = {
         "--input",        "--seed",   "--output-dir",   "--profile",
         "--profile-kind", "--repeat", "--microbatches", "--transfer-timeout",
-        "--report"};
+        "--report",       "--threads"};
     bool known = false;
     for (const char *name : kFlags)
       known |= flag == name;
@@ -138,6 +140,12 @@ bool parseArguments(int argc, char **argv, LaunchOptions &options,
       // 0 and negative values get the launch's own message.
       char *end = nullptr;
       options.microbatches = std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0')
+        return badNumber();
+    } else if (flag == "--threads") {
+      // Values out of range get the program's own message.
+      char *end = nullptr;
+      options.threads = std::strtoll(value.c_str(), &end, 10);
       if (value.empty() || *end != '\0')
         return badNumber();
     } else if (flag == "--transfer-timeout") {

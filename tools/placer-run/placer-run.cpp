@@ -71,6 +71,11 @@ struct Options {
       "repeat",
       cl::desc("Timed runs after the first (a run: every microbatch once)"),
       cl::init(0)};
+  cl::opt<int64_t> threads{
+      "threads",
+      cl::desc("Threads of the code's parallel loops (the images of a "
+               "batch); under mpirun, per rank"),
+      cl::init(1)};
   cl::opt<int64_t> microbatches{
       "microbatches",
       cl::desc("Microbatches per run: inputs hold them stacked on the first "
@@ -124,6 +129,7 @@ llvm::Expected<LaunchOptions> getLaunchOptions(const Options &options) {
   launch.report = options.report;
   launch.repeat = options.repeat;
   launch.microbatches = options.microbatches;
+  launch.threads = options.threads;
   launch.transferTimeout = options.transferTimeout;
   std::string message;
   std::vector<std::string> inputs(options.inputs.begin(), options.inputs.end());
@@ -139,6 +145,7 @@ SessionOptions getSessionOptions(const Options &options, MpiJob *job) {
   SessionOptions sessionOptions;
   sessionOptions.profile = !options.profile.empty();
   sessionOptions.microbatches = options.microbatches;
+  sessionOptions.threads = options.threads;
   sessionOptions.transfers = options.transfers;
   sessionOptions.cacheDir = options.cacheDir;
   sessionOptions.job = job;
@@ -268,6 +275,10 @@ llvm::Error runTool(const Options &options, MpiJob *job, int argc,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // A library linked in registers an undocumented `threads` option of its
+  // own; --threads is placer-run's (the code's parallel loops).
+  if (cl::Option *taken = cl::getRegisteredOptions().lookup("threads"))
+    taken->removeArgument();
   Options options;
   cl::ParseCommandLineOptions(
       argc, argv,

@@ -112,10 +112,15 @@ public:
                         const std::vector<const TensorSpec *> &specs);
   /// Calls the entry on bound arguments.
   void run(Arguments &arguments) const { invoke(arguments.pointers.data()); }
+  /// The threads the code's parallel loops (OpenMP: a batch's images) use;
+  /// code without parallel loops runs on one whatever this says. Returns
+  /// whether the code has parallel loops.
+  bool setThreads(int threads) const;
 
 private:
   using Invoke = void (*)(void **);
   Invoke invoke = nullptr;
+  void *handle = nullptr;
 };
 
 } // namespace placer::runtime

@@ -32,6 +32,7 @@ struct LaunchOptions {
   std::string outputDir, profile, profileKind = "cpu", report;
   unsigned repeat = 0;
   int64_t microbatches = 1;
+  int64_t threads = 1;
   double transferTimeout = 60.0;
 };
 

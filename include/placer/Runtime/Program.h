@@ -103,6 +103,8 @@ struct ProgramOptions {
   /// Microbatches per run: inputs and outputs hold them stacked on the
   /// first axis.
   int64_t microbatches = 1;
+  /// Threads of the code's parallel loops (the images of a batch).
+  int64_t threads = 1;
   /// The MPI job this process is a rank of, when it runs one stage of a
   /// split program; null: the program runs whole here. Must outlive the
   /// program.

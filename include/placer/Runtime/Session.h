@@ -40,6 +40,8 @@ struct SessionOptions {
   /// Microbatches per run: inputs and outputs hold them stacked on the
   /// first axis.
   int64_t microbatches = 1;
+  /// Threads of the code's parallel loops (ProgramOptions::threads).
+  int64_t threads = 1;
   /// Under a distributed MpiJob: pipelined (non-blocking, double-buffered)
   /// or blocking (upstream mpi.send/recv) transfers.
   std::string transfers = "pipelined";
