@@ -26,11 +26,15 @@ static constexpr llvm::StringLiteral kBufferizePipeline =
     "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},"
     "buffer-deallocation-pipeline";
 
-static constexpr llvm::StringLiteral kLowerToLLVMPipeline =
-    "func.func(convert-linalg-to-loops),"
+// The batch loops (scf.forall) as OpenMP parallel loops. The canonicalizer
+// inlines the memref.alloca_scope that convert-scf-to-openmp wraps each body
+// in, whose single-block region convert-scf-to-cf would otherwise break.
+static constexpr llvm::StringLiteral kParallelLoopsPipeline =
     "func.func(scf-forall-to-parallel),"
     "convert-scf-to-openmp,"
-    "canonicalize,"
+    "canonicalize";
+
+static constexpr llvm::StringLiteral kLowerToLLVMPipeline =
     "convert-vector-to-scf{full-unroll},"
     "convert-bufferization-to-memref,"
     "expand-strided-metadata,"
@@ -57,13 +61,21 @@ static llvm::Error addTextualPipeline(OpPassManager &pm,
 
 llvm::Error
 placer::buildLowerToLLVMPipeline(OpPassManager &pm,
-                                 const LowerDistToMPIOptions &transfers) {
+                                 const LowerDistToMPIOptions &transfers,
+                                 bool parallelLoops) {
   pm.addNestedPass<func::FuncOp>(createTileAndVectorize());
   pm.addNestedPass<func::FuncOp>(
       createApproximateMath(ApproximateMathOptions{{"tanh", "erf"}}));
   if (llvm::Error error = addTextualPipeline(pm, kBufferizePipeline))
     return error;
   pm.addPass(createLowerDistToMPI(transfers));
+  if (llvm::Error error =
+          addTextualPipeline(pm, "func.func(convert-linalg-to-loops)"))
+    return error;
+  // Without it, convert-scf-to-cf runs the batch loops in order.
+  if (parallelLoops)
+    if (llvm::Error error = addTextualPipeline(pm, kParallelLoopsPipeline))
+      return error;
   return addTextualPipeline(pm, kLowerToLLVMPipeline);
 }
 

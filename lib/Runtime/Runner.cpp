@@ -334,7 +334,10 @@ placer::runtime::lowerForExecution(ModuleOp module,
   } else {
     LowerDistToMPIOptions transfers;
     transfers.transfers = options.transfers;
-    if (llvm::Error error = buildLowerToLLVMPipeline(llvmPm, transfers))
+    // Code for a GPU machine (its CPU stages) runs where LLVM's libomp may
+    // not be installed: its batch loops stay sequential.
+    if (llvm::Error error = buildLowerToLLVMPipeline(
+            llvmPm, transfers, /*parallelLoops=*/options.target == "cpu"))
       return std::move(error);
   }
   if (failed(llvmPm.run(module)))

@@ -38,9 +38,13 @@ inline constexpr llvm::StringLiteral kWeightAttrName = graph::attrs::kWeight;
 /// deallocation as `transfers` says. The upstream passes are named by
 /// their registered arguments: an error says so when they are not
 /// registered (placer::registerAllPasses does it).
+/// With `parallelLoops`, the batch loops (scf.forall) become OpenMP
+/// parallel loops (the code then links LLVM's libomp); without, sequential
+/// loops (code for machines without libomp: a GPU split's CPU stages).
 llvm::Error buildLowerToLLVMPipeline(
     mlir::OpPassManager &pm,
-    const LowerDistToMPIOptions &transfers = LowerDistToMPIOptions());
+    const LowerDistToMPIOptions &transfers = LowerDistToMPIOptions(),
+    bool parallelLoops = true);
 
 /// Where GPU code goes: the NVIDIA chip (`sm_90`), PTX features (empty:
 /// +ptx80, which sm_90 needs) and whether library calls may use TF32.
