@@ -65,15 +65,19 @@ std::optional<Executable> Executable::load(const std::string &path,
   return executable;
 }
 
-bool Executable::setThreads(int threads) const {
+int Executable::setThreads(int threads) const {
   // The program's own dependencies (dlsym on its handle): libomp when its
   // lowering made parallel loops.
   using SetThreads = void (*)(int);
+  using GetThreads = int (*)();
   auto set = reinterpret_cast<SetThreads>(
       handle ? ::dlsym(handle, "omp_set_num_threads") : nullptr);
-  if (set)
-    set(threads);
-  return set != nullptr;
+  auto get = reinterpret_cast<GetThreads>(
+      handle ? ::dlsym(handle, "omp_get_max_threads") : nullptr);
+  if (!set || !get)
+    return 1;
+  set(threads);
+  return get();
 }
 
 Executable::Arguments

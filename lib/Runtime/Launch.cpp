@@ -407,7 +407,7 @@ bool placer::runtime::runLaunch(const Launch &launch,
       {"cached", launch.cached},
       {"compile_seconds", launch.compileSeconds},
       {"microbatches", options.microbatches},
-      {"threads", options.threads},
+      {"threads", int64_t(program.getThreads())},
       {"outputs", describeOutputs(launch.shape, options, distributed)}};
   addTimes(report, times, samples, prediction);
   if (distributed) {

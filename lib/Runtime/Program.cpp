@@ -233,7 +233,8 @@ std::unique_ptr<Program> Program::create(LoweredModule module,
     return nullptr;
   std::unique_ptr<Program> program(
       new Program(std::move(module), std::move(executable), options));
-  program->executable.setThreads(static_cast<int>(options.threads));
+  program->threads =
+      program->executable.setThreads(static_cast<int>(options.threads));
   if (program->hasDynamicDims() && options.microbatches > 1) {
     error = "'" + program->getFunction() +
             "' has dynamic dims: it runs one batch of any size per call, "

@@ -112,10 +112,10 @@ public:
                         const std::vector<const TensorSpec *> &specs);
   /// Calls the entry on bound arguments.
   void run(Arguments &arguments) const { invoke(arguments.pointers.data()); }
-  /// The threads the code's parallel loops (OpenMP: a batch's images) use;
-  /// code without parallel loops runs on one whatever this says. Returns
-  /// whether the code has parallel loops.
-  bool setThreads(int threads) const;
+  /// The threads the code's parallel loops (OpenMP: a batch's images) use.
+  /// Returns the team size now in effect: 1 for code without parallel
+  /// loops, whatever was asked.
+  int setThreads(int threads) const;
 
 private:
   using Invoke = void (*)(void **);

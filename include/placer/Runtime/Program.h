@@ -136,6 +136,9 @@ public:
   const ProgramOptions &getOptions() const { return options; }
   const std::string &getTransfers() const { return module.transfers; }
   int64_t getMicrobatches() const { return options.microbatches; }
+  /// The threads the code's parallel loops run on: ProgramOptions::threads,
+  /// or 1 for code without parallel loops.
+  int getThreads() const { return threads; }
   /// The entry's inputs and outputs (for one microbatch): with dynamic
   /// dims, the sizes the last setInputShapes or bind gave them (-1 before).
   const std::vector<TensorSpec> &getInputs() const { return inputs; }
@@ -191,6 +194,7 @@ private:
   ProgramOptions options;
   /// module.inputs and outputs with this run's sizes for dynamic dims.
   std::vector<TensorSpec> inputs, outputs;
+  int threads = 1;
   /// One bound call per microbatch (weights are shared).
   std::vector<Executable::Arguments> calls;
   std::vector<uint8_t *> boundOutputs;
