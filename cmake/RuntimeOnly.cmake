@@ -18,4 +18,7 @@ set(CMAKE_ARCHIVE_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/lib)
 
 add_subdirectory(lib/Runtime)
 add_subdirectory(tools/placer-run)
+# The GPU tests (ctest -L gpu): what a GPU machine runs (scripts/gpu-check.sh).
+enable_testing()
+add_subdirectory(test/Runtime/Gpu)
 install(TARGETS placer_rt LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -1,5 +1,6 @@
 //===- Artifact.cpp - A compiled program as a folder ----------------------===//
 #include "placer/Runtime/Artifact.h"
+#include "placer/Runtime/GpuRuntime.h"
 
 #include "placer/Runtime/PlainJson.h"
 
@@ -545,12 +546,15 @@ placer::runtime::loadArtifact(const std::string &dir, std::string &error) {
   std::optional<Manifest> manifest = parseManifest(text, manifestPath, error);
   if (!manifest)
     return std::nullopt;
-  if (manifest->deviceKind != "cpu") {
-    // Its code calls a GPU runtime this process has not loaded.
-    error = manifestPath + ": device_kind: the code is for a " +
-            manifest->deviceKind + " (" + manifest->gpuChip +
-            "), and this runtime runs CPU code";
-    return std::nullopt;
+  if (manifest->deviceKind == "gpu") {
+    // Its code calls the CUDA runtime, which must be loaded (globally)
+    // before it, on a GPU that runs its PTX.
+    GpuRuntime *gpu = GpuRuntime::get(error);
+    if (!gpu || !gpu->canRun(manifest->gpuChip, error)) {
+      error = manifestPath + ": device_kind: the code is for a gpu (" +
+              manifest->gpuChip + "): " + error;
+      return std::nullopt;
+    }
   }
   LoadedArtifact artifact;
   artifact.manifest = std::move(*manifest);

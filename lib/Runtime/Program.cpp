@@ -4,6 +4,7 @@
 
 #include "placer/Runtime/Artifact.h"
 #include "placer/Runtime/DistHooks.h"
+#include "placer/Runtime/GpuRuntime.h"
 #include "placer/Runtime/ProfileHooks.h"
 
 #include <algorithm>
@@ -235,6 +236,8 @@ std::unique_ptr<Program> Program::create(LoweredModule module,
       new Program(std::move(module), std::move(executable), options));
   program->threads =
       program->executable.setThreads(static_cast<int>(options.threads));
+  if (!program->placeWeights(error))
+    return nullptr;
   if (program->hasDynamicDims() && options.microbatches > 1) {
     error = "'" + program->getFunction() +
             "' has dynamic dims: it runs one batch of any size per call, "
@@ -242,6 +245,32 @@ std::unique_ptr<Program> Program::create(LoweredModule module,
     return nullptr;
   }
   return program;
+}
+
+bool Program::placeWeights(std::string &error) {
+  if (module.gpuChip.empty()) {
+    for (Buffer &weight : module.weightData)
+      weightPointers.push_back(weight.data());
+    return true;
+  }
+  // GPU code takes its weights in device memory: uploaded once, here, so
+  // that a run copies only its inputs and outputs.
+  gpu = GpuRuntime::get(error);
+  if (!gpu)
+    return false;
+  for (size_t i = 0; i < module.weightData.size(); ++i) {
+    const Buffer &weight = module.weightData[i];
+    GpuRuntime::DevicePointer pointer =
+        gpu->upload(weight.data(), weight.size(), error);
+    if (!pointer) {
+      error = "weight '" + module.weights[i].name + "': " + error;
+      return false;
+    }
+    weightPointers.push_back(static_cast<uint8_t *>(pointer.get()));
+    deviceWeights.push_back(std::move(pointer));
+  }
+  module.weightData.clear();
+  return true;
 }
 
 static std::string describeStage(int64_t stage, const char *whole) {
@@ -281,6 +310,8 @@ std::unique_ptr<Program> Program::open(const std::string &dir,
   module.weightData = std::move(artifact->weights);
   module.profileNodes = manifest.profileNodes;
   module.transfers = manifest.transfers;
+  module.gpuChip = manifest.gpuChip;
+  module.tf32 = manifest.mathMode == "tf32";
   return create(std::move(module), std::move(artifact->executable), options,
                 error);
 }
@@ -383,8 +414,7 @@ bool Program::bind(const std::vector<HostTensor> &inputs,
     std::vector<uint8_t *> data;
     for (size_t i = 0; i < inputs.size(); ++i)
       data.push_back(slice(inputs[i], this->inputs[i], m));
-    for (Buffer &weight : module.weightData)
-      data.push_back(weight.data());
+    data.insert(data.end(), weightPointers.begin(), weightPointers.end());
     for (size_t i = 0; i < outputs.size(); ++i)
       data.push_back(slice(outputs[i], this->outputs[i], m));
     calls.push_back(Executable::bind(data, specs));
@@ -424,6 +454,13 @@ std::optional<std::pair<double, double>> Program::runOnce(std::string &error) {
       placer_dist_set_microbatch(m);
     }
     executable.run(calls[m]);
+    // GPU code cannot return an error: the CUDA runtime records it.
+    if (gpu && gpu->takeError(error)) {
+      error = "'" + module.function + "' on the GPU: " + error;
+      if (distributed)
+        placer_dist_end();
+      return std::nullopt;
+    }
   }
   if (distributed)
     placer_dist_end();

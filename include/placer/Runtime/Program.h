@@ -16,6 +16,7 @@
 #define PLACER_RUNTIME_PROGRAM_H
 
 #include "placer/Runtime/Executable.h"
+#include "placer/Runtime/GpuRuntime.h"
 
 #include <array>
 #include <map>
@@ -198,6 +199,12 @@ private:
   /// One bound call per microbatch (weights are shared).
   std::vector<Executable::Arguments> calls;
   std::vector<uint8_t *> boundOutputs;
+  /// The weights as the code takes them: host buffers, or for GPU code
+  /// their copies in device memory.
+  std::vector<uint8_t *> weightPointers;
+  GpuRuntime *gpu = nullptr;
+  std::vector<GpuRuntime::DevicePointer> deviceWeights;
+  bool placeWeights(std::string &error);
   /// The compiled program's profile counters and transfers are process
   /// state: one run at a time.
   std::mutex running;

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""The GPU benchmark, on the GPU machine (scripts/gpu-check.sh runs it).
+
+    run.py --run RUNTIME/bin/placer-run --prepared DIR --out OUT [--repeat 30]
+
+For each model DIR/models/NAME (benchmarks/gpu/prepare.py): writes the
+artifact's weights.bin from the formulas (models.py) and extra.bin, runs it
+with placer-run (median seconds per run after a warm-up: the program
+copies its input to the GPU and its output back), builds the same model in
+PyTorch on the GPU (TF32 off in both, cuDNN benchmark mode) and times it
+with CUDA events, median of `repeat` after 8 warm-ups, with the input on the
+GPU already and, for comparison, with the copies in and out too. Writes
+OUT/gpu-results.json and prints a table.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import models  # noqa: E402
+
+
+def write_weights(artifact):
+    recipe = json.load(open(os.path.join(artifact, "weights.json")))
+    extra = open(os.path.join(artifact, "extra.bin"), "rb").read()
+    data = bytearray(recipe["weights_bytes"])
+    for w in recipe["weights"]:
+        if "formula" in w:
+            spec_shape = None
+            value = None
+            # The manifest has the shape; the formula needs it.
+            manifest = json.load(open(os.path.join(artifact, "manifest.json")))
+            for spec in manifest["weights"]:
+                if spec["name"] == w["name"]:
+                    spec_shape = tuple(spec["shape"])
+            value = models.tensor_value(w["formula"], spec_shape).tobytes()
+        else:
+            value = extra[w["extra"]:w["extra"] + w["bytes"]]
+        data[w["offset"]:w["offset"] + w["bytes"]] = value
+    open(os.path.join(artifact, "weights.bin"), "wb").write(bytes(data))
+
+
+def time_cuda(fn, repeat):
+    for _ in range(8):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repeat):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / 1e3)
+    return float(np.median(times))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--run", required=True)
+    parser.add_argument("--prepared", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--models", default="")
+    args = parser.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cudnn.benchmark = True
+    device = torch.cuda.get_device_name(0)
+    results = {"device": device, "torch": torch.__version__, "models": {}}
+    names = [n for n in (args.models.split(",") if args.models else sorted(os.listdir(os.path.join(args.prepared, "models"))))]
+    for name in names:
+        folder = os.path.join(args.prepared, "models", name)
+        artifact = os.path.join(folder, "artifact")
+        base, _, variant = name.partition("-")
+        entry = {}
+        try:
+            stages = sorted(d for d in os.listdir(artifact) if d.startswith("stage-")) or [""]
+            for stage in stages:
+                write_weights(os.path.join(artifact, stage))
+            model, input_name, x = models.build(base)
+            x_path = os.path.join(folder, "input.npy")
+            np.save(x_path, x.numpy())
+            out_dir = os.path.join(folder, "out")
+            report = os.path.join(folder, "report.json")
+            command = [args.run, artifact, "--input", "%s=%s" % (input_name, x_path),
+                       "--output-dir", out_dir, "--report", report]
+            if variant == "profile":
+                # Per-node GPU times, as --placer-estimate-costs reads them.
+                command += ["--profile", os.path.join(args.out, name + ".json"),
+                            "--profile-kind", "gpu", "--repeat", "5"]
+            elif variant == "split":
+                command = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-n",
+                           str(len(stages))] + command + ["--repeat", "5"]
+            else:
+                command += ["--repeat", str(args.repeat)]
+            start = time.time()
+            proc = subprocess.run(command, capture_output=True, text=True)
+            entry["output"] = (proc.stdout + proc.stderr)[-3000:]
+            entry["placer_wall_seconds"] = time.time() - start
+            if proc.returncode:
+                entry["error"] = (proc.stdout + proc.stderr)[-2000:]
+                raise RuntimeError(entry["error"])
+            rep = json.load(open(report))
+            entry["report"] = rep
+            if variant == "profile":
+                results["models"][name] = entry
+                continue
+            entry["placer_seconds"] = rep["seconds_per_run"]["median"]
+            got = np.load(os.path.join(out_dir, "logits.npy"))
+            model = model.cuda()
+            xg = x.cuda()
+            with torch.no_grad():
+                want = model(xg).float().cpu().numpy()
+                entry["torch_seconds"] = time_cuda(lambda: model(xg), args.repeat)
+                entry["torch_with_copies_seconds"] = time_cuda(lambda: model(x.cuda()).cpu(), args.repeat)
+            scale = float(np.abs(want).max())
+            entry["max_rel_error"] = float(np.abs(got.astype(np.float64) - want).max() / scale)
+            entry["ratio"] = entry["placer_seconds"] / entry["torch_seconds"]
+            entry["ratio_with_copies"] = entry["placer_seconds"] / entry["torch_with_copies_seconds"]
+            del model, xg
+            torch.cuda.empty_cache()
+        except Exception as e:  # one model's failure must not hide the others'
+            entry.setdefault("error", repr(e)[-2000:])
+        results["models"][name] = entry
+        print(name, json.dumps(entry), flush=True)
+    os.makedirs(args.out, exist_ok=True)
+    json.dump(results, open(os.path.join(args.out, "gpu-results.json"), "w"), indent=1)
+    print("\n%s, PyTorch %s, fp32 (TF32 off)" % (device, torch.__version__))
+    print("| model | placer-run | PyTorch eager | ratio | PyTorch with copies | ratio | max rel error |")
+    print("|---|---|---|---|---|---|---|")
+    for name, e in results["models"].items():
+        if "error" in e:
+            print("| %s | error: %s |" % (name, e["error"].splitlines()[-1] if e["error"] else ""))
+            continue
+        if "placer_seconds" not in e:
+            print("| %s | profiled: %s |" % (name, os.path.join(args.out, name + ".json")))
+            continue
+        print("| %s | %.2f ms | %.2f ms | %.2fx | %.2f ms | %.2fx | %.1e |" % (
+            name, e["placer_seconds"] * 1e3, e["torch_seconds"] * 1e3, e["ratio"],
+            e["torch_with_copies_seconds"] * 1e3, e["ratio_with_copies"], e["max_rel_error"]))
+
+
+if __name__ == "__main__":
+    main()

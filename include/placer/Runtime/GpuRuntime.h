@@ -1,0 +1,59 @@
+//===- GpuRuntime.h - Running GPU code from the host -------------*- C++ -*-===//
+//
+// Plain C++ (no LLVM, no MLIR, no CUDA): the host's side of GPU artifacts.
+// The CUDA runtime library (libplacer_cuda_rt, CudaRuntime.h) is loaded
+// from beside libplacer_rt, into the global namespace so that a GPU
+// program's mgpu* and placer_gpu_* references bind to it; weights are
+// uploaded once, and errors the code met are taken after each run.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLACER_RUNTIME_GPURUNTIME_H
+#define PLACER_RUNTIME_GPURUNTIME_H
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace placer::runtime {
+
+class GpuRuntime {
+public:
+  /// The process's runtime, loaded and its GPU opened on the first call;
+  /// null when either fails, `error` saying why (the library is missing,
+  /// no CUDA driver, no GPU).
+  static GpuRuntime *get(std::string &error);
+
+  const std::string &getDeviceName() const { return deviceName; }
+  /// "sm_90" for compute capability 9.0.
+  std::string getChip() const;
+  /// Whether code compiled for `chip` (sm_NN) runs here: its PTX is
+  /// JIT-compiled, so any chip up to this one's. False, with the reason,
+  /// otherwise.
+  bool canRun(const std::string &chip, std::string &error) const;
+
+  /// Device memory holding `bytes` bytes of `host`, freed with the pointer.
+  struct Free {
+    const GpuRuntime *runtime;
+    void operator()(void *device) const;
+  };
+  using DevicePointer = std::unique_ptr<void, Free>;
+  DevicePointer upload(const void *host, size_t bytes,
+                       std::string &error) const;
+  /// The first error GPU code met since the last call (false if none).
+  bool takeError(std::string &error) const;
+
+private:
+  GpuRuntime() = default;
+  std::string deviceName;
+  int computeCapability = 0;
+  using Upload = void *(*)(const void *, size_t);
+  using Release = void (*)(void *);
+  using TakeError = int (*)(char *, size_t);
+  Upload uploadFn = nullptr;
+  Release freeFn = nullptr;
+  TakeError takeErrorFn = nullptr;
+};
+
+} // namespace placer::runtime
+
+#endif // PLACER_RUNTIME_GPURUNTIME_H

@@ -1,0 +1,435 @@
+//===- CudaRuntime.cpp - mgpu* over the CUDA driver API -------------------===//
+//
+// The functions upstream MLIR's GPU-to-LLVM lowering calls (the ones its
+// CudaRuntimeWrappers.cpp defines for mlir-runner), over the driver API
+// loaded at run time, plus the host interface of CudaRuntime.h. Differences
+// from upstream's wrappers, each for the compiled programs' sake: errors
+// are recorded, not fatal (CudaRuntime.h); device memory comes from the
+// driver's stream-ordered pool, kept between runs, since every run
+// allocates each intermediate afresh; streams are reused; unloading at
+// process exit ignores a driver that is gone already.
+//
+//===----------------------------------------------------------------------===//
+#include "placer/Runtime/CudaRuntime.h"
+
+#include "Device.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+using namespace placer::cuda;
+
+//===----------------------------------------------------------------------===//
+// The device and the recorded error
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Process state, never destroyed: programs' destructors unload their
+/// modules at exit, after static objects here would be gone.
+struct State {
+  std::mutex mutex;
+  std::string error;
+  std::atomic<bool> failed{false};
+  std::once_flag opened;
+  Device device;
+  bool ready = false;
+  std::string openError;
+  std::vector<CUstream> freeStreams;
+};
+
+State &getState() {
+  static State *state = new State;
+  return *state;
+}
+
+std::string driverMessage(const DriverApi &driver, CUresult result) {
+  const char *text = nullptr;
+  if (driver.cuGetErrorString(result, &text) != CUDA_SUCCESS || !text)
+    return "CUDA error " + std::to_string(result);
+  return text;
+}
+
+/// Opens device 0 and its primary context; the pool keeps freed memory
+/// (the default threshold hands it back to the driver at every
+/// synchronization, and each run allocates afresh).
+bool openOnce(State &state) {
+  std::string &error = state.openError;
+  const DriverApi *driver = loadDriver(error);
+  if (!driver) {
+    error = "no CUDA driver: " + error;
+    return false;
+  }
+  Device &d = state.device;
+  d.driver = driver;
+  auto call = [&](CUresult result, const char *what) {
+    if (result == CUDA_SUCCESS)
+      return true;
+    error = std::string(what) + ": " + driverMessage(*driver, result);
+    return false;
+  };
+  int count = 0;
+  if (!call(driver->cuInit(0), "initializing the CUDA driver") ||
+      !call(driver->cuDeviceGetCount(&count), "counting GPUs"))
+    return false;
+  if (count == 0) {
+    error = "the CUDA driver sees no GPU";
+    return false;
+  }
+  char name[256] = {0};
+  int major = 0, minor = 0;
+  if (!call(driver->cuDeviceGet(&d.device, 0), "opening GPU 0") ||
+      !call(driver->cuDeviceGetName(name, sizeof(name) - 1, d.device),
+            "reading the GPU's name") ||
+      !call(driver->cuDeviceGetAttribute(
+                &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d.device),
+            "reading the compute capability") ||
+      !call(driver->cuDeviceGetAttribute(
+                &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d.device),
+            "reading the compute capability") ||
+      !call(driver->cuDevicePrimaryCtxRetain(&d.context, d.device),
+            "creating the GPU's context") ||
+      !call(driver->cuCtxSetCurrent(d.context), "using the GPU's context"))
+    return false;
+  d.name = name;
+  d.computeCapability = major * 10 + minor;
+  CUmemoryPool pool = nullptr;
+  uint64_t keepAll = UINT64_MAX;
+  if (!call(driver->cuDeviceGetDefaultMemPool(&pool, d.device),
+            "reading the GPU's memory pool") ||
+      !call(driver->cuMemPoolSetAttribute(
+                pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keepAll),
+            "configuring the GPU's memory pool") ||
+      !call(driver->cuStreamCreate(&d.libraryStream, CU_STREAM_NON_BLOCKING),
+            "creating a stream"))
+    return false;
+  return true;
+}
+
+thread_local bool contextCurrent = false;
+
+} // namespace
+
+const Device *placer::cuda::openDevice(std::string &error) {
+  State &state = getState();
+  std::call_once(state.opened, [&] { state.ready = openOnce(state); });
+  if (!state.ready) {
+    error = state.openError;
+    fail(error);
+    return nullptr;
+  }
+  // The primary context is current on the thread that opened it; any other
+  // thread (a host's worker) makes it current once.
+  if (!contextCurrent) {
+    const Device &d = state.device;
+    CUresult result = d.driver->cuCtxSetCurrent(d.context);
+    if (result != CUDA_SUCCESS) {
+      error = "using the GPU's context: " + driverMessage(*d.driver, result);
+      fail(error);
+      return nullptr;
+    }
+    contextCurrent = true;
+  }
+  return &state.device;
+}
+
+const Device *placer::cuda::getDevice() {
+  if (failed())
+    return nullptr;
+  std::string error;
+  return openDevice(error);
+}
+
+void placer::cuda::fail(const std::string &message) {
+  State &state = getState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (state.failed)
+    return;
+  state.error = message;
+  state.failed = true;
+}
+
+bool placer::cuda::failed() { return getState().failed; }
+
+bool placer::cuda::check(const Device &device, CUresult result,
+                         const char *what) {
+  if (result == CUDA_SUCCESS)
+    return true;
+  fail(std::string(what) + ": " + driverMessage(*device.driver, result));
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// The host interface (CudaRuntime.h)
+//===----------------------------------------------------------------------===//
+
+static void copyMessage(const std::string &text, char *message, size_t size) {
+  if (!message || size == 0)
+    return;
+  size_t n = std::min(text.size(), size - 1);
+  std::memcpy(message, text.data(), n);
+  message[n] = '\0';
+}
+
+extern "C" int placer_cuda_open(char *message, size_t size) {
+  std::string error;
+  if (openDevice(error))
+    return 0;
+  copyMessage(error, message, size);
+  return -1;
+}
+
+extern "C" const char *placer_cuda_device_name(void) {
+  State &state = getState();
+  return state.ready ? state.device.name.c_str() : "";
+}
+
+extern "C" int placer_cuda_compute_capability(void) {
+  State &state = getState();
+  return state.ready ? state.device.computeCapability : 0;
+}
+
+extern "C" void *placer_cuda_upload(const void *host, size_t bytes) {
+  const Device *d = getDevice();
+  if (!d)
+    return nullptr;
+  CUdeviceptr pointer = 0;
+  if (!check(*d, d->driver->cuMemAlloc_v2(&pointer, std::max<size_t>(bytes, 1)),
+             "allocating GPU memory for a weight") ||
+      !check(*d,
+             d->driver->cuMemcpy(pointer, reinterpret_cast<CUdeviceptr>(host),
+                                 bytes),
+             "copying a weight to the GPU"))
+    return nullptr;
+  return reinterpret_cast<void *>(pointer);
+}
+
+extern "C" void placer_cuda_free(void *device) {
+  State &state = getState();
+  // After a failure too: the memory is the host's to give back.
+  if (device && state.ready)
+    (void)state.device.driver->cuMemFree_v2(
+        reinterpret_cast<CUdeviceptr>(device));
+}
+
+extern "C" void placer_cuda_synchronize(void) {
+  if (const Device *d = getDevice())
+    check(*d, d->driver->cuCtxSynchronize(), "running GPU code");
+}
+
+extern "C" int placer_cuda_take_error(char *message, size_t size) {
+  State &state = getState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (!state.failed)
+    return 0;
+  copyMessage(state.error, message, size);
+  state.error.clear();
+  state.failed = false;
+  return 1;
+}
+
+//===----------------------------------------------------------------------===//
+// The mgpu* functions compiled GPU code calls
+//===----------------------------------------------------------------------===//
+
+static CUdeviceptr toDevice(void *pointer) {
+  return reinterpret_cast<CUdeviceptr>(pointer);
+}
+
+extern "C" {
+
+void *mgpuModuleLoadJIT(void *data, int optLevel) {
+  const Device *d = getDevice();
+  if (!d)
+    return nullptr;
+  char log[4096] = {0};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_OPTIMIZATION_LEVEL};
+  void *values[] = {log, reinterpret_cast<void *>(sizeof(log) - 1),
+                    reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
+  CUmodule module = nullptr;
+  CUresult result =
+      d->driver->cuModuleLoadDataEx(&module, data, 3, options, values);
+  if (result != CUDA_SUCCESS) {
+    fail("compiling a kernel's PTX for " + d->name + ": " +
+         driverMessage(*d->driver, result) + (log[0] ? ": " : "") + log);
+    return nullptr;
+  }
+  return module;
+}
+
+void *mgpuModuleLoad(void *data, size_t /*size*/) {
+  const Device *d = getDevice();
+  CUmodule module = nullptr;
+  if (d && check(*d, d->driver->cuModuleLoadDataEx(&module, data, 0, nullptr,
+                                                   nullptr),
+                 "loading a kernel module"))
+    return module;
+  return nullptr;
+}
+
+void mgpuModuleUnload(void *module) {
+  // Called by a program's destructors, at exit too, when the driver may be
+  // gone: nothing to report then.
+  State &state = getState();
+  if (module && state.ready)
+    (void)state.device.driver->cuModuleUnload(static_cast<CUmodule>(module));
+}
+
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  const Device *d = getDevice();
+  CUfunction function = nullptr;
+  if (d && module &&
+      check(*d,
+            d->driver->cuModuleGetFunction(&function,
+                                           static_cast<CUmodule>(module), name),
+            "finding a kernel"))
+    return function;
+  return nullptr;
+}
+
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t smem, void *stream,
+                      void **params, void **extra, size_t /*paramsCount*/) {
+  const Device *d = getDevice();
+  if (!d || !function)
+    return;
+  check(*d,
+        d->driver->cuLaunchKernel(
+            static_cast<CUfunction>(function), gridX, gridY, gridZ, blockX,
+            blockY, blockZ, smem, static_cast<CUstream>(stream), params, extra),
+        "launching a kernel");
+}
+
+void *mgpuStreamCreate() {
+  const Device *d = getDevice();
+  if (!d)
+    return nullptr;
+  {
+    State &state = getState();
+    std::lock_guard<std::mutex> lock(state.mutex);
+    if (!state.freeStreams.empty()) {
+      CUstream stream = state.freeStreams.back();
+      state.freeStreams.pop_back();
+      return stream;
+    }
+  }
+  CUstream stream = nullptr;
+  check(*d, d->driver->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
+        "creating a stream");
+  return stream;
+}
+
+void mgpuStreamDestroy(void *stream) {
+  // The code destroys a stream once it has waited for it: the next region
+  // takes it again instead of creating one.
+  if (!stream)
+    return;
+  State &state = getState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  state.freeStreams.push_back(static_cast<CUstream>(stream));
+}
+
+void mgpuStreamSynchronize(void *stream) {
+  if (const Device *d = getDevice())
+    check(*d, d->driver->cuStreamSynchronize(static_cast<CUstream>(stream)),
+          "running GPU kernels");
+}
+
+void mgpuStreamWaitEvent(void *stream, void *event) {
+  if (const Device *d = getDevice())
+    check(*d,
+          d->driver->cuStreamWaitEvent(static_cast<CUstream>(stream),
+                                       static_cast<CUevent>(event), 0),
+          "ordering GPU streams");
+}
+
+void *mgpuEventCreate() {
+  const Device *d = getDevice();
+  CUevent event = nullptr;
+  if (d)
+    check(*d, d->driver->cuEventCreate(&event, CU_EVENT_DISABLE_TIMING),
+          "creating an event");
+  return event;
+}
+
+void mgpuEventDestroy(void *event) {
+  if (const Device *d = getDevice())
+    check(*d, d->driver->cuEventDestroy_v2(static_cast<CUevent>(event)),
+          "destroying an event");
+}
+
+void mgpuEventSynchronize(void *event) {
+  if (const Device *d = getDevice())
+    check(*d, d->driver->cuEventSynchronize(static_cast<CUevent>(event)),
+          "running GPU kernels");
+}
+
+void mgpuEventRecord(void *event, void *stream) {
+  if (const Device *d = getDevice())
+    check(*d,
+          d->driver->cuEventRecord(static_cast<CUevent>(event),
+                                   static_cast<CUstream>(stream)),
+          "recording an event");
+}
+
+void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared) {
+  const Device *d = getDevice();
+  if (!d || sizeBytes == 0)
+    return nullptr;
+  if (isHostShared) {
+    // Managed memory can hang a GPU when oversubscribed; the lowering
+    // never asks for it.
+    fail("host-shared GPU memory (gpu.alloc host_shared) is not supported");
+    return nullptr;
+  }
+  CUdeviceptr pointer = 0;
+  check(*d,
+        d->driver->cuMemAllocAsync(&pointer, sizeBytes,
+                                   static_cast<CUstream>(stream)),
+        "allocating GPU memory");
+  return reinterpret_cast<void *>(pointer);
+}
+
+void mgpuMemFree(void *pointer, void *stream) {
+  const Device *d = getDevice();
+  if (d && pointer)
+    check(*d,
+          d->driver->cuMemFreeAsync(toDevice(pointer),
+                                    static_cast<CUstream>(stream)),
+          "freeing GPU memory");
+}
+
+void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
+  const Device *d = getDevice();
+  if (d && sizeBytes)
+    check(*d,
+          d->driver->cuMemcpyAsync(toDevice(dst), toDevice(src), sizeBytes,
+                                   static_cast<CUstream>(stream)),
+          "copying GPU memory");
+}
+
+void mgpuMemset32(void *dst, unsigned int value, size_t count, void *stream) {
+  if (const Device *d = getDevice())
+    check(*d,
+          d->driver->cuMemsetD32Async(toDevice(dst), value, count,
+                                      static_cast<CUstream>(stream)),
+          "filling GPU memory");
+}
+
+void mgpuMemset16(void *dst, unsigned short value, size_t count,
+                  void *stream) {
+  if (const Device *d = getDevice())
+    check(*d,
+          d->driver->cuMemsetD16Async(toDevice(dst), value, count,
+                                      static_cast<CUstream>(stream)),
+          "filling GPU memory");
+}
+
+} // extern "C"

@@ -1,0 +1,311 @@
+//===- LibraryCalls.cpp - Convolutions over cuDNN, products over cuBLAS ---===//
+//
+// The placer_gpu_* functions the placer-gpu-library-calls pass makes
+// compiled code call (signatures in docs/Execution.md, "GPU code"). Each
+// accumulates into its output (beta = 1: the code has filled it with the
+// bias or zeros), runs on the device's library stream and returns when its
+// work is done. Convolution algorithms are chosen by timing them once per
+// shape (cudnnFind..., as PyTorch's benchmark mode does), within the math
+// the program was compiled for: strict fp32 (FMA) unless it allows TF32.
+//
+//===----------------------------------------------------------------------===//
+#include "Device.h"
+
+#include <array>
+#include <climits>
+#include <map>
+#include <mutex>
+#include <vector>
+
+using namespace placer::cuda;
+
+namespace {
+
+/// A memref descriptor as compiled code passes it (C interface).
+template <int Rank> struct StridedMemRef {
+  float *allocated, *aligned;
+  int64_t offset;
+  int64_t sizes[Rank], strides[Rank];
+  float *data() const { return aligned + offset; }
+};
+
+bool fitsInt(int64_t value) { return value >= 0 && value <= INT_MAX; }
+
+template <int Rank> std::string describe(const StridedMemRef<Rank> &m) {
+  std::string text = "[";
+  for (int i = 0; i < Rank; ++i)
+    text += (i ? ", " : "") + std::to_string(m.sizes[i]);
+  text += "] strides [";
+  for (int i = 0; i < Rank; ++i)
+    text += (i ? ", " : "") + std::to_string(m.strides[i]);
+  return text + "]";
+}
+
+/// cuBLAS and cuDNN, loaded and given a handle on the library stream the
+/// first time a call needs them. Never destroyed (see State).
+struct Libraries {
+  std::mutex mutex;
+  cublasHandle_t cublas = nullptr;
+  const CublasApi *cublasApi = nullptr;
+  cudnnHandle_t cudnn = nullptr;
+  const CudnnApi *cudnnApi = nullptr;
+  /// One workspace for every convolution, grown to the largest asked.
+  CUdeviceptr workspace = 0;
+  size_t workspaceBytes = 0;
+  struct Conv {
+    cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+    cudnnFilterDescriptor_t w = nullptr;
+    cudnnConvolutionDescriptor_t conv = nullptr;
+    cudnnConvolutionFwdAlgo_t algo = 0;
+    size_t workspaceBytes = 0;
+  };
+  std::map<std::vector<int64_t>, Conv> convs;
+};
+
+Libraries &getLibraries() {
+  static Libraries *libraries = new Libraries;
+  return *libraries;
+}
+
+const CublasApi *getCublas(const Device &d, Libraries &libs) {
+  if (libs.cublasApi)
+    return libs.cublasApi;
+  std::string error;
+  const CublasApi *api = loadCublas(error);
+  if (!api) {
+    fail("placer_gpu_matmul_f32 needs cuBLAS: " + error);
+    return nullptr;
+  }
+  cublasStatus_t status = api->cublasCreate_v2(&libs.cublas);
+  if (status == CUBLAS_STATUS_SUCCESS)
+    status = api->cublasSetStream_v2(libs.cublas, d.libraryStream);
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    fail(std::string("creating a cuBLAS handle: ") +
+         api->cublasGetStatusString(status));
+    return nullptr;
+  }
+  libs.cublasApi = api;
+  return api;
+}
+
+const CudnnApi *getCudnn(const Device &d, Libraries &libs) {
+  if (libs.cudnnApi)
+    return libs.cudnnApi;
+  std::string error;
+  const CudnnApi *api = loadCudnn(error);
+  if (!api) {
+    fail("placer_gpu_conv2d_f32 needs cuDNN 9: " + error);
+    return nullptr;
+  }
+  cudnnStatus_t status = api->cudnnCreate(&libs.cudnn);
+  if (status == CUDNN_STATUS_SUCCESS)
+    status = api->cudnnSetStream(libs.cudnn, d.libraryStream);
+  if (status != CUDNN_STATUS_SUCCESS) {
+    fail(std::string("creating a cuDNN handle: ") +
+         api->cudnnGetErrorString(status));
+    return nullptr;
+  }
+  libs.cudnnApi = api;
+  return api;
+}
+
+bool checkCudnn(const CudnnApi &api, cudnnStatus_t status, const char *what) {
+  if (status == CUDNN_STATUS_SUCCESS)
+    return true;
+  fail(std::string("placer_gpu_conv2d_f32: ") + what + ": " +
+       api.cudnnGetErrorString(status));
+  return false;
+}
+
+/// Descriptors and the fastest algorithm for one convolution shape.
+bool prepareConv(const Device &d, const CudnnApi &api, Libraries &libs,
+                 const StridedMemRef<4> &x, const StridedMemRef<4> &w,
+                 const StridedMemRef<4> &y, const int64_t params[5], bool tf32,
+                 Libraries::Conv &conv) {
+  bool ok =
+      checkCudnn(api, api.cudnnCreateTensorDescriptor(&conv.x), "descriptor") &&
+      checkCudnn(api, api.cudnnCreateTensorDescriptor(&conv.y), "descriptor") &&
+      checkCudnn(api, api.cudnnCreateFilterDescriptor(&conv.w), "descriptor") &&
+      checkCudnn(api, api.cudnnCreateConvolutionDescriptor(&conv.conv),
+                 "descriptor");
+  auto tensor = [&](cudnnTensorDescriptor_t desc, const StridedMemRef<4> &m) {
+    return checkCudnn(api,
+                      api.cudnnSetTensor4dDescriptorEx(
+                          desc, CUDNN_DATA_FLOAT, m.sizes[0], m.sizes[1],
+                          m.sizes[2], m.sizes[3], m.strides[0], m.strides[1],
+                          m.strides[2], m.strides[3]),
+                      "describing a tensor");
+  };
+  ok = ok && tensor(conv.x, x) && tensor(conv.y, y) &&
+       checkCudnn(api,
+                  api.cudnnSetFilter4dDescriptor(
+                      conv.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, w.sizes[0],
+                      w.sizes[1], w.sizes[2], w.sizes[3]),
+                  "describing the filter") &&
+       checkCudnn(api,
+                  api.cudnnSetConvolution2dDescriptor(
+                      conv.conv, 0, 0, params[0], params[1], params[2],
+                      params[3], CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+                  "describing the convolution") &&
+       checkCudnn(api,
+                  api.cudnnSetConvolutionGroupCount(conv.conv, params[4]),
+                  "setting the groups") &&
+       checkCudnn(api,
+                  api.cudnnSetConvolutionMathType(
+                      conv.conv, tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH),
+                  "setting the math type");
+  if (!ok)
+    return false;
+  std::array<cudnnConvolutionFwdAlgoPerf_t, 16> perfs{};
+  int returned = 0;
+  if (!checkCudnn(api,
+                  api.cudnnFindConvolutionForwardAlgorithm(
+                      libs.cudnn, conv.x, conv.w, conv.conv, conv.y,
+                      perfs.size(), &returned, perfs.data()),
+                  "choosing an algorithm"))
+    return false;
+  // Fastest first; in strict fp32 only algorithms without tensor-core math.
+  const cudnnConvolutionFwdAlgoPerf_t *chosen = nullptr;
+  for (int i = 0; i < returned && !chosen; ++i)
+    if (perfs[i].status == CUDNN_STATUS_SUCCESS &&
+        (tf32 || perfs[i].mathType == CUDNN_FMA_MATH))
+      chosen = &perfs[i];
+  if (!chosen) {
+    fail("placer_gpu_conv2d_f32: cuDNN has no " +
+         std::string(tf32 ? "" : "strict fp32 ") + "algorithm for x " +
+         describe(x) + ", w " + describe(w));
+    return false;
+  }
+  conv.algo = chosen->algo;
+  conv.workspaceBytes = chosen->memory;
+  if (!checkCudnn(api,
+                  api.cudnnSetConvolutionMathType(conv.conv, chosen->mathType),
+                  "setting the math type"))
+    return false;
+  if (conv.workspaceBytes > libs.workspaceBytes) {
+    if (libs.workspace)
+      (void)d.driver->cuMemFree_v2(libs.workspace);
+    libs.workspace = 0;
+    libs.workspaceBytes = 0;
+    if (!check(d, d.driver->cuMemAlloc_v2(&libs.workspace, conv.workspaceBytes),
+               "allocating a cuDNN workspace"))
+      return false;
+    libs.workspaceBytes = conv.workspaceBytes;
+  }
+  return true;
+}
+
+} // namespace
+
+extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
+    StridedMemRef<4> *x, StridedMemRef<4> *w, StridedMemRef<4> *y,
+    int64_t strideH, int64_t strideW, int64_t dilationH, int64_t dilationW,
+    int64_t groups, int32_t tf32) {
+  const Device *d = getDevice();
+  if (!d)
+    return;
+  Libraries &libs = getLibraries();
+  std::lock_guard<std::mutex> lock(libs.mutex);
+  const CudnnApi *api = getCudnn(*d, libs);
+  if (!api)
+    return;
+  // cuDNN takes ints, a packed filter, and y of the shape x and w give.
+  const int64_t params[5] = {strideH, strideW, dilationH, dilationW, groups};
+  bool valid = groups > 0 && w->sizes[1] * groups == x->sizes[1] &&
+               w->sizes[0] % groups == 0 && y->sizes[0] == x->sizes[0] &&
+               y->sizes[1] == w->sizes[0] &&
+               w->strides[3] == 1 && w->strides[2] == w->sizes[3] &&
+               w->strides[1] == w->sizes[2] * w->sizes[3] &&
+               w->strides[0] == w->sizes[1] * w->strides[1];
+  for (int i = 0; i < 4; ++i)
+    valid = valid && fitsInt(x->sizes[i]) && fitsInt(x->strides[i]) &&
+            fitsInt(w->sizes[i]) && fitsInt(y->sizes[i]) &&
+            fitsInt(y->strides[i]);
+  for (int64_t p : params)
+    valid = valid && p > 0 && fitsInt(p);
+  for (int i = 2; i < 4; ++i)
+    valid = valid && y->sizes[i] == (x->sizes[i] -
+                                     params[i == 2 ? 2 : 3] * (w->sizes[i] - 1) -
+                                     1) / params[i - 2] +
+                                        1;
+  if (!valid) {
+    fail("placer_gpu_conv2d_f32: shapes cuDNN cannot take: x " + describe(*x) +
+         ", w " + describe(*w) + ", y " + describe(*y) + ", groups " +
+         std::to_string(groups));
+    return;
+  }
+  std::vector<int64_t> key = {strideH, strideW, dilationH, dilationW, groups,
+                              tf32};
+  for (const StridedMemRef<4> *m : {x, w, y})
+    for (int i = 0; i < 4; ++i) {
+      key.push_back(m->sizes[i]);
+      key.push_back(m->strides[i]);
+    }
+  auto [it, inserted] = libs.convs.try_emplace(key);
+  Libraries::Conv &conv = it->second;
+  if (inserted &&
+      !prepareConv(*d, *api, libs, *x, *w, *y, params, tf32 != 0, conv)) {
+    libs.convs.erase(it);
+    return;
+  }
+  const float one = 1.0f;
+  if (checkCudnn(*api,
+                 api->cudnnConvolutionForward(
+                     libs.cudnn, &one, conv.x, x->data(), conv.w, w->data(),
+                     conv.conv, conv.algo,
+                     reinterpret_cast<void *>(libs.workspace),
+                     conv.workspaceBytes, &one, conv.y, y->data()),
+                 "running the convolution"))
+    check(*d, d->driver->cuStreamSynchronize(d->libraryStream),
+          "running a cuDNN convolution");
+}
+
+extern "C" void _mlir_ciface_placer_gpu_matmul_f32(StridedMemRef<3> *a,
+                                                   StridedMemRef<3> *b,
+                                                   StridedMemRef<3> *c,
+                                                   int32_t transA,
+                                                   int32_t transB,
+                                                   int32_t tf32) {
+  const Device *d = getDevice();
+  if (!d)
+    return;
+  Libraries &libs = getLibraries();
+  std::lock_guard<std::mutex> lock(libs.mutex);
+  const CublasApi *api = getCublas(*d, libs);
+  if (!api)
+    return;
+  // C[batch, M, N] += op(A) op(B), row-major. cuBLAS is column-major: it
+  // computes C^T = op(B)^T op(A)^T on the same memory, each row-major
+  // matrix read as its transpose.
+  int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2];
+  int64_t k = transA ? a->sizes[1] : a->sizes[2];
+  bool valid = a->sizes[0] == batch && b->sizes[0] == batch &&
+               (transA ? a->sizes[2] : a->sizes[1]) == m &&
+               (transB ? b->sizes[2] : b->sizes[1]) == k &&
+               (transB ? b->sizes[1] : b->sizes[2]) == n &&
+               a->strides[2] == 1 && b->strides[2] == 1 && c->strides[2] == 1;
+  for (const StridedMemRef<3> *x : {a, b, c})
+    valid = valid && fitsInt(x->sizes[1]) && fitsInt(x->sizes[2]) &&
+            fitsInt(x->strides[1]) && fitsInt(batch);
+  if (!valid) {
+    fail("placer_gpu_matmul_f32: shapes cuBLAS cannot take: a " + describe(*a) +
+         ", b " + describe(*b) + ", c " + describe(*c));
+    return;
+  }
+  const float one = 1.0f;
+  cublasStatus_t status = api->cublasSetMathMode(
+      libs.cublas, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
+  if (status == CUBLAS_STATUS_SUCCESS)
+    status = api->cublasSgemmStridedBatched(
+        libs.cublas, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+        transA ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &one, b->data(),
+        b->strides[1], b->strides[0], a->data(), a->strides[1], a->strides[0],
+        &one, c->data(), c->strides[1], c->strides[0], batch);
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    fail(std::string("placer_gpu_matmul_f32: ") +
+         api->cublasGetStatusString(status));
+    return;
+  }
+  check(*d, d->driver->cuStreamSynchronize(d->libraryStream),
+        "running a cuBLAS product");
+}

@@ -1,0 +1,313 @@
+//===- CudaRuntimeTest.cpp - libplacer_cuda_rt on a real GPU --------------===//
+//
+// The `gpu`-labelled test of the CUDA runtime (ctest -L gpu). Plain C++ (no
+// GoogleTest, no MLIR), so that the runtime-only build runs it on a GPU
+// machine. Without a GPU it prints why and exits 77, which ctest reports
+// as skipped. With one it checks the mgpu* path on a hand-written PTX
+// kernel, error recording, and the cuDNN convolutions and cuBLAS products
+// against plain loops on the CPU.
+//
+//===----------------------------------------------------------------------===//
+#include "placer/Runtime/CudaRuntime.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+extern "C" {
+void *mgpuModuleLoadJIT(void *data, int optLevel);
+void mgpuModuleUnload(void *module);
+void *mgpuModuleGetFunction(void *module, const char *name);
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t smem, void *stream,
+                      void **params, void **extra, size_t paramsCount);
+void *mgpuStreamCreate();
+void mgpuStreamSynchronize(void *stream);
+void mgpuStreamDestroy(void *stream);
+void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared);
+void mgpuMemFree(void *pointer, void *stream);
+void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream);
+}
+
+template <int Rank> struct MemRef {
+  float *allocated, *aligned;
+  int64_t offset, sizes[Rank], strides[Rank];
+};
+
+extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(MemRef<4> *, MemRef<4> *,
+                                                   MemRef<4> *, int64_t,
+                                                   int64_t, int64_t, int64_t,
+                                                   int64_t, int32_t);
+extern "C" void _mlir_ciface_placer_gpu_matmul_f32(MemRef<3> *, MemRef<3> *,
+                                                   MemRef<3> *, int32_t,
+                                                   int32_t, int32_t);
+
+namespace {
+
+int failures = 0;
+
+void expect(bool ok, const std::string &what) {
+  std::printf("%s: %s\n", ok ? "ok" : "FAIL", what.c_str());
+  failures += !ok;
+}
+
+std::string takeError() {
+  char message[4096] = {0};
+  return placer_cuda_take_error(message, sizeof(message)) ? message : "";
+}
+
+/// A device copy of `host`, and back.
+float *upload(const std::vector<float> &host) {
+  return static_cast<float *>(
+      placer_cuda_upload(host.data(), host.size() * sizeof(float)));
+}
+std::vector<float> download(float *device, size_t count) {
+  std::vector<float> host(count);
+  mgpuMemcpy(host.data(), device, count * sizeof(float), nullptr);
+  placer_cuda_synchronize();
+  return host;
+}
+
+std::vector<float> random(size_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> values(count);
+  for (float &v : values)
+    v = dist(rng);
+  return values;
+}
+
+/// max |a - b| / max |b|.
+double relativeError(const std::vector<float> &a, const std::vector<float> &b) {
+  double diff = 0, scale = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    diff = std::max(diff, std::fabs(double(a[i]) - b[i]));
+    scale = std::max(scale, std::fabs(double(b[i])));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+template <int Rank>
+MemRef<Rank> contiguous(float *data, const std::vector<int64_t> &sizes) {
+  MemRef<Rank> m{data, data, 0, {}, {}};
+  int64_t stride = 1;
+  for (int i = Rank - 1; i >= 0; --i) {
+    m.sizes[i] = sizes[i];
+    m.strides[i] = stride;
+    stride *= sizes[i];
+  }
+  return m;
+}
+
+// A kernel adding 1 to n floats, one thread each: PTX for any chip from
+// sm_70 up, JIT-compiled by the driver.
+const char *kAddOnePtx = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry add_one(.param .u64 data, .param .u32 n)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<6>;
+  .reg .f32 %f<3>;
+  .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [data];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %tid.x;
+  mad.lo.s32 %r5, %r2, %r3, %r4;
+  setp.ge.u32 %p1, %r5, %r1;
+  @%p1 bra $L_done;
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r5, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  add.f32 %f2, %f1, 0f3F800000;
+  st.global.f32 [%rd4], %f2;
+$L_done:
+  ret;
+}
+)";
+
+void testKernel() {
+  void *module = mgpuModuleLoadJIT(const_cast<char *>(kAddOnePtx), 2);
+  void *function = mgpuModuleGetFunction(module, "add_one");
+  std::vector<float> host = random(1000, 1);
+  void *stream = mgpuStreamCreate();
+  void *data = mgpuMemAlloc(host.size() * sizeof(float), stream, false);
+  mgpuMemcpy(data, host.data(), host.size() * sizeof(float), stream);
+  uint32_t n = host.size();
+  void *params[] = {&data, &n};
+  mgpuLaunchKernel(function, 4, 1, 1, 256, 1, 1, 0, stream, params, nullptr,
+                   2);
+  std::vector<float> result(host.size());
+  mgpuMemcpy(result.data(), data, host.size() * sizeof(float), stream);
+  mgpuStreamSynchronize(stream);
+  mgpuMemFree(data, stream);
+  mgpuStreamDestroy(stream);
+  mgpuModuleUnload(module);
+  bool equal = true;
+  for (size_t i = 0; i < host.size(); ++i)
+    equal = equal && result[i] == host[i] + 1.0f;
+  std::string error = takeError();
+  expect(equal && error.empty(),
+         "PTX kernel through mgpu* adds 1 to 1000 floats" +
+             (error.empty() ? "" : " (" + error + ")"));
+
+  // A reused stream (mgpuStreamDestroy keeps it) still runs work.
+  void *again = mgpuStreamCreate();
+  expect(again == stream, "a destroyed stream is reused");
+  mgpuStreamDestroy(again);
+}
+
+void testErrors() {
+  void *module = mgpuModuleLoadJIT(const_cast<char *>("not ptx"), 2);
+  std::string error = takeError();
+  expect(!module && error.find("compiling a kernel's PTX") == 0,
+         "bad PTX is a recorded error: " + error);
+  expect(takeError().empty(), "taking the error clears it");
+  // After a failure, calls do nothing until the host takes the error.
+  mgpuModuleLoadJIT(const_cast<char *>("not ptx either"), 2);
+  void *memory = mgpuMemAlloc(64, nullptr, false);
+  expect(!memory, "calls after a recorded error do nothing");
+  takeError();
+}
+
+/// y[n, f, i, j] += sum x[n, g*C + c, i*s + a*d, j*s + b*d] w[f, c, a, b]
+std::vector<float> referenceConv(const std::vector<float> &x,
+                                 const std::vector<float> &w,
+                                 std::vector<float> y, const int64_t xs[4],
+                                 const int64_t ws[4], const int64_t ys[4],
+                                 int64_t stride, int64_t dilation,
+                                 int64_t groups) {
+  int64_t perGroup = ws[0] / groups;
+  for (int64_t n = 0; n < ys[0]; ++n)
+    for (int64_t f = 0; f < ys[1]; ++f)
+      for (int64_t i = 0; i < ys[2]; ++i)
+        for (int64_t j = 0; j < ys[3]; ++j) {
+          double sum = 0;
+          int64_t g = f / perGroup;
+          for (int64_t c = 0; c < ws[1]; ++c)
+            for (int64_t a = 0; a < ws[2]; ++a)
+              for (int64_t b = 0; b < ws[3]; ++b)
+                sum += double(x[((n * xs[1] + g * ws[1] + c) * xs[2] +
+                                 i * stride + a * dilation) *
+                                    xs[3] +
+                                j * stride + b * dilation]) *
+                       w[((f * ws[1] + c) * ws[2] + a) * ws[3] + b];
+          y[((n * ys[1] + f) * ys[2] + i) * ys[3] + j] += sum;
+        }
+  return y;
+}
+
+void testConv(const char *name, std::vector<int64_t> xs, int64_t filters,
+              int64_t kernel, int64_t stride, int64_t dilation,
+              int64_t groups, int32_t tf32) {
+  std::vector<int64_t> ws = {filters, xs[1] / groups, kernel, kernel};
+  int64_t out = [&](int64_t in) {
+    return (in - dilation * (kernel - 1) - 1) / stride + 1;
+  }(xs[2]);
+  int64_t outW = (xs[3] - dilation * (kernel - 1) - 1) / stride + 1;
+  std::vector<int64_t> ys = {xs[0], filters, out, outW};
+  auto count = [](const std::vector<int64_t> &s) {
+    return size_t(s[0] * s[1] * s[2] * s[3]);
+  };
+  std::vector<float> x = random(count(xs), 2), w = random(count(ws), 3),
+                     y(count(ys), 0.5f);
+  std::vector<float> expected = referenceConv(
+      x, w, y, xs.data(), ws.data(), ys.data(), stride, dilation, groups);
+  float *dx = upload(x), *dw = upload(w), *dy = upload(y);
+  MemRef<4> mx = contiguous<4>(dx, xs), mw = contiguous<4>(dw, ws),
+            my = contiguous<4>(dy, ys);
+  _mlir_ciface_placer_gpu_conv2d_f32(&mx, &mw, &my, stride, stride, dilation,
+                                     dilation, groups, tf32);
+  std::vector<float> result = download(dy, y.size());
+  std::string error = takeError();
+  double rel = relativeError(result, expected);
+  double tolerance = tf32 ? 1e-2 : 1e-4;
+  char line[256];
+  std::snprintf(line, sizeof(line), "conv %s: relative error %.2e (<= %.0e)",
+                name, rel, tolerance);
+  expect(error.empty() && rel <= tolerance,
+         line + (error.empty() ? "" : " (" + error + ")"));
+  for (float *p : {dx, dw, dy})
+    placer_cuda_free(p);
+}
+
+void testMatmul(int32_t transA, int32_t transB) {
+  const int64_t batch = 3, m = 5, n = 7, k = 9;
+  std::vector<int64_t> as = {batch, transA ? k : m, transA ? m : k};
+  std::vector<int64_t> bs = {batch, transB ? n : k, transB ? k : n};
+  std::vector<int64_t> cs = {batch, m, n};
+  std::vector<float> a = random(batch * m * k, 4), b = random(batch * k * n, 5),
+                     c(batch * m * n, 1.0f);
+  std::vector<float> expected = c;
+  for (int64_t p = 0; p < batch; ++p)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t q = 0; q < k; ++q)
+          sum += double(a[p * m * k + (transA ? q * m + i : i * k + q)]) *
+                 b[p * k * n + (transB ? j * k + q : q * n + j)];
+        expected[(p * m + i) * n + j] += sum;
+      }
+  float *da = upload(a), *db = upload(b), *dc = upload(c);
+  MemRef<3> ma = contiguous<3>(da, as), mb = contiguous<3>(db, bs),
+            mc = contiguous<3>(dc, cs);
+  _mlir_ciface_placer_gpu_matmul_f32(&ma, &mb, &mc, transA, transB, 0);
+  std::vector<float> result = download(dc, c.size());
+  std::string error = takeError();
+  double rel = relativeError(result, expected);
+  char line[256];
+  std::snprintf(line, sizeof(line),
+                "matmul trans_a=%d trans_b=%d: relative error %.2e", transA,
+                transB, rel);
+  expect(error.empty() && rel <= 1e-5,
+         line + (error.empty() ? "" : " (" + error + ")"));
+  for (float *p : {da, db, dc})
+    placer_cuda_free(p);
+}
+
+void testBadShapes() {
+  std::vector<float> data(64, 0.0f);
+  float *d = upload(data);
+  MemRef<4> x = contiguous<4>(d, {1, 4, 2, 2}), w = contiguous<4>(d, {2, 3, 1, 1}),
+            y = contiguous<4>(d, {1, 2, 2, 2});
+  _mlir_ciface_placer_gpu_conv2d_f32(&x, &w, &y, 1, 1, 1, 1, 1, 0);
+  std::string error = takeError();
+  expect(error.find("placer_gpu_conv2d_f32: shapes cuDNN cannot take") == 0,
+         "mismatched channels are a recorded error: " + error);
+  placer_cuda_free(d);
+}
+
+} // namespace
+
+int main() {
+  char message[1024] = {0};
+  if (placer_cuda_open(message, sizeof(message)) != 0) {
+    std::printf("skipped: no GPU here: %s\n", message);
+    return 77;
+  }
+  std::printf("GPU: %s, sm_%d\n", placer_cuda_device_name(),
+              placer_cuda_compute_capability());
+  testKernel();
+  testErrors();
+  testConv("3x3", {2, 3, 9, 9}, 4, 3, 1, 1, 1, 0);
+  testConv("3x3 stride 2 dilation 2 groups 2", {1, 4, 11, 11}, 6, 3, 2, 2, 2,
+           0);
+  testConv("depthwise 3x3", {2, 8, 7, 7}, 8, 3, 1, 1, 8, 0);
+  testConv("1x1 stride 2", {2, 16, 8, 8}, 32, 1, 2, 1, 1, 0);
+  testConv("3x3 tf32", {2, 16, 12, 12}, 16, 3, 1, 1, 1, 1);
+  for (int32_t transA : {0, 1})
+    for (int32_t transB : {0, 1})
+      testMatmul(transA, transB);
+  testBadShapes();
+  std::printf("%d failures\n", failures);
+  return failures ? 1 : 0;
+}
