@@ -69,7 +69,7 @@ class Decoder(nn.Module):
         self.head = nn.Linear(d, vocab, bias=False)
 
     def forward(self, ids):
-        positions = torch.arange(ids.shape[1]).unsqueeze(0)
+        positions = torch.arange(ids.shape[1], device=ids.device).unsqueeze(0)
         x = self.wte(ids) + self.wpe(positions)
         for block in self.blocks:
             x = block(x)

@@ -24,19 +24,26 @@ using namespace mlir;
 
 namespace {
 
-/// Whether anything writes `buffer` or a view of it (calls are assumed to).
+/// Whether anything writes `buffer` or a view of it (calls are assumed to,
+/// except for the inputs of library calls).
 bool isWritten(Value buffer) {
   SmallVector<Value> worklist = {buffer};
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
-    for (Operation *user : value.getUsers()) {
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
       if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
         if (view.getViewSource() == value)
           worklist.push_back(view->getResult(0));
         continue;
       }
-      if (isa<CallOpInterface>(user) ||
-          hasEffect<MemoryEffects::Write>(user, value))
+      // A library call writes its output only: its inputs are read.
+      if (auto call = dyn_cast<CallOpInterface>(user)) {
+        if (!placer::isReadOnlyGpuLibraryOperand(call, use))
+          return true;
+        continue;
+      }
+      if (hasEffect<MemoryEffects::Write>(user, value))
         return true;
       if (!isa<MemoryEffectOpInterface>(user) &&
           !user->hasTrait<OpTrait::HasRecursiveMemoryEffects>())

@@ -248,6 +248,20 @@ LogicalResult rewriteProduct(OpBuilder &b, linalg::LinalgOp op, bool tf32) {
   return success();
 }
 
+} // namespace
+
+bool placer::isReadOnlyGpuLibraryOperand(CallOpInterface call,
+                                         OpOperand &operand) {
+  // Both take (inputs..., output, scalars...): the output is operand 2.
+  auto callee = dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());
+  if (!callee || (callee.getLeafReference() != kConvFunction &&
+                  callee.getLeafReference() != kMatmulFunction))
+    return false;
+  return operand.getOperandNumber() != 2;
+}
+
+namespace {
+
 struct GpuLibraryCallsPass
     : placer::impl::GpuLibraryCallsBase<GpuLibraryCallsPass> {
   using Base::Base;

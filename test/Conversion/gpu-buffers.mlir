@@ -87,3 +87,34 @@ func.func @stage(%x: memref<4x8xf32> {graph.name = "x"}) attributes {dist.ranks 
   memref.dealloc %r : memref<4x8xf32>
   return
 }
+
+// -----
+
+// A library call reads its inputs and writes its output (operand 2) only:
+// an input it reads still crosses to the device, and is not copied back;
+// an output it writes comes back. Any other call may write every operand.
+
+// CHECK-LABEL: func.func @library(
+// CHECK-SAME: %[[A:[a-z0-9]+]]: memref<1x4x8xf32> {graph.name = "a"}, %[[B:[a-z0-9]+]]: memref<1x8x8xf32> {graph.name = "b"}, %[[C:[a-z0-9]+]]: memref<1x4x8xf32> {graph.name = "c"}
+// CHECK-DAG: %[[DC:.*]] = gpu.alloc () : memref<1x4x8xf32>
+// CHECK-DAG: %[[DB:.*]] = gpu.alloc () : memref<1x8x8xf32>
+// CHECK-DAG: %[[DA:.*]] = gpu.alloc () : memref<1x4x8xf32>
+// CHECK-DAG: gpu.memcpy %[[DA]], %[[A]]
+// CHECK-DAG: gpu.memcpy %[[DB]], %[[B]]
+// CHECK-NOT: gpu.memcpy %[[DC]], %[[C]]
+// CHECK: call @placer_gpu_matmul_f32
+// CHECK-NOT: gpu.memcpy %[[A]], %[[DA]]
+// CHECK-NOT: gpu.memcpy %[[B]], %[[DB]]
+// CHECK: gpu.memcpy %[[C]], %[[DC]]
+// CHECK-NOT: gpu.memcpy %[[A]], %[[DA]]
+// CHECK: return
+func.func private @placer_gpu_matmul_f32(memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, i32, i32, i32)
+func.func @library(%a: memref<1x4x8xf32> {graph.name = "a"}, %b: memref<1x8x8xf32> {graph.name = "b"},
+                   %c: memref<1x4x8xf32> {graph.name = "c"}) {
+  %zero = arith.constant 0 : i32
+  %ca = memref.cast %a : memref<1x4x8xf32> to memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
+  %cb = memref.cast %b : memref<1x8x8xf32> to memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
+  %cc = memref.cast %c : memref<1x4x8xf32> to memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
+  call @placer_gpu_matmul_f32(%ca, %cb, %cc, %zero, %zero, %zero) : (memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, i32, i32, i32) -> ()
+  return
+}

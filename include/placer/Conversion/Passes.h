@@ -60,6 +60,12 @@ struct GpuTarget {
 llvm::Error buildLowerToNVVMPipeline(mlir::OpPassManager &pm,
                                      const GpuTarget &target);
 
+/// Whether `operand` of `call` is only read: an operand other than the
+/// output of a library call placer-gpu-library-calls made (every operand of
+/// any other call may be written).
+bool isReadOnlyGpuLibraryOperand(mlir::CallOpInterface call,
+                                 mlir::OpOperand &operand);
+
 #define GEN_PASS_REGISTRATION
 #include "placer/Conversion/Passes.h.inc"
 
