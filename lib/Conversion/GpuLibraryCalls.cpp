@@ -11,6 +11,9 @@
 #include "placer/Conversion/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace placer {
@@ -93,8 +96,138 @@ Value getUngrouped(OpBuilder &b, Location loc, Value view, unsigned merged) {
   return memref::CollapseShapeOp::create(b, loc, view, groups);
 }
 
-/// y (+)= conv(x, w): strides, dilations, groups, tf32. The padding is in
-/// x already (the lowering pads it), so the call has none.
+/// The buffer `value` is a view of (following view sources).
+Value getRoot(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// Whether `op` fills `buffer` whole with zeros: linalg.fill of 0.0, or a
+/// linalg.map without inputs yielding 0.0 (how tensor.pad bufferizes).
+bool isZeroFill(Operation *op, Value buffer) {
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return fill.getOutputs().front() == buffer &&
+           matchPattern(fill.getInputs().front(), m_AnyZeroFloat());
+  auto map = dyn_cast<linalg::MapOp>(op);
+  if (!map || !map.getInputs().empty() || map.getInit() != buffer)
+    return false;
+  auto yield = cast<linalg::YieldOp>(map.getMapper().front().getTerminator());
+  return yield.getNumOperands() == 1 &&
+         matchPattern(yield.getOperand(0), m_AnyZeroFloat());
+}
+
+/// Whether an op strictly between `from` and `to` (one block) may write the
+/// buffer `root` or a view of it.
+bool writtenBetween(Operation *from, Operation *to, Value root) {
+  for (Operation *op = from->getNextNode(); op && op != to;
+       op = op->getNextNode()) {
+    if (isa<CallOpInterface>(op))
+      return true;
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      for (OpOperand &init : linalgOp.getDpsInitsMutable())
+        if (getRoot(init.get()) == root)
+          return true;
+    } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      if (getRoot(copy.getTarget()) == root)
+        return true;
+    } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      if (getRoot(dealloc.getMemref()) == root)
+        return true;
+    } else if (!isMemoryEffectFree(op) && !isa<memref::AllocOp>(op)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// A convolution input that only pads another buffer: allocated, filled
+/// with zeros, `source` copied into its centre (the same margin on both
+/// sides) and read by the convolution alone. cuDNN pads by itself, so the
+/// call can take `source` and the padded copy can go (`dead`, in erase
+/// order, once the convolution is gone).
+struct Padding {
+  Value source;
+  int64_t padH = 0, padW = 0;
+  SmallVector<Operation *> dead;
+};
+
+std::optional<Padding> matchPadding(Value x, Operation *conv) {
+  auto alloc = x.getDefiningOp<memref::AllocOp>();
+  if (!alloc || alloc.getType().getRank() != 4 ||
+      !alloc.getType().hasStaticShape())
+    return std::nullopt;
+  Operation *fill = nullptr;
+  memref::SubViewOp centre;
+  SmallVector<Operation *> deallocs, views;
+  for (Operation *user : alloc->getUsers()) {
+    if (isZeroFill(user, x) && !fill) {
+      fill = user;
+    } else if (auto subview = dyn_cast<memref::SubViewOp>(user);
+               subview && !centre) {
+      centre = subview;
+    } else if (isa<memref::DeallocOp>(user)) {
+      deallocs.push_back(user);
+    } else if (user == conv ||
+               (isa<ViewLikeOpInterface>(user) && user->hasOneUse() &&
+                *user->getUsers().begin() == conv)) {
+      if (user != conv)
+        views.push_back(user);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!fill || !centre || !centre->hasOneUse())
+    return std::nullopt;
+  auto copy = dyn_cast<memref::CopyOp>(*centre->getUsers().begin());
+  if (!copy || copy.getTarget() != centre.getResult() ||
+      fill->getBlock() != conv->getBlock() ||
+      copy->getBlock() != conv->getBlock() || !fill->isBeforeInBlock(copy) ||
+      !copy->isBeforeInBlock(conv))
+    return std::nullopt;
+  ArrayRef<int64_t> offsets = centre.getStaticOffsets();
+  ArrayRef<int64_t> sizes = centre.getStaticSizes();
+  ArrayRef<int64_t> padded = alloc.getType().getShape();
+  if (!centre.hasUnitStride() || llvm::any_of(offsets, ShapedType::isDynamic) ||
+      llvm::any_of(sizes, ShapedType::isDynamic) || offsets[0] != 0 ||
+      offsets[1] != 0 || sizes[0] != padded[0] || sizes[1] != padded[1] ||
+      padded[2] != sizes[2] + 2 * offsets[2] ||
+      padded[3] != sizes[3] + 2 * offsets[3])
+    return std::nullopt;
+  // The convolution reads the source later than the copy did.
+  Value source = copy.getSource();
+  if (writtenBetween(copy, conv, getRoot(source)))
+    return std::nullopt;
+  Padding padding{source, offsets[2], offsets[3], {}};
+  padding.dead.append(views.begin(), views.end());
+  padding.dead.append({copy, centre, fill});
+  padding.dead.append(deallocs.begin(), deallocs.end());
+  padding.dead.push_back(alloc);
+  return padding;
+}
+
+/// The zero fill of the convolution's output `y` right before it (nothing
+/// between touches y's buffer): the call can overwrite y instead of
+/// accumulating into zeros.
+Operation *findZeroFill(Value y, Operation *conv) {
+  Value root = getRoot(y);
+  for (Operation *op = conv->getPrevNode(); op; op = op->getPrevNode()) {
+    if (isZeroFill(op, y))
+      return op;
+    // Views (the call's own casts among them) touch no memory.
+    if (isa<ViewLikeOpInterface>(op))
+      continue;
+    if (llvm::any_of(op->getOperands(),
+                     [&](Value v) { return getRoot(v) == root; }) ||
+        llvm::is_contained(op->getResults(), root))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// y (+)= conv(x, w): strides, padding, dilations, groups, tf32; the
+/// padding of x goes to the call when x only pads another buffer, and a
+/// zero-filled y is overwritten rather than accumulated into.
 LogicalResult callConv(OpBuilder &b, linalg::LinalgOp op, Value x, Value w,
                        Value y, int64_t groups, bool tf32) {
   auto strides = op->getAttrOfType<DenseIntElementsAttr>("strides");
@@ -103,25 +236,34 @@ LogicalResult callConv(OpBuilder &b, linalg::LinalgOp op, Value x, Value w,
       !dilations)
     return failure();
   Location loc = op.getLoc();
+  std::optional<Padding> padding = matchPadding(x, op);
+  Operation *zeroFill = findZeroFill(op.getDpsInitOperand(0)->get(), op);
   b.setInsertionPoint(op);
   MLIRContext *context = b.getContext();
   Type any4 = getAnyMemRef(context, 4);
   Type i64Type = b.getI64Type(), i32Type = b.getI32Type();
-  auto type = FunctionType::get(context,
-                                {any4, any4, any4, i64Type, i64Type, i64Type,
-                                 i64Type, i64Type, i32Type},
-                                {});
+  SmallVector<Type> types = {any4, any4, any4};
+  types.append(7, i64Type);
+  types.append(2, i32Type);
+  auto type = FunctionType::get(context, types, {});
   func::FuncOp callee =
       declare(op->getParentOfType<ModuleOp>(), kConvFunction, type);
-  SmallVector<Value> args = {castToAny(b, loc, x), castToAny(b, loc, w),
-                             castToAny(b, loc, y)};
+  SmallVector<Value> args = {castToAny(b, loc, padding ? padding->source : x),
+                             castToAny(b, loc, w), castToAny(b, loc, y)};
   for (int64_t v : {getElement(strides, 0), getElement(strides, 1),
+                    padding ? padding->padH : 0, padding ? padding->padW : 0,
                     getElement(dilations, 0), getElement(dilations, 1),
                     groups})
     args.push_back(i64(b, loc, v));
+  args.push_back(i32(b, loc, zeroFill == nullptr));
   args.push_back(i32(b, loc, tf32));
   func::CallOp::create(b, loc, callee, args);
   op->erase();
+  if (zeroFill)
+    zeroFill->erase();
+  if (padding)
+    for (Operation *dead : padding->dead)
+      dead->erase();
   return success();
 }
 

@@ -100,37 +100,72 @@ gpu::ParallelLoopDimMappingAttr mapTo(MLIRContext *context,
                                               identity);
 }
 
-/// Tiles `loop` into blocks (every dimension, the innermost one by
-/// `blockSize`) of threads (the innermost dimension's tile), and maps them:
-/// the innermost three block dimensions to the grid (x innermost), the
-/// rest sequential.
+/// The trip count of dimension `d` of `loop`, when constant.
+std::optional<int64_t> getTripCount(scf::ParallelOp loop, unsigned d) {
+  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound()[d]);
+  std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound()[d]);
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep()[d]);
+  if (!lower || !upper || !step || *step <= 0)
+    return std::nullopt;
+  return std::max<int64_t>((*upper - *lower + *step - 1) / *step, 0);
+}
+
+/// Tiles `loop` into blocks of threads and maps both. A block holds up to
+/// `blockSize` threads over the innermost dimensions (x innermost, then y
+/// and z while the block has room): the innermost dimension alone would
+/// give a 7x7 activation 7 threads a block. The three dimensions with the
+/// most blocks go to the grid (x the largest), any others run sequentially
+/// in each thread.
 LogicalResult tileAndMap(scf::ParallelOp loop, int64_t blockSize) {
   unsigned rank = loop.getNumLoops();
   MLIRContext *context = loop.getContext();
   SmallVector<int64_t> sizes(rank, 1);
-  // No more threads than iterations when the count is known.
-  sizes.back() = blockSize;
-  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound().back());
-  std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound().back());
-  std::optional<int64_t> step = getConstantIntValue(loop.getStep().back());
-  if (lower && upper && step && *step > 0)
-    sizes.back() = std::clamp<int64_t>((*upper - *lower + *step - 1) / *step,
-                                       1, blockSize);
+  // No more threads than iterations when the count is known; CUDA allows
+  // at most 64 threads along z.
+  const gpu::Processor threadDims[] = {gpu::Processor::ThreadX,
+                                       gpu::Processor::ThreadY,
+                                       gpu::Processor::ThreadZ};
+  const int64_t threadLimits[] = {1024, 1024, 64};
+  SmallVector<gpu::Processor> threadOf(rank, gpu::Processor::Sequential);
+  int64_t room = blockSize;
+  for (unsigned t = 0; t < 3 && t < rank && room > 1; ++t) {
+    unsigned d = rank - 1 - t;
+    std::optional<int64_t> trip = getTripCount(loop, d);
+    int64_t size = std::min(room, threadLimits[t]);
+    if (trip)
+      size = std::clamp<int64_t>(*trip, 1, size);
+    // A dimension of one iteration takes no thread: the next one may.
+    if (size == 1 && t > 0)
+      break;
+    sizes[d] = size;
+    threadOf[d] = threadDims[t];
+    room /= size;
+  }
+  // The grid: the dimensions with the most blocks (unknown counts first).
+  SmallVector<int64_t> blockCounts(rank);
+  for (unsigned d = 0; d < rank; ++d) {
+    std::optional<int64_t> trip = getTripCount(loop, d);
+    blockCounts[d] = trip ? (*trip + sizes[d] - 1) / sizes[d]
+                          : std::numeric_limits<int64_t>::max();
+  }
+  SmallVector<unsigned> byCount = llvm::to_vector(llvm::seq<unsigned>(0, rank));
+  llvm::stable_sort(byCount, [&](unsigned a, unsigned b) {
+    return blockCounts[a] > blockCounts[b];
+  });
+  const gpu::Processor grid[] = {gpu::Processor::BlockX,
+                                 gpu::Processor::BlockY,
+                                 gpu::Processor::BlockZ};
+  SmallVector<gpu::Processor> blockOf(rank, gpu::Processor::Sequential);
+  for (unsigned i = 0; i < rank && i < 3; ++i)
+    blockOf[byCount[i]] = grid[i];
+
   // Tiling replaces `loop`.
   auto [blocks, threads] =
       scf::tileParallelLoop(loop, sizes, /*noMinMaxBounds=*/true);
   SmallVector<gpu::ParallelLoopDimMappingAttr> blockMapping, threadMapping;
-  const gpu::Processor grid[] = {gpu::Processor::BlockX,
-                                 gpu::Processor::BlockY,
-                                 gpu::Processor::BlockZ};
   for (unsigned d = 0; d < rank; ++d) {
-    unsigned fromInner = rank - 1 - d;
-    blockMapping.push_back(mapTo(context, fromInner < 3
-                                              ? grid[fromInner]
-                                              : gpu::Processor::Sequential));
-    threadMapping.push_back(mapTo(context, d + 1 == rank
-                                               ? gpu::Processor::ThreadX
-                                               : gpu::Processor::Sequential));
+    blockMapping.push_back(mapTo(context, blockOf[d]));
+    threadMapping.push_back(mapTo(context, threadOf[d]));
   }
   if (failed(gpu::setMappingAttr(blocks, blockMapping)) ||
       failed(gpu::setMappingAttr(threads, threadMapping)))

@@ -2,23 +2,46 @@
 // RUN: placer-opt %s --placer-gpu-library-calls="tf32=true" --canonicalize | FileCheck %s --check-prefix=TF32
 
 // Convolutions and contractions on device buffers become calls of the CUDA
-// runtime: strides, dilations and groups as i64, transposes and TF32 as
-// i32; products see [batch, rows, cols] views. Contractions the library
-// cannot take (a broadcast batch) stay linalg ops, to become kernels.
+// runtime: strides, padding, dilations and groups as i64, accumulate,
+// transposes and TF32 as i32; products see [batch, rows, cols] views.
+// Contractions the library cannot take (a broadcast batch) stay linalg ops,
+// to become kernels.
 
 // CHECK-LABEL: func.func @conv
 // CHECK: %[[X:.*]] = memref.cast %arg0 : memref<1x3x10x10xf32> to memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>
-// CHECK: call @placer_gpu_conv2d_f32(%[[X]], %{{.*}}, %{{.*}}, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c1_i64, %c0_i32)
+// CHECK: call @placer_gpu_conv2d_f32(%[[X]], %{{.*}}, %{{.*}}, %c2_i64, %c2_i64, %c0_i64, %c0_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i32, %c0_i32)
 // CHECK-NOT: linalg.conv
 // TF32-LABEL: func.func @conv
-// TF32: call @placer_gpu_conv2d_f32({{.*}}, %c1_i64, %c1_i32)
+// TF32: call @placer_gpu_conv2d_f32({{.*}}, %c1_i64, %c1_i32, %c1_i32)
 
 // A grouped convolution calls with the NCHW buffers its views expand.
 // CHECK-LABEL: func.func @grouped
 // CHECK: %[[GX:.*]] = memref.cast %arg0 : memref<1x8x6x6xf32>
 // CHECK: %[[GW:.*]] = memref.cast %arg1 : memref<8x1x3x3xf32>
 // CHECK: %[[GY:.*]] = memref.cast %arg2 : memref<1x8x4x4xf32>
-// CHECK: call @placer_gpu_conv2d_f32(%[[GX]], %[[GW]], %[[GY]], %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c8_i64, %c0_i32)
+// CHECK: call @placer_gpu_conv2d_f32(%[[GX]], %[[GW]], %[[GY]], %c1_i64, %c1_i64, %c0_i64, %c0_i64, %c1_i64, %c1_i64, %c8_i64, %c1_i32, %c0_i32)
+
+// Zero padding made by a fill and a copy into the centre goes to the call
+// (pad 1, 2), and the padded buffer goes; a zero-filled output is
+// overwritten (accumulate 0), its fill gone.
+// CHECK-LABEL: func.func @padded
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: memref.copy
+// CHECK: %[[PX:.*]] = memref.cast %arg0 : memref<1x3x8x8xf32>
+// CHECK: call @placer_gpu_conv2d_f32(%[[PX]], %{{.*}}, %{{.*}}, %c1_i64, %c1_i64, %c1_i64, %c2_i64, %c1_i64, %c1_i64, %c1_i64, %c0_i32, %c0_i32)
+// CHECK-NEXT: return
+
+// The padded copy stays when its source is overwritten before the
+// convolution (the call could not read it there), or the margins differ;
+// an output written between its fill and the call is accumulated into.
+// CHECK-LABEL: func.func @padding_kept
+// CHECK: memref.copy %arg0
+// CHECK: linalg.fill
+// CHECK: call @placer_gpu_conv2d_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c1_i64, %c1_i64, %c0_i64, %c0_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i32, %c0_i32)
+// CHECK-LABEL: func.func @asymmetric
+// CHECK: memref.copy
+// CHECK: call @placer_gpu_conv2d_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c1_i64, %c1_i64, %c0_i64, %c0_i64,
 
 // CHECK-LABEL: func.func @matmul
 // CHECK: memref.expand_shape %arg0 {{\[}}[0, 1], [2]] output_shape [1, 4, 6]
@@ -58,6 +81,48 @@ func.func @grouped(%x: memref<1x8x6x6xf32>, %w: memref<8x1x3x3xf32>, %y: memref<
   %yg = memref.expand_shape %y [[0], [1, 2], [3], [4]] output_shape [1, 8, 1, 4, 4] : memref<1x8x4x4xf32> into memref<1x8x1x4x4xf32>
   linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%xg, %wg : memref<1x8x1x6x6xf32>, memref<8x1x1x3x3xf32>) outs(%yg : memref<1x8x1x4x4xf32>)
+  return
+}
+func.func @padded(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %y: memref<1x4x8x10xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x3x10x12xf32>
+  linalg.map outs(%p : memref<1x3x10x12xf32>)
+    (%init: f32) {
+      linalg.yield %zero : f32
+    }
+  %centre = memref.subview %p[0, 0, 1, 2] [1, 3, 8, 8] [1, 1, 1, 1] : memref<1x3x10x12xf32> to memref<1x3x8x8xf32, strided<[360, 120, 12, 1], offset: 14>>
+  memref.copy %x, %centre : memref<1x3x8x8xf32> to memref<1x3x8x8xf32, strided<[360, 120, 12, 1], offset: 14>>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x4x8x10xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x3x10x12xf32>, memref<4x3x3x3xf32>) outs(%y : memref<1x4x8x10xf32>)
+  memref.dealloc %p : memref<1x3x10x12xf32>
+  return
+}
+func.func @padding_kept(%x: memref<1x3x8x8xf32>, %w: memref<3x3x1x1xf32>, %y: memref<1x3x10x10xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x3x10x10xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x3x10x10xf32>)
+  %centre = memref.subview %p[0, 0, 1, 1] [1, 3, 8, 8] [1, 1, 1, 1] : memref<1x3x10x10xf32> to memref<1x3x8x8xf32, strided<[300, 100, 10, 1], offset: 11>>
+  memref.copy %x, %centre : memref<1x3x8x8xf32> to memref<1x3x8x8xf32, strided<[300, 100, 10, 1], offset: 11>>
+  linalg.fill ins(%zero : f32) outs(%x : memref<1x3x8x8xf32>)
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x3x10x10xf32>)
+  linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%y : memref<1x3x10x10xf32>) {
+  ^bb0(%o: f32):
+    %v = arith.addf %o, %o : f32
+    linalg.yield %v : f32
+  }
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x3x10x10xf32>, memref<3x3x1x1xf32>) outs(%y : memref<1x3x10x10xf32>)
+  return
+}
+func.func @asymmetric(%x: memref<1x3x8x8xf32>, %w: memref<3x3x1x1xf32>, %y: memref<1x3x9x9xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x3x9x9xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x3x9x9xf32>)
+  %centre = memref.subview %p[0, 0, 1, 1] [1, 3, 8, 8] [1, 1, 1, 1] : memref<1x3x9x9xf32> to memref<1x3x8x8xf32, strided<[243, 81, 9, 1], offset: 10>>
+  memref.copy %x, %centre : memref<1x3x8x8xf32> to memref<1x3x8x8xf32, strided<[243, 81, 9, 1], offset: 10>>
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x3x9x9xf32>, memref<3x3x1x1xf32>) outs(%y : memref<1x3x9x9xf32>)
   return
 }
 func.func @matmul(%a: memref<4x6xf32>, %b: memref<6x5xf32>, %c: memref<4x5xf32>) {
@@ -100,7 +165,7 @@ func.func @broadcast(%a: memref<1x4x6xf32>, %b: memref<3x6x5xf32>, %c: memref<3x
 // CHECK-LABEL: func.func @grouped_output
 // CHECK: %[[Y4:.*]] = memref.collapse_shape %arg2 {{\[}}[0], [1, 2], [3], [4]] : memref<1x8x1x4x4xf32> into memref<1x8x4x4xf32>
 // CHECK: %[[CY:.*]] = memref.cast %[[Y4]]
-// CHECK: call @placer_gpu_conv2d_f32(%{{.*}}, %{{.*}}, %[[CY]], %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c8_i64, %c0_i32)
+// CHECK: call @placer_gpu_conv2d_f32(%{{.*}}, %{{.*}}, %[[CY]], %c1_i64, %c1_i64, %c0_i64, %c0_i64, %c1_i64, %c1_i64, %c8_i64, %c1_i32, %c0_i32)
 func.func @grouped_output(%x: memref<1x8x6x6xf32>, %w: memref<8x1x3x3xf32>, %yg: memref<1x8x1x4x4xf32>) {
   %xg = memref.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [1, 8, 1, 6, 6] : memref<1x8x6x6xf32> into memref<1x8x1x6x6xf32>
   %wg = memref.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [8, 1, 1, 3, 3] : memref<8x1x3x3xf32> into memref<8x1x1x3x3xf32>

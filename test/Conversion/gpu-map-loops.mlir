@@ -4,17 +4,19 @@
 // RUN: not placer-opt %s --split-input-file --placer-gpu-map-loops=block-size=2000 2>&1 | FileCheck %s --check-prefix=BAD
 
 // Blocks of 256 threads along the innermost dimension (1000 -> 4 blocks,
-// the last guarded), one block per row; a loop nest with no parallel
-// dimension runs as one thread; every launch is on the device, no load or
-// store is left on the host.
+// the last guarded), one block per row (the grid's x has the most
+// blocks); a loop nest with no parallel dimension runs as one thread;
+// every launch is on the device, no load or store is left on the host.
 // CHECK-LABEL: func.func @relu
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c4, {{.*}} = %c6, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c256, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c6, {{.*}} = %c4, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c256, {{.*}} = %c1, {{.*}} = %c1)
 // CHECK: scf.if
 // CHECK: memref.load
 // CHECK: gpu.terminator
 // CHECK-NOT: SCFToGPU_visited
 // B128-LABEL: func.func @relu
 // B128: gpu.launch blocks({{.*}}) in ({{.*}} = %c8, {{.*}} = %c6, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1)
+// B128-LABEL: func.func @small_rows
+// B128: threads({{.*}}) in ({{.*}} = %c7, {{.*}} = %c7, {{.*}} = %c2)
 // BAD: error: --placer-gpu-map-loops: block-size must be in [1, 1024], got 2000
 func.func @relu(%x: memref<6x1000xf32>, %y: memref<6x1000xf32>) {
   %c0 = arith.constant 0 : index
@@ -26,6 +28,30 @@ func.func @relu(%x: memref<6x1000xf32>, %y: memref<6x1000xf32>) {
     %v = memref.load %x[%i, %j] : memref<6x1000xf32>
     %r = arith.maximumf %v, %zero : f32
     memref.store %r, %y[%i, %j] : memref<6x1000xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A short innermost dimension (7x7 activations) fills the block along y
+// and z: 7 x 7 x 5 threads of at most 256; blocks: the 32 images on x
+// (the most blocks), 64 / 5 -> 13 channel tiles on y, the rest one each.
+// CHECK-LABEL: func.func @small_rows
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c32, {{.*}} = %c13, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c7, {{.*}} = %c7, {{.*}} = %c5)
+// CHECK: scf.if
+func.func @small_rows(%x: memref<32x64x7x7xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%n, %c, %h, %w) = (%c0, %c0, %c0, %c0) to (%c32, %c64, %c7, %c7) step (%c1, %c1, %c1, %c1) {
+    %v = memref.load %x[%n, %c, %h, %w] : memref<32x64x7x7xf32>
+    %r = arith.maximumf %v, %zero : f32
+    memref.store %r, %x[%n, %c, %h, %w] : memref<32x64x7x7xf32>
     scf.reduce
   }
   return

@@ -24,9 +24,9 @@
 // CHECK-DAG: llvm.func @mgpuMemFree(
 // SM80: gpu.binary @net_kernel
 // SM80-SAME: .target sm_80
-// TF32: call @placer_gpu_conv2d_f32({{.*}}, %c1_i32)
+// TF32: call @placer_gpu_conv2d_f32({{.*}}, %c1_i32{{(_[0-9]+)?}})
 // TF32: call @placer_gpu_matmul_f32({{.*}}, %c1_i32{{(_[0-9]+)?}})
-// FP32: call @placer_gpu_conv2d_f32({{.*}}, %c0_i32)
+// FP32: call @placer_gpu_conv2d_f32({{.*}}, %c0_i32{{(_[0-9]+)?}})
 // FP32: call @placer_gpu_matmul_f32({{.*}}, %c0_i32{{(_[0-9]+)?}})
 // BAD: --gpu-chip must name an NVIDIA chip (sm_80, sm_90, ...), not 'gfx90a'
 module {

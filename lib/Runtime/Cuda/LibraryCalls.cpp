@@ -1,9 +1,9 @@
 //===- LibraryCalls.cpp - Convolutions over cuDNN, products over cuBLAS ---===//
 //
 // The placer_gpu_* functions the placer-gpu-library-calls pass makes
-// compiled code call (signatures in docs/Execution.md, "GPU code"). Each
-// accumulates into its output (beta = 1: the code has filled it with the
-// bias or zeros), runs on the device's library stream and returns when its
+// compiled code call (signatures in docs/Execution.md, "GPU code"). A
+// product accumulates into its output (beta = 1: the code has filled it),
+// a convolution too unless told its output is to be overwritten; each runs on the device's library stream and returns when its
 // work is done. Convolution algorithms are chosen by timing them once per
 // shape (cudnnFind..., as PyTorch's benchmark mode does), within the math
 // the program was compiled for: strict fp32 (FMA) unless it allows TF32.
@@ -120,7 +120,7 @@ bool checkCudnn(const CudnnApi &api, cudnnStatus_t status, const char *what) {
 /// Descriptors and the fastest algorithm for one convolution shape.
 bool prepareConv(const Device &d, const CudnnApi &api, Libraries &libs,
                  const StridedMemRef<4> &x, const StridedMemRef<4> &w,
-                 const StridedMemRef<4> &y, const int64_t params[5], bool tf32,
+                 const StridedMemRef<4> &y, const int64_t params[7], bool tf32,
                  Libraries::Conv &conv) {
   bool ok =
       checkCudnn(api, api.cudnnCreateTensorDescriptor(&conv.x), "descriptor") &&
@@ -144,8 +144,9 @@ bool prepareConv(const Device &d, const CudnnApi &api, Libraries &libs,
                   "describing the filter") &&
        checkCudnn(api,
                   api.cudnnSetConvolution2dDescriptor(
-                      conv.conv, 0, 0, params[0], params[1], params[2],
-                      params[3], CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+                      conv.conv, params[5], params[6], params[0], params[1],
+                      params[2], params[3], CUDNN_CROSS_CORRELATION,
+                      CUDNN_DATA_FLOAT),
                   "describing the convolution") &&
        checkCudnn(api,
                   api.cudnnSetConvolutionGroupCount(conv.conv, params[4]),
@@ -199,8 +200,9 @@ bool prepareConv(const Device &d, const CudnnApi &api, Libraries &libs,
 
 extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
     StridedMemRef<4> *x, StridedMemRef<4> *w, StridedMemRef<4> *y,
-    int64_t strideH, int64_t strideW, int64_t dilationH, int64_t dilationW,
-    int64_t groups, int32_t tf32) {
+    int64_t strideH, int64_t strideW, int64_t padH, int64_t padW,
+    int64_t dilationH, int64_t dilationW, int64_t groups, int32_t accumulate,
+    int32_t tf32) {
   const Device *d = getDevice();
   if (!d)
     return;
@@ -210,7 +212,8 @@ extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
   if (!api)
     return;
   // cuDNN takes ints, a packed filter, and y of the shape x and w give.
-  const int64_t params[5] = {strideH, strideW, dilationH, dilationW, groups};
+  const int64_t params[7] = {strideH,   strideW,   dilationH, dilationW,
+                             groups,    padH,      padW};
   bool valid = groups > 0 && w->sizes[1] * groups == x->sizes[1] &&
                w->sizes[0] % groups == 0 && y->sizes[0] == x->sizes[0] &&
                y->sizes[1] == w->sizes[0] &&
@@ -221,12 +224,13 @@ extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
     valid = valid && fitsInt(x->sizes[i]) && fitsInt(x->strides[i]) &&
             fitsInt(w->sizes[i]) && fitsInt(y->sizes[i]) &&
             fitsInt(y->strides[i]);
-  for (int64_t p : params)
-    valid = valid && p > 0 && fitsInt(p);
+  for (int i = 0; i < 7; ++i)
+    valid = valid && fitsInt(params[i]) && (i >= 5 || params[i] > 0);
+  // Output size per spatial dim: (in + 2 pad - dilation (k - 1) - 1) / stride + 1.
   for (int i = 2; i < 4; ++i)
-    valid = valid && y->sizes[i] == (x->sizes[i] -
-                                     params[i == 2 ? 2 : 3] * (w->sizes[i] - 1) -
-                                     1) / params[i - 2] +
+    valid = valid && y->sizes[i] == (x->sizes[i] + 2 * params[i + 3] -
+                                     params[i] * (w->sizes[i] - 1) - 1) /
+                                            params[i - 2] +
                                         1;
   if (!valid) {
     fail("placer_gpu_conv2d_f32: shapes cuDNN cannot take: x " + describe(*x) +
@@ -234,8 +238,8 @@ extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
          std::to_string(groups));
     return;
   }
-  std::vector<int64_t> key = {strideH, strideW, dilationH, dilationW, groups,
-                              tf32};
+  std::vector<int64_t> key(params, params + 7);
+  key.push_back(tf32);
   for (const StridedMemRef<4> *m : {x, w, y})
     for (int i = 0; i < 4; ++i) {
       key.push_back(m->sizes[i]);
@@ -248,13 +252,13 @@ extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
     libs.convs.erase(it);
     return;
   }
-  const float one = 1.0f;
+  const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
   if (checkCudnn(*api,
                  api->cudnnConvolutionForward(
                      libs.cudnn, &one, conv.x, x->data(), conv.w, w->data(),
                      conv.conv, conv.algo,
                      reinterpret_cast<void *>(libs.workspace),
-                     conv.workspaceBytes, &one, conv.y, y->data()),
+                     conv.workspaceBytes, &beta, conv.y, y->data()),
                  "running the convolution"))
     check(*d, d->driver->cuStreamSynchronize(d->libraryStream),
           "running a cuDNN convolution");

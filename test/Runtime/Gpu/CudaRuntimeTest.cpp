@@ -39,10 +39,10 @@ template <int Rank> struct MemRef {
   int64_t offset, sizes[Rank], strides[Rank];
 };
 
-extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(MemRef<4> *, MemRef<4> *,
-                                                   MemRef<4> *, int64_t,
-                                                   int64_t, int64_t, int64_t,
-                                                   int64_t, int32_t);
+extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
+    MemRef<4> *x, MemRef<4> *w, MemRef<4> *y, int64_t strideH, int64_t strideW,
+    int64_t padH, int64_t padW, int64_t dilationH, int64_t dilationW,
+    int64_t groups, int32_t accumulate, int32_t tf32);
 extern "C" void _mlir_ciface_placer_gpu_matmul_f32(MemRef<3> *, MemRef<3> *,
                                                    MemRef<3> *, int32_t,
                                                    int32_t, int32_t);
@@ -179,58 +179,68 @@ void testErrors() {
   takeError();
 }
 
-/// y[n, f, i, j] += sum x[n, g*C + c, i*s + a*d, j*s + b*d] w[f, c, a, b]
+/// Convolution parameters beside the input's shape.
+struct Conv {
+  int64_t filters, kernel, stride = 1, pad = 0, dilation = 1, groups = 1;
+  int32_t accumulate = 1, tf32 = 0;
+};
+
+/// y[n, f, i, j] (+)= sum x[n, g*C + c, i*s - p + a*d, j*s - p + b*d]
+/// w[f, c, a, b], x zero outside its bounds.
 std::vector<float> referenceConv(const std::vector<float> &x,
                                  const std::vector<float> &w,
                                  std::vector<float> y, const int64_t xs[4],
                                  const int64_t ws[4], const int64_t ys[4],
-                                 int64_t stride, int64_t dilation,
-                                 int64_t groups) {
-  int64_t perGroup = ws[0] / groups;
+                                 const Conv &c) {
+  int64_t perGroup = ws[0] / c.groups;
   for (int64_t n = 0; n < ys[0]; ++n)
     for (int64_t f = 0; f < ys[1]; ++f)
       for (int64_t i = 0; i < ys[2]; ++i)
         for (int64_t j = 0; j < ys[3]; ++j) {
           double sum = 0;
           int64_t g = f / perGroup;
-          for (int64_t c = 0; c < ws[1]; ++c)
+          for (int64_t ch = 0; ch < ws[1]; ++ch)
             for (int64_t a = 0; a < ws[2]; ++a)
-              for (int64_t b = 0; b < ws[3]; ++b)
-                sum += double(x[((n * xs[1] + g * ws[1] + c) * xs[2] +
-                                 i * stride + a * dilation) *
+              for (int64_t b = 0; b < ws[3]; ++b) {
+                int64_t row = i * c.stride - c.pad + a * c.dilation;
+                int64_t col = j * c.stride - c.pad + b * c.dilation;
+                if (row < 0 || row >= xs[2] || col < 0 || col >= xs[3])
+                  continue;
+                sum += double(x[((n * xs[1] + g * ws[1] + ch) * xs[2] + row) *
                                     xs[3] +
-                                j * stride + b * dilation]) *
-                       w[((f * ws[1] + c) * ws[2] + a) * ws[3] + b];
-          y[((n * ys[1] + f) * ys[2] + i) * ys[3] + j] += sum;
+                                col]) *
+                       w[((f * ws[1] + ch) * ws[2] + a) * ws[3] + b];
+              }
+          float &out = y[((n * ys[1] + f) * ys[2] + i) * ys[3] + j];
+          out = (c.accumulate ? out : 0.0f) + sum;
         }
   return y;
 }
 
-void testConv(const char *name, std::vector<int64_t> xs, int64_t filters,
-              int64_t kernel, int64_t stride, int64_t dilation,
-              int64_t groups, int32_t tf32) {
-  std::vector<int64_t> ws = {filters, xs[1] / groups, kernel, kernel};
-  int64_t out = [&](int64_t in) {
-    return (in - dilation * (kernel - 1) - 1) / stride + 1;
-  }(xs[2]);
-  int64_t outW = (xs[3] - dilation * (kernel - 1) - 1) / stride + 1;
-  std::vector<int64_t> ys = {xs[0], filters, out, outW};
+void testConv(const char *name, std::vector<int64_t> xs, const Conv &c) {
+  std::vector<int64_t> ws = {c.filters, xs[1] / c.groups, c.kernel, c.kernel};
+  auto outSize = [&](int64_t in) {
+    return (in + 2 * c.pad - c.dilation * (c.kernel - 1) - 1) / c.stride + 1;
+  };
+  std::vector<int64_t> ys = {xs[0], c.filters, outSize(xs[2]), outSize(xs[3])};
   auto count = [](const std::vector<int64_t> &s) {
     return size_t(s[0] * s[1] * s[2] * s[3]);
   };
+  // y starts at 0.5: accumulated into, or overwritten.
   std::vector<float> x = random(count(xs), 2), w = random(count(ws), 3),
                      y(count(ys), 0.5f);
-  std::vector<float> expected = referenceConv(
-      x, w, y, xs.data(), ws.data(), ys.data(), stride, dilation, groups);
+  std::vector<float> expected =
+      referenceConv(x, w, y, xs.data(), ws.data(), ys.data(), c);
   float *dx = upload(x), *dw = upload(w), *dy = upload(y);
   MemRef<4> mx = contiguous<4>(dx, xs), mw = contiguous<4>(dw, ws),
             my = contiguous<4>(dy, ys);
-  _mlir_ciface_placer_gpu_conv2d_f32(&mx, &mw, &my, stride, stride, dilation,
-                                     dilation, groups, tf32);
+  _mlir_ciface_placer_gpu_conv2d_f32(&mx, &mw, &my, c.stride, c.stride, c.pad,
+                                     c.pad, c.dilation, c.dilation, c.groups,
+                                     c.accumulate, c.tf32);
   std::vector<float> result = download(dy, y.size());
   std::string error = takeError();
   double rel = relativeError(result, expected);
-  double tolerance = tf32 ? 1e-2 : 1e-4;
+  double tolerance = c.tf32 ? 1e-2 : 1e-4;
   char line[256];
   std::snprintf(line, sizeof(line), "conv %s: relative error %.2e (<= %.0e)",
                 name, rel, tolerance);
@@ -279,7 +289,7 @@ void testBadShapes() {
   float *d = upload(data);
   MemRef<4> x = contiguous<4>(d, {1, 4, 2, 2}), w = contiguous<4>(d, {2, 3, 1, 1}),
             y = contiguous<4>(d, {1, 2, 2, 2});
-  _mlir_ciface_placer_gpu_conv2d_f32(&x, &w, &y, 1, 1, 1, 1, 1, 0);
+  _mlir_ciface_placer_gpu_conv2d_f32(&x, &w, &y, 1, 1, 0, 0, 1, 1, 1, 1, 0);
   std::string error = takeError();
   expect(error.find("placer_gpu_conv2d_f32: shapes cuDNN cannot take") == 0,
          "mismatched channels are a recorded error: " + error);
@@ -298,12 +308,15 @@ int main() {
               placer_cuda_compute_capability());
   testKernel();
   testErrors();
-  testConv("3x3", {2, 3, 9, 9}, 4, 3, 1, 1, 1, 0);
-  testConv("3x3 stride 2 dilation 2 groups 2", {1, 4, 11, 11}, 6, 3, 2, 2, 2,
-           0);
-  testConv("depthwise 3x3", {2, 8, 7, 7}, 8, 3, 1, 1, 8, 0);
-  testConv("1x1 stride 2", {2, 16, 8, 8}, 32, 1, 2, 1, 1, 0);
-  testConv("3x3 tf32", {2, 16, 12, 12}, 16, 3, 1, 1, 1, 1);
+  testConv("3x3", {2, 3, 9, 9}, {4, 3});
+  testConv("3x3 pad 1, overwriting y", {2, 3, 9, 9},
+           {4, 3, 1, 1, 1, 1, /*accumulate=*/0});
+  testConv("3x3 stride 2 dilation 2 groups 2", {1, 4, 11, 11},
+           {6, 3, 2, 0, 2, 2});
+  testConv("depthwise 3x3 pad 1", {2, 8, 7, 7}, {8, 3, 1, 1, 1, 8});
+  testConv("7x7 stride 2 pad 3", {2, 3, 20, 20}, {8, 7, 2, 3});
+  testConv("1x1 stride 2", {2, 16, 8, 8}, {32, 1, 2});
+  testConv("3x3 tf32", {2, 16, 12, 12}, {16, 3, 1, 0, 1, 1, 1, 1});
   for (int32_t transA : {0, 1})
     for (int32_t transB : {0, 1})
       testMatmul(transA, transB);
