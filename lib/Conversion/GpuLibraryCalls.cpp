@@ -291,35 +291,54 @@ LogicalResult rewriteConv(OpBuilder &b, linalg::LinalgOp op, bool tf32) {
 //===----------------------------------------------------------------------===//
 
 /// A contraction the library takes: C[batch..., m, n] += op(A) op(B) with
-/// the batch dimensions leading every operand in the same order.
+/// the batch dimensions leading C and each of A and B in the same order,
+/// or absent from one of them, which is then read again for every batch.
 struct Product {
   bool transA = false, transB = false;
-  int64_t batchRank = 0;
 };
 
-/// Whether `map` is (batch..., first, second).
+/// Whether `map` reads (batch..., first, second) with every batch dimension
+/// present, or (first, second) alone (a broadcast operand). Unit dimensions
+/// read at 0 count as absent, should a caller's map have them.
 bool isBatchThen(AffineMap map, ArrayRef<unsigned> batch, unsigned first,
                  unsigned second) {
-  if (map.getNumResults() != batch.size() + 2)
+  unsigned n = map.getNumResults();
+  if (n < 2 || (n != 2 && n != batch.size() + 2))
     return false;
-  for (auto [i, dim] : llvm::enumerate(batch))
-    if (map.getResult(i) != getAffineDimExpr(dim, map.getContext()))
-      return false;
-  return map.getResult(batch.size()) ==
-             getAffineDimExpr(first, map.getContext()) &&
-         map.getResult(batch.size() + 1) ==
-             getAffineDimExpr(second, map.getContext());
+  MLIRContext *context = map.getContext();
+  unsigned leading = n - 2;
+  bool all = true, none = true;
+  for (unsigned i = 0; i < leading; ++i) {
+    AffineExpr expr = map.getResult(i);
+    all = all && expr == getAffineDimExpr(batch[i], context);
+    auto constant = dyn_cast<AffineConstantExpr>(expr);
+    none = none && constant && constant.getValue() == 0;
+  }
+  return (all || none) &&
+         map.getResult(leading) == getAffineDimExpr(first, context) &&
+         map.getResult(leading + 1) == getAffineDimExpr(second, context);
 }
 
 std::optional<Product> matchProduct(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !linalg::isaContractionOpInterface(op))
     return std::nullopt;
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-      dims->k.size() != 1)
+  // The dimensions from C's map, (batch..., m, n), and the one reduction
+  // k: a batch dimension missing from A or B would make inferred
+  // contraction dimensions call it an m or n.
+  AffineMap cMap = op.getIndexingMapsArray()[2];
+  unsigned loops = op.getNumLoops();
+  if (cMap.getNumResults() < 2 || cMap.getNumResults() + 1 != loops ||
+      !cMap.isProjectedPermutation() || op.getNumReductionLoops() != 1)
     return std::nullopt;
+  SmallVector<unsigned> batch;
+  for (unsigned i = 0; i + 2 < cMap.getNumResults(); ++i)
+    batch.push_back(cMap.getDimPosition(i));
+  unsigned m = cMap.getDimPosition(cMap.getNumResults() - 2);
+  unsigned n = cMap.getDimPosition(cMap.getNumResults() - 1);
+  SmallVector<unsigned> reductions;
+  op.getReductionDims(reductions);
+  unsigned k = reductions.front();
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<MemRefType>(operand.get().getType());
     // Contiguous buffers: batch dimensions collapse into one.
@@ -328,12 +347,7 @@ std::optional<Product> matchProduct(linalg::LinalgOp op) {
       return std::nullopt;
   }
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  SmallVector<unsigned> batch(dims->batch.begin(), dims->batch.end());
-  unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
   Product product;
-  product.batchRank = batch.size();
-  if (!isBatchThen(maps[2], batch, m, n))
-    return std::nullopt;
   if (isBatchThen(maps[0], batch, k, m))
     product.transA = true;
   else if (!isBatchThen(maps[0], batch, m, k))
@@ -345,21 +359,22 @@ std::optional<Product> matchProduct(linalg::LinalgOp op) {
   return product;
 }
 
-/// `memref` as [batch, rows, cols]: leading batch dimensions collapsed into
-/// one, or a unit one added.
-Value asBatched(OpBuilder &b, Location loc, Value memref, int64_t batchRank) {
+/// `memref` as [batch, rows, cols]: leading dimensions collapsed into one,
+/// or a unit one added (a broadcast operand: the call reads it for every
+/// batch).
+Value asBatched(OpBuilder &b, Location loc, Value memref) {
   auto type = cast<MemRefType>(memref.getType());
   int64_t rank = type.getRank();
-  if (batchRank == 0)
+  if (rank == 2)
     return memref::ExpandShapeOp::create(
         b, loc,
         MemRefType::get({1, type.getDimSize(0), type.getDimSize(1)},
                         type.getElementType()),
         memref, SmallVector<ReassociationIndices>{{0, 1}, {2}});
-  if (batchRank == 1)
+  if (rank == 3)
     return memref;
   ReassociationIndices leading;
-  for (int64_t i = 0; i < batchRank; ++i)
+  for (int64_t i = 0; i < rank - 2; ++i)
     leading.push_back(i);
   return memref::CollapseShapeOp::create(
       b, loc, memref,
@@ -380,8 +395,7 @@ LogicalResult rewriteProduct(OpBuilder &b, linalg::LinalgOp op, bool tf32) {
       declare(op->getParentOfType<ModuleOp>(), kMatmulFunction, type);
   SmallVector<Value> args;
   for (OpOperand &operand : op->getOpOperands())
-    args.push_back(castToAny(
-        b, loc, asBatched(b, loc, operand.get(), product->batchRank)));
+    args.push_back(castToAny(b, loc, asBatched(b, loc, operand.get())));
   args.push_back(i32(b, loc, product->transA));
   args.push_back(i32(b, loc, product->transB));
   args.push_back(i32(b, loc, tf32));

@@ -4,8 +4,9 @@
 // Convolutions and contractions on device buffers become calls of the CUDA
 // runtime: strides, padding, dilations and groups as i64, accumulate,
 // transposes and TF32 as i32; products see [batch, rows, cols] views.
-// Contractions the library cannot take (a broadcast batch) stay linalg ops,
-// to become kernels.
+// An operand without the batch dimensions is read for every batch.
+// Contractions the library cannot take (a strided
+// view) stay linalg ops, to become kernels.
 
 // CHECK-LABEL: func.func @conv
 // CHECK: %[[X:.*]] = memref.cast %arg0 : memref<1x3x10x10xf32> to memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>
@@ -57,9 +58,22 @@
 // CHECK: memref.collapse_shape %arg0 {{\[}}[0, 1], [2], [3]] : memref<2x3x4x6xf32> into memref<6x4x6xf32>
 // CHECK: call @placer_gpu_matmul_f32(
 
+// A unit batch read at index 0 is no contraction upstream recognizes: a
+// kernel.
 // CHECK-LABEL: func.func @broadcast
 // CHECK-NOT: call
 // CHECK: linalg.generic
+
+// A Linear layer on [batch, tokens, features]: the weight has no batch
+// dimension, and gets a unit one.
+// CHECK-LABEL: func.func @shared_weight
+// CHECK: memref.expand_shape %arg1 {{\[}}[0, 1], [2]] output_shape [1, 6, 5]
+// CHECK: call @placer_gpu_matmul_f32(
+// CHECK-NOT: linalg.generic
+
+// CHECK-LABEL: func.func @strided
+// CHECK-NOT: call
+// CHECK: linalg.matmul
 
 #map_a = affine_map<(m, n, k) -> (m, k)>
 #map_bt = affine_map<(m, n, k) -> (n, k)>
@@ -157,6 +171,21 @@ func.func @broadcast(%a: memref<1x4x6xf32>, %b: memref<3x6x5xf32>, %c: memref<3x
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   }
+  return
+}
+
+func.func @shared_weight(%a: memref<3x4x6xf32>, %b: memref<6x5xf32>, %c: memref<3x4x5xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (k, n)>, affine_map<(b, m, n, k) -> (b, m, n)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+    ins(%a, %b : memref<3x4x6xf32>, memref<6x5xf32>) outs(%c : memref<3x4x5xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %p = arith.mulf %l, %r : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func @strided(%a: memref<4x6xf32, strided<[12, 1]>>, %b: memref<6x5xf32>, %c: memref<4x5xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x6xf32, strided<[12, 1]>>, memref<6x5xf32>) outs(%c : memref<4x5xf32>)
   return
 }
 

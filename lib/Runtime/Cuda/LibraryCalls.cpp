@@ -283,7 +283,9 @@ extern "C" void _mlir_ciface_placer_gpu_matmul_f32(StridedMemRef<3> *a,
   // matrix read as its transpose.
   int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2];
   int64_t k = transA ? a->sizes[1] : a->sizes[2];
-  bool valid = a->sizes[0] == batch && b->sizes[0] == batch &&
+  // An operand of one batch (a broadcast one) is read for every batch.
+  bool valid = (a->sizes[0] == batch || a->sizes[0] == 1) &&
+               (b->sizes[0] == batch || b->sizes[0] == 1) &&
                (transA ? a->sizes[2] : a->sizes[1]) == m &&
                (transB ? b->sizes[2] : b->sizes[1]) == k &&
                (transB ? b->sizes[1] : b->sizes[2]) == n &&
@@ -303,8 +305,9 @@ extern "C" void _mlir_ciface_placer_gpu_matmul_f32(StridedMemRef<3> *a,
     status = api->cublasSgemmStridedBatched(
         libs.cublas, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
         transA ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &one, b->data(),
-        b->strides[1], b->strides[0], a->data(), a->strides[1], a->strides[0],
-        &one, c->data(), c->strides[1], c->strides[0], batch);
+        b->strides[1], b->sizes[0] == 1 ? 0 : b->strides[0], a->data(),
+        a->strides[1], a->sizes[0] == 1 ? 0 : a->strides[0], &one, c->data(),
+        c->strides[1], c->strides[0], batch);
   if (status != CUBLAS_STATUS_SUCCESS) {
     fail(std::string("placer_gpu_matmul_f32: ") +
          api->cublasGetStatusString(status));

@@ -250,21 +250,25 @@ void testConv(const char *name, std::vector<int64_t> xs, const Conv &c) {
     placer_cuda_free(p);
 }
 
-void testMatmul(int32_t transA, int32_t transB) {
+/// C[3] += op(A) op(B); a broadcast operand has one batch, read for all.
+void testMatmul(int32_t transA, int32_t transB, bool broadcastA = false,
+                bool broadcastB = false) {
   const int64_t batch = 3, m = 5, n = 7, k = 9;
-  std::vector<int64_t> as = {batch, transA ? k : m, transA ? m : k};
-  std::vector<int64_t> bs = {batch, transB ? n : k, transB ? k : n};
+  int64_t batchA = broadcastA ? 1 : batch, batchB = broadcastB ? 1 : batch;
+  std::vector<int64_t> as = {batchA, transA ? k : m, transA ? m : k};
+  std::vector<int64_t> bs = {batchB, transB ? n : k, transB ? k : n};
   std::vector<int64_t> cs = {batch, m, n};
-  std::vector<float> a = random(batch * m * k, 4), b = random(batch * k * n, 5),
-                     c(batch * m * n, 1.0f);
+  std::vector<float> a = random(batchA * m * k, 4),
+                     b = random(batchB * k * n, 5), c(batch * m * n, 1.0f);
   std::vector<float> expected = c;
   for (int64_t p = 0; p < batch; ++p)
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
         double sum = 0;
+        int64_t pa = broadcastA ? 0 : p, pb = broadcastB ? 0 : p;
         for (int64_t q = 0; q < k; ++q)
-          sum += double(a[p * m * k + (transA ? q * m + i : i * k + q)]) *
-                 b[p * k * n + (transB ? j * k + q : q * n + j)];
+          sum += double(a[pa * m * k + (transA ? q * m + i : i * k + q)]) *
+                 b[pb * k * n + (transB ? j * k + q : q * n + j)];
         expected[(p * m + i) * n + j] += sum;
       }
   float *da = upload(a), *db = upload(b), *dc = upload(c);
@@ -276,8 +280,9 @@ void testMatmul(int32_t transA, int32_t transB) {
   double rel = relativeError(result, expected);
   char line[256];
   std::snprintf(line, sizeof(line),
-                "matmul trans_a=%d trans_b=%d: relative error %.2e", transA,
-                transB, rel);
+                "matmul trans_a=%d trans_b=%d%s%s: relative error %.2e",
+                transA, transB, broadcastA ? " broadcast a" : "",
+                broadcastB ? " broadcast b" : "", rel);
   expect(error.empty() && rel <= 1e-5,
          line + (error.empty() ? "" : " (" + error + ")"));
   for (float *p : {da, db, dc})
@@ -320,6 +325,8 @@ int main() {
   for (int32_t transA : {0, 1})
     for (int32_t transB : {0, 1})
       testMatmul(transA, transB);
+  testMatmul(0, 1, /*broadcastA=*/false, /*broadcastB=*/true);
+  testMatmul(1, 0, /*broadcastA=*/true, /*broadcastB=*/false);
   testBadShapes();
   std::printf("%d failures\n", failures);
   return failures ? 1 : 0;
