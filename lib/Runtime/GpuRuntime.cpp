@@ -47,8 +47,13 @@ GpuRuntime *GpuRuntime::get(std::string &error) {
         reinterpret_cast<Release>(::dlsym(handle, "placer_cuda_free"));
     result->takeErrorFn =
         reinterpret_cast<TakeError>(::dlsym(handle, "placer_cuda_take_error"));
+    result->synchronizeFn = reinterpret_cast<Synchronize>(
+        ::dlsym(handle, "placer_cuda_synchronize"));
+    result->setSynchronousFn = reinterpret_cast<SetSynchronous>(
+        ::dlsym(handle, "placer_cuda_set_synchronous"));
     if (!open || !name || !capability || !result->uploadFn ||
-        !result->freeFn || !result->takeErrorFn) {
+        !result->freeFn || !result->takeErrorFn || !result->synchronizeFn ||
+        !result->setSynchronousFn) {
       *failure = path + " is not Placer's CUDA runtime (a function is missing)";
       delete result;
       return;
@@ -94,6 +99,15 @@ GpuRuntime::DevicePointer GpuRuntime::upload(const void *host, size_t bytes,
   if (!pointer && !takeError(error))
     error = "cannot copy " + std::to_string(bytes) + " bytes to the GPU";
   return pointer;
+}
+
+bool GpuRuntime::finish(std::string &error) const {
+  synchronizeFn();
+  return !takeError(error);
+}
+
+void GpuRuntime::setSynchronous(bool synchronous) const {
+  setSynchronousFn(synchronous);
 }
 
 bool GpuRuntime::takeError(std::string &error) const {

@@ -258,6 +258,9 @@ bool Program::placeWeights(std::string &error) {
   gpu = GpuRuntime::get(error);
   if (!gpu)
     return false;
+  // A profile's timers read the host clock: the GPU's work must be done at
+  // each node's end.
+  gpu->setSynchronous(options.profile);
   for (size_t i = 0; i < module.weightData.size(); ++i) {
     const Buffer &weight = module.weightData[i];
     GpuRuntime::DevicePointer pointer =
@@ -454,8 +457,9 @@ std::optional<std::pair<double, double>> Program::runOnce(std::string &error) {
       placer_dist_set_microbatch(m);
     }
     executable.run(calls[m]);
-    // GPU code cannot return an error: the CUDA runtime records it.
-    if (gpu && gpu->takeError(error)) {
+    // GPU code cannot return an error: the CUDA runtime records it. Its
+    // work may still be queued until the run's end.
+    if (gpu && !gpu->finish(error)) {
       error = "'" + module.function + "' on the GPU: " + error;
       if (distributed)
         placer_dist_end();

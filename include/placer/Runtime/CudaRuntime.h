@@ -34,8 +34,12 @@ int placer_cuda_compute_capability(void);
 void *placer_cuda_upload(const void *host, size_t bytes);
 /* Frees what placer_cuda_upload returned (null: nothing). */
 void placer_cuda_free(void *device);
-/* Waits for all the GPU's work. */
+/* Waits for all the GPU's work: the end of a run. */
 void placer_cuda_synchronize(void);
+/* 1: every synchronization point of the code waits for the GPU (profiled
+ * runs, whose timers read the host clock); 0 (the default): only copies to
+ * host memory and placer_cuda_synchronize wait. */
+void placer_cuda_set_synchronous(int synchronous);
 /* The first error recorded since the last call: copied into `message`
  * (truncated to `size`) and cleared; returns 1 if there was one. */
 int placer_cuda_take_error(char *message, size_t size);

@@ -41,6 +41,11 @@ public:
                        std::string &error) const;
   /// The first error GPU code met since the last call (false if none).
   bool takeError(std::string &error) const;
+  /// The end of a run: waits for the GPU's work, then takeError.
+  bool finish(std::string &error) const;
+  /// Whether every synchronization point of the code waits (profiled runs,
+  /// whose timers read the host clock) or only copies to the host do.
+  void setSynchronous(bool synchronous) const;
 
 private:
   GpuRuntime() = default;
@@ -49,9 +54,13 @@ private:
   using Upload = void *(*)(const void *, size_t);
   using Release = void (*)(void *);
   using TakeError = int (*)(char *, size_t);
+  using Synchronize = void (*)();
+  using SetSynchronous = void (*)(int);
   Upload uploadFn = nullptr;
   Release freeFn = nullptr;
   TakeError takeErrorFn = nullptr;
+  Synchronize synchronizeFn = nullptr;
+  SetSynchronous setSynchronousFn = nullptr;
 };
 
 } // namespace placer::runtime

@@ -33,6 +33,7 @@ using CUmemoryPool = struct CUmemPoolHandle_st *;
 using CUdevice_attribute = int;
 using CUjit_option = int;
 using CUmemPool_attribute = int;
+using CUpointer_attribute = int;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
@@ -41,6 +42,8 @@ constexpr CUjit_option CU_JIT_ERROR_LOG_BUFFER = 5;
 constexpr CUjit_option CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 constexpr CUjit_option CU_JIT_OPTIMIZATION_LEVEL = 7;
 constexpr CUmemPool_attribute CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4;
+constexpr CUpointer_attribute CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2;
+constexpr unsigned CU_MEMORYTYPE_DEVICE = 2;
 constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
 constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
 
@@ -119,6 +122,7 @@ struct cudnnConvolutionFwdAlgoPerf_t {
   X(cuMemPoolSetAttribute, CUresult,                                           \
     (CUmemoryPool, CUmemPool_attribute, void *))                               \
   X(cuMemcpy, CUresult, (CUdeviceptr, CUdeviceptr, size_t))                    \
+  X(cuPointerGetAttribute, CUresult, (void *, CUpointer_attribute, CUdeviceptr)) \
   X(cuMemcpyAsync, CUresult, (CUdeviceptr, CUdeviceptr, size_t, CUstream))     \
   X(cuMemsetD32Async, CUresult, (CUdeviceptr, unsigned int, size_t, CUstream)) \
   X(cuMemsetD16Async, CUresult,                                                \

@@ -3,11 +3,18 @@
 // The functions upstream MLIR's GPU-to-LLVM lowering calls (the ones its
 // CudaRuntimeWrappers.cpp defines for mlir-runner), over the driver API
 // loaded at run time, plus the host interface of CudaRuntime.h. Differences
-// from upstream's wrappers, each for the compiled programs' sake: errors
-// are recorded, not fatal (CudaRuntime.h); device memory comes from the
-// driver's stream-ordered pool, kept between runs, since every run
-// allocates each intermediate afresh; streams are reused; unloading at
-// process exit ignores a driver that is gone already.
+// from upstream's wrappers, each for the compiled programs' sake:
+// - Errors are recorded, not fatal (CudaRuntime.h).
+// - All work goes to one stream, and the code's stream synchronizations
+//   (gpu-async-region ends a stream before every host call: each library
+//   call, each transfer hook) do not wait: the host runs ahead and the GPU
+//   never drains between kernels. What the host reads is safe regardless:
+//   a copy to host memory waits for its stream, and the runtime waits once
+//   at the end of a run (placer_cuda_synchronize). A profiled run waits at
+//   every synchronization, as its timers need.
+// - Device memory comes from the driver's stream-ordered pool, kept between
+//   runs, since every run allocates each intermediate afresh.
+// - Unloading at process exit ignores a driver that is gone already.
 //
 //===----------------------------------------------------------------------===//
 #include "placer/Runtime/CudaRuntime.h"
@@ -39,7 +46,7 @@ struct State {
   Device device;
   bool ready = false;
   std::string openError;
-  std::vector<CUstream> freeStreams;
+  std::atomic<bool> synchronous{false};
 };
 
 State &getState() {
@@ -104,7 +111,7 @@ bool openOnce(State &state) {
       !call(driver->cuMemPoolSetAttribute(
                 pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keepAll),
             "configuring the GPU's memory pool") ||
-      !call(driver->cuStreamCreate(&d.libraryStream, CU_STREAM_NON_BLOCKING),
+      !call(driver->cuStreamCreate(&d.stream, CU_STREAM_NON_BLOCKING),
             "creating a stream"))
     return false;
   return true;
@@ -154,6 +161,14 @@ void placer::cuda::fail(const std::string &message) {
 }
 
 bool placer::cuda::failed() { return getState().failed; }
+
+bool placer::cuda::isSynchronous() { return getState().synchronous; }
+
+void placer::cuda::synchronizeIfProfiling(const Device &device) {
+  if (isSynchronous())
+    check(device, device.driver->cuStreamSynchronize(device.stream),
+          "running GPU kernels");
+}
 
 bool placer::cuda::check(const Device &device, CUresult result,
                          const char *what) {
@@ -219,6 +234,10 @@ extern "C" void placer_cuda_free(void *device) {
 extern "C" void placer_cuda_synchronize(void) {
   if (const Device *d = getDevice())
     check(*d, d->driver->cuCtxSynchronize(), "running GPU code");
+}
+
+extern "C" void placer_cuda_set_synchronous(int synchronous) {
+  getState().synchronous = synchronous != 0;
 }
 
 extern "C" int placer_cuda_take_error(char *message, size_t size) {
@@ -307,39 +326,17 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
         "launching a kernel");
 }
 
+// Every region of the code gets the device's one stream (above).
 void *mgpuStreamCreate() {
   const Device *d = getDevice();
-  if (!d)
-    return nullptr;
-  {
-    State &state = getState();
-    std::lock_guard<std::mutex> lock(state.mutex);
-    if (!state.freeStreams.empty()) {
-      CUstream stream = state.freeStreams.back();
-      state.freeStreams.pop_back();
-      return stream;
-    }
-  }
-  CUstream stream = nullptr;
-  check(*d, d->driver->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
-        "creating a stream");
-  return stream;
+  return d ? d->stream : nullptr;
 }
 
-void mgpuStreamDestroy(void *stream) {
-  // The code destroys a stream once it has waited for it: the next region
-  // takes it again instead of creating one.
-  if (!stream)
-    return;
-  State &state = getState();
-  std::lock_guard<std::mutex> lock(state.mutex);
-  state.freeStreams.push_back(static_cast<CUstream>(stream));
-}
+void mgpuStreamDestroy(void * /*stream*/) {}
 
-void mgpuStreamSynchronize(void *stream) {
+void mgpuStreamSynchronize(void * /*stream*/) {
   if (const Device *d = getDevice())
-    check(*d, d->driver->cuStreamSynchronize(static_cast<CUstream>(stream)),
-          "running GPU kernels");
+    synchronizeIfProfiling(*d);
 }
 
 void mgpuStreamWaitEvent(void *stream, void *event) {
@@ -408,11 +405,20 @@ void mgpuMemFree(void *pointer, void *stream) {
 
 void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
   const Device *d = getDevice();
-  if (d && sizeBytes)
-    check(*d,
-          d->driver->cuMemcpyAsync(toDevice(dst), toDevice(src), sizeBytes,
-                                   static_cast<CUstream>(stream)),
-          "copying GPU memory");
+  if (!d || !sizeBytes ||
+      !check(*d,
+             d->driver->cuMemcpyAsync(toDevice(dst), toDevice(src), sizeBytes,
+                                      static_cast<CUstream>(stream)),
+             "copying GPU memory"))
+    return;
+  // The host reads what lands in its memory right after: wait for it
+  // (pageable memory is not device memory to the driver).
+  unsigned type = 0;
+  if (d->driver->cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                       toDevice(dst)) != CUDA_SUCCESS ||
+      type != CU_MEMORYTYPE_DEVICE)
+    check(*d, d->driver->cuStreamSynchronize(static_cast<CUstream>(stream)),
+          "copying GPU memory to the host");
 }
 
 void mgpuMemset32(void *dst, unsigned int value, size_t count, void *stream) {

@@ -21,8 +21,9 @@ struct Device {
   CUcontext context = nullptr;
   std::string name;
   int computeCapability = 0;
-  /// The stream the library calls run on (each call waits for its end).
-  CUstream libraryStream = nullptr;
+  /// The one stream all GPU work of this process is ordered on: kernels,
+  /// copies, allocations and the library calls (see CudaRuntime.cpp).
+  CUstream stream = nullptr;
 };
 
 /// The device, opened on first use and made current on the calling thread;
@@ -38,6 +39,13 @@ void fail(const std::string &message);
 bool failed();
 /// Records a failed driver call: "WHAT: the driver's message".
 bool check(const Device &device, CUresult result, const char *what);
+
+/// Whether every synchronization point of the code waits for the GPU (a
+/// profiled run: its timers read the host clock); otherwise only copies to
+/// the host and the host's end of a run wait.
+bool isSynchronous();
+/// Waits for the stream when running synchronously.
+void synchronizeIfProfiling(const Device &device);
 
 } // namespace placer::cuda
 

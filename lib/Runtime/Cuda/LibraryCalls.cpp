@@ -3,8 +3,9 @@
 // The placer_gpu_* functions the placer-gpu-library-calls pass makes
 // compiled code call (signatures in docs/Execution.md, "GPU code"). A
 // product accumulates into its output (beta = 1: the code has filled it),
-// a convolution too unless told its output is to be overwritten; each runs on the device's library stream and returns when its
-// work is done. Convolution algorithms are chosen by timing them once per
+// a convolution too unless told its output is to be overwritten; each is
+// ordered on the device's one stream with the kernels around it.
+// Convolution algorithms are chosen by timing them once per
 // shape (cudnnFind..., as PyTorch's benchmark mode does), within the math
 // the program was compiled for: strict fp32 (FMA) unless it allows TF32.
 //
@@ -41,7 +42,7 @@ template <int Rank> std::string describe(const StridedMemRef<Rank> &m) {
   return text + "]";
 }
 
-/// cuBLAS and cuDNN, loaded and given a handle on the library stream the
+/// cuBLAS and cuDNN, loaded and given a handle on the device's stream the
 /// first time a call needs them. Never destroyed (see State).
 struct Libraries {
   std::mutex mutex;
@@ -78,7 +79,7 @@ const CublasApi *getCublas(const Device &d, Libraries &libs) {
   }
   cublasStatus_t status = api->cublasCreate_v2(&libs.cublas);
   if (status == CUBLAS_STATUS_SUCCESS)
-    status = api->cublasSetStream_v2(libs.cublas, d.libraryStream);
+    status = api->cublasSetStream_v2(libs.cublas, d.stream);
   if (status != CUBLAS_STATUS_SUCCESS) {
     fail(std::string("creating a cuBLAS handle: ") +
          api->cublasGetStatusString(status));
@@ -99,7 +100,7 @@ const CudnnApi *getCudnn(const Device &d, Libraries &libs) {
   }
   cudnnStatus_t status = api->cudnnCreate(&libs.cudnn);
   if (status == CUDNN_STATUS_SUCCESS)
-    status = api->cudnnSetStream(libs.cudnn, d.libraryStream);
+    status = api->cudnnSetStream(libs.cudnn, d.stream);
   if (status != CUDNN_STATUS_SUCCESS) {
     fail(std::string("creating a cuDNN handle: ") +
          api->cudnnGetErrorString(status));
@@ -184,7 +185,9 @@ bool prepareConv(const Device &d, const CudnnApi &api, Libraries &libs,
                   "setting the math type"))
     return false;
   if (conv.workspaceBytes > libs.workspaceBytes) {
-    if (libs.workspace)
+    // Convolutions queued before may still use the old one.
+    if (libs.workspace &&
+        check(d, d.driver->cuStreamSynchronize(d.stream), "running GPU code"))
       (void)d.driver->cuMemFree_v2(libs.workspace);
     libs.workspace = 0;
     libs.workspaceBytes = 0;
@@ -260,8 +263,7 @@ extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
                      reinterpret_cast<void *>(libs.workspace),
                      conv.workspaceBytes, &beta, conv.y, y->data()),
                  "running the convolution"))
-    check(*d, d->driver->cuStreamSynchronize(d->libraryStream),
-          "running a cuDNN convolution");
+    synchronizeIfProfiling(*d);
 }
 
 extern "C" void _mlir_ciface_placer_gpu_matmul_f32(StridedMemRef<3> *a,
@@ -313,6 +315,5 @@ extern "C" void _mlir_ciface_placer_gpu_matmul_f32(StridedMemRef<3> *a,
          api->cublasGetStatusString(status));
     return;
   }
-  check(*d, d->driver->cuStreamSynchronize(d->libraryStream),
-        "running a cuBLAS product");
+  synchronizeIfProfiling(*d);
 }
