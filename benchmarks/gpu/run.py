@@ -62,6 +62,21 @@ def time_cuda(fn, repeat):
     return float(np.median(times))
 
 
+def torch_op_times(model, x):
+    """PyTorch's GPU time per operator type for one run (torch.profiler),
+    milliseconds: what each op family costs there, beside placer's
+    profile."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        model(x)
+        torch.cuda.synchronize()
+    times = {}
+    for event in prof.key_averages():
+        if event.device_time_total > 0:
+            times[event.key] = event.device_time_total / 1e3
+    return dict(sorted(times.items(), key=lambda kv: -kv[1])[:25])
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--run", required=True)
@@ -69,6 +84,8 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--models", default="")
+    parser.add_argument("--torch-profile", action="store_true",
+                        help="also write PyTorch's GPU time per operator")
     args = parser.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
@@ -121,6 +138,8 @@ def main():
                 want = model(xg).float().cpu().numpy()
                 entry["torch_seconds"] = time_cuda(lambda: model(xg), args.repeat)
                 entry["torch_with_copies_seconds"] = time_cuda(lambda: model(x.cuda()).cpu(), args.repeat)
+                if variant == "" and args.torch_profile:
+                    entry["torch_profile"] = torch_op_times(model, xg)
             scale = float(np.abs(want).max())
             entry["max_rel_error"] = float(np.abs(got.astype(np.float64) - want).max() / scale)
             entry["ratio"] = entry["placer_seconds"] / entry["torch_seconds"]

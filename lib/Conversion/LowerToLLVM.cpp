@@ -102,6 +102,10 @@ llvm::Error placer::buildLowerToNVVMPipeline(OpPassManager &pm,
                                    "--gpu-chip must name an NVIDIA chip "
                                    "(sm_80, sm_90, ...), not '" +
                                        target.chip + "'");
+  // Each kernel reads and writes device memory once: an activation after
+  // a normalization, a residual add, are one kernel, not a pass each.
+  if (target.fuseElementwise)
+    pm.addNestedPass<func::FuncOp>(createFuseElementwise());
   // No libdevice here: every math function is inline arithmetic.
   pm.addNestedPass<func::FuncOp>(createApproximateMath(ApproximateMathOptions{
       {"tanh", "erf", "exp", "expm1", "log", "log1p", "log2", "sin", "cos",

@@ -52,6 +52,9 @@ struct GpuTarget {
   std::string chip = "sm_90";
   std::string features;
   bool tf32 = false;
+  /// Fuse chains of elementwise ops into one kernel (a profiled program
+  /// keeps each node's own, so that its time is the node's).
+  bool fuseElementwise = true;
 };
 
 /// From linalg on tensors to the LLVM dialect for an NVIDIA GPU: kernels

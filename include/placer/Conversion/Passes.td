@@ -228,6 +228,23 @@ def GpuMapLoops : Pass<"placer-gpu-map-loops", "::mlir::func::FuncOp"> {
   ];
 }
 
+def FuseElementwise : Pass<"placer-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Chains of elementwise linalg ops on tensors as one op";
+  let description = [{
+    Fuses each elementwise `linalg` op on tensors into its elementwise
+    consumer when the consumer is the producer's only user (a batch
+    normalization into the activation after it, an addition into the
+    activation after a residual connection): upstream's elementwise fusion
+    patterns, limited to ops whose loops are all parallel on both sides.
+    Upstream's `linalg-fuse-elementwise-ops` also propagates reshapes into
+    generic ops, turning a `linalg.matmul` behind a flatten into a generic
+    contraction over the unflattened dims that no library call takes.
+    On a GPU each op is a kernel that reads and writes device memory once,
+    so a fused chain saves a pass over memory per op.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def GpuNativeMath : Pass<"placer-gpu-native-math", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Math in kernels as the LLVM intrinsics NVPTX implements";
   let description = [{
