@@ -47,13 +47,16 @@ GpuRuntime *GpuRuntime::get(std::string &error) {
         reinterpret_cast<Release>(::dlsym(handle, "placer_cuda_free"));
     result->takeErrorFn =
         reinterpret_cast<TakeError>(::dlsym(handle, "placer_cuda_take_error"));
+    result->pinFn = reinterpret_cast<Pin>(::dlsym(handle, "placer_cuda_pin"));
+    result->unpinFn =
+        reinterpret_cast<Release>(::dlsym(handle, "placer_cuda_unpin"));
     result->synchronizeFn = reinterpret_cast<Synchronize>(
         ::dlsym(handle, "placer_cuda_synchronize"));
     result->setSynchronousFn = reinterpret_cast<SetSynchronous>(
         ::dlsym(handle, "placer_cuda_set_synchronous"));
     if (!open || !name || !capability || !result->uploadFn ||
         !result->freeFn || !result->takeErrorFn || !result->synchronizeFn ||
-        !result->setSynchronousFn) {
+        !result->setSynchronousFn || !result->pinFn || !result->unpinFn) {
       *failure = path + " is not Placer's CUDA runtime (a function is missing)";
       delete result;
       return;
@@ -99,6 +102,14 @@ GpuRuntime::DevicePointer GpuRuntime::upload(const void *host, size_t bytes,
   if (!pointer && !takeError(error))
     error = "cannot copy " + std::to_string(bytes) + " bytes to the GPU";
   return pointer;
+}
+
+void GpuRuntime::Unpin::operator()(void *host) const {
+  runtime->unpinFn(host);
+}
+
+GpuRuntime::PinnedPointer GpuRuntime::pin(void *host, size_t bytes) const {
+  return PinnedPointer(pinFn(host, bytes) == 0 ? host : nullptr, Unpin{this});
 }
 
 bool GpuRuntime::finish(std::string &error) const {

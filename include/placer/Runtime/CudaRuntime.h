@@ -34,6 +34,12 @@ int placer_cuda_compute_capability(void);
 void *placer_cuda_upload(const void *host, size_t bytes);
 /* Frees what placer_cuda_upload returned (null: nothing). */
 void placer_cuda_free(void *device);
+/* Page-locks the caller's `bytes` bytes at `host` so that copies between
+ * them and the GPU run at the link's speed: 0 on success; -1 leaves them
+ * pageable (copies still work, slower), recording no error. */
+int placer_cuda_pin(void *host, size_t bytes);
+/* Undoes placer_cuda_pin. */
+void placer_cuda_unpin(void *host);
 /* Waits for all the GPU's work: the end of a run. */
 void placer_cuda_synchronize(void);
 /* 1: every synchronization point of the code waits for the GPU (profiled

@@ -39,6 +39,14 @@ public:
   using DevicePointer = std::unique_ptr<void, Free>;
   DevicePointer upload(const void *host, size_t bytes,
                        std::string &error) const;
+  /// Host memory page-locked for fast copies while the pointer lives; null
+  /// when the driver refuses (the memory stays pageable: copies still work).
+  struct Unpin {
+    const GpuRuntime *runtime;
+    void operator()(void *host) const;
+  };
+  using PinnedPointer = std::unique_ptr<void, Unpin>;
+  PinnedPointer pin(void *host, size_t bytes) const;
   /// The first error GPU code met since the last call (false if none).
   bool takeError(std::string &error) const;
   /// The end of a run: waits for the GPU's work, then takeError.
@@ -54,11 +62,14 @@ private:
   using Upload = void *(*)(const void *, size_t);
   using Release = void (*)(void *);
   using TakeError = int (*)(char *, size_t);
+  using Pin = int (*)(void *, size_t);
   using Synchronize = void (*)();
   using SetSynchronous = void (*)(int);
   Upload uploadFn = nullptr;
   Release freeFn = nullptr;
   TakeError takeErrorFn = nullptr;
+  Pin pinFn = nullptr;
+  Release unpinFn = nullptr;
   Synchronize synchronizeFn = nullptr;
   SetSynchronous setSynchronousFn = nullptr;
 };

@@ -204,6 +204,8 @@ private:
   std::vector<uint8_t *> weightPointers;
   GpuRuntime *gpu = nullptr;
   std::vector<GpuRuntime::DevicePointer> deviceWeights;
+  /// GPU code: the bound inputs and outputs, page-locked while bound.
+  std::vector<GpuRuntime::PinnedPointer> pinned;
   bool placeWeights(std::string &error);
   /// The compiled program's profile counters and transfers are process
   /// state: one run at a time.

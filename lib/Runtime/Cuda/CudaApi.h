@@ -123,6 +123,8 @@ struct cudnnConvolutionFwdAlgoPerf_t {
     (CUmemoryPool, CUmemPool_attribute, void *))                               \
   X(cuMemcpy, CUresult, (CUdeviceptr, CUdeviceptr, size_t))                    \
   X(cuPointerGetAttribute, CUresult, (void *, CUpointer_attribute, CUdeviceptr)) \
+  X(cuMemHostRegister_v2, CUresult, (void *, size_t, unsigned int))            \
+  X(cuMemHostUnregister, CUresult, (void *))                                   \
   X(cuMemcpyAsync, CUresult, (CUdeviceptr, CUdeviceptr, size_t, CUstream))     \
   X(cuMemsetD32Async, CUresult, (CUdeviceptr, unsigned int, size_t, CUstream)) \
   X(cuMemsetD16Async, CUresult,                                                \

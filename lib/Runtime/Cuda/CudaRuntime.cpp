@@ -231,6 +231,20 @@ extern "C" void placer_cuda_free(void *device) {
         reinterpret_cast<CUdeviceptr>(device));
 }
 
+extern "C" int placer_cuda_pin(void *host, size_t bytes) {
+  const Device *d = getDevice();
+  if (!d || !host || bytes == 0)
+    return -1;
+  return d->driver->cuMemHostRegister_v2(host, bytes, 0) == CUDA_SUCCESS ? 0
+                                                                       : -1;
+}
+
+extern "C" void placer_cuda_unpin(void *host) {
+  State &state = getState();
+  if (host && state.ready)
+    (void)state.device.driver->cuMemHostUnregister(host);
+}
+
 extern "C" void placer_cuda_synchronize(void) {
   if (const Device *d = getDevice())
     check(*d, d->driver->cuCtxSynchronize(), "running GPU code");

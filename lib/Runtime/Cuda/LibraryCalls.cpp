@@ -14,6 +14,8 @@
 
 #include <array>
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -180,6 +182,19 @@ bool prepareConv(const Device &d, const CudnnApi &api, Libraries &libs,
   }
   conv.algo = chosen->algo;
   conv.workspaceBytes = chosen->memory;
+  // PLACER_CUDA_LOG=1: each shape's candidates and choice, to stderr.
+  if (const char *log = std::getenv("PLACER_CUDA_LOG"); log && *log == '1') {
+    std::string line = "placer_gpu_conv2d_f32: x " + describe(x) + ", w " +
+                       describe(w) + ": algo " + std::to_string(conv.algo) +
+                       " of";
+    for (int i = 0; i < returned; ++i)
+      line += " [" + std::to_string(perfs[i].algo) + ": " +
+              std::to_string(perfs[i].time) + " ms, status " +
+              std::to_string(perfs[i].status) + ", math " +
+              std::to_string(perfs[i].mathType) + ", " +
+              std::to_string(perfs[i].memory) + " B]";
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
   if (!checkCudnn(api,
                   api.cudnnSetConvolutionMathType(conv.conv, chosen->mathType),
                   "setting the math type"))
