@@ -69,19 +69,25 @@ def write_recipe(folder, state):
     return len(weights), len(extra)
 
 
+def export(name, onnx_path):
+    """Exports benchmark model `name` (models.py) to `onnx_path`; returns it."""
+    model, input_name, x = models.build(name)
+    with torch.no_grad():
+        torch.onnx.export(model, (x,), onnx_path, input_names=[input_name],
+                          output_names=["logits"], opset_version=17,
+                          do_constant_folding=False,
+                          training=torch.onnx.TrainingMode.PRESERVE)
+    return model
+
+
 def prepare_model(bin_dir, out, name, cache, variant=""):
     """variant: "" (the whole model), "profile" (compiled with per-node
     timers) or "split" (a CPU+GPU split, cpu-gpu-cluster.json)."""
     folder = os.path.join(out, "models", name + ("-" + variant if variant else ""))
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
-    model, input_name, x = models.build(name)
     onnx_path = os.path.join(folder, "model.onnx")
-    with torch.no_grad():
-        torch.onnx.export(model, (x,), onnx_path, input_names=[input_name],
-                          output_names=["logits"], opset_version=17,
-                          do_constant_folding=False,
-                          training=torch.onnx.TrainingMode.PRESERVE)
+    model = export(name, onnx_path)
     mlir = os.path.join(folder, "model.mlir")
     run(os.path.join(bin_dir, "placer-translate"), "--import-onnx", onnx_path, "-o", mlir)
     artifact = os.path.join(folder, "artifact")

@@ -12,9 +12,9 @@
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
-#include "mlir/IR/SymbolTable.h"
 
 namespace placer {
 #define GEN_PASS_DEF_GPULIBRARYCALLS
@@ -252,8 +252,7 @@ LogicalResult callConv(OpBuilder &b, linalg::LinalgOp op, Value x, Value w,
                              castToAny(b, loc, w), castToAny(b, loc, y)};
   for (int64_t v : {getElement(strides, 0), getElement(strides, 1),
                     padding ? padding->padH : 0, padding ? padding->padW : 0,
-                    getElement(dilations, 0), getElement(dilations, 1),
-                    groups})
+                    getElement(dilations, 0), getElement(dilations, 1), groups})
     args.push_back(i64(b, loc, v));
   args.push_back(i32(b, loc, zeroFill == nullptr));
   args.push_back(i32(b, loc, tf32));

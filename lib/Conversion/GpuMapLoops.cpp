@@ -152,8 +152,7 @@ LogicalResult tileAndMap(scf::ParallelOp loop, int64_t blockSize) {
   llvm::stable_sort(byCount, [&](unsigned a, unsigned b) {
     return blockCounts[a] > blockCounts[b];
   });
-  const gpu::Processor grid[] = {gpu::Processor::BlockX,
-                                 gpu::Processor::BlockY,
+  const gpu::Processor grid[] = {gpu::Processor::BlockX, gpu::Processor::BlockY,
                                  gpu::Processor::BlockZ};
   SmallVector<gpu::Processor> blockOf(rank, gpu::Processor::Sequential);
   for (unsigned i = 0; i < rank && i < 3; ++i)

@@ -54,8 +54,8 @@ GpuRuntime *GpuRuntime::get(std::string &error) {
         ::dlsym(handle, "placer_cuda_synchronize"));
     result->setSynchronousFn = reinterpret_cast<SetSynchronous>(
         ::dlsym(handle, "placer_cuda_set_synchronous"));
-    if (!open || !name || !capability || !result->uploadFn ||
-        !result->freeFn || !result->takeErrorFn || !result->synchronizeFn ||
+    if (!open || !name || !capability || !result->uploadFn || !result->freeFn ||
+        !result->takeErrorFn || !result->synchronizeFn ||
         !result->setSynchronousFn || !result->pinFn || !result->unpinFn) {
       *failure = path + " is not Placer's CUDA runtime (a function is missing)";
       delete result;
@@ -104,9 +104,7 @@ GpuRuntime::DevicePointer GpuRuntime::upload(const void *host, size_t bytes,
   return pointer;
 }
 
-void GpuRuntime::Unpin::operator()(void *host) const {
-  runtime->unpinFn(host);
-}
+void GpuRuntime::Unpin::operator()(void *host) const { runtime->unpinFn(host); }
 
 GpuRuntime::PinnedPointer GpuRuntime::pin(void *host, size_t bytes) const {
   return PinnedPointer(pinFn(host, bytes) == 0 ? host : nullptr, Unpin{this});

@@ -420,8 +420,7 @@ bool Program::bind(const std::vector<HostTensor> &inputs,
       for (size_t i = 0; i < group->size(); ++i) {
         const TensorSpec &spec =
             group == &inputs ? this->inputs[i] : this->outputs[i];
-        pinned.push_back(
-            gpu->pin((*group)[i].data, getStackedBytes(spec)));
+        pinned.push_back(gpu->pin((*group)[i].data, getStackedBytes(spec)));
       }
   }
   for (const HostTensor &tensor : outputs)

@@ -1,4 +1,5 @@
-/*===- CudaRuntime.h - The CUDA runtime's host interface ------------*- C -*-===*
+/*===- CudaRuntime.h - The CUDA runtime's host interface ------------*- C
+ *-*-===*
  *
  * libplacer_cuda_rt runs GPU code: it defines the mgpu* functions that
  * upstream's GPU-to-LLVM lowering calls and the placer_gpu_* library calls

@@ -1,4 +1,5 @@
-//===- GpuRuntime.h - Running GPU code from the host -------------*- C++ -*-===//
+//===- GpuRuntime.h - Running GPU code from the host ------------*- C++ -*-===//
+//-*-===//
 //
 // Plain C++ (no LLVM, no MLIR, no CUDA): the host's side of GPU artifacts.
 // The CUDA runtime library (libplacer_cuda_rt, CudaRuntime.h) is loaded

@@ -13,8 +13,7 @@ namespace {
 /// The first of `names` that opens: plain names through the loader's
 /// search path, then the toolkit's library folders (cuBLAS lives there,
 /// outside the search path, on a machine with only the toolkit installed).
-void *openLibrary(const std::vector<const char *> &names,
-                  std::string &error) {
+void *openLibrary(const std::vector<const char *> &names, std::string &error) {
   std::vector<std::string> folders = {""};
   for (const char *variable : {"CUDA_HOME", "CUDA_PATH"})
     if (const char *home = std::getenv(variable))
@@ -91,7 +90,9 @@ const DriverApi *placer::cuda::loadDriver(std::string &error) {
 const CublasApi *placer::cuda::loadCublas(std::string &error) {
   return loadOnce<CublasApi>(
       {"libcublas.so.13", "libcublas.so.12", "libcublas.so"},
-      [](Binder<CublasApi> &binder) { PLACER_CUBLAS_FUNCTIONS(PLACER_CUDA_BIND) },
+      [](Binder<CublasApi> &binder) {
+        PLACER_CUBLAS_FUNCTIONS(PLACER_CUDA_BIND)
+      },
       error);
 }
 

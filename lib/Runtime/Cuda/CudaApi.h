@@ -1,4 +1,4 @@
-//===- CudaApi.h - The CUDA, cuBLAS and cuDNN symbols the runtime uses --*- C++ -*-===//
+//===- CudaApi.h - CUDA, cuBLAS, cuDNN symbols the runtime uses -*- C++ -*-===//
 //
 // The CUDA runtime library builds where no CUDA is installed (the build
 // machine, CI) and loads the driver, cuBLAS and cuDNN when it first needs
@@ -122,13 +122,13 @@ struct cudnnConvolutionFwdAlgoPerf_t {
   X(cuMemPoolSetAttribute, CUresult,                                           \
     (CUmemoryPool, CUmemPool_attribute, void *))                               \
   X(cuMemcpy, CUresult, (CUdeviceptr, CUdeviceptr, size_t))                    \
-  X(cuPointerGetAttribute, CUresult, (void *, CUpointer_attribute, CUdeviceptr)) \
+  X(cuPointerGetAttribute, CUresult,                                           \
+    (void *, CUpointer_attribute, CUdeviceptr))                                \
   X(cuMemHostRegister_v2, CUresult, (void *, size_t, unsigned int))            \
   X(cuMemHostUnregister, CUresult, (void *))                                   \
   X(cuMemcpyAsync, CUresult, (CUdeviceptr, CUdeviceptr, size_t, CUstream))     \
   X(cuMemsetD32Async, CUresult, (CUdeviceptr, unsigned int, size_t, CUstream)) \
-  X(cuMemsetD16Async, CUresult,                                                \
-    (CUdeviceptr, unsigned short, size_t, CUstream))
+  X(cuMemsetD16Async, CUresult, (CUdeviceptr, unsigned short, size_t, CUstream))
 
 #define PLACER_CUBLAS_FUNCTIONS(X)                                             \
   X(cublasCreate_v2, cublasStatus_t, (cublasHandle_t *))                       \
@@ -175,7 +175,8 @@ struct cudnnConvolutionFwdAlgoPerf_t {
      cudnnConvolutionFwdAlgo_t, void *, size_t, const void *,                  \
      cudnnTensorDescriptor_t, void *))
 
-#define PLACER_CUDA_DECLARE_POINTER(name, ret, params) ret(*name) params = nullptr;
+#define PLACER_CUDA_DECLARE_POINTER(name, ret, params)                         \
+  ret(*name) params = nullptr;
 
 /// The driver API (libcuda.so.1), loaded with its every function or not at
 /// all.

@@ -236,7 +236,7 @@ extern "C" int placer_cuda_pin(void *host, size_t bytes) {
   if (!d || !host || bytes == 0)
     return -1;
   return d->driver->cuMemHostRegister_v2(host, bytes, 0) == CUDA_SUCCESS ? 0
-                                                                       : -1;
+                                                                         : -1;
 }
 
 extern "C" void placer_cuda_unpin(void *host) {
@@ -299,9 +299,10 @@ void *mgpuModuleLoadJIT(void *data, int optLevel) {
 void *mgpuModuleLoad(void *data, size_t /*size*/) {
   const Device *d = getDevice();
   CUmodule module = nullptr;
-  if (d && check(*d, d->driver->cuModuleLoadDataEx(&module, data, 0, nullptr,
-                                                   nullptr),
-                 "loading a kernel module"))
+  if (d &&
+      check(*d,
+            d->driver->cuModuleLoadDataEx(&module, data, 0, nullptr, nullptr),
+            "loading a kernel module"))
     return module;
   return nullptr;
 }
@@ -334,9 +335,9 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
   if (!d || !function)
     return;
   check(*d,
-        d->driver->cuLaunchKernel(
-            static_cast<CUfunction>(function), gridX, gridY, gridZ, blockX,
-            blockY, blockZ, smem, static_cast<CUstream>(stream), params, extra),
+        d->driver->cuLaunchKernel(static_cast<CUfunction>(function), gridX,
+                                  gridY, gridZ, blockX, blockY, blockZ, smem,
+                                  static_cast<CUstream>(stream), params, extra),
         "launching a kernel");
 }
 
@@ -443,8 +444,7 @@ void mgpuMemset32(void *dst, unsigned int value, size_t count, void *stream) {
           "filling GPU memory");
 }
 
-void mgpuMemset16(void *dst, unsigned short value, size_t count,
-                  void *stream) {
+void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream) {
   if (const Device *d = getDevice())
     check(*d,
           d->driver->cuMemsetD16Async(toDevice(dst), value, count,

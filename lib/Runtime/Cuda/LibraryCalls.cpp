@@ -151,8 +151,7 @@ bool prepareConv(const Device &d, const CudnnApi &api, Libraries &libs,
                       params[2], params[3], CUDNN_CROSS_CORRELATION,
                       CUDNN_DATA_FLOAT),
                   "describing the convolution") &&
-       checkCudnn(api,
-                  api.cudnnSetConvolutionGroupCount(conv.conv, params[4]),
+       checkCudnn(api, api.cudnnSetConvolutionGroupCount(conv.conv, params[4]),
                   "setting the groups") &&
        checkCudnn(api,
                   api.cudnnSetConvolutionMathType(
@@ -230,12 +229,12 @@ extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
   if (!api)
     return;
   // cuDNN takes ints, a packed filter, and y of the shape x and w give.
-  const int64_t params[7] = {strideH,   strideW,   dilationH, dilationW,
-                             groups,    padH,      padW};
+  const int64_t params[7] = {strideH, strideW, dilationH, dilationW,
+                             groups,  padH,    padW};
   bool valid = groups > 0 && w->sizes[1] * groups == x->sizes[1] &&
                w->sizes[0] % groups == 0 && y->sizes[0] == x->sizes[0] &&
-               y->sizes[1] == w->sizes[0] &&
-               w->strides[3] == 1 && w->strides[2] == w->sizes[3] &&
+               y->sizes[1] == w->sizes[0] && w->strides[3] == 1 &&
+               w->strides[2] == w->sizes[3] &&
                w->strides[1] == w->sizes[2] * w->sizes[3] &&
                w->strides[0] == w->sizes[1] * w->strides[1];
   for (int i = 0; i < 4; ++i)
@@ -244,7 +243,8 @@ extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
             fitsInt(y->strides[i]);
   for (int i = 0; i < 7; ++i)
     valid = valid && fitsInt(params[i]) && (i >= 5 || params[i] > 0);
-  // Output size per spatial dim: (in + 2 pad - dilation (k - 1) - 1) / stride + 1.
+  // Output size per spatial dim: (in + 2 pad - dilation (k - 1) - 1) / stride
+  // + 1.
   for (int i = 2; i < 4; ++i)
     valid = valid && y->sizes[i] == (x->sizes[i] + 2 * params[i + 3] -
                                      params[i] * (w->sizes[i] - 1) - 1) /
@@ -281,12 +281,10 @@ extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
     synchronizeIfProfiling(*d);
 }
 
-extern "C" void _mlir_ciface_placer_gpu_matmul_f32(StridedMemRef<3> *a,
-                                                   StridedMemRef<3> *b,
-                                                   StridedMemRef<3> *c,
-                                                   int32_t transA,
-                                                   int32_t transB,
-                                                   int32_t tf32) {
+extern "C" void
+_mlir_ciface_placer_gpu_matmul_f32(StridedMemRef<3> *a, StridedMemRef<3> *b,
+                                   StridedMemRef<3> *c, int32_t transA,
+                                   int32_t transB, int32_t tf32) {
   const Device *d = getDevice();
   if (!d)
     return;

@@ -143,8 +143,7 @@ void testKernel() {
   mgpuMemcpy(data, host.data(), host.size() * sizeof(float), stream);
   uint32_t n = host.size();
   void *params[] = {&data, &n};
-  mgpuLaunchKernel(function, 4, 1, 1, 256, 1, 1, 0, stream, params, nullptr,
-                   2);
+  mgpuLaunchKernel(function, 4, 1, 1, 256, 1, 1, 0, stream, params, nullptr, 2);
   // A copy to host memory is there when the call returns (the code's
   // stream synchronizations do not wait).
   std::vector<float> result(host.size());
@@ -206,10 +205,11 @@ std::vector<float> referenceConv(const std::vector<float> &x,
                 int64_t col = j * c.stride - c.pad + b * c.dilation;
                 if (row < 0 || row >= xs[2] || col < 0 || col >= xs[3])
                   continue;
-                sum += double(x[((n * xs[1] + g * ws[1] + ch) * xs[2] + row) *
-                                    xs[3] +
-                                col]) *
-                       w[((f * ws[1] + ch) * ws[2] + a) * ws[3] + b];
+                sum +=
+                    double(
+                        x[((n * xs[1] + g * ws[1] + ch) * xs[2] + row) * xs[3] +
+                          col]) *
+                    w[((f * ws[1] + ch) * ws[2] + a) * ws[3] + b];
               }
           float &out = y[((n * ys[1] + f) * ys[2] + i) * ys[3] + j];
           out = (c.accumulate ? out : 0.0f) + sum;
@@ -280,8 +280,8 @@ void testMatmul(int32_t transA, int32_t transB, bool broadcastA = false,
   double rel = relativeError(result, expected);
   char line[256];
   std::snprintf(line, sizeof(line),
-                "matmul trans_a=%d trans_b=%d%s%s: relative error %.2e",
-                transA, transB, broadcastA ? " broadcast a" : "",
+                "matmul trans_a=%d trans_b=%d%s%s: relative error %.2e", transA,
+                transB, broadcastA ? " broadcast a" : "",
                 broadcastB ? " broadcast b" : "", rel);
   expect(error.empty() && rel <= 1e-5,
          line + (error.empty() ? "" : " (" + error + ")"));
@@ -292,7 +292,8 @@ void testMatmul(int32_t transA, int32_t transB, bool broadcastA = false,
 void testBadShapes() {
   std::vector<float> data(64, 0.0f);
   float *d = upload(data);
-  MemRef<4> x = contiguous<4>(d, {1, 4, 2, 2}), w = contiguous<4>(d, {2, 3, 1, 1}),
+  MemRef<4> x = contiguous<4>(d, {1, 4, 2, 2}),
+            w = contiguous<4>(d, {2, 3, 1, 1}),
             y = contiguous<4>(d, {1, 2, 2, 2});
   _mlir_ciface_placer_gpu_conv2d_f32(&x, &w, &y, 1, 1, 0, 0, 1, 1, 1, 1, 0);
   std::string error = takeError();
