@@ -546,10 +546,11 @@ placer::runtime::loadArtifact(const std::string &dir, std::string &error) {
   std::optional<Manifest> manifest = parseManifest(text, manifestPath, error);
   if (!manifest)
     return std::nullopt;
+  GpuRuntime *gpu = nullptr;
   if (manifest->deviceKind == "gpu") {
     // Its code calls the CUDA runtime, which must be loaded (globally)
     // before it, on a GPU that runs its PTX.
-    GpuRuntime *gpu = GpuRuntime::get(error);
+    gpu = GpuRuntime::get(error);
     if (!gpu || !gpu->canRun(manifest->gpuChip, error)) {
       error = manifestPath + ": device_kind: the code is for a gpu (" +
               manifest->gpuChip + "): " + error;
@@ -591,6 +592,11 @@ placer::runtime::loadArtifact(const std::string &dir, std::string &error) {
       Executable::load(artifact.libraryPath, m.entry, error);
   if (!executable)
     return std::nullopt;
+  // GPU code loads its kernels as it is loaded (JIT-compiling their PTX).
+  if (gpu && gpu->takeError(error)) {
+    error = artifact.libraryPath + ": " + error;
+    return std::nullopt;
+  }
   artifact.executable = std::move(*executable);
   return artifact;
 }
