@@ -208,11 +208,12 @@ struct TensorInfo {
 class Session {
 public:
   Session(const Module &module, bool profile, int64_t microbatches,
-          const std::string &cacheDir) {
+          const std::string &cacheDir, int64_t threads) {
     PlacerSessionOptions options = placerSessionOptionsGetDefault();
     options.profile = profile;
     options.microbatches = microbatches;
     options.cacheDir = toRef(cacheDir);
+    options.threads = threads;
     PlacerStatus status;
     {
       py::gil_scoped_release release;
@@ -241,6 +242,7 @@ public:
     return list;
   }
   bool isCached() const { return placerSessionIsCached(session); }
+  int64_t getThreads() const { return placerSessionGetThreads(session); }
 
   py::dict run(const py::dict &given) { return call(given, 0, nullptr); }
 
@@ -366,14 +368,16 @@ PYBIND11_MODULE(_placer, m) {
         py::arg("model_dir"), py::arg("dims"), py::arg("shapes_only"));
 
   py::class_<Session>(m, "Session")
-      .def(py::init<const Module &, bool, int64_t, const std::string &>(),
+      .def(py::init<const Module &, bool, int64_t, const std::string &,
+                    int64_t>(),
            py::arg("module"), py::arg("profile"), py::arg("microbatches"),
-           py::arg("cache_dir"))
+           py::arg("cache_dir"), py::arg("threads"))
       .def_property_readonly("inputs",
                              [](const Session &s) { return s.describe(true); })
       .def_property_readonly(
           "outputs", [](const Session &s) { return s.describe(false); })
       .def_property_readonly("cached", &Session::isCached)
+      .def_property_readonly("threads", &Session::getThreads)
       .def("run", &Session::run, py::arg("inputs"))
       .def("profile", &Session::profile, py::arg("inputs"),
            py::arg("repeat"));

@@ -25,6 +25,9 @@ typedef struct PlacerSessionOptions {
   int64_t microbatches;
   /* Where compiled code is cached (empty: the user cache folder). */
   MlirStringRef cacheDir;
+  /* Threads of the code's parallel loops (the images of a batch; OpenMP),
+   * at least 1. */
+  int64_t threads;
 } PlacerSessionOptions;
 
 MLIR_CAPI_EXPORTED PlacerSessionOptions placerSessionOptionsGetDefault(void);
@@ -65,6 +68,9 @@ MLIR_CAPI_EXPORTED PlacerStatus placerSessionSetInputShapes(
 
 /* Whether the compiled code came from the cache. */
 MLIR_CAPI_EXPORTED bool placerSessionIsCached(PlacerSession session);
+/* The threads the code's parallel loops run on: the options' threads, or 1
+ * for code without parallel loops. */
+MLIR_CAPI_EXPORTED int64_t placerSessionGetThreads(PlacerSession session);
 
 /* Runs every microbatch once: reads `inputs`, writes `outputs` (one tensor
  * per model input and output, of the shapes above). */

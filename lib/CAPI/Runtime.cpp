@@ -34,7 +34,7 @@ CSession *unwrapSession(PlacerSession session) {
 } // namespace
 
 PlacerSessionOptions placerSessionOptionsGetDefault(void) {
-  return PlacerSessionOptions{false, 1, MlirStringRef{"", 0}};
+  return PlacerSessionOptions{false, 1, MlirStringRef{"", 0}, 1};
 }
 
 PlacerStatus placerSessionCreate(MlirModule module,
@@ -46,6 +46,7 @@ PlacerStatus placerSessionCreate(MlirModule module,
   sessionOptions.profile = options.profile;
   sessionOptions.microbatches = options.microbatches;
   sessionOptions.cacheDir = unwrapString(options.cacheDir).str();
+  sessionOptions.threads = options.threads;
   auto session = Session::create(op, sessionOptions);
   if (!session)
     return diagnostics.failure(session.takeError());
@@ -86,6 +87,10 @@ PlacerTensor placerSessionGetOutput(PlacerSession session, intptr_t pos) {
 
 bool placerSessionIsCached(PlacerSession session) {
   return unwrapSession(session)->session->isCached();
+}
+
+int64_t placerSessionGetThreads(PlacerSession session) {
+  return unwrapSession(session)->session->getThreads();
 }
 
 /// The caller's tensors in the entry's order: by name where named, else by

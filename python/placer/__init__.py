@@ -159,13 +159,15 @@ class Placement:
 class Session:
     """A model compiled for this machine (cached on disk). `inputs` and
     `outputs` describe its tensors (name, dtype, shape of all microbatches
-    stacked on the first axis)."""
+    stacked on the first axis). `threads` run the code's parallel loops
+    (the images of a batch)."""
 
-    def __init__(self, module, profile=False, microbatches=1, cache_dir=None):
+    def __init__(self, module, profile=False, microbatches=1, cache_dir=None,
+                 threads=1):
         self._module = module
-        self._options = (microbatches, cache_dir or "")
+        self._options = (microbatches, cache_dir or "", threads)
         self._session = _placer.Session(module._handle, profile, microbatches,
-                                        cache_dir or "")
+                                        cache_dir or "", threads)
         self._profiled = self._session if profile else None
 
     @property
@@ -181,6 +183,12 @@ class Session:
         """Whether the compiled code came from the cache."""
         return self._session.cached
 
+    @property
+    def threads(self):
+        """The threads the code's parallel loops run on: the `threads`
+        asked for, or 1 for code without parallel loops."""
+        return self._session.threads
+
     def run(self, inputs):
         """{input name: array} -> {output name: array}. Arrays of the input's
         dtype in C order are read in place; others are converted (same-kind
@@ -192,9 +200,9 @@ class Session:
         name -> mean seconds per microbatch. Inputs not given are seeded
         random. Compiles a profiling build of the model the first time."""
         if self._profiled is None:
-            microbatches, cache_dir = self._options
+            microbatches, cache_dir, threads = self._options
             self._profiled = _placer.Session(self._module._handle, True,
-                                             microbatches, cache_dir)
+                                             microbatches, cache_dir, threads)
         given = dict(inputs or {})
         import numpy as np
         rng = np.random.default_rng(0)
@@ -225,16 +233,16 @@ def import_onnx(model, dims=None, shapes_only=False):
                     "got %s" % type(model).__name__)
 
 
-def compile(module, profile=False, microbatches=1, cache_dir=None):
+def compile(module, profile=False, microbatches=1, cache_dir=None, threads=1):
     """Compiles a Module (or a Placement's split module, run merged back)
-    for this machine."""
+    for this machine; `threads` run its parallel loops."""
     if isinstance(module, Placement):
         module = module.module
     if not isinstance(module, Module):
         raise TypeError("compile: expected a placer.Module or Placement, got %s"
                         % type(module).__name__)
     return Session(module, profile=profile, microbatches=microbatches,
-                   cache_dir=cache_dir)
+                   cache_dir=cache_dir, threads=threads)
 
 
 def simulate(placement, microbatches=16):

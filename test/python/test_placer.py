@@ -241,6 +241,19 @@ def test_dynamic_batch_compiles_once_for_every_size(tmp_path):
     assert late.report["max_load"] == bound.report["max_load"]
 
 
+def test_threads_run_the_parallel_loops(model, x, tmp_path):
+    """A dynamic batch's items run on the threads asked for: the same
+    outputs; code without parallel loops runs on one."""
+    dynamic = placer.import_onnx(str(MLP4))
+    one = placer.compile(dynamic, cache_dir=str(tmp_path))
+    two = placer.compile(dynamic, cache_dir=str(tmp_path), threads=2)
+    assert (one.threads, two.threads) == (1, 2)
+    assert np.array_equal(one.run({"x": x})["y"], two.run({"x": x})["y"])
+    assert placer.compile(model, cache_dir=str(tmp_path), threads=2).threads == 1
+    with pytest.raises(placer.Error, match="threads must be between 1 and 1024, got 0"):
+        placer.compile(model, cache_dir=str(tmp_path), threads=0)
+
+
 def test_split_run_equals_the_whole_model(model, x, tmp_path):
     whole = placer.compile(model, cache_dir=str(tmp_path)).run({"x": x})["y"]
     split = placer.compile(model.partition(devices=4),

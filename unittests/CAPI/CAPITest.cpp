@@ -207,6 +207,48 @@ TEST_F(CAPITest, SplitRunEqualsTheWholeModel) {
   mlirModuleDestroy(split);
 }
 
+// Threads run the parallel loops a dynamic batch gets (one item per
+// iteration): the same outputs; code without parallel loops runs on one;
+// no threads is an error.
+TEST_F(CAPITest, SessionThreads) {
+  MlirModule dynamic;
+  ASSERT_EQ(messageOf(placerImportOnnxFile(context, str(kModel),
+                                           placerImportOptionsGetDefault(),
+                                           &dynamic)),
+            "");
+  std::vector<float> x(8 * 32);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = 0.01f * float(i % 97) - 0.4f;
+  int64_t shape[] = {8, 32};
+  std::vector<std::vector<float>> outputs;
+  for (int64_t threads : {1, 2}) {
+    PlacerSessionOptions options = placerSessionOptionsGetDefault();
+    options.threads = threads;
+    PlacerSession session;
+    ASSERT_EQ(messageOf(placerSessionCreate(dynamic, options, &session)), "");
+    EXPECT_EQ(placerSessionGetThreads(session), threads);
+    std::vector<float> y(8 * 32);
+    PlacerTensor in{str("x"), str("f32"), 2, shape, x.data()};
+    PlacerTensor out{str("y"), str("f32"), 2, shape, y.data()};
+    ASSERT_EQ(messageOf(placerSessionSetInputShapes(session, &in, 1)), "");
+    EXPECT_EQ(messageOf(placerSessionRun(session, &in, 1, &out, 1)), "");
+    outputs.push_back(y);
+    placerSessionDestroy(session);
+  }
+  EXPECT_EQ(outputs[0], outputs[1]);
+
+  PlacerSessionOptions options = placerSessionOptionsGetDefault();
+  options.threads = 2;
+  PlacerSession session;
+  ASSERT_EQ(messageOf(placerSessionCreate(module, options, &session)), "");
+  EXPECT_EQ(placerSessionGetThreads(session), 1);
+  placerSessionDestroy(session);
+  options.threads = 0;
+  EXPECT_EQ(messageOf(placerSessionCreate(module, options, &session)),
+            "threads must be between 1 and 1024, got 0");
+  mlirModuleDestroy(dynamic);
+}
+
 TEST_F(CAPITest, SessionDescribesAndChecksItsTensors) {
   PlacerSessionOptions options = placerSessionOptionsGetDefault();
   options.microbatches = 2;

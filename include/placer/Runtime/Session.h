@@ -93,6 +93,8 @@ public:
   double getCompileSeconds() const { return compileSeconds; }
   int64_t getMicrobatches() const { return program->getMicrobatches(); }
   bool isProfiling() const { return program->getOptions().profile; }
+  /// The threads the code's parallel loops run on (Program::getThreads).
+  int getThreads() const { return program->getThreads(); }
   /// The entry's inputs and outputs (for one microbatch).
   llvm::ArrayRef<TensorSpec> getInputs() const { return program->getInputs(); }
   llvm::ArrayRef<TensorSpec> getOutputs() const {
