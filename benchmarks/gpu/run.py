@@ -30,17 +30,13 @@ import models  # noqa: E402
 def write_weights(artifact):
     recipe = json.load(open(os.path.join(artifact, "weights.json")))
     extra = open(os.path.join(artifact, "extra.bin"), "rb").read()
+    # The manifest has each weight's shape; the formulas need it.
+    manifest = json.load(open(os.path.join(artifact, "manifest.json")))
+    shapes = {spec["name"]: tuple(spec["shape"]) for spec in manifest["weights"]}
     data = bytearray(recipe["weights_bytes"])
     for w in recipe["weights"]:
         if "formula" in w:
-            spec_shape = None
-            value = None
-            # The manifest has the shape; the formula needs it.
-            manifest = json.load(open(os.path.join(artifact, "manifest.json")))
-            for spec in manifest["weights"]:
-                if spec["name"] == w["name"]:
-                    spec_shape = tuple(spec["shape"])
-            value = models.tensor_value(w["formula"], spec_shape).tobytes()
+            value = models.tensor_value(w["formula"], shapes[w["name"]]).tobytes()
         else:
             value = extra[w["extra"]:w["extra"] + w["bytes"]]
         data[w["offset"]:w["offset"] + w["bytes"]] = value

@@ -314,7 +314,6 @@ std::unique_ptr<Program> Program::open(const std::string &dir,
   module.profileNodes = manifest.profileNodes;
   module.transfers = manifest.transfers;
   module.gpuChip = manifest.gpuChip;
-  module.tf32 = manifest.mathMode == "tf32";
   return create(std::move(module), std::move(artifact->executable), options,
                 error);
 }
@@ -416,12 +415,12 @@ bool Program::bind(const std::vector<HostTensor> &inputs,
   // driver's staging buffers.
   pinned.clear();
   if (gpu) {
-    for (const auto *group : {&inputs, &outputs})
-      for (size_t i = 0; i < group->size(); ++i) {
-        const TensorSpec &spec =
-            group == &inputs ? this->inputs[i] : this->outputs[i];
-        pinned.push_back(gpu->pin((*group)[i].data, getStackedBytes(spec)));
-      }
+    for (size_t i = 0; i < inputs.size(); ++i)
+      pinned.push_back(
+          gpu->pin(inputs[i].data, getStackedBytes(this->inputs[i])));
+    for (size_t i = 0; i < outputs.size(); ++i)
+      pinned.push_back(
+          gpu->pin(outputs[i].data, getStackedBytes(this->outputs[i])));
   }
   for (const HostTensor &tensor : outputs)
     boundOutputs.push_back(static_cast<uint8_t *>(tensor.data));
