@@ -82,7 +82,9 @@ def export(name, onnx_path):
 
 def prepare_model(bin_dir, out, name, cache, variant=""):
     """variant: "" (the whole model), "profile" (compiled with per-node
-    timers) or "split" (a CPU+GPU split, cpu-gpu-cluster.json)."""
+    timers), "cpuprofile" (the same for the CPU: its times on the GPU
+    machine's CPU, for benchmarks/gpu/split.py) or "split" (a CPU+GPU
+    split, cpu-gpu-cluster.json's roofline costs)."""
     folder = os.path.join(out, "models", name + ("-" + variant if variant else ""))
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
@@ -98,6 +100,10 @@ def prepare_model(bin_dir, out, name, cache, variant=""):
         compile_gpu(bin_dir, split_mlir, artifact, cache)
         os.remove(split_mlir)
         stages = sorted(d for d in os.listdir(artifact) if d.startswith("stage-"))
+    elif variant == "cpuprofile":
+        run(os.path.join(bin_dir, "placer-run"), mlir, "--compile-only", artifact,
+            "--cache-dir", cache, "--profile", os.path.join(folder, "unused.json"))
+        stages = [""]
     else:
         compile_gpu(bin_dir, mlir, artifact, cache,
                     ["--profile", os.path.join(folder, "unused.json")] if variant == "profile" else [])
@@ -159,6 +165,14 @@ def main():
                  cnn_input, cache, split="2")
     prepare_test(args.bin, args.out, "cnn-cpu-and-gpu", os.path.join(work, "cnn.mlir"),
                  cnn_input, cache, split="cpus=1 cluster=" + os.path.join(ROOT, "test/Runtime/Gpu/Inputs/gpu-and-core.json"))
+    # 1x1 convolutions (cuBLAS products) and a pre-norm transformer block
+    # (its LayerNormalizations and Softmax split over threads).
+    for case, shape in (("pointwise", (2, 8, 6, 6)), ("transformer", (2, 16, 32))):
+        onnx_path = os.path.join(work, case + ".onnx")
+        run(sys.executable, os.path.join(ROOT, "test/Runtime/Inputs/pipeline_models.py"), case, onnx_path)
+        run(translate, "--import-onnx", onnx_path, "-o", os.path.join(work, case + ".mlir"))
+        prepare_test(args.bin, args.out, case, os.path.join(work, case + ".mlir"),
+                     {"x": rng.standard_normal(shape).astype(np.float32)}, cache)
     run(translate, "--import-onnx", "--dim", "batch=8", os.path.join(ROOT, "examples/mlp4.onnx"),
         "-o", os.path.join(work, "mlp4.mlir"))
     prepare_test(args.bin, args.out, "mlp4", os.path.join(work, "mlp4.mlir"),
@@ -171,6 +185,13 @@ def main():
         prepare_model(args.bin, args.out, name, cache, "profile")
     if "resnet50" in args.models:
         prepare_model(args.bin, args.out, "resnet50", cache, "split")
+        prepare_model(args.bin, args.out, "resnet50", cache, "cpuprofile")
+        # CPU code with parallel loops links LLVM 22's libomp, which the GPU
+        # machine may lack: it travels along (run.py puts it on the path).
+        lib = os.path.join(args.out, "lib")
+        os.makedirs(lib, exist_ok=True)
+        shutil.copy(os.path.realpath("/usr/lib/llvm-22/lib/libomp.so.5"),
+                    os.path.join(lib, "libomp.so.5"))
     shutil.rmtree(cache)
     shutil.rmtree(work)
 

@@ -6,11 +6,10 @@
 For each model of a GPU benchmark run: exports it as prepare.py does,
 estimates every node with --placer-estimate-costs="cluster=h100-sxm" (the
 datasheet roofline) and prints, per op type, the roofline beside the times
-measured there (placer-run --profile: each node timed with the GPU drained
-before and after it, so a node's time includes a few microseconds of
-launch and synchronization), and the whole model: roofline, the
-profile-based estimate (the same pass with profile=), placer-run unprofiled
-and PyTorch eager.
+measured there (placer-run --profile: CUDA events on the stream, each node
+from the end of the one before it; docs/Execution.md), and the whole model:
+roofline, the profile-based estimate (the same pass with profile=) and its
+ratio to placer-run's unprofiled time, and PyTorch eager.
 """
 import argparse
 import collections
@@ -69,11 +68,13 @@ def main():
                     "%.1fx" % (got / est) if est > 0 else "-"))
             totals.append((name, roofline["totals"]["time"]["gpu"], profiled["totals"]["time"]["gpu"],
                            entry.get("placer_seconds"), entry.get("torch_seconds")))
-    print("\n| model | roofline | with the profile | placer-run (unprofiled) | PyTorch eager |")
-    print("|---|---|---|---|---|")
+    print("\n| model | roofline | with the profile | placer-run (unprofiled) | profile / run "
+          "| roofline / run | PyTorch eager |")
+    print("|---|---|---|---|---|---|---|")
     for name, est, prof, placer, torch_s in totals:
-        print("| %s | %.2f ms | %.2f ms | %.2f ms | %.2f ms |" % (
-            name, est * 1e3, prof * 1e3, placer * 1e3, torch_s * 1e3))
+        print("| %s | %.2f ms | %.2f ms | %.2f ms | %.2f | %.2f | %.2f ms |" % (
+            name, est * 1e3, prof * 1e3, placer * 1e3, prof / placer, est / placer,
+            torch_s * 1e3))
 
 
 if __name__ == "__main__":

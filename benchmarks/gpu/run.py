@@ -10,7 +10,11 @@ copies its input to the GPU and its output back), builds the same model in
 PyTorch on the GPU (TF32 off in both, cuDNN benchmark mode) and times it
 with CUDA events, median of `repeat` after 8 warm-ups, with the input on the
 GPU already and, for comparison, with the copies in and out too. Writes
-OUT/gpu-results.json and prints a table.
+OUT/gpu-results.json and prints a table. Variants: NAME-profile and
+NAME-cpuprofile write per-node profiles (GPU; one CPU core) to OUT;
+NAME-split runs a CPU+GPU split under mpirun; NAME-measured (made by
+benchmarks/gpu/split.py from those profiles) runs its microbatches
+pipelined and compares with the simulator's time (simulated.json).
 """
 import argparse
 import json
@@ -105,29 +109,55 @@ def main():
             report = os.path.join(folder, "report.json")
             command = [args.run, artifact, "--input", "%s=%s" % (input_name, x_path),
                        "--output-dir", out_dir, "--report", report]
+            env = dict(os.environ)
+            mpirun = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", str(len(stages))]
             if variant == "profile":
                 # Per-node GPU times, as --placer-estimate-costs reads them.
                 command += ["--profile", os.path.join(args.out, name + ".json"),
                             "--profile-kind", "gpu", "--repeat", "5"]
+            elif variant == "cpuprofile":
+                # The same on one core, as a GPU split's CPU stage runs.
+                command += ["--profile", os.path.join(args.out, name + ".json"),
+                            "--profile-kind", "cpu", "--repeat", "1", "--threads", "1"]
+                env["LD_LIBRARY_PATH"] = os.path.join(args.prepared, "lib")
             elif variant == "split":
-                command = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-n",
-                           str(len(stages))] + command + ["--repeat", "5"]
+                command = mpirun + command + ["--repeat", "5"]
+            elif variant == "measured":
+                # benchmarks/gpu/split.py's placement: `microbatches` copies
+                # of the input pipelined through the stages.
+                simulated = json.load(open(os.path.join(folder, "simulated.json")))
+                batches = simulated["microbatches"]
+                np.save(x_path, np.concatenate([x.numpy()] * batches))
+                command = mpirun + command + ["--microbatches", str(batches), "--repeat", "5"]
+                entry["simulated"] = simulated
             else:
                 command += ["--repeat", str(args.repeat)]
+                # cuDNN's candidates and choice per convolution shape.
+                env["PLACER_CUDA_LOG"] = "1"
             start = time.time()
-            proc = subprocess.run(command, capture_output=True, text=True)
-            entry["output"] = (proc.stdout + proc.stderr)[-3000:]
+            proc = subprocess.run(command, capture_output=True, text=True, env=env)
+            log = [l for l in proc.stderr.splitlines() if l.startswith("placer_gpu_")]
+            if log:
+                with open(os.path.join(args.out, name + "-cuda-log.txt"), "w") as f:
+                    f.write("\n".join(log) + "\n")
+            stderr = "\n".join(l for l in proc.stderr.splitlines() if not l.startswith("placer_gpu_"))
+            entry["output"] = (proc.stdout + stderr)[-3000:]
             entry["placer_wall_seconds"] = time.time() - start
             if proc.returncode:
-                entry["error"] = (proc.stdout + proc.stderr)[-2000:]
+                entry["error"] = (proc.stdout + stderr)[-2000:]
                 raise RuntimeError(entry["error"])
             rep = json.load(open(report))
             entry["report"] = rep
-            if variant == "profile":
+            if variant in ("profile", "cpuprofile"):
                 results["models"][name] = entry
                 continue
             entry["placer_seconds"] = rep["seconds_per_run"]["median"]
-            got = np.load(os.path.join(out_dir, "logits.npy"))
+            if variant == "measured":
+                entry["measured_over_simulated"] = (entry["placer_seconds"] /
+                                                    entry["simulated"]["seconds_per_run"])
+            # A pipelined run's outputs are its microbatches' stacked: the
+            # first is the input's.
+            got = np.load(os.path.join(out_dir, "logits.npy"))[:x.shape[0]]
             model = model.cuda()
             xg = x.cuda()
             with torch.no_grad():
@@ -161,6 +191,13 @@ def main():
         print("| %s | %.2f ms | %.2f ms | %.2fx | %.2f ms | %.2fx | %.1e |" % (
             name, e["placer_seconds"] * 1e3, e["torch_seconds"] * 1e3, e["ratio"],
             e["torch_with_copies_seconds"] * 1e3, e["ratio_with_copies"], e["max_rel_error"]))
+    for name, e in results["models"].items():
+        if "measured_over_simulated" in e:
+            print("%s: %d microbatches over %d ranks, %.2f ms per microbatch measured, "
+                  "%.2f ms simulated: measured / simulated = %.2f" % (
+                      name, e["simulated"]["microbatches"], e["simulated"]["ranks"],
+                      e["placer_seconds"] * 1e3, e["simulated"]["seconds_per_run"] * 1e3,
+                      e["measured_over_simulated"]))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace placer {
@@ -91,6 +93,84 @@ void wrapDeviceWork(OpBuilder &b, Block &block) {
       wrapInSingleThread(b, run);
     run.clear();
   }
+}
+
+/// The buffer `value` is a view of (following view sources).
+Value getRootBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// Whether an op in `loop`'s body other than `load` and `store` may read or
+/// write the buffer `root`: any use of it or a view, a call, or a store to
+/// another function argument (arguments may alias one another).
+bool otherAccess(scf::ForOp loop, Value root, Operation *load,
+                 Operation *store) {
+  WalkResult result = loop.getBody()->walk([&](Operation *op) {
+    if (op == load || op == store)
+      return WalkResult::advance();
+    if (isa<CallOpInterface>(op))
+      return WalkResult::interrupt();
+    for (Value operand : op->getOperands())
+      if (isa<MemRefType>(operand.getType()) && getRootBuffer(operand) == root)
+        return WalkResult::interrupt();
+    if (auto other = dyn_cast<memref::StoreOp>(op))
+      if (isa<BlockArgument>(root) &&
+          isa<BlockArgument>(getRootBuffer(other.getMemRef())))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+/// A reduction lowered to loops loads and stores its accumulator in memory
+/// every iteration: on a GPU a round trip to global memory (hundreds of
+/// cycles) per step of the loop. Where `loop`'s body accesses a buffer only
+/// by one load and a later store at the same loop-invariant indices, the
+/// value travels as an iter_arg instead: loaded before the loop, stored
+/// after it. Returns the loop (replaced when promoted).
+scf::ForOp promoteAccumulator(IRRewriter &rewriter, scf::ForOp loop) {
+  Block *body = loop.getBody();
+  for (auto load : llvm::to_vector(body->getOps<memref::LoadOp>())) {
+    memref::StoreOp store;
+    for (Operation *op = load->getNextNode(); op && !store;
+         op = op->getNextNode())
+      if (auto candidate = dyn_cast<memref::StoreOp>(op);
+          candidate && candidate.getMemRef() == load.getMemRef() &&
+          candidate.getIndices() == load.getIndices())
+        store = candidate;
+    if (!store || !llvm::all_of(load.getIndices(), [&](Value index) {
+          return loop.isDefinedOutsideOfLoop(index);
+        }))
+      continue;
+    Value root = getRootBuffer(load.getMemRef());
+    if (!loop.isDefinedOutsideOfLoop(load.getMemRef()) ||
+        otherAccess(loop, root, load, store))
+      continue;
+    rewriter.setInsertionPoint(loop);
+    Value initial = memref::LoadOp::create(rewriter, load.getLoc(),
+                                           load.getMemRef(), load.getIndices());
+    Value stored = store.getValueToStore();
+    FailureOr<LoopLikeOpInterface> promoted = loop.replaceWithAdditionalYields(
+        rewriter, initial, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+          return SmallVector<Value>{stored};
+        });
+    if (failed(promoted))
+      return loop;
+    auto newLoop = cast<scf::ForOp>(promoted->getOperation());
+    rewriter.replaceAllUsesWith(load.getResult(),
+                                newLoop.getRegionIterArgs().back());
+    rewriter.setInsertionPointAfter(newLoop);
+    memref::StoreOp::create(rewriter, store.getLoc(),
+                            newLoop.getResults().back(), store.getMemRef(),
+                            store.getIndices());
+    rewriter.eraseOp(store);
+    rewriter.eraseOp(load);
+    return promoteAccumulator(rewriter, newLoop);
+  }
+  return loop;
 }
 
 gpu::ParallelLoopDimMappingAttr mapTo(MLIRContext *context,
@@ -210,6 +290,13 @@ struct GpuMapLoopsPass : placer::impl::GpuMapLoopsBase<GpuMapLoopsPass> {
           << static_cast<int64_t>(blockSize);
       return signalPassFailure();
     }
+    IRRewriter rewriter(&getContext());
+    // Innermost loops first (post-order): an inner loop's promoted load and
+    // store are the outer loop's to promote next.
+    SmallVector<scf::ForOp> loops;
+    func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops)
+      promoteAccumulator(rewriter, loop);
     OpBuilder b(&getContext());
     for (Block &block : func.getBody())
       wrapDeviceWork(b, block);

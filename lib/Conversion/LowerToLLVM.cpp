@@ -85,7 +85,11 @@ placer::buildLowerToLLVMPipeline(OpPassManager &pm,
 // the chip (embedded in the module as a gpu.binary) and lowers the host
 // code, whose gpu ops become calls of the mgpu* runtime functions.
 static constexpr llvm::StringLiteral kGpuLoopsPipeline =
-    "func.func(convert-linalg-to-parallel-loops,placer-gpu-map-loops),"
+    "func.func(convert-linalg-to-parallel-loops,placer-gpu-map-loops,"
+    // Launch bounds and tile sizes folded to constants, and constants sunk
+    // into the kernels: otherwise every bound is a kernel argument, and the
+    // index arithmetic and one-trip loops stay in each thread's code.
+    "canonicalize,gpu-launch-sink-index-computations),"
     "gpu-kernel-outlining,"
     // Math left in kernels (fma, floor, sqrt, ...) as LLVM intrinsics that
     // NVPTX has instructions for: otherwise convert-gpu-to-nvvm calls
@@ -106,6 +110,9 @@ llvm::Error placer::buildLowerToNVVMPipeline(OpPassManager &pm,
   // a normalization, a residual add, are one kernel, not a pass each.
   if (target.fuseElementwise)
     pm.addNestedPass<func::FuncOp>(createFuseElementwise());
+  // A reduction with few results gets threads along the reduced dimension
+  // too (a LayerNormalization's rows).
+  pm.addNestedPass<func::FuncOp>(createGpuSplitReductions());
   // No libdevice here: every math function is inline arithmetic.
   pm.addNestedPass<func::FuncOp>(createApproximateMath(ApproximateMathOptions{
       {"tanh", "erf", "exp", "expm1", "log", "log1p", "log2", "sin", "cos",

@@ -52,11 +52,18 @@ GpuRuntime *GpuRuntime::get(std::string &error) {
         reinterpret_cast<Release>(::dlsym(handle, "placer_cuda_unpin"));
     result->synchronizeFn = reinterpret_cast<Synchronize>(
         ::dlsym(handle, "placer_cuda_synchronize"));
-    result->setSynchronousFn = reinterpret_cast<SetSynchronous>(
-        ::dlsym(handle, "placer_cuda_set_synchronous"));
+    result->profileFn =
+        reinterpret_cast<SetProfile>(::dlsym(handle, "placer_cuda_profile"));
+    result->profileEnterFn = reinterpret_cast<NodeHook>(
+        ::dlsym(handle, "placer_cuda_profile_enter"));
+    result->profileExitFn =
+        reinterpret_cast<NodeHook>(::dlsym(handle, "placer_cuda_profile_exit"));
+    result->beginRunFn = reinterpret_cast<Synchronize>(
+        ::dlsym(handle, "placer_cuda_profile_begin_run"));
     if (!open || !name || !capability || !result->uploadFn || !result->freeFn ||
-        !result->takeErrorFn || !result->synchronizeFn ||
-        !result->setSynchronousFn || !result->pinFn || !result->unpinFn) {
+        !result->takeErrorFn || !result->synchronizeFn || !result->profileFn ||
+        !result->profileEnterFn || !result->profileExitFn ||
+        !result->beginRunFn || !result->pinFn || !result->unpinFn) {
       *failure = path + " is not Placer's CUDA runtime (a function is missing)";
       delete result;
       return;
@@ -115,9 +122,13 @@ bool GpuRuntime::finish(std::string &error) const {
   return !takeError(error);
 }
 
-void GpuRuntime::setSynchronous(bool synchronous) const {
-  setSynchronousFn(synchronous);
+void GpuRuntime::setProfiling(bool profiling) const {
+  profileFn(profiling ? &placer_profile_add : nullptr);
+  placer_profile_set_timer(profiling ? profileEnterFn : nullptr,
+                           profiling ? profileExitFn : nullptr);
 }
+
+void GpuRuntime::beginRun() const { beginRunFn(); }
 
 bool GpuRuntime::takeError(std::string &error) const {
   char message[4096] = {0};

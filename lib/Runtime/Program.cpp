@@ -258,9 +258,8 @@ bool Program::placeWeights(std::string &error) {
   gpu = GpuRuntime::get(error);
   if (!gpu)
     return false;
-  // A profile's timers read the host clock: the GPU's work must be done at
-  // each node's end.
-  gpu->setSynchronous(options.profile);
+  // A profile times the GPU's work (the host only launches it).
+  gpu->setProfiling(options.profile);
   for (size_t i = 0; i < module.weightData.size(); ++i) {
     const Buffer &weight = module.weightData[i];
     GpuRuntime::DevicePointer pointer =
@@ -467,6 +466,8 @@ std::optional<std::pair<double, double>> Program::runOnce(std::string &error) {
         continue;
       placer_dist_set_microbatch(m);
     }
+    if (gpu)
+      gpu->beginRun();
     executable.run(calls[m]);
     // GPU code cannot return an error: the CUDA runtime records it. Its
     // work may still be queued until the run's end.

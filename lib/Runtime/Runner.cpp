@@ -327,7 +327,6 @@ placer::runtime::lowerForExecution(ModuleOp module,
     GpuTarget target;
     target.chip = options.gpuChip;
     target.tf32 = options.tf32;
-    target.fuseElementwise = !options.profile;
     lowered.gpuChip = options.gpuChip;
     lowered.tf32 = options.tf32;
     if (llvm::Error error = buildLowerToNVVMPipeline(llvmPm, target))

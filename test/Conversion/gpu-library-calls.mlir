@@ -2,8 +2,8 @@
 // RUN: placer-opt %s --placer-gpu-library-calls="tf32=true" --canonicalize | FileCheck %s --check-prefix=TF32
 
 // Convolutions and contractions on device buffers become calls of the CUDA
-// runtime: strides, padding, dilations and groups as i64, accumulate,
-// transposes and TF32 as i32; products see [batch, rows, cols] views.
+// runtime: strides, padding, dilations and groups as i64, transposes,
+// accumulate and TF32 as i32; products see [batch, rows, cols] views.
 // An operand without the batch dimensions is read for every batch.
 // Contractions the library cannot take (a strided
 // view) stay linalg ops, to become kernels.
@@ -46,13 +46,13 @@
 
 // CHECK-LABEL: func.func @matmul
 // CHECK: memref.expand_shape %arg0 {{\[}}[0, 1], [2]] output_shape [1, 4, 6]
-// CHECK: call @placer_gpu_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i32, %c0_i32, %c0_i32)
+// CHECK: call @placer_gpu_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i32, %c0_i32, %c1_i32, %c0_i32)
 // TF32-LABEL: func.func @matmul
-// TF32: call @placer_gpu_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i32, %c0_i32, %c1_i32)
+// TF32: call @placer_gpu_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i32, %c0_i32, %c1_i32, %c1_i32)
 
 // A Linear layer's weight is read transposed: transB = 1.
 // CHECK-LABEL: func.func @linear
-// CHECK: call @placer_gpu_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i32, %c1_i32, %c0_i32)
+// CHECK: call @placer_gpu_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i32, %c1_i32, %c1_i32, %c0_i32)
 
 // CHECK-LABEL: func.func @batched
 // CHECK: memref.collapse_shape %arg0 {{\[}}[0, 1], [2], [3]] : memref<2x3x4x6xf32> into memref<6x4x6xf32>
@@ -112,31 +112,31 @@ func.func @padded(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %y: memref<1
   memref.dealloc %p : memref<1x3x10x12xf32>
   return
 }
-func.func @padding_kept(%x: memref<1x3x8x8xf32>, %w: memref<3x3x1x1xf32>, %y: memref<1x3x10x10xf32>) {
+func.func @padding_kept(%x: memref<1x3x8x8xf32>, %w: memref<3x3x3x3xf32>, %y: memref<1x3x8x8xf32>) {
   %zero = arith.constant 0.0 : f32
   %p = memref.alloc() : memref<1x3x10x10xf32>
   linalg.fill ins(%zero : f32) outs(%p : memref<1x3x10x10xf32>)
   %centre = memref.subview %p[0, 0, 1, 1] [1, 3, 8, 8] [1, 1, 1, 1] : memref<1x3x10x10xf32> to memref<1x3x8x8xf32, strided<[300, 100, 10, 1], offset: 11>>
   memref.copy %x, %centre : memref<1x3x8x8xf32> to memref<1x3x8x8xf32, strided<[300, 100, 10, 1], offset: 11>>
   linalg.fill ins(%zero : f32) outs(%x : memref<1x3x8x8xf32>)
-  linalg.fill ins(%zero : f32) outs(%y : memref<1x3x10x10xf32>)
-  linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%y : memref<1x3x10x10xf32>) {
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x3x8x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%y : memref<1x3x8x8xf32>) {
   ^bb0(%o: f32):
     %v = arith.addf %o, %o : f32
     linalg.yield %v : f32
   }
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-    ins(%p, %w : memref<1x3x10x10xf32>, memref<3x3x1x1xf32>) outs(%y : memref<1x3x10x10xf32>)
+    ins(%p, %w : memref<1x3x10x10xf32>, memref<3x3x3x3xf32>) outs(%y : memref<1x3x8x8xf32>)
   return
 }
-func.func @asymmetric(%x: memref<1x3x8x8xf32>, %w: memref<3x3x1x1xf32>, %y: memref<1x3x9x9xf32>) {
+func.func @asymmetric(%x: memref<1x3x8x8xf32>, %w: memref<3x3x3x3xf32>, %y: memref<1x3x7x7xf32>) {
   %zero = arith.constant 0.0 : f32
   %p = memref.alloc() : memref<1x3x9x9xf32>
   linalg.fill ins(%zero : f32) outs(%p : memref<1x3x9x9xf32>)
   %centre = memref.subview %p[0, 0, 1, 1] [1, 3, 8, 8] [1, 1, 1, 1] : memref<1x3x9x9xf32> to memref<1x3x8x8xf32, strided<[243, 81, 9, 1], offset: 10>>
   memref.copy %x, %centre : memref<1x3x8x8xf32> to memref<1x3x8x8xf32, strided<[243, 81, 9, 1], offset: 10>>
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-    ins(%p, %w : memref<1x3x9x9xf32>, memref<3x3x1x1xf32>) outs(%y : memref<1x3x9x9xf32>)
+    ins(%p, %w : memref<1x3x9x9xf32>, memref<3x3x3x3xf32>) outs(%y : memref<1x3x7x7xf32>)
   return
 }
 func.func @matmul(%a: memref<4x6xf32>, %b: memref<6x5xf32>, %c: memref<4x5xf32>) {
@@ -200,6 +200,60 @@ func.func @grouped_output(%x: memref<1x8x6x6xf32>, %w: memref<8x1x3x3xf32>, %yg:
   %wg = memref.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [8, 1, 1, 3, 3] : memref<8x1x3x3xf32> into memref<8x1x1x3x3xf32>
   linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%xg, %wg : memref<1x8x1x6x6xf32>, memref<8x1x1x3x3xf32>) outs(%yg : memref<1x8x1x4x4xf32>)
+  return
+}
+
+// A zero-filled product output is overwritten (accumulate 0), its fill
+// gone.
+// CHECK-LABEL: func.func @matmul_filled
+// CHECK-NOT: linalg.fill
+// CHECK: call @placer_gpu_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i32, %c0_i32, %c0_i32, %c0_i32)
+func.func @matmul_filled(%a: memref<4x6xf32>, %b: memref<6x5xf32>, %c: memref<4x5xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x5xf32>)
+  linalg.matmul ins(%a, %b : memref<4x6xf32>, memref<6x5xf32>) outs(%c : memref<4x5xf32>)
+  return
+}
+
+// A 1x1 convolution with unit strides is a product per image: the weight
+// [K, C] read for every image, [N, C, HW] images, [N, K, HW] output; a
+// zero-filled output overwritten, a biased one (filled with anything
+// else) accumulated into.
+// CHECK-LABEL: func.func @pointwise
+// CHECK-NOT: linalg.fill
+// CHECK-DAG: %[[W2:.*]] = memref.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : memref<8x3x1x1xf32> into memref<8x3xf32>
+// CHECK-DAG: %[[W3:.*]] = memref.expand_shape %[[W2]] {{\[}}[0, 1], [2]] output_shape [1, 8, 3]
+// CHECK-DAG: %[[X3:.*]] = memref.collapse_shape %arg0 {{\[}}[0], [1], [2, 3]] : memref<2x3x5x7xf32> into memref<2x3x35xf32>
+// CHECK-DAG: %[[Y3:.*]] = memref.collapse_shape %arg2 {{\[}}[0], [1], [2, 3]] : memref<2x8x5x7xf32> into memref<2x8x35xf32>
+// CHECK-DAG: %[[CW:.*]] = memref.cast %[[W3]]
+// CHECK-DAG: %[[CX:.*]] = memref.cast %[[X3]]
+// CHECK-DAG: %[[CY:.*]] = memref.cast %[[Y3]]
+// CHECK: call @placer_gpu_matmul_f32(%[[CW]], %[[CX]], %[[CY]], %c0_i32, %c0_i32, %c0_i32, %c0_i32)
+// CHECK-NOT: linalg.conv
+// CHECK-LABEL: func.func @pointwise_biased
+// CHECK: linalg.fill
+// CHECK: call @placer_gpu_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i32, %c0_i32, %c1_i32, %c0_i32)
+func.func @pointwise(%x: memref<2x3x5x7xf32>, %w: memref<8x3x1x1xf32>, %y: memref<2x8x5x7xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<2x8x5x7xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<2x3x5x7xf32>, memref<8x3x1x1xf32>) outs(%y : memref<2x8x5x7xf32>)
+  return
+}
+func.func @pointwise_biased(%x: memref<2x3x5x7xf32>, %w: memref<8x3x1x1xf32>, %y: memref<2x8x5x7xf32>) {
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%one : f32) outs(%y : memref<2x8x5x7xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<2x3x5x7xf32>, memref<8x3x1x1xf32>) outs(%y : memref<2x8x5x7xf32>)
+  return
+}
+
+// A strided 1x1 convolution (a downsampling shortcut) stays with cuDNN.
+// CHECK-LABEL: func.func @pointwise_strided
+// CHECK: call @placer_gpu_conv2d_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c2_i64, %c2_i64,
+func.func @pointwise_strided(%x: memref<2x3x6x6xf32>, %w: memref<8x3x1x1xf32>, %y: memref<2x8x3x3xf32>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%x, %w : memref<2x3x6x6xf32>, memref<8x3x1x1xf32>) outs(%y : memref<2x8x3x3xf32>)
   return
 }
 

@@ -59,9 +59,17 @@ func.func @small_rows(%x: memref<32x64x7x7xf32>) {
 
 // -----
 
+// The accumulator a reduction loads and stores every iteration is a
+// register (an iter_arg) in the loop, loaded before and stored after it.
 // CHECK-LABEL: func.func @total
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1)
-// CHECK-NEXT: scf.for
+// CHECK-NEXT: %[[S:.*]] = memref.load %arg1[]
+// CHECK-NEXT: %[[T:.*]] = scf.for {{.*}} iter_args(%[[A:.*]] = %[[S]]) -> (f32)
+// CHECK-NEXT: memref.load %arg0
+// CHECK-NEXT: arith.addf %[[A]]
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.store %[[T]], %arg1[]
 func.func @total(%x: memref<1000xf32>, %sum: memref<f32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -71,6 +79,41 @@ func.func @total(%x: memref<1000xf32>, %sum: memref<f32>) {
     %s = memref.load %sum[] : memref<f32>
     %t = arith.addf %s, %v : f32
     memref.store %t, %sum[] : memref<f32>
+  }
+  return
+}
+
+// -----
+
+// Left in memory: an accumulator also read elsewhere in the loop, one
+// whose index changes with the loop (a running sum), and one beside a
+// store to another argument (arguments may alias).
+// CHECK-LABEL: func.func @kept_in_memory
+// CHECK-NOT: iter_args
+// CHECK: return
+func.func @kept_in_memory(%x: memref<1000xf32>, %sum: memref<2xf32>, %run: memref<1000xf32>, %acc: memref<f32>, %other: memref<1000xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1000 = arith.constant 1000 : index
+  scf.for %i = %c0 to %c1000 step %c1 {
+    %v = memref.load %x[%i] : memref<1000xf32>
+    %s = memref.load %sum[%c0] : memref<2xf32>
+    %u = memref.load %sum[%c1] : memref<2xf32>
+    %t = arith.addf %s, %v : f32
+    %w = arith.addf %t, %u : f32
+    memref.store %w, %sum[%c0] : memref<2xf32>
+  }
+  scf.for %i = %c1 to %c1000 step %c1 {
+    %v = memref.load %run[%i] : memref<1000xf32>
+    %t = arith.addf %v, %v : f32
+    memref.store %t, %run[%i] : memref<1000xf32>
+  }
+  scf.for %i = %c0 to %c1000 step %c1 {
+    %v = memref.load %x[%i] : memref<1000xf32>
+    %s = memref.load %acc[] : memref<f32>
+    %t = arith.addf %s, %v : f32
+    memref.store %t, %acc[] : memref<f32>
+    memref.store %t, %other[%i] : memref<1000xf32>
   }
   return
 }

@@ -52,8 +52,9 @@ struct GpuTarget {
   std::string chip = "sm_90";
   std::string features;
   bool tf32 = false;
-  /// Fuse chains of elementwise ops into one kernel (a profiled program
-  /// keeps each node's own, so that its time is the node's).
+  /// Fuse chains of elementwise ops into one kernel. Profiled programs
+  /// fuse too, so that they time the code that runs: a node fused into its
+  /// consumer then reports next to nothing, and the consumer both.
   bool fuseElementwise = true;
 };
 

@@ -216,7 +216,12 @@ def GpuMapLoops : Pass<"placer-gpu-map-loops", "::mlir::func::FuncOp"> {
     with no parallel dimension, i.e. a full reduction, or scalar code on
     rank-0 buffers) runs as one thread. Afterwards, any load or store left
     on the host (one whose value the host itself uses) is an error naming
-    its node: the host must not touch device memory.
+    its node: the host must not touch device memory. First, a loop that
+    loads and stores one element of a buffer every iteration (a reduction's
+    accumulator, at loop-invariant indices, the buffer touched by nothing
+    else in the loop) carries it as an `iter_args` value instead: loaded
+    before the loop and stored after it, a register rather than a round
+    trip to global memory per step.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
@@ -243,6 +248,43 @@ def FuseElementwise : Pass<"placer-fuse-elementwise", "::mlir::func::FuncOp"> {
     so a fused chain saves a pass over memory per op.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def GpuSplitReductions : Pass<"placer-gpu-split-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Reductions with few results split in two, for a GPU's threads";
+  let description = [{
+    A GPU kernel runs one thread per element of a reduction's result, each
+    thread looping over the reduced dimension: a LayerNormalization over
+    768 features for 128 tokens is 128 threads of 768 steps each, a few
+    percent of the chip. Each `linalg` reduction on tensors over one
+    dimension of static size R whose result has P < `threads` / 2
+    elements becomes two ops (upstream's `linalg::splitReduction`): S
+    partial results per element, thread s reducing elements s, s + S,
+    s + 2S, ... (adjacent threads read adjacent addresses), then a
+    reduction of the S partials. S is a power of two that divides R,
+    leaves each thread at least 4 elements and keeps P * S within
+    `threads`; of those, the one with the fewest steps in the slower of
+    the two ops, max(R / S, S). The combiner must have a neutral element
+    (add, mul, max, min); other reductions, dynamic sizes, and products
+    and convolutions (library calls) are left as they are. First, every
+    other op whose reduction loops come before a parallel one (a softmax
+    over the channels of NCHW activations) has its loops interchanged,
+    reductions innermost: upstream's GPU mapping leaves a parallel loop
+    inside a sequential one unmapped. Last, every filled empty tensor (a
+    reduction's zeros) gets one fill per user into its own
+    `bufferization.alloc_tensor`, which CSE leaves apart: once CSE has
+    merged equal fills (every LayerNormalization's sums start from the same
+    zeros), bufferization would fill one buffer and copy it for every other
+    user.
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"65536",
+           "Threads a split reduction's first op aims at (P * S at most)">,
+  ];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
+  ];
 }
 
 def GpuNativeMath : Pass<"placer-gpu-native-math", "::mlir::gpu::GPUModuleOp"> {

@@ -18,6 +18,7 @@
 #define PLACER_RUNTIME_CUDARUNTIME_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,10 +44,19 @@ int placer_cuda_pin(void *host, size_t bytes);
 void placer_cuda_unpin(void *host);
 /* Waits for all the GPU's work: the end of a run. */
 void placer_cuda_synchronize(void);
-/* 1: every synchronization point of the code waits for the GPU (profiled
- * runs, whose timers read the host clock); 0 (the default): only copies to
- * host memory and placer_cuda_synchronize wait. */
-void placer_cuda_set_synchronous(int synchronous);
+/* Profiling on the GPU's clock: with `add` set, placer_cuda_profile_enter
+ * and _exit record events on the stream where a node's work begins and
+ * ends (nothing waits), and each placer_cuda_synchronize passes every
+ * finished node's seconds to `add` (the host's counters,
+ * placer_profile_add), less the host's time for a node's hooks (measured
+ * once, when profiling first starts); null stops. */
+void placer_cuda_profile(void (*add)(int64_t node, double seconds));
+/* A run's start, where its first node's time begins (its inputs' copies
+ * count as that node's); placer_cuda_synchronize is the run's end, and the
+ * last node's (its outputs' copies). */
+void placer_cuda_profile_begin_run(void);
+void placer_cuda_profile_enter(int64_t node);
+void placer_cuda_profile_exit(int64_t node);
 /* The first error recorded since the last call: copied into `message`
  * (truncated to `size`) and cleared; returns 1 if there was one. */
 int placer_cuda_take_error(char *message, size_t size);

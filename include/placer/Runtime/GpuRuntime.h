@@ -52,9 +52,13 @@ public:
   bool takeError(std::string &error) const;
   /// The end of a run: waits for the GPU's work, then takeError.
   bool finish(std::string &error) const;
-  /// Whether every synchronization point of the code waits (profiled runs,
-  /// whose timers read the host clock) or only copies to the host do.
-  void setSynchronous(bool synchronous) const;
+  /// Whether profiled code's nodes are timed on the GPU (events on its
+  /// stream, added to the profile counters at each finish) rather than by
+  /// the host clock, which sees only the launches.
+  void setProfiling(bool profiling) const;
+  /// Before each run (each microbatch's call): where a profiled run's first
+  /// node starts.
+  void beginRun() const;
 
 private:
   GpuRuntime() = default;
@@ -65,14 +69,17 @@ private:
   using TakeError = int (*)(char *, size_t);
   using Pin = int (*)(void *, size_t);
   using Synchronize = void (*)();
-  using SetSynchronous = void (*)(int);
+  using NodeHook = void (*)(int64_t);
+  using SetProfile = void (*)(void (*)(int64_t, double));
   Upload uploadFn = nullptr;
   Release freeFn = nullptr;
   TakeError takeErrorFn = nullptr;
   Pin pinFn = nullptr;
   Release unpinFn = nullptr;
   Synchronize synchronizeFn = nullptr;
-  SetSynchronous setSynchronousFn = nullptr;
+  SetProfile profileFn = nullptr;
+  NodeHook profileEnterFn = nullptr, profileExitFn = nullptr;
+  Synchronize beginRunFn = nullptr;
 };
 
 } // namespace placer::runtime

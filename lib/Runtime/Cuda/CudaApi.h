@@ -114,6 +114,7 @@ struct cudnnConvolutionFwdAlgoPerf_t {
   X(cuEventRecord, CUresult, (CUevent, CUstream))                              \
   X(cuEventSynchronize, CUresult, (CUevent))                                   \
   X(cuEventDestroy_v2, CUresult, (CUevent))                                    \
+  X(cuEventElapsedTime, CUresult, (float *, CUevent, CUevent))                 \
   X(cuMemAlloc_v2, CUresult, (CUdeviceptr *, size_t))                          \
   X(cuMemFree_v2, CUresult, (CUdeviceptr))                                     \
   X(cuMemAllocAsync, CUresult, (CUdeviceptr *, size_t, CUstream))              \

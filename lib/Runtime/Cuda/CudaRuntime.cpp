@@ -10,8 +10,8 @@
 //   call, each transfer hook) do not wait: the host runs ahead and the GPU
 //   never drains between kernels. What the host reads is safe regardless:
 //   a copy to host memory waits for its stream, and the runtime waits once
-//   at the end of a run (placer_cuda_synchronize). A profiled run waits at
-//   every synchronization, as its timers need.
+//   at the end of a run (placer_cuda_synchronize). A profiled run does not
+//   wait either: its nodes are timed by events on the stream.
 // - Device memory comes from the driver's stream-ordered pool, kept between
 //   runs, since every run allocates each intermediate afresh.
 // - Unloading at process exit ignores a driver that is gone already.
@@ -23,9 +23,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 using namespace placer::cuda;
@@ -46,7 +48,32 @@ struct State {
   Device device;
   bool ready = false;
   std::string openError;
-  std::atomic<bool> synchronous{false};
+  /// Profiling (placer_cuda_profile): where node times go, the events
+  /// recorded since the last synchronization, and spare events. Its own
+  /// mutex: a failed call records its error under `mutex`.
+  std::mutex profileMutex;
+  struct Start {
+    int64_t node;
+    CUevent event;
+    /// Whether the event is the start's own (else the previous node's end).
+    bool ownEvent;
+  };
+  struct Timed {
+    int64_t node;
+    Start start;
+    CUevent end;
+  };
+  void (*addProfile)(int64_t, double) = nullptr;
+  std::vector<Start> started;
+  /// The host's time for one node's hooks (measureHookSeconds), taken off
+  /// every node's time; measured once.
+  double hookSeconds = -1;
+  /// The end of the last node timed in this run, or the run's start.
+  CUevent lastEnd = nullptr;
+  /// Run starts recorded since the last synchronization.
+  std::vector<CUevent> runStarts;
+  std::vector<Timed> timed;
+  std::vector<CUevent> spareEvents;
 };
 
 State &getState() {
@@ -162,14 +189,6 @@ void placer::cuda::fail(const std::string &message) {
 
 bool placer::cuda::failed() { return getState().failed; }
 
-bool placer::cuda::isSynchronous() { return getState().synchronous; }
-
-void placer::cuda::synchronizeIfProfiling(const Device &device) {
-  if (isSynchronous())
-    check(device, device.driver->cuStreamSynchronize(device.stream),
-          "running GPU kernels");
-}
-
 bool placer::cuda::check(const Device &device, CUresult result,
                          const char *what) {
   if (result == CUDA_SUCCESS)
@@ -245,13 +264,175 @@ extern "C" void placer_cuda_unpin(void *host) {
     (void)state.device.driver->cuMemHostUnregister(host);
 }
 
-extern "C" void placer_cuda_synchronize(void) {
-  if (const Device *d = getDevice())
-    check(*d, d->driver->cuCtxSynchronize(), "running GPU code");
+//===----------------------------------------------------------------------===//
+// Profiling by events
+//===----------------------------------------------------------------------===//
+
+/// An event that records time, from the spares or new; null on failure.
+static CUevent takeEvent(State &state, const Device &d) {
+  if (!state.spareEvents.empty()) {
+    CUevent event = state.spareEvents.back();
+    state.spareEvents.pop_back();
+    return event;
+  }
+  CUevent event = nullptr;
+  return check(d, d.driver->cuEventCreate(&event, 0), "creating an event")
+             ? event
+             : nullptr;
 }
 
-extern "C" void placer_cuda_set_synchronous(int synchronous) {
-  getState().synchronous = synchronous != 0;
+/// Records the event where node `node` ends, or where it starts: the end
+/// of the node before it in this run, or the run's start (so what happens
+/// between two nodes, the host's launches and allocations that the GPU
+/// waits for, counts as the next node's, as it would in an unprofiled run,
+/// and the copies of the inputs as the first node's), else an event of its
+/// own.
+static void recordNodeEvent(int64_t node, bool end) {
+  const Device *d = getDevice();
+  State &state = getState();
+  if (!d || !state.addProfile)
+    return;
+  std::lock_guard<std::mutex> lock(state.profileMutex);
+  if (!end && state.lastEnd) {
+    state.started.push_back({node, state.lastEnd, /*ownEvent=*/false});
+    return;
+  }
+  CUevent event = takeEvent(state, *d);
+  if (!event || !check(*d, d->driver->cuEventRecord(event, d->stream),
+                       "recording an event"))
+    return;
+  if (!end) {
+    state.started.push_back({node, event, /*ownEvent=*/true});
+    return;
+  }
+  state.lastEnd = event;
+  // Nodes do not nest: the latest start of this node is its own.
+  for (auto it = state.started.rbegin(); it != state.started.rend(); ++it)
+    if (it->node == node) {
+      state.timed.push_back({node, *it, event});
+      state.started.erase(std::next(it).base());
+      return;
+    }
+  // An exit without its enter: no time, but the event is recycled.
+  state.timed.push_back({node, {node, nullptr, false}, event});
+}
+
+extern "C" void placer_cuda_profile_begin_run(void) {
+  const Device *d = getDevice();
+  State &state = getState();
+  if (!d || !state.addProfile)
+    return;
+  std::lock_guard<std::mutex> lock(state.profileMutex);
+  CUevent event = takeEvent(state, *d);
+  if (event)
+    state.runStarts.push_back(event);
+  if (event && check(*d, d->driver->cuEventRecord(event, d->stream),
+                     "recording an event"))
+    state.lastEnd = event;
+}
+
+extern "C" void placer_cuda_profile_enter(int64_t node) {
+  recordNodeEvent(node, /*end=*/false);
+}
+
+extern "C" void placer_cuda_profile_exit(int64_t node) {
+  recordNodeEvent(node, /*end=*/true);
+}
+
+/// The host's time for one node's hooks, the median of 64 pairs timed on
+/// the host clock (node -1, whose events are then dropped). A program of
+/// many small nodes keeps the GPU waiting for its host: there every node's
+/// time includes its hooks, which an unprofiled run does not have.
+static double measureHookSeconds(State &state) {
+  std::vector<double> times;
+  for (int i = 0; i < 64; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    placer_cuda_profile_enter(-1);
+    placer_cuda_profile_exit(-1);
+    times.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count());
+  }
+  const Device *d = getDevice();
+  {
+    std::lock_guard<std::mutex> lock(state.profileMutex);
+    auto timing = [](const State::Timed &t) { return t.node == -1; };
+    for (const State::Timed &t : state.timed)
+      if (timing(t)) {
+        if (t.start.ownEvent)
+          state.spareEvents.push_back(t.start.event);
+        state.spareEvents.push_back(t.end);
+      }
+    state.timed.erase(
+        std::remove_if(state.timed.begin(), state.timed.end(), timing),
+        state.timed.end());
+    state.lastEnd = state.timed.empty() ? nullptr : state.timed.back().end;
+  }
+  if (d)
+    check(*d, d->driver->cuStreamSynchronize(d->stream), "timing events");
+  std::nth_element(times.begin(), times.begin() + times.size() / 2,
+                   times.end());
+  return times[times.size() / 2];
+}
+
+extern "C" void placer_cuda_profile(void (*add)(int64_t, double)) {
+  State &state = getState();
+  {
+    std::lock_guard<std::mutex> lock(state.profileMutex);
+    state.addProfile = add;
+  }
+  if (add && state.hookSeconds < 0)
+    state.hookSeconds = measureHookSeconds(state);
+}
+
+/// After the stream is done (the end of a run): each timed node's seconds
+/// to the host; the next run starts afresh.
+static void collectProfile(State &state, const Device &d) {
+  std::lock_guard<std::mutex> lock(state.profileMutex);
+  for (const State::Timed &t : state.timed) {
+    float milliseconds = 0;
+    if (state.addProfile && t.start.event &&
+        check(d,
+              d.driver->cuEventElapsedTime(&milliseconds, t.start.event, t.end),
+              "reading a node's time"))
+      state.addProfile(t.node,
+                       std::max(0.0, 1e-3 * milliseconds - state.hookSeconds));
+    // A start that is the previous node's end is recycled as that.
+    if (t.start.ownEvent)
+      state.spareEvents.push_back(t.start.event);
+    state.spareEvents.push_back(t.end);
+  }
+  state.timed.clear();
+  state.spareEvents.insert(state.spareEvents.end(), state.runStarts.begin(),
+                           state.runStarts.end());
+  state.runStarts.clear();
+  state.lastEnd = nullptr;
+}
+
+/// The end of a run: the work after its last node (copies of the outputs
+/// to the host) counts as that node's.
+static void endRun(State &state, const Device &d) {
+  std::lock_guard<std::mutex> lock(state.profileMutex);
+  if (!state.addProfile || state.timed.empty() ||
+      state.timed.back().end != state.lastEnd)
+    return;
+  CUevent event = takeEvent(state, d);
+  if (!event ||
+      !check(d, d.driver->cuEventRecord(event, d.stream), "recording an event"))
+    return;
+  state.spareEvents.push_back(state.timed.back().end);
+  state.timed.back().end = event;
+  state.lastEnd = event;
+}
+
+extern "C" void placer_cuda_synchronize(void) {
+  const Device *d = getDevice();
+  if (!d)
+    return;
+  State &state = getState();
+  endRun(state, *d);
+  if (check(*d, d->driver->cuCtxSynchronize(), "running GPU code"))
+    collectProfile(state, *d);
 }
 
 extern "C" int placer_cuda_take_error(char *message, size_t size) {
@@ -271,6 +452,64 @@ extern "C" int placer_cuda_take_error(char *message, size_t size) {
 
 static CUdeviceptr toDevice(void *pointer) {
   return reinterpret_cast<CUdeviceptr>(pointer);
+}
+
+//===----------------------------------------------------------------------===//
+// Small buffers kept for reuse
+//===----------------------------------------------------------------------===//
+
+// Every run allocates and frees each intermediate again: a transformer
+// decoder's hundreds of small buffers cost a driver call each way (about a
+// microsecond of the host's time, which small kernels leave the GPU
+// waiting for). Buffers up to kSmallBuffer bytes are kept when freed and
+// handed out again for the same size. All work is on one stream, so a
+// buffer freed at one point of it is free for whatever is queued after.
+// Larger buffers go back to the driver's pool: their kernels take long
+// enough, and keeping them would hold a model's every activation at once.
+namespace {
+constexpr uint64_t kSmallBuffer = 4 << 20;
+struct SmallBuffers {
+  std::mutex mutex;
+  /// Sizes of the small buffers handed out, and those kept, by size.
+  std::unordered_map<CUdeviceptr, uint64_t> sizes;
+  std::unordered_multimap<uint64_t, CUdeviceptr> kept;
+};
+SmallBuffers &getSmallBuffers() {
+  static SmallBuffers *buffers = new SmallBuffers;
+  return *buffers;
+}
+} // namespace
+
+static void *takeSmallBuffer(uint64_t bytes) {
+  if (bytes > kSmallBuffer)
+    return nullptr;
+  SmallBuffers &buffers = getSmallBuffers();
+  std::lock_guard<std::mutex> lock(buffers.mutex);
+  auto it = buffers.kept.find(bytes);
+  if (it == buffers.kept.end())
+    return nullptr;
+  CUdeviceptr pointer = it->second;
+  buffers.kept.erase(it);
+  return reinterpret_cast<void *>(pointer);
+}
+
+static void noteSmallBuffer(CUdeviceptr pointer, uint64_t bytes) {
+  if (bytes > kSmallBuffer)
+    return;
+  SmallBuffers &buffers = getSmallBuffers();
+  std::lock_guard<std::mutex> lock(buffers.mutex);
+  buffers.sizes[pointer] = bytes;
+}
+
+/// Whether `pointer` is a small buffer, now kept.
+static bool keepSmallBuffer(void *pointer) {
+  SmallBuffers &buffers = getSmallBuffers();
+  std::lock_guard<std::mutex> lock(buffers.mutex);
+  auto it = buffers.sizes.find(toDevice(pointer));
+  if (it == buffers.sizes.end())
+    return false;
+  buffers.kept.emplace(it->second, it->first);
+  return true;
 }
 
 extern "C" {
@@ -349,10 +588,8 @@ void *mgpuStreamCreate() {
 
 void mgpuStreamDestroy(void * /*stream*/) {}
 
-void mgpuStreamSynchronize(void * /*stream*/) {
-  if (const Device *d = getDevice())
-    synchronizeIfProfiling(*d);
-}
+// The host runs ahead: copies to host memory and the run's end wait.
+void mgpuStreamSynchronize(void * /*stream*/) {}
 
 void mgpuStreamWaitEvent(void *stream, void *event) {
   if (const Device *d = getDevice())
@@ -401,21 +638,26 @@ void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared) {
     fail("host-shared GPU memory (gpu.alloc host_shared) is not supported");
     return nullptr;
   }
+  if (void *kept = takeSmallBuffer(sizeBytes))
+    return kept;
   CUdeviceptr pointer = 0;
-  check(*d,
-        d->driver->cuMemAllocAsync(&pointer, sizeBytes,
-                                   static_cast<CUstream>(stream)),
-        "allocating GPU memory");
+  if (!check(*d,
+             d->driver->cuMemAllocAsync(&pointer, sizeBytes,
+                                        static_cast<CUstream>(stream)),
+             "allocating GPU memory"))
+    return nullptr;
+  noteSmallBuffer(pointer, sizeBytes);
   return reinterpret_cast<void *>(pointer);
 }
 
 void mgpuMemFree(void *pointer, void *stream) {
   const Device *d = getDevice();
-  if (d && pointer)
-    check(*d,
-          d->driver->cuMemFreeAsync(toDevice(pointer),
-                                    static_cast<CUstream>(stream)),
-          "freeing GPU memory");
+  if (!d || !pointer || keepSmallBuffer(pointer))
+    return;
+  check(*d,
+        d->driver->cuMemFreeAsync(toDevice(pointer),
+                                  static_cast<CUstream>(stream)),
+        "freeing GPU memory");
 }
 
 void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {

@@ -40,13 +40,6 @@ bool failed();
 /// Records a failed driver call: "WHAT: the driver's message".
 bool check(const Device &device, CUresult result, const char *what);
 
-/// Whether every synchronization point of the code waits for the GPU (a
-/// profiled run: its timers read the host clock); otherwise only copies to
-/// the host and the host's end of a run wait.
-bool isSynchronous();
-/// Waits for the stream when running synchronously.
-void synchronizeIfProfiling(const Device &device);
-
 } // namespace placer::cuda
 
 #endif // PLACER_LIB_RUNTIME_CUDA_DEVICE_H

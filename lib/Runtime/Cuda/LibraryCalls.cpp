@@ -1,9 +1,9 @@
 //===- LibraryCalls.cpp - Convolutions over cuDNN, products over cuBLAS ---===//
 //
 // The placer_gpu_* functions the placer-gpu-library-calls pass makes
-// compiled code call (signatures in docs/Execution.md, "GPU code"). A
-// product accumulates into its output (beta = 1: the code has filled it),
-// a convolution too unless told its output is to be overwritten; each is
+// compiled code call (signatures in docs/Execution.md, "GPU code"). Each
+// accumulates into its output (beta = 1: the code has filled it) unless
+// told that the output is to be overwritten (beta = 0); each is
 // ordered on the device's one stream with the kernels around it.
 // Convolution algorithms are chosen by timing them once per
 // shape (cudnnFind..., as PyTorch's benchmark mode does), within the math
@@ -271,20 +271,18 @@ extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
     return;
   }
   const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
-  if (checkCudnn(*api,
-                 api->cudnnConvolutionForward(
-                     libs.cudnn, &one, conv.x, x->data(), conv.w, w->data(),
-                     conv.conv, conv.algo,
-                     reinterpret_cast<void *>(libs.workspace),
-                     conv.workspaceBytes, &beta, conv.y, y->data()),
-                 "running the convolution"))
-    synchronizeIfProfiling(*d);
+  (void)checkCudnn(*api,
+                   api->cudnnConvolutionForward(
+                       libs.cudnn, &one, conv.x, x->data(), conv.w, w->data(),
+                       conv.conv, conv.algo,
+                       reinterpret_cast<void *>(libs.workspace),
+                       conv.workspaceBytes, &beta, conv.y, y->data()),
+                   "running the convolution");
 }
 
-extern "C" void
-_mlir_ciface_placer_gpu_matmul_f32(StridedMemRef<3> *a, StridedMemRef<3> *b,
-                                   StridedMemRef<3> *c, int32_t transA,
-                                   int32_t transB, int32_t tf32) {
+extern "C" void _mlir_ciface_placer_gpu_matmul_f32(
+    StridedMemRef<3> *a, StridedMemRef<3> *b, StridedMemRef<3> *c,
+    int32_t transA, int32_t transB, int32_t accumulate, int32_t tf32) {
   const Device *d = getDevice();
   if (!d)
     return;
@@ -313,7 +311,7 @@ _mlir_ciface_placer_gpu_matmul_f32(StridedMemRef<3> *a, StridedMemRef<3> *b,
          ", b " + describe(*b) + ", c " + describe(*c));
     return;
   }
-  const float one = 1.0f;
+  const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
   cublasStatus_t status = api->cublasSetMathMode(
       libs.cublas, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
   if (status == CUBLAS_STATUS_SUCCESS)
@@ -321,12 +319,9 @@ _mlir_ciface_placer_gpu_matmul_f32(StridedMemRef<3> *a, StridedMemRef<3> *b,
         libs.cublas, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
         transA ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &one, b->data(),
         b->strides[1], b->sizes[0] == 1 ? 0 : b->strides[0], a->data(),
-        a->strides[1], a->sizes[0] == 1 ? 0 : a->strides[0], &one, c->data(),
+        a->strides[1], a->sizes[0] == 1 ? 0 : a->strides[0], &beta, c->data(),
         c->strides[1], c->strides[0], batch);
-  if (status != CUBLAS_STATUS_SUCCESS) {
+  if (status != CUBLAS_STATUS_SUCCESS)
     fail(std::string("placer_gpu_matmul_f32: ") +
          api->cublasGetStatusString(status));
-    return;
-  }
-  synchronizeIfProfiling(*d);
 }

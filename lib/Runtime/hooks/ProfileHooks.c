@@ -15,6 +15,8 @@
 static double *totals;
 static double *starts;
 static int64_t numNodes;
+static void (*timerEnter)(int64_t);
+static void (*timerExit)(int64_t);
 
 static double now(void) {
   struct timespec ts;
@@ -33,14 +35,28 @@ int placer_profile_reset(int64_t nodes) {
 
 const double *placer_profile_totals(void) { return totals; }
 
+void placer_profile_set_timer(void (*enter)(int64_t), void (*exit)(int64_t)) {
+  timerEnter = enter;
+  timerExit = exit;
+}
+
 /* A node number outside the counters (a program lowered for a different
  * host setup) is ignored rather than written out of bounds. */
-void placer_profile_enter(int64_t node) {
+void placer_profile_add(int64_t node, double seconds) {
   if (node >= 0 && node < numNodes)
+    totals[node] += seconds;
+}
+
+void placer_profile_enter(int64_t node) {
+  if (timerEnter)
+    timerEnter(node);
+  else if (node >= 0 && node < numNodes)
     starts[node] = now();
 }
 
 void placer_profile_exit(int64_t node) {
-  if (node >= 0 && node < numNodes)
+  if (timerExit)
+    timerExit(node);
+  else if (node >= 0 && node < numNodes)
     totals[node] += now() - starts[node];
 }

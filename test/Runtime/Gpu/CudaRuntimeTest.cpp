@@ -43,9 +43,11 @@ extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
     MemRef<4> *x, MemRef<4> *w, MemRef<4> *y, int64_t strideH, int64_t strideW,
     int64_t padH, int64_t padW, int64_t dilationH, int64_t dilationW,
     int64_t groups, int32_t accumulate, int32_t tf32);
-extern "C" void _mlir_ciface_placer_gpu_matmul_f32(MemRef<3> *, MemRef<3> *,
-                                                   MemRef<3> *, int32_t,
-                                                   int32_t, int32_t);
+extern "C" void _mlir_ciface_placer_gpu_matmul_f32(MemRef<3> *a, MemRef<3> *b,
+                                                   MemRef<3> *c, int32_t transA,
+                                                   int32_t transB,
+                                                   int32_t accumulate,
+                                                   int32_t tf32);
 
 namespace {
 
@@ -165,6 +167,85 @@ void testKernel() {
   mgpuStreamDestroy(again);
 }
 
+/// A small buffer freed is handed out again for the same size (no driver
+/// call each way); a different size gets another.
+void testSmallBuffers() {
+  void *stream = mgpuStreamCreate();
+  void *a = mgpuMemAlloc(12345, stream, false);
+  mgpuMemFree(a, stream);
+  void *b = mgpuMemAlloc(12345, stream, false);
+  void *c = mgpuMemAlloc(12345, stream, false);
+  mgpuMemFree(b, stream);
+  mgpuMemFree(c, stream);
+  std::string error = takeError();
+  expect(error.empty() && a && b == a && c && c != a,
+         "small buffers kept for reuse" +
+             (error.empty() ? "" : " (" + error + ")"));
+}
+
+/// Node times on the GPU's clock: events around each node's work, read at
+/// the synchronization that ends a run, nothing waiting before it.
+std::vector<std::pair<int64_t, double>> profiled;
+void addProfiled(int64_t node, double seconds) {
+  profiled.emplace_back(node, seconds);
+}
+
+void testProfile() {
+  void *module = mgpuModuleLoadJIT(const_cast<char *>(kAddOnePtx), 2);
+  void *function = mgpuModuleGetFunction(module, "add_one");
+  const uint32_t n = 1 << 24;
+  void *stream = mgpuStreamCreate();
+  void *data = mgpuMemAlloc(size_t(n) * sizeof(float), stream, false);
+  void *params[] = {&data, const_cast<uint32_t *>(&n)};
+  auto passes = [&](int count) {
+    for (int i = 0; i < count; ++i)
+      mgpuLaunchKernel(function, n / 256, 1, 1, 256, 1, 1, 0, stream, params,
+                       nullptr, 2);
+  };
+  placer_cuda_profile(addProfiled);
+  // Before the run: no node's. Node 3: 20 passes over 64 MiB and the 10
+  // between the run's start and it (an input's copy, say); node 5: nothing
+  // of its own, but the 10 passes between it and node 3 (work between
+  // nodes counts as the next node's); node 6: nothing.
+  passes(10);
+  placer_cuda_profile_begin_run();
+  passes(10);
+  placer_cuda_profile_enter(3);
+  passes(20);
+  placer_cuda_profile_exit(3);
+  passes(10);
+  placer_cuda_profile_enter(5);
+  placer_cuda_profile_exit(5);
+  placer_cuda_profile_enter(6);
+  placer_cuda_profile_exit(6);
+  bool nothingYet = profiled.empty();
+  placer_cuda_synchronize();
+  placer_cuda_profile(nullptr);
+  // Once stopped, nodes are not timed.
+  placer_cuda_profile_enter(7);
+  placer_cuda_profile_exit(7);
+  placer_cuda_synchronize();
+  mgpuMemFree(data, stream);
+  mgpuModuleUnload(module);
+  std::string error = takeError();
+  // A pass moves 128 MiB, at most ~5 TB/s: at least 25 us each.
+  auto seconds = [&](size_t i) {
+    return i < profiled.size() ? profiled[i].second : -1.0;
+  };
+  bool ok = error.empty() && nothingYet && profiled.size() == 3 &&
+            profiled[0].first == 3 && profiled[1].first == 5 &&
+            profiled[2].first == 6 && seconds(0) > 30 * 25e-6 &&
+            seconds(0) < 1.0 && seconds(1) > 10 * 25e-6 &&
+            seconds(1) < seconds(0) / 2 && seconds(2) >= 0 && seconds(2) < 2e-5;
+  char line[256];
+  std::snprintf(line, sizeof(line),
+                "profile by events: %zu nodes timed, node 3 %.3f ms, node 5 "
+                "%.3f ms, node 6 %.4f ms",
+                profiled.size(), seconds(0) * 1e3, seconds(1) * 1e3,
+                seconds(2) * 1e3);
+  expect(ok, line + (error.empty() ? "" : " (" + error + ")"));
+}
+
 void testErrors() {
   void *module = mgpuModuleLoadJIT(const_cast<char *>("not ptx"), 2);
   std::string error = takeError();
@@ -250,9 +331,10 @@ void testConv(const char *name, std::vector<int64_t> xs, const Conv &c) {
     placer_cuda_free(p);
 }
 
-/// C[3] += op(A) op(B); a broadcast operand has one batch, read for all.
+/// C[3] += op(A) op(B) (C = op(A) op(B) unless `accumulate`); a broadcast
+/// operand has one batch, read for all.
 void testMatmul(int32_t transA, int32_t transB, bool broadcastA = false,
-                bool broadcastB = false) {
+                bool broadcastB = false, bool accumulate = true) {
   const int64_t batch = 3, m = 5, n = 7, k = 9;
   int64_t batchA = broadcastA ? 1 : batch, batchB = broadcastB ? 1 : batch;
   std::vector<int64_t> as = {batchA, transA ? k : m, transA ? m : k};
@@ -260,7 +342,7 @@ void testMatmul(int32_t transA, int32_t transB, bool broadcastA = false,
   std::vector<int64_t> cs = {batch, m, n};
   std::vector<float> a = random(batchA * m * k, 4),
                      b = random(batchB * k * n, 5), c(batch * m * n, 1.0f);
-  std::vector<float> expected = c;
+  std::vector<float> expected(c.size(), accumulate ? 1.0f : 0.0f);
   for (int64_t p = 0; p < batch; ++p)
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
@@ -274,15 +356,17 @@ void testMatmul(int32_t transA, int32_t transB, bool broadcastA = false,
   float *da = upload(a), *db = upload(b), *dc = upload(c);
   MemRef<3> ma = contiguous<3>(da, as), mb = contiguous<3>(db, bs),
             mc = contiguous<3>(dc, cs);
-  _mlir_ciface_placer_gpu_matmul_f32(&ma, &mb, &mc, transA, transB, 0);
+  _mlir_ciface_placer_gpu_matmul_f32(&ma, &mb, &mc, transA, transB, accumulate,
+                                     0);
   std::vector<float> result = download(dc, c.size());
   std::string error = takeError();
   double rel = relativeError(result, expected);
   char line[256];
   std::snprintf(line, sizeof(line),
-                "matmul trans_a=%d trans_b=%d%s%s: relative error %.2e", transA,
-                transB, broadcastA ? " broadcast a" : "",
-                broadcastB ? " broadcast b" : "", rel);
+                "matmul trans_a=%d trans_b=%d%s%s%s: relative error %.2e",
+                transA, transB, broadcastA ? " broadcast a" : "",
+                broadcastB ? " broadcast b" : "",
+                accumulate ? "" : " overwrite", rel);
   expect(error.empty() && rel <= 1e-5,
          line + (error.empty() ? "" : " (" + error + ")"));
   for (float *p : {da, db, dc})
@@ -313,6 +397,8 @@ int main() {
   std::printf("GPU: %s, sm_%d\n", placer_cuda_device_name(),
               placer_cuda_compute_capability());
   testKernel();
+  testSmallBuffers();
+  testProfile();
   testErrors();
   testConv("3x3", {2, 3, 9, 9}, {4, 3});
   testConv("3x3 pad 1, overwriting y", {2, 3, 9, 9},
@@ -328,6 +414,9 @@ int main() {
       testMatmul(transA, transB);
   testMatmul(0, 1, /*broadcastA=*/false, /*broadcastB=*/true);
   testMatmul(1, 0, /*broadcastA=*/true, /*broadcastB=*/false);
+  // A 1x1 convolution's call: the weight for every image, C overwritten.
+  testMatmul(0, 0, /*broadcastA=*/true, /*broadcastB=*/false,
+             /*accumulate=*/false);
   testBadShapes();
   std::printf("%d failures\n", failures);
   return failures ? 1 : 0;

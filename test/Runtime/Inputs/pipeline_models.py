@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""pipeline_models.py cnn|transformer OUT.onnx | same|close A.npy B.npy |
+"""pipeline_models.py cnn|transformer|pointwise OUT.onnx | same|close A.npy B.npy |
                     random OUT.npy SHAPE
 
 Small models for the MPI pipeline tests, with seeded random weights:
@@ -7,6 +7,8 @@ Small models for the MPI pipeline tests, with seeded random weights:
                pool -> Gemm -> Softmax (opset 13)
   transformer  x[2,16,32] -> one pre-norm block: two-head causal-free
                self-attention and an erf-GELU MLP, both residual (opset 17)
+  pointwise    x[2,8,6,6] -> 1x1 Conv (bias) -> Relu -> 1x1 Conv (no bias)
+               -> Softmax over channels (opset 13)
 `same` prints whether two arrays are bitwise equal (and their shapes), and
 where they differ most when they do not; `close` whether they agree within
 1e-5 relative. `random` writes seeded float32 values of SHAPE (7x3x8x8)."""
@@ -63,6 +65,18 @@ def cnn(path):
     save(nodes, [2, 3, 16, 16], [2, 10], inits, 13, path)
 
 
+def pointwise(path):
+    n = helper.make_node
+    nodes = [
+        n("Conv", ["x", "w1", "b1"], ["c1"], name="expand"),
+        n("Relu", ["c1"], ["r1"], name="relu"),
+        n("Conv", ["r1", "w2"], ["c2"], name="project"),
+        n("Softmax", ["c2"], ["y"], name="softmax", axis=1),
+    ]
+    inits = [weight("w1", 16, 8, 1, 1), weight("b1", 16), weight("w2", 4, 16, 1, 1)]
+    save(nodes, [2, 8, 6, 6], [2, 4, 6, 6], inits, 13, path)
+
+
 def transformer(path):
     n = helper.make_node
     d, heads, t = 32, 2, 16
@@ -108,8 +122,9 @@ def transformer(path):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] in ("cnn", "transformer"):
-        {"cnn": cnn, "transformer": transformer}[sys.argv[1]](sys.argv[2])
+    if len(sys.argv) == 3 and sys.argv[1] in ("cnn", "transformer", "pointwise"):
+        {"cnn": cnn, "transformer": transformer,
+         "pointwise": pointwise}[sys.argv[1]](sys.argv[2])
     elif len(sys.argv) == 4 and sys.argv[1] == "random":
         # random OUT.npy 7x3x8x8: seeded float32 values of that shape.
         shape = [int(d) for d in sys.argv[3].split("x")]
