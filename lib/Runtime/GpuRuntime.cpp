@@ -122,10 +122,20 @@ bool GpuRuntime::finish(std::string &error) const {
   return !takeError(error);
 }
 
-void GpuRuntime::setProfiling(bool profiling) const {
-  profileFn(profiling ? &placer_profile_add : nullptr);
-  placer_profile_set_timer(profiling ? profileEnterFn : nullptr,
-                           profiling ? profileExitFn : nullptr);
+void GpuRuntime::startProfiling() const {
+  std::lock_guard<std::mutex> lock(profilingMutex);
+  if (profilingPrograms++ > 0)
+    return;
+  profileFn(&placer_profile_add);
+  placer_profile_set_timer(profileEnterFn, profileExitFn);
+}
+
+void GpuRuntime::stopProfiling() const {
+  std::lock_guard<std::mutex> lock(profilingMutex);
+  if (--profilingPrograms > 0)
+    return;
+  placer_profile_set_timer(nullptr, nullptr);
+  profileFn(nullptr);
 }
 
 void GpuRuntime::beginRun() const { beginRunFn(); }

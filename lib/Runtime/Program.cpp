@@ -247,6 +247,11 @@ std::unique_ptr<Program> Program::create(LoweredModule module,
   return program;
 }
 
+Program::~Program() {
+  if (gpu && options.profile)
+    gpu->stopProfiling();
+}
+
 bool Program::placeWeights(std::string &error) {
   if (module.gpuChip.empty()) {
     for (Buffer &weight : module.weightData)
@@ -259,7 +264,8 @@ bool Program::placeWeights(std::string &error) {
   if (!gpu)
     return false;
   // A profile times the GPU's work (the host only launches it).
-  gpu->setProfiling(options.profile);
+  if (options.profile)
+    gpu->startProfiling();
   for (size_t i = 0; i < module.weightData.size(); ++i) {
     const Buffer &weight = module.weightData[i];
     GpuRuntime::DevicePointer pointer =

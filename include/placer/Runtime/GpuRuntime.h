@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace placer::runtime {
@@ -52,10 +53,12 @@ public:
   bool takeError(std::string &error) const;
   /// The end of a run: waits for the GPU's work, then takeError.
   bool finish(std::string &error) const;
-  /// Whether profiled code's nodes are timed on the GPU (events on its
-  /// stream, added to the profile counters at each finish) rather than by
-  /// the host clock, which sees only the launches.
-  void setProfiling(bool profiling) const;
+  /// While a profiled GPU program lives (each start paired with a stop),
+  /// profiled code's nodes are timed on the GPU (events on its stream,
+  /// added to the profile counters at each finish) rather than by the host
+  /// clock, which sees only the launches.
+  void startProfiling() const;
+  void stopProfiling() const;
   /// Before each run (each microbatch's call): where a profiled run's first
   /// node starts.
   void beginRun() const;
@@ -80,6 +83,8 @@ private:
   SetProfile profileFn = nullptr;
   NodeHook profileEnterFn = nullptr, profileExitFn = nullptr;
   Synchronize beginRunFn = nullptr;
+  mutable std::mutex profilingMutex;
+  mutable int profilingPrograms = 0;
 };
 
 } // namespace placer::runtime

@@ -187,6 +187,8 @@ public:
   /// stage send their microbatches' outputs to its first rank.
   bool collectOutputs(std::string &error);
 
+  ~Program();
+
 private:
   Program(LoweredModule module, Executable executable,
           const ProgramOptions &options);
