@@ -25,18 +25,6 @@ typedef struct {
   int64_t sizesAndStrides[];
 } placer_strided_memref;
 
-/* Whether a view is row-major contiguous: then one memcpy copies it. */
-static int isContiguous(const int64_t *sizes, const int64_t *strides,
-                        int64_t rank) {
-  int64_t expected = 1;
-  for (int64_t axis = rank - 1; axis >= 0; --axis) {
-    if (sizes[axis] != 1 && strides[axis] != expected)
-      return 0;
-    expected *= sizes[axis];
-  }
-  return 1;
-}
-
 void memrefCopy(int64_t elementSize, placer_unranked_memref *source,
                 placer_unranked_memref *target) {
   int64_t rank = source->rank;
@@ -53,25 +41,34 @@ void memrefCopy(int64_t elementSize, placer_unranked_memref *source,
     count *= sizes[axis];
   if (count == 0)
     return;
-  if (isContiguous(sizes, srcStrides, rank) &&
-      isContiguous(sizes, dstStrides, rank)) {
-    memmove(to, from, (size_t)(count * elementSize));
-    return;
+  /* The trailing axes that both sides store row-major form one block, of
+   * `block` elements: one memmove per position of the axes before them (a
+   * padded activation's copy is a memmove per row, not per element). */
+  int64_t inner = rank, block = 1;
+  while (inner > 0) {
+    int64_t axis = inner - 1;
+    if (sizes[axis] != 1 &&
+        (srcStrides[axis] != block || dstStrides[axis] != block))
+      break;
+    block *= sizes[axis];
+    --inner;
   }
-  /* An odometer over the indices, innermost axis fastest. */
-  int64_t index[rank > 0 ? rank : 1];
+  size_t bytes = (size_t)(block * elementSize);
+  /* An odometer over the outer axes, the last fastest, with the offsets
+   * kept as it turns. */
+  int64_t index[inner > 0 ? inner : 1];
   memset(index, 0, sizeof(index));
-  for (int64_t n = 0; n < count; ++n) {
-    int64_t srcOffset = 0, dstOffset = 0;
-    for (int64_t axis = 0; axis < rank; ++axis) {
-      srcOffset += index[axis] * srcStrides[axis];
-      dstOffset += index[axis] * dstStrides[axis];
-    }
-    memcpy(to + dstOffset * elementSize, from + srcOffset * elementSize,
-           (size_t)elementSize);
-    for (int64_t axis = rank - 1; axis >= 0; --axis) {
+  int64_t srcOffset = 0, dstOffset = 0;
+  for (int64_t n = count / block; n > 0; --n) {
+    memmove(to + dstOffset * elementSize, from + srcOffset * elementSize,
+            bytes);
+    for (int64_t axis = inner - 1; axis >= 0; --axis) {
+      srcOffset += srcStrides[axis];
+      dstOffset += dstStrides[axis];
       if (++index[axis] < sizes[axis])
         break;
+      srcOffset -= srcStrides[axis] * sizes[axis];
+      dstOffset -= dstStrides[axis] * sizes[axis];
       index[axis] = 0;
     }
   }
