@@ -14,10 +14,10 @@
 
 #include "mlir/Conversion/SCFToGPU/SCFToGPU.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace placer {
@@ -95,13 +95,6 @@ void wrapDeviceWork(OpBuilder &b, Block &block) {
   }
 }
 
-/// The buffer `value` is a view of (following view sources).
-Value getRootBuffer(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
-
 /// Whether an op in `loop`'s body other than `load` and `store` may read or
 /// write the buffer `root`: any use of it or a view, a call, or a store to
 /// another function argument (arguments may alias one another).
@@ -113,11 +106,13 @@ bool otherAccess(scf::ForOp loop, Value root, Operation *load,
     if (isa<CallOpInterface>(op))
       return WalkResult::interrupt();
     for (Value operand : op->getOperands())
-      if (isa<MemRefType>(operand.getType()) && getRootBuffer(operand) == root)
+      if (auto memref = dyn_cast<MemrefValue>(operand);
+          memref && memref::skipViewLikeOps(memref) == root)
         return WalkResult::interrupt();
     if (auto other = dyn_cast<memref::StoreOp>(op))
       if (isa<BlockArgument>(root) &&
-          isa<BlockArgument>(getRootBuffer(other.getMemRef())))
+          isa<BlockArgument>(
+              memref::skipViewLikeOps(cast<MemrefValue>(other.getMemRef()))))
         return WalkResult::interrupt();
     return WalkResult::advance();
   });
@@ -144,7 +139,7 @@ scf::ForOp promoteAccumulator(IRRewriter &rewriter, scf::ForOp loop) {
           return loop.isDefinedOutsideOfLoop(index);
         }))
       continue;
-    Value root = getRootBuffer(load.getMemRef());
+    Value root = memref::skipViewLikeOps(cast<MemrefValue>(load.getMemRef()));
     if (!loop.isDefinedOutsideOfLoop(load.getMemRef()) ||
         otherAccess(loop, root, load, store))
       continue;

@@ -146,13 +146,14 @@ struct GpuSplitReductionsPass
       (void)linalg::interchangeGenericOp(rewriter, generic,
                                          getReductionsLast(generic));
     }
-    SmallVector<linalg::LinalgOp> ops;
+    SmallVector<std::pair<linalg::LinalgOp, int64_t>> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (chooseSplit(op, threads))
-        ops.push_back(op);
+      if (int64_t split = chooseSplit(op, threads))
+        ops.emplace_back(op, split);
     });
-    for (linalg::LinalgOp op : ops) {
-      int64_t split = chooseSplit(op, threads);
+    for (auto [op, factor] : ops) {
+      // (A structured binding cannot be captured in C++17.)
+      int64_t split = factor;
       // The partials' dimension last in the intermediate result, and
       // innermost in the loops: thread s of a row reads elements s, s + S,
       // ... so a warp's loads are adjacent.

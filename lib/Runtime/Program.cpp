@@ -472,7 +472,7 @@ std::optional<std::pair<double, double>> Program::runOnce(std::string &error) {
         continue;
       placer_dist_set_microbatch(m);
     }
-    if (gpu)
+    if (gpu && options.profile)
       gpu->beginRun();
     executable.run(calls[m]);
     // GPU code cannot return an error: the CUDA runtime records it. Its

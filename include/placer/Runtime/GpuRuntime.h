@@ -59,7 +59,7 @@ public:
   /// clock, which sees only the launches.
   void startProfiling() const;
   void stopProfiling() const;
-  /// Before each run (each microbatch's call): where a profiled run's first
+  /// Before each profiled run (each microbatch's call): where its first
   /// node starts.
   void beginRun() const;
 

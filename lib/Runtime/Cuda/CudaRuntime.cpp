@@ -459,11 +459,11 @@ static CUdeviceptr toDevice(void *pointer) {
 //===----------------------------------------------------------------------===//
 
 // Every run allocates and frees each intermediate again: a transformer
-// decoder's hundreds of small buffers cost a driver call each way (about a
-// microsecond of the host's time, which small kernels leave the GPU
-// waiting for). Buffers up to kSmallBuffer bytes are kept when freed and
-// handed out again for the same size. All work is on one stream, so a
-// buffer freed at one point of it is free for whatever is queued after.
+// decoder's hundreds of small buffers cost a driver call each way, host
+// time that small kernels leave the GPU waiting for. Buffers up to
+// kSmallBuffer bytes are kept when freed and handed out again for the same
+// size. All work is on one stream, so a buffer freed at one point of it is
+// free for whatever is queued after.
 // Larger buffers go back to the driver's pool: their kernels take long
 // enough, and keeping them would hold a model's every activation at once.
 namespace {
