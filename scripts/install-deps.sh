@@ -11,6 +11,8 @@ PACKAGES=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools libomp-22-dev
   # ONNX 1.12 and protobuf 3.21.
   libonnx-dev libprotobuf-dev protobuf-compiler
+  # Convolutions and products of compiled CPU code.
+  libdnnl-dev
   # MILP solver.
   coinor-libcbc-dev zlib1g-dev pkg-config
   # Tests and benchmarks.

@@ -1,7 +1,8 @@
 //===- LowerToLLVM.cpp - From linalg on tensors to the LLVM dialect -------===//
 //
-// Register tiling of the contractions, then the upstream passes down to
-// LLVM as one textual pipeline, so that it reads like the mlir-opt command
+// Convolutions and products as oneDNN calls (or register-tiled where the
+// runtime has no oneDNN), then the upstream passes down to LLVM as one
+// textual pipeline, so that it reads like the mlir-opt command
 // line it replaces (docs/Execution.md).
 //
 //===----------------------------------------------------------------------===//
@@ -62,12 +63,18 @@ static llvm::Error addTextualPipeline(OpPassManager &pm,
 llvm::Error
 placer::buildLowerToLLVMPipeline(OpPassManager &pm,
                                  const LowerDistToMPIOptions &transfers,
-                                 bool parallelLoops) {
-  pm.addNestedPass<func::FuncOp>(createTileAndVectorize());
+                                 bool parallelLoops, bool libraryCalls) {
+  TileAndVectorizeOptions tiling;
+  tiling.libraryCalls = libraryCalls;
+  pm.addNestedPass<func::FuncOp>(createTileAndVectorize(tiling));
   pm.addNestedPass<func::FuncOp>(
       createApproximateMath(ApproximateMathOptions{{"tanh", "erf"}}));
   if (llvm::Error error = addTextualPipeline(pm, kBufferizePipeline))
     return error;
+  // On the bufferized code: the library pads, overwrites and reads views
+  // in place of the copies and fills the code has around each op.
+  if (libraryCalls)
+    pm.addPass(createCpuLibraryCalls());
   pm.addPass(createLowerDistToMPI(transfers));
   if (llvm::Error error =
           addTextualPipeline(pm, "func.func(convert-linalg-to-loops)"))

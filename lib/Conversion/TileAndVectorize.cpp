@@ -13,7 +13,10 @@
 //   accumulator read/write hoisted out of the reduction loop
 //
 // Tile sizes must divide the loop sizes (no masked or partial tiles); an op
-// whose sizes admit no register tile is left to the loop lowering.
+// whose sizes admit no register tile is left to the loop lowering. With
+// `library-calls`, static f32 convolutions and the products oneDNN takes
+// are left alone: placer-cpu-library-calls makes them calls after
+// bufferization.
 //
 //===----------------------------------------------------------------------===//
 
@@ -163,6 +166,18 @@ struct TileAndVectorizePass
     : placer::impl::TileAndVectorizeBase<TileAndVectorizePass> {
   using Base::Base;
 
+  /// Whether placer-cpu-library-calls is to call the library for `op`.
+  bool isLeftToLibrary(linalg::LinalgOp op) const {
+    if (!libraryCalls || !hasStaticNonEmptyLoops(op) ||
+        !llvm::all_of(op->getOperandTypes(), [](Type type) {
+          auto shaped = dyn_cast<ShapedType>(type);
+          return shaped && shaped.getElementType().isF32();
+        }))
+      return false;
+    return isa<linalg::Conv2DNchwFchwOp>(op) ||
+           placer::isLibraryContraction(op);
+  }
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     IRRewriter rewriter(&getContext());
@@ -172,7 +187,7 @@ struct TileAndVectorizePass
       convertConvolutions(rewriter, func);
     SmallVector<linalg::LinalgOp> worklist;
     func.walk([&](linalg::LinalgOp op) {
-      if (isStaticTensorContraction(op))
+      if (isStaticTensorContraction(op) && !isLeftToLibrary(op))
         worklist.push_back(op);
     });
     while (!worklist.empty()) {
@@ -216,7 +231,8 @@ struct TileAndVectorizePass
   LogicalResult peelBatchLoops(IRRewriter &rewriter, func::FuncOp func) {
     SmallVector<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> peeled;
     func.walk([&](linalg::LinalgOp op) {
-      if (!op.hasPureTensorSemantics() || op->getNumResults() != 1)
+      if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
+          isLeftToLibrary(op))
         return;
       bool conv = isa<linalg::Conv2DNchwFchwOp>(op);
       if (!conv && !linalg::isaContractionOpInterface(op))
@@ -259,7 +275,7 @@ struct TileAndVectorizePass
   void convertConvolutions(IRRewriter &rewriter, func::FuncOp func) {
     SmallVector<linalg::Conv2DNchwFchwOp> convs;
     func.walk([&](linalg::Conv2DNchwFchwOp conv) {
-      if (hasStaticNonEmptyLoops(conv))
+      if (hasStaticNonEmptyLoops(conv) && !isLeftToLibrary(conv))
         convs.push_back(conv);
     });
     for (linalg::Conv2DNchwFchwOp conv : convs) {

@@ -3,6 +3,7 @@
 #include "placer/Runtime/Program.h"
 
 #include "placer/Runtime/Artifact.h"
+#include "placer/Runtime/CpuLibraryCalls.h"
 #include "placer/Runtime/DistHooks.h"
 #include "placer/Runtime/GpuRuntime.h"
 #include "placer/Runtime/ProfileHooks.h"
@@ -250,6 +251,10 @@ std::unique_ptr<Program> Program::create(LoweredModule module,
 Program::~Program() {
   if (gpu && options.profile)
     gpu->stopProfiling();
+  // The library's copies of this program's weights are keyed by their
+  // addresses, which the next program's may reuse.
+  if (!gpu)
+    placer_cpu_library_release();
 }
 
 bool Program::placeWeights(std::string &error) {
@@ -475,10 +480,14 @@ std::optional<std::pair<double, double>> Program::runOnce(std::string &error) {
     if (gpu && options.profile)
       gpu->beginRun();
     executable.run(calls[m]);
-    // GPU code cannot return an error: the CUDA runtime records it. Its
-    // work may still be queued until the run's end.
-    if (gpu && !gpu->finish(error)) {
-      error = "'" + module.function + "' on the GPU: " + error;
+    // Compiled code cannot return an error: the CUDA runtime and the CPU
+    // library calls record theirs. GPU work may still be queued until the
+    // run's end.
+    char reason[512];
+    if ((gpu && !gpu->finish(error)) ||
+        (!gpu && placer_cpu_library_take_error(reason, sizeof(reason)))) {
+      error = "'" + module.function + (gpu ? "' on the GPU: " + error
+                                           : "': " + std::string(reason));
       if (distributed)
         placer_dist_end();
       return std::nullopt;

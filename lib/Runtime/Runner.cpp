@@ -21,6 +21,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
@@ -287,9 +288,11 @@ placer::runtime::lowerForExecution(ModuleOp module,
       lowered.profileNodes.push_back(name.str());
     module->removeAttr(kProfileNodesAttrName);
   }
+  llvm::SmallBitVector weightArgs(entry.getNumArguments());
   for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
     Type type = entry.getArgument(i).getType();
     if (auto weight = entry.getArgAttrOfType<DictionaryAttr>(i, kWeightAttrName)) {
+      weightArgs.set(i);
       TensorSpec spec = specOf(
           type, weight.getAs<StringAttr>("name").getValue().str(), i);
       auto data = loadWeight(module, weight.get("value"), spec);
@@ -318,8 +321,13 @@ placer::runtime::lowerForExecution(ModuleOp module,
   }
   // The interface is recorded and every weight's bytes are in host buffers:
   // the graph's names and blobs have no meaning in LLVM IR.
-  for (unsigned i = 0; i < entry.getNumArguments(); ++i)
+  // A weight's buffer keeps its values from call to call: the CPU library
+  // calls may keep what they derive from it.
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
     entry.setArgAttrs(i, DictionaryAttr::get(context));
+    if (weightArgs.test(i))
+      entry.setArgAttr(i, kConstantArgAttrName, UnitAttr::get(context));
+  }
   for (unsigned i = 0; i < entry.getNumResults(); ++i)
     entry.setResultAttrs(i, DictionaryAttr::get(context));
   PassManager llvmPm(context);
@@ -334,10 +342,12 @@ placer::runtime::lowerForExecution(ModuleOp module,
   } else {
     LowerDistToMPIOptions transfers;
     transfers.transfers = options.transfers;
-    // Code for a GPU machine (its CPU stages) runs where LLVM's libomp may
-    // not be installed: its batch loops stay sequential.
+    // Code for a GPU machine (its CPU stages) runs where LLVM's libomp and
+    // oneDNN may not be installed: its batch loops stay sequential, its
+    // convolutions and products generated code.
+    bool here = options.target == "cpu";
     if (llvm::Error error = buildLowerToLLVMPipeline(
-            llvmPm, transfers, /*parallelLoops=*/options.target == "cpu"))
+            llvmPm, transfers, /*parallelLoops=*/here, /*libraryCalls=*/here))
       return std::move(error);
   }
   if (failed(llvmPm.run(module)))

@@ -29,6 +29,19 @@ namespace placer {
 /// The argument attribute that marks a weight argument (graph::attrs).
 inline constexpr llvm::StringLiteral kWeightAttrName = graph::attrs::kWeight;
 
+/// The unit argument attribute that marks a function argument whose buffer
+/// holds the same values at every call (a model weight, once its graph
+/// attributes are gone): placer-cpu-library-calls lets the runtime keep a
+/// reordered copy of such a convolution weight.
+inline constexpr llvm::StringLiteral kConstantArgAttrName = "placer.constant";
+
+/// Whether the library calls take `op` as a product, by its indexing maps
+/// and element type (f32, static shapes), whatever its operands' layouts:
+/// C[b..., m, n] += A[b..., m|k, k|m] * B[b..., k|n, n|k], batch dimensions
+/// shared or absent from one operand. placer-tile-and-vectorize leaves
+/// these to placer-cpu-library-calls when told to.
+bool isLibraryContraction(mlir::linalg::LinalgOp op);
+
 
 /// Everything after the graph lowering down to the LLVM dialect: register
 /// tiling and vectorization of contractions, one-shot bufferization (identity layouts at function boundaries, results as out
@@ -41,10 +54,14 @@ inline constexpr llvm::StringLiteral kWeightAttrName = graph::attrs::kWeight;
 /// With `parallelLoops`, the batch loops (scf.forall) become OpenMP
 /// parallel loops (the code then links LLVM's libomp); without, sequential
 /// loops (code for machines without libomp: a GPU split's CPU stages).
+/// With `libraryCalls`, f32 convolutions and products become calls of
+/// libplacer_rt's oneDNN functions (placer-cpu-library-calls) instead of
+/// generated loops (code for machines whose runtime has no oneDNN: the
+/// same CPU stages).
 llvm::Error buildLowerToLLVMPipeline(
     mlir::OpPassManager &pm,
     const LowerDistToMPIOptions &transfers = LowerDistToMPIOptions(),
-    bool parallelLoops = true);
+    bool parallelLoops = true, bool libraryCalls = true);
 
 /// Where GPU code goes: the NVIDIA chip (`sm_90`), PTX features (empty:
 /// +ptx80, which sm_90 needs) and whether library calls may use TF32.

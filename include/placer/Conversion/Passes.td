@@ -73,6 +73,10 @@ def TileAndVectorize : Pass<"placer-tile-and-vectorize", "::mlir::func::FuncOp">
            "Reduction steps per vectorized block">,
     Option<"im2col", "im2col", "bool", /*default=*/"true",
            "Rewrite NCHW convolutions as im2col plus a contraction">,
+    Option<"libraryCalls", "library-calls", "bool", /*default=*/"false",
+           "Leave static f32 convolutions and the products the library "
+           "calls take (placer::isLibraryContraction) to "
+           "placer-cpu-library-calls">,
   ];
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
@@ -179,6 +183,30 @@ def GpuLibraryCalls : Pass<"placer-gpu-library-calls", "::mlir::ModuleOp"> {
     Option<"tf32", "tf32", "bool", /*default=*/"false",
            "Let the library use TF32 tensor cores (otherwise strict fp32)">,
   ];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def CpuLibraryCalls : Pass<"placer-cpu-library-calls", "::mlir::ModuleOp"> {
+  let summary = "Call libplacer_rt's oneDNN convolution and matrix product";
+  let description = [{
+    On bufferized CPU code: every f32 `linalg.conv_2d_nchw_fchw` (and
+    grouped `linalg.conv_2d_ngchw_gfchw` over a view of an NCHW buffer)
+    becomes a call of `placer_cpu_conv2d_f32`, a 1x1 one with unit strides
+    and no padding a product per image, and every f32 contraction
+    `C[b..., m, n] += A[b..., m|k, k|m] * B[b..., k|n, n|k]` (batch
+    dimensions shared or absent from one operand) a call of
+    `placer_cpu_matmul_f32`; an operand of a product that is a strided view
+    is copied into a contiguous buffer around the call. Matching is
+    placer-gpu-library-calls': an input that only zero-pads another buffer
+    is replaced by it (the call pads), a zero-filled output is overwritten
+    rather than accumulated into. A convolution whose weights view an
+    argument marked `placer.constant` tells the runtime so (it keeps their
+    reordered copy). libplacer_rt implements the calls with oneDNN
+    (include/placer/Runtime/CpuLibraryCalls.h); other ops are untouched.
+  }];
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::arith::ArithDialect",
     "::mlir::memref::MemRefDialect",

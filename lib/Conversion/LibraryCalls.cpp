@@ -1,10 +1,14 @@
-//===- GpuLibraryCalls.cpp - Convolutions and products as runtime calls ---===//
+//===- LibraryCalls.cpp - Convolutions and products as runtime calls ------===//
 //
-// On a GPU the heavy ops go to tuned libraries, as onnxruntime's CUDA
-// provider and IREE's do: generated loops reach a fraction of cuDNN's and
-// cuBLAS's speed. The calls take memref descriptors (llvm.emit_c_interface)
-// of device memory; the CUDA runtime implements them (docs/Execution.md,
-// "GPU code", gives the C signatures).
+// The heavy ops go to tuned libraries, as onnxruntime (MLAS, its CUDA
+// provider) and IREE (its microkernels) do: generated loops reach a
+// fraction of their speed. The calls take memref descriptors
+// (llvm.emit_c_interface). On a GPU (placer-gpu-library-calls) they are of
+// device memory and the CUDA runtime implements them with cuDNN and cuBLAS
+// (docs/Execution.md, "GPU code"); on a CPU (placer-cpu-library-calls)
+// libplacer_rt does, with oneDNN (include/placer/Runtime/CpuLibraryCalls.h).
+// Both passes match the same ops the same way; only the functions and
+// their trailing arguments differ.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +22,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace placer {
+#define GEN_PASS_DEF_CPULIBRARYCALLS
 #define GEN_PASS_DEF_GPULIBRARYCALLS
 #include "placer/Conversion/Passes.h.inc"
 } // namespace placer
@@ -28,6 +33,21 @@ namespace {
 
 constexpr llvm::StringLiteral kConvFunction = "placer_gpu_conv2d_f32";
 constexpr llvm::StringLiteral kMatmulFunction = "placer_gpu_matmul_f32";
+constexpr llvm::StringLiteral kCpuConvFunction = "placer_cpu_conv2d_f32";
+constexpr llvm::StringLiteral kCpuMatmulFunction = "placer_cpu_matmul_f32";
+
+/// Which library the calls go to. Both take (inputs..., output, sizes...,
+/// accumulate) and then: on a GPU, whether TF32 is allowed; on a CPU, for a
+/// convolution, whether its weights are a model's (the runtime keeps their
+/// reordered copy).
+struct Target {
+  bool gpu = false;
+  bool tf32 = false;
+  StringRef conv() const { return gpu ? kConvFunction : kCpuConvFunction; }
+  StringRef matmul() const {
+    return gpu ? kMatmulFunction : kCpuMatmulFunction;
+  }
+};
 
 /// A memref of `rank` dynamic sizes with any strides and offset: what the
 /// library functions take, whatever view the code has.
@@ -82,18 +102,21 @@ int64_t getElement(DenseIntElementsAttr attr, int64_t i) {
 /// buffer an expand_shape view came from, or a collapse of a contiguous
 /// buffer (the output, which the code allocates 5-D); otherwise nothing.
 Value getUngrouped(OpBuilder &b, Location loc, Value view, unsigned merged) {
-  if (auto expand = view.getDefiningOp<memref::ExpandShapeOp>())
-    return expand.getSrc();
-  auto type = cast<MemRefType>(view.getType());
-  if (type.getRank() != 5 || !type.getLayout().isIdentity())
-    return Value();
   SmallVector<ReassociationIndices> groups;
-  for (unsigned d = 0; d < 5; ++d) {
+  for (int64_t d = 0; d < 5; ++d) {
     if (d == merged + 1)
       continue;
     groups.push_back(d == merged ? ReassociationIndices{d, d + 1}
                                  : ReassociationIndices{d});
   }
+  // Only the expansion that split the group off (a 1-D convolution's
+  // expands other dimensions too).
+  if (auto expand = view.getDefiningOp<memref::ExpandShapeOp>())
+    if (expand.getReassociationIndices() == groups)
+      return expand.getSrc();
+  auto type = cast<MemRefType>(view.getType());
+  if (type.getRank() != 5 || !type.getLayout().isIdentity())
+    return Value();
   return memref::CollapseShapeOp::create(b, loc, view, groups);
 }
 
@@ -102,6 +125,17 @@ Value getUngrouped(OpBuilder &b, Location loc, Value view, unsigned merged) {
 Value getRoot(Value value) {
   auto memref = dyn_cast<MemrefValue>(value);
   return memref ? memref::skipViewLikeOps(memref) : value;
+}
+
+/// Whether `value` views a function argument marked as holding the same
+/// values at every call (placer::kConstantArgAttrName: a model weight).
+bool isConstant(Value value) {
+  auto argument = dyn_cast<BlockArgument>(getRoot(value));
+  if (!argument)
+    return false;
+  auto func = dyn_cast<FunctionOpInterface>(argument.getOwner()->getParentOp());
+  return func && argument.getOwner()->isEntryBlock() &&
+         func.getArgAttr(argument.getArgNumber(), placer::kConstantArgAttrName);
 }
 
 /// Whether `op` fills `buffer` whole with zeros: linalg.fill of 0.0, or a
@@ -230,7 +264,7 @@ Operation *findZeroFill(Value y, Operation *conv) {
 /// padding of x goes to the call when x only pads another buffer, and a
 /// zero-filled y is overwritten rather than accumulated into.
 LogicalResult callConv(OpBuilder &b, linalg::LinalgOp op, Value x, Value w,
-                       Value y, int64_t groups, bool tf32) {
+                       Value y, int64_t groups, const Target &target) {
   auto strides = op->getAttrOfType<DenseIntElementsAttr>("strides");
   auto dilations = op->getAttrOfType<DenseIntElementsAttr>("dilations");
   if (!x || !w || !y || !isF32(x) || !isF32(w) || !isF32(y) || !strides ||
@@ -248,7 +282,7 @@ LogicalResult callConv(OpBuilder &b, linalg::LinalgOp op, Value x, Value w,
   types.append(2, i32Type);
   auto type = FunctionType::get(context, types, {});
   func::FuncOp callee =
-      declare(op->getParentOfType<ModuleOp>(), kConvFunction, type);
+      declare(op->getParentOfType<ModuleOp>(), target.conv(), type);
   SmallVector<Value> args = {castToAny(b, loc, padding ? padding->source : x),
                              castToAny(b, loc, w), castToAny(b, loc, y)};
   for (int64_t v : {getElement(strides, 0), getElement(strides, 1),
@@ -256,7 +290,7 @@ LogicalResult callConv(OpBuilder &b, linalg::LinalgOp op, Value x, Value w,
                     getElement(dilations, 0), getElement(dilations, 1), groups})
     args.push_back(i64(b, loc, v));
   args.push_back(i32(b, loc, zeroFill == nullptr));
-  args.push_back(i32(b, loc, tf32));
+  args.push_back(i32(b, loc, target.gpu ? target.tf32 : isConstant(w)));
   func::CallOp::create(b, loc, callee, args);
   op->erase();
   if (zeroFill)
@@ -267,16 +301,18 @@ LogicalResult callConv(OpBuilder &b, linalg::LinalgOp op, Value x, Value w,
   return success();
 }
 
-LogicalResult callPointwiseConv(OpBuilder &b, linalg::LinalgOp op, bool tf32);
+LogicalResult callPointwiseConv(OpBuilder &b, linalg::LinalgOp op,
+                                const Target &target);
 
-LogicalResult rewriteConv(OpBuilder &b, linalg::LinalgOp op, bool tf32) {
+LogicalResult rewriteConv(OpBuilder &b, linalg::LinalgOp op,
+                          const Target &target) {
   if (isa<linalg::Conv2DNchwFchwOp>(op) &&
-      succeeded(callPointwiseConv(b, op, tf32)))
+      succeeded(callPointwiseConv(b, op, target)))
     return success();
   if (isa<linalg::Conv2DNchwFchwOp>(op))
     return callConv(b, op, op.getDpsInputOperand(0)->get(),
                     op.getDpsInputOperand(1)->get(),
-                    op.getDpsInitOperand(0)->get(), 1, tf32);
+                    op.getDpsInitOperand(0)->get(), 1, target);
   if (isa<linalg::Conv2DNgchwGfchwOp>(op)) {
     // N G C H W * G F C kh kw -> N G F H W, as N (G C) H W * (G F) C kh kw.
     Value x = op.getDpsInputOperand(0)->get();
@@ -286,7 +322,7 @@ LogicalResult rewriteConv(OpBuilder &b, linalg::LinalgOp op, bool tf32) {
     b.setInsertionPoint(op);
     return callConv(b, op, getUngrouped(b, op.getLoc(), x, 1),
                     getUngrouped(b, op.getLoc(), w, 0),
-                    getUngrouped(b, op.getLoc(), y, 1), groups, tf32);
+                    getUngrouped(b, op.getLoc(), y, 1), groups, target);
   }
   return failure();
 }
@@ -324,7 +360,9 @@ bool isBatchThen(AffineMap map, ArrayRef<unsigned> batch, unsigned first,
          map.getResult(leading + 1) == getAffineDimExpr(second, context);
 }
 
-std::optional<Product> matchProduct(linalg::LinalgOp op) {
+/// The product `op` is by its indexing maps and element type, whatever its
+/// operands' layouts.
+std::optional<Product> matchProductMaps(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !linalg::isaContractionOpInterface(op))
     return std::nullopt;
@@ -345,10 +383,8 @@ std::optional<Product> matchProduct(linalg::LinalgOp op) {
   op.getReductionDims(reductions);
   unsigned k = reductions.front();
   for (OpOperand &operand : op->getOpOperands()) {
-    auto type = dyn_cast<MemRefType>(operand.get().getType());
-    // Contiguous buffers: batch dimensions collapse into one.
-    if (!type || !type.getElementType().isF32() ||
-        !type.getLayout().isIdentity() || !type.hasStaticShape())
+    auto type = dyn_cast<ShapedType>(operand.get().getType());
+    if (!type || !type.getElementType().isF32() || !type.hasStaticShape())
       return std::nullopt;
   }
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -362,6 +398,17 @@ std::optional<Product> matchProduct(linalg::LinalgOp op) {
   else if (!isBatchThen(maps[1], batch, k, n))
     return std::nullopt;
   return product;
+}
+
+/// The product `op` is, on contiguous buffers (whose batch dimensions
+/// collapse into one).
+std::optional<Product> matchProduct(linalg::LinalgOp op) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !type.getLayout().isIdentity())
+      return std::nullopt;
+  }
+  return matchProductMaps(op);
 }
 
 /// `memref` as [batch, rows, cols]: leading dimensions collapsed into one,
@@ -390,49 +437,80 @@ Value asBatched(OpBuilder &b, Location loc, Value memref) {
 /// cols] views; a zero-filled C is overwritten (its fill goes) rather than
 /// accumulated into.
 void callProduct(OpBuilder &b, Operation *op, Value a, Value bMatrix, Value c,
-                 Value cRoot, Product product, bool tf32) {
+                 Value cRoot, Product product, const Target &target) {
   Operation *zeroFill = findZeroFill(cRoot, op);
   Location loc = op->getLoc();
   MLIRContext *context = b.getContext();
   Type any3 = getAnyMemRef(context, 3), i32Type = b.getI32Type();
-  auto type = FunctionType::get(
-      context, {any3, any3, any3, i32Type, i32Type, i32Type, i32Type}, {});
+  SmallVector<Type> types = {any3, any3, any3};
+  types.append(target.gpu ? 4 : 3, i32Type);
+  auto type = FunctionType::get(context, types, {});
   func::FuncOp callee =
-      declare(op->getParentOfType<ModuleOp>(), kMatmulFunction, type);
+      declare(op->getParentOfType<ModuleOp>(), target.matmul(), type);
   SmallVector<Value> args = {castToAny(b, loc, a), castToAny(b, loc, bMatrix),
                              castToAny(b, loc, c)};
   args.push_back(i32(b, loc, product.transA));
   args.push_back(i32(b, loc, product.transB));
   args.push_back(i32(b, loc, zeroFill == nullptr));
-  args.push_back(i32(b, loc, tf32));
+  if (target.gpu)
+    args.push_back(i32(b, loc, target.tf32));
   func::CallOp::create(b, loc, callee, args);
   op->erase();
   if (zeroFill)
     zeroFill->erase();
 }
 
-LogicalResult rewriteProduct(OpBuilder &b, linalg::LinalgOp op, bool tf32) {
-  std::optional<Product> product = matchProduct(op);
+/// A contiguous copy of `view` around `op`: copied in before it, back after
+/// it for an output, freed after it.
+Value copyToContiguous(OpBuilder &b, Operation *op, Value view, bool output) {
+  Location loc = op->getLoc();
+  auto type = cast<MemRefType>(view.getType());
+  b.setInsertionPoint(op);
+  Value copy = memref::AllocOp::create(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType()));
+  memref::CopyOp::create(b, loc, view, copy);
+  b.setInsertionPointAfter(op);
+  if (output)
+    memref::CopyOp::create(b, loc, copy, view);
+  memref::DeallocOp::create(b, loc, copy);
+  return copy;
+}
+
+LogicalResult rewriteProduct(OpBuilder &b, linalg::LinalgOp op,
+                             const Target &target) {
+  // cuBLAS reads device buffers as they are; on a CPU, a strided view (a
+  // slice of a fused projection, a transposed weight) is copied into a
+  // contiguous buffer: the copy costs a pass over the operand, the loops
+  // that would otherwise run it many times the product.
+  std::optional<Product> product =
+      target.gpu ? matchProduct(op) : matchProductMaps(op);
   if (!product)
     return failure();
+  if (!target.gpu)
+    for (OpOperand &operand : op->getOpOperands())
+      if (!cast<MemRefType>(operand.get().getType()).getLayout().isIdentity())
+        operand.set(copyToContiguous(b, op, operand.get(),
+                                     op.isDpsInit(&operand)));
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
   SmallVector<Value> views;
   for (OpOperand &operand : op->getOpOperands())
     views.push_back(asBatched(b, loc, operand.get()));
   callProduct(b, op, views[0], views[1], views[2],
-              op.getDpsInitOperand(0)->get(), *product, tf32);
+              op.getDpsInitOperand(0)->get(), *product, target);
   return success();
 }
 
 /// A 1x1 convolution with unit strides and no padding is a product per
 /// image, Y[n] (K x HW) = W (K x C) X[n] (C x HW), on the NCHW buffers as
-/// they are, with cuBLAS's SGEMM kernels rather than the fp32 convolution
-/// kernels of cuDNN's legacy API. ResNet-50's bottlenecks and MobileNet-V2's
-/// expansions and projections are such convolutions: with this and split
-/// reductions, ResNet-50 at batch 32 went from 16.0 to 13.4 ms a run on an
-/// H200 (docs/Execution.md).
-LogicalResult callPointwiseConv(OpBuilder &b, linalg::LinalgOp op, bool tf32) {
+/// they are. On a GPU: cuBLAS's SGEMM kernels rather than the fp32
+/// convolution kernels of cuDNN's legacy API (ResNet-50's bottlenecks and
+/// MobileNet-V2's expansions and projections are such convolutions: with
+/// this and split reductions, ResNet-50 at batch 32 went from 16.0 to 13.4
+/// ms a run on an H200, docs/Execution.md). On a CPU: no layout reorders
+/// around the call, which oneDNN's convolutions need.
+LogicalResult callPointwiseConv(OpBuilder &b, linalg::LinalgOp op,
+                                const Target &target) {
   Value x = op.getDpsInputOperand(0)->get();
   Value w = op.getDpsInputOperand(1)->get();
   Value y = op.getDpsInitOperand(0)->get();
@@ -468,11 +546,15 @@ LogicalResult callPointwiseConv(OpBuilder &b, linalg::LinalgOp op, bool tf32) {
       memref::CollapseShapeOp::create(b, loc, x, Indices{{0}, {1}, {2, 3}});
   Value output =
       memref::CollapseShapeOp::create(b, loc, y, Indices{{0}, {1}, {2, 3}});
-  callProduct(b, op, weights, images, output, y, Product{}, tf32);
+  callProduct(b, op, weights, images, output, y, Product{}, target);
   return success();
 }
 
 } // namespace
+
+bool placer::isLibraryContraction(linalg::LinalgOp op) {
+  return matchProductMaps(op).has_value();
+}
 
 bool placer::isReadOnlyGpuLibraryOperand(CallOpInterface call,
                                          OpOperand &operand) {
@@ -486,21 +568,35 @@ bool placer::isReadOnlyGpuLibraryOperand(CallOpInterface call,
 
 namespace {
 
+void rewriteLibraryOps(ModuleOp module, const Target &target) {
+  SmallVector<linalg::LinalgOp> ops;
+  module.walk([&](linalg::LinalgOp op) {
+    if (op.hasPureBufferSemantics())
+      ops.push_back(op);
+  });
+  OpBuilder b(module.getContext());
+  for (linalg::LinalgOp op : ops)
+    if (failed(rewriteConv(b, op, target)))
+      (void)rewriteProduct(b, op, target);
+}
+
 struct GpuLibraryCallsPass
     : placer::impl::GpuLibraryCallsBase<GpuLibraryCallsPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> ops;
-    getOperation().walk([&](linalg::LinalgOp op) {
-      if (op.hasPureBufferSemantics())
-        ops.push_back(op);
-    });
-    OpBuilder b(&getContext());
-    for (linalg::LinalgOp op : ops)
-      if (failed(rewriteConv(b, op, tf32)))
-        (void)rewriteProduct(b, op, tf32);
+    Target target;
+    target.gpu = true;
+    target.tf32 = tf32;
+    rewriteLibraryOps(getOperation(), target);
   }
+};
+
+struct CpuLibraryCallsPass
+    : placer::impl::CpuLibraryCallsBase<CpuLibraryCallsPass> {
+  using Base::Base;
+
+  void runOnOperation() override { rewriteLibraryOps(getOperation(), {}); }
 };
 
 } // namespace
