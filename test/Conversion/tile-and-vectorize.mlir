@@ -3,6 +3,7 @@
 // RUN: placer-opt %s --placer-tile-and-vectorize="n-tile=16" --canonicalize | FileCheck %s --check-prefix=NTILE
 // RUN: placer-opt %s --placer-tile-and-vectorize="k-tile=1" --canonicalize | FileCheck %s --check-prefix=KTILE
 // RUN: placer-opt %s --placer-tile-and-vectorize="im2col=false" --canonicalize | FileCheck %s --check-prefix=NOIM2COL
+// RUN: placer-opt %s --placer-tile-and-vectorize="library-calls=true" --canonicalize | FileCheck %s --check-prefix=LIBRARY
 
 // 40 columns: blocks of 32, then the 8-column remainder; rows in blocks of
 // 8; the reduction in steps of 4, the accumulator carried as a vector.
@@ -162,4 +163,32 @@ func.func @empty_dims(%a: tensor<0x8xf32>, %b: tensor<8x16xf32>, %x: tensor<1x1x
 func.func @conv_batch(%x: tensor<2x3x10x10xf32>, %w: tensor<8x3x3x3xf32>, %o: tensor<2x8x8x8xf32>) -> tensor<2x8x8x8xf32> {
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<2x3x10x10xf32>, tensor<8x3x3x3xf32>) outs(%o : tensor<2x8x8x8xf32>) -> tensor<2x8x8x8xf32>
   return %c : tensor<2x8x8x8xf32>
+}
+
+// With library-calls, static f32 convolutions and products are left to
+// placer-cpu-library-calls: no batch loop, im2col or register blocks; a
+// dynamic batch is still a loop, whose static items are then left alone,
+// and a product of another element type is still tiled.
+// LIBRARY-LABEL: func.func @matmul
+// LIBRARY-NOT: vector.contract
+// LIBRARY: linalg.matmul ins(%arg0, %arg1 : tensor<16x64xf32>, tensor<64x40xf32>)
+// LIBRARY-LABEL: func.func @conv
+// LIBRARY-NOT: tensor.collapse_shape
+// LIBRARY: linalg.conv_2d_nchw_fchw
+// LIBRARY-LABEL: func.func @dynamic_batch
+// LIBRARY: scf.forall
+// LIBRARY-NOT: vector.contract
+// LIBRARY: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<1x8xf32>, tensor<8x8xf32>)
+// LIBRARY-LABEL: func.func @conv_batch
+// LIBRARY-NOT: scf.forall
+// LIBRARY: linalg.conv_2d_nchw_fchw {{.*}} -> tensor<2x8x8x8xf32>
+// LIBRARY-LABEL: func.func @matmul_f64
+// LIBRARY: vector.contract
+// LIBRARY-NOT: linalg.matmul
+func.func @matmul_f64(%a: tensor<16x64xf64>, %b: tensor<64x40xf64>) -> tensor<16x40xf64> {
+  %cst = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<16x40xf64>
+  %z = linalg.fill ins(%cst : f64) outs(%e : tensor<16x40xf64>) -> tensor<16x40xf64>
+  %m = linalg.matmul ins(%a, %b : tensor<16x64xf64>, tensor<64x40xf64>) outs(%z : tensor<16x40xf64>) -> tensor<16x40xf64>
+  return %m : tensor<16x40xf64>
 }

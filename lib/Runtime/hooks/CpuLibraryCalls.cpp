@@ -443,10 +443,9 @@ extern "C" void _mlir_ciface_placer_cpu_matmul_f32(placer_memref3_f32 *a,
   // op(A) is M x K, op(B) K x N, C M x N.
   int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2];
   int64_t k = transA ? a->sizes[1] : a->sizes[2];
-  int64_t aRows = transA ? k : m, bRows = transB ? n : k;
-  bool shapesAgree = a->sizes[1] == aRows && (transA ? a->sizes[2] == m : true) &&
-                     b->sizes[1] == bRows &&
-                     b->sizes[2] == (transB ? k : n) &&
+  bool shapesAgree = a->sizes[transA ? 2 : 1] == m &&
+                     b->sizes[transB ? 2 : 1] == k &&
+                     b->sizes[transB ? 1 : 2] == n &&
                      (a->sizes[0] == batch || a->sizes[0] == 1) &&
                      (b->sizes[0] == batch || b->sizes[0] == 1);
   bool unitRows = a->strides[2] == 1 && b->strides[2] == 1 && c->strides[2] == 1;

@@ -1,0 +1,132 @@
+// RUN: placer-opt %s --placer-cpu-library-calls --canonicalize | FileCheck %s
+
+// On bufferized CPU code, convolutions and products become calls of
+// libplacer_rt's oneDNN functions. The matching is
+// placer-gpu-library-calls' (test/Conversion/gpu-library-calls.mlir covers
+// it case by case); what differs is checked here: the functions, a
+// convolution's last argument (whether its weights are a model's), no TF32
+// argument for products, and strided product operands copied to contiguous
+// buffers rather than left to loops.
+
+// A convolution whose weights are an argument marked placer.constant (a
+// model weight): constant_weights = 1; accumulate = 1 (no zero fill).
+// CHECK-LABEL: func.func @conv_weight
+// CHECK: %[[X:.*]] = memref.cast %arg0 : memref<1x3x10x10xf32> to memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>
+// CHECK: call @placer_cpu_conv2d_f32(%[[X]], %{{.*}}, %{{.*}}, %c2_i64, %c2_i64, %c0_i64, %c0_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i32, %c1_i32)
+// CHECK-NOT: linalg.conv
+func.func @conv_weight(%x: memref<1x3x10x10xf32>, %w: memref<8x3x3x3xf32> {placer.constant}, %y: memref<1x8x4x4xf32>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x10x10xf32>, memref<8x3x3x3xf32>) outs(%y : memref<1x8x4x4xf32>)
+  return
+}
+
+// Weights computed by the program (here: an unmarked argument) may change
+// between calls: constant_weights = 0. Dilations go through as they are.
+// CHECK-LABEL: func.func @conv_computed
+// CHECK: call @placer_cpu_conv2d_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c1_i64, %c1_i64, %c0_i64, %c0_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i32, %c0_i32)
+func.func @conv_computed(%x: memref<1x3x10x10xf32>, %w: memref<8x3x3x3xf32>, %y: memref<1x8x6x6xf32>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x10x10xf32>, memref<8x3x3x3xf32>) outs(%y : memref<1x8x6x6xf32>)
+  return
+}
+
+// A depthwise convolution of a marked weight seen through its group view:
+// constant_weights = 1, 8 groups; the zero padding and the zero fill of
+// the output go to the call (pad 1, accumulate 0).
+// CHECK-LABEL: func.func @depthwise_padded
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: linalg.fill
+// CHECK: %[[DX:.*]] = memref.cast %arg0 : memref<1x8x6x6xf32>
+// CHECK: %[[DW:.*]] = memref.cast %arg1 : memref<8x1x3x3xf32>
+// CHECK: call @placer_cpu_conv2d_f32(%[[DX]], %[[DW]], %{{.*}}, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c8_i64, %c0_i32, %c1_i32)
+// CHECK-NEXT: return
+func.func @depthwise_padded(%x: memref<1x8x6x6xf32>, %w: memref<8x1x3x3xf32> {placer.constant}, %y: memref<1x8x6x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x8x8x8xf32>)
+  %centre = memref.subview %p[0, 0, 1, 1] [1, 8, 6, 6] [1, 1, 1, 1] : memref<1x8x8x8xf32> to memref<1x8x6x6xf32, strided<[512, 64, 8, 1], offset: 9>>
+  memref.copy %x, %centre : memref<1x8x6x6xf32> to memref<1x8x6x6xf32, strided<[512, 64, 8, 1], offset: 9>>
+  %xg = memref.expand_shape %p [[0], [1, 2], [3], [4]] output_shape [1, 8, 1, 8, 8] : memref<1x8x8x8xf32> into memref<1x8x1x8x8xf32>
+  %wg = memref.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [8, 1, 1, 3, 3] : memref<8x1x3x3xf32> into memref<8x1x1x3x3xf32>
+  %yg = memref.expand_shape %y [[0], [1, 2], [3], [4]] output_shape [1, 8, 1, 6, 6] : memref<1x8x6x6xf32> into memref<1x8x1x6x6xf32>
+  linalg.fill ins(%zero : f32) outs(%yg : memref<1x8x1x6x6xf32>)
+  linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%xg, %wg : memref<1x8x1x8x8xf32>, memref<8x1x1x3x3xf32>) outs(%yg : memref<1x8x1x6x6xf32>)
+  memref.dealloc %p : memref<1x8x8x8xf32>
+  return
+}
+
+// An expansion that is not the group split (a 1-D convolution's, which
+// also adds a unit height) is not taken for one: the 5-D buffers are
+// collapsed to NCHW instead (the input's collapse folds with its
+// expansion).
+// CHECK-LABEL: func.func @conv1d_groups
+// CHECK-DAG: %[[Y1:.*]] = memref.collapse_shape %arg2 {{\[}}[0], [1, 2], [3], [4]] : memref<1x4x1x1x4xf32> into memref<1x4x1x4xf32>
+// CHECK-DAG: %[[X1:.*]] = memref.expand_shape %arg0 {{\[}}[0], [1], [2, 3]] output_shape [1, 4, 1, 6] : memref<1x4x6xf32> into memref<1x4x1x6xf32>
+// CHECK: %[[CX:.*]] = memref.cast %[[X1]]
+// CHECK: %[[CW:.*]] = memref.cast %arg1
+// CHECK: %[[CY:.*]] = memref.cast %[[Y1]]
+// CHECK: call @placer_cpu_conv2d_f32(%[[CX]], %[[CW]], %[[CY]], %c1_i64, %c1_i64, %c0_i64, %c0_i64, %c1_i64, %c1_i64, %c4_i64, %c1_i32, %c0_i32)
+func.func @conv1d_groups(%x: memref<1x4x6xf32>, %w: memref<4x1x1x3xf32>, %y: memref<1x4x1x1x4xf32>) {
+  %xg = memref.expand_shape %x [[0], [1, 2], [3, 4]] output_shape [1, 4, 1, 1, 6] : memref<1x4x6xf32> into memref<1x4x1x1x6xf32>
+  %wg = memref.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [4, 1, 1, 1, 3] : memref<4x1x1x3xf32> into memref<4x1x1x1x3xf32>
+  linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%xg, %wg : memref<1x4x1x1x6xf32>, memref<4x1x1x1x3xf32>) outs(%y : memref<1x4x1x1x4xf32>)
+  return
+}
+
+// Products: (a, b, c, trans_a, trans_b, accumulate), no TF32 argument.
+// CHECK-LABEL: func.func @linear
+// CHECK: call @placer_cpu_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i32, %c1_i32, %c0_i32) : (memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, i32, i32, i32) -> ()
+func.func @linear(%a: memref<4x6xf32>, %b: memref<5x6xf32>, %c: memref<4x5xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x5xf32>)
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
+    ins(%a, %b : memref<4x6xf32>, memref<5x6xf32>) outs(%c : memref<4x5xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %p = arith.mulf %l, %r : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// A strided view (a slice of a fused projection) is copied into a
+// contiguous buffer before the call; a strided output is copied in, and
+// back after the call. Both copies are freed.
+// CHECK-LABEL: func.func @strided
+// CHECK: %[[A:.*]] = memref.alloc() : memref<4x6xf32>
+// CHECK: memref.copy %arg0, %[[A]]
+// CHECK: %[[C:.*]] = memref.alloc() : memref<4x5xf32>
+// CHECK: memref.copy %arg2, %[[C]]
+// CHECK: call @placer_cpu_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i32, %c0_i32, %c1_i32)
+// CHECK: memref.copy %[[C]], %arg2
+// CHECK-DAG: memref.dealloc %[[C]]
+// CHECK-DAG: memref.dealloc %[[A]]
+// CHECK-NOT: linalg.matmul
+func.func @strided(%a: memref<4x6xf32, strided<[12, 1]>>, %b: memref<6x5xf32>, %c: memref<4x5xf32, strided<[10, 1], offset: 2>>) {
+  linalg.matmul ins(%a, %b : memref<4x6xf32, strided<[12, 1]>>, memref<6x5xf32>) outs(%c : memref<4x5xf32, strided<[10, 1], offset: 2>>)
+  return
+}
+
+// A 1x1 convolution with unit strides is a product per image, no
+// reorders around it.
+// CHECK-LABEL: func.func @pointwise
+// CHECK: call @placer_cpu_matmul_f32(
+// CHECK-NOT: placer_cpu_conv2d_f32
+func.func @pointwise(%x: memref<2x8x5x5xf32>, %w: memref<4x8x1x1xf32> {placer.constant}, %y: memref<2x4x5x5xf32>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<2x8x5x5xf32>, memref<4x8x1x1xf32>) outs(%y : memref<2x4x5x5xf32>)
+  return
+}
+
+// Other element types stay linalg ops (loops).
+// CHECK-LABEL: func.func @f64
+// CHECK-NOT: call
+// CHECK: linalg.matmul
+func.func @f64(%a: memref<4x6xf64>, %b: memref<6x5xf64>, %c: memref<4x5xf64>) {
+  linalg.matmul ins(%a, %b : memref<4x6xf64>, memref<6x5xf64>) outs(%c : memref<4x5xf64>)
+  return
+}
+
+// CHECK-LABEL: func.func private @placer_cpu_conv2d_f32(memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, i64, i64, i64, i64, i64, i64, i64, i32, i32) attributes {llvm.emit_c_interface}
