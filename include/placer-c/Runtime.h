@@ -68,8 +68,8 @@ MLIR_CAPI_EXPORTED PlacerStatus placerSessionSetInputShapes(
 
 /* Whether the compiled code came from the cache. */
 MLIR_CAPI_EXPORTED bool placerSessionIsCached(PlacerSession session);
-/* The threads the code's parallel loops run on: the options' threads, or 1
- * for code without parallel loops. */
+/* The threads the code's oneDNN calls and parallel loops run on: the
+ * options' threads, or 1 for code linked to no OpenMP runtime. */
 MLIR_CAPI_EXPORTED int64_t placerSessionGetThreads(PlacerSession session);
 
 /* Runs every microbatch once: reads `inputs`, writes `outputs` (one tensor

@@ -185,8 +185,9 @@ class Session:
 
     @property
     def threads(self):
-        """The threads the code's parallel loops run on: the `threads`
-        asked for, or 1 for code without parallel loops."""
+        """The threads the code's oneDNN calls and parallel loops run on:
+        the `threads` asked for, or 1 for code that has neither (a GPU
+        machine's CPU stages)."""
         return self._session.threads
 
     def run(self, inputs):

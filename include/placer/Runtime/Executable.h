@@ -112,9 +112,9 @@ public:
                         const std::vector<const TensorSpec *> &specs);
   /// Calls the entry on bound arguments.
   void run(Arguments &arguments) const { invoke(arguments.pointers.data()); }
-  /// The threads the code's parallel loops (OpenMP: a batch's images) use.
-  /// Returns the team size now in effect: 1 for code without parallel
-  /// loops, whatever was asked.
+  /// The threads the code's OpenMP work (oneDNN calls, a dynamic batch's
+  /// items) uses. Returns the team size now in effect: 1 for code linked to
+  /// no OpenMP runtime (a runtime built without oneDNN), whatever was asked.
   int setThreads(int threads) const;
 
 private:

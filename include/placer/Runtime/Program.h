@@ -137,8 +137,8 @@ public:
   const ProgramOptions &getOptions() const { return options; }
   const std::string &getTransfers() const { return module.transfers; }
   int64_t getMicrobatches() const { return options.microbatches; }
-  /// The threads the code's parallel loops run on: ProgramOptions::threads,
-  /// or 1 for code without parallel loops.
+  /// The threads the code's oneDNN calls and parallel loops run on:
+  /// ProgramOptions::threads, or 1 for code linked to no OpenMP runtime.
   int getThreads() const { return threads; }
   /// The entry's inputs and outputs (for one microbatch): with dynamic
   /// dims, the sizes the last setInputShapes or bind gave them (-1 before).
