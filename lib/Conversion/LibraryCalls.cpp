@@ -31,8 +31,8 @@ using namespace mlir;
 
 namespace {
 
-constexpr llvm::StringLiteral kConvFunction = "placer_gpu_conv2d_f32";
-constexpr llvm::StringLiteral kMatmulFunction = "placer_gpu_matmul_f32";
+constexpr llvm::StringLiteral kGpuConvFunction = "placer_gpu_conv2d_f32";
+constexpr llvm::StringLiteral kGpuMatmulFunction = "placer_gpu_matmul_f32";
 constexpr llvm::StringLiteral kCpuConvFunction = "placer_cpu_conv2d_f32";
 constexpr llvm::StringLiteral kCpuMatmulFunction = "placer_cpu_matmul_f32";
 
@@ -43,9 +43,9 @@ constexpr llvm::StringLiteral kCpuMatmulFunction = "placer_cpu_matmul_f32";
 struct Target {
   bool gpu = false;
   bool tf32 = false;
-  StringRef conv() const { return gpu ? kConvFunction : kCpuConvFunction; }
+  StringRef conv() const { return gpu ? kGpuConvFunction : kCpuConvFunction; }
   StringRef matmul() const {
-    return gpu ? kMatmulFunction : kCpuMatmulFunction;
+    return gpu ? kGpuMatmulFunction : kCpuMatmulFunction;
   }
 };
 
@@ -560,8 +560,8 @@ bool placer::isReadOnlyGpuLibraryOperand(CallOpInterface call,
                                          OpOperand &operand) {
   // Both take (inputs..., output, scalars...): the output is operand 2.
   auto callee = dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());
-  if (!callee || (callee.getLeafReference() != kConvFunction &&
-                  callee.getLeafReference() != kMatmulFunction))
+  if (!callee || (callee.getLeafReference() != kGpuConvFunction &&
+                  callee.getLeafReference() != kGpuMatmulFunction))
     return false;
   return operand.getOperandNumber() != 2;
 }
