@@ -168,14 +168,13 @@ struct TileAndVectorizePass
 
   /// Whether placer-cpu-library-calls is to call the library for `op`.
   bool isLeftToLibrary(linalg::LinalgOp op) const {
-    if (!libraryCalls || !hasStaticNonEmptyLoops(op) ||
-        !llvm::all_of(op->getOperandTypes(), [](Type type) {
-          auto shaped = dyn_cast<ShapedType>(type);
-          return shaped && shaped.getElementType().isF32();
-        }))
+    if (!libraryCalls || !hasStaticNonEmptyLoops(op))
       return false;
-    return isa<linalg::Conv2DNchwFchwOp>(op) ||
-           placer::isLibraryContraction(op);
+    if (!isa<linalg::Conv2DNchwFchwOp>(op))
+      return placer::isLibraryContraction(op); // checks f32 itself
+    return llvm::all_of(op->getOperandTypes(), [](Type type) {
+      return cast<ShapedType>(type).getElementType().isF32();
+    });
   }
 
   void runOnOperation() override {

@@ -24,6 +24,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -94,10 +95,9 @@ struct State {
   dnnl_engine_t engine = nullptr;
   dnnl_stream_t stream = nullptr;
   std::map<std::vector<int64_t>, std::unique_ptr<Convolution>> convolutions;
-  /// Reordered model weights by (address, convolution key).
-  std::map<std::pair<const float *, std::vector<int64_t>>,
-           std::unique_ptr<Buffer>>
-      weights;
+  /// Reordered model weights by their address and the convolution whose
+  /// layout they are in.
+  std::map<std::pair<const void *, const Convolution *>, Buffer> weights;
   Buffer srcScratch, weightScratch, dstScratch;
 };
 
@@ -289,13 +289,41 @@ bool bind(dnnl_memory_t memory, void *data) {
   return check(dnnl_memory_set_data_handle(memory, data), "binding a buffer");
 }
 
-float *dataOf(const placer_memref4_f32 &m) { return m.aligned + m.offset; }
+template <typename MemRef> float *dataOf(const MemRef &m) {
+  return m.aligned + m.offset;
+}
 
-std::string describe(const placer_memref4_f32 &m) {
+/// A descriptor's sizes, "[2, 3, 4]".
+template <typename MemRef> std::string describe(const MemRef &m) {
   std::string text = "[";
-  for (int i = 0; i < 4; ++i)
+  for (size_t i = 0; i < std::size(m.sizes); ++i)
     text += (i ? ", " : "") + std::to_string(m.sizes[i]);
   return text + "]";
+}
+
+/// The weights in the layout `c` runs on: the caller's buffer where the
+/// layouts agree, else a reordered copy, kept for a model's weights
+/// (`constant`) and made again into scratch for others; null on failure.
+void *weightsFor(State &s, Convolution &c, void *weights, bool constant) {
+  if (!c.toWeights)
+    return weights;
+  if (!constant) {
+    void *copy = s.weightScratch.reserve(c.weightBytes);
+    if (!bind(c.weights, copy) || !bind(c.userWeights, weights) ||
+        !reorder(s, c.toWeights, c.userWeights, c.weights, "weights reorder"))
+      return nullptr;
+    return copy;
+  }
+  auto [kept, inserted] = s.weights.try_emplace({weights, &c});
+  void *copy = kept->second.reserve(c.weightBytes);
+  if (!inserted)
+    return copy;
+  if (!bind(c.weights, copy) || !bind(c.userWeights, weights) ||
+      !reorder(s, c.toWeights, c.userWeights, c.weights, "weights reorder")) {
+    s.weights.erase(kept);
+    return nullptr;
+  }
+  return copy;
 }
 
 } // namespace
@@ -384,30 +412,8 @@ extern "C" void _mlir_ciface_placer_cpu_conv2d_f32(
   }
   Convolution &c = *found->second;
 
-  // Weights: the caller's, or their reordered copy (kept for a model's).
-  void *weights = w->aligned + w->offset;
-  if (c.toWeights) {
-    Buffer *target = &s.weightScratch;
-    bool reordered = false;
-    if (constantWeights) {
-      auto &kept = s.weights[{w->aligned + w->offset, key}];
-      reordered = kept != nullptr;
-      if (!kept)
-        kept = std::make_unique<Buffer>();
-      target = kept.get();
-    }
-    void *copy = target->reserve(c.weightBytes);
-    if (!bind(c.weights, copy) || !bind(c.userWeights, weights))
-      return;
-    if (!reordered &&
-        !reorder(s, c.toWeights, c.userWeights, c.weights, "weights reorder")) {
-      if (constantWeights)
-        s.weights.erase({w->aligned + w->offset, key});
-      return;
-    }
-    weights = copy;
-  }
-  if (!bind(c.weights, weights))
+  void *weights = weightsFor(s, c, dataOf(*w), constantWeights != 0);
+  if (!weights || !bind(c.weights, weights))
     return;
 
   dnnl_memory_t src = c.userSrc, dst = c.userDst;
@@ -450,15 +456,10 @@ extern "C" void _mlir_ciface_placer_cpu_matmul_f32(placer_memref3_f32 *a,
                      (b->sizes[0] == batch || b->sizes[0] == 1);
   bool unitRows = a->strides[2] == 1 && b->strides[2] == 1 && c->strides[2] == 1;
   if (!shapesAgree || !unitRows) {
-    auto text = [](const placer_memref3_f32 &x) {
-      return "[" + std::to_string(x.sizes[0]) + ", " +
-             std::to_string(x.sizes[1]) + ", " + std::to_string(x.sizes[2]) +
-             "]";
-    };
-    recordError("placer_cpu_matmul_f32: " + text(*a) + (transA ? "^T" : "") +
-                " x " + text(*b) + (transB ? "^T" : "") + " -> " + text(*c) +
-                (shapesAgree ? " with rows of non-unit stride"
-                             : " is not a product"));
+    recordError(
+        "placer_cpu_matmul_f32: " + describe(*a) + (transA ? "^T" : "") +
+        " x " + describe(*b) + (transB ? "^T" : "") + " -> " + describe(*c) +
+        (shapesAgree ? " with rows of non-unit stride" : " is not a product"));
     return;
   }
   if (m == 0 || n == 0)
@@ -470,10 +471,10 @@ extern "C" void _mlir_ciface_placer_cpu_matmul_f32(placer_memref3_f32 *a,
   };
   for (int64_t i = 0; i < batch; ++i) {
     const float *aData =
-        a->aligned + a->offset + (a->sizes[0] == 1 ? 0 : i * a->strides[0]);
+        dataOf(*a) + (a->sizes[0] == 1 ? 0 : i * a->strides[0]);
     const float *bData =
-        b->aligned + b->offset + (b->sizes[0] == 1 ? 0 : i * b->strides[0]);
-    float *cData = c->aligned + c->offset + i * c->strides[0];
+        dataOf(*b) + (b->sizes[0] == 1 ? 0 : i * b->strides[0]);
+    float *cData = dataOf(*c) + i * c->strides[0];
     if (k == 0) {
       if (!accumulate)
         for (int64_t r = 0; r < m; ++r)
