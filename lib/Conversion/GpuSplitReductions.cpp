@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "placer/Conversion/Buffers.h"
 #include "placer/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -84,35 +85,6 @@ bool hasParallelInsideReduction(linalg::LinalgOp op) {
   return false;
 }
 
-/// Every filled empty tensor (a reduction's zeros) gets one fill per user,
-/// each into its own alloc_tensor, which CSE leaves apart: once CSE has
-/// merged equal fills (every LayerNormalization's sums start from the same
-/// zeros), bufferization would fill one buffer and copy it for every other
-/// user, a device copy (and a host call) per reduction.
-void giveFillsOwnBuffers(IRRewriter &rewriter, func::FuncOp func) {
-  SmallVector<linalg::FillOp> shared;
-  func.walk([&](linalg::FillOp fill) {
-    if (fill.hasPureTensorSemantics() &&
-        fill.getOutputs().front().getDefiningOp<tensor::EmptyOp>())
-      shared.push_back(fill);
-  });
-  for (linalg::FillOp fill : shared) {
-    auto empty = fill.getOutputs().front().getDefiningOp<tensor::EmptyOp>();
-    for (OpOperand &use : llvm::make_early_inc_range(fill->getUses())) {
-      rewriter.setInsertionPoint(use.getOwner());
-      Value buffer = bufferization::AllocTensorOp::create(
-          rewriter, fill.getLoc(), empty.getType(), empty.getDynamicSizes());
-      Value own = linalg::FillOp::create(rewriter, fill.getLoc(),
-                                         fill.getInputs(), buffer)
-                      .getResult(0);
-      rewriter.modifyOpInPlace(use.getOwner(), [&] { use.set(own); });
-    }
-    rewriter.eraseOp(fill);
-    if (empty->use_empty())
-      rewriter.eraseOp(empty);
-  }
-}
-
 struct GpuSplitReductionsPass
     : placer::impl::GpuSplitReductionsBase<GpuSplitReductionsPass> {
   using Base::Base;
@@ -179,7 +151,7 @@ struct GpuSplitReductionsPass
         (void)linalg::interchangeGenericOp(rewriter, generic,
                                            getReductionsLast(generic));
     }
-    giveFillsOwnBuffers(rewriter, getOperation());
+    placer::giveFillsOwnBuffers(rewriter, getOperation());
   }
 };
 

@@ -157,6 +157,16 @@ bool isZeroFill(Operation *op, Value buffer) {
 bool writtenBetween(Operation *from, Operation *to, Value root) {
   for (Operation *op = from->getNextNode(); op && op != to;
        op = op->getNextNode()) {
+    // The library calls made so far write their output (operand 2) only;
+    // other calls may write anything.
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      if (!llvm::is_contained({kGpuConvFunction, kGpuMatmulFunction,
+                               kCpuConvFunction, kCpuMatmulFunction},
+                              call.getCallee()) ||
+          getRoot(call.getOperand(2)) == root)
+        return true;
+      continue;
+    }
     if (isa<CallOpInterface>(op))
       return true;
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
@@ -187,7 +197,10 @@ struct Padding {
   SmallVector<Operation *> dead;
 };
 
-std::optional<Padding> matchPadding(Value x, Operation *conv) {
+/// `spatial`: the dimensions of height and width (2, 3 in NCHW; 1, 2 in
+/// NHWC); the others are not padded.
+std::optional<Padding> matchPadding(Value x, Operation *conv,
+                                    std::array<int64_t, 2> spatial) {
   auto alloc = x.getDefiningOp<memref::AllocOp>();
   if (!alloc || alloc.getType().getRank() != 4 ||
       !alloc.getType().hasStaticShape())
@@ -224,16 +237,19 @@ std::optional<Padding> matchPadding(Value x, Operation *conv) {
   ArrayRef<int64_t> sizes = centre.getStaticSizes();
   ArrayRef<int64_t> padded = alloc.getType().getShape();
   if (!centre.hasUnitStride() || llvm::any_of(offsets, ShapedType::isDynamic) ||
-      llvm::any_of(sizes, ShapedType::isDynamic) || offsets[0] != 0 ||
-      offsets[1] != 0 || sizes[0] != padded[0] || sizes[1] != padded[1] ||
-      padded[2] != sizes[2] + 2 * offsets[2] ||
-      padded[3] != sizes[3] + 2 * offsets[3])
+      llvm::any_of(sizes, ShapedType::isDynamic))
     return std::nullopt;
+  for (int64_t d = 0; d < 4; ++d) {
+    bool margin = llvm::is_contained(spatial, d);
+    if (margin ? padded[d] != sizes[d] + 2 * offsets[d]
+               : offsets[d] != 0 || sizes[d] != padded[d])
+      return std::nullopt;
+  }
   // The convolution reads the source later than the copy did.
   Value source = copy.getSource();
   if (writtenBetween(copy, conv, getRoot(source)))
     return std::nullopt;
-  Padding padding{source, offsets[2], offsets[3], {}};
+  Padding padding{source, offsets[spatial[0]], offsets[spatial[1]], {}};
   padding.dead.append(views.begin(), views.end());
   padding.dead.append({copy, centre, fill});
   padding.dead.append(deallocs.begin(), deallocs.end());
@@ -260,20 +276,102 @@ Operation *findZeroFill(Value y, Operation *conv) {
   return nullptr;
 }
 
+//===----------------------------------------------------------------------===//
+// Channels-last convolutions
+//===----------------------------------------------------------------------===//
+
+/// The calls take N C H W (and F C KH KW) descriptors with any strides; a
+/// channels-last buffer is passed as such a view of itself, which oneDNN
+/// recognizes as NHWC (no reorder). memref.transpose permutations: result
+/// dimension i is source dimension perm[i].
+constexpr int64_t kNhwcToNchw[] = {0, 3, 1, 2};
+constexpr int64_t kNchwToNhwc[] = {0, 2, 3, 1};
+constexpr int64_t kGfchwToGfhwc[] = {0, 1, 3, 4, 2};
+
+Value nchwView(OpBuilder &b, Location loc, Value nhwc) {
+  SmallVector<unsigned> perm(std::begin(kNhwcToNchw), std::end(kNhwcToNchw));
+  return memref::TransposeOp::create(
+      b, loc, nhwc,
+      AffineMapAttr::get(AffineMap::getPermutationMap(perm, b.getContext())));
+}
+
+/// The buffer that `buffer`, an allocation written once by a
+/// linalg.transpose of `perm` and otherwise only read (by `user` among
+/// others), is a transposed copy of (placer-channels-last's transposes of
+/// weights and of a model's input): `user` can read that one instead. A
+/// copy nothing reads any more is erased at the end (eraseUnreadCopies).
+Value matchTransposed(Value buffer, Operation *user, ArrayRef<int64_t> perm) {
+  auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+  if (!alloc)
+    return Value();
+  linalg::TransposeOp copy;
+  for (OpOperand &use : alloc->getUses()) {
+    Operation *other = use.getOwner();
+    auto transposeOp = dyn_cast<linalg::TransposeOp>(other);
+    auto reader = dyn_cast<linalg::LinalgOp>(other);
+    if (transposeOp && transposeOp.getInit() == buffer && !copy)
+      copy = transposeOp;
+    else if (!isa<memref::DeallocOp>(other) &&
+             !(reader && reader.isDpsInput(&use)))
+      return Value();
+  }
+  if (!copy || copy.getPermutation() != perm ||
+      copy->getBlock() != user->getBlock() || !copy->isBeforeInBlock(user) ||
+      writtenBetween(copy, user, getRoot(copy.getInput())))
+    return Value();
+  return copy.getInput();
+}
+
+/// Erases the transposed copies that the calls read through: each
+/// linalg.transpose into an allocation that only deallocations use.
+void eraseUnreadCopies(ModuleOp module) {
+  SmallVector<linalg::TransposeOp> copies;
+  module.walk([&](linalg::TransposeOp copy) {
+    if (copy.hasPureBufferSemantics())
+      copies.push_back(copy);
+  });
+  for (linalg::TransposeOp copy : copies) {
+    auto alloc = copy.getInit().getDefiningOp<memref::AllocOp>();
+    if (!alloc || !llvm::all_of(alloc->getUsers(), [&](Operation *user) {
+          return user == copy || isa<memref::DeallocOp>(user);
+        }))
+      continue;
+    copy->erase();
+    for (Operation *dealloc : llvm::make_early_inc_range(alloc->getUsers()))
+      dealloc->erase();
+    alloc->erase();
+  }
+}
+
+/// How a convolution's buffers are laid out: NHWC input (its padding then
+/// on dimensions 1 and 2) or output, passed as NCHW views.
+struct ConvLayout {
+  bool nhwcInput = false, nhwcOutput = false;
+};
+
 /// y (+)= conv(x, w): strides, padding, dilations, groups, tf32; the
 /// padding of x goes to the call when x only pads another buffer, and a
 /// zero-filled y is overwritten rather than accumulated into.
 LogicalResult callConv(OpBuilder &b, linalg::LinalgOp op, Value x, Value w,
-                       Value y, int64_t groups, const Target &target) {
+                       Value y, int64_t groups, const Target &target,
+                       ConvLayout layout = {}) {
   auto strides = op->getAttrOfType<DenseIntElementsAttr>("strides");
   auto dilations = op->getAttrOfType<DenseIntElementsAttr>("dilations");
   if (!x || !w || !y || !isF32(x) || !isF32(w) || !isF32(y) || !strides ||
       !dilations)
     return failure();
   Location loc = op.getLoc();
-  std::optional<Padding> padding = matchPadding(x, op);
+  std::optional<Padding> padding =
+      matchPadding(x, op,
+                   layout.nhwcInput ? std::array<int64_t, 2>{1, 2}
+                                    : std::array<int64_t, 2>{2, 3});
   Operation *zeroFill = findZeroFill(op.getDpsInitOperand(0)->get(), op);
   b.setInsertionPoint(op);
+  Value input = padding ? padding->source : x;
+  if (layout.nhwcInput)
+    input = nchwView(b, loc, input);
+  if (layout.nhwcOutput)
+    y = nchwView(b, loc, y);
   MLIRContext *context = b.getContext();
   Type any4 = getAnyMemRef(context, 4);
   Type i64Type = b.getI64Type(), i32Type = b.getI32Type();
@@ -283,8 +381,8 @@ LogicalResult callConv(OpBuilder &b, linalg::LinalgOp op, Value x, Value w,
   auto type = FunctionType::get(context, types, {});
   func::FuncOp callee =
       declare(op->getParentOfType<ModuleOp>(), target.conv(), type);
-  SmallVector<Value> args = {castToAny(b, loc, padding ? padding->source : x),
-                             castToAny(b, loc, w), castToAny(b, loc, y)};
+  SmallVector<Value> args = {castToAny(b, loc, input), castToAny(b, loc, w),
+                             castToAny(b, loc, y)};
   for (int64_t v : {getElement(strides, 0), getElement(strides, 1),
                     padding ? padding->padH : 0, padding ? padding->padW : 0,
                     getElement(dilations, 0), getElement(dilations, 1), groups})
@@ -301,6 +399,42 @@ LogicalResult callConv(OpBuilder &b, linalg::LinalgOp op, Value x, Value w,
   return success();
 }
 
+/// conv_2d_nhwc_fhwc and conv_2d_nhwgc_gfhwc, as placer-channels-last makes
+/// them: weights transposed from F C KH KW (G F C KH KW), read where they
+/// were; activations NHWC, or the model's input transposed from NCHW, read
+/// where it was.
+LogicalResult rewriteChannelsLastConv(OpBuilder &b, linalg::LinalgOp op,
+                                      const Target &target) {
+  bool grouped = isa<linalg::Conv2DNhwgcGfhwcOp>(op);
+  if (target.gpu || (!grouped && !isa<linalg::Conv2DNhwcFhwcOp>(op)))
+    return failure();
+  Value x = op.getDpsInputOperand(0)->get();
+  Value w = op.getDpsInputOperand(1)->get();
+  Value y = op.getDpsInitOperand(0)->get();
+  Value weights = matchTransposed(w, op,
+                                  grouped ? ArrayRef<int64_t>(kGfchwToGfhwc)
+                                          : ArrayRef<int64_t>(kNchwToNhwc));
+  if (!weights)
+    return failure();
+  ConvLayout layout;
+  layout.nhwcOutput = true;
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  if (grouped) {
+    // N H W G C * G F C KH KW -> N H W G F, as N H W (G C) * (G F) C KH KW.
+    int64_t groups = cast<MemRefType>(w.getType()).getDimSize(0);
+    layout.nhwcInput = true;
+    return callConv(b, op, getUngrouped(b, loc, x, 3),
+                    getUngrouped(b, loc, weights, 0),
+                    getUngrouped(b, loc, y, 3), groups, target, layout);
+  }
+  if (Value input = matchTransposed(x, op, kNchwToNhwc))
+    x = input;
+  else
+    layout.nhwcInput = true;
+  return callConv(b, op, x, weights, y, 1, target, layout);
+}
+
 LogicalResult callPointwiseConv(OpBuilder &b, linalg::LinalgOp op,
                                 const Target &target);
 
@@ -308,6 +442,8 @@ LogicalResult rewriteConv(OpBuilder &b, linalg::LinalgOp op,
                           const Target &target) {
   if (isa<linalg::Conv2DNchwFchwOp>(op) &&
       succeeded(callPointwiseConv(b, op, target)))
+    return success();
+  if (succeeded(rewriteChannelsLastConv(b, op, target)))
     return success();
   if (isa<linalg::Conv2DNchwFchwOp>(op))
     return callConv(b, op, op.getDpsInputOperand(0)->get(),
@@ -578,6 +714,7 @@ void rewriteLibraryOps(ModuleOp module, const Target &target) {
   for (linalg::LinalgOp op : ops)
     if (failed(rewriteConv(b, op, target)))
       (void)rewriteProduct(b, op, target);
+  eraseUnreadCopies(module);
 }
 
 struct GpuLibraryCallsPass

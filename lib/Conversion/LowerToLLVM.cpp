@@ -10,6 +10,7 @@
 #include "placer/Conversion/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -64,6 +65,11 @@ llvm::Error
 placer::buildLowerToLLVMPipeline(OpPassManager &pm,
                                  const LowerDistToMPIOptions &transfers,
                                  bool parallelLoops, bool libraryCalls) {
+  // oneDNN's convolutions run on NHWC activations without reorders.
+  if (libraryCalls) {
+    pm.addNestedPass<func::FuncOp>(createChannelsLast());
+    pm.addPass(createCanonicalizerPass());
+  }
   TileAndVectorizeOptions tiling;
   tiling.libraryCalls = libraryCalls;
   pm.addNestedPass<func::FuncOp>(createTileAndVectorize(tiling));
@@ -73,8 +79,12 @@ placer::buildLowerToLLVMPipeline(OpPassManager &pm,
     return error;
   // On the bufferized code: the library pads, overwrites and reads views
   // in place of the copies and fills the code has around each op.
-  if (libraryCalls)
+  if (libraryCalls) {
+    if (llvm::Error error =
+            addTextualPipeline(pm, "convert-bufferization-to-memref"))
+      return error;
     pm.addPass(createCpuLibraryCalls());
+  }
   pm.addPass(createLowerDistToMPI(transfers));
   if (llvm::Error error =
           addTextualPipeline(pm, "func.func(convert-linalg-to-loops)"))

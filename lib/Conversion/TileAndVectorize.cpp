@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "placer/Conversion/Buffers.h"
 #include "placer/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -216,6 +217,10 @@ struct TileAndVectorizePass
     func.walk([&](scf::ForOp loop) {
       hoistLoopInvariantSubsets(rewriter, cast<LoopLikeOpInterface>(*loop));
     });
+    // The library overwrites a zero-filled output rather than adding to a
+    // copy of shared zeros.
+    if (libraryCalls)
+      placer::giveFillsOwnBuffers(rewriter, func);
   }
 
   /// Loops over batch items, each item's op then tiled like any static one:

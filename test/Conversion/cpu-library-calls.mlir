@@ -129,4 +129,90 @@ func.func @f64(%a: memref<4x6xf64>, %b: memref<6x5xf64>, %c: memref<4x5xf64>) {
   return
 }
 
+
+// Channels-last convolutions (placer-channels-last's): the NHWC buffers go
+// to the call as N C H W views of themselves (memref.transpose), which
+// oneDNN reads as NHWC; a weight's transposed copy is read where it came
+// from (a model weight: constant_weights = 1) and the copy goes; the zero
+// padding of an NHWC input (margins on dimensions 1 and 2) goes to the
+// call.
+// CHECK-LABEL: func.func @nhwc_padded
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: memref.copy
+// CHECK: %[[NX:.*]] = memref.transpose %arg0 (d0, d1, d2, d3) -> (d0, d3, d1, d2) : memref<1x6x6x4xf32> to memref<1x4x6x6xf32, strided<[144, 1, 24, 4]>>
+// CHECK: %[[NY:.*]] = memref.transpose %arg2 (d0, d1, d2, d3) -> (d0, d3, d1, d2) : memref<1x6x6x8xf32> to memref<1x8x6x6xf32, strided<[288, 1, 48, 8]>>
+// CHECK: %[[CX:.*]] = memref.cast %[[NX]]
+// CHECK: %[[CW:.*]] = memref.cast %arg1 : memref<8x4x3x3xf32>
+// CHECK: %[[CY:.*]] = memref.cast %[[NY]]
+// CHECK: call @placer_cpu_conv2d_f32(%[[CX]], %[[CW]], %[[CY]], %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c0_i32, %c1_i32)
+// CHECK-NEXT: return
+func.func @nhwc_padded(%x: memref<1x6x6x4xf32>, %w: memref<8x4x3x3xf32> {placer.constant}, %y: memref<1x6x6x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x8x8x4xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x8x8x4xf32>)
+  %centre = memref.subview %p[0, 1, 1, 0] [1, 6, 6, 4] [1, 1, 1, 1] : memref<1x8x8x4xf32> to memref<1x6x6x4xf32, strided<[256, 32, 4, 1], offset: 36>>
+  memref.copy %x, %centre : memref<1x6x6x4xf32> to memref<1x6x6x4xf32, strided<[256, 32, 4, 1], offset: 36>>
+  %wt = memref.alloc() : memref<8x3x3x4xf32>
+  linalg.transpose ins(%w : memref<8x4x3x3xf32>) outs(%wt : memref<8x3x3x4xf32>) permutation = [0, 2, 3, 1]
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x6x6x8xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %wt : memref<1x8x8x4xf32>, memref<8x3x3x4xf32>) outs(%y : memref<1x6x6x8xf32>)
+  memref.dealloc %wt : memref<8x3x3x4xf32>
+  memref.dealloc %p : memref<1x8x8x4xf32>
+  return
+}
+
+// The model's input transposed to NHWC is read as it was (NCHW: oneDNN
+// reorders it); a weight copy that two convolutions read is read through
+// by both, and goes once neither reads it.
+// CHECK-LABEL: func.func @nhwc_shared_weight
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[IN:.*]] = memref.cast %arg0 : memref<1x3x5x5xf32>
+// CHECK: call @placer_cpu_conv2d_f32(%[[IN]], %{{.*}}, %{{.*}}, %c1_i64, %c1_i64, %c0_i64, %c0_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i32, %c0_i32)
+// CHECK: call @placer_cpu_conv2d_f32(
+// CHECK-NOT: memref.alloc
+// CHECK: return
+func.func @nhwc_shared_weight(%x: memref<1x3x5x5xf32>, %w: memref<2x3x1x1xf32>, %y: memref<1x5x5x2xf32>, %z: memref<1x5x5x2xf32>) {
+  %xt = memref.alloc() : memref<1x5x5x3xf32>
+  linalg.transpose ins(%x : memref<1x3x5x5xf32>) outs(%xt : memref<1x5x5x3xf32>) permutation = [0, 2, 3, 1]
+  %wt = memref.alloc() : memref<2x1x1x3xf32>
+  linalg.transpose ins(%w : memref<2x3x1x1xf32>) outs(%wt : memref<2x1x1x3xf32>) permutation = [0, 2, 3, 1]
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%xt, %wt : memref<1x5x5x3xf32>, memref<2x1x1x3xf32>) outs(%y : memref<1x5x5x2xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%xt, %wt : memref<1x5x5x3xf32>, memref<2x1x1x3xf32>) outs(%z : memref<1x5x5x2xf32>)
+  memref.dealloc %wt : memref<2x1x1x3xf32>
+  memref.dealloc %xt : memref<1x5x5x3xf32>
+  return
+}
+
+// A channels-last depthwise convolution: N H W (G C) and (G F) C KH KW
+// from the group views, 8 groups.
+// CHECK-LABEL: func.func @nhwc_depthwise
+// CHECK: %[[DX:.*]] = memref.transpose %arg0 (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK: %[[DY:.*]] = memref.transpose %arg2 (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK: %[[DWC:.*]] = memref.cast %arg1 : memref<8x1x3x3xf32>
+// CHECK: call @placer_cpu_conv2d_f32(%{{.*}}, %[[DWC]], %{{.*}}, %c1_i64, %c1_i64, %c0_i64, %c0_i64, %c1_i64, %c1_i64, %c8_i64, %c1_i32, %c1_i32)
+func.func @nhwc_depthwise(%x: memref<1x6x6x8xf32>, %w: memref<8x1x3x3xf32> {placer.constant}, %y: memref<1x4x4x8xf32>) {
+  %xg = memref.expand_shape %x [[0], [1], [2], [3, 4]] output_shape [1, 6, 6, 8, 1] : memref<1x6x6x8xf32> into memref<1x6x6x8x1xf32>
+  %wg = memref.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [8, 1, 1, 3, 3] : memref<8x1x3x3xf32> into memref<8x1x1x3x3xf32>
+  %wt = memref.alloc() : memref<8x1x3x3x1xf32>
+  linalg.transpose ins(%wg : memref<8x1x1x3x3xf32>) outs(%wt : memref<8x1x3x3x1xf32>) permutation = [0, 1, 3, 4, 2]
+  %yg = memref.expand_shape %y [[0], [1], [2], [3, 4]] output_shape [1, 4, 4, 8, 1] : memref<1x4x4x8xf32> into memref<1x4x4x8x1xf32>
+  linalg.conv_2d_nhwgc_gfhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%xg, %wt : memref<1x6x6x8x1xf32>, memref<8x1x3x3x1xf32>) outs(%yg : memref<1x4x4x8x1xf32>)
+  memref.dealloc %wt : memref<8x1x3x3x1xf32>
+  return
+}
+
+// Weights that are no transposed copy stay a linalg op (loops).
+// CHECK-LABEL: func.func @nhwc_plain_weights
+// CHECK-NOT: call
+// CHECK: linalg.conv_2d_nhwc_fhwc
+func.func @nhwc_plain_weights(%x: memref<1x5x5x3xf32>, %w: memref<2x1x1x3xf32>, %y: memref<1x5x5x2xf32>) {
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x5x5x3xf32>, memref<2x1x1x3xf32>) outs(%y : memref<1x5x5x2xf32>)
+  return
+}
+
 // CHECK-LABEL: func.func private @placer_cpu_conv2d_f32(memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, i64, i64, i64, i64, i64, i64, i64, i32, i32) attributes {llvm.emit_c_interface}

@@ -76,12 +76,14 @@ def TileAndVectorize : Pass<"placer-tile-and-vectorize", "::mlir::func::FuncOp">
     Option<"libraryCalls", "library-calls", "bool", /*default=*/"false",
            "Leave static f32 convolutions and the products the library "
            "calls take (placer::isLibraryContraction) to "
-           "placer-cpu-library-calls">,
+           "placer-cpu-library-calls, and give each zero-filled output a "
+           "buffer of its own">,
   ];
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
     "::mlir::tensor::TensorDialect",
+    "::mlir::bufferization::BufferizationDialect",
   ];
 }
 
@@ -186,6 +188,28 @@ def GpuLibraryCalls : Pass<"placer-gpu-library-calls", "::mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::arith::ArithDialect",
     "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def ChannelsLast : Pass<"placer-channels-last", "::mlir::func::FuncOp"> {
+  let summary = "Convolutions on channels-last (NHWC) tensors";
+  let description = [{
+    On tensors: every static f32 `linalg.conv_2d_nchw_fchw` becomes a
+    `linalg.conv_2d_nhwc_fhwc` between `linalg.transpose`s (input and init
+    to NHWC, weights to FHWC, result back to NCHW), and every grouped
+    `linalg.conv_2d_ngchw_gfchw` a `linalg.conv_2d_nhwgc_gfhwc` likewise.
+    Transposes then move towards their consumers through elementwise
+    `linalg.generic`s (whose full-rank inputs are transposed alike; broadcast
+    inputs read through the permutation), constant `tensor.pad`s and
+    reshapes, and fold where they meet their inverse, so that activations
+    stay NHWC from convolution to convolution. A transpose stays before an
+    op that needs NCHW (pooling, reductions, reshapes that mix the channel
+    dimension). oneDNN runs NHWC convolutions without reorders
+    (placer-cpu-library-calls).
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::bufferization::BufferizationDialect",
   ];
 }
 

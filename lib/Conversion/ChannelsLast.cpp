@@ -1,0 +1,309 @@
+//===- ChannelsLast.cpp - Convolutions on NHWC tensors --------------------===//
+//
+// oneDNN's fast convolution kernels take channels-last (NHWC) activations;
+// on NCHW they fall back to im2col, and a reorder around each call costs
+// more than a depthwise convolution itself (docs/Execution.md, "Fast
+// code"). So each NCHW convolution becomes an NHWC one between transposes,
+//
+//   conv_nchw(x, w)  ->  T_nchw(conv_nhwc(T_nhwc(x), T_fhwc(w)))
+//
+// and transposes move towards their consumers through what does not care
+// about the layout (elementwise ops, zero padding, reshapes of the channel
+// dimension) until one meets its inverse and both fold away (upstream's
+// transpose canonicalization). What remains is a transpose before an op
+// that does care (pooling, a reduction, a flatten), and a weight's, which
+// placer-cpu-library-calls reads through without copying.
+//
+//===----------------------------------------------------------------------===//
+
+#include "placer/Conversion/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace placer {
+#define GEN_PASS_DEF_CHANNELSLAST
+#include "placer/Conversion/Passes.h.inc"
+} // namespace placer
+
+using namespace mlir;
+
+namespace {
+
+// linalg.transpose permutations: result dimension i is input dimension
+// perm[i].
+constexpr int64_t kNchwToNhwc[] = {0, 2, 3, 1}; // also FCHW -> FHWC
+constexpr int64_t kNhwcToNchw[] = {0, 3, 1, 2};
+// N G C H W <-> N H W G C (its own inverse).
+constexpr int64_t kGroupedSwap[] = {0, 3, 4, 1, 2};
+constexpr int64_t kGfchwToGfhwc[] = {0, 1, 3, 4, 2};
+
+/// A transpose into a buffer of its own: an alloc_tensor, which CSE does
+/// not merge (equal tensor.empty ops merged would let bufferization write
+/// two weights' transposes into one buffer, and placer-cpu-library-calls
+/// could not read through either).
+Value transpose(PatternRewriter &rewriter, Location loc, Value value,
+                ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t d : perm)
+    shape.push_back(type.getDimSize(d));
+  Value init = bufferization::AllocTensorOp::create(
+      rewriter, loc, RankedTensorType::get(shape, type.getElementType()),
+      ValueRange());
+  return linalg::TransposeOp::create(rewriter, loc, value, init, perm)
+      ->getResult(0);
+}
+
+bool isStaticF32Tensor(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && type.hasStaticShape() && type.getElementType().isF32();
+}
+
+/// conv_2d_nchw_fchw -> transposes around conv_2d_nhwc_fhwc, and the
+/// grouped conv_2d_ngchw_gfchw -> conv_2d_nhwgc_gfhwc likewise.
+template <typename From, typename To>
+struct ConvolutionToChannelsLast : OpRewritePattern<From> {
+  ConvolutionToChannelsLast(MLIRContext *context, ArrayRef<int64_t> toLast,
+                            ArrayRef<int64_t> toFirst,
+                            ArrayRef<int64_t> weights)
+      : OpRewritePattern<From>(context), toLast(toLast), toFirst(toFirst),
+        weights(weights) {}
+
+  LogicalResult matchAndRewrite(From conv,
+                                PatternRewriter &rewriter) const override {
+    if (!conv.hasPureTensorSemantics() ||
+        !llvm::all_of(conv->getOperands(), isStaticF32Tensor))
+      return rewriter.notifyMatchFailure(conv, "not static f32 tensors");
+    Location loc = conv.getLoc();
+    Value x = transpose(rewriter, loc, conv.getInputs()[0], toLast);
+    Value w = transpose(rewriter, loc, conv.getInputs()[1], weights);
+    Value init = transpose(rewriter, loc, conv.getOutputs()[0], toLast);
+    auto last = To::create(rewriter, loc, TypeRange{init.getType()},
+                           ValueRange{x, w}, ValueRange{init},
+                           conv.getStrides(), conv.getDilations());
+    rewriter.replaceOp(conv,
+                       transpose(rewriter, loc, last->getResult(0), toFirst));
+    return success();
+  }
+
+  SmallVector<int64_t> toLast, toFirst, weights;
+};
+
+/// generic(T(a), b...) -> T(generic'(a, b...)) for an elementwise op whose
+/// full-rank inputs are all transposed the same way: the op runs in the
+/// layout of a, its other (broadcast) inputs read through the permutation.
+struct TransposeThroughElementwise : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+        op.getNumParallelLoops() != op.getNumLoops() ||
+        !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
+        !op.getMatchingBlockArgument(op.getDpsInitOperand(0)).use_empty() ||
+        op.hasIndexSemantics())
+      return rewriter.notifyMatchFailure(op, "not elementwise");
+    std::optional<ArrayRef<int64_t>> perm;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      if (!op.getMatchingIndexingMap(input).isIdentity())
+        continue;
+      auto transposeOp = input->get().getDefiningOp<linalg::TransposeOp>();
+      if (!transposeOp || (perm && *perm != transposeOp.getPermutation()))
+        return rewriter.notifyMatchFailure(op, "an input in another layout");
+      perm = transposeOp.getPermutation();
+    }
+    if (!perm)
+      return rewriter.notifyMatchFailure(op, "no transposed input");
+    // Loop i of the op is loop perm[i] of the new one.
+    SmallVector<unsigned> permutation(perm->begin(), perm->end());
+    AffineMap fromNew =
+        AffineMap::getPermutationMap(permutation, op.getContext());
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      if (map.isIdentity()) {
+        inputs.push_back(
+            input->get().getDefiningOp<linalg::TransposeOp>().getInput());
+        maps.push_back(map);
+      } else {
+        inputs.push_back(input->get());
+        maps.push_back(map.compose(fromNew));
+      }
+    }
+    maps.push_back(rewriter.getMultiDimIdentityMap(op.getNumLoops()));
+    auto resultType = cast<RankedTensorType>(op.getResultTypes()[0]);
+    SmallVector<int64_t> shape(resultType.getRank());
+    for (auto [i, d] : llvm::enumerate(*perm))
+      shape[d] = resultType.getDimSize(i);
+    Location loc = op.getLoc();
+    Value init = tensor::EmptyOp::create(rewriter, loc, shape,
+                                         resultType.getElementType());
+    auto moved = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{init.getType()}, inputs, ValueRange{init},
+        maps, op.getIteratorTypesArray());
+    rewriter.inlineRegionBefore(op.getRegion(), moved.getRegion(),
+                                moved.getRegion().begin());
+    rewriter.replaceOp(op, transpose(rewriter, loc, moved->getResult(0), *perm));
+    return success();
+  }
+};
+
+/// pad(T(a)) -> T(pad'(a)) for a constant padding value.
+struct TransposeThroughPad : OpRewritePattern<tensor::PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::PadOp pad,
+                                PatternRewriter &rewriter) const override {
+    auto transposeOp = pad.getSource().getDefiningOp<linalg::TransposeOp>();
+    Value value = pad.getConstantPaddingValue();
+    if (!transposeOp || !value)
+      return rewriter.notifyMatchFailure(pad, "no transposed source");
+    ArrayRef<int64_t> perm = transposeOp.getPermutation();
+    SmallVector<OpFoldResult> low(perm.size()), high(perm.size());
+    for (auto [i, d] : llvm::enumerate(perm)) {
+      low[d] = pad.getMixedLowPad()[i];
+      high[d] = pad.getMixedHighPad()[i];
+    }
+    Location loc = pad.getLoc();
+    Value moved = tensor::PadOp::create(rewriter, loc, Type(),
+                                        transposeOp.getInput(), low, high,
+                                        value, pad.getNofold());
+    rewriter.replaceOp(pad, transpose(rewriter, loc, moved, perm));
+    return success();
+  }
+};
+
+/// The groups of a reshape of T(a) as a reshape of a: for each dimension
+/// of a, in order, the dimensions of the reshape's group it is.
+/// expand(T(a)) -> T'(expand'(a)), and collapse(T(a)) -> T'(collapse'(a))
+/// where each collapsed group is consecutive in a.
+struct MovedReshape {
+  SmallVector<ReassociationIndices> groups;
+  SmallVector<int64_t> shape, perm;
+};
+
+/// `groups` maps dimensions `d` of T(a) (the collapsed side) to those of
+/// the expanded side; `expanded` is that side's shape. Reorders the groups
+/// into a's order and gives the permutation of the expanded side.
+MovedReshape moveGroups(ArrayRef<ReassociationIndices> groups,
+                        ArrayRef<int64_t> perm, ArrayRef<int64_t> expanded) {
+  // Group j of T(a) is dimension perm[j] of a.
+  SmallVector<unsigned> order(groups.size());
+  for (auto [j, d] : llvm::enumerate(perm))
+    order[d] = j;
+  MovedReshape moved;
+  SmallVector<int64_t> start(groups.size());
+  int64_t next = 0;
+  for (unsigned j : order) {
+    start[j] = next;
+    ReassociationIndices group;
+    for (int64_t e : groups[j]) {
+      group.push_back(next++);
+      moved.shape.push_back(expanded[e]);
+    }
+    moved.groups.push_back(group);
+  }
+  for (auto [j, group] : llvm::enumerate(groups))
+    for (size_t t = 0; t < group.size(); ++t)
+      moved.perm.push_back(start[j] + t);
+  return moved;
+}
+
+struct TransposeThroughExpand : OpRewritePattern<tensor::ExpandShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExpandShapeOp expand,
+                                PatternRewriter &rewriter) const override {
+    auto transposeOp = expand.getSrc().getDefiningOp<linalg::TransposeOp>();
+    if (!transposeOp || !expand.getResultType().hasStaticShape())
+      return rewriter.notifyMatchFailure(expand, "no transposed source");
+    MovedReshape moved =
+        moveGroups(expand.getReassociationIndices(),
+                   transposeOp.getPermutation(),
+                   expand.getResultType().getShape());
+    Location loc = expand.getLoc();
+    Value reshaped = tensor::ExpandShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get(moved.shape,
+                              expand.getResultType().getElementType()),
+        transposeOp.getInput(), moved.groups);
+    rewriter.replaceOp(expand,
+                       transpose(rewriter, loc, reshaped, moved.perm));
+    return success();
+  }
+};
+
+struct TransposeThroughCollapse : OpRewritePattern<tensor::CollapseShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::CollapseShapeOp collapse,
+                                PatternRewriter &rewriter) const override {
+    auto transposeOp = collapse.getSrc().getDefiningOp<linalg::TransposeOp>();
+    if (!transposeOp || !collapse.getSrcType().hasStaticShape())
+      return rewriter.notifyMatchFailure(collapse, "no transposed source");
+    ArrayRef<int64_t> perm = transposeOp.getPermutation();
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
+    // A collapsed group must be consecutive dimensions of a, in order; as
+    // a's dimension, group j is then the first of them.
+    SmallVector<int64_t> groupPerm;
+    for (const ReassociationIndices &group : groups) {
+      for (size_t t = 1; t < group.size(); ++t)
+        if (perm[group[t]] != perm[group[0]] + static_cast<int64_t>(t))
+          return rewriter.notifyMatchFailure(collapse, "group not adjacent");
+      groupPerm.push_back(perm[group[0]]);
+    }
+    // Number the groups in a's order.
+    SmallVector<int64_t> rank(groupPerm.size());
+    for (size_t j = 0; j < groupPerm.size(); ++j)
+      rank[j] = llvm::count_if(groupPerm,
+                               [&](int64_t d) { return d < groupPerm[j]; });
+    SmallVector<ReassociationIndices> moved(groups.size());
+    SmallVector<int64_t> shape(groups.size());
+    ArrayRef<int64_t> source = transposeOp.getInput().getType().getShape();
+    for (size_t j = 0; j < groups.size(); ++j) {
+      int64_t size = 1;
+      for (size_t t = 0; t < groups[j].size(); ++t) {
+        moved[rank[j]].push_back(groupPerm[j] + t);
+        size *= source[groupPerm[j] + t];
+      }
+      shape[rank[j]] = size;
+    }
+    Location loc = collapse.getLoc();
+    Value reshaped = tensor::CollapseShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get(shape, collapse.getResultType().getElementType()),
+        transposeOp.getInput(), moved);
+    rewriter.replaceOp(collapse, transpose(rewriter, loc, reshaped, rank));
+    return success();
+  }
+};
+
+struct ChannelsLastPass : placer::impl::ChannelsLastBase<ChannelsLastPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    patterns.add<ConvolutionToChannelsLast<linalg::Conv2DNchwFchwOp,
+                                           linalg::Conv2DNhwcFhwcOp>>(
+        context, kNchwToNhwc, kNhwcToNchw, kNchwToNhwc);
+    patterns.add<ConvolutionToChannelsLast<linalg::Conv2DNgchwGfchwOp,
+                                           linalg::Conv2DNhwgcGfhwcOp>>(
+        context, kGroupedSwap, kGroupedSwap, kGfchwToGfhwc);
+    patterns.add<TransposeThroughElementwise, TransposeThroughPad,
+                 TransposeThroughExpand, TransposeThroughCollapse>(context);
+    // Inverse transposes fold, and so does a transposed fill.
+    linalg::TransposeOp::getCanonicalizationPatterns(patterns, context);
+    linalg::FillOp::getCanonicalizationPatterns(patterns, context);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
