@@ -64,7 +64,8 @@ bool isStaticF32Tensor(Value value) {
 }
 
 /// conv_2d_nchw_fchw -> transposes around conv_2d_nhwc_fhwc, and the
-/// grouped conv_2d_ngchw_gfchw -> conv_2d_nhwgc_gfhwc likewise.
+/// grouped conv_2d_ngchw_gfchw -> conv_2d_nhwgc_gfhwc likewise; pooling
+/// the same way, its window (a shape only) as it is (`weights` empty).
 template <typename From, typename To>
 struct ConvolutionToChannelsLast : OpRewritePattern<From> {
   ConvolutionToChannelsLast(MLIRContext *context, ArrayRef<int64_t> toLast,
@@ -80,7 +81,9 @@ struct ConvolutionToChannelsLast : OpRewritePattern<From> {
       return rewriter.notifyMatchFailure(conv, "not static f32 tensors");
     Location loc = conv.getLoc();
     Value x = transpose(rewriter, loc, conv.getInputs()[0], toLast);
-    Value w = transpose(rewriter, loc, conv.getInputs()[1], weights);
+    Value w = conv.getInputs()[1];
+    if (!weights.empty())
+      w = transpose(rewriter, loc, w, weights);
     Value init = transpose(rewriter, loc, conv.getOutputs()[0], toLast);
     auto last = To::create(rewriter, loc, TypeRange{init.getType()},
                            ValueRange{x, w}, ValueRange{init},
@@ -149,6 +152,50 @@ struct TransposeThroughElementwise : OpRewritePattern<linalg::GenericOp> {
     rewriter.inlineRegionBefore(op.getRegion(), moved.getRegion(),
                                 moved.getRegion().begin());
     rewriter.replaceOp(op, transpose(rewriter, loc, moved->getResult(0), *perm));
+    return success();
+  }
+};
+
+/// insert_slice(T(a), T(b) or empty) -> T(insert_slice'(a, b)): a
+/// concatenation (DenseNet's, Inception's) of transposed tensors.
+struct TransposeThroughInsertSlice : OpRewritePattern<tensor::InsertSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::InsertSliceOp insert,
+                                PatternRewriter &rewriter) const override {
+    auto source = insert.getSource().getDefiningOp<linalg::TransposeOp>();
+    if (!source ||
+        insert.getSourceType().getRank() != insert.getType().getRank())
+      return rewriter.notifyMatchFailure(insert, "no transposed source");
+    ArrayRef<int64_t> perm = source.getPermutation();
+    Location loc = insert.getLoc();
+    Value dest;
+    if (auto destTranspose =
+            insert.getDest().getDefiningOp<linalg::TransposeOp>();
+        destTranspose && destTranspose.getPermutation() == perm) {
+      dest = destTranspose.getInput();
+    } else if (auto empty = insert.getDest().getDefiningOp<tensor::EmptyOp>();
+               empty && insert.getType().hasStaticShape()) {
+      SmallVector<int64_t> shape(perm.size());
+      for (auto [i, d] : llvm::enumerate(perm))
+        shape[d] = insert.getType().getDimSize(i);
+      dest = tensor::EmptyOp::create(rewriter, loc, shape,
+                                     insert.getType().getElementType());
+    } else {
+      return rewriter.notifyMatchFailure(insert,
+                                         "destination in another layout");
+    }
+    auto permuted = [&](SmallVector<OpFoldResult> values) {
+      SmallVector<OpFoldResult> result(values.size());
+      for (auto [i, d] : llvm::enumerate(perm))
+        result[d] = values[i];
+      return result;
+    };
+    Value moved = tensor::InsertSliceOp::create(
+        rewriter, loc, source.getInput(), dest,
+        permuted(insert.getMixedOffsets()), permuted(insert.getMixedSizes()),
+        permuted(insert.getMixedStrides()));
+    rewriter.replaceOp(insert, transpose(rewriter, loc, moved, perm));
     return success();
   }
 };
@@ -296,8 +343,15 @@ struct ChannelsLastPass : placer::impl::ChannelsLastBase<ChannelsLastPass> {
     patterns.add<ConvolutionToChannelsLast<linalg::Conv2DNgchwGfchwOp,
                                            linalg::Conv2DNhwgcGfhwcOp>>(
         context, kGroupedSwap, kGroupedSwap, kGfchwToGfhwc);
+    patterns.add<ConvolutionToChannelsLast<linalg::PoolingNchwMaxOp,
+                                           linalg::PoolingNhwcMaxOp>>(
+        context, kNchwToNhwc, kNhwcToNchw, ArrayRef<int64_t>());
+    patterns.add<ConvolutionToChannelsLast<linalg::PoolingNchwSumOp,
+                                           linalg::PoolingNhwcSumOp>>(
+        context, kNchwToNhwc, kNhwcToNchw, ArrayRef<int64_t>());
     patterns.add<TransposeThroughElementwise, TransposeThroughPad,
-                 TransposeThroughExpand, TransposeThroughCollapse>(context);
+                 TransposeThroughExpand, TransposeThroughCollapse,
+                 TransposeThroughInsertSlice>(context);
     // Inverse transposes fold, and so does a transposed fill.
     linalg::TransposeOp::getCanonicalizationPatterns(patterns, context);
     linalg::FillOp::getCanonicalizationPatterns(patterns, context);

@@ -69,6 +69,7 @@ placer::buildLowerToLLVMPipeline(OpPassManager &pm,
   if (libraryCalls) {
     pm.addNestedPass<func::FuncOp>(createChannelsLast());
     pm.addPass(createCanonicalizerPass());
+    pm.addNestedPass<func::FuncOp>(createFuseElementwise());
   }
   TileAndVectorizeOptions tiling;
   tiling.libraryCalls = libraryCalls;

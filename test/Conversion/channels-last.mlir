@@ -106,3 +106,33 @@ func.func @untouched(%x: tensor<1x3x4x4xf64>, %w: tensor<2x3x1x1xf64>, %o: tenso
   %b = linalg.conv_2d_nchw_fchw ins(%xd, %wd : tensor<?x3x4x4xf32>, tensor<2x3x1x1xf32>) outs(%od : tensor<?x2x4x4xf32>) -> tensor<?x2x4x4xf32>
   return %a, %b : tensor<1x2x4x4xf64>, tensor<?x2x4x4xf32>
 }
+
+// Max pooling runs NHWC like a convolution (its window as it is), and a
+// concatenation (insert_slice of transposed tensors into an empty one)
+// moves its transposes out: conv -> pool -> concat with another conv's
+// output stays NHWC, offsets along the channel dimension now 3.
+// CHECK-LABEL: func.func @pool_concat
+// CHECK: %[[A:.*]] = linalg.conv_2d_nhwc_fhwc
+// CHECK: %[[P:.*]] = linalg.pooling_nhwc_max {{.*}} ins(%[[A]], %{{.*}} : tensor<1x4x4x2xf32>, tensor<2x2xf32>) outs(%{{.*}} : tensor<1x2x2x2xf32>)
+// CHECK: %[[B:.*]] = linalg.conv_2d_nhwc_fhwc
+// CHECK: %[[I1:.*]] = tensor.insert_slice %[[P]] into %{{.*}}[0, 0, 0, 0] [1, 2, 2, 2] [1, 1, 1, 1] : tensor<1x2x2x2xf32> into tensor<1x2x2x4xf32>
+// CHECK: %[[I2:.*]] = tensor.insert_slice %[[B]] into %[[I1]][0, 0, 0, 2] [1, 2, 2, 2] [1, 1, 1, 1] : tensor<1x2x2x2xf32> into tensor<1x2x2x4xf32>
+// CHECK: linalg.transpose ins(%[[I2]] : tensor<1x2x2x4xf32>) outs(%{{.*}} : tensor<1x4x2x2xf32>) permutation = [0, 3, 1, 2]
+func.func @pool_concat(%x: tensor<1x3x4x4xf32>, %w: tensor<2x3x1x1xf32>, %x2: tensor<1x3x2x2xf32>) -> tensor<1x4x2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant -3.4e38 : f32
+  %e = tensor.empty() : tensor<1x2x4x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %a = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x3x4x4xf32>, tensor<2x3x1x1xf32>) outs(%f : tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %window = tensor.empty() : tensor<2x2xf32>
+  %pe = tensor.empty() : tensor<1x2x2x2xf32>
+  %pf = linalg.fill ins(%ninf : f32) outs(%pe : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %p = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%a, %window : tensor<1x2x4x4xf32>, tensor<2x2xf32>) outs(%pf : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %be = tensor.empty() : tensor<1x2x2x2xf32>
+  %bf = linalg.fill ins(%zero : f32) outs(%be : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %b = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x2, %w : tensor<1x3x2x2xf32>, tensor<2x3x1x1xf32>) outs(%bf : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %cat = tensor.empty() : tensor<1x4x2x2xf32>
+  %i1 = tensor.insert_slice %p into %cat[0, 0, 0, 0] [1, 2, 2, 2] [1, 1, 1, 1] : tensor<1x2x2x2xf32> into tensor<1x4x2x2xf32>
+  %i2 = tensor.insert_slice %b into %i1[0, 2, 0, 0] [1, 2, 2, 2] [1, 1, 1, 1] : tensor<1x2x2x2xf32> into tensor<1x4x2x2xf32>
+  return %i2 : tensor<1x4x2x2xf32>
+}
