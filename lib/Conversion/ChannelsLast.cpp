@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "placer/Conversion/Layouts.h"
 #include "placer/Conversion/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -33,13 +34,7 @@ using namespace mlir;
 
 namespace {
 
-// linalg.transpose permutations: result dimension i is input dimension
-// perm[i].
-constexpr int64_t kNchwToNhwc[] = {0, 2, 3, 1}; // also FCHW -> FHWC
-constexpr int64_t kNhwcToNchw[] = {0, 3, 1, 2};
-// N G C H W <-> N H W G C (its own inverse).
-constexpr int64_t kGroupedSwap[] = {0, 3, 4, 1, 2};
-constexpr int64_t kGfchwToGfhwc[] = {0, 1, 3, 4, 2};
+using namespace placer::layouts;
 
 /// A transpose into a buffer of its own: an alloc_tensor, which CSE does
 /// not merge (equal tensor.empty ops merged would let bufferization write

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "placer/Conversion/Layouts.h"
 #include "placer/Conversion/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -282,11 +283,8 @@ Operation *findZeroFill(Value y, Operation *conv) {
 
 /// The calls take N C H W (and F C KH KW) descriptors with any strides; a
 /// channels-last buffer is passed as such a view of itself, which oneDNN
-/// recognizes as NHWC (no reorder). memref.transpose permutations: result
-/// dimension i is source dimension perm[i].
-constexpr int64_t kNhwcToNchw[] = {0, 3, 1, 2};
-constexpr int64_t kNchwToNhwc[] = {0, 2, 3, 1};
-constexpr int64_t kGfchwToGfhwc[] = {0, 1, 3, 4, 2};
+/// recognizes as NHWC (no reorder).
+using namespace placer::layouts;
 
 Value nchwView(OpBuilder &b, Location loc, Value nhwc) {
   SmallVector<unsigned> perm(std::begin(kNhwcToNchw), std::end(kNhwcToNchw));

@@ -73,6 +73,7 @@ placer::buildLowerToLLVMPipeline(OpPassManager &pm,
   }
   TileAndVectorizeOptions tiling;
   tiling.libraryCalls = libraryCalls;
+  tiling.parallelElementwise = parallelLoops;
   pm.addNestedPass<func::FuncOp>(createTileAndVectorize(tiling));
   pm.addNestedPass<func::FuncOp>(
       createApproximateMath(ApproximateMathOptions{{"tanh", "erf"}}));

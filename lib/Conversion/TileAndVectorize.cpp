@@ -217,10 +217,53 @@ struct TileAndVectorizePass
     func.walk([&](scf::ForOp loop) {
       hoistLoopInvariantSubsets(rewriter, cast<LoopLikeOpInterface>(*loop));
     });
+    if (parallelElementwise && failed(splitOverThreads(rewriter, func)))
+      return signalPassFailure();
     // The library overwrites a zero-filled output rather than adding to a
     // copy of shared zeros.
     if (libraryCalls)
       placer::giveFillsOwnBuffers(rewriter, func);
+  }
+
+  /// Elementwise ops and pooling as an scf.forall over their two outermost
+  /// loops (images and rows), so that they run on the threads too: with
+  /// the convolutions in oneDNN on every thread, these ops were what stayed
+  /// serial. Ops under 16K elements of output, or inside another parallel
+  /// loop, stay as they are; so do reductions (a product split by rows
+  /// would be a library call per row).
+  LogicalResult splitOverThreads(IRRewriter &rewriter, func::FuncOp func) {
+    SmallVector<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> split;
+    func.walk([&](linalg::LinalgOp op) {
+      bool pooling =
+          isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp,
+              linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(op);
+      if (!(pooling || (isa<linalg::GenericOp>(op) &&
+                        op.getNumParallelLoops() == op.getNumLoops())) ||
+          !op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
+          !hasStaticNonEmptyLoops(op) || op->getParentOfType<scf::ForallOp>())
+        return;
+      auto type = cast<ShapedType>(op->getResult(0).getType());
+      if (type.getRank() < 2 || type.getNumElements() < 16384)
+        return;
+      // The innermost output dimension stays whole (vector code); pooling's
+      // outer loops are (image, channel or row), parallel.
+      SmallVector<int64_t> tiles(op.getNumLoops(), 0);
+      for (int64_t d = 0; d < std::min<int64_t>(2, type.getRank() - 1); ++d)
+        tiles[d] = 1;
+      split.emplace_back(op, tiles);
+    });
+    for (auto &[op, tiles] : split) {
+      scf::SCFTilingOptions options;
+      options.setTileSizes(getAsIndexOpFoldResult(&getContext(), tiles));
+      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+      rewriter.setInsertionPoint(op);
+      FailureOr<scf::SCFTilingResult> tiled =
+          scf::tileUsingSCF(rewriter, cast<TilingInterface>(*op), options);
+      if (failed(tiled))
+        return op->emitError("placer: cannot split this op over threads");
+      rewriter.replaceOp(op, tiled->replacements);
+    }
+    return success();
   }
 
   /// Loops over batch items, each item's op then tiled like any static one:

@@ -4,6 +4,7 @@
 // RUN: placer-opt %s --placer-tile-and-vectorize="k-tile=1" --canonicalize | FileCheck %s --check-prefix=KTILE
 // RUN: placer-opt %s --placer-tile-and-vectorize="im2col=false" --canonicalize | FileCheck %s --check-prefix=NOIM2COL
 // RUN: placer-opt %s --placer-tile-and-vectorize="library-calls=true" --canonicalize | FileCheck %s --check-prefix=LIBRARY
+// RUN: placer-opt %s --placer-tile-and-vectorize="parallel-elementwise=true" --canonicalize | FileCheck %s --check-prefix=THREADS
 
 // 40 columns: blocks of 32, then the 8-column remainder; rows in blocks of
 // 8; the reduction in steps of 4, the accumulator carried as a vector.
@@ -191,4 +192,32 @@ func.func @matmul_f64(%a: tensor<16x64xf64>, %b: tensor<64x40xf64>) -> tensor<16
   %z = linalg.fill ins(%cst : f64) outs(%e : tensor<16x40xf64>) -> tensor<16x40xf64>
   %m = linalg.matmul ins(%a, %b : tensor<16x64xf64>, tensor<64x40xf64>) outs(%z : tensor<16x40xf64>) -> tensor<16x40xf64>
   return %m : tensor<16x40xf64>
+}
+
+// With parallel-elementwise, an elementwise op of at least 16K elements is
+// an scf.forall over its images and rows (the threads' share), a smaller
+// one stays whole; without it, both stay whole.
+// THREADS-LABEL: func.func @elementwise
+// THREADS: scf.forall (%[[N:.*]], %[[H:.*]]) in (2, 64) shared_outs(
+// THREADS: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x1x16x16xf32>)
+// THREADS: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[N]], %[[H]], 0, 0] [1, 1, 16, 16]
+// THREADS-NOT: scf.forall
+// THREADS: linalg.generic {{.*}} ins(%{{.*}} : tensor<2x4x16x16xf32>)
+// CHECK-LABEL: func.func @elementwise
+// CHECK-NOT: scf.forall
+func.func @elementwise(%big: tensor<2x64x16x16xf32>, %small: tensor<2x4x16x16xf32>) -> (tensor<2x64x16x16xf32>, tensor<2x4x16x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x64x16x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%big : tensor<2x64x16x16xf32>) outs(%e : tensor<2x64x16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<2x64x16x16xf32>
+  %se = tensor.empty() : tensor<2x4x16x16xf32>
+  %sr = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%small : tensor<2x4x16x16xf32>) outs(%se : tensor<2x4x16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<2x4x16x16xf32>
+  return %r, %sr : tensor<2x64x16x16xf32>, tensor<2x4x16x16xf32>
 }

@@ -78,6 +78,11 @@ def TileAndVectorize : Pass<"placer-tile-and-vectorize", "::mlir::func::FuncOp">
            "calls take (placer::isLibraryContraction) to "
            "placer-cpu-library-calls, and give each zero-filled output a "
            "buffer of its own">,
+    Option<"parallelElementwise", "parallel-elementwise", "bool",
+           /*default=*/"false",
+           "Make elementwise ops and pooling with at least "
+           "16K output elements scf.forall loops over their two outermost "
+           "parallel dimensions (threads)">,
   ];
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
