@@ -53,6 +53,16 @@ Value transpose(PatternRewriter &rewriter, Location loc, Value value,
       ->getResult(0);
 }
 
+/// Per-dimension values of T(a) (sizes, offsets, padding) as those of a:
+/// dimension i of T(a) is dimension perm[i] of a.
+template <typename T>
+SmallVector<T> toSource(ArrayRef<T> values, ArrayRef<int64_t> perm) {
+  SmallVector<T> result(values.size());
+  for (auto [i, d] : llvm::enumerate(perm))
+    result[d] = values[i];
+  return result;
+}
+
 bool isStaticF32Tensor(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   return type && type.hasStaticShape() && type.getElementType().isF32();
@@ -135,11 +145,9 @@ struct TransposeThroughElementwise : OpRewritePattern<linalg::GenericOp> {
     }
     maps.push_back(rewriter.getMultiDimIdentityMap(op.getNumLoops()));
     auto resultType = cast<RankedTensorType>(op.getResultTypes()[0]);
-    SmallVector<int64_t> shape(resultType.getRank());
-    for (auto [i, d] : llvm::enumerate(*perm))
-      shape[d] = resultType.getDimSize(i);
     Location loc = op.getLoc();
-    Value init = tensor::EmptyOp::create(rewriter, loc, shape,
+    Value init = tensor::EmptyOp::create(rewriter, loc,
+                                         toSource(resultType.getShape(), *perm),
                                          resultType.getElementType());
     auto moved = linalg::GenericOp::create(
         rewriter, loc, TypeRange{init.getType()}, inputs, ValueRange{init},
@@ -171,20 +179,15 @@ struct TransposeThroughInsertSlice : OpRewritePattern<tensor::InsertSliceOp> {
       dest = destTranspose.getInput();
     } else if (auto empty = insert.getDest().getDefiningOp<tensor::EmptyOp>();
                empty && insert.getType().hasStaticShape()) {
-      SmallVector<int64_t> shape(perm.size());
-      for (auto [i, d] : llvm::enumerate(perm))
-        shape[d] = insert.getType().getDimSize(i);
-      dest = tensor::EmptyOp::create(rewriter, loc, shape,
-                                     insert.getType().getElementType());
+      dest = tensor::EmptyOp::create(
+          rewriter, loc, toSource(insert.getType().getShape(), perm),
+          insert.getType().getElementType());
     } else {
       return rewriter.notifyMatchFailure(insert,
                                          "destination in another layout");
     }
     auto permuted = [&](SmallVector<OpFoldResult> values) {
-      SmallVector<OpFoldResult> result(values.size());
-      for (auto [i, d] : llvm::enumerate(perm))
-        result[d] = values[i];
-      return result;
+      return toSource<OpFoldResult>(values, perm);
     };
     Value moved = tensor::InsertSliceOp::create(
         rewriter, loc, source.getInput(), dest,
@@ -206,15 +209,12 @@ struct TransposeThroughPad : OpRewritePattern<tensor::PadOp> {
     if (!transposeOp || !value)
       return rewriter.notifyMatchFailure(pad, "no transposed source");
     ArrayRef<int64_t> perm = transposeOp.getPermutation();
-    SmallVector<OpFoldResult> low(perm.size()), high(perm.size());
-    for (auto [i, d] : llvm::enumerate(perm)) {
-      low[d] = pad.getMixedLowPad()[i];
-      high[d] = pad.getMixedHighPad()[i];
-    }
     Location loc = pad.getLoc();
-    Value moved = tensor::PadOp::create(rewriter, loc, Type(),
-                                        transposeOp.getInput(), low, high,
-                                        value, pad.getNofold());
+    Value moved = tensor::PadOp::create(
+        rewriter, loc, Type(), transposeOp.getInput(),
+        toSource<OpFoldResult>(pad.getMixedLowPad(), perm),
+        toSource<OpFoldResult>(pad.getMixedHighPad(), perm), value,
+        pad.getNofold());
     rewriter.replaceOp(pad, transpose(rewriter, loc, moved, perm));
     return success();
   }

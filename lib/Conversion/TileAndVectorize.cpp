@@ -157,6 +157,21 @@ bool hasStaticNonEmptyLoops(linalg::LinalgOp op) {
          !llvm::is_contained(op.getStaticLoopRanges(), 0);
 }
 
+/// `op` as an scf.forall over tiles of `tiles` (0: the loop stays whole).
+LogicalResult tileAsForall(RewriterBase &rewriter, linalg::LinalgOp op,
+                           ArrayRef<int64_t> tiles) {
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), tiles));
+  options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(*op), options);
+  if (failed(tiled))
+    return failure();
+  rewriter.replaceOp(op, tiled->replacements);
+  return success();
+}
+
 bool isStaticTensorContraction(linalg::LinalgOp op) {
   return op.hasPureTensorSemantics() && op.hasOnlyProjectedPermutations() &&
          linalg::isaContractionOpInterface(op) && hasStaticNonEmptyLoops(op) &&
@@ -252,17 +267,9 @@ struct TileAndVectorizePass
         tiles[d] = 1;
       split.emplace_back(op, tiles);
     });
-    for (auto &[op, tiles] : split) {
-      scf::SCFTilingOptions options;
-      options.setTileSizes(getAsIndexOpFoldResult(&getContext(), tiles));
-      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-      rewriter.setInsertionPoint(op);
-      FailureOr<scf::SCFTilingResult> tiled =
-          scf::tileUsingSCF(rewriter, cast<TilingInterface>(*op), options);
-      if (failed(tiled))
+    for (auto &[op, tiles] : split)
+      if (failed(tileAsForall(rewriter, op, tiles)))
         return op->emitError("placer: cannot split this op over threads");
-      rewriter.replaceOp(op, tiled->replacements);
-    }
     return success();
   }
 
@@ -302,17 +309,9 @@ struct TileAndVectorizePass
       if (llvm::any_of(tiles, [](int64_t t) { return t != 0; }))
         peeled.emplace_back(op, tiles);
     });
-    for (auto &[op, tiles] : peeled) {
-      scf::SCFTilingOptions options;
-      options.setTileSizes(getAsIndexOpFoldResult(&getContext(), tiles));
-      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-      rewriter.setInsertionPoint(op);
-      FailureOr<scf::SCFTilingResult> tiled =
-          scf::tileUsingSCF(rewriter, cast<TilingInterface>(*op), options);
-      if (failed(tiled))
+    for (auto &[op, tiles] : peeled)
+      if (failed(tileAsForall(rewriter, op, tiles)))
         return op->emitError("placer: cannot loop over this op's batch");
-      rewriter.replaceOp(op, tiled->replacements);
-    }
     return success();
   }
 
