@@ -1,13 +1,23 @@
 #!/usr/bin/env python3
 """placer-run against PyTorch and onnxruntime-node, single-threaded: the
-outputs' errors and the time per run, on ResNet-50 (torchvision, seeded
-random weights), a GPT-2-style decoder and the bundled example.
+outputs' errors, the time per run and each runner's peak resident memory,
+on ResNet-50 (torchvision, seeded random weights), a GPT-2-style decoder
+and the bundled example.
 
     compare.py --bin BUILD/bin --ort NODE_PREFIX --work DIR
                [--cases resnet50,gpt2,mlp4] [--opset 17] [--repeat 20]
+               [--batch 1]
 
 Other cases: resnet18, vgg16, mobilenet_v2, mobilenet_v3_small,
-densenet121, inception_v3 (torchvision, seeded random weights).
+densenet121, inception_v3, vit_b_16 (torchvision, seeded random weights).
+`--batch N` runs the torchvision models on N images and the decoder on N
+sequences (the example keeps its batch of 8); WORK/CASE-bN then holds the
+case's files.
+
+Peak memory is each process's maximum resident set (getrusage through
+os.wait4): placer-run's second, cached run (program loaded from the cache,
+no compilation) and the node process that times ORT, whose V8 heap is
+counted too.
 
 Each model is built in PyTorch, exported with torch.onnx.export (the
 example is read from examples/mlp4.onnx and rebuilt in PyTorch from its
@@ -23,6 +33,7 @@ import math
 import os
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -97,10 +108,11 @@ TORCHVISION = {
     "resnet50": {}, "resnet18": {}, "vgg16": {}, "mobilenet_v2": {},
     "mobilenet_v3_small": {}, "densenet121": {},
     "inception_v3": {"aux_logits": False, "init_weights": True},
+    "vit_b_16": {},
 }
 
 
-def build(case, folder, opset):
+def build(case, folder, opset, batch):
     """The PyTorch model, its inputs, and the ONNX file placer and ORT run."""
     torch.manual_seed(0)
     onnx_path = os.path.join(folder, "model.onnx")
@@ -114,10 +126,10 @@ def build(case, folder, opset):
         import torchvision
         model = getattr(torchvision.models, case)(weights=None, **TORCHVISION[case]).eval()
         side = 299 if case.startswith("inception") else 224
-        inputs = {"input": torch.rand(1, 3, side, side)}
+        inputs = {"input": torch.rand(batch, 3, side, side)}
     elif case == "gpt2":
         model = Decoder().eval()
-        inputs = {"input_ids": torch.randint(0, 8192, (1, 128))}
+        inputs = {"input_ids": torch.randint(0, 8192, (batch, 128))}
     else:
         raise SystemExit("unknown case " + case)
     with torch.inference_mode():
@@ -129,12 +141,28 @@ def build(case, folder, opset):
 
 # --- Runners ----------------------------------------------------------------
 
-def run(cmd, **kw):
-    result = subprocess.run(cmd, capture_output=True, text=True, **kw)
-    if result.returncode:
+def run(cmd, env=None):
+    """Runs `cmd`; its output and its peak resident memory in bytes (the
+    child's own rusage, from os.wait4)."""
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, env=env) as process:
+        streams = {}
+
+        def drain(name, stream):
+            streams[name] = stream.read()
+
+        readers = [threading.Thread(target=drain, args=item)
+                   for item in (("out", process.stdout), ("err", process.stderr))]
+        for reader in readers:
+            reader.start()
+        _, status, usage = os.wait4(process.pid, 0)
+        for reader in readers:
+            reader.join()
+        process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode:
         raise SystemExit("%s failed (%d):\n%s%s" % (
-            " ".join(cmd), result.returncode, result.stdout, result.stderr))
-    return result.stdout
+            " ".join(cmd), process.returncode, streams["out"], streams["err"]))
+    return streams["out"], usage.ru_maxrss * 1024
 
 
 def time_torch(model, inputs, repeat):
@@ -163,13 +191,15 @@ def time_placer(args, folder, inputs, dims):
         files += ["--input", "%s=%s" % (name, path)]
     report = os.path.join(folder, "placer.json")
     out_dir = os.path.join(folder, "placer-out")
-    run([os.path.join(args.bin, "placer-run"), mlir, "--output-dir", out_dir,
-         "--repeat", str(args.repeat), "--report", report,
-         "--cache-dir", os.path.join(args.work, "cache")] + files)
+    command = [os.path.join(args.bin, "placer-run"), mlir, "--output-dir", out_dir,
+               "--cache-dir", os.path.join(args.work, "cache")] + files
+    run(command + ["--repeat", str(args.repeat), "--report", report])
     with open(report) as f:
         rep = json.load(f)
     output = np.load(rep["outputs"][0]["file"])
-    return output, rep["seconds_per_run"]["median"]
+    # Memory from a cached run: what running the model takes, not compiling.
+    _, peak = run(command + ["--repeat", "1"])
+    return output, rep["seconds_per_run"]["median"], peak
 
 
 def time_ort(args, folder, inputs):
@@ -183,14 +213,15 @@ def time_ort(args, folder, inputs):
     with open(os.path.join(folder, "inputs.json"), "w") as f:
         json.dump(listing, f)
     env = dict(os.environ, NODE_PATH=os.path.join(args.ort, "node_modules"))
-    run(["node", os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort_run.js"),
-         os.path.join(folder, "model.onnx"), folder, str(args.repeat)], env=env)
+    _, peak = run(["node", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                        "ort_run.js"),
+                   os.path.join(folder, "model.onnx"), folder, str(args.repeat)], env=env)
     with open(os.path.join(folder, "ort.json")) as f:
         rep = json.load(f)
     first = rep["outputs"][0]
     output = np.fromfile(os.path.join(folder, first["file"]),
                          dtype=np.float32).reshape(first["shape"])
-    return output, rep["seconds_per_run"]["median"], rep["version"]
+    return output, rep["seconds_per_run"]["median"], rep["version"], peak
 
 
 def errors(got, reference):
@@ -210,37 +241,43 @@ def main():
     parser.add_argument("--cases", default="resnet50,gpt2,mlp4")
     parser.add_argument("--opset", type=int, default=17)
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--batch", type=int, default=1)
     args = parser.parse_args()
     torch.set_num_threads(1)
     os.makedirs(args.work, exist_ok=True)
 
     results = []
-    print("%-9s %12s %12s %12s %9s %9s %10s %10s %10s %10s" % (
+    print("%-9s %12s %12s %12s %9s %9s %10s %10s %10s %10s %9s %9s" % (
         "case", "placer_s", "torch_s", "ort_s", "vs_torch", "vs_ort",
-        "abs_torch", "rel_torch", "abs_ort", "rel_ort"))
+        "abs_torch", "rel_torch", "abs_ort", "rel_ort", "placer_MB", "ort_MB"))
     for case in args.cases.split(","):
-        folder = os.path.join(args.work, case)
+        folder = os.path.join(args.work, case if args.batch == 1
+                              else "%s-b%d" % (case, args.batch))
         os.makedirs(folder, exist_ok=True)
-        model, inputs, dims = build(case, folder, args.opset)
+        model, inputs, dims = build(case, folder, args.opset, args.batch)
         reference, torch_s = time_torch(model, inputs, args.repeat)
-        placer_out, placer_s = time_placer(args, folder, inputs, dims)
-        ort_out, ort_s, ort_version = time_ort(args, folder, inputs)
+        placer_out, placer_s, placer_peak = time_placer(args, folder, inputs, dims)
+        ort_out, ort_s, ort_version, ort_peak = time_ort(args, folder, inputs)
         row = {
             "case": case, "opset": args.opset if case != "mlp4" else 13,
+            "batch": args.batch if case != "mlp4" else 8,
             "seconds_per_run": {"placer": placer_s, "torch": torch_s, "ort": ort_s},
             "time_ratio": {"placer_over_torch": placer_s / torch_s,
                            "placer_over_ort": placer_s / ort_s},
+            "peak_resident_bytes": {"placer": placer_peak, "ort": ort_peak},
             "placer_vs_torch": errors(placer_out, reference),
             "placer_vs_ort": errors(placer_out, ort_out),
             "ort_vs_torch": errors(ort_out, reference),
             "versions": {"torch": torch.__version__, "onnxruntime-node": ort_version},
         }
         results.append(row)
-        print("%-9s %12.4e %12.4e %12.4e %9.2f %9.2f %10.1e %10.1e %10.1e %10.1e" % (
+        print("%-9s %12.4e %12.4e %12.4e %9.2f %9.2f %10.1e %10.1e %10.1e %10.1e %9.1f %9.1f" % (
             case, placer_s, torch_s, ort_s, placer_s / torch_s, placer_s / ort_s,
             row["placer_vs_torch"]["max_abs"], row["placer_vs_torch"]["max_rel"],
-            row["placer_vs_ort"]["max_abs"], row["placer_vs_ort"]["max_rel"]), flush=True)
-    with open(os.path.join(args.work, "results.json"), "w") as f:
+            row["placer_vs_ort"]["max_abs"], row["placer_vs_ort"]["max_rel"],
+            placer_peak / 2**20, ort_peak / 2**20), flush=True)
+    results_name = "results.json" if args.batch == 1 else "results-b%d.json" % args.batch
+    with open(os.path.join(args.work, results_name), "w") as f:
         json.dump(results, f, indent=2)
     bad = [r["case"] for r in results
            if r["placer_vs_torch"]["max_rel"] > 1e-4 or r["placer_vs_ort"]["max_rel"] > 1e-4]

@@ -14,9 +14,11 @@
 
 #include "placer/Conversion/Layouts.h"
 #include "placer/Conversion/Passes.h"
+#include "placer/Runtime/CpuLibraryCalls.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -36,6 +38,8 @@ constexpr llvm::StringLiteral kGpuConvFunction = "placer_gpu_conv2d_f32";
 constexpr llvm::StringLiteral kGpuMatmulFunction = "placer_gpu_matmul_f32";
 constexpr llvm::StringLiteral kCpuConvFunction = "placer_cpu_conv2d_f32";
 constexpr llvm::StringLiteral kCpuMatmulFunction = "placer_cpu_matmul_f32";
+constexpr llvm::StringLiteral kCpuConvEpilogueFunction =
+    "placer_cpu_conv2d_epilogue_f32";
 
 /// Which library the calls go to. Both take (inputs..., output, sizes...,
 /// accumulate) and then: on a GPU, whether TF32 is allowed; on a CPU, for a
@@ -59,8 +63,9 @@ MemRefType getAnyMemRef(MLIRContext *context, int64_t rank) {
       StridedLayoutAttr::get(context, ShapedType::kDynamic, dynamic));
 }
 
+/// Whether `value` is a memref (or tensor) of f32.
 bool isF32(Value value) {
-  auto type = dyn_cast<MemRefType>(value.getType());
+  auto type = dyn_cast<ShapedType>(value.getType());
   return type && type.getElementType().isF32();
 }
 
@@ -121,11 +126,20 @@ Value getUngrouped(OpBuilder &b, Location loc, Value view, unsigned merged) {
   return memref::CollapseShapeOp::create(b, loc, view, groups);
 }
 
-/// The buffer `value` is a view of (upstream's skipViewLikeOps), or `value`
+/// The buffer `value` is a view of (upstream's skipViewLikeOps, and
+/// through memref.transpose, which is no ViewLikeOpInterface), or `value`
 /// itself when it is no memref.
 Value getRoot(Value value) {
   auto memref = dyn_cast<MemrefValue>(value);
-  return memref ? memref::skipViewLikeOps(memref) : value;
+  if (!memref)
+    return value;
+  while (true) {
+    memref = memref::skipViewLikeOps(memref);
+    auto transpose = memref.getDefiningOp<memref::TransposeOp>();
+    if (!transpose)
+      return memref;
+    memref = transpose.getIn();
+  }
 }
 
 /// Whether `value` views a function argument marked as holding the same
@@ -162,7 +176,8 @@ bool writtenBetween(Operation *from, Operation *to, Value root) {
     // other calls may write anything.
     if (auto call = dyn_cast<func::CallOp>(op)) {
       if (!llvm::is_contained({kGpuConvFunction, kGpuMatmulFunction,
-                               kCpuConvFunction, kCpuMatmulFunction},
+                               kCpuConvFunction, kCpuMatmulFunction,
+                               kCpuConvEpilogueFunction},
                               call.getCallee()) ||
           getRoot(call.getOperand(2)) == root)
         return true;
@@ -702,6 +717,374 @@ bool placer::isReadOnlyGpuLibraryOperand(CallOpInterface call,
 
 namespace {
 
+//===----------------------------------------------------------------------===//
+// Convolution epilogues
+//===----------------------------------------------------------------------===//
+
+/// The elementwise work after a convolution as placer_epilogue_step
+/// triples (include/placer/Runtime/CpuLibraryCalls.h), and the generic's
+/// operands that its bias and residual steps read.
+struct Epilogue {
+  SmallVector<float> steps;
+  Value bias, residual;
+};
+
+std::optional<float> getFloatConstant(Value value) {
+  FloatAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  return static_cast<float>(attr.getValueAsDouble());
+}
+
+/// Whether `op` is `Kind(value, c)` or `Kind(c, value)` with c a float
+/// constant, which goes to `constant`.
+template <typename Kind>
+bool isWithConstant(Operation *op, Value value, float &constant) {
+  if (!isa<Kind>(op))
+    return false;
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  Value other = lhs == value ? rhs : rhs == value ? lhs : Value();
+  std::optional<float> c = other ? getFloatConstant(other) : std::nullopt;
+  if (c)
+    constant = *c;
+  return c.has_value();
+}
+
+/// The five ops of HardSwish (placer-lower-graph-to-linalg's
+/// x * min(max(x / 6 + 1/2, 0), 1)) on `x`, starting at `ops[i]`.
+bool isHardSwish(ArrayRef<Operation *> ops, size_t i, Value x) {
+  if (i + 5 > ops.size())
+    return false;
+  float scale, shift, low, high;
+  Operation *last = ops[i + 4];
+  if (!isWithConstant<arith::MulFOp>(ops[i], x, scale) ||
+      !isWithConstant<arith::AddFOp>(ops[i + 1], ops[i]->getResult(0), shift) ||
+      !isWithConstant<arith::MaximumFOp>(ops[i + 2], ops[i + 1]->getResult(0),
+                                         low) ||
+      !isWithConstant<arith::MinimumFOp>(ops[i + 3], ops[i + 2]->getResult(0),
+                                         high) ||
+      !isa<arith::MulFOp>(last) ||
+      !llvm::is_contained(last->getOperands(), x) ||
+      !llvm::is_contained(last->getOperands(), ops[i + 3]->getResult(0)))
+    return false;
+  for (size_t k = i; k < i + 4; ++k)
+    if (!ops[k]->getResult(0).hasOneUse())
+      return false;
+  return scale == static_cast<float>(1.0 / 6) && shift == 0.5f && low == 0.0f &&
+         high == 1.0f;
+}
+
+/// The steps of `generic`'s body on its input `convInput` (the
+/// convolution's output, identity-indexed like the generic's output): one
+/// chain of ops, each on the previous one's result and a constant, the
+/// bias (a 1-D input indexed by `channel`, first) or the residual (an
+/// identity-indexed input of another buffer than `output`).
+std::optional<Epilogue> matchEpilogue(linalg::GenericOp generic,
+                                      OpOperand *convInput, unsigned channel,
+                                      Value output) {
+  Block &body = generic.getRegion().front();
+  MLIRContext *context = generic.getContext();
+  AffineMap biasMap =
+      AffineMap::get(4, 0, getAffineDimExpr(channel, context), context);
+  auto isBias = [&](Value v) {
+    auto argument = dyn_cast<BlockArgument>(v);
+    if (!argument || argument.getOwner() != &body ||
+        argument.getArgNumber() >= generic.getNumDpsInputs())
+      return Value();
+    OpOperand *operand = generic.getDpsInputOperand(argument.getArgNumber());
+    auto type = dyn_cast<ShapedType>(operand->get().getType());
+    return type && type.getRank() == 1 && isF32(operand->get()) &&
+                   generic.getMatchingIndexingMap(operand) == biasMap
+               ? operand->get()
+               : Value();
+  };
+  auto isResidual = [&](Value v) {
+    auto argument = dyn_cast<BlockArgument>(v);
+    if (!argument || argument.getOwner() != &body ||
+        argument.getArgNumber() >= generic.getNumDpsInputs())
+      return Value();
+    OpOperand *operand = generic.getDpsInputOperand(argument.getArgNumber());
+    auto type = dyn_cast<ShapedType>(operand->get().getType());
+    return operand != convInput && type && isF32(operand->get()) &&
+                   type.getShape() ==
+                       cast<ShapedType>(output.getType()).getShape() &&
+                   generic.getMatchingIndexingMap(operand).isIdentity() &&
+                   getRoot(operand->get()) != getRoot(output)
+               ? operand->get()
+               : Value();
+  };
+
+  Epilogue epilogue;
+  auto step = [&](placer_epilogue_step kind, float alpha, float beta) {
+    // x * 1 + 0 (a zero bias folded to a constant) is no step.
+    if (kind != PLACER_EPILOGUE_LINEAR || alpha != 1.0f || beta != 0.0f)
+      epilogue.steps.append({static_cast<float>(kind), alpha, beta});
+  };
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  Value current = body.getArgument(convInput->getOperandNumber());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    Operation *op = ops[i];
+    if (isHardSwish(ops, i, current)) {
+      step(PLACER_EPILOGUE_HARDSWISH, 0, 0);
+      i += 4;
+      current = ops[i]->getResult(0);
+      continue;
+    }
+    if (!isa<BlockArgument>(current) && !current.hasOneUse())
+      return std::nullopt;
+    if (op->getNumOperands() != 2 ||
+        !llvm::is_contained(op->getOperands(), current))
+      return std::nullopt;
+    Value other =
+        op->getOperand(0) == current ? op->getOperand(1) : op->getOperand(0);
+    float c = 0;
+    if (isa<arith::AddFOp>(op) && epilogue.steps.empty() && isBias(other)) {
+      epilogue.bias = isBias(other);
+      step(PLACER_EPILOGUE_BIAS, 0, 0);
+    } else if (isa<arith::AddFOp>(op) && !epilogue.residual &&
+               isResidual(other)) {
+      epilogue.residual = isResidual(other);
+      step(PLACER_EPILOGUE_RESIDUAL, 0, 0);
+    } else if (isWithConstant<arith::AddFOp>(op, current, c)) {
+      step(PLACER_EPILOGUE_LINEAR, 1, c);
+    } else if (isWithConstant<arith::MulFOp>(op, current, c)) {
+      step(PLACER_EPILOGUE_LINEAR, c, 0);
+    } else if (isa<arith::SubFOp>(op) && op->getOperand(0) == current &&
+               isWithConstant<arith::SubFOp>(op, current, c)) {
+      step(PLACER_EPILOGUE_LINEAR, 1, -c);
+    } else if (isWithConstant<arith::MaximumFOp>(op, current, c) ||
+               isWithConstant<arith::MaxNumFOp>(op, current, c)) {
+      step(PLACER_EPILOGUE_CLIP, c, INFINITY);
+    } else if (isWithConstant<arith::MinimumFOp>(op, current, c) ||
+               isWithConstant<arith::MinNumFOp>(op, current, c)) {
+      // max then min: one clamp.
+      size_t n = epilogue.steps.size();
+      if (n >= 3 && epilogue.steps[n - 3] == PLACER_EPILOGUE_CLIP &&
+          epilogue.steps[n - 1] == INFINITY && epilogue.steps[n - 2] <= c)
+        epilogue.steps[n - 1] = c;
+      else
+        step(PLACER_EPILOGUE_CLIP, -INFINITY, c);
+    } else {
+      return std::nullopt;
+    }
+    current = op->getResult(0);
+  }
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (yield.getNumOperands() != 1 || yield.getOperand(0) != current)
+    return std::nullopt;
+  return epilogue;
+}
+
+/// The ops that use `buffer` through views: its only reader besides
+/// `call`, deallocations, and the views themselves (users first).
+struct BufferUses {
+  OpOperand *reader = nullptr;
+  SmallVector<Operation *> views, deallocs;
+};
+
+std::optional<BufferUses> collectUses(Value buffer, Operation *call) {
+  BufferUses uses;
+  SmallVector<Value> worklist = {buffer};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (user == call)
+        continue;
+      if (isa<memref::DeallocOp>(user)) {
+        uses.deallocs.push_back(user);
+      } else if (isa<ViewLikeOpInterface, memref::TransposeOp>(user) &&
+                 user->getNumResults() == 1) {
+        uses.views.push_back(user);
+        worklist.push_back(user->getResult(0));
+      } else if (!uses.reader) {
+        uses.reader = &use;
+      } else {
+        return std::nullopt;
+      }
+    }
+  }
+  // Views were found defs first: erase them users first.
+  std::reverse(uses.views.begin(), uses.views.end());
+  return uses;
+}
+
+/// The constant tables of a module's epilogues, one global per distinct
+/// table.
+struct StepTables {
+  explicit StepTables(ModuleOp module) : symbols(module) {}
+  SymbolTable symbols;
+  std::map<SmallVector<float>, memref::GlobalOp> globals;
+
+  /// `steps` as a memref of any layout.
+  Value get(OpBuilder &b, Location loc, ArrayRef<float> steps) {
+    auto type =
+        MemRefType::get({static_cast<int64_t>(steps.size())}, b.getF32Type());
+    memref::GlobalOp &global = globals[SmallVector<float>(steps)];
+    if (!global) {
+      OpBuilder detached(b.getContext());
+      auto tensorType = RankedTensorType::get(type.getShape(), b.getF32Type());
+      global = memref::GlobalOp::create(
+          detached, loc, "__placer_conv_epilogue", b.getStringAttr("private"),
+          type, DenseElementsAttr::get(tensorType, steps), /*constant=*/true,
+          /*alignment=*/nullptr);
+      // At the module's start, renamed where the name is taken.
+      ModuleOp module = cast<ModuleOp>(symbols.getOp());
+      symbols.insert(global, module.getBody()->begin());
+    }
+    Value table =
+        memref::GetGlobalOp::create(b, loc, type, global.getSymName());
+    return memref::CastOp::create(b, loc, getAnyMemRef(b.getContext(), 1),
+                                  table);
+  }
+};
+
+/// Folds the elementwise op reading an overwritten convolution's output
+/// into the call (placer_cpu_conv2d_epilogue_f32), which then writes that
+/// op's output: the output is written once, not written and read again.
+LogicalResult fuseEpilogue(OpBuilder &b, func::CallOp call,
+                           StepTables &tables) {
+  // (x, w, y, 7 sizes, accumulate, constant weights)
+  if (call.getNumOperands() != 12 ||
+      !matchPattern(call.getOperand(10), m_Zero()))
+    return failure();
+  Value x = call.getOperand(0), w = call.getOperand(1);
+  Value yView = call.getOperand(2);
+  auto alloc = getRoot(yView).getDefiningOp<memref::AllocOp>();
+  if (!alloc)
+    return failure();
+  std::optional<BufferUses> uses = collectUses(alloc, call);
+  if (!uses || !uses->reader)
+    return failure();
+  auto generic = dyn_cast<linalg::GenericOp>(uses->reader->getOwner());
+  if (!generic || !generic.hasPureBufferSemantics() ||
+      generic->getBlock() != call->getBlock() ||
+      !call->isBeforeInBlock(generic) || generic.getNumDpsInits() != 1 ||
+      !generic.isDpsInput(uses->reader) ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      !generic.getMatchingIndexingMap(uses->reader).isIdentity() ||
+      !generic.getIndexingMapsArray().back().isIdentity() ||
+      generic.getRegion().front().getArguments().back().getUses().begin() !=
+          generic.getRegion().front().getArguments().back().getUses().end())
+    return failure();
+  Value read = uses->reader->get();
+  Value output = generic.getDpsInitOperand(0)->get();
+  auto outputType = dyn_cast<MemRefType>(output.getType());
+  if (!outputType || outputType.getRank() != 4 || !isF32(output) ||
+      getRoot(output) == getRoot(x))
+    return failure();
+
+  // The call's output is the read buffer seen through transposes and casts
+  // (the N C H W view of an NHWC buffer): the same views of the generic's
+  // output, and where the channels are in it.
+  SmallVector<memref::TransposeOp> transposes;
+  unsigned channel = 1;
+  for (Value v = yView; v != read;) {
+    Operation *def = v.getDefiningOp();
+    Operation *readDef = read.getDefiningOp();
+    if (def && readDef &&
+        OperationEquivalence::isEquivalentTo(
+            def, readDef, OperationEquivalence::IgnoreLocations))
+      break;
+    if (auto transpose = dyn_cast_if_present<memref::TransposeOp>(def)) {
+      channel = transpose.getPermutation().getDimPosition(channel);
+      transposes.push_back(transpose);
+    } else if (!isa_and_present<memref::CastOp>(def)) {
+      return failure();
+    }
+    v = def->getOperand(0);
+  }
+  std::optional<Epilogue> epilogue =
+      matchEpilogue(generic, uses->reader, channel, output);
+  // The call moves to the generic: nothing between may change its inputs.
+  if (!epilogue || writtenBetween(call, generic, getRoot(x)) ||
+      writtenBetween(call, generic, getRoot(w)))
+    return failure();
+
+  Location loc = call.getLoc();
+  b.setInsertionPoint(generic);
+  auto viewed = [&](Value buffer) {
+    for (memref::TransposeOp transpose : llvm::reverse(transposes))
+      buffer = memref::TransposeOp::create(
+          b, loc, buffer, AffineMapAttr::get(transpose.getPermutation()));
+    return castToAny(b, loc, buffer);
+  };
+  MLIRContext *context = b.getContext();
+  Value y = viewed(output);
+  Value table = tables.get(b, loc, epilogue->steps);
+  // Buffers no step reads stand in for an absent bias or residual.
+  Value bias = epilogue->bias
+                   ? memref::CastOp::create(b, loc, getAnyMemRef(context, 1),
+                                            epilogue->bias)
+                         .getResult()
+                   : table;
+  Value residual = epilogue->residual ? viewed(epilogue->residual) : y;
+  Type any4 = getAnyMemRef(context, 4), any1 = getAnyMemRef(context, 1);
+  SmallVector<Type> types = {any4, any4, any4, any1, any4, any1};
+  types.append(7, b.getI64Type());
+  types.push_back(b.getI32Type());
+  func::FuncOp callee =
+      declare(call->getParentOfType<ModuleOp>(), kCpuConvEpilogueFunction,
+              FunctionType::get(context, types, {}));
+  SmallVector<Value> args = {x, w, y, bias, residual, table};
+  llvm::append_range(args, call.getOperands().slice(3, 7));
+  args.push_back(call.getOperand(11));
+  func::CallOp::create(b, loc, callee, args);
+
+  generic->erase();
+  call->erase();
+  for (Operation *op : llvm::concat<Operation *>(uses->deallocs, uses->views))
+    if (op->use_empty())
+      op->erase();
+  if (alloc->use_empty())
+    alloc->erase();
+  return success();
+}
+
+} // namespace
+
+bool placer::isConvEpilogue(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != 4 || op.getNumParallelLoops() != op.getNumLoops() ||
+      !op.getIndexingMapsArray().back().isIdentity())
+    return false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    if (!op.getMatchingIndexingMap(input).isIdentity())
+      continue;
+    Value result = input->get();
+    if (auto collapse = result.getDefiningOp<tensor::CollapseShapeOp>())
+      result = collapse.getSrc(); // a grouped convolution's
+    Operation *conv = result.getDefiningOp();
+    std::optional<unsigned> channel;
+    if (isa_and_present<linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwgcGfhwcOp>(
+            conv))
+      channel = 3;
+    else if (isa_and_present<linalg::Conv2DNchwFchwOp,
+                             linalg::Conv2DNgchwGfchwOp>(conv))
+      channel = 1;
+    if (channel &&
+        matchEpilogue(op, input, *channel, op.getDpsInitOperand(0)->get()))
+      return true;
+  }
+  return false;
+}
+
+namespace {
+
+void fuseEpilogues(ModuleOp module) {
+  SmallVector<func::CallOp> calls;
+  module.walk([&](func::CallOp call) {
+    if (call.getCallee() == kCpuConvFunction)
+      calls.push_back(call);
+  });
+  OpBuilder b(module.getContext());
+  StepTables tables(module);
+  for (func::CallOp call : calls)
+    (void)fuseEpilogue(b, call, tables);
+}
+
 void rewriteLibraryOps(ModuleOp module, const Target &target) {
   SmallVector<linalg::LinalgOp> ops;
   module.walk([&](linalg::LinalgOp op) {
@@ -731,7 +1114,11 @@ struct CpuLibraryCallsPass
     : placer::impl::CpuLibraryCallsBase<CpuLibraryCallsPass> {
   using Base::Base;
 
-  void runOnOperation() override { rewriteLibraryOps(getOperation(), {}); }
+  void runOnOperation() override {
+    rewriteLibraryOps(getOperation(), {});
+    if (epilogues)
+      fuseEpilogues(getOperation());
+  }
 };
 
 } // namespace

@@ -77,6 +77,14 @@ placer::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createTileAndVectorize(tiling));
   pm.addNestedPass<func::FuncOp>(
       createApproximateMath(ApproximateMathOptions{{"tanh", "erf"}}));
+  // Each op's result in a buffer of its own: CSE would otherwise merge the
+  // tensor.empty inits of same-shaped results, and bufferization would
+  // write a convolution's epilogue into the buffer the convolution reads,
+  // which keeps placer-cpu-library-calls from folding the two.
+  if (libraryCalls)
+    if (llvm::Error error =
+            addTextualPipeline(pm, "empty-tensor-to-alloc-tensor"))
+      return error;
   if (llvm::Error error = addTextualPipeline(pm, kBufferizePipeline))
     return error;
   // On the bufferized code: the library pads, overwrites and reads views

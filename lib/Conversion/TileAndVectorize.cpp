@@ -257,6 +257,10 @@ struct TileAndVectorizePass
           !op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
           !hasStaticNonEmptyLoops(op) || op->getParentOfType<scf::ForallOp>())
         return;
+      // oneDNN applies it as the convolution writes, on the threads.
+      if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+          generic && libraryCalls && placer::isConvEpilogue(generic))
+        return;
       auto type = cast<ShapedType>(op->getResult(0).getType());
       if (type.getRank() < 2 || type.getNumElements() < 16384)
         return;

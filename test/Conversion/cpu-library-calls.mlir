@@ -1,4 +1,5 @@
 // RUN: placer-opt %s --placer-cpu-library-calls --canonicalize | FileCheck %s
+// RUN: placer-opt %s --placer-cpu-library-calls=epilogues=false --canonicalize | FileCheck %s --check-prefix=PLAIN
 
 // On bufferized CPU code, convolutions and products become calls of
 // libplacer_rt's oneDNN functions. The matching is
@@ -7,6 +8,12 @@
 // convolution's last argument (whether its weights are a model's), no TF32
 // argument for products, and strided product operands copied to contiguous
 // buffers rather than left to loops.
+
+// Each distinct epilogue is a constant table of (kind, alpha, beta) steps,
+// at the module's start (the cases at the end of this file).
+// CHECK-DAG: memref.global "private" constant @[[RELU6:__placer_conv_epilogue[_0-9]*]] : memref<6xf32> = dense<[1.000000e+00, 0.000000e+00, 0.000000e+00, 4.000000e+00, 0.000000e+00, 6.000000e+00]>
+// CHECK-DAG: memref.global "private" constant @[[SWISH:__placer_conv_epilogue[_0-9]*]] : memref<6xf32> = dense<[2.000000e+00, 0.000000e+00, 0.000000e+00, 5.000000e+00, 0.000000e+00, 0.000000e+00]>
+// CHECK-DAG: memref.global "private" constant @[[LINEAR:__placer_conv_epilogue[_0-9]*]] : memref<6xf32> = dense<[3.000000e+00, 2.000000e+00, 0.000000e+00, 4.000000e+00, 0xFF800000, 1.000000e+00]>
 
 // A convolution whose weights are an argument marked placer.constant (a
 // model weight): constant_weights = 1; accumulate = 1 (no zero fill).
@@ -212,6 +219,163 @@ func.func @nhwc_depthwise(%x: memref<1x6x6x8xf32>, %w: memref<8x1x3x3xf32> {plac
 func.func @nhwc_plain_weights(%x: memref<1x5x5x3xf32>, %w: memref<2x1x1x3xf32>, %y: memref<1x5x5x2xf32>) {
   linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x, %w : memref<1x5x5x3xf32>, memref<2x1x1x3xf32>) outs(%y : memref<1x5x5x2xf32>)
+  return
+}
+
+// Epilogues: the elementwise op that alone reads an overwritten
+// convolution output goes into the call, which writes that op's output
+// (%arg3); the intermediate buffer and the op go. Steps are (kind, alpha,
+// beta): bias (1), clamp to [0, 6] (4).
+// CHECK-LABEL: func.func @epilogue_bias_relu6
+// CHECK-NOT: memref.alloc
+// CHECK-DAG: %[[TABLE:.*]] = memref.get_global @[[RELU6]]
+// CHECK-DAG: %[[STEPS:.*]] = memref.cast %[[TABLE]] : memref<6xf32> to memref<?xf32, strided<[?], offset: ?>>
+// CHECK-DAG: %[[BIAS:.*]] = memref.cast %arg2 : memref<16xf32> to memref<?xf32, strided<[?], offset: ?>>
+// CHECK-DAG: %[[OUT:.*]] = memref.transpose %arg3 (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK-DAG: %[[Y:.*]] = memref.cast %[[OUT]]
+// CHECK: call @placer_cpu_conv2d_epilogue_f32(%{{.*}}, %{{.*}}, %[[Y]], %[[BIAS]], %[[Y]], %[[STEPS]], %c1_i64, %c1_i64, %c0_i64, %c0_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i32)
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// Without epilogues, the call writes the intermediate buffer and the op
+// stays.
+// PLAIN-LABEL: func.func @epilogue_bias_relu6
+// PLAIN: memref.alloc() : memref<1x4x4x16xf32>
+// PLAIN: call @placer_cpu_conv2d_f32(
+// PLAIN: linalg.generic
+// PLAIN-NOT: placer_cpu_conv2d_epilogue_f32
+func.func @epilogue_bias_relu6(%x: memref<1x4x4x8xf32>, %w: memref<16x8x1x1xf32> {placer.constant}, %b: memref<16xf32>, %z: memref<1x4x4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %wt = memref.alloc() : memref<16x1x1x8xf32>
+  linalg.transpose ins(%w : memref<16x8x1x1xf32>) outs(%wt : memref<16x1x1x8xf32>) permutation = [0, 2, 3, 1]
+  %y = memref.alloc() : memref<1x4x4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x4x4x16xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %wt : memref<1x4x4x8xf32>, memref<16x1x1x8xf32>) outs(%y : memref<1x4x4x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y, %b : memref<1x4x4x16xf32>, memref<16xf32>) outs(%z : memref<1x4x4x16xf32>) {
+  ^bb0(%v: f32, %bias: f32, %out: f32):
+    %0 = arith.addf %v, %bias : f32
+    %1 = arith.maximumf %0, %zero : f32
+    %2 = arith.minimumf %1, %six : f32
+    linalg.yield %2 : f32
+  }
+  memref.dealloc %y : memref<1x4x4x16xf32>
+  memref.dealloc %wt : memref<16x1x1x8xf32>
+  return
+}
+
+// A residual (2, passed as the same N C H W view as the output) and
+// HardSwish's five ops (5); no bias, so the table stands in for it.
+// CHECK-LABEL: func.func @epilogue_residual_hardswish
+// CHECK-DAG: %[[TABLE:.*]] = memref.get_global @[[SWISH]]
+// CHECK-DAG: %[[STEPS:.*]] = memref.cast %[[TABLE]]
+// CHECK-DAG: %[[RT:.*]] = memref.transpose %arg2 (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK-DAG: %[[R:.*]] = memref.cast %[[RT]]
+// CHECK: call @placer_cpu_conv2d_epilogue_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[STEPS]], %[[R]], %[[STEPS]],
+// CHECK-NOT: linalg.generic
+func.func @epilogue_residual_hardswish(%x: memref<1x4x4x8xf32>, %w: memref<16x8x1x1xf32>, %r: memref<1x4x4x16xf32>, %z: memref<1x4x4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %half = arith.constant 0.5 : f32
+  %sixth = arith.constant 0.166666672 : f32
+  %wt = memref.alloc() : memref<16x1x1x8xf32>
+  linalg.transpose ins(%w : memref<16x8x1x1xf32>) outs(%wt : memref<16x1x1x8xf32>) permutation = [0, 2, 3, 1]
+  %y = memref.alloc() : memref<1x4x4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x4x4x16xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %wt : memref<1x4x4x8xf32>, memref<16x1x1x8xf32>) outs(%y : memref<1x4x4x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%r, %y : memref<1x4x4x16xf32>, memref<1x4x4x16xf32>) outs(%z : memref<1x4x4x16xf32>) {
+  ^bb0(%res: f32, %v: f32, %out: f32):
+    %s = arith.addf %v, %res : f32
+    %0 = arith.mulf %s, %sixth : f32
+    %1 = arith.addf %0, %half : f32
+    %2 = arith.maximumf %1, %zero : f32
+    %3 = arith.minimumf %2, %one : f32
+    %4 = arith.mulf %s, %3 : f32
+    linalg.yield %4 : f32
+  }
+  memref.dealloc %y : memref<1x4x4x16xf32>
+  memref.dealloc %wt : memref<16x1x1x8xf32>
+  return
+}
+
+// A scale (3: x * 2 + 0), the constant on either side, and a clamp from
+// above alone (4: from -inf to 1).
+// CHECK-LABEL: func.func @epilogue_linear_min
+// CHECK: memref.get_global @[[LINEAR]]
+// CHECK: call @placer_cpu_conv2d_epilogue_f32(
+func.func @epilogue_linear_min(%x: memref<1x4x4x8xf32>, %w: memref<16x8x1x1xf32>, %z: memref<1x4x4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+  %wt = memref.alloc() : memref<16x1x1x8xf32>
+  linalg.transpose ins(%w : memref<16x8x1x1xf32>) outs(%wt : memref<16x1x1x8xf32>) permutation = [0, 2, 3, 1]
+  %y = memref.alloc() : memref<1x4x4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x4x4x16xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %wt : memref<1x4x4x8xf32>, memref<16x1x1x8xf32>) outs(%y : memref<1x4x4x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y : memref<1x4x4x16xf32>) outs(%z : memref<1x4x4x16xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %0 = arith.mulf %two, %v : f32
+    %1 = arith.minimumf %0, %one : f32
+    linalg.yield %1 : f32
+  }
+  memref.dealloc %y : memref<1x4x4x16xf32>
+  memref.dealloc %wt : memref<16x1x1x8xf32>
+  return
+}
+
+// No epilogue: an op with no step (a division), an output another op
+// reads too, an output accumulated into (no zero fill).
+// CHECK-LABEL: func.func @epilogue_refused
+// CHECK-COUNT-3: call @placer_cpu_conv2d_f32(
+// CHECK-NOT: placer_cpu_conv2d_epilogue_f32
+func.func @epilogue_refused(%x: memref<1x4x4x8xf32>, %w: memref<16x8x1x1xf32>, %z: memref<1x4x4x16xf32>, %z2: memref<1x4x4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %wt = memref.alloc() : memref<16x1x1x8xf32>
+  linalg.transpose ins(%w : memref<16x8x1x1xf32>) outs(%wt : memref<16x1x1x8xf32>) permutation = [0, 2, 3, 1]
+  %y = memref.alloc() : memref<1x4x4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x4x4x16xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %wt : memref<1x4x4x8xf32>, memref<16x1x1x8xf32>) outs(%y : memref<1x4x4x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y : memref<1x4x4x16xf32>) outs(%z : memref<1x4x4x16xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %0 = arith.divf %v, %two : f32
+    linalg.yield %0 : f32
+  }
+  %y2 = memref.alloc() : memref<1x4x4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%y2 : memref<1x4x4x16xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %wt : memref<1x4x4x8xf32>, memref<16x1x1x8xf32>) outs(%y2 : memref<1x4x4x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y2 : memref<1x4x4x16xf32>) outs(%z : memref<1x4x4x16xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %0 = arith.mulf %v, %two : f32
+    linalg.yield %0 : f32
+  }
+  memref.copy %y2, %z2 : memref<1x4x4x16xf32> to memref<1x4x4x16xf32>
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %wt : memref<1x4x4x8xf32>, memref<16x1x1x8xf32>) outs(%z2 : memref<1x4x4x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%z2 : memref<1x4x4x16xf32>) outs(%z : memref<1x4x4x16xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %0 = arith.mulf %v, %two : f32
+    linalg.yield %0 : f32
+  }
+  memref.dealloc %y : memref<1x4x4x16xf32>
+  memref.dealloc %y2 : memref<1x4x4x16xf32>
+  memref.dealloc %wt : memref<16x1x1x8xf32>
   return
 }
 

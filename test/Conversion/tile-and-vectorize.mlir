@@ -5,6 +5,7 @@
 // RUN: placer-opt %s --placer-tile-and-vectorize="im2col=false" --canonicalize | FileCheck %s --check-prefix=NOIM2COL
 // RUN: placer-opt %s --placer-tile-and-vectorize="library-calls=true" --canonicalize | FileCheck %s --check-prefix=LIBRARY
 // RUN: placer-opt %s --placer-tile-and-vectorize="parallel-elementwise=true" --canonicalize | FileCheck %s --check-prefix=THREADS
+// RUN: placer-opt %s --placer-tile-and-vectorize="parallel-elementwise=true library-calls=true" --canonicalize | FileCheck %s --check-prefix=EPILOGUE
 
 // 40 columns: blocks of 32, then the 8-column remainder; rows in blocks of
 // 8; the reduction in steps of 4, the accumulator carried as a vector.
@@ -220,4 +221,30 @@ func.func @elementwise(%big: tensor<2x64x16x16xf32>, %small: tensor<2x4x16x16xf3
     linalg.yield %m : f32
   } -> tensor<2x4x16x16xf32>
   return %r, %sr : tensor<2x64x16x16xf32>, tensor<2x4x16x16xf32>
+}
+
+// An elementwise op on a convolution's result that placer-cpu-library-calls
+// folds into the call (a bias and a ReLU: oneDNN post-ops) stays whole
+// when the convolution goes to the library; split over the threads, it
+// could not be folded.
+// EPILOGUE-LABEL: func.func @conv_epilogue
+// EPILOGUE-NOT: scf.forall
+// EPILOGUE: linalg.conv_2d_nhwc_fhwc
+// EPILOGUE: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x32x32x16xf32>, tensor<16xf32>)
+// THREADS-LABEL: func.func @conv_epilogue
+// THREADS: scf.forall
+func.func @conv_epilogue(%x: tensor<1x32x32x8xf32>, %w: tensor<16x1x1x8xf32>, %b: tensor<16xf32>) -> tensor<1x32x32x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x32x32x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x32x32x16xf32>) -> tensor<1x32x32x16xf32>
+  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x32x32x8xf32>, tensor<16x1x1x8xf32>) outs(%z : tensor<1x32x32x16xf32>) -> tensor<1x32x32x16xf32>
+  %o = tensor.empty() : tensor<1x32x32x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c, %b : tensor<1x32x32x16xf32>, tensor<16xf32>) outs(%o : tensor<1x32x32x16xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %s = arith.addf %in, %bias : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x32x32x16xf32>
+  return %r : tensor<1x32x32x16xf32>
 }

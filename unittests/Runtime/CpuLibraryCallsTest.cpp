@@ -13,6 +13,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -189,6 +190,152 @@ TEST(CpuLibraryCalls, BadConvolutionIsAnError) {
   EXPECT_NE(error.find("do not make a convolution"), std::string::npos) << error;
   EXPECT_NE(error.find("[1, 3, 4, 4]"), std::string::npos) << error;
   EXPECT_EQ(takeError(), "");
+}
+
+//===----------------------------------------------------------------------===//
+// Epilogues
+//===----------------------------------------------------------------------===//
+
+/// An N C H W view of channels-last (NHWC) data.
+placer_memref4_f32 nhwcView4(std::vector<float> &data,
+                             std::array<int64_t, 4> sizes) {
+  placer_memref4_f32 m = view4(data, sizes);
+  m.strides[1] = 1;
+  m.strides[3] = sizes[1];
+  m.strides[2] = sizes[3] * sizes[1];
+  m.strides[0] = sizes[2] * sizes[3] * sizes[1];
+  return m;
+}
+
+placer_memref1_f32 view1(std::vector<float> &data) {
+  placer_memref1_f32 m;
+  m.allocated = m.aligned = data.data();
+  m.offset = 0;
+  m.sizes[0] = static_cast<int64_t>(data.size());
+  m.strides[0] = 1;
+  return m;
+}
+
+/// `conv` (in y's element order) after the epilogue `steps`, in double.
+std::vector<double> referenceEpilogue(std::vector<double> conv,
+                                      const placer_memref4_f32 &y,
+                                      const std::vector<float> &steps,
+                                      const std::vector<float> &bias,
+                                      const placer_memref4_f32 &residual) {
+  size_t k = 0;
+  for (int64_t a = 0; a < y.sizes[0]; ++a)
+    for (int64_t b = 0; b < y.sizes[1]; ++b)
+      for (int64_t c = 0; c < y.sizes[2]; ++c)
+        for (int64_t d = 0; d < y.sizes[3]; ++d, ++k) {
+          double &v = conv[k];
+          for (size_t i = 0; i + 2 < steps.size(); i += 3) {
+            double alpha = steps[i + 1], beta = steps[i + 2];
+            switch (static_cast<int>(steps[i])) {
+            case PLACER_EPILOGUE_BIAS:
+              v += bias[b];
+              break;
+            case PLACER_EPILOGUE_RESIDUAL:
+              v += at(residual, a, b, c, d);
+              break;
+            case PLACER_EPILOGUE_LINEAR:
+              v = alpha * v + beta;
+              break;
+            case PLACER_EPILOGUE_CLIP:
+              v = std::min(std::max(v, alpha), beta);
+              break;
+            case PLACER_EPILOGUE_HARDSWISH:
+              v = v * std::min(std::max(v / 6 + 0.5, 0.0), 1.0);
+              break;
+            }
+          }
+        }
+  return conv;
+}
+
+/// One epilogue call on NHWC buffers (or NCHW ones) against the loops,
+/// twice (the second finds the primitive again).
+void checkEpilogue(std::array<int64_t, 4> xSizes, std::array<int64_t, 4> wSizes,
+                   int64_t groups, std::vector<float> steps, bool nhwc = true) {
+  std::array<int64_t, 4> ySizes = {xSizes[0], wSizes[0],
+                                   xSizes[2] - wSizes[2] + 1,
+                                   xSizes[3] - wSizes[3] + 1};
+  auto count = [](std::array<int64_t, 4> s) {
+    return s[0] * s[1] * s[2] * s[3];
+  };
+  std::vector<float> xData = values(count(xSizes), 11),
+                     wData = values(count(wSizes), 12),
+                     rData = values(count(ySizes), 13),
+                     bias = values(wSizes[0], 14), yData(count(ySizes));
+  // Inputs of a few units: clamps and HardSwish's bends are crossed.
+  for (float &v : xData)
+    v *= 4.0f;
+  auto view =
+      nhwc ? nhwcView4 : [](std::vector<float> &d, std::array<int64_t, 4> s) {
+        return view4(d, s);
+      };
+  placer_memref4_f32 x = view(xData, xSizes), w = view4(wData, wSizes),
+                     y = view(yData, ySizes), r = view(rData, ySizes);
+  placer_memref1_f32 b = view1(bias), table = view1(steps);
+  std::vector<double> want = referenceEpilogue(
+      referenceConv(x, w, y, {1, 0, 1, groups}, false), y, steps, bias, r);
+  for (int round = 0; round < 2; ++round) {
+    std::fill(yData.begin(), yData.end(), -3.0f);
+    _mlir_ciface_placer_cpu_conv2d_epilogue_f32(&x, &w, &y, &b, &r, &table, 1,
+                                                1, 0, 0, 1, 1, groups, 1);
+    ASSERT_EQ(takeError(), "");
+    expectNear(y, want);
+  }
+}
+
+TEST(CpuLibraryCalls, Epilogues) {
+  const float inf = INFINITY;
+  // Bias and ReLU6 (MobileNet-V2), bias and ReLU (ResNet).
+  checkEpilogue({1, 8, 5, 5}, {16, 8, 1, 1}, 1, {1, 0, 0, 4, 0, 6});
+  checkEpilogue({2, 4, 6, 6}, {8, 4, 3, 3}, 1, {1, 0, 0, 4, 0, inf});
+  // HardSwish after a bias; a depthwise convolution's.
+  checkEpilogue({1, 8, 5, 5}, {8, 8, 1, 1}, 1, {1, 0, 0, 5, 0, 0});
+  checkEpilogue({1, 16, 6, 6}, {16, 1, 3, 3}, 16, {1, 0, 0, 5, 0, 0});
+  // HardSigmoid as two linear steps and a clamp (taken as one linear step:
+  // oneDNN 2.6 gets two in a row wrong).
+  checkEpilogue({1, 8, 5, 5}, {16, 8, 1, 1}, 1,
+                {3, 1.0f / 6, 0, 3, 1, 0.5f, 4, 0, 1});
+  // A residual and a ReLU after the bias: post-ops on NHWC buffers, by
+  // hand on NCHW ones.
+  checkEpilogue({1, 8, 5, 5}, {16, 8, 1, 1}, 1, {1, 0, 0, 2, 0, 0, 4, 0, inf});
+  checkEpilogue({1, 8, 5, 5}, {16, 8, 1, 1}, 1, {1, 0, 0, 2, 0, 0, 4, 0, inf},
+                /*nhwc=*/false);
+  // No steps: the convolution alone.
+  checkEpilogue({1, 8, 5, 5}, {16, 8, 1, 1}, 1, {});
+}
+
+TEST(CpuLibraryCalls, BadEpilogueIsAnError) {
+  std::vector<float> xData(1 * 4 * 3 * 3), wData(8 * 4), yData(8 * 3 * 3),
+      bias(8), shortBias(3);
+  placer_memref4_f32 x = view4(xData, {1, 4, 3, 3}),
+                     w = view4(wData, {8, 4, 1, 1}),
+                     y = view4(yData, {1, 8, 3, 3}),
+                     r = view4(yData, {1, 8, 3, 3});
+  placer_memref4_f32 smallR = view4(xData, {1, 4, 3, 3});
+  placer_memref1_f32 b = view1(bias), sb = view1(shortBias);
+  auto run = [&](std::vector<float> steps, placer_memref1_f32 &bb,
+                 placer_memref4_f32 &rr) {
+    placer_memref1_f32 table = view1(steps);
+    std::fill(yData.begin(), yData.end(), -7.0f);
+    _mlir_ciface_placer_cpu_conv2d_epilogue_f32(&x, &w, &y, &bb, &rr, &table, 1,
+                                                1, 0, 0, 1, 1, 1, 0);
+    EXPECT_EQ(yData[0], -7.0f) << "an output was written";
+    return takeError();
+  };
+  EXPECT_NE(run({1, 0}, b, r).find("not triples"), std::string::npos);
+  EXPECT_NE(run({9, 0, 0}, b, r).find("step 0 has no kind 9"),
+            std::string::npos);
+  EXPECT_NE(run({4, 0, 6, 1, 0, 0}, b, r).find("only the first step"),
+            std::string::npos);
+  EXPECT_NE(run({1, 0, 0}, sb, r).find("adds bias [3] to 8 channels"),
+            std::string::npos);
+  EXPECT_NE(run({2, 0, 0}, b, smallR)
+                .find("adds residual [1, 4, 3, 3] to output [1, 8, 3, 3]"),
+            std::string::npos);
 }
 
 placer_memref3_f32 view3(std::vector<float> &data, std::array<int64_t, 3> sizes,

@@ -42,6 +42,11 @@ inline constexpr llvm::StringLiteral kConstantArgAttrName = "placer.constant";
 /// these to placer-cpu-library-calls when told to.
 bool isLibraryContraction(mlir::linalg::LinalgOp op);
 
+/// Whether `op`, on tensors, is the elementwise op after a convolution that
+/// placer-cpu-library-calls{epilogues} folds into the convolution's call
+/// (a chain of bias, residual, linear, clamp and HardSwish steps on the
+/// convolution's result): placer-tile-and-vectorize then leaves it whole.
+bool isConvEpilogue(mlir::linalg::GenericOp op);
 
 /// Everything after the graph lowering down to the LLVM dialect: register
 /// tiling and vectorization of contractions, one-shot bufferization (identity layouts at function boundaries, results as out

@@ -221,21 +221,36 @@ def ChannelsLast : Pass<"placer-channels-last", "::mlir::func::FuncOp"> {
 def CpuLibraryCalls : Pass<"placer-cpu-library-calls", "::mlir::ModuleOp"> {
   let summary = "Call libplacer_rt's oneDNN convolution and matrix product";
   let description = [{
-    On bufferized CPU code: every f32 `linalg.conv_2d_nchw_fchw` (and
-    grouped `linalg.conv_2d_ngchw_gfchw` over a view of an NCHW buffer)
-    becomes a call of `placer_cpu_conv2d_f32`, a 1x1 one with unit strides
-    and no padding a product per image, and every f32 contraction
-    `C[b..., m, n] += A[b..., m|k, k|m] * B[b..., k|n, n|k]` (batch
-    dimensions shared or absent from one operand) a call of
+    On bufferized CPU code: every f32 `linalg.conv_2d_nchw_fchw`,
+    `linalg.conv_2d_nhwc_fhwc` and grouped `conv_2d_ngchw_gfchw` /
+    `conv_2d_nhwgc_gfhwc` (as placer-channels-last makes them: NHWC
+    buffers passed as N C H W views, weights read where their transposed
+    copy came from) becomes a call of `placer_cpu_conv2d_f32`, an NCHW 1x1
+    one with unit strides and no padding a product per image, and every f32
+    contraction `C[b..., m, n] += A[b..., m|k, k|m] * B[b..., k|n, n|k]`
+    (batch dimensions shared or absent from one operand) a call of
     `placer_cpu_matmul_f32`; an operand of a product that is a strided view
     is copied into a contiguous buffer around the call. Matching is
     placer-gpu-library-calls': an input that only zero-pads another buffer
     is replaced by it (the call pads), a zero-filled output is overwritten
     rather than accumulated into. A convolution whose weights view an
     argument marked `placer.constant` tells the runtime so (it keeps their
-    reordered copy). libplacer_rt implements the calls with oneDNN
+    reordered copy).
+
+    With `epilogues`, the elementwise `linalg.generic` that alone reads an
+    overwritten convolution output (its buffer used by nothing else) goes
+    into the call when its body is a chain of steps oneDNN applies as the
+    convolution writes (post-ops): a per-channel bias first, a residual
+    tensor, `x * a + b`, clamps (ReLU, Clip), HardSwish. The call becomes
+    `placer_cpu_conv2d_epilogue_f32` writing the generic's output, with the
+    steps as a constant (kind, alpha, beta) table, and the intermediate
+    buffer goes. libplacer_rt implements the calls with oneDNN
     (include/placer/Runtime/CpuLibraryCalls.h); other ops are untouched.
   }];
+  let options = [
+    Option<"epilogues", "epilogues", "bool", /*default=*/"true",
+           "Fold the elementwise op after a convolution into its call">,
+  ];
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::arith::ArithDialect",
     "::mlir::memref::MemRefDialect",

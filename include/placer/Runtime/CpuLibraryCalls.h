@@ -23,6 +23,7 @@ extern "C" {
     float *allocated, *aligned;                                                \
     int64_t offset, sizes[RANK], strides[RANK];                                \
   }
+typedef PLACER_MEMREF_F32(1) placer_memref1_f32;
 typedef PLACER_MEMREF_F32(3) placer_memref3_f32;
 typedef PLACER_MEMREF_F32(4) placer_memref4_f32;
 
@@ -36,6 +37,29 @@ void _mlir_ciface_placer_cpu_conv2d_f32(
     int64_t stride_h, int64_t stride_w, int64_t pad_h, int64_t pad_w,
     int64_t dilation_h, int64_t dilation_w, int64_t groups, int32_t accumulate,
     int32_t constant_weights);
+
+/* The steps of a convolution's epilogue (placer_cpu_conv2d_epilogue_f32),
+ * applied in order to each output element v: */
+enum placer_epilogue_step {
+  PLACER_EPILOGUE_BIAS = 1,      /* v += bias[channel]; first step only */
+  PLACER_EPILOGUE_RESIDUAL = 2,  /* v += residual[n, channel, h, w] */
+  PLACER_EPILOGUE_LINEAR = 3,    /* v = alpha * v + beta */
+  PLACER_EPILOGUE_CLIP = 4,      /* v = min(max(v, alpha), beta) */
+  PLACER_EPILOGUE_HARDSWISH = 5, /* v = v * min(max(v / 6 + 1/2, 0), 1) */
+};
+
+/* y = epilogue(conv2d(x, w)): the convolution of placer_cpu_conv2d_f32
+ * (overwriting y) and then `steps`, triples (kind, alpha, beta) of floats
+ * with kind a placer_epilogue_step, which oneDNN applies as the elements
+ * are written (post-ops) rather than in another pass over y. `bias` [F]
+ * and `residual` (y's sizes, any strides) are read only where a step
+ * names them; the compiled code passes other buffers in their place. */
+void _mlir_ciface_placer_cpu_conv2d_epilogue_f32(
+    placer_memref4_f32 *x, placer_memref4_f32 *w, placer_memref4_f32 *y,
+    placer_memref1_f32 *bias, placer_memref4_f32 *residual,
+    placer_memref1_f32 *steps, int64_t stride_h, int64_t stride_w,
+    int64_t pad_h, int64_t pad_w, int64_t dilation_h, int64_t dilation_w,
+    int64_t groups, int32_t constant_weights);
 
 /* c[b] (+)= op(a[b]) op(b[b]) for every batch b of c: a and b [batch or 1,
  * rows, cols] (a batch of 1 is read for every batch), rows of unit stride.
