@@ -15,9 +15,10 @@ sequences (the example keeps its batch of 8); WORK/CASE-bN then holds the
 case's files.
 
 Peak memory is each process's maximum resident set (getrusage through
-os.wait4): placer-run's second, cached run (program loaded from the cache,
-no compilation) and the node process that times ORT, whose V8 heap is
-counted too.
+os.wait4): placer-run running the model's compiled artifact (--compile-only,
+then one run of the artifact: what a deployment runs, without the
+compiler) and the node process that times ORT, whose V8 heap is counted
+too.
 
 Each model is built in PyTorch, exported with torch.onnx.export (the
 example is read from examples/mlp4.onnx and rebuilt in PyTorch from its
@@ -33,7 +34,7 @@ import math
 import os
 import subprocess
 import sys
-import threading
+import tempfile
 import time
 
 import numpy as np
@@ -132,7 +133,11 @@ def build(case, folder, opset, batch):
         inputs = {"input_ids": torch.randint(0, 8192, (batch, 128))}
     else:
         raise SystemExit("unknown case " + case)
-    with torch.inference_mode():
+    # Exported with gradients on: in inference mode PyTorch takes its fused
+    # attention kernel (_native_multi_head_attention), which has no ONNX
+    # export.
+    export_mode = torch.enable_grad if case == "vit_b_16" else torch.inference_mode
+    with export_mode():
         torch.onnx.export(model, tuple(inputs.values()), onnx_path,
                           input_names=list(inputs), output_names=["logits"],
                           opset_version=opset, do_constant_folding=True)
@@ -141,28 +146,31 @@ def build(case, folder, opset, batch):
 
 # --- Runners ----------------------------------------------------------------
 
+# Measures the peak resident memory of the command in argv[2:] into the file
+# argv[1]. A process forked from this benchmark would start from its own
+# resident set (Linux keeps the largest across fork and exec), so the
+# command is the child of this small interpreter instead.
+PEAK_RSS = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(str(usage.ru_maxrss * 1024))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run(cmd, env=None):
-    """Runs `cmd`; its output and its peak resident memory in bytes (the
-    child's own rusage, from os.wait4)."""
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True, env=env) as process:
-        streams = {}
-
-        def drain(name, stream):
-            streams[name] = stream.read()
-
-        readers = [threading.Thread(target=drain, args=item)
-                   for item in (("out", process.stdout), ("err", process.stderr))]
-        for reader in readers:
-            reader.start()
-        _, status, usage = os.wait4(process.pid, 0)
-        for reader in readers:
-            reader.join()
-        process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode:
-        raise SystemExit("%s failed (%d):\n%s%s" % (
-            " ".join(cmd), process.returncode, streams["out"], streams["err"]))
-    return streams["out"], usage.ru_maxrss * 1024
+    """Runs `cmd`; its output and its peak resident memory in bytes."""
+    with tempfile.NamedTemporaryFile("r") as peak:
+        result = subprocess.run([sys.executable, "-c", PEAK_RSS, peak.name] + cmd,
+                                capture_output=True, text=True, env=env)
+        if result.returncode:
+            raise SystemExit("%s failed (%d):\n%s%s" % (
+                " ".join(cmd), result.returncode, result.stdout, result.stderr))
+        return result.stdout, int(peak.read())
 
 
 def time_torch(model, inputs, repeat):
@@ -197,8 +205,15 @@ def time_placer(args, folder, inputs, dims):
     with open(report) as f:
         rep = json.load(f)
     output = np.load(rep["outputs"][0]["file"])
-    # Memory from a cached run: what running the model takes, not compiling.
-    _, peak = run(command + ["--repeat", "1"])
+    # Memory as deployed: the compiled artifact (program.so, weights.bin)
+    # run without the compiler, as ORT runs its .onnx; a run from the .mlir
+    # also holds the parsed module and runs the lowering to find its cache
+    # entry.
+    artifact = os.path.join(folder, "artifact")
+    run([os.path.join(args.bin, "placer-run"), mlir, "--compile-only", artifact,
+         "--cache-dir", os.path.join(args.work, "cache")])
+    _, peak = run([os.path.join(args.bin, "placer-run"), artifact, "--output-dir",
+                   out_dir, "--repeat", "1"] + files)
     return output, rep["seconds_per_run"]["median"], peak
 
 

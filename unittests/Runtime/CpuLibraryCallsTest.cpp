@@ -395,6 +395,11 @@ TEST(CpuLibraryCalls, Products) {
     for (bool transB : {false, true})
       checkMatmul(2, 5, 7, 9, transA, transB, false, false, 0);
   checkMatmul(3, 4, 6, 5, false, true, /*broadcastB=*/true, false, 0);
+  // A shared B with batches of single rows (a sequence-first [197, 1, 768]
+  // activation times a weight) and with padded rows, accumulating: one
+  // product of the stacked rows.
+  checkMatmul(7, 1, 6, 5, false, false, true, false, 0);
+  checkMatmul(4, 3, 5, 6, false, false, true, true, /*padding=*/2);
   checkMatmul(2, 8, 3, 4, false, false, false, /*accumulate=*/true, 0);
   // Rows wider than the matrix (a slice of a fused projection), and a
   // single row.
