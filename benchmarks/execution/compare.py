@@ -16,9 +16,9 @@ case's files.
 
 Peak memory is each process's maximum resident set (getrusage through
 os.wait4): placer-run running the model's compiled artifact (--compile-only,
-then one run of the artifact: what a deployment runs, without the
-compiler) and the node process that times ORT, whose V8 heap is counted
-too.
+then one run of the artifact by the --runtime-bin runner, which links no
+compiler: what a deployment runs) and the node process that times ORT,
+whose V8 heap is counted too.
 
 Each model is built in PyTorch, exported with torch.onnx.export (the
 example is read from examples/mlp4.onnx and rebuilt in PyTorch from its
@@ -212,8 +212,8 @@ def time_placer(args, folder, inputs, dims):
     artifact = os.path.join(folder, "artifact")
     run([os.path.join(args.bin, "placer-run"), mlir, "--compile-only", artifact,
          "--cache-dir", os.path.join(args.work, "cache")])
-    _, peak = run([os.path.join(args.bin, "placer-run"), artifact, "--output-dir",
-                   out_dir, "--repeat", "1"] + files)
+    _, peak = run([os.path.join(args.runtime_bin or args.bin, "placer-run"), artifact,
+                   "--output-dir", out_dir, "--repeat", "1"] + files)
     return output, rep["seconds_per_run"]["median"], peak
 
 
@@ -251,6 +251,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin", required=True)
+    parser.add_argument("--runtime-bin",
+                        help="the runtime-only build's bin (runs the artifacts whose "
+                             "memory is measured; default: --bin)")
     parser.add_argument("--ort", required=True, help="folder holding node_modules/onnxruntime-node")
     parser.add_argument("--work", required=True)
     parser.add_argument("--cases", default="resnet50,gpt2,mlp4")

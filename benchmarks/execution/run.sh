@@ -16,7 +16,18 @@ if [ ! -d "$work/ort/node_modules/onnxruntime-node" ]; then
      --prefix . onnxruntime-node@1.30.0 >/dev/null)
 fi
 
+# The runner a deployment runs compiled artifacts with: the runtime-only
+# build (-DPLACER_RUNTIME_ONLY=ON), which links no compiler; its peak
+# memory is the one compared with ORT's.
+runtime="$work/runtime-build"
+if [ ! -x "$runtime/bin/placer-run" ] || [ "$root/build/bin/placer-run" -nt "$runtime/bin/placer-run" ]; then
+  cmake -G Ninja -S "$root" -B "$runtime" -DPLACER_RUNTIME_ONLY=ON \
+    -DCMAKE_BUILD_TYPE=Release > "$runtime.configure.log"
+  ninja -C "$runtime" placer-run > "$runtime.build.log"
+fi
+
 # One thread everywhere: torch.set_num_threads(1) in the script, ORT's
 # intra/inter-op pools of one, and placer-run is single-threaded.
 OMP_NUM_THREADS=1 /usr/bin/python3 "$root/benchmarks/execution/compare.py" \
-  --bin "$root/build/bin" --ort "$work/ort" --work "$work" "$@"
+  --bin "$root/build/bin" --runtime-bin "$runtime/bin" --ort "$work/ort" \
+  --work "$work" "$@"

@@ -202,6 +202,21 @@ bool writtenBetween(Operation *from, Operation *to, Value root) {
   return false;
 }
 
+/// Moves the deallocations of `root` strictly between `from` and `to` (one
+/// block) to right after `to`, which is to read the buffer too: on the CPU,
+/// optimize-allocation-liveness frees each buffer after its last reader,
+/// and a call that reads a buffer in place of its copy reads it later.
+void sinkDeallocsPast(Operation *from, Operation *to, Value root) {
+  SmallVector<Operation *> deallocs;
+  for (Operation *op = from->getNextNode(); op && op != to;
+       op = op->getNextNode())
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(op);
+        dealloc && getRoot(dealloc.getMemref()) == root)
+      deallocs.push_back(op);
+  for (Operation *dealloc : llvm::reverse(deallocs))
+    dealloc->moveAfter(to);
+}
+
 /// A convolution input that only pads another buffer: allocated, filled
 /// with zeros, `source` copied into its centre (the same margin on both
 /// sides) and read by the convolution alone. cuDNN pads by itself, so the
@@ -263,6 +278,7 @@ std::optional<Padding> matchPadding(Value x, Operation *conv,
   }
   // The convolution reads the source later than the copy did.
   Value source = copy.getSource();
+  sinkDeallocsPast(copy, conv, getRoot(source));
   if (writtenBetween(copy, conv, getRoot(source)))
     return std::nullopt;
   Padding padding{source, offsets[spatial[0]], offsets[spatial[1]], {}};
@@ -329,8 +345,10 @@ Value matchTransposed(Value buffer, Operation *user, ArrayRef<int64_t> perm) {
       return Value();
   }
   if (!copy || copy.getPermutation() != perm ||
-      copy->getBlock() != user->getBlock() || !copy->isBeforeInBlock(user) ||
-      writtenBetween(copy, user, getRoot(copy.getInput())))
+      copy->getBlock() != user->getBlock() || !copy->isBeforeInBlock(user))
+    return Value();
+  sinkDeallocsPast(copy, user, getRoot(copy.getInput()));
+  if (writtenBetween(copy, user, getRoot(copy.getInput())))
     return Value();
   return copy.getInput();
 }
@@ -998,8 +1016,13 @@ LogicalResult fuseEpilogue(OpBuilder &b, func::CallOp call,
   }
   std::optional<Epilogue> epilogue =
       matchEpilogue(generic, uses->reader, channel, output);
-  // The call moves to the generic: nothing between may change its inputs.
-  if (!epilogue || writtenBetween(call, generic, getRoot(x)) ||
+  // The call moves to the generic: nothing between may change its inputs,
+  // which are freed after it.
+  if (!epilogue)
+    return failure();
+  sinkDeallocsPast(call, generic, getRoot(x));
+  sinkDeallocsPast(call, generic, getRoot(w));
+  if (writtenBetween(call, generic, getRoot(x)) ||
       writtenBetween(call, generic, getRoot(w)))
     return failure();
 
