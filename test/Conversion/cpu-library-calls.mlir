@@ -331,6 +331,54 @@ func.func @epilogue_linear_min(%x: memref<1x4x4x8xf32>, %w: memref<16x8x1x1xf32>
   return
 }
 
+// Buffers are freed after their last reader (optimize-allocation-liveness
+// runs before this pass): a call that reads a buffer later than the code
+// did (the input of a convolution moved to its epilogue, the source of a
+// padded copy) moves its free past itself.
+// CHECK-LABEL: func.func @frees_move_past_calls
+// CHECK: %[[S:.*]] = memref.alloc() {{.*}} : memref<1x4x4x8xf32>
+// CHECK: call @placer_cpu_conv2d_f32(
+// CHECK-NEXT: memref.dealloc %[[S]]
+// CHECK: call @placer_cpu_conv2d_epilogue_f32(
+// CHECK-NEXT: memref.dealloc %[[X:.*]] : memref<1x4x4x16xf32>
+// CHECK-NOT: memref.dealloc %[[X]]
+func.func @frees_move_past_calls(%w: memref<16x8x3x3xf32>, %v: memref<16x16x1x1xf32>, %z: memref<1x4x4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %s = memref.alloc() {alignment = 64 : i64} : memref<1x4x4x8xf32>
+  linalg.fill ins(%one : f32) outs(%s : memref<1x4x4x8xf32>)
+  %p = memref.alloc() : memref<1x6x6x8xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x6x6x8xf32>)
+  %centre = memref.subview %p[0, 1, 1, 0] [1, 4, 4, 8] [1, 1, 1, 1] : memref<1x6x6x8xf32> to memref<1x4x4x8xf32, strided<[288, 48, 8, 1], offset: 56>>
+  memref.copy %s, %centre : memref<1x4x4x8xf32> to memref<1x4x4x8xf32, strided<[288, 48, 8, 1], offset: 56>>
+  memref.dealloc %s : memref<1x4x4x8xf32>
+  %wt = memref.alloc() : memref<16x3x3x8xf32>
+  linalg.transpose ins(%w : memref<16x8x3x3xf32>) outs(%wt : memref<16x3x3x8xf32>) permutation = [0, 2, 3, 1]
+  %x = memref.alloc() {alignment = 64 : i64} : memref<1x4x4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%x : memref<1x4x4x16xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %wt : memref<1x6x6x8xf32>, memref<16x3x3x8xf32>) outs(%x : memref<1x4x4x16xf32>)
+  memref.dealloc %p : memref<1x6x6x8xf32>
+  memref.dealloc %wt : memref<16x3x3x8xf32>
+  %vt = memref.alloc() : memref<16x1x1x16xf32>
+  linalg.transpose ins(%v : memref<16x16x1x1xf32>) outs(%vt : memref<16x1x1x16xf32>) permutation = [0, 2, 3, 1]
+  %y = memref.alloc() : memref<1x4x4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x4x4x16xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %vt : memref<1x4x4x16xf32>, memref<16x1x1x16xf32>) outs(%y : memref<1x4x4x16xf32>)
+  memref.dealloc %x : memref<1x4x4x16xf32>
+  memref.dealloc %vt : memref<16x1x1x16xf32>
+  linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y : memref<1x4x4x16xf32>) outs(%z : memref<1x4x4x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.maximumf %in, %zero : f32
+    linalg.yield %0 : f32
+  }
+  memref.dealloc %y : memref<1x4x4x16xf32>
+  return
+}
+
 // No epilogue: an op with no step (a division), an output another op
 // reads too, an output accumulated into (no zero fill).
 // CHECK-LABEL: func.func @epilogue_refused
