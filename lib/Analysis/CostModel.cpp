@@ -20,6 +20,10 @@ int64_t placer::getActivationBytes(Value value) {
 }
 
 bool placer::isBackwardOp(Operation *op) {
+  // A training step's backward node (--placer-build-training), or a
+  // workload's node flagged in its attributes.
+  if (op->hasAttr(kBackwardNodeAttrName))
+    return true;
   auto node = dyn_cast<graph::NodeOp>(op);
   DictionaryAttr attrs = node ? node.getAttrs() : DictionaryAttr();
   auto flag = attrs ? attrs.getAs<IntegerAttr>(kBackwardAttrName) : nullptr;

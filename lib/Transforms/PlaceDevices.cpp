@@ -157,7 +157,11 @@ buildProblem(ModuleOp module, const ClusterDevices &devices, bool activations) {
                            });
       node.supported = getIntAttr(attrs, "supported", 1) != 0 && runsSomewhere;
       node.backward = isBackwardOp(&op);
+      // A workload's class, or a training step's (a node and its backward
+      // twin, --placer-build-training).
       node.colorClass = getIntAttr(attrs, "color_class", -1);
+      if (auto colorClass = op.getAttrOfType<IntegerAttr>(kColorClassAttrName))
+        node.colorClass = colorClass.getInt();
       result.backwardOps |= node.backward;
       result.training |= node.backward || priced;
       nodeOf[&op] = result.problem.size();

@@ -163,6 +163,50 @@ def Simulate : Pass<"placer-simulate", "::mlir::ModuleOp"> {
   ];
 }
 
+def BuildTraining : Pass<"placer-build-training", "::mlir::ModuleOp"> {
+  let summary = "Turn a graph module into one training step (loss, backward, optimizer)";
+  let description = [{
+    Differentiates the module's graph function in reverse mode: a loss on
+    one output (`output`, default the first) against a new input named
+    `labels` (`loss=mse`: the output's shape, mean squared error;
+    `loss=cross-entropy`: [batch] int64 class indices for [batch, classes]
+    logits, mean negative log-likelihood of their softmax), the backward
+    nodes from one vector-Jacobian rule per op type
+    (include/placer/Transforms/Gradients.h), and each trained weight's
+    update by `optimizer` (`sgd`, `momentum`: PyTorch's SGD with momentum,
+    `adam`: PyTorch's Adam with bias correction) at `learning-rate`. Trained
+    weights are the floating-point initializers of rank 1 or more on a path
+    to the loss; optimizer state is new initializers (`W.momentum`,
+    `W.adam_m`, `W.adam_v`, `adam.step`) starting at zero. The function
+    then returns `loss` and the next value of every weight and state, each
+    result marked `placer.updates = "NAME"` with the initializer it
+    replaces; the original outputs go. Backward nodes carry
+    `placer.backward` and share `placer.color_class` with their forward
+    node, which the placement keeps on one device. Needs static shapes and
+    opset 13 or later; nodes on a weight's path without a rule are one error
+    that names them all. docs/Training.md.
+  }];
+  let options = [
+    Option<"loss", "loss", "std::string", /*default=*/"\"mse\"",
+           "mse or cross-entropy">,
+    Option<"output", "output", "std::string", /*default=*/"\"\"",
+           "The graph output the loss is on (default: the first)">,
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"sgd\"",
+           "sgd, momentum or adam">,
+    Option<"learningRate", "learning-rate", "double", /*default=*/"0.01",
+           "Step size">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.9",
+           "optimizer=momentum: the velocity's decay">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9",
+           "optimizer=adam: the first moment's decay">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999",
+           "optimizer=adam: the second moment's decay">,
+    Option<"epsilon", "epsilon", "double", /*default=*/"1e-8",
+           "optimizer=adam: added to the root of the second moment">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def ExportDot : Pass<"placer-export-dot", "::mlir::ModuleOp"> {
   let summary = "Write the placed operator graph as Graphviz DOT";
   let description = [{

@@ -418,6 +418,18 @@ LogicalResult PlacerDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
 
+  if (name == kBackwardNodeAttrName || name == kColorClassAttrName) {
+    if (op->getName().getStringRef() != "graph.node")
+      return op->emitError() << "'" << name << "' belongs on a graph.node";
+    auto colorClass = dyn_cast<IntegerAttr>(attr.getValue());
+    if (name == kBackwardNodeAttrName && !isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' must be a unit attribute";
+    if (name == kColorClassAttrName && (!colorClass || colorClass.getInt() < 0))
+      return op->emitError()
+             << "'" << name << "' must be a non-negative integer";
+    return success();
+  }
+
   auto module = op->getParentOfType<ModuleOp>();
   ClusterAttr cluster = module ? placer::getCluster(module) : ClusterAttr();
   if (name == CostAttrHelper::getNameStr()) {
@@ -453,6 +465,21 @@ LogicalResult PlacerDialect::verifyOperationAttribute(Operation *op,
   }
   return op->emitError() << "unknown attribute '" << name
                          << "' of the placer dialect";
+}
+
+LogicalResult PlacerDialect::verifyRegionResultAttribute(Operation *op,
+                                                         unsigned region,
+                                                         unsigned result,
+                                                         NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name != kUpdatesAttrName)
+    return op->emitError() << "unknown result attribute '" << name
+                           << "' of the placer dialect";
+  auto updated = dyn_cast<StringAttr>(attr.getValue());
+  if (!updated || updated.empty())
+    return op->emitError() << "'" << name << "' on result " << result
+                           << " must name the initializer it updates";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -78,6 +78,16 @@ void setPlacement(mlir::Operation *module, PlacementAttr placement);
 inline constexpr llvm::StringLiteral kProfileNodesAttrName =
     "placer.profile_nodes";
 
+/// A training step's attributes (--placer-build-training): on a graph node
+/// of the backward pass, a unit attribute; on a node and its backward
+/// twin, the class of nodes that share a device (a non-negative i64), as a
+/// paper workload's `backward` and `color_class` node attributes are; on a
+/// step function's result, the initializer (weight or optimizer state)
+/// whose next value it is (a string).
+inline constexpr llvm::StringLiteral kBackwardNodeAttrName = "placer.backward";
+inline constexpr llvm::StringLiteral kColorClassAttrName = "placer.color_class";
+inline constexpr llvm::StringLiteral kUpdatesAttrName = "placer.updates";
+
 /// The cluster recorded on `op`'s module, with an error naming `pass` and
 /// what to run first when there is none.
 mlir::FailureOr<Cluster> requireCluster(mlir::Operation *op,

@@ -1,0 +1,362 @@
+//===- BuildTraining.cpp - One training step from an inference graph ------===//
+//
+// --placer-build-training turns a graph module into one training step: the
+// forward nodes, a loss against a new `labels` input, the backward nodes
+// (reverse mode, one vector-Jacobian rule per op type: Gradients.h) and
+// each weight's optimizer update. The step returns the loss and the new
+// value of every weight and optimizer state, each result naming the
+// initializer it replaces (placer.updates), so that a runner feeds them
+// back for the next step. docs/Training.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Transforms/Gradients.h"
+#include "placer/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <cmath>
+
+namespace placer {
+#define GEN_PASS_DEF_BUILDTRAINING
+#include "placer/Transforms/Passes.h.inc"
+} // namespace placer
+
+using namespace mlir;
+using namespace placer;
+using graph::ConstantOp;
+using graph::NodeOp;
+
+namespace {
+
+/// A weight the step trains: a floating-point initializer (no Constant
+/// node's output) of rank 1 or more. Scalars are the exporter's constants
+/// (a scale, an epsilon), not parameters.
+bool isTrainable(ConstantOp constant) {
+  auto type = cast<RankedTensorType>(constant.getType());
+  return !constant.getNode() && isa<FloatType>(type.getElementType()) &&
+         type.getRank() >= 1;
+}
+
+struct BuildTrainingPass
+    : placer::impl::BuildTrainingBase<BuildTrainingPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(checkOptions(module)))
+      return signalPassFailure();
+    SmallVector<func::FuncOp> funcs;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func.isExternal())
+        funcs.push_back(func);
+    if (funcs.size() != 1) {
+      module.emitError("placer-build-training: the module must hold one "
+                       "graph function, not ")
+          << funcs.size();
+      return signalPassFailure();
+    }
+    if (failed(buildStep(module, funcs.front())))
+      return signalPassFailure();
+  }
+
+  LogicalResult checkOptions(ModuleOp module) {
+    auto bad = [&](StringRef option, const Twine &why) {
+      return module.emitError("placer-build-training: ") << option << " " << why;
+    };
+    if (loss != "mse" && loss != "cross-entropy")
+      return bad("loss", "must be mse or cross-entropy, not '" + loss + "'");
+    if (optimizer != "sgd" && optimizer != "momentum" && optimizer != "adam")
+      return bad("optimizer",
+                 "must be sgd, momentum or adam, not '" + optimizer + "'");
+    if (!std::isfinite(learningRate) || learningRate <= 0)
+      return bad("learning-rate", "must be finite and positive, not " +
+                                      std::to_string(learningRate));
+    if (!(momentum >= 0 && momentum < 1))
+      return bad("momentum", "must be in [0, 1), not " + std::to_string(momentum));
+    if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1))
+      return bad("beta1 and beta2", "must be in [0, 1)");
+    if (!std::isfinite(epsilon) || epsilon <= 0)
+      return bad("epsilon", "must be finite and positive");
+    return success();
+  }
+
+  /// The default domain's opset; the rules emit opset-13 forms (axes as
+  /// inputs).
+  FailureOr<int64_t> getOpset(ModuleOp module) {
+    auto imports = module->getAttrOfType<DictionaryAttr>(graph::attrs::kOpsetImport);
+    auto version = imports ? imports.getAs<IntegerAttr>(graph::attrs::kDefaultDomainKey)
+                           : IntegerAttr();
+    if (!version || version.getInt() < 13)
+      return module.emitError("placer-build-training: needs ONNX opset 13 or "
+                              "later (the module has ")
+             << (version ? std::to_string(version.getInt()) : "none") << ")";
+    return version.getInt();
+  }
+
+  LogicalResult buildStep(ModuleOp module, func::FuncOp func) {
+    FailureOr<int64_t> opset = getOpset(module);
+    if (failed(opset))
+      return failure();
+    Block &body = func.getBody().front();
+    auto ret = cast<func::ReturnOp>(body.getTerminator());
+
+    // The output the loss is on.
+    int64_t index = output.empty() ? 0 : -1;
+    for (unsigned i = 0; index < 0 && i < func.getNumResults(); ++i)
+      if (auto name = func.getResultAttrOfType<StringAttr>(i, "graph.name");
+          name && name.getValue() == output)
+        index = i;
+    if (index < 0 || index >= ret.getNumOperands())
+      return func.emitError("placer-build-training: no graph output named '")
+             << output << "'";
+    Value y = ret.getOperand(index);
+    auto yType = dyn_cast<RankedTensorType>(y.getType());
+    if (!yType || !isa<FloatType>(yType.getElementType()))
+      return func.emitError("placer-build-training: the loss needs a "
+                            "floating-point output; output ")
+             << index << " is " << y.getType();
+
+    // Static shapes: the backward nodes' types are the forward ones'.
+    SmallVector<std::string> dynamic;
+    func.walk([&](Operation *op) {
+      for (Type type : op->getResultTypes())
+        if (auto ranked = dyn_cast<RankedTensorType>(type);
+            ranked && !ranked.hasStaticShape()) {
+          auto node = dyn_cast<NodeOp>(op);
+          dynamic.push_back(node ? node.getDisplayName().str()
+                                 : op->getName().getStringRef().str());
+          return;
+        }
+    });
+    for (Type type : func.getArgumentTypes())
+      if (auto ranked = dyn_cast<RankedTensorType>(type);
+          ranked && !ranked.hasStaticShape())
+        dynamic.push_back("an input");
+    if (!dynamic.empty())
+      return func.emitError("placer-build-training: needs static shapes "
+                            "(import with --dim NAME=VALUE); dynamic at ")
+             << llvm::join(dynamic, ", ");
+
+    // Values that depend on a weight, and nodes between a weight and y.
+    llvm::DenseSet<Value> active;
+    SmallVector<ConstantOp> weights;
+    for (Operation &op : body) {
+      if (auto constant = dyn_cast<ConstantOp>(op); constant && isTrainable(constant)) {
+        weights.push_back(constant);
+        active.insert(constant.getResult());
+        continue;
+      }
+      if (llvm::any_of(op.getOperands(), [&](Value v) { return active.contains(v); }))
+        active.insert(op.getResults().begin(), op.getResults().end());
+    }
+    llvm::DenseSet<Operation *> reaching;
+    SmallVector<Value> worklist = {y};
+    while (!worklist.empty()) {
+      Operation *op = worklist.pop_back_val().getDefiningOp();
+      if (!op || !reaching.insert(op).second)
+        continue;
+      worklist.append(op->operand_begin(), op->operand_end());
+    }
+    // Every node on a weight's path to y needs a rule: one error names all.
+    SmallVector<NodeOp> differentiated;
+    SmallVector<std::string> missing;
+    for (Operation &op : body) {
+      auto node = dyn_cast<NodeOp>(op);
+      if (!node || !reaching.contains(node) ||
+          !llvm::any_of(node.getResults(), [&](Value v) { return active.contains(v); }))
+        continue;
+      differentiated.push_back(node);
+      if (!getVjpRule(node.getOpType()))
+        missing.push_back("'" + node.getDisplayName().str() + "' (" +
+                          node.getOpType().str() + ")");
+    }
+    if (!missing.empty())
+      return func.emitError("placer-build-training: no gradient rule for ")
+             << missing.size() << " node" << (missing.size() > 1 ? "s" : "")
+             << ": " << llvm::join(missing, ", ") << " (rules: "
+             << llvm::join(getDifferentiableOpTypes(), ", ") << ")";
+    OpBuilder b(ret);
+    MLIRContext *context = b.getContext();
+
+    // Each differentiated node and its backward twin share a class.
+    int64_t nextClass = 0;
+    for (NodeOp node : differentiated)
+      node->setAttr(kColorClassAttrName, b.getI64IntegerAttr(nextClass++));
+    auto classOf = [&](Operation *op) {
+      return op ? op->getAttrOfType<IntegerAttr>(kColorClassAttrName)
+                : IntegerAttr();
+    };
+
+    // The labels input and the loss.
+    Type labelsType = yType;
+    if (loss == "cross-entropy") {
+      if (yType.getRank() != 2)
+        return func.emitError("placer-build-training: cross-entropy needs "
+                              "[batch, classes] logits, not ")
+               << yType;
+      labelsType =
+          RankedTensorType::get({yType.getDimSize(0)}, b.getI64Type());
+    }
+    unsigned labelsIndex = func.getNumArguments();
+    if (failed(func.insertArgument(
+            labelsIndex, labelsType,
+            b.getDictionaryAttr(b.getNamedAttr("graph.name", b.getStringAttr("labels"))),
+            func.getLoc())))
+      return failure();
+    Value labels = func.getArgument(labelsIndex);
+    Location loc = func.getLoc();
+    GradientBuilder forward(b, loc, *opset, "loss", IntegerAttr(),
+                            /*backward=*/false);
+    GradientBuilder seed(b, loc, *opset, "loss/grad", classOf(y.getDefiningOp()));
+    auto scalarType = RankedTensorType::get({}, yType.getElementType());
+    int64_t rows = yType.getDimSize(0);
+    Value lossValue, dy;
+    if (loss == "mse") {
+      Value diff = forward.node("Sub", {y, labels}, yType);
+      Value square = forward.node("Mul", {diff, diff}, yType);
+      lossValue = forward.node("ReduceMean", {square}, scalarType,
+                               {b.getNamedAttr("keepdims", b.getI64IntegerAttr(0))});
+      dy = seed.node("Mul", {diff, seed.scalar(2.0 / yType.getNumElements(), yType)},
+                     yType);
+    } else {
+      int64_t classes = yType.getDimSize(1);
+      auto axis = b.getNamedAttr("axis", b.getI64IntegerAttr(1));
+      Value logp = forward.node("LogSoftmax", {y}, yType, {axis});
+      Value values = graph::ConstantOp::create(
+          b, loc, RankedTensorType::get({2}, yType.getElementType()),
+          "loss/one_hot_values",
+          DenseElementsAttr::get(RankedTensorType::get({2}, yType.getElementType()),
+                                 ArrayRef<Attribute>{b.getFloatAttr(yType.getElementType(), 0.0),
+                                                     b.getFloatAttr(yType.getElementType(), 1.0)}),
+          b.getStringAttr("loss/one_hot_values"));
+      Value oneHot = forward.node("OneHot", {labels, forward.int64s({classes}), values},
+                                  yType, {b.getNamedAttr("axis", b.getI64IntegerAttr(-1))});
+      Value picked = forward.node("Mul", {oneHot, logp}, yType);
+      Value total = forward.node("ReduceSum", {picked}, scalarType,
+                                 {b.getNamedAttr("keepdims", b.getI64IntegerAttr(0))});
+      lossValue = forward.node("Mul", {total, forward.scalar(-1.0 / rows, yType)},
+                               scalarType);
+      Value probabilities = seed.node("Softmax", {y}, yType, {axis});
+      Value centred = seed.node("Sub", {probabilities, oneHot}, yType);
+      dy = seed.node("Mul", {centred, seed.scalar(1.0 / rows, yType)}, yType);
+    }
+
+    // Reverse mode: adjoints summed where a value has several readers.
+    DenseMap<Value, Value> adjoint;
+    adjoint[y] = dy;
+    for (NodeOp node : llvm::reverse(differentiated)) {
+      SmallVector<Value> dResults;
+      bool any = false;
+      for (Value result : node.getResults()) {
+        dResults.push_back(adjoint.lookup(result));
+        any |= bool(dResults.back());
+      }
+      if (!any)
+        continue;
+      GradientBuilder g(b, node.getLoc(), *opset,
+                        node.getDisplayName().str() + "/grad", classOf(node));
+      SmallVector<Value> dInputs;
+      if (failed((*getVjpRule(node.getOpType()))(g, node, dResults, dInputs)))
+        return failure();
+      for (auto [input, d] : llvm::zip(node.getOperands(), dInputs)) {
+        if (!d || !active.contains(input))
+          continue;
+        Value &sum = adjoint[input];
+        sum = sum ? g.node("Add", {sum, d}, d.getType()) : d;
+      }
+    }
+
+    // Optimizer updates, with the class of the weight's first reader.
+    SmallVector<Value> results = {lossValue};
+    SmallVector<std::pair<std::string, std::string>> names = {{"loss", ""}};
+    auto state = [&](ConstantOp weight, StringRef suffix, double init,
+                     RankedTensorType type) -> Value {
+      std::string name = (weight ? weight.getName().str() + "." : "") + suffix.str();
+      Value value = graph::ConstantOp::create(
+          b, loc, type, name,
+          DenseElementsAttr::get(type, b.getFloatAttr(type.getElementType(), init)),
+          /*node=*/nullptr);
+      return value;
+    };
+    auto update = [&](Value next, StringRef name) {
+      results.push_back(next);
+      names.push_back({name.str(), name.str()});
+    };
+    Value step, nextStep;
+    if (optimizer == "adam") {
+      auto stepType = RankedTensorType::get({}, yType.getElementType());
+      b.setInsertionPoint(ret);
+      step = state(nullptr, "adam.step", 0.0, stepType);
+      GradientBuilder g(b, loc, *opset, "adam.step/update", IntegerAttr());
+      nextStep = g.node("Add", {step, g.scalar(1.0, stepType)}, stepType);
+      update(nextStep, "adam.step");
+    }
+    for (ConstantOp weight : weights) {
+      Value grad = adjoint.lookup(weight.getResult());
+      if (!grad)
+        continue; // no path to the loss
+      Operation *reader = *weight->getUsers().begin();
+      GradientBuilder g(b, weight.getLoc(), *opset, weight.getName().str() + "/update",
+                        classOf(reader));
+      auto type = cast<RankedTensorType>(weight.getType());
+      Value w = weight.getResult(), next;
+      if (optimizer == "sgd") {
+        next = g.node("Sub", {w, g.node("Mul", {grad, g.scalar(learningRate, type)}, type)}, type);
+      } else if (optimizer == "momentum") {
+        Value velocity = state(weight, "momentum", 0.0, type);
+        Value kept = g.node("Mul", {velocity, g.scalar(momentum, type)}, type);
+        Value nextVelocity = g.node("Add", {kept, grad}, type);
+        next = g.node("Sub", {w, g.node("Mul", {nextVelocity, g.scalar(learningRate, type)}, type)}, type);
+        update(nextVelocity, weight.getName().str() + ".momentum");
+      } else {
+        Value m = state(weight, "adam_m", 0.0, type);
+        Value v = state(weight, "adam_v", 0.0, type);
+        Value nextM = g.node("Add", {g.node("Mul", {m, g.scalar(beta1, type)}, type),
+                                     g.node("Mul", {grad, g.scalar(1 - beta1, type)}, type)}, type);
+        Value square = g.node("Mul", {grad, grad}, type);
+        Value nextV = g.node("Add", {g.node("Mul", {v, g.scalar(beta2, type)}, type),
+                                     g.node("Mul", {square, g.scalar(1 - beta2, type)}, type)}, type);
+        auto stepType = cast<RankedTensorType>(nextStep.getType());
+        auto correction = [&](double beta) {
+          Value power = g.node("Pow", {g.scalar(beta, stepType), nextStep}, stepType);
+          return g.node("Sub", {g.scalar(1.0, stepType), power}, stepType);
+        };
+        Value mHat = g.node("Div", {nextM, correction(beta1)}, type);
+        Value vHat = g.node("Div", {nextV, correction(beta2)}, type);
+        Value denominator = g.node("Add", {g.node("Sqrt", {vHat}, type), g.scalar(epsilon, type)}, type);
+        Value stepSize = g.node("Mul", {g.node("Div", {mHat, denominator}, type),
+                                        g.scalar(learningRate, type)}, type);
+        next = g.node("Sub", {w, stepSize}, type);
+        update(nextM, weight.getName().str() + ".adam_m");
+        update(nextV, weight.getName().str() + ".adam_v");
+      }
+      update(next, weight.getName());
+    }
+    if (results.size() == (optimizer == "adam" ? 2u : 1u))
+      return func.emitError("placer-build-training: no weight reaches output ")
+             << index << ": nothing to train";
+
+    // The step's results: the loss, then each updated initializer.
+    func::ReturnOp::create(b, ret.getLoc(), results);
+    ret.erase();
+    SmallVector<Type> types;
+    for (Value v : results)
+      types.push_back(v.getType());
+    func.setType(FunctionType::get(context, func.getArgumentTypes(), types));
+    for (auto [i, entry] : llvm::enumerate(names)) {
+      SmallVector<NamedAttribute> attrs = {
+          b.getNamedAttr("graph.name", b.getStringAttr(entry.first))};
+      if (!entry.second.empty())
+        attrs.push_back(b.getNamedAttr(kUpdatesAttrName, b.getStringAttr(entry.second)));
+      func.setResultAttrs(i, b.getDictionaryAttr(attrs));
+    }
+    return success();
+  }
+};
+
+} // namespace

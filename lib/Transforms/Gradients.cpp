@@ -1,0 +1,342 @@
+//===- Gradients.cpp - Vector-Jacobian products of graph nodes ------------===//
+//
+// One rule per ONNX op type (include/placer/Transforms/Gradients.h). Each
+// emits ONNX ops that the lowering runs, on static shapes; the rules are
+// checked against central finite differences in float64
+// (test/Transforms/gradients.py).
+//
+//===----------------------------------------------------------------------===//
+
+#include "placer/Transforms/Gradients.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace placer;
+using graph::NodeOp;
+
+GradientBuilder::GradientBuilder(OpBuilder &builder, Location loc,
+                                 int64_t opset, StringRef prefix,
+                                 IntegerAttr colorClass, bool backward)
+    : builder(builder), loc(loc), opset(opset), prefix(prefix.str()),
+      colorClass(colorClass), backward(backward) {}
+
+Value GradientBuilder::node(StringRef opType, ValueRange inputs, Type result,
+                            ArrayRef<NamedAttribute> attrs) {
+  std::string nodeName = prefix + "/" + std::to_string(count++);
+  OperationState state(loc, NodeOp::getOperationName());
+  state.addOperands(inputs);
+  state.addTypes(result);
+  state.addAttribute("op_type", builder.getStringAttr(opType));
+  state.addAttribute("version", builder.getI64IntegerAttr(opset));
+  state.addAttribute("name", builder.getStringAttr(nodeName));
+  state.addAttribute("output_names",
+                     builder.getStrArrayAttr({nodeName + ":0"}));
+  if (!attrs.empty())
+    state.addAttribute("attrs", builder.getDictionaryAttr(attrs));
+  if (backward)
+    state.addAttribute(kBackwardNodeAttrName, builder.getUnitAttr());
+  if (colorClass)
+    state.addAttribute(kColorClassAttrName, colorClass);
+  return builder.create(state)->getResult(0);
+}
+
+Value GradientBuilder::int64s(ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    builder.getI64Type());
+  std::string constName = prefix + "/const" + std::to_string(count++);
+  return graph::ConstantOp::create(builder, loc, type, constName,
+                                   DenseIntElementsAttr::get(type, values),
+                                   builder.getStringAttr(constName));
+}
+
+Value GradientBuilder::scalar(double value, Type type) {
+  Type element = cast<ShapedType>(type).getElementType();
+  auto scalarType = RankedTensorType::get({}, element);
+  std::string constName = prefix + "/const" + std::to_string(count++);
+  return graph::ConstantOp::create(
+      builder, loc, scalarType, constName,
+      DenseElementsAttr::get(scalarType,
+                             builder.getFloatAttr(element, value)),
+      builder.getStringAttr(constName));
+}
+
+Value GradientBuilder::reshape(Value value, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getShape() == shape)
+    return value;
+  return node("Reshape", {value, int64s(shape)}, type.clone(shape));
+}
+
+Value GradientBuilder::sumTo(Value value, RankedTensorType target) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getShape() == target.getShape())
+    return value;
+  // Target dims align with the trailing dims of value's.
+  int64_t rank = type.getRank(), offset = rank - target.getRank();
+  SmallVector<int64_t> axes, kept(type.getShape());
+  for (int64_t d = 0; d < rank; ++d)
+    if (d < offset ||
+        (target.getDimSize(d - offset) == 1 && type.getDimSize(d) != 1)) {
+      axes.push_back(d);
+      kept[d] = 1;
+    }
+  Value summed = value;
+  if (!axes.empty())
+    summed = node("ReduceSum", {value, int64s(axes)}, type.clone(kept),
+                  {builder.getNamedAttr("keepdims", builder.getI64IntegerAttr(1))});
+  return reshape(summed, target.getShape());
+}
+
+Value GradientBuilder::transposeLast(Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> perm(type.getRank());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+  SmallVector<int64_t> shape(type.getShape());
+  std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
+  return node("Transpose", {value}, type.clone(shape),
+              {builder.getNamedAttr("perm", builder.getDenseI64ArrayAttr(perm))});
+}
+
+namespace {
+
+RankedTensorType typeOf(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+int64_t getInt(NodeOp node, StringRef name, int64_t fallback) {
+  auto attr = node.getAttrs().getAs<IntegerAttr>(name);
+  return attr ? attr.getInt() : fallback;
+}
+
+double getFloat(NodeOp node, StringRef name, double fallback) {
+  auto attr = node.getAttrs().getAs<FloatAttr>(name);
+  return attr ? attr.getValueAsDouble() : fallback;
+}
+
+using Grads = SmallVectorImpl<Value>;
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult identityRule(GradientBuilder &g, NodeOp node,
+                           ArrayRef<Value> dy, Grads &dx) {
+  dx.assign(node.getNumOperands(), Value());
+  dx[0] = dy[0];
+  return success();
+}
+
+/// Add and Sub: the adjoint, summed to each operand's shape (negated for
+/// Sub's second).
+template <bool subtract>
+LogicalResult addRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                      Grads &dx) {
+  Value a = node.getOperand(0), b = node.getOperand(1);
+  dx.push_back(g.sumTo(dy[0], typeOf(a)));
+  Value db = subtract ? g.node("Neg", {dy[0]}, dy[0].getType()) : dy[0];
+  dx.push_back(g.sumTo(db, typeOf(b)));
+  return success();
+}
+
+LogicalResult mulRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                      Grads &dx) {
+  Value a = node.getOperand(0), b = node.getOperand(1);
+  Type type = dy[0].getType();
+  dx.push_back(g.sumTo(g.node("Mul", {dy[0], b}, type), typeOf(a)));
+  dx.push_back(g.sumTo(g.node("Mul", {dy[0], a}, type), typeOf(b)));
+  return success();
+}
+
+/// y = a / b: da = dy / b, db = -dy y / b.
+LogicalResult divRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                      Grads &dx) {
+  Value a = node.getOperand(0), b = node.getOperand(1), y = node.getResult(0);
+  Type type = dy[0].getType();
+  Value da = g.node("Div", {dy[0], b}, type);
+  dx.push_back(g.sumTo(da, typeOf(a)));
+  Value db = g.node("Neg", {g.node("Mul", {da, y}, type)}, type);
+  dx.push_back(g.sumTo(db, typeOf(b)));
+  return success();
+}
+
+/// dx = dy * f'(x), with f' written through the node's result y.
+LogicalResult reluRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                       Grads &dx) {
+  // Relu(x) >= 0, and Sign of it is 1 where x > 0, else 0.
+  Type type = dy[0].getType();
+  Value slope = g.node("Sign", {node.getResult(0)}, type);
+  dx.push_back(g.node("Mul", {dy[0], slope}, type));
+  return success();
+}
+
+LogicalResult sigmoidRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                          Grads &dx) {
+  Value y = node.getResult(0);
+  Type type = dy[0].getType();
+  Value oneMinus = g.node("Sub", {g.scalar(1.0, type), y}, type);
+  Value slope = g.node("Mul", {y, oneMinus}, type);
+  dx.push_back(g.node("Mul", {dy[0], slope}, type));
+  return success();
+}
+
+LogicalResult tanhRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                       Grads &dx) {
+  Value y = node.getResult(0);
+  Type type = dy[0].getType();
+  Value square = g.node("Mul", {y, y}, type);
+  Value slope = g.node("Sub", {g.scalar(1.0, type), square}, type);
+  dx.push_back(g.node("Mul", {dy[0], slope}, type));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Products
+//===----------------------------------------------------------------------===//
+
+/// y = a b with a [..., m, k] and b [k, n] (a weight shared by the batch)
+/// or b with a's batch dims: da = dy b^T, db = a^T dy (summed over the
+/// batch when b is shared).
+LogicalResult matmulRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                         Grads &dx) {
+  Value a = node.getOperand(0), b = node.getOperand(1);
+  RankedTensorType aType = typeOf(a), bType = typeOf(b);
+  Type elem = aType.getElementType();
+  if (aType.getRank() < 2 || bType.getRank() < 2 ||
+      (bType.getRank() != 2 && bType.getRank() != aType.getRank()))
+    return node.emitError("placer: no gradient for MatMul of ")
+           << aType << " and " << bType
+           << " (needs [..., m, k] times [k, n] or equal batch dims)";
+  dx.push_back(g.node("MatMul", {dy[0], g.transposeLast(b)}, aType));
+  if (bType.getRank() == 2) {
+    // Rows of every batch as one matrix.
+    int64_t k = aType.getDimSize(aType.getRank() - 1);
+    int64_t n = bType.getDimSize(1);
+    Value rows = g.reshape(a, {aType.getNumElements() / k, k});
+    Value dRows = g.reshape(dy[0], {aType.getNumElements() / k, n});
+    dx.push_back(g.node("MatMul", {g.transposeLast(rows), dRows},
+                        RankedTensorType::get({k, n}, elem)));
+  } else {
+    dx.push_back(g.node("MatMul", {g.transposeLast(a), dy[0]}, bType));
+  }
+  return success();
+}
+
+/// y = alpha op(a) op(b) + beta c.
+LogicalResult gemmRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                       Grads &dx) {
+  OpBuilder &b = g.getBuilder();
+  Value a = node.getOperand(0), bMat = node.getOperand(1);
+  bool transA = getInt(node, "transA", 0), transB = getInt(node, "transB", 0);
+  double alpha = getFloat(node, "alpha", 1.0), beta = getFloat(node, "beta", 1.0);
+  auto gemm = [&](Value lhs, Value rhs, bool tl, bool tr, Type type) {
+    return g.node("Gemm", {lhs, rhs}, type,
+                  {b.getNamedAttr("alpha", b.getF32FloatAttr(alpha)),
+                   b.getNamedAttr("transA", b.getI64IntegerAttr(tl)),
+                   b.getNamedAttr("transB", b.getI64IntegerAttr(tr))});
+  };
+  // op(a) is [m, k], op(b) [k, n], dy [m, n].
+  dx.push_back(transA ? gemm(bMat, dy[0], transB, true, a.getType())
+                      : gemm(dy[0], bMat, false, !transB, a.getType()));
+  dx.push_back(transB ? gemm(dy[0], a, true, transA, bMat.getType())
+                      : gemm(a, dy[0], !transA, false, bMat.getType()));
+  if (node.getNumOperands() > 2 && isa<RankedTensorType>(node.getOperand(2).getType())) {
+    Value dc = dy[0];
+    if (beta != 1.0)
+      dc = g.node("Mul", {dc, g.scalar(beta, dc.getType())}, dc.getType());
+    dx.push_back(g.sumTo(dc, typeOf(node.getOperand(2))));
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shapes and normalizations
+//===----------------------------------------------------------------------===//
+
+/// Reshape, Flatten, Squeeze, Unsqueeze: the adjoint in the input's shape;
+/// shape inputs get none.
+LogicalResult reshapeRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                          Grads &dx) {
+  dx.assign(node.getNumOperands(), Value());
+  dx[0] = g.reshape(dy[0], typeOf(node.getOperand(0)).getShape());
+  return success();
+}
+
+LogicalResult transposeRule(GradientBuilder &g, NodeOp node,
+                            ArrayRef<Value> dy, Grads &dx) {
+  RankedTensorType type = typeOf(node.getOperand(0));
+  SmallVector<int64_t> perm(type.getRank());
+  std::iota(perm.begin(), perm.end(), 0);
+  if (auto given = node.getAttrs().getAs<DenseI64ArrayAttr>("perm"))
+    perm.assign(given.asArrayRef().begin(), given.asArrayRef().end());
+  else
+    std::reverse(perm.begin(), perm.end());
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inverse[p] = i;
+  OpBuilder &b = g.getBuilder();
+  dx.push_back(g.node("Transpose", {dy[0]}, type,
+                      {b.getNamedAttr("perm", b.getDenseI64ArrayAttr(inverse))}));
+  return success();
+}
+
+/// y = softmax(x) along `axis`: dx = y (dy - sum(dy y)).
+LogicalResult softmaxRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                          Grads &dx) {
+  RankedTensorType type = typeOf(node.getResult(0));
+  int64_t axis = getInt(node, "axis", -1);
+  if (axis < 0)
+    axis += type.getRank();
+  Value y = node.getResult(0);
+  Value product = g.node("Mul", {dy[0], y}, type);
+  SmallVector<int64_t> kept(type.getShape());
+  kept[axis] = 1;
+  OpBuilder &b = g.getBuilder();
+  Value sum = g.node("ReduceSum", {product, g.int64s({axis})}, type.clone(kept),
+                     {b.getNamedAttr("keepdims", b.getI64IntegerAttr(1))});
+  Value centred = g.node("Sub", {dy[0], sum}, type);
+  dx.push_back(g.node("Mul", {y, centred}, type));
+  return success();
+}
+
+const llvm::StringMap<VjpRule> &getRules() {
+  static const llvm::StringMap<VjpRule> rules = [] {
+    llvm::StringMap<VjpRule> r;
+    r["Identity"] = identityRule;
+    r["Add"] = addRule<false>;
+    r["Sub"] = addRule<true>;
+    r["Mul"] = mulRule;
+    r["Div"] = divRule;
+    r["Relu"] = reluRule;
+    r["Sigmoid"] = sigmoidRule;
+    r["Tanh"] = tanhRule;
+    r["MatMul"] = matmulRule;
+    r["Gemm"] = gemmRule;
+    for (const char *shape : {"Reshape", "Flatten", "Squeeze", "Unsqueeze"})
+      r[shape] = reshapeRule;
+    r["Transpose"] = transposeRule;
+    r["Softmax"] = softmaxRule;
+    return r;
+  }();
+  return rules;
+}
+
+} // namespace
+
+const VjpRule *placer::getVjpRule(StringRef opType) {
+  const llvm::StringMap<VjpRule> &rules = getRules();
+  auto it = rules.find(opType);
+  return it == rules.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> placer::getDifferentiableOpTypes() {
+  std::vector<std::string> types;
+  for (const auto &entry : getRules())
+    types.push_back(entry.getKey().str());
+  std::sort(types.begin(), types.end());
+  return types;
+}
