@@ -29,6 +29,17 @@ bool placer::runtime::parseLaunchOptions(
     return fail("--microbatches must be at least 1");
   if (!(options.transferTimeout > 0))
     return fail("--transfer-timeout must be positive");
+  if (options.trainSteps < 0)
+    return fail("--train-steps must not be negative");
+  if (!options.saveWeights.empty() && options.trainSteps == 0)
+    return fail("--save-weights needs --train-steps");
+  if (options.trainSteps > 0 && options.outputDir.empty())
+    return fail(
+        "--train-steps needs --output-dir DIR (it writes DIR/loss.npy)");
+  if (options.trainSteps > 0 && options.microbatches > 1)
+    return fail("--train-steps with --microbatches is not supported yet: "
+                "give the whole batch (its gradient is the microbatches' "
+                "mean)");
   for (const std::string &flag : inputFlags) {
     size_t equals = flag.find('=');
     if (equals == 0 || equals == std::string::npos ||
@@ -350,6 +361,75 @@ json::Array describeRanks(const std::vector<RankFigures> &ranks) {
 
 } // namespace
 
+/// `--train-steps`: runs the step `options.trainSteps` times on the bound
+/// batch, copying each output that updates a weight or optimizer state
+/// into it after every step; writes the losses (and the weights).
+static bool runTraining(Program &program, Arrays &arrays,
+                        const LaunchOptions &options, std::string &error) {
+  const std::vector<TensorSpec> &outputs = program.getOutputs();
+  std::optional<size_t> loss;
+  bool updates = false;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    updates |= !outputs[i].updates.empty();
+    if (outputs[i].name == "loss" && outputs[i].shape.empty() &&
+        outputs[i].elementType == "f32")
+      loss = i;
+  }
+  if (!loss || !updates) {
+    error = "--train-steps runs a training step (placer-opt "
+            "--placer-build-training): this model has no f32 'loss' output "
+            "and weight updates";
+    return false;
+  }
+  std::vector<float> losses;
+  for (int64_t step = 0; step < options.trainSteps; ++step) {
+    if (!program.run(error))
+      return false;
+    float value;
+    std::memcpy(&value, arrays.outputs[*loss].data(), sizeof value);
+    losses.push_back(value);
+    for (size_t i = 0; i < outputs.size(); ++i)
+      if (!outputs[i].updates.empty() &&
+          !program.setWeight(outputs[i].updates, arrays.outputs[i].data(),
+                             arrays.outputs[i].size(), error))
+        return false;
+  }
+  std::error_code ec;
+  fs::create_directories(options.outputDir, ec);
+  NpyArray lossArray{
+      "<f4",
+      {options.trainSteps},
+      std::vector<uint8_t>(
+          reinterpret_cast<const uint8_t *>(losses.data()),
+          reinterpret_cast<const uint8_t *>(losses.data() + losses.size()))};
+  if (ec || !writeNpy(outputPath(options, "loss"), lossArray, error)) {
+    if (ec)
+      error = "cannot create " + options.outputDir + ": " + ec.message();
+    return false;
+  }
+  if (options.saveWeights.empty())
+    return true;
+  LaunchOptions weights = options;
+  weights.outputDir = options.saveWeights;
+  fs::create_directories(options.saveWeights, ec);
+  if (ec) {
+    error = "cannot create " + options.saveWeights + ": " + ec.message();
+    return false;
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].updates.empty())
+      continue;
+    NpyArray array{npyDtypeOf(outputs[i].elementType),
+                   program.getStackedShape(outputs[i]),
+                   std::vector<uint8_t>(arrays.outputs[i].data(),
+                                        arrays.outputs[i].data() +
+                                            arrays.outputs[i].size())};
+    if (!writeNpy(outputPath(weights, outputs[i].updates), array, error))
+      return false;
+  }
+  return true;
+}
+
 bool placer::runtime::runLaunch(const Launch &launch,
                                 const LaunchOptions &options, MpiJob *job,
                                 std::string &error) {
@@ -372,6 +452,14 @@ bool placer::runtime::runLaunch(const Launch &launch,
   std::optional<Arrays> arrays = prepareArrays(program, options, error);
   if (!arrays || !bindArrays(program, *arrays, error))
     return false;
+  if (options.trainSteps > 0) {
+    if (job && job->isDistributed()) {
+      error = "--train-steps under mpirun is not supported yet: run the "
+              "whole training step in one process";
+      return false;
+    }
+    return runTraining(program, *arrays, options, error);
+  }
 
   bool distributed = job && job->isDistributed();
   bool profiling = !options.profile.empty();

@@ -257,6 +257,30 @@ Program::~Program() {
     placer_cpu_library_release();
 }
 
+bool Program::setWeight(const std::string &name, const void *data, size_t bytes,
+                        std::string &error) {
+  for (size_t i = 0; i < module.weights.size(); ++i) {
+    if (module.weights[i].name != name)
+      continue;
+    if (i >= module.weightData.size()) {
+      error = "weight '" + name +
+              "' is in device memory: training steps "
+              "run on the CPU";
+      return false;
+    }
+    Buffer &weight = module.weightData[i];
+    if (weight.size() != bytes) {
+      error = "weight '" + name + "' holds " + std::to_string(weight.size()) +
+              " bytes, its next value " + std::to_string(bytes);
+      return false;
+    }
+    std::memcpy(weight.data(), data, bytes);
+    return true;
+  }
+  error = "the program has no weight named '" + name + "'";
+  return false;
+}
+
 bool Program::placeWeights(std::string &error) {
   if (module.gpuChip.empty()) {
     for (Buffer &weight : module.weightData)

@@ -16,16 +16,14 @@
 #include "mlir/Conversion/TosaToTensor/TosaToTensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
-#include "mlir/Transforms/Passes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
-#include "llvm/ADT/SmallBitVector.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/ScopeExit.h"
-#include "llvm/TargetParser/Host.h"
-#include "llvm/TargetParser/SubtargetFeature.h"
-#include "llvm/TargetParser/Triple.h"
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -36,6 +34,9 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/xxhash.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/TargetParser/Triple.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -318,7 +319,18 @@ placer::runtime::lowerForExecution(ModuleOp module,
         entry.getResultTypes()[i],
         name ? name.getValue().str() : "output" + std::to_string(index),
         index, entry.getResultAttrDict(i)));
+    if (auto updates =
+            entry.getResultAttrOfType<StringAttr>(i, kUpdatesAttrName))
+      lowered.outputs.back().updates = updates.str();
   }
+  // A training step's weights change from step to step: not constant.
+  llvm::StringSet<> updated;
+  for (const TensorSpec &output : lowered.outputs)
+    if (!output.updates.empty())
+      updated.insert(output.updates);
+  for (unsigned i = 0, w = 0; i < entry.getNumArguments(); ++i)
+    if (weightArgs.test(i) && updated.contains(lowered.weights[w++].name))
+      weightArgs.reset(i);
   // The interface is recorded and every weight's bytes are in host buffers:
   // the graph's names and blobs have no meaning in LLVM IR.
   // A weight's buffer keeps its values from call to call: the CPU library

@@ -91,6 +91,17 @@ struct Options {
       cl::desc("Under mpirun: seconds a transfer may wait before the run "
                "fails"),
       cl::init(60.0)};
+  cl::opt<int64_t> trainSteps{
+      "train-steps",
+      cl::desc("A training step (placer-opt --placer-build-training): run S "
+               "optimizer steps on the given batch, each feeding the next "
+               "weights back; writes DIR/loss.npy, the loss of each step"),
+      cl::init(0), cl::value_desc("S")};
+  cl::opt<std::string> saveWeights{
+      "save-weights",
+      cl::desc("With --train-steps: write <name>.npy of every weight and "
+               "optimizer state after the last step here"),
+      cl::value_desc("DIR")};
   cl::opt<std::string> report{"report", cl::desc("Write a JSON report here"),
                               cl::value_desc("FILE.json")};
   cl::opt<std::string> target{
@@ -131,6 +142,8 @@ llvm::Expected<LaunchOptions> getLaunchOptions(const Options &options) {
   launch.microbatches = options.microbatches;
   launch.threads = options.threads;
   launch.transferTimeout = options.transferTimeout;
+  launch.trainSteps = options.trainSteps;
+  launch.saveWeights = options.saveWeights;
   std::string message;
   std::vector<std::string> inputs(options.inputs.begin(), options.inputs.end());
   if (!parseLaunchOptions(inputs, launch, message))

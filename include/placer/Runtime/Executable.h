@@ -32,6 +32,9 @@ struct TensorSpec {
   /// when the shape is static. Inputs that share a symbol share its size,
   /// and an output's dynamic dims are sizes of the inputs.
   std::vector<std::string> dimNames;
+  /// An output of a training step (--placer-build-training): the weight or
+  /// optimizer state it is the next value of; empty otherwise.
+  std::string updates;
   bool hasDynamicDims() const;
   /// This spec with every dynamic dim set from `sizes` (symbol -> size).
   TensorSpec withSizes(const std::map<std::string, int64_t> &sizes) const;

@@ -34,6 +34,10 @@ struct LaunchOptions {
   int64_t microbatches = 1;
   int64_t threads = 1;
   double transferTimeout = 60.0;
+  /// A training step's optimizer steps (0: not training), and where the
+  /// weights go after the last.
+  int64_t trainSteps = 0;
+  std::string saveWeights;
 };
 
 /// Checks the settings that do not depend on the model; `inputFlags` are

@@ -178,6 +178,10 @@ public:
   /// One warm-up run, then `runs` timed ones (profile counters start after
   /// the warm-up).
   std::optional<Timing> measure(unsigned runs, std::string &error);
+  /// Copies `bytes` into the weight named `name` (a training step's next
+  /// value of it), which the following runs read. CPU programs only.
+  bool setWeight(const std::string &name, const void *data, size_t bytes,
+                 std::string &error);
   /// After measure() of a profiling program: node name -> mean seconds per
   /// microbatch. Nodes sharing a name share the mean of their times.
   std::map<std::string, double> getProfile(unsigned runs) const;

@@ -11,6 +11,7 @@
 #include "placer/Conversion/GraphToLinalg.h"
 #include "Utils.h"
 #include "placer/Conversion/Passes.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -391,6 +392,12 @@ LogicalResult lowerConstants(func::FuncOp func, int64_t inlineLimit,
                              bool inlineWeights,
                              DenseMap<Value, Type> &declaredTypes) {
   SmallVector<ConstantOp> constants(func.getOps<ConstantOp>());
+  // A training step's weights and optimizer state change between steps:
+  // arguments, whatever their size (--placer-build-training).
+  llvm::StringSet<> updated;
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    if (auto name = func.getResultAttrOfType<StringAttr>(i, kUpdatesAttrName))
+      updated.insert(name.getValue());
   for (ConstantOp constant : constants) {
     auto type = cast<RankedTensorType>(getSignlessType(constant.getType()));
     int64_t bytes =
@@ -399,7 +406,8 @@ LogicalResult lowerConstants(func::FuncOp func, int64_t inlineLimit,
     OpBuilder builder(constant);
     bool parameter = !constant.getNode() &&
                      isa<FloatType>(type.getElementType());
-    if (elements && bytes <= inlineLimit && (inlineWeights || !parameter)) {
+    if (elements && bytes <= inlineLimit && (inlineWeights || !parameter) &&
+        !updated.contains(constant.getName())) {
       auto dense = dyn_cast<DenseElementsAttr>(elements);
       if (dense && dense.getType() != type)
         elements = dense.bitcast(type.getElementType());

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Writes a two-layer float32 MLP (ONNX), a batch and labels, and checks
+what `placer-run --train-steps` wrote against NumPy's own training loop.
+
+    train_steps.py make DIR          # DIR/mlp.onnx, x.npy, labels.npy
+    train_steps.py check DIR OPT S   # DIR/out/loss.npy, DIR/weights/*.npy
+
+OPT is sgd or momentum (learning rate 0.1, momentum 0.9), mean squared
+error; prints the largest relative error of the losses and of the weights.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+mode, folder = sys.argv[1], sys.argv[2]
+rng = np.random.default_rng(3)
+W1, B1 = rng.standard_normal((4, 6)).astype(np.float32) * 0.5, np.zeros(6, np.float32) + 0.1
+W2, B2 = rng.standard_normal((6, 2)).astype(np.float32) * 0.5, np.zeros(2, np.float32) - 0.1
+X = rng.standard_normal((8, 4)).astype(np.float32)
+LABELS = rng.standard_normal((8, 2)).astype(np.float32)
+
+if mode == "make":
+    os.makedirs(folder, exist_ok=True)
+    inits = [numpy_helper.from_array(v, n) for n, v in
+             (("w1", W1), ("b1", B1), ("w2", W2), ("b2", B2))]
+    nodes = [helper.make_node("Gemm", ["x", "w1", "b1"], ["h"], name="fc1"),
+             helper.make_node("Tanh", ["h"], ["a"], name="tanh"),
+             helper.make_node("Gemm", ["a", "w2", "b2"], ["y"], name="fc2")]
+    graph = helper.make_graph(
+        nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8, 2])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+              os.path.join(folder, "mlp.onnx"))
+    np.save(os.path.join(folder, "x.npy"), X)
+    np.save(os.path.join(folder, "labels.npy"), LABELS)
+    np.save(os.path.join(folder, "labels_f64.npy"), LABELS.astype(np.float64))
+    sys.exit(0)
+
+optimizer, steps = sys.argv[3], int(sys.argv[4])
+w = {n: v.astype(np.float64) for n, v in (("w1", W1), ("b1", B1), ("w2", W2), ("b2", B2))}
+velocity = {n: np.zeros_like(v) for n, v in w.items()}
+x, labels, losses = X.astype(np.float64), LABELS.astype(np.float64), []
+for _ in range(steps):
+    h = x @ w["w1"] + w["b1"]
+    a = np.tanh(h)
+    y = a @ w["w2"] + w["b2"]
+    losses.append(np.mean((y - labels) ** 2))
+    dy = 2 * (y - labels) / y.size
+    da = dy @ w["w2"].T
+    dh = da * (1 - a * a)
+    grads = {"w2": a.T @ dy, "b2": dy.sum(0), "w1": x.T @ dh, "b1": dh.sum(0)}
+    for n, g in grads.items():
+        if optimizer == "momentum":
+            velocity[n] = 0.9 * velocity[n] + g
+            g = velocity[n]
+        w[n] = w[n] - 0.1 * g
+got = np.load(os.path.join(folder, "out", "loss.npy"))
+worst = np.abs(got - losses).max() / max(losses)
+for n, v in w.items():
+    worst = max(worst, np.abs(np.load(os.path.join(folder, "weights", n + ".npy")) - v).max()
+                / np.abs(v).max())
+print("%s: %d losses from %.4f to %.4f, max relative error %s" % (
+    optimizer, len(got), got[0], got[-1], "below 1e-5" if worst < 1e-5 else "%.1e" % worst))
