@@ -303,6 +303,103 @@ LogicalResult softmaxRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Convolutions and pooling
+//===----------------------------------------------------------------------===//
+
+SmallVector<int64_t> getInts(NodeOp node, StringRef name, size_t count,
+                             int64_t fallback) {
+  if (auto given = node.getAttrs().getAs<DenseI64ArrayAttr>(name))
+    return SmallVector<int64_t>(given.asArrayRef());
+  return SmallVector<int64_t>(count, fallback);
+}
+
+/// A 2-D convolution of one group, y = conv(x, w) + b:
+///   db = the sum of dy over images and positions;
+///   dx = ConvTranspose(dy, w) with the same strides, pads and dilations,
+///        output_padding restoring x's size;
+///   dw = a convolution of x with dy over the images (images as channels,
+///        channels as images): strides and dilations swap roles, and the
+///        result is cropped to the kernel and transposed to [F, C, KH, KW].
+LogicalResult convRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                       Grads &dx) {
+  OpBuilder &b = g.getBuilder();
+  Value x = node.getOperand(0), w = node.getOperand(1);
+  RankedTensorType xType = typeOf(x), wType = typeOf(w),
+                   yType = typeOf(node.getResult(0));
+  auto autoPad = node.getAttrs().getAs<StringAttr>("auto_pad");
+  if (xType.getRank() != 4 || getInt(node, "group", 1) != 1 ||
+      (autoPad && autoPad.getValue() != "NOTSET"))
+    return node.emitError("placer: no gradient for this Conv (2-D, one "
+                          "group and explicit pads are covered)");
+  SmallVector<int64_t> strides = getInts(node, "strides", 2, 1);
+  SmallVector<int64_t> dilations = getInts(node, "dilations", 2, 1);
+  SmallVector<int64_t> pads = getInts(node, "pads", 4, 0);
+  int64_t kernel[2] = {wType.getDimSize(2), wType.getDimSize(3)};
+  SmallVector<int64_t> outputPadding(2);
+  for (int d = 0; d < 2; ++d)
+    outputPadding[d] = xType.getDimSize(2 + d) -
+                       ((yType.getDimSize(2 + d) - 1) * strides[d] - pads[d] -
+                        pads[d + 2] + dilations[d] * (kernel[d] - 1) + 1);
+  auto ints = [&](StringRef name, ArrayRef<int64_t> values) {
+    return b.getNamedAttr(name, b.getDenseI64ArrayAttr(values));
+  };
+  dx.push_back(g.node("ConvTranspose", {dy[0], w}, xType,
+                      {ints("strides", strides), ints("pads", pads),
+                       ints("dilations", dilations),
+                       ints("output_padding", outputPadding)}));
+  // dw: [C, N, H, W] convolved with [F, N, OH, OW] -> [C, F, KH', KW'].
+  auto swapBatch = [&](Value v) {
+    RankedTensorType type = typeOf(v);
+    SmallVector<int64_t> shape = {type.getDimSize(1), type.getDimSize(0),
+                                  type.getDimSize(2), type.getDimSize(3)};
+    return g.node("Transpose", {v}, type.clone(shape),
+                  {ints("perm", {1, 0, 2, 3})});
+  };
+  int64_t reach[2];
+  for (int d = 0; d < 2; ++d)
+    reach[d] = (xType.getDimSize(2 + d) + pads[d] + pads[d + 2] -
+                ((yType.getDimSize(2 + d) - 1) * strides[d] + 1)) /
+                   dilations[d] +
+               1;
+  auto full = RankedTensorType::get(
+      {xType.getDimSize(1), wType.getDimSize(0), reach[0], reach[1]},
+      wType.getElementType());
+  Value dwFull = g.node("Conv", {swapBatch(x), swapBatch(dy[0])}, full,
+                        {ints("strides", dilations), ints("pads", pads),
+                         ints("dilations", strides)});
+  Value dwCropped = dwFull;
+  if (reach[0] != kernel[0] || reach[1] != kernel[1])
+    dwCropped = g.node("Slice",
+                       {dwFull, g.int64s({0, 0}),
+                        g.int64s({kernel[0], kernel[1]}), g.int64s({2, 3})},
+                       full.clone({full.getDimSize(0), full.getDimSize(1),
+                                   kernel[0], kernel[1]}));
+  dx.push_back(swapBatch(dwCropped));
+  if (node.getNumOperands() > 2 &&
+      isa<RankedTensorType>(node.getOperand(2).getType())) {
+    int64_t filters = yType.getDimSize(1);
+    Value perFilter =
+        g.sumTo(dy[0], RankedTensorType::get({1, filters, 1, 1},
+                                             yType.getElementType()));
+    dx.push_back(g.reshape(perFilter, {filters}));
+  }
+  return success();
+}
+
+/// y = the mean over each channel's positions: dx = dy / positions,
+/// spread over them.
+LogicalResult globalAveragePoolRule(GradientBuilder &g, NodeOp node,
+                                    ArrayRef<Value> dy, Grads &dx) {
+  RankedTensorType xType = typeOf(node.getOperand(0));
+  int64_t positions =
+      xType.getNumElements() / (xType.getDimSize(0) * xType.getDimSize(1));
+  Value scaled =
+      g.node("Mul", {dy[0], g.scalar(1.0 / positions, xType)}, dy[0].getType());
+  dx.push_back(g.node("Expand", {scaled, g.int64s(xType.getShape())}, xType));
+  return success();
+}
+
 const llvm::StringMap<VjpRule> &getRules() {
   static const llvm::StringMap<VjpRule> rules = [] {
     llvm::StringMap<VjpRule> r;
@@ -320,6 +417,8 @@ const llvm::StringMap<VjpRule> &getRules() {
       r[shape] = reshapeRule;
     r["Transpose"] = transposeRule;
     r["Softmax"] = softmaxRule;
+    r["Conv"] = convRule;
+    r["GlobalAveragePool"] = globalAveragePoolRule;
     return r;
   }();
   return rules;

@@ -40,6 +40,26 @@ def softmax(v, axis):
     return e / e.sum(axis=axis, keepdims=True)
 
 
+def conv2d(x, w, attrs):
+    """ONNX Conv, one group: strides, pads [top, left, bottom, right],
+    dilations."""
+    s = attrs.get("strides", [1, 1])
+    d = attrs.get("dilations", [1, 1])
+    p = attrs.get("pads", [0, 0, 0, 0])
+    x = np.pad(x, ((0, 0), (0, 0), (p[0], p[2]), (p[1], p[3])))
+    n, c, h, wd = x.shape
+    f, _, kh, kw = w.shape
+    oh = (h - d[0] * (kh - 1) - 1) // s[0] + 1
+    ow = (wd - d[1] * (kw - 1) - 1) // s[1] + 1
+    out = np.zeros((n, f, oh, ow))
+    for i in range(kh):
+        for j in range(kw):
+            patch = x[:, :, i * d[0]:i * d[0] + s[0] * (oh - 1) + 1:s[0],
+                      j * d[1]:j * d[1] + s[1] * (ow - 1) + 1:s[1]]
+            out += np.einsum("nchw,fc->nfhw", patch, w[:, :, i, j])
+    return out
+
+
 def evaluate(nodes, values):
     for op, inputs, output, attrs in nodes:
         a = [values[i] for i in inputs]
@@ -70,6 +90,12 @@ def evaluate(nodes, values):
             r = np.transpose(a[0], attrs["perm"])
         elif op == "Softmax":
             r = softmax(a[0], attrs.get("axis", -1))
+        elif op == "Conv":
+            r = conv2d(a[0], a[1], attrs)
+            if len(a) > 2:
+                r = r + a[2][None, :, None, None]
+        elif op == "GlobalAveragePool":
+            r = a[0].mean(axis=(2, 3), keepdims=True)
         else:
             raise SystemExit("no NumPy semantics for " + op)
         values[output] = r
@@ -177,6 +203,21 @@ check("shapes", r(2, 3, 4), {"w": r(12, 5)},
        ("Identity", ["q"], "y", {})], "y")
 check("softmax", x, {"w": r(4, 6)},
       [("MatMul", ["x", "w"], "h", {}), ("Softmax", ["h"], "y", {"axis": 1})], "y")
+# Convolutions: padding, a stride whose last window leaves input rows
+# unread (the weight's adjoint is cropped), dilation; a small residual CNN
+# with a global average pool.
+check("conv_padded", r(2, 3, 5, 5), {"w": r(4, 3, 3, 3), "b": r(4)},
+      [("Conv", ["x", "w", "b"], "y", {"pads": [1, 1, 1, 1]})], "y")
+check("conv_strided", r(1, 2, 6, 7), {"w": r(3, 2, 3, 2)},
+      [("Conv", ["x", "w"], "y", {"strides": [2, 3], "pads": [1, 0, 0, 1]})], "y")
+check("conv_dilated", r(1, 2, 7, 7), {"w": r(2, 2, 2, 3)},
+      [("Conv", ["x", "w"], "y", {"dilations": [2, 1], "pads": [0, 1, 1, 1]})], "y")
+check("residual_cnn", r(2, 2, 4, 4), {"w1": r(2, 2, 3, 3), "b1": r(2), "w2": r(2, 2, 1, 1),
+                                     "fc": r(2, 3)},
+      [("Conv", ["x", "w1", "b1"], "h", {"pads": [1, 1, 1, 1]}), ("Relu", ["h"], "a", {}),
+       ("Conv", ["a", "w2"], "c", {}), ("Add", ["c", "x"], "s", {}),
+       ("GlobalAveragePool", ["s"], "g", {}), ("Flatten", ["g"], "f", {"axis": 1}),
+       ("MatMul", ["f", "fc"], "y", {})], "y")
 # A weight read twice: the adjoints of both reads add up.
 check("shared_weight", x, {"w": r(4, 4)},
       [("MatMul", ["x", "w"], "h", {}), ("MatMul", ["h", "w"], "y", {})], "y")
