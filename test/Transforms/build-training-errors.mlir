@@ -5,7 +5,7 @@
 
 // Every node on a weight's path without a rule, in one error; nodes off
 // the path (the Cos of the input) need none.
-// CHECK: error: placer-build-training: no gradient rule for 2 nodes: 'erf' (Erf), 'floor' (Floor) (rules: Add, Div,
+// CHECK: error: placer-build-training: no gradient rule for 2 nodes: 'erf' (Erf), 'floor' (Floor) (rules: Add, Conv, Div, Flatten, Gemm, GlobalAveragePool,
 module attributes {graph.opset_import = {ai.onnx = 17 : i64}} {
 func.func @main_graph(%x: tensor<2x4xf32> {graph.name = "x"}) -> tensor<2x4xf32> {
   %w = graph.constant "w" : tensor<4xf32> = dense<0.5> : tensor<4xf32>
