@@ -804,26 +804,28 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp generic,
   MLIRContext *context = generic.getContext();
   AffineMap biasMap =
       AffineMap::get(4, 0, getAffineDimExpr(channel, context), context);
-  auto isBias = [&](Value v) {
+  // The input a block argument reads, if `v` is one.
+  auto inputOf = [&](Value v) -> OpOperand * {
     auto argument = dyn_cast<BlockArgument>(v);
     if (!argument || argument.getOwner() != &body ||
         argument.getArgNumber() >= generic.getNumDpsInputs())
-      return Value();
-    OpOperand *operand = generic.getDpsInputOperand(argument.getArgNumber());
-    auto type = dyn_cast<ShapedType>(operand->get().getType());
+      return nullptr;
+    return generic.getDpsInputOperand(argument.getArgNumber());
+  };
+  auto isBias = [&](Value v) {
+    OpOperand *operand = inputOf(v);
+    auto type = operand ? dyn_cast<ShapedType>(operand->get().getType())
+                        : ShapedType();
     return type && type.getRank() == 1 && isF32(operand->get()) &&
                    generic.getMatchingIndexingMap(operand) == biasMap
                ? operand->get()
                : Value();
   };
   auto isResidual = [&](Value v) {
-    auto argument = dyn_cast<BlockArgument>(v);
-    if (!argument || argument.getOwner() != &body ||
-        argument.getArgNumber() >= generic.getNumDpsInputs())
-      return Value();
-    OpOperand *operand = generic.getDpsInputOperand(argument.getArgNumber());
-    auto type = dyn_cast<ShapedType>(operand->get().getType());
-    return operand != convInput && type && isF32(operand->get()) &&
+    OpOperand *operand = inputOf(v);
+    auto type = operand ? dyn_cast<ShapedType>(operand->get().getType())
+                        : ShapedType();
+    return type && operand != convInput && isF32(operand->get()) &&
                    type.getShape() ==
                        cast<ShapedType>(output.getType()).getShape() &&
                    generic.getMatchingIndexingMap(operand).isIdentity() &&

@@ -165,33 +165,36 @@ LogicalResult divRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
 }
 
 /// dx = dy * f'(x), with f' written through the node's result y.
-LogicalResult reluRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                       Grads &dx) {
-  // Relu(x) >= 0, and Sign of it is 1 where x > 0, else 0.
-  Type type = dy[0].getType();
-  Value slope = g.node("Sign", {node.getResult(0)}, type);
-  dx.push_back(g.node("Mul", {dy[0], slope}, type));
+LogicalResult withSlope(GradientBuilder &g, ArrayRef<Value> dy, Grads &dx,
+                        Value slope) {
+  dx.push_back(g.node("Mul", {dy[0], slope}, dy[0].getType()));
   return success();
 }
 
+LogicalResult reluRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                       Grads &dx) {
+  // Relu(x) >= 0, and Sign of it is 1 where x > 0, else 0.
+  return withSlope(g, dy, dx,
+                   g.node("Sign", {node.getResult(0)}, dy[0].getType()));
+}
+
+/// sigmoid' = y (1 - y).
 LogicalResult sigmoidRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
                           Grads &dx) {
   Value y = node.getResult(0);
   Type type = dy[0].getType();
   Value oneMinus = g.node("Sub", {g.scalar(1.0, type), y}, type);
-  Value slope = g.node("Mul", {y, oneMinus}, type);
-  dx.push_back(g.node("Mul", {dy[0], slope}, type));
-  return success();
+  return withSlope(g, dy, dx, g.node("Mul", {y, oneMinus}, type));
 }
 
+/// tanh' = 1 - y^2.
 LogicalResult tanhRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
                        Grads &dx) {
   Value y = node.getResult(0);
   Type type = dy[0].getType();
   Value square = g.node("Mul", {y, y}, type);
-  Value slope = g.node("Sub", {g.scalar(1.0, type), square}, type);
-  dx.push_back(g.node("Mul", {dy[0], slope}, type));
-  return success();
+  return withSlope(g, dy, dx,
+                   g.node("Sub", {g.scalar(1.0, type), square}, type));
 }
 
 //===----------------------------------------------------------------------===//
