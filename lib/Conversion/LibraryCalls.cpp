@@ -986,8 +986,7 @@ LogicalResult fuseEpilogue(OpBuilder &b, func::CallOp call,
       generic.getNumParallelLoops() != generic.getNumLoops() ||
       !generic.getMatchingIndexingMap(uses->reader).isIdentity() ||
       !generic.getIndexingMapsArray().back().isIdentity() ||
-      generic.getRegion().front().getArguments().back().getUses().begin() !=
-          generic.getRegion().front().getArguments().back().getUses().end())
+      !generic.getRegion().front().getArguments().back().use_empty())
     return failure();
   Value read = uses->reader->get();
   Value output = generic.getDpsInitOperand(0)->get();

@@ -130,8 +130,8 @@ std::string fileNameFor(const std::string &name) {
   return file;
 }
 
-std::string outputPath(const LaunchOptions &options, const std::string &name) {
-  return (fs::path(options.outputDir) / (fileNameFor(name) + ".npy")).string();
+std::string outputPath(const std::string &dir, const std::string &name) {
+  return (fs::path(dir) / (fileNameFor(name) + ".npy")).string();
 }
 
 /// Every input and output of the program in aligned buffers (64 bytes,
@@ -225,7 +225,7 @@ bool writeOutputs(const Program &program, const Arrays &arrays,
               spec.elementType + ", which .npy cannot hold";
       return false;
     }
-    if (!writeNpy(outputPath(options, spec.name), array, error))
+    if (!writeNpy(outputPath(options.outputDir, spec.name), array, error))
       return false;
   }
   return true;
@@ -310,7 +310,7 @@ json::Array describeOutputs(const ProgramShape &shape,
     for (int64_t d : stackShape(dims, options.microbatches))
       stacked.push_back(d);
     json::Object entry{{"name", name},
-                       {"file", outputPath(options, name)},
+                       {"file", outputPath(options.outputDir, name)},
                        {"shape", stacked}};
     if (distributed)
       entry["rank"] = rank;
@@ -402,15 +402,14 @@ static bool runTraining(Program &program, Arrays &arrays,
       std::vector<uint8_t>(
           reinterpret_cast<const uint8_t *>(losses.data()),
           reinterpret_cast<const uint8_t *>(losses.data() + losses.size()))};
-  if (ec || !writeNpy(outputPath(options, "loss"), lossArray, error)) {
+  if (ec ||
+      !writeNpy(outputPath(options.outputDir, "loss"), lossArray, error)) {
     if (ec)
       error = "cannot create " + options.outputDir + ": " + ec.message();
     return false;
   }
   if (options.saveWeights.empty())
     return true;
-  LaunchOptions weights = options;
-  weights.outputDir = options.saveWeights;
   fs::create_directories(options.saveWeights, ec);
   if (ec) {
     error = "cannot create " + options.saveWeights + ": " + ec.message();
@@ -424,7 +423,8 @@ static bool runTraining(Program &program, Arrays &arrays,
                    std::vector<uint8_t>(arrays.outputs[i].data(),
                                         arrays.outputs[i].data() +
                                             arrays.outputs[i].size())};
-    if (!writeNpy(outputPath(weights, outputs[i].updates), array, error))
+    if (!writeNpy(outputPath(options.saveWeights, outputs[i].updates), array,
+                  error))
       return false;
   }
   return true;

@@ -272,26 +272,28 @@ struct BuildTrainingPass
     }
 
     // Optimizer updates, with the class of the weight's first reader.
+    // Results after the loss: the next value of the initializer named.
     SmallVector<Value> results = {lossValue};
-    SmallVector<std::pair<std::string, std::string>> names = {{"loss", ""}};
-    auto state = [&](ConstantOp weight, StringRef suffix, double init,
+    SmallVector<std::string> updated;
+    // Optimizer state: a new initializer of zeros.
+    auto state = [&](ConstantOp weight, StringRef suffix,
                      RankedTensorType type) -> Value {
       std::string name = (weight ? weight.getName().str() + "." : "") + suffix.str();
-      Value value = graph::ConstantOp::create(
+      return graph::ConstantOp::create(
           b, loc, type, name,
-          DenseElementsAttr::get(type, b.getFloatAttr(type.getElementType(), init)),
+          DenseElementsAttr::get(type,
+                                 b.getFloatAttr(type.getElementType(), 0.0)),
           /*node=*/nullptr);
-      return value;
     };
     auto update = [&](Value next, StringRef name) {
       results.push_back(next);
-      names.push_back({name.str(), name.str()});
+      updated.push_back(name.str());
     };
     Value step, nextStep;
     if (optimizer == "adam") {
       auto stepType = RankedTensorType::get({}, yType.getElementType());
       b.setInsertionPoint(ret);
-      step = state(nullptr, "adam.step", 0.0, stepType);
+      step = state(nullptr, "adam.step", stepType);
       GradientBuilder g(b, loc, *opset, "adam.step/update", IntegerAttr());
       nextStep = g.node("Add", {step, g.scalar(1.0, stepType)}, stepType);
       update(nextStep, "adam.step");
@@ -308,14 +310,14 @@ struct BuildTrainingPass
       if (optimizer == "sgd") {
         next = g.node("Sub", {w, g.node("Mul", {grad, g.scalar(learningRate, type)}, type)}, type);
       } else if (optimizer == "momentum") {
-        Value velocity = state(weight, "momentum", 0.0, type);
+        Value velocity = state(weight, "momentum", type);
         Value kept = g.node("Mul", {velocity, g.scalar(momentum, type)}, type);
         Value nextVelocity = g.node("Add", {kept, grad}, type);
         next = g.node("Sub", {w, g.node("Mul", {nextVelocity, g.scalar(learningRate, type)}, type)}, type);
         update(nextVelocity, weight.getName().str() + ".momentum");
       } else {
-        Value m = state(weight, "adam_m", 0.0, type);
-        Value v = state(weight, "adam_v", 0.0, type);
+        Value m = state(weight, "adam_m", type);
+        Value v = state(weight, "adam_v", type);
         Value nextM = g.node("Add", {g.node("Mul", {m, g.scalar(beta1, type)}, type),
                                      g.node("Mul", {grad, g.scalar(1 - beta1, type)}, type)}, type);
         Value square = g.node("Mul", {grad, grad}, type);
@@ -337,7 +339,9 @@ struct BuildTrainingPass
       }
       update(next, weight.getName());
     }
-    if (results.size() == (optimizer == "adam" ? 2u : 1u))
+    if (llvm::all_of(updated, [](const std::string &name) {
+          return name == "adam.step";
+        }))
       return func.emitError("placer-build-training: no weight reaches output ")
              << index << ": nothing to train";
 
@@ -348,13 +352,14 @@ struct BuildTrainingPass
     for (Value v : results)
       types.push_back(v.getType());
     func.setType(FunctionType::get(context, func.getArgumentTypes(), types));
-    for (auto [i, entry] : llvm::enumerate(names)) {
-      SmallVector<NamedAttribute> attrs = {
-          b.getNamedAttr("graph.name", b.getStringAttr(entry.first))};
-      if (!entry.second.empty())
-        attrs.push_back(b.getNamedAttr(kUpdatesAttrName, b.getStringAttr(entry.second)));
-      func.setResultAttrs(i, b.getDictionaryAttr(attrs));
-    }
+    func.setResultAttrs(0, b.getDictionaryAttr(b.getNamedAttr(
+                               "graph.name", b.getStringAttr("loss"))));
+    for (auto [i, name] : llvm::enumerate(updated))
+      func.setResultAttrs(
+          i + 1,
+          b.getDictionaryAttr(
+              {b.getNamedAttr("graph.name", b.getStringAttr(name)),
+               b.getNamedAttr(kUpdatesAttrName, b.getStringAttr(name))}));
     return success();
   }
 };
