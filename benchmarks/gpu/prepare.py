@@ -101,8 +101,11 @@ def prepare_model(bin_dir, out, name, cache, variant=""):
         os.remove(split_mlir)
         stages = sorted(d for d in os.listdir(artifact) if d.startswith("stage-"))
     elif variant == "cpuprofile":
+        # The GPU machine's runtime has no oneDNN: the code its split's CPU
+        # stages run (generated loops), timed on its CPU.
         run(os.path.join(bin_dir, "placer-run"), mlir, "--compile-only", artifact,
-            "--cache-dir", cache, "--profile", os.path.join(folder, "unused.json"))
+            "--target=cpu-portable", "--cache-dir", cache,
+            "--profile", os.path.join(folder, "unused.json"))
         stages = [""]
     else:
         compile_gpu(bin_dir, mlir, artifact, cache,

@@ -217,8 +217,10 @@ placer::runtime::lowerForExecution(ModuleOp module,
   if (options.stage >= 0 && !split)
     return runError("stage " + llvm::Twine(options.stage) +
                     " was asked for, but the module is not split");
-  if (options.target != "cpu" && options.target != "cuda")
-    return runError("the target must be 'cpu' or 'cuda', not '" +
+  if (options.target != "cpu" && options.target != "cpu-portable" &&
+      options.target != "cuda")
+    return runError("the target must be 'cpu', 'cpu-portable' or 'cuda', "
+                    "not '" +
                     options.target + "'");
   // The stages of a split module on CPU cores stay CPU code.
   bool gpu = options.target == "cuda" &&
@@ -354,9 +356,10 @@ placer::runtime::lowerForExecution(ModuleOp module,
   } else {
     LowerDistToMPIOptions transfers;
     transfers.transfers = options.transfers;
-    // Code for a GPU machine (its CPU stages) runs where LLVM's libomp and
-    // oneDNN may not be installed: its batch loops stay sequential, its
-    // convolutions and products generated code.
+    // Code for another machine (cpu-portable, or a GPU machine's CPU
+    // stages) runs where LLVM's libomp and oneDNN may not be installed: its
+    // batch loops stay sequential, its convolutions and products generated
+    // code.
     bool here = options.target == "cpu";
     if (llvm::Error error = buildLowerToLLVMPipeline(
             llvmPm, transfers, /*parallelLoops=*/here, /*libraryCalls=*/here))

@@ -106,9 +106,11 @@ struct Options {
                               cl::value_desc("FILE.json")};
   cl::opt<std::string> target{
       "target",
-      cl::desc("With --compile-only: cpu (this machine) or cuda (an NVIDIA "
-               "GPU: kernels as PTX, convolutions and products as calls of "
-               "the CUDA runtime)"),
+      cl::desc("With --compile-only: cpu (this machine), cpu-portable (a "
+               "CPU whose runtime may lack oneDNN and libomp: sequential "
+               "loops, generated convolutions and products) or cuda (an "
+               "NVIDIA GPU: kernels as PTX, convolutions and products as "
+               "calls of the CUDA runtime)"),
       cl::init("cpu")};
   cl::opt<std::string> gpuChip{
       "gpu-chip", cl::desc("With --target=cuda: the NVIDIA chip"),

@@ -33,7 +33,9 @@ struct ExecutionOptions {
   /// --placer-lower-graph-to-linalg's `inline-weights`: false keeps every
   /// model parameter out of the code (artifacts).
   bool inlineWeights = true;
-  /// "cpu": this machine; "cuda": an NVIDIA GPU of `gpuChip`
+  /// "cpu": this machine; "cpu-portable": a CPU whose runtime may lack
+  /// oneDNN and libomp (sequential loops, no library calls); "cuda": an
+  /// NVIDIA GPU of `gpuChip`
   /// (buildLowerToNVVMPipeline), library calls with TF32 iff `tf32`.
   std::string target = "cpu";
   std::string gpuChip = "sm_90";

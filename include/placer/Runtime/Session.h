@@ -57,8 +57,10 @@ struct SessionOptions {
   /// false: no model parameter is compiled into the code, however small, so
   /// that an artifact's weights file holds them all (compileArtifact).
   bool inlineWeights = true;
-  /// Where the code runs: "cpu" (this machine) or "cuda" (an NVIDIA GPU of
-  /// `gpuChip`; artifacts only). `tf32` lets the GPU library calls use TF32.
+  /// Where the code runs: "cpu" (this machine), "cpu-portable" (a CPU whose
+  /// runtime may lack oneDNN and libomp; artifacts only) or "cuda" (an
+  /// NVIDIA GPU of `gpuChip`; artifacts only). `tf32` lets the GPU library
+  /// calls use TF32.
   std::string target = "cpu";
   std::string gpuChip = "sm_90";
   bool tf32 = false;
