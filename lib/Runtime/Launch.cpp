@@ -36,10 +36,6 @@ bool placer::runtime::parseLaunchOptions(
   if (options.trainSteps > 0 && options.outputDir.empty())
     return fail(
         "--train-steps needs --output-dir DIR (it writes DIR/loss.npy)");
-  if (options.trainSteps > 0 && options.microbatches > 1)
-    return fail("--train-steps with --microbatches is not supported yet: "
-                "give the whole batch (its gradient is the microbatches' "
-                "mean)");
   for (const std::string &flag : inputFlags) {
     size_t equals = flag.find('=');
     if (equals == 0 || equals == std::string::npos ||

@@ -5,6 +5,7 @@
 #include "placer/Runtime/Artifact.h"
 
 #include "placer/Dialect/Dist/DistDialect.h"
+#include "placer/Transforms/Passes.h"
 #include "placer/Transforms/Simulation.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -97,7 +98,8 @@ struct Compiled {
 static ProgramOptions getProgramOptions(const SessionOptions &options) {
   ProgramOptions program;
   program.profile = options.profile;
-  program.microbatches = options.microbatches;
+  // Accumulated microbatches are one run of the step over the whole batch.
+  program.microbatches = options.accumulateGradients ? 1 : options.microbatches;
   program.threads = options.threads;
   program.job = options.job;
   return program;
@@ -122,6 +124,15 @@ static llvm::Expected<Compiled> compile(mlir::ModuleOp module,
   execution.tf32 = options.tf32;
   // Lowering rewrites the module in place: the caller keeps the graph.
   mlir::OwningOpRef<mlir::ModuleOp> copy = module.clone();
+  if (options.accumulateGradients) {
+    if (distributed || options.stage >= 0)
+      return error("gradients of microbatches are accumulated in a whole "
+                   "training step only, not in one stage of a split one");
+    if (mlir::failed(accumulateMicrobatches(*copy, options.microbatches)))
+      return error("cannot accumulate the gradients of " +
+                   std::to_string(options.microbatches) +
+                   " microbatches (see the errors above)");
+  }
   llvm::Expected<LoweredModule> lowered = lowerForExecution(*copy, execution);
   if (!lowered)
     return lowered.takeError();

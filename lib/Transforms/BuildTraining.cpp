@@ -85,21 +85,9 @@ struct BuildTrainingPass
     return success();
   }
 
-  /// The default domain's opset; the rules emit opset-13 forms (axes as
-  /// inputs).
-  FailureOr<int64_t> getOpset(ModuleOp module) {
-    auto imports = module->getAttrOfType<DictionaryAttr>(graph::attrs::kOpsetImport);
-    auto version = imports ? imports.getAs<IntegerAttr>(graph::attrs::kDefaultDomainKey)
-                           : IntegerAttr();
-    if (!version || version.getInt() < 13)
-      return module.emitError("placer-build-training: needs ONNX opset 13 or "
-                              "later (the module has ")
-             << (version ? std::to_string(version.getInt()) : "none") << ")";
-    return version.getInt();
-  }
-
   LogicalResult buildStep(ModuleOp module, func::FuncOp func) {
-    FailureOr<int64_t> opset = getOpset(module);
+    FailureOr<int64_t> opset =
+        getTrainingOpset(module, "placer-build-training");
     if (failed(opset))
       return failure();
     Block &body = func.getBody().front();
@@ -211,7 +199,7 @@ struct BuildTrainingPass
     Value labels = func.getArgument(labelsIndex);
     Location loc = func.getLoc();
     GradientBuilder forward(b, loc, *opset, "loss", IntegerAttr(),
-                            /*backward=*/false);
+                            StepPhase::Forward);
     GradientBuilder seed(b, loc, *opset, "loss/grad", classOf(y.getDefiningOp()));
     auto scalarType = RankedTensorType::get({}, yType.getElementType());
     int64_t rows = yType.getDimSize(0);
@@ -294,7 +282,8 @@ struct BuildTrainingPass
       auto stepType = RankedTensorType::get({}, yType.getElementType());
       b.setInsertionPoint(ret);
       step = state(nullptr, "adam.step", stepType);
-      GradientBuilder g(b, loc, *opset, "adam.step/update", IntegerAttr());
+      GradientBuilder g(b, loc, *opset, "adam.step/update", IntegerAttr(),
+                        StepPhase::Optimizer);
       nextStep = g.node("Add", {step, g.scalar(1.0, stepType)}, stepType);
       update(nextStep, "adam.step");
     }
@@ -303,8 +292,9 @@ struct BuildTrainingPass
       if (!grad)
         continue; // no path to the loss
       Operation *reader = *weight->getUsers().begin();
-      GradientBuilder g(b, weight.getLoc(), *opset, weight.getName().str() + "/update",
-                        classOf(reader));
+      GradientBuilder g(b, weight.getLoc(), *opset,
+                        weight.getName().str() + "/update", classOf(reader),
+                        StepPhase::Optimizer);
       auto type = cast<RankedTensorType>(weight.getType());
       Value w = weight.getResult(), next;
       if (optimizer == "sgd") {

@@ -18,11 +18,24 @@ using namespace mlir;
 using namespace placer;
 using graph::NodeOp;
 
+FailureOr<int64_t> placer::getTrainingOpset(ModuleOp module, StringRef pass) {
+  auto imports =
+      module->getAttrOfType<DictionaryAttr>(graph::attrs::kOpsetImport);
+  auto version =
+      imports ? imports.getAs<IntegerAttr>(graph::attrs::kDefaultDomainKey)
+              : IntegerAttr();
+  if (!version || version.getInt() < 13)
+    return module.emitError()
+           << pass << ": needs ONNX opset 13 or later (the module has "
+           << (version ? std::to_string(version.getInt()) : "none") << ")";
+  return version.getInt();
+}
+
 GradientBuilder::GradientBuilder(OpBuilder &builder, Location loc,
                                  int64_t opset, StringRef prefix,
-                                 IntegerAttr colorClass, bool backward)
+                                 IntegerAttr colorClass, StepPhase phase)
     : builder(builder), loc(loc), opset(opset), prefix(prefix.str()),
-      colorClass(colorClass), backward(backward) {}
+      colorClass(colorClass), phase(phase) {}
 
 Value GradientBuilder::node(StringRef opType, ValueRange inputs, Type result,
                             ArrayRef<NamedAttribute> attrs) {
@@ -37,8 +50,12 @@ Value GradientBuilder::node(StringRef opType, ValueRange inputs, Type result,
                      builder.getStrArrayAttr({nodeName + ":0"}));
   if (!attrs.empty())
     state.addAttribute("attrs", builder.getDictionaryAttr(attrs));
-  if (backward)
+  // The update runs after the backward pass, and placement treats it as
+  // backward work (it stays with its weight's first reader).
+  if (phase != StepPhase::Forward)
     state.addAttribute(kBackwardNodeAttrName, builder.getUnitAttr());
+  if (phase == StepPhase::Optimizer)
+    state.addAttribute(kOptimizerNodeAttrName, builder.getUnitAttr());
   if (colorClass)
     state.addAttribute(kColorClassAttrName, colorClass);
   return builder.create(state)->getResult(0);

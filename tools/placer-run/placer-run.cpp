@@ -160,6 +160,7 @@ SessionOptions getSessionOptions(const Options &options, MpiJob *job) {
   SessionOptions sessionOptions;
   sessionOptions.profile = !options.profile.empty();
   sessionOptions.microbatches = options.microbatches;
+  sessionOptions.accumulateGradients = options.trainSteps > 0;
   sessionOptions.threads = options.threads;
   sessionOptions.transfers = options.transfers;
   sessionOptions.cacheDir = options.cacheDir;

@@ -40,6 +40,11 @@ struct SessionOptions {
   /// Microbatches per run: inputs and outputs hold them stacked on the
   /// first axis.
   int64_t microbatches = 1;
+  /// The module is a training step (--placer-build-training) and its
+  /// `microbatches` are slices of one batch whose gradients one run
+  /// averages before its update (--placer-accumulate-microbatches), not
+  /// separate runs. Whole programs only (no job, no stage).
+  bool accumulateGradients = false;
   /// Threads of the code's parallel loops (ProgramOptions::threads).
   int64_t threads = 1;
   /// Under a distributed MpiJob: pipelined (non-blocking, double-buffered)

@@ -23,16 +23,24 @@
 
 namespace placer {
 
+/// Which part of a training step a node belongs to: the forward pass (the
+/// loss included), the backward pass, or the optimizer's update, which
+/// reads each gradient once the backward pass is done (and which
+/// --placer-accumulate-microbatches therefore leaves out of the copies it
+/// makes per microbatch).
+enum class StepPhase { Forward, Backward, Optimizer };
+
 /// Emits the nodes of one forward node's backward twin: graph.node ops of
-/// the module's opset, named `prefix/N`, tagged as backward (unless
-/// `backward` is false: the loss) and with the forward node's colour
-/// class; constants (axes, shapes, scalars) as graph.constant of a
-/// Constant node, which the lowering inlines.
+/// the module's opset, named `prefix/N`, tagged with their `phase`
+/// (backward: kBackwardNodeAttrName; optimizer: that and
+/// kOptimizerNodeAttrName) and with the forward node's colour class;
+/// constants (axes, shapes, scalars) as graph.constant of a Constant node,
+/// which the lowering inlines.
 class GradientBuilder {
 public:
-  GradientBuilder(mlir::OpBuilder &builder, mlir::Location loc,
-                  int64_t opset, llvm::StringRef prefix,
-                  mlir::IntegerAttr colorClass, bool backward = true);
+  GradientBuilder(mlir::OpBuilder &builder, mlir::Location loc, int64_t opset,
+                  llvm::StringRef prefix, mlir::IntegerAttr colorClass,
+                  StepPhase phase = StepPhase::Backward);
 
   /// A one-result node of `opType` on `inputs`.
   mlir::Value node(llvm::StringRef opType, mlir::ValueRange inputs,
@@ -60,7 +68,7 @@ private:
   int64_t opset;
   std::string prefix;
   mlir::IntegerAttr colorClass;
-  bool backward;
+  StepPhase phase;
   unsigned count = 0;
 };
 
@@ -72,6 +80,12 @@ private:
 using VjpRule = std::function<mlir::LogicalResult(
     GradientBuilder &, graph::NodeOp, llvm::ArrayRef<mlir::Value> dResults,
     llvm::SmallVectorImpl<mlir::Value> &dInputs)>;
+
+/// The default domain's opset of a module that a training pass (`pass`,
+/// for the error) rewrites: 13 or later, as the rules emit opset-13 forms
+/// (axes as inputs).
+mlir::FailureOr<int64_t> getTrainingOpset(mlir::ModuleOp module,
+                                          llvm::StringRef pass);
 
 /// The rule for ONNX op type `opType`, or null.
 const VjpRule *getVjpRule(llvm::StringRef opType);

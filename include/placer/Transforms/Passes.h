@@ -25,6 +25,12 @@ mlir::LogicalResult bindDims(mlir::ModuleOp module,
 /// The symbolic dims the module's functions and nodes name, sorted.
 std::vector<std::string> getSymbolicDims(mlir::ModuleOp module);
 
+/// --placer-accumulate-microbatches on `module` (a training step): its
+/// inputs hold `microbatches` microbatches, whose gradients it averages
+/// before the optimizer's update. Errors are emitted on the module.
+mlir::LogicalResult accumulateMicrobatches(mlir::ModuleOp module,
+                                           int64_t microbatches);
+
 /// Costs, placement and (unless split=false or export-lp is given) the
 /// split, with `options`; an error names an option with an unknown value.
 llvm::Error buildPartitionDevicesPipeline(mlir::OpPassManager &pm,

@@ -207,6 +207,28 @@ def BuildTraining : Pass<"placer-build-training", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def AccumulateMicrobatches
+    : Pass<"placer-accumulate-microbatches", "::mlir::ModuleOp"> {
+  let summary = "Make a training step average the gradients of M microbatches";
+  let description = [{
+    Turns a training step (--placer-build-training) whose inputs hold one
+    microbatch into a step over `microbatches` of them: every input's first
+    axis grows M times; the step slices it into M equal parts (`Slice`),
+    runs the forward and backward nodes once per part (copies named
+    `NODE/mb<m>`, sharing the weights and their `placer.color_class`),
+    averages each gradient and the loss over the parts, and runs the
+    optimizer's nodes (`placer.optimizer`) once on the averages. The
+    microbatches run one after the other, so at most one microbatch's
+    activations are live. `microbatches=1` changes nothing. A module
+    without optimizer nodes or with a rank-0 input is an error.
+    docs/Training.md.
+  }];
+  let options = [
+    Option<"microbatches", "microbatches", "int64_t", /*default=*/"1",
+           "How many equal slices of the batch's first axis a step averages">,
+  ];
+}
+
 def ExportDot : Pass<"placer-export-dot", "::mlir::ModuleOp"> {
   let summary = "Write the placed operator graph as Graphviz DOT";
   let description = [{

@@ -418,12 +418,17 @@ LogicalResult PlacerDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
 
-  if (name == kBackwardNodeAttrName || name == kColorClassAttrName) {
+  if (name == kBackwardNodeAttrName || name == kOptimizerNodeAttrName ||
+      name == kColorClassAttrName) {
     if (op->getName().getStringRef() != "graph.node")
       return op->emitError() << "'" << name << "' belongs on a graph.node";
     auto colorClass = dyn_cast<IntegerAttr>(attr.getValue());
-    if (name == kBackwardNodeAttrName && !isa<UnitAttr>(attr.getValue()))
+    if (name != kColorClassAttrName && !isa<UnitAttr>(attr.getValue()))
       return op->emitError() << "'" << name << "' must be a unit attribute";
+    if (name == kOptimizerNodeAttrName && !op->hasAttr(kBackwardNodeAttrName))
+      return op->emitError()
+             << "'" << name << "' needs '" << kBackwardNodeAttrName
+             << "': an update runs after the backward pass";
     if (name == kColorClassAttrName && (!colorClass || colorClass.getInt() < 0))
       return op->emitError()
              << "'" << name << "' must be a non-negative integer";

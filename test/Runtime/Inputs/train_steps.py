@@ -2,11 +2,14 @@
 """Writes a two-layer float32 MLP (ONNX), a batch and labels, and checks
 what `placer-run --train-steps` wrote against NumPy's own training loop.
 
-    train_steps.py make DIR          # DIR/mlp.onnx, x.npy, labels.npy
+    train_steps.py make DIR          # DIR/mlp.onnx, mlp4.onnx, x.npy, labels.npy
     train_steps.py check DIR OPT S   # DIR/out/loss.npy, DIR/weights/*.npy
 
-OPT is sgd or momentum (learning rate 0.1, momentum 0.9), mean squared
-error; prints the largest relative error of the losses and of the weights.
+mlp.onnx takes the batch of 8, mlp4.onnx a microbatch of 4 (the same
+weights). OPT is sgd or momentum (learning rate 0.1, momentum 0.9) or adam
+(learning rate 0.1, PyTorch's defaults otherwise), mean squared error over
+the whole batch; prints the largest relative error of the losses and of the
+weights.
 """
 import os
 import sys
@@ -29,11 +32,12 @@ if mode == "make":
     nodes = [helper.make_node("Gemm", ["x", "w1", "b1"], ["h"], name="fc1"),
              helper.make_node("Tanh", ["h"], ["a"], name="tanh"),
              helper.make_node("Gemm", ["a", "w2", "b2"], ["y"], name="fc2")]
-    graph = helper.make_graph(
-        nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, 4])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8, 2])], inits)
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
-              os.path.join(folder, "mlp.onnx"))
+    for batch, name in ((8, "mlp.onnx"), (4, "mlp4.onnx")):
+        graph = helper.make_graph(
+            nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 4])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [batch, 2])], inits)
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+                  os.path.join(folder, name))
     np.save(os.path.join(folder, "x.npy"), X)
     np.save(os.path.join(folder, "labels.npy"), LABELS)
     np.save(os.path.join(folder, "labels_f64.npy"), LABELS.astype(np.float64))
@@ -42,6 +46,8 @@ if mode == "make":
 optimizer, steps = sys.argv[3], int(sys.argv[4])
 w = {n: v.astype(np.float64) for n, v in (("w1", W1), ("b1", B1), ("w2", W2), ("b2", B2))}
 velocity = {n: np.zeros_like(v) for n, v in w.items()}
+moment1 = {n: np.zeros_like(v) for n, v in w.items()}
+moment2 = {n: np.zeros_like(v) for n, v in w.items()}
 x, labels, losses = X.astype(np.float64), LABELS.astype(np.float64), []
 for _ in range(steps):
     h = x @ w["w1"] + w["b1"]
@@ -52,10 +58,15 @@ for _ in range(steps):
     da = dy @ w["w2"].T
     dh = da * (1 - a * a)
     grads = {"w2": a.T @ dy, "b2": dy.sum(0), "w1": x.T @ dh, "b1": dh.sum(0)}
+    t = len(losses)
     for n, g in grads.items():
         if optimizer == "momentum":
             velocity[n] = 0.9 * velocity[n] + g
             g = velocity[n]
+        elif optimizer == "adam":
+            moment1[n] = 0.9 * moment1[n] + 0.1 * g
+            moment2[n] = 0.999 * moment2[n] + 0.001 * g * g
+            g = (moment1[n] / (1 - 0.9 ** t)) / (np.sqrt(moment2[n] / (1 - 0.999 ** t)) + 1e-8)
         w[n] = w[n] - 0.1 * g
 got = np.load(os.path.join(folder, "out", "loss.npy"))
 worst = np.abs(got - losses).max() / max(losses)

@@ -26,7 +26,7 @@ def Placer_Dialect : Dialect {
     | `placer.cost = #placer.cost<...>` | top-level op | `--placer-estimate-costs`, workload import | placement, simulator, cost table |
     | `placer.device = #placer.device<N>` | top-level op | `--placer-place-devices` | split, DOT export, stage export |
     | `placer.placement = #placer.placement<...>` | module | `--placer-place-devices` | users, tests |
-    | `placer.backward` (unit), `placer.color_class = N` | graph.node | `--placer-build-training` | placement |
+    | `placer.backward`, `placer.optimizer` (unit), `placer.color_class = N` | graph.node | `--placer-build-training` | placement, `--placer-accumulate-microbatches` |
     | `placer.updates = "NAME"` | a training step's function result | `--placer-build-training` | the runner |
 
     The dialect verifies each where it appears: the right attribute kind on

@@ -79,12 +79,15 @@ inline constexpr llvm::StringLiteral kProfileNodesAttrName =
     "placer.profile_nodes";
 
 /// A training step's attributes (--placer-build-training): on a graph node
-/// of the backward pass, a unit attribute; on a node and its backward
+/// of the backward pass, a unit attribute (the optimizer's nodes carry it
+/// and a second unit attribute of their own); on a node and its backward
 /// twin, the class of nodes that share a device (a non-negative i64), as a
 /// paper workload's `backward` and `color_class` node attributes are; on a
 /// step function's result, the initializer (weight or optimizer state)
 /// whose next value it is (a string).
 inline constexpr llvm::StringLiteral kBackwardNodeAttrName = "placer.backward";
+inline constexpr llvm::StringLiteral kOptimizerNodeAttrName =
+    "placer.optimizer";
 inline constexpr llvm::StringLiteral kColorClassAttrName = "placer.color_class";
 inline constexpr llvm::StringLiteral kUpdatesAttrName = "placer.updates";
 

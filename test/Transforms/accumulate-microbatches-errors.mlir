@@ -1,0 +1,52 @@
+// RUN: not placer-opt %s --split-input-file --placer-accumulate-microbatches=microbatches=2 2>&1 | FileCheck %s
+// RUN: not placer-opt %s --split-input-file --placer-accumulate-microbatches=microbatches=0 2>&1 | FileCheck %s --check-prefix=ZERO
+
+// What --placer-accumulate-microbatches refuses, each with one error
+// (test/Transforms/accumulate-microbatches.mlir has what it builds).
+
+// ZERO: error: placer-accumulate-microbatches: microbatches must be at least 1, not 0
+
+// An inference graph: nothing to accumulate for.
+// CHECK: error: placer-accumulate-microbatches: not a training step: no node is marked 'placer.optimizer' (run --placer-build-training first)
+module attributes {graph.opset_import = {ai.onnx = 17 : i64}} {
+func.func @main_graph(%x: tensor<2x4xf32> {graph.name = "x"}) -> tensor<2x4xf32> {
+  %c = graph.node "Cos"(%x) attributes {name = "cos", output_names = ["c"], version = 17 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %c : tensor<2x4xf32>
+}
+}
+
+// -----
+
+// A scalar input has no axis to slice.
+// CHECK: error: placer-accumulate-microbatches: input 'scale' has no static first axis to split into microbatches ('tensor<f32>')
+module attributes {graph.opset_import = {ai.onnx = 17 : i64}} {
+func.func @main_graph(%x: tensor<2x4xf32> {graph.name = "x"}, %s: tensor<f32> {graph.name = "scale"}) -> tensor<4xf32> {
+  %w = graph.constant "w" : tensor<4xf32> = dense<0.5> : tensor<4xf32>
+  %next = graph.node "Mul"(%w, %s) attributes {name = "w/update/0", output_names = ["n"], placer.backward, placer.optimizer, version = 17 : i64} : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %next : tensor<4xf32>
+}
+}
+
+// -----
+
+// A node of the forward or backward pass that reads an update.
+// CHECK: error: placer-accumulate-microbatches: reads the optimizer's result w/update/0: the update must come after the backward pass
+module attributes {graph.opset_import = {ai.onnx = 17 : i64}} {
+func.func @main_graph(%x: tensor<2x4xf32> {graph.name = "x"}) -> tensor<2x4xf32> {
+  %w = graph.constant "w" : tensor<4xf32> = dense<0.5> : tensor<4xf32>
+  %next = graph.node "Neg"(%w) attributes {name = "w/update/0", output_names = ["n"], placer.backward, placer.optimizer, version = 17 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  %y = graph.node "Mul"(%x, %next) attributes {name = "mul", output_names = ["y"], version = 17 : i64} : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+}
+
+// -----
+
+// The optimizer's mark belongs on backward nodes (the dialect's verifier).
+// CHECK: error: 'placer.optimizer' needs 'placer.backward': an update runs after the backward pass
+module attributes {graph.opset_import = {ai.onnx = 17 : i64}} {
+func.func @main_graph(%x: tensor<2x4xf32> {graph.name = "x"}) -> tensor<2x4xf32> {
+  %y = graph.node "Neg"(%x) attributes {name = "neg", output_names = ["y"], placer.optimizer, version = 17 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+}

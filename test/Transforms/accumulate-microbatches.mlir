@@ -1,0 +1,71 @@
+// RUN: placer-opt %s --placer-accumulate-microbatches=microbatches=3 | FileCheck %s
+// RUN: placer-opt %s --placer-accumulate-microbatches=microbatches=1 | FileCheck %s --check-prefix=ONE
+// RUN: placer-opt %s --placer-accumulate-microbatches=microbatches=2 --partition-devices="devices=2" | FileCheck %s --check-prefix=PLACED
+
+// A hand-written SGD step of y = x * w (--placer-build-training's form):
+// over 3 microbatches its inputs triple, each microbatch is a slice of
+// them, the forward and backward nodes run once per slice, and the
+// optimizer reads the mean gradient.
+// CHECK-LABEL: func.func @main_graph
+// CHECK-SAME: (%arg0: tensor<6x3xf32> {graph.name = "x"}, %arg1: tensor<6x3xf32> {graph.name = "labels"})
+// CHECK-SAME: -> (tensor<f32> {graph.name = "loss"}, tensor<3xf32> {graph.name = "w", placer.updates = "w"})
+// The shared constants come first.
+// CHECK: graph.constant "w"
+// CHECK: graph.constant "w/update/lr"
+// Microbatch 0: rows 0 to 2 of each input.
+// CHECK: %[[S0:.*]] = graph.constant "x/mb0/const0" : tensor<1xi64> = dense<0>
+// CHECK: %[[E0:.*]] = graph.constant "x/mb0/const1" : tensor<1xi64> = dense<2>
+// CHECK: %[[X0:.*]] = graph.node "Slice"(%arg0, %[[S0]], %[[E0]], %{{.*}}) attributes {name = "x/mb0/3"{{.*}}-> tensor<2x3xf32>
+// CHECK: %[[L0:.*]] = graph.node "Slice"(%arg1,
+// CHECK: graph.node "Mul"(%[[X0]], %{{.*}}) attributes {name = "mul/mb0", output_names = ["y/mb0"], placer.color_class = 0 : i64, version = 17 : i64}
+// CHECK: graph.node "Sub"({{.*}}, %[[L0]]) attributes {name = "loss/0/mb0"
+// CHECK: %[[G0:.*]] = graph.node "ReduceSum"{{.*}}name = "mul/grad/1/mb0"{{.*}}placer.backward, placer.color_class = 0
+// Microbatch 1: rows 2 to 4; microbatch 2: rows 4 to 6.
+// CHECK: graph.constant "x/mb1/const0" : tensor<1xi64> = dense<2>
+// CHECK: graph.constant "x/mb1/const1" : tensor<1xi64> = dense<4>
+// CHECK: %[[G1:.*]] = graph.node "ReduceSum"{{.*}}name = "mul/grad/1/mb1"
+// CHECK: graph.constant "x/mb2/const0" : tensor<1xi64> = dense<4>
+// CHECK: graph.constant "x/mb2/const1" : tensor<1xi64> = dense<6>
+// CHECK: %[[G2:.*]] = graph.node "ReduceSum"{{.*}}name = "mul/grad/1/mb2"
+// The mean gradient, backward work of the gradient's class; the mean loss.
+// CHECK: %[[A:.*]] = graph.node "Add"(%[[G0]], %[[G1]]) attributes {name = "mul/grad/1/mean/0"{{.*}}placer.backward, placer.color_class = 0
+// CHECK: %[[B:.*]] = graph.node "Add"(%[[A]], %[[G2]])
+// CHECK: %[[THIRD:.*]] = graph.constant "mul/grad/1/mean/const2" : tensor<f32> = dense<0.333333343>
+// CHECK: %[[MEAN:.*]] = graph.node "Mul"(%[[B]], %[[THIRD]])
+// CHECK: %[[LOSS:.*]] = graph.node "Mul"({{.*}}) attributes {name = "loss/2/mean/3"
+// CHECK-NOT: placer.backward
+// CHECK-SAME: -> tensor<f32>
+// The optimizer once, on the mean.
+// CHECK: %[[STEP:.*]] = graph.node "Mul"(%[[MEAN]], %{{.*}}) attributes {name = "w/update/0"
+// CHECK: %[[NEXT:.*]] = graph.node "Sub"(%{{.*}}, %[[STEP]])
+// CHECK-NOT: graph.node
+// CHECK: return %[[LOSS]], %[[NEXT]]
+
+// ONE-LABEL: func.func @main_graph
+// ONE-SAME: (%arg0: tensor<2x3xf32> {graph.name = "x"}
+// ONE-NOT: Slice
+// ONE-NOT: /mb
+
+// Every copy of a node keeps its class, so a placement puts the copies of
+// a node and its backward twin on one device.
+// PLACED-DAG: name = "mul/mb0"{{.*}}placer.device = #placer.device<[[D:[0-9]]]>
+// PLACED-DAG: name = "mul/mb1"{{.*}}placer.device = #placer.device<[[D]]>
+// PLACED-DAG: name = "mul/grad/0/mb1"{{.*}}placer.device = #placer.device<[[D]]>
+// PLACED-DAG: name = "w/update/1"{{.*}}placer.device = #placer.device<[[D]]>
+
+module attributes {graph.opset_import = {ai.onnx = 17 : i64}} {
+func.func @main_graph(%x: tensor<2x3xf32> {graph.name = "x"}, %labels: tensor<2x3xf32> {graph.name = "labels"}) -> (tensor<f32> {graph.name = "loss"}, tensor<3xf32> {graph.name = "w", placer.updates = "w"}) {
+  %w = graph.constant "w" : tensor<3xf32> = dense<0.5> : tensor<3xf32>
+  %y = graph.node "Mul"(%x, %w) attributes {name = "mul", output_names = ["y"], placer.color_class = 0 : i64, version = 17 : i64} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %d = graph.node "Sub"(%y, %labels) attributes {name = "loss/0", output_names = ["loss/0:0"], version = 17 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %sq = graph.node "Mul"(%d, %d) attributes {name = "loss/1", output_names = ["loss/1:0"], version = 17 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %loss = graph.node "ReduceMean"(%sq) attributes {attrs = {keepdims = 0 : i64}, name = "loss/2", output_names = ["loss/2:0"], version = 17 : i64} : (tensor<2x3xf32>) -> tensor<f32>
+  %axes = graph.constant "mul/grad/axes" : tensor<1xi64> = dense<0> : tensor<1xi64> {node = "mul/grad/axes"}
+  %g = graph.node "Mul"(%d, %x) attributes {name = "mul/grad/0", output_names = ["mul/grad/0:0"], placer.backward, placer.color_class = 0 : i64, version = 17 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %gw = graph.node "ReduceSum"(%g, %axes) attributes {attrs = {keepdims = 0 : i64}, name = "mul/grad/1", output_names = ["mul/grad/1:0"], placer.backward, placer.color_class = 0 : i64, version = 17 : i64} : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<3xf32>
+  %lr = graph.constant "w/update/lr" : tensor<f32> = dense<0.1> : tensor<f32> {node = "w/update/lr"}
+  %step = graph.node "Mul"(%gw, %lr) attributes {name = "w/update/0", output_names = ["w/update/0:0"], placer.backward, placer.optimizer, placer.color_class = 0 : i64, version = 17 : i64} : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  %next = graph.node "Sub"(%w, %step) attributes {name = "w/update/1", output_names = ["w/update/1:0"], placer.backward, placer.optimizer, placer.color_class = 0 : i64, version = 17 : i64} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %loss, %next : tensor<f32>, tensor<3xf32>
+}
+}
