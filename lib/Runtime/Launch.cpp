@@ -112,22 +112,8 @@ placer::runtime::openArtifact(const LaunchOptions &options, MpiJob *job,
 
 namespace {
 
-/// A file name for an output: graph names may hold '/' and worse, and must
-/// never leave the output folder.
-std::string fileNameFor(const std::string &name) {
-  std::string file;
-  for (char c : name)
-    file += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' ||
-             c == '_' || c == '.')
-                ? c
-                : '_';
-  if (file.empty() || file[0] == '.')
-    file = "_" + file;
-  return file;
-}
-
 std::string outputPath(const std::string &dir, const std::string &name) {
-  return (fs::path(dir) / (fileNameFor(name) + ".npy")).string();
+  return (fs::path(dir) / npyFileName(name)).string();
 }
 
 /// Every input and output of the program in aligned buffers (64 bytes,

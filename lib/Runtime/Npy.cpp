@@ -8,6 +8,7 @@
 
 #include "placer/Runtime/Npy.h"
 
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -58,6 +59,18 @@ std::nullopt_t fail(std::string &error, const std::string &path,
 }
 
 } // namespace
+
+std::string placer::runtime::npyFileName(std::string_view name) {
+  std::string file;
+  for (char c : name)
+    file += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' ||
+             c == '_' || c == '.')
+                ? c
+                : '_';
+  if (file.empty() || file[0] == '.')
+    file = "_" + file;
+  return file + ".npy";
+}
 
 std::string placer::runtime::npyDtypeOf(std::string_view elementType) {
   if (elementType == "f32") return "<f4";

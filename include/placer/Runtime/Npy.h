@@ -28,6 +28,13 @@ struct NpyArray {
 std::string npyDtypeOf(std::string_view elementType);
 size_t npyItemSize(std::string_view dtype);
 
+/// The file `name` (a graph tensor's name) is written to and read from in
+/// a folder of arrays: "<name>.npy" with every character other than
+/// letters, digits, '-', '_' and '.' replaced by '_' and a leading '.'
+/// prefixed, so that graph names holding '/' or "../" never leave the
+/// folder.
+std::string npyFileName(std::string_view name);
+
 /// Reads `path`; on failure nothing, and `error` is "PATH: what is wrong".
 std::optional<NpyArray> readNpy(const std::string &path, std::string &error);
 /// Writes `array` to `path`; on failure false, and `error` says why.

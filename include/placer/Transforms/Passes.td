@@ -229,6 +229,26 @@ def AccumulateMicrobatches
   ];
 }
 
+def LoadWeights : Pass<"placer-load-weights", "::mlir::ModuleOp"> {
+  let summary = "Replace initializers by the arrays of a folder of .npy files";
+  let description = [{
+    Gives every initializer (a graph.constant of no Constant node) that has
+    a file `dir/<name>.npy` (the name as placer-run writes it: characters
+    other than letters, digits, `-`, `_` and `.` as `_`) that file's
+    values: the weights `placer-run --train-steps S --save-weights dir`
+    wrote, so that `placer-translate --export-onnx` then writes the trained
+    model. The file's dtype and shape must be the initializer's. Files that
+    name no initializer (optimizer state) are left alone; a folder in which
+    no file names one, an unreadable file, or a dtype or shape that differs
+    is an error that names the file, and changes nothing.
+    docs/Training.md.
+  }];
+  let options = [
+    Option<"dir", "dir", "std::string", /*default=*/"\"\"",
+           "The folder of <name>.npy files">,
+  ];
+}
+
 def ExportDot : Pass<"placer-export-dot", "::mlir::ModuleOp"> {
   let summary = "Write the placed operator graph as Graphviz DOT";
   let description = [{

@@ -4,6 +4,7 @@ what `placer-run --train-steps` wrote against NumPy's own training loop.
 
     train_steps.py make DIR          # DIR/mlp.onnx, mlp4.onnx, x.npy, labels.npy
     train_steps.py check DIR OPT S   # DIR/out/loss.npy, DIR/weights/*.npy
+    train_steps.py onnx DIR FILE     # FILE's initializers are DIR/weights/*.npy
 
 mlp.onnx takes the batch of 8, mlp4.onnx a microbatch of 4 (the same
 weights). OPT is sgd or momentum (learning rate 0.1, momentum 0.9) or adam
@@ -41,6 +42,17 @@ if mode == "make":
     np.save(os.path.join(folder, "x.npy"), X)
     np.save(os.path.join(folder, "labels.npy"), LABELS)
     np.save(os.path.join(folder, "labels_f64.npy"), LABELS.astype(np.float64))
+    sys.exit(0)
+
+if mode == "onnx":
+    model = onnx.load(sys.argv[3])
+    onnx.checker.check_model(model)
+    for init in model.graph.initializer:
+        saved = np.load(os.path.join(folder, "weights", init.name + ".npy"))
+        value = numpy_helper.to_array(init)
+        print("%s %s" % (init.name, "as trained" if value.dtype == saved.dtype and
+                         value.shape == saved.shape and value.tobytes() == saved.tobytes()
+                         else "DIFFERENT"))
     sys.exit(0)
 
 optimizer, steps = sys.argv[3], int(sys.argv[4])
