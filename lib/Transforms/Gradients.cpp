@@ -12,6 +12,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
 
 using namespace mlir;
@@ -101,11 +103,21 @@ Value GradientBuilder::sumTo(Value value, RankedTensorType target) {
       axes.push_back(d);
       kept[d] = 1;
     }
-  Value summed = value;
-  if (!axes.empty())
-    summed = node("ReduceSum", {value, int64s(axes)}, type.clone(kept),
-                  {builder.getNamedAttr("keepdims", builder.getI64IntegerAttr(1))});
+  Value summed = axes.empty() ? value : reduceSum(value, axes);
   return reshape(summed, target.getShape());
+}
+
+Value GradientBuilder::reduceSum(Value value, ArrayRef<int64_t> axes) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> kept(type.getShape());
+  for (int64_t axis : axes)
+    kept[axis] = 1;
+  return node("ReduceSum", {value, int64s(axes)}, type.clone(kept),
+              {builder.getNamedAttr("keepdims", builder.getI64IntegerAttr(1))});
+}
+
+Value GradientBuilder::zeros(RankedTensorType type) {
+  return node("Expand", {scalar(0.0, type), int64s(type.getShape())}, type);
 }
 
 Value GradientBuilder::transposeLast(Value value) {
@@ -420,6 +432,304 @@ LogicalResult globalAveragePoolRule(GradientBuilder &g, NodeOp node,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// More elementwise: the decoder's GELU, normalizations' roots and powers
+//===----------------------------------------------------------------------===//
+
+LogicalResult negRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                      Grads &dx) {
+  dx.push_back(g.node("Neg", {dy[0]}, dy[0].getType()));
+  return success();
+}
+
+/// exp' = y.
+LogicalResult expRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                      Grads &dx) {
+  return withSlope(g, dy, dx, node.getResult(0));
+}
+
+/// sqrt' = 1 / (2 y).
+LogicalResult sqrtRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                       Grads &dx) {
+  Type type = dy[0].getType();
+  Value half = g.node("Mul", {dy[0], g.scalar(0.5, type)}, type);
+  dx.push_back(g.node("Div", {half, node.getResult(0)}, type));
+  return success();
+}
+
+/// erf'(x) = 2 / sqrt(pi) exp(-x^2).
+LogicalResult erfRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                      Grads &dx) {
+  Value x = node.getOperand(0);
+  Type type = dy[0].getType();
+  Value square = g.node("Mul", {x, x}, type);
+  Value gauss = g.node("Exp", {g.node("Neg", {square}, type)}, type);
+  return withSlope(
+      g, dy, dx,
+      g.node("Mul", {gauss, g.scalar(2.0 / std::sqrt(M_PI), type)}, type));
+}
+
+/// The constant `value` is, or null when a node computes it.
+DenseElementsAttr getConstantValue(Value value) {
+  auto constant = value.getDefiningOp<graph::ConstantOp>();
+  return constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
+                  : DenseElementsAttr();
+}
+
+/// Integers of a constant input (axes, starts, ends), or failure.
+FailureOr<SmallVector<int64_t>> getConstantInts(Value value) {
+  auto dense = dyn_cast_or_null<DenseIntElementsAttr>(getConstantValue(value));
+  if (!dense)
+    return failure();
+  SmallVector<int64_t> values;
+  for (const APInt &v : dense.getValues<APInt>())
+    values.push_back(v.getSExtValue());
+  return values;
+}
+
+/// y = a^b with a constant exponent: da = dy b a^(b - 1).
+LogicalResult powRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                      Grads &dx) {
+  Value a = node.getOperand(0), b = node.getOperand(1);
+  if (!getConstantValue(b))
+    return node.emitError("placer: no gradient for Pow with an exponent that "
+                          "is not a constant");
+  Type type = dy[0].getType();
+  Value lower = g.node("Sub", {b, g.scalar(1.0, b.getType())}, b.getType());
+  Value power = g.node("Pow", {a, lower}, type);
+  Value slope = g.node("Mul", {power, b}, type);
+  dx.push_back(g.sumTo(g.node("Mul", {dy[0], slope}, type), typeOf(a)));
+  dx.push_back(Value());
+  return success();
+}
+
+/// Where(c, a, b): the adjoint goes to a where c holds, to b elsewhere.
+LogicalResult whereRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                        Grads &dx) {
+  Value c = node.getOperand(0);
+  Type type = dy[0].getType();
+  Value zero = g.scalar(0.0, type);
+  dx.push_back(Value());
+  dx.push_back(g.sumTo(g.node("Where", {c, dy[0], zero}, type),
+                       typeOf(node.getOperand(1))));
+  dx.push_back(g.sumTo(g.node("Where", {c, zero, dy[0]}, type),
+                       typeOf(node.getOperand(2))));
+  return success();
+}
+
+/// Expand: the adjoint summed back to the input's shape.
+LogicalResult expandRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                         Grads &dx) {
+  dx.push_back(g.sumTo(dy[0], typeOf(node.getOperand(0))));
+  dx.push_back(Value());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and LayerNormalization
+//===----------------------------------------------------------------------===//
+
+/// The axes a reduction or normalization covers, each in [0, rank).
+SmallVector<int64_t> normalizeAxes(ArrayRef<int64_t> axes, int64_t rank) {
+  SmallVector<int64_t> result;
+  for (int64_t axis : axes)
+    result.push_back(axis < 0 ? axis + rank : axis);
+  llvm::sort(result);
+  return result;
+}
+
+/// ReduceSum and ReduceMean (axes as attribute or constant input,
+/// keepdims): the adjoint spread back over the reduced axes (divided by
+/// their size for the mean).
+template <bool mean>
+LogicalResult reduceRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                         Grads &dx) {
+  RankedTensorType xType = typeOf(node.getOperand(0));
+  int64_t rank = xType.getRank();
+  SmallVector<int64_t> axes;
+  if (node.getNumOperands() > 1 &&
+      isa<RankedTensorType>(node.getOperand(1).getType())) {
+    FailureOr<SmallVector<int64_t>> given = getConstantInts(node.getOperand(1));
+    if (failed(given))
+      return node.emitError("placer: no gradient for a reduction whose axes "
+                            "are not a constant");
+    axes = *given;
+  } else if (auto attr = node.getAttrs().getAs<DenseI64ArrayAttr>("axes")) {
+    axes.assign(attr.asArrayRef().begin(), attr.asArrayRef().end());
+  }
+  if (axes.empty()) {
+    if (getInt(node, "noop_with_empty_axes", 0))
+      return identityRule(g, node, dy, dx);
+    axes.resize(rank);
+    std::iota(axes.begin(), axes.end(), 0);
+  }
+  axes = normalizeAxes(axes, rank);
+  SmallVector<int64_t> kept(xType.getShape());
+  int64_t count = 1;
+  for (int64_t axis : axes) {
+    count *= kept[axis];
+    kept[axis] = 1;
+  }
+  Value d = g.reshape(dy[0], kept);
+  if (mean)
+    d = g.node("Mul", {d, g.scalar(1.0 / count, xType)}, d.getType());
+  dx.assign(node.getNumOperands(), Value());
+  dx[0] = g.node("Expand", {d, g.int64s(xType.getShape())}, xType);
+  return success();
+}
+
+/// y = (x - mean) / sqrt(var + eps) * scale + bias over the axes from
+/// `axis` on. With xhat the normalized input and inv the reciprocal root,
+/// recomputed here: dscale = sum(dy xhat), dbias = sum(dy), and with
+/// d = dy scale, dx = inv (d - mean(d) - xhat mean(d xhat)).
+LogicalResult layerNormRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                            Grads &dx) {
+  if (llvm::any_of(dy.drop_front(), [](Value v) { return bool(v); }))
+    return node.emitError("placer: no gradient for LayerNormalization's mean "
+                          "and inverse deviation outputs");
+  Value x = node.getOperand(0), scale = node.getOperand(1);
+  RankedTensorType type = typeOf(x);
+  int64_t rank = type.getRank(), axis = getInt(node, "axis", -1);
+  if (axis < 0)
+    axis += rank;
+  SmallVector<int64_t> axes;
+  int64_t count = 1;
+  for (int64_t d = axis; d < rank; ++d) {
+    axes.push_back(d);
+    count *= type.getDimSize(d);
+  }
+  double epsilon = getFloat(node, "epsilon", 1e-5);
+  auto mean = [&](Value v) {
+    Value sum = g.reduceSum(v, axes);
+    return g.node("Mul", {sum, g.scalar(1.0 / count, type)}, sum.getType());
+  };
+  Value mu = mean(x);
+  Value centred = g.node("Sub", {x, mu}, type);
+  Value variance = mean(g.node("Mul", {centred, centred}, type));
+  Value root = g.node(
+      "Sqrt",
+      {g.node("Add", {variance, g.scalar(epsilon, type)}, variance.getType())},
+      variance.getType());
+  Value inv = g.node("Div", {g.scalar(1.0, type), root}, root.getType());
+  Value xhat = g.node("Mul", {centred, inv}, type);
+  Value d = g.node("Mul", {dy[0], scale}, type);
+  Value spread = g.node("Sub", {d, mean(d)}, type);
+  Value along =
+      g.node("Mul", {xhat, mean(g.node("Mul", {d, xhat}, type))}, type);
+  dx.push_back(
+      g.node("Mul", {inv, g.node("Sub", {spread, along}, type)}, type));
+  dx.push_back(g.sumTo(g.node("Mul", {dy[0], xhat}, type), typeOf(scale)));
+  if (node.getNumOperands() > 2 &&
+      isa<RankedTensorType>(node.getOperand(2).getType()))
+    dx.push_back(g.sumTo(dy[0], typeOf(node.getOperand(2))));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing: Gather, Slice, Concat, Split
+//===----------------------------------------------------------------------===//
+
+/// Gather along axis 0 (an embedding's rows): the adjoint of each picked
+/// row added into zeros of the data's shape (ScatterND, reduction add:
+/// a row picked twice gets both).
+LogicalResult gatherRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                         Grads &dx) {
+  OpBuilder &b = g.getBuilder();
+  Value data = node.getOperand(0), indices = node.getOperand(1);
+  RankedTensorType dataType = typeOf(data), indexType = typeOf(indices);
+  int64_t axis = getInt(node, "axis", 0);
+  if (axis < 0)
+    axis += dataType.getRank();
+  if (axis != 0 || node.getVersion() < 16)
+    return node.emitError("placer: no gradient for Gather along axis ")
+           << axis << " (axis 0 at opset 16 or later is covered)";
+  SmallVector<int64_t> shape(indexType.getShape());
+  shape.push_back(1);
+  Value column = g.reshape(indices, shape);
+  dx.push_back(g.node("ScatterND", {g.zeros(dataType), column, dy[0]}, dataType,
+                      {b.getNamedAttr("reduction", b.getStringAttr("add"))}));
+  dx.push_back(Value());
+  return success();
+}
+
+/// Slice with constant starts, ends and axes and unit steps: the adjoint
+/// padded with zeros back to the input's shape.
+LogicalResult sliceRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                        Grads &dx) {
+  RankedTensorType xType = typeOf(node.getOperand(0));
+  int64_t rank = xType.getRank();
+  auto input = [&](unsigned i) -> FailureOr<SmallVector<int64_t>> {
+    if (node.getNumOperands() <= i ||
+        !isa<RankedTensorType>(node.getOperand(i).getType()))
+      return SmallVector<int64_t>();
+    return getConstantInts(node.getOperand(i));
+  };
+  FailureOr<SmallVector<int64_t>> starts = input(1), ends = input(2),
+                                  axes = input(3), steps = input(4);
+  if (failed(starts) || failed(ends) || failed(axes) || failed(steps) ||
+      llvm::any_of(*steps, [](int64_t s) { return s != 1; }))
+    return node.emitError("placer: no gradient for a Slice whose starts, "
+                          "ends, axes or steps are not constants, or whose "
+                          "steps are not 1");
+  if (axes->empty()) {
+    axes->resize(starts->size());
+    std::iota(axes->begin(), axes->end(), 0);
+  }
+  SmallVector<int64_t> pads(2 * rank, 0);
+  for (auto [i, axis] : llvm::enumerate(*axes)) {
+    if (axis < 0)
+      axis += rank;
+    int64_t size = xType.getDimSize(axis);
+    auto clamp = [&](int64_t v) {
+      if (v < 0)
+        v += size;
+      return std::clamp<int64_t>(v, 0, size);
+    };
+    pads[axis] = clamp((*starts)[i]);
+    pads[rank + axis] = size - std::max(pads[axis], clamp((*ends)[i]));
+  }
+  dx.assign(node.getNumOperands(), Value());
+  dx[0] = g.node("Pad", {dy[0], g.int64s(pads)}, xType);
+  return success();
+}
+
+/// Concat: each input's adjoint is its slice of the output's.
+LogicalResult concatRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                         Grads &dx) {
+  int64_t rank = typeOf(node.getResult(0)).getRank();
+  int64_t axis = getInt(node, "axis", 0);
+  if (axis < 0)
+    axis += rank;
+  int64_t offset = 0;
+  for (Value input : node.getOperands()) {
+    RankedTensorType type = typeOf(input);
+    int64_t size = type.getDimSize(axis);
+    dx.push_back(g.node("Slice",
+                        {dy[0], g.int64s({offset}), g.int64s({offset + size}),
+                         g.int64s({axis})},
+                        type));
+    offset += size;
+  }
+  return success();
+}
+
+/// Split: the outputs' adjoints (zeros for an unused output) concatenated.
+LogicalResult splitRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                        Grads &dx) {
+  OpBuilder &b = g.getBuilder();
+  RankedTensorType type = typeOf(node.getOperand(0));
+  int64_t axis = getInt(node, "axis", 0);
+  if (axis < 0)
+    axis += type.getRank();
+  SmallVector<Value> parts;
+  for (auto [result, d] : llvm::zip(node.getResults(), dy))
+    parts.push_back(d ? d : g.zeros(typeOf(result)));
+  dx.assign(node.getNumOperands(), Value());
+  dx[0] = g.node("Concat", parts, type,
+                 {b.getNamedAttr("axis", b.getI64IntegerAttr(axis))});
+  return success();
+}
+
 const llvm::StringMap<VjpRule> &getRules() {
   static const llvm::StringMap<VjpRule> rules = [] {
     llvm::StringMap<VjpRule> r;
@@ -439,6 +749,20 @@ const llvm::StringMap<VjpRule> &getRules() {
     r["Softmax"] = softmaxRule;
     r["Conv"] = convRule;
     r["GlobalAveragePool"] = globalAveragePoolRule;
+    r["Neg"] = negRule;
+    r["Exp"] = expRule;
+    r["Sqrt"] = sqrtRule;
+    r["Erf"] = erfRule;
+    r["Pow"] = powRule;
+    r["Where"] = whereRule;
+    r["Expand"] = expandRule;
+    r["ReduceSum"] = reduceRule</*mean=*/false>;
+    r["ReduceMean"] = reduceRule</*mean=*/true>;
+    r["LayerNormalization"] = layerNormRule;
+    r["Gather"] = gatherRule;
+    r["Slice"] = sliceRule;
+    r["Concat"] = concatRule;
+    r["Split"] = splitRule;
     return r;
   }();
   return rules;

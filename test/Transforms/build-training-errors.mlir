@@ -5,13 +5,13 @@
 
 // Every node on a weight's path without a rule, in one error; nodes off
 // the path (the Cos of the input) need none.
-// CHECK: error: placer-build-training: no gradient rule for 2 nodes: 'erf' (Erf), 'floor' (Floor) (rules: Add, Conv, Div, Flatten, Gemm, GlobalAveragePool,
+// CHECK: error: placer-build-training: no gradient rule for 2 nodes: 'sin' (Sin), 'floor' (Floor) (rules: Add, Concat, Conv, Div, Erf, Exp, Expand, Flatten, Gather, Gemm, GlobalAveragePool, Identity, LayerNormalization, MatMul, Mul, Neg, Pow, ReduceMean, ReduceSum, Relu, Reshape, Sigmoid, Slice, Softmax, Split, Sqrt, Squeeze, Sub, Tanh, Transpose, Unsqueeze, Where)
 module attributes {graph.opset_import = {ai.onnx = 17 : i64}} {
 func.func @main_graph(%x: tensor<2x4xf32> {graph.name = "x"}) -> tensor<2x4xf32> {
   %w = graph.constant "w" : tensor<4xf32> = dense<0.5> : tensor<4xf32>
   %c = graph.node "Cos"(%x) attributes {name = "cos", output_names = ["c"], version = 17 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
   %h = graph.node "Mul"(%c, %w) attributes {name = "mul", output_names = ["h"], version = 17 : i64} : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
-  %e = graph.node "Erf"(%h) attributes {name = "erf", output_names = ["e"], version = 17 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %e = graph.node "Sin"(%h) attributes {name = "sin", output_names = ["e"], version = 17 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
   %f = graph.node "Floor"(%e) attributes {name = "floor", output_names = ["f"], version = 17 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
   return %f : tensor<2x4xf32>
 }
@@ -58,3 +58,45 @@ func.func @main_graph(%x: tensor<2x4xf32> {graph.name = "x"}) -> tensor<2x4xf32>
 }
 }
 
+
+// -----
+
+// Rules that cover part of their op say which part: Gather along another
+// axis than 0, Pow with a computed exponent, Slice with a step.
+// CHECK: error: placer: no gradient for Gather along axis 1 (axis 0 at opset 16 or later is covered)
+module attributes {graph.opset_import = {ai.onnx = 17 : i64}} {
+func.func @main_graph(%x: tensor<2x4xf32> {graph.name = "x"}) -> tensor<2x2xf32> {
+  %w = graph.constant "w" : tensor<2x4xf32> = dense<0.5> : tensor<2x4xf32>
+  %i = graph.constant "i" : tensor<2xi64> = dense<[0, 3]> : tensor<2xi64>
+  %h = graph.node "Mul"(%x, %w) attributes {name = "mul", output_names = ["h"], version = 17 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %g = graph.node "Gather"(%h, %i) attributes {attrs = {axis = 1 : i64}, name = "gather", output_names = ["g"], version = 17 : i64} : (tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x2xf32>
+  return %g : tensor<2x2xf32>
+}
+}
+
+// -----
+
+// CHECK: error: placer: no gradient for Pow with an exponent that is not a constant
+module attributes {graph.opset_import = {ai.onnx = 17 : i64}} {
+func.func @main_graph(%x: tensor<2x4xf32> {graph.name = "x"}) -> tensor<2x4xf32> {
+  %w = graph.constant "w" : tensor<2x4xf32> = dense<0.5> : tensor<2x4xf32>
+  %p = graph.node "Pow"(%w, %x) attributes {name = "pow", output_names = ["p"], version = 17 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %p : tensor<2x4xf32>
+}
+}
+
+// -----
+
+// CHECK: error: placer: no gradient for a Slice whose starts, ends, axes or steps are not constants, or whose steps are not 1
+module attributes {graph.opset_import = {ai.onnx = 17 : i64}} {
+func.func @main_graph(%x: tensor<2x4xf32> {graph.name = "x"}) -> tensor<2x2xf32> {
+  %w = graph.constant "w" : tensor<2x4xf32> = dense<0.5> : tensor<2x4xf32>
+  %s = graph.constant "s" : tensor<1xi64> = dense<0> : tensor<1xi64>
+  %e = graph.constant "e" : tensor<1xi64> = dense<4> : tensor<1xi64>
+  %a = graph.constant "a" : tensor<1xi64> = dense<1> : tensor<1xi64>
+  %t = graph.constant "t" : tensor<1xi64> = dense<2> : tensor<1xi64>
+  %h = graph.node "Mul"(%x, %w) attributes {name = "mul", output_names = ["h"], version = 17 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %y = graph.node "Slice"(%h, %s, %e, %a, %t) attributes {name = "slice", output_names = ["y"], version = 17 : i64} : (tensor<2x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
+}

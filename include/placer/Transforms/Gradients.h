@@ -55,6 +55,10 @@ public:
   /// shape from `target`'s (ONNX multidirectional broadcasting), reshaped
   /// to `target`: the adjoint of a broadcast operand.
   mlir::Value sumTo(mlir::Value value, mlir::RankedTensorType target);
+  /// `value` summed over `axes`, which stay as dims of size 1.
+  mlir::Value reduceSum(mlir::Value value, llvm::ArrayRef<int64_t> axes);
+  /// Zeros of `type` (a scalar expanded: no constant of that size).
+  mlir::Value zeros(mlir::RankedTensorType type);
   /// Swaps the last two dims.
   mlir::Value transposeLast(mlir::Value value);
   mlir::Value reshape(mlir::Value value, llvm::ArrayRef<int64_t> shape);

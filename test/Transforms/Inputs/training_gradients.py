@@ -13,6 +13,7 @@ gradient element within 1e-6 relative to the largest. Then one step of
 momentum and of Adam, and cross-entropy, against NumPy's own arithmetic
 on the gradients. Prints one line per case; exits 1 on a mismatch.
 """
+import math
 import os
 import subprocess
 import sys
@@ -60,9 +61,23 @@ def conv2d(x, w, attrs):
     return out
 
 
+def layer_norm(v, scale, bias, axis, epsilon):
+    axes = tuple(range(axis % v.ndim, v.ndim))
+    centred = v - v.mean(axis=axes, keepdims=True)
+    variance = (centred ** 2).mean(axis=axes, keepdims=True)
+    return centred / np.sqrt(variance + epsilon) * scale + bias
+
+
+def onnx_slice(v, starts, ends, axes):
+    index = [slice(None)] * v.ndim
+    for start, end, axis in zip(starts, ends, axes):
+        index[axis] = slice(start, end)
+    return v[tuple(index)]
+
+
 def evaluate(nodes, values):
     for op, inputs, output, attrs in nodes:
-        a = [values[i] for i in inputs]
+        a = [values[i] if i else None for i in inputs]
         if op == "Gemm":
             lhs = a[0].T if attrs.get("transA") else a[0]
             rhs = a[1].T if attrs.get("transB") else a[1]
@@ -96,16 +111,46 @@ def evaluate(nodes, values):
                 r = r + a[2][None, :, None, None]
         elif op == "GlobalAveragePool":
             r = a[0].mean(axis=(2, 3), keepdims=True)
+        elif op in ("Neg", "Exp", "Sqrt"):
+            r = {"Neg": np.negative, "Exp": np.exp, "Sqrt": np.sqrt}[op](a[0])
+        elif op == "Erf":
+            r = np.vectorize(math.erf)(a[0])
+        elif op == "Pow":
+            r = a[0] ** a[1]
+        elif op == "Where":
+            r = np.where(a[0], a[1], a[2])
+        elif op == "Expand":
+            r = a[0] * np.ones(a[1])
+        elif op in ("ReduceSum", "ReduceMean"):
+            axes = tuple(a[1]) if len(a) > 1 else tuple(attrs["axes"])
+            r = (np.sum if op == "ReduceSum" else np.mean)(
+                a[0], axis=axes, keepdims=bool(attrs.get("keepdims", 1)))
+        elif op == "LayerNormalization":
+            r = layer_norm(a[0], a[1], a[2], attrs.get("axis", -1), attrs.get("epsilon", 1e-5))
+        elif op == "Gather":
+            r = np.take(a[0], a[1], axis=0)
+        elif op == "Slice":
+            r = onnx_slice(a[0], a[1], a[2], a[3])
+        elif op == "Concat":
+            r = np.concatenate(a, axis=attrs["axis"])
+        elif op == "Split":
+            r = np.split(a[0], np.cumsum(a[1])[:-1], axis=attrs.get("axis", 0))
         else:
             raise SystemExit("no NumPy semantics for " + op)
-        values[output] = r
+        if isinstance(output, list):
+            values.update(zip(output, r))
+        else:
+            values[output] = r
     return values
 
 
 # --- One case: a graph, its gradients by placer and by differences ----------
 
-def build_model(name, x, weights, nodes, output):
+def build_model(name, x, weights, nodes, output, consts):
+    """consts: initializers that are not trained (indices, masks, axes,
+    scalars), by name."""
     inits = [numpy_helper.from_array(v, n) for n, v in weights.items()]
+    inits += [numpy_helper.from_array(v, n) for n, v in consts.items()]
     onnx_nodes = []
     for op, inputs, out, attrs in nodes:
         ins = list(inputs)
@@ -114,8 +159,9 @@ def build_model(name, x, weights, nodes, output):
             inits.append(numpy_helper.from_array(np.array(attrs["shape"], np.int64), shape_name))
             ins = [inputs[0], shape_name]
         onnx_attrs = {k: v for k, v in attrs.items() if k != "shape"}
-        onnx_nodes.append(helper.make_node(op, ins, [out], name=out, **onnx_attrs))
-    y_shape = evaluate(fixup(nodes), dict(x=x, **weights, **shapes(nodes)))[output].shape
+        outs = out if isinstance(out, list) else [out]
+        onnx_nodes.append(helper.make_node(op, ins, outs, name=outs[0], **onnx_attrs))
+    y_shape = evaluate(fixup(nodes), dict(x=x, **weights, **consts, **shapes(nodes)))[output].shape
     graph = helper.make_graph(
         onnx_nodes, name,
         [helper.make_tensor_value_info("x", TensorProto.DOUBLE, x.shape)],
@@ -149,14 +195,14 @@ def step(name, model, x, labels, options):
     return lambda n: np.load(os.path.join(out, n + ".npy"))
 
 
-def check(name, x, weights, nodes, output):
-    model, y_shape = build_model(name, x, weights, nodes, output)
+def check(name, x, weights, nodes, output, consts={}):
+    model, y_shape = build_model(name, x, weights, nodes, output, consts)
     labels = rng.standard_normal(y_shape)
     result = step(name, model, x, labels, "loss=mse optimizer=sgd learning-rate=1")
     nodes = fixup(nodes)
 
     def loss(ws):
-        y = evaluate(nodes, dict(x=x, **ws, **shapes(nodes)))[output]
+        y = evaluate(nodes, dict(x=x, **ws, **consts, **shapes(nodes)))[output]
         return np.mean((y - labels) ** 2)
 
     worst = abs(float(result("loss")) - loss(weights)) / abs(loss(weights))
@@ -222,10 +268,83 @@ check("residual_cnn", r(2, 2, 4, 4), {"w1": r(2, 2, 3, 3), "b1": r(2), "w2": r(2
 check("shared_weight", x, {"w": r(4, 4)},
       [("MatMul", ["x", "w"], "h", {}), ("MatMul", ["h", "w"], "y", {})], "y")
 
+# The decoder's ops: GELU's Erf form and its parts, powers and roots,
+# reductions, LayerNormalization, Where with a mask, Expand, embeddings
+# (Gather, a row picked twice), Slice, Concat, Split with an unused part.
+def scalar(v):
+    return np.array(v, np.float64)
+
+
+def ints(*v):
+    return np.array(v, np.int64)
+
+
+check("gelu_erf", x, {"w": r(4, 5)},
+      [("MatMul", ["x", "w"], "h", {}), ("Div", ["h", "sqrt2"], "s", {}),
+       ("Erf", ["s"], "e", {}), ("Add", ["e", "one"], "a", {}),
+       ("Mul", ["h", "a"], "m", {}), ("Mul", ["m", "half"], "y", {})], "y",
+      {"sqrt2": scalar(math.sqrt(2)), "one": scalar(1), "half": scalar(0.5)})
+check("pow_exp_sqrt", x, {"w": r(4, 5)},
+      [("MatMul", ["x", "w"], "h", {}), ("Pow", ["h", "two"], "p", {}),
+       ("Neg", ["p"], "n", {}), ("Exp", ["n"], "e", {}), ("Add", ["e", "one"], "a", {}),
+       ("Sqrt", ["a"], "y", {})], "y", {"two": scalar(2), "one": scalar(1)})
+check("reductions", x, {"w": r(4, 5)},
+      [("MatMul", ["x", "w"], "h", {}), ("ReduceSum", ["h", "axis1"], "s", {"keepdims": 1}),
+       ("ReduceMean", ["h"], "m", {"axes": [0], "keepdims": 0}),
+       ("Mul", ["h", "s"], "p", {}), ("Add", ["p", "m"], "y", {})], "y",
+      {"axis1": ints(1)})
+check("layer_norm", r(2, 3, 4), {"w": r(4, 4), "g": r(3, 4), "b": r(3, 4)},
+      [("MatMul", ["x", "w"], "h", {}),
+       ("LayerNormalization", ["h", "g", "b"], "y", {"axis": 1, "epsilon": 1e-3})], "y")
+check("where_expand", x, {"w": r(4, 5), "b": r(1, 5)},
+      [("MatMul", ["x", "w"], "h", {}), ("Expand", ["b", "shape"], "e", {}),
+       ("Where", ["mask", "h", "e"], "y", {})], "y",
+      {"shape": ints(3, 5), "mask": rng.random((3, 5)) > 0.5})
+check("embedding_slices", r(2, 3, 4), {"emb": r(6, 4), "w": r(4, 5)},
+      [("Gather", ["emb", "tokens"], "e", {}), ("Add", ["e", "x"], "s", {}),
+       ("Slice", ["s", "one", "three", "axis1"], "a", {}),
+       ("Slice", ["s", "zero", "one", "axis1"], "b", {}),
+       ("Concat", ["a", "b"], "c", {"axis": 1}), ("MatMul", ["c", "w"], "y", {})], "y",
+      {"tokens": ints([4, 1, 4], [0, 5, 1]), "zero": ints(0), "one": ints(1),
+       "three": ints(3), "axis1": ints(1)})
+check("split", x, {"w": r(4, 6), "w2": r(3, 2)},
+      [("MatMul", ["x", "w"], "h", {}), ("Split", ["h", "sizes"], ["p", "u", "q"], {"axis": 1}),
+       ("MatMul", ["q", "w2"], "z", {}), ("Add", ["p", "z"], "y", {})], "y",
+      {"sizes": ints(2, 1, 3)})
+# A GPT-style decoder block, tied embeddings: token and position
+# embeddings, LayerNormalization, one causal attention head (Split of a
+# fused projection, a masked Softmax), a GELU feed-forward, residuals, the
+# final norm and logits through the transposed token embedding.
+D, T, V = 8, 4, 10
+check("decoder", r(2, T, D) * 0.1,
+      {"wte": r(V, D), "wpe": r(T, D), "g1": r(D), "b1": r(D), "wqkv": r(D, 3 * D) * 0.3,
+       "wo": r(D, D) * 0.3, "g2": r(D), "b2": r(D), "w1": r(D, 2 * D) * 0.3,
+       "w2": r(2 * D, D) * 0.3, "gf": r(D), "bf": r(D)},
+      [("Gather", ["wte", "tokens"], "te", {}), ("Gather", ["wpe", "positions"], "pe", {}),
+       ("Add", ["te", "pe"], "e", {}), ("Add", ["e", "x"], "h0", {}),
+       ("LayerNormalization", ["h0", "g1", "b1"], "n1", {}),
+       ("MatMul", ["n1", "wqkv"], "qkv", {}),
+       ("Split", ["qkv", "thirds"], ["q", "k", "v"], {"axis": 2}),
+       ("Transpose", ["k"], "kt", {"perm": [0, 2, 1]}), ("MatMul", ["q", "kt"], "sc", {}),
+       ("Div", ["sc", "root"], "scaled", {}), ("Where", ["causal", "scaled", "masked"], "ms", {}),
+       ("Softmax", ["ms"], "p", {"axis": -1}), ("MatMul", ["p", "v"], "att", {}),
+       ("MatMul", ["att", "wo"], "proj", {}), ("Add", ["h0", "proj"], "h1", {}),
+       ("LayerNormalization", ["h1", "g2", "b2"], "n2", {}),
+       ("MatMul", ["n2", "w1"], "f", {}), ("Div", ["f", "sqrt2"], "fs", {}),
+       ("Erf", ["fs"], "fe", {}), ("Add", ["fe", "one"], "fa", {}),
+       ("Mul", ["f", "fa"], "fm", {}), ("Mul", ["fm", "half"], "gelu", {}),
+       ("MatMul", ["gelu", "w2"], "ff", {}), ("Add", ["h1", "ff"], "h2", {}),
+       ("LayerNormalization", ["h2", "gf", "bf"], "nf", {}),
+       ("Transpose", ["wte"], "wt", {"perm": [1, 0]}), ("MatMul", ["nf", "wt"], "y", {})], "y",
+      {"tokens": ints([3, 1, 4, 1], [5, 9, 2, 6]), "positions": ints(0, 1, 2, 3),
+       "thirds": ints(D, D, D), "root": scalar(math.sqrt(D)),
+       "causal": np.tril(np.ones((T, T), bool)), "masked": scalar(-1e4),
+       "sqrt2": scalar(math.sqrt(2)), "one": scalar(1), "half": scalar(0.5)})
+
 # Optimizers and cross-entropy: one step against their definitions, on the
 # gradients of an sgd step with learning rate 1 (checked above).
 model, y_shape = build_model("optimizers", x, {"w": r(4, 5), "b": r(5)},
-                             [("Gemm", ["x", "w", "b"], "y", {})], "y")
+                             [("Gemm", ["x", "w", "b"], "y", {})], "y", {})
 labels = rng.standard_normal(y_shape)
 base = step("opt_sgd", model, x, labels, "loss=mse optimizer=sgd learning-rate=1")
 w0 = {n: numpy_helper.to_array(t) for n, t in
