@@ -3,10 +3,13 @@
 
 #include "placer/Analysis/CostModel.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace placer;
@@ -77,14 +80,35 @@ int64_t getResultBytes(Operation *op) {
   return bytes;
 }
 
+/// The initializers a training step updates (its results' placer.updates):
+/// state that changes from step to step, not compile-time values.
+llvm::StringSet<> getUpdatedNames(Block &block) {
+  llvm::StringSet<> names;
+  auto function = dyn_cast_or_null<FunctionOpInterface>(block.getParentOp());
+  if (!function)
+    return names;
+  for (unsigned i = 0; i < function.getNumResults(); ++i)
+    if (auto name =
+            function.getResultAttrOfType<StringAttr>(i, kUpdatesAttrName))
+      names.insert(name.getValue());
+  return names;
+}
+
 } // namespace
 
 OpRoles::OpRoles(Block &block) {
+  llvm::StringSet<> updated = getUpdatedNames(block);
+  auto isState = [&](Operation *def) {
+    auto constant = dyn_cast<graph::ConstantOp>(def);
+    return constant && updated.contains(constant.getName());
+  };
+  // An op that reads training state runs once per step on one device:
+  // a copy elsewhere would read a stale copy of the state.
   auto fromCompileTimeValues = [&](Operation &op) {
     return llvm::all_of(op.getOperands(), [&](Value v) {
       Operation *def = v.getDefiningOp();
       return def && def->getBlock() == &block &&
-             getRole(def) != OpRole::Placed;
+             getRole(def) != OpRole::Placed && !isState(def);
     });
   };
   for (Operation &op : block) {

@@ -3,15 +3,17 @@
 #include "placer/Runtime/Launch.h"
 
 #include "placer/Runtime/Artifact.h"
+#include "placer/Runtime/DistHooks.h"
 #include "placer/Runtime/Npy.h"
 #include "placer/Runtime/PlainJson.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <thread>
 #include <filesystem>
+#include <thread>
 
 using namespace placer::runtime;
 namespace fs = std::filesystem;
@@ -336,18 +338,36 @@ json::Array describeRanks(const std::vector<RankFigures> &ranks) {
         {"send_wait_seconds", f.sendWait},
         {"bytes_sent", int64_t(std::llround(f.bytesSent))},
         {"messages_sent", int64_t(std::llround(f.messagesSent))},
-        {"bytes_received", int64_t(std::llround(f.bytesReceived))}});
+        {"bytes_received", int64_t(std::llround(f.bytesReceived))},
+        {"peak_resident_bytes", int64_t(std::llround(f.peakResident))}});
   }
   return perRank;
 }
 
 } // namespace
 
+/// Writes `array` as DIR/<name>.npy, creating DIR.
+static bool writeArray(const std::string &dir, const std::string &name,
+                       const NpyArray &array, std::string &error) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    error = "cannot create " + dir + ": " + ec.message();
+    return false;
+  }
+  return writeNpy(outputPath(dir, name), array, error);
+}
+
 /// `--train-steps`: runs the step `options.trainSteps` times on the bound
 /// batch, copying each output that updates a weight or optimizer state
-/// into it after every step; writes the losses (and the weights).
-static bool runTraining(Program &program, Arrays &arrays,
-                        const LaunchOptions &options, std::string &error) {
+/// into it after every step; writes the losses (and the weights). Under
+/// mpirun every rank runs its stage's part of each step and updates its
+/// own weights; the rank that computes the loss writes it, each rank the
+/// weights it updates.
+static bool runTraining(const Launch &launch, Program &program, Arrays &arrays,
+                        const LaunchOptions &options, MpiJob *job,
+                        std::string &error) {
+  bool distributed = job && job->isDistributed();
   const std::vector<TensorSpec> &outputs = program.getOutputs();
   std::optional<size_t> loss;
   bool updates = false;
@@ -357,47 +377,69 @@ static bool runTraining(Program &program, Arrays &arrays,
         outputs[i].elementType == "f32")
       loss = i;
   }
-  if (!loss || !updates) {
+  // Under mpirun the loss is one rank's and each rank updates its own.
+  bool anyLoss = std::any_of(
+      launch.shape.outputs.begin(), launch.shape.outputs.end(),
+      [](const auto &output) { return std::get<1>(output) == "loss"; });
+  if (distributed ? !anyLoss : (!loss || !updates)) {
     error = "--train-steps runs a training step (placer-opt "
             "--placer-build-training): this model has no f32 'loss' output "
             "and weight updates";
     return false;
   }
   std::vector<float> losses;
+  Timing timing;
+  RankFigures &mine = timing.mine;
+  // The ranks' figures leave the first step out when there are others: it
+  // also sets up the connections and touches every buffer first.
+  int64_t counted = options.trainSteps > 1 ? 1 : 0;
+  double steps = double(options.trainSteps - counted);
   for (int64_t step = 0; step < options.trainSteps; ++step) {
-    if (!program.run(error))
+    std::optional<std::pair<double, double>> times = program.run(error);
+    if (!times)
       return false;
-    float value;
-    std::memcpy(&value, arrays.outputs[*loss].data(), sizeof value);
-    losses.push_back(value);
+    timing.starts.push_back(times->first);
+    timing.ends.push_back(times->second);
+    if (distributed && step >= counted) {
+      const placer_dist_stats *stats = placer_dist_get_stats();
+      mine.recvWait += stats->recv_wait_seconds / steps;
+      mine.sendWait += stats->send_wait_seconds / steps;
+      mine.compute += (times->second - times->first - stats->recv_wait_seconds -
+                       stats->send_wait_seconds) /
+                      steps;
+      mine.bytesSent += double(stats->bytes_sent) / steps;
+      mine.messagesSent += double(stats->messages_sent) / steps;
+      mine.bytesReceived += double(stats->bytes_received) / steps;
+    }
+    if (loss) {
+      float value;
+      std::memcpy(&value, arrays.outputs[*loss].data(), sizeof value);
+      losses.push_back(value);
+    }
     for (size_t i = 0; i < outputs.size(); ++i)
       if (!outputs[i].updates.empty() &&
           !program.setWeight(outputs[i].updates, arrays.outputs[i].data(),
                              arrays.outputs[i].size(), error))
         return false;
   }
-  std::error_code ec;
-  fs::create_directories(options.outputDir, ec);
-  NpyArray lossArray{
-      "<f4",
-      {options.trainSteps},
-      std::vector<uint8_t>(
-          reinterpret_cast<const uint8_t *>(losses.data()),
-          reinterpret_cast<const uint8_t *>(losses.data() + losses.size()))};
-  if (ec ||
-      !writeNpy(outputPath(options.outputDir, "loss"), lossArray, error)) {
-    if (ec)
-      error = "cannot create " + options.outputDir + ": " + ec.message();
+  mine.peakResident = getPeakResidentBytes();
+  timing.ranks = {mine};
+  if (distributed && !job->gather(timing, error))
     return false;
-  }
-  if (options.saveWeights.empty())
-    return true;
-  fs::create_directories(options.saveWeights, ec);
-  if (ec) {
-    error = "cannot create " + options.saveWeights + ": " + ec.message();
+
+  bool writes = !distributed || job->getCopy() == 0;
+  if (loss && writes &&
+      !writeArray(options.outputDir, "loss",
+                  NpyArray{"<f4",
+                           {options.trainSteps},
+                           std::vector<uint8_t>(
+                               reinterpret_cast<const uint8_t *>(losses.data()),
+                               reinterpret_cast<const uint8_t *>(
+                                   losses.data() + losses.size()))},
+                  error))
     return false;
-  }
-  for (size_t i = 0; i < outputs.size(); ++i) {
+  for (size_t i = 0;
+       writes && !options.saveWeights.empty() && i < outputs.size(); ++i) {
     if (outputs[i].updates.empty())
       continue;
     NpyArray array{npyDtypeOf(outputs[i].elementType),
@@ -405,11 +447,37 @@ static bool runTraining(Program &program, Arrays &arrays,
                    std::vector<uint8_t>(arrays.outputs[i].data(),
                                         arrays.outputs[i].data() +
                                             arrays.outputs[i].size())};
-    if (!writeNpy(outputPath(options.saveWeights, outputs[i].updates), array,
-                  error))
+    if (!writeArray(options.saveWeights, outputs[i].updates, array, error))
       return false;
   }
-  return true;
+  if (job && job->getRank() != 0)
+    return true;
+
+  // Seconds per step (the first included: every step does the same work).
+  TimeSummary times = summarizeTimes(timing, 1);
+  std::printf(
+      "%s: %zu training steps, %e s per step (min), %e s (median)\n",
+      distributed
+          ? ("pipeline of " + std::to_string(job->getSize()) + " ranks").c_str()
+          : program.getFunction().c_str(),
+      times.runs, times.min, times.median);
+  json::Object report{
+      {"model", options.model},
+      {"function", program.getFunction()},
+      {"cached", launch.cached},
+      {"compile_seconds", launch.compileSeconds},
+      {"train_steps", options.trainSteps},
+      {"microbatches", options.microbatches},
+      {"threads", int64_t(program.getThreads())},
+      {"seconds_per_step",
+       json::Object{{"min", times.min}, {"median", times.median}}},
+      {"peak_resident_bytes", int64_t(std::llround(mine.peakResident))}};
+  if (distributed) {
+    printRanks(timing.ranks);
+    report["ranks"] = describeRanks(timing.ranks);
+  }
+  std::fflush(stdout);
+  return options.report.empty() || writeJson(options.report, report, error);
 }
 
 bool placer::runtime::runLaunch(const Launch &launch,
@@ -434,14 +502,8 @@ bool placer::runtime::runLaunch(const Launch &launch,
   std::optional<Arrays> arrays = prepareArrays(program, options, error);
   if (!arrays || !bindArrays(program, *arrays, error))
     return false;
-  if (options.trainSteps > 0) {
-    if (job && job->isDistributed()) {
-      error = "--train-steps under mpirun is not supported yet: run the "
-              "whole training step in one process";
-      return false;
-    }
-    return runTraining(program, *arrays, options, error);
-  }
+  if (options.trainSteps > 0)
+    return runTraining(launch, program, *arrays, options, job, error);
 
   bool distributed = job && job->isDistributed();
   bool profiling = !options.profile.empty();

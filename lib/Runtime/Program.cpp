@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <sys/resource.h>
 
 using namespace placer::runtime;
 
@@ -44,11 +45,19 @@ static double steadySeconds() {
 //===----------------------------------------------------------------------===//
 
 std::array<double, RankFigures::kCount> RankFigures::pack() const {
-  return {compute, recvWait, sendWait, bytesSent, messagesSent, bytesReceived};
+  return {compute,      recvWait,      sendWait,    bytesSent,
+          messagesSent, bytesReceived, peakResident};
 }
 
 RankFigures RankFigures::unpack(const double *v) {
-  return {v[0], v[1], v[2], v[3], v[4], v[5]};
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
+}
+
+double placer::runtime::getPeakResidentBytes() {
+  struct rusage usage;
+  if (getrusage(RUSAGE_SELF, &usage))
+    return 0;
+  return double(usage.ru_maxrss) * 1024; // kilobytes on Linux
 }
 
 bool MpiJob::launchedByMpi() {
@@ -553,6 +562,7 @@ std::optional<Timing> Program::measure(unsigned runs, std::string &error) {
     mine.messagesSent += double(stats->messages_sent) / runs;
     mine.bytesReceived += double(stats->bytes_received) / runs;
   }
+  timing.mine.peakResident = getPeakResidentBytes();
   timing.ranks = {timing.mine};
   return timing;
 }

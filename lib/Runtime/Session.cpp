@@ -5,6 +5,7 @@
 #include "placer/Runtime/Artifact.h"
 
 #include "placer/Dialect/Dist/DistDialect.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Transforms/Passes.h"
 #include "placer/Transforms/Simulation.h"
 
@@ -95,6 +96,24 @@ struct Compiled {
 };
 } // namespace
 
+/// The microbatches a training step averages (placer.microbatches on its
+/// function, or on the function a split program came from), if it does.
+static std::optional<int64_t> getAveragedMicrobatches(mlir::ModuleOp module) {
+  auto read = [](mlir::Attribute attr) -> std::optional<int64_t> {
+    if (auto count = mlir::dyn_cast_or_null<mlir::IntegerAttr>(attr))
+      return count.getInt();
+    return std::nullopt;
+  };
+  for (auto program : module.getOps<dist::ProgramOp>())
+    if (mlir::DictionaryAttr attrs = program.getGraphAttrsAttr())
+      if (auto count = read(attrs.get(placer::kMicrobatchesAttrName)))
+        return count;
+  for (auto func : module.getOps<mlir::func::FuncOp>())
+    if (auto count = read(func->getAttr(placer::kMicrobatchesAttrName)))
+      return count;
+  return std::nullopt;
+}
+
 static ProgramOptions getProgramOptions(const SessionOptions &options) {
   ProgramOptions program;
   program.profile = options.profile;
@@ -125,13 +144,26 @@ static llvm::Expected<Compiled> compile(mlir::ModuleOp module,
   // Lowering rewrites the module in place: the caller keeps the graph.
   mlir::OwningOpRef<mlir::ModuleOp> copy = module.clone();
   if (options.accumulateGradients) {
-    if (distributed || options.stage >= 0)
-      return error("gradients of microbatches are accumulated in a whole "
-                   "training step only, not in one stage of a split one");
-    if (mlir::failed(accumulateMicrobatches(*copy, options.microbatches)))
-      return error("cannot accumulate the gradients of " +
-                   std::to_string(options.microbatches) +
-                   " microbatches (see the errors above)");
+    // A step placed and split for a pipeline averages its microbatches
+    // already; a whole step gets them here.
+    if (std::optional<int64_t> built = getAveragedMicrobatches(*copy)) {
+      if (*built != options.microbatches)
+        return error("the training step averages " + std::to_string(*built) +
+                     " microbatches (placer.microbatches): run it with "
+                     "--microbatches " +
+                     std::to_string(*built) + ", not " +
+                     std::to_string(options.microbatches));
+    } else if (options.microbatches > 1) {
+      if (!copy->getOps<dist::ProgramOp>().empty())
+        return error("this split training step was not built for "
+                     "microbatches: run placer-opt "
+                     "--placer-accumulate-microbatches before splitting it");
+      if (mlir::failed(accumulateMicrobatches(*copy, options.microbatches,
+                                              "sequential")))
+        return error("cannot accumulate the gradients of " +
+                     std::to_string(options.microbatches) +
+                     " microbatches (see the errors above)");
+    }
   }
   llvm::Expected<LoweredModule> lowered = lowerForExecution(*copy, execution);
   if (!lowered)

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Transforms/Gradients.h"
 #include "placer/Transforms/Passes.h"
 
@@ -19,6 +20,10 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
+
+#include <map>
+#include <set>
+#include <tuple>
 
 namespace placer {
 #define GEN_PASS_DEF_ACCUMULATEMICROBATCHES
@@ -79,33 +84,215 @@ std::string inputName(func::FuncOp func, unsigned index) {
   return "input" + std::to_string(index);
 }
 
-struct AccumulateMicrobatchesPass
-    : placer::impl::AccumulateMicrobatchesBase<AccumulateMicrobatchesPass> {
-  using Base::Base;
-
-  void runOnOperation() override {
-    if (failed(accumulateMicrobatches(getOperation(), microbatches)))
-      signalPassFailure();
+/// One microbatch's forward or backward work on one device: the unit a
+/// schedule orders.
+struct Item {
+  int64_t microbatch;
+  bool backward;
+  int64_t device;
+  bool operator<(const Item &other) const {
+    return std::tie(microbatch, backward, device) <
+           std::tie(other.microbatch, other.backward, other.device);
   }
 };
 
-} // namespace
+/// The order in which the stage at `position` of `stages` runs the
+/// forward (F) and backward (B) work of `microbatches` under `schedule`:
+/// sequential F0 B0 F1 B1 ...; GPipe every F, then every B in reverse;
+/// 1F1B as many F as stages follow it, then one F and one B in turn.
+SmallVector<std::pair<int64_t, bool>> getStageOrder(StringRef schedule,
+                                                    int64_t position,
+                                                    int64_t stages,
+                                                    int64_t microbatches) {
+  SmallVector<std::pair<int64_t, bool>> order;
+  if (schedule == "gpipe") {
+    for (int64_t m = 0; m < microbatches; ++m)
+      order.emplace_back(m, false);
+    for (int64_t m = microbatches - 1; m >= 0; --m)
+      order.emplace_back(m, true);
+    return order;
+  }
+  int64_t warmup =
+      schedule == "1f1b" ? std::min(stages - 1 - position, microbatches) : 0;
+  for (int64_t m = 0; m < warmup; ++m)
+    order.emplace_back(m, false);
+  for (int64_t m = 0; m < microbatches; ++m) {
+    if (warmup + m < microbatches)
+      order.emplace_back(warmup + m, false);
+    order.emplace_back(m, true);
+  }
+  return order;
+}
 
-LogicalResult placer::accumulateMicrobatches(ModuleOp module,
-                                             int64_t microbatches) {
-  if (microbatches < 1)
-    return module.emitError()
-           << kPass << ": microbatches must be at least 1, not "
-           << microbatches;
-  if (microbatches == 1)
-    return success();
-  FailureOr<func::FuncOp> found = getStepFunction(module);
-  if (failed(found))
-    return failure();
-  func::FuncOp func = *found;
-  FailureOr<int64_t> opset = getTrainingOpset(module, kPass);
-  if (failed(opset))
-    return failure();
+/// Rewrites one step function (see the pass's description).
+class Accumulator {
+public:
+  Accumulator(func::FuncOp func, int64_t opset, int64_t microbatches,
+              StringRef schedule)
+      : func(func), opset(opset), microbatches(microbatches),
+        schedule(schedule.str()) {}
+
+  LogicalResult run();
+
+private:
+  LogicalResult classify();
+  void assignDevices();
+  LogicalResult emitSchedule(OpBuilder &b);
+  void emitItem(OpBuilder &b, const Item &item);
+  Value getSlice(OpBuilder &b, BlockArgument arg, int64_t m, Operation *reader);
+  bool isReady(const Item &item) const;
+
+  func::FuncOp func;
+  int64_t opset, microbatches;
+  std::string schedule;
+  Location loc = func.getLoc();
+  /// Forward and backward ops, in program order; the optimizer's.
+  SmallVector<Operation *> replicated, optimizer;
+  llvm::DenseSet<Operation *> isReplicated;
+  /// Per replicated op: its device (0 when the module is not placed).
+  llvm::DenseMap<Operation *, int64_t> deviceOf;
+  bool placed = false;
+  /// Devices in the order of their first op: the pipeline's stages.
+  SmallVector<int64_t> stages;
+  /// The ops of each item, in program order; the items emitted so far.
+  std::map<std::pair<bool, int64_t>, SmallVector<Operation *>> opsOf;
+  std::set<Item> emitted;
+  SmallVector<IRMapping> copies;
+  std::map<std::pair<unsigned, int64_t>, Value> slices;
+};
+
+LogicalResult Accumulator::classify() {
+  Block &body = func.getBody().front();
+  for (Operation &op : body.without_terminator()) {
+    if (isShared(&op))
+      continue;
+    (isOptimizerNode(&op) ? optimizer : replicated).push_back(&op);
+    placed |= getDevice(&op).has_value();
+  }
+  if (optimizer.empty())
+    return func.emitError()
+           << kPass << ": not a training step: no node is marked '"
+           << kOptimizerNodeAttrName << "' (run --placer-build-training first)";
+  isReplicated.insert(replicated.begin(), replicated.end());
+  for (Operation *op : replicated)
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp(); def && isOptimizerNode(def))
+        return op->emitError()
+               << kPass << ": reads the optimizer's result "
+               << cast<NodeOp>(def).getDisplayName()
+               << ": the update must come after the backward pass";
+  return success();
+}
+
+/// An op the placement left without a device (computed from constants
+/// only) runs where its first reader does.
+void Accumulator::assignDevices() {
+  for (Operation *op : llvm::reverse(replicated)) {
+    std::optional<int64_t> device = placed ? getDevice(op) : 0;
+    if (!device)
+      for (Operation *user : op->getUsers())
+        if (auto it = deviceOf.find(user); it != deviceOf.end()) {
+          device = it->second;
+          break;
+        }
+    deviceOf[op] = device.value_or(0);
+  }
+  for (Operation *op : replicated) {
+    int64_t device = deviceOf.at(op);
+    if (!llvm::is_contained(stages, device))
+      stages.push_back(device);
+    opsOf[{op->hasAttr(kBackwardNodeAttrName), device}].push_back(op);
+  }
+}
+
+/// Whether every op of `item` reads only shared values, inputs and work
+/// emitted before it or in it.
+bool Accumulator::isReady(const Item &item) const {
+  auto it = opsOf.find({item.backward, item.device});
+  if (it == opsOf.end())
+    return true;
+  for (Operation *op : it->second)
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (!def || !isReplicated.contains(def))
+        continue;
+      Item from{item.microbatch, def->hasAttr(kBackwardNodeAttrName),
+                deviceOf.at(def)};
+      if (from.backward != item.backward || from.device != item.device)
+        if (!emitted.count(from))
+          return false;
+    }
+  return true;
+}
+
+Value Accumulator::getSlice(OpBuilder &b, BlockArgument arg, int64_t m,
+                            Operation *reader) {
+  Value &slice = slices[{arg.getArgNumber(), m}];
+  if (slice)
+    return slice;
+  auto type = cast<RankedTensorType>(arg.getType());
+  int64_t rows = type.getDimSize(0);
+  GradientBuilder slicer(b, loc, opset,
+                         microbatchName(inputName(func, arg.getArgNumber()), m),
+                         IntegerAttr(), StepPhase::Forward);
+  slice = slicer.node("Slice",
+                      {arg, slicer.int64s({m * rows}),
+                       slicer.int64s({(m + 1) * rows}), slicer.int64s({0})},
+                      type);
+  if (placed)
+    setDevice(slice.getDefiningOp(), deviceOf.at(reader));
+  return slice;
+}
+
+void Accumulator::emitItem(OpBuilder &b, const Item &item) {
+  emitted.insert(item);
+  auto it = opsOf.find({item.backward, item.device});
+  if (it == opsOf.end())
+    return;
+  IRMapping &mapping = copies[item.microbatch];
+  for (Operation *op : it->second) {
+    for (Value operand : op->getOperands())
+      if (auto arg = dyn_cast<BlockArgument>(operand);
+          arg && arg.getOwner() == &func.getBody().front())
+        mapping.map(arg, getSlice(b, arg, item.microbatch, op));
+    Operation *copy = b.clone(*op, mapping);
+    if (auto node = dyn_cast<NodeOp>(copy))
+      renameForMicrobatch(node, item.microbatch);
+  }
+}
+
+/// Each stage's items in its schedule's order, interleaved as their
+/// inputs allow (round robin over the stages): the order a pipeline runs
+/// them in, which each stage's function keeps once split.
+LogicalResult Accumulator::emitSchedule(OpBuilder &b) {
+  SmallVector<SmallVector<std::pair<int64_t, bool>>> orders;
+  for (auto [position, device] : llvm::enumerate(stages))
+    orders.push_back(
+        getStageOrder(schedule, position, stages.size(), microbatches));
+  SmallVector<size_t> next(stages.size(), 0);
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (auto [s, device] : llvm::enumerate(stages))
+      while (next[s] < orders[s].size()) {
+        auto [m, backward] = orders[s][next[s]];
+        Item item{m, backward, device};
+        if (!isReady(item))
+          break;
+        emitItem(b, item);
+        ++next[s];
+        progress = true;
+      }
+  }
+  for (auto [s, device] : llvm::enumerate(stages))
+    if (next[s] < orders[s].size())
+      return func.emitError()
+             << kPass << ": the " << schedule
+             << " schedule cannot run on this placement: device " << device
+             << " waits for work that waits for it";
+  return success();
+}
+
+LogicalResult Accumulator::run() {
   Block &body = func.getBody().front();
   Operation *ret = body.getTerminator();
 
@@ -123,28 +310,9 @@ LogicalResult placer::accumulateMicrobatches(ModuleOp module,
     shape[0] *= microbatches;
     argTypes.push_back(type.clone(shape));
   }
-
-  // What runs once per microbatch: everything but the shared constants
-  // and the optimizer's nodes, which must not feed it.
-  SmallVector<Operation *> replicated, optimizer;
-  for (Operation &op : body.without_terminator()) {
-    if (isShared(&op))
-      continue;
-    (isOptimizerNode(&op) ? optimizer : replicated).push_back(&op);
-  }
-  if (optimizer.empty())
-    return func.emitError()
-           << kPass << ": not a training step: no node is marked '"
-           << kOptimizerNodeAttrName << "' (run --placer-build-training first)";
-  llvm::DenseSet<Operation *> isReplicated(replicated.begin(),
-                                           replicated.end());
-  for (Operation *op : replicated)
-    for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp(); def && isOptimizerNode(def))
-        return op->emitError()
-               << kPass << ": reads the optimizer's result "
-               << cast<NodeOp>(def).getDisplayName()
-               << ": the update must come after the backward pass";
+  if (failed(classify()))
+    return failure();
+  assignDevices();
 
   // Values of one microbatch that the rest of the step reads: gradients
   // (the optimizer) and the loss (the results).
@@ -174,35 +342,13 @@ LogicalResult placer::accumulateMicrobatches(ModuleOp module,
     if (isShared(&op) && firstUnshared->isBeforeInBlock(&op))
       op.moveBefore(firstUnshared);
 
-  // The copies, one microbatch after the other, before the optimizer.
   OpBuilder b(optimizer.front());
-  Location loc = func.getLoc();
-  SmallVector<IRMapping> copies(microbatches);
-  for (int64_t m = 0; m < microbatches; ++m) {
-    IRMapping &mapping = copies[m];
-    for (BlockArgument arg : body.getArguments()) {
-      auto type = cast<RankedTensorType>(arg.getType());
-      int64_t rows = type.getDimSize(0);
-      GradientBuilder slicer(
-          b, loc, *opset,
-          microbatchName(inputName(func, arg.getArgNumber()), m), IntegerAttr(),
-          StepPhase::Forward);
-      Value slice =
-          slicer.node("Slice",
-                      {arg, slicer.int64s({m * rows}),
-                       slicer.int64s({(m + 1) * rows}), slicer.int64s({0})},
-                      type);
-      mapping.map(arg, slice);
-    }
-    for (Operation *op : replicated) {
-      Operation *copy = b.clone(*op, mapping);
-      if (auto node = dyn_cast<NodeOp>(copy))
-        renameForMicrobatch(node, m);
-    }
-  }
+  copies.resize(microbatches);
+  if (failed(emitSchedule(b)))
+    return failure();
 
   // Each crossing value's mean over the microbatches, in its producer's
-  // phase and colour class, replaces it outside the copies.
+  // phase, colour class and device, replaces it outside the copies.
   for (Value value : crossing) {
     Operation *def = value.getDefiningOp();
     auto colorClass = def->getAttrOfType<IntegerAttr>(kColorClassAttrName);
@@ -211,7 +357,7 @@ LogicalResult placer::accumulateMicrobatches(ModuleOp module,
     std::string name = isa<NodeOp>(def)
                            ? cast<NodeOp>(def).getDisplayName().str()
                            : def->getName().getStringRef().str();
-    GradientBuilder mean(b, def->getLoc(), *opset, name + "/mean", colorClass,
+    GradientBuilder mean(b, def->getLoc(), opset, name + "/mean", colorClass,
                          phase);
     Type type = value.getType();
     Value sum = copies[0].lookup(value);
@@ -219,6 +365,10 @@ LogicalResult placer::accumulateMicrobatches(ModuleOp module,
       sum = mean.node("Add", {sum, copies[m].lookup(value)}, type);
     Value average =
         mean.node("Mul", {sum, mean.scalar(1.0 / microbatches, type)}, type);
+    if (placed)
+      for (Operation *node : {sum.getDefiningOp(), average.getDefiningOp()})
+        if (isa<NodeOp>(node) && !isReplicated.contains(node))
+          setDevice(node, deviceOf.at(def));
     value.replaceUsesWithIf(average, [&](OpOperand &use) {
       return !isReplicated.contains(use.getOwner());
     });
@@ -230,5 +380,63 @@ LogicalResult placer::accumulateMicrobatches(ModuleOp module,
     arg.setType(type);
   func.setType(
       FunctionType::get(func.getContext(), argTypes, func.getResultTypes()));
+  Builder attrs(func.getContext());
+  func->setAttr(kMicrobatchesAttrName, attrs.getI64IntegerAttr(microbatches));
+  func->setAttr(kScheduleAttrName, attrs.getStringAttr(schedule));
   return success();
+}
+
+struct AccumulateMicrobatchesPass
+    : placer::impl::AccumulateMicrobatchesBase<AccumulateMicrobatchesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (failed(accumulateMicrobatches(getOperation(), microbatches, schedule)))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+LogicalResult placer::accumulateMicrobatches(ModuleOp module,
+                                             int64_t microbatches,
+                                             StringRef schedule) {
+  // Unset: what the placement sized the pipeline for, if it placed one.
+  PlacementAttr placement = getPlacement(module);
+  bool placedTraining = placement && !placement.getSchedule().empty();
+  if (microbatches == 0 && placedTraining)
+    microbatches = placement.getMicrobatches();
+  std::string scheduleName = schedule.str();
+  if (scheduleName.empty())
+    scheduleName =
+        placedTraining ? placement.getSchedule().str() : "sequential";
+  if (microbatches < 1)
+    return module.emitError()
+           << kPass << ": microbatches must be at least 1"
+           << (microbatches == 0 ? " (the module was placed for no "
+                                   "training schedule: give microbatches)"
+                                 : ", not " + std::to_string(microbatches));
+  if (scheduleName != "sequential" && scheduleName != "gpipe" &&
+      scheduleName != "1f1b")
+    return module.emitError()
+           << kPass << ": schedule must be sequential, gpipe or 1f1b, not '"
+           << scheduleName << "'";
+  if (placedTraining && placement.getRecompute() &&
+      !placement.getRecompute().empty())
+    return module.emitError()
+           << kPass << ": the placement recomputes activations on some "
+           << "devices, which the step does not do yet: place it with "
+           << "recompute=false";
+  FailureOr<func::FuncOp> func = getStepFunction(module);
+  if (failed(func))
+    return failure();
+  if ((*func)->hasAttr(kMicrobatchesAttrName))
+    return func->emitError()
+           << kPass << ": the step averages microbatches already";
+  if (microbatches == 1)
+    return success();
+  FailureOr<int64_t> opset = getTrainingOpset(module, kPass);
+  if (failed(opset))
+    return failure();
+  return Accumulator(*func, *opset, microbatches, scheduleName).run();
 }

@@ -169,6 +169,9 @@ public:
       }
     }
 
+    if (failed(checkStateStaysHome()))
+      return failure();
+
     SmallVector<Attribute> stageRefs;
     SmallVector<int64_t> devices, replicas, replicaDevices;
     for (Stage &stage : stages) {
@@ -199,6 +202,31 @@ public:
   }
 
 private:
+  /// A weight or optimizer state that a training step updates is updated
+  /// by one stage: a copy in another would keep its first value.
+  LogicalResult checkStateStaysHome() {
+    llvm::StringMap<SmallVector<int64_t>> holders;
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      if (auto name = func.getResultAttrOfType<StringAttr>(i, kUpdatesAttrName))
+        holders[name.getValue()];
+    for (Stage &stage : stages)
+      stage.func.walk([&](graph::ConstantOp constant) {
+        auto it = holders.find(constant.getName());
+        if (it != holders.end() &&
+            !llvm::is_contained(it->second, stage.device))
+          it->second.push_back(stage.device);
+      });
+    for (auto &[name, devices] : holders)
+      if (devices.size() > 1)
+        return func.emitError()
+               << "--placer-split-devices: '" << name
+               << "', which the training step updates, is read on devices "
+               << devices[0] << " and " << devices[1]
+               << ": its readers must share a device (a weight tied across "
+                  "stages is not split yet)";
+    return success();
+  }
+
   /// Makes `v` available in `stage`: a new argument for a graph input, a
   /// copy of a replicated op, a constant for a folded one, or the recv of
   /// the channel that carries it.

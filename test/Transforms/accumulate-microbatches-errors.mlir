@@ -4,7 +4,11 @@
 // What --placer-accumulate-microbatches refuses, each with one error
 // (test/Transforms/accumulate-microbatches.mlir has what it builds).
 
-// ZERO: error: placer-accumulate-microbatches: microbatches must be at least 1, not 0
+// ZERO: error: placer-accumulate-microbatches: microbatches must be at least 1 (the module was placed for no training schedule: give microbatches)
+// RUN: not placer-opt %s --split-input-file --placer-accumulate-microbatches="microbatches=2 schedule=zigzag" 2>&1 | FileCheck %s --check-prefix=SCHEDULE
+// SCHEDULE: error: placer-accumulate-microbatches: schedule must be sequential, gpipe or 1f1b, not 'zigzag'
+// RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --placer-accumulate-microbatches=microbatches=2 | not placer-opt --placer-accumulate-microbatches=microbatches=2 2>&1 | FileCheck %s --check-prefix=TWICE
+// TWICE: error: placer-accumulate-microbatches: the step averages microbatches already
 
 // An inference graph: nothing to accumulate for.
 // CHECK: error: placer-accumulate-microbatches: not a training step: no node is marked 'placer.optimizer' (run --placer-build-training first)
@@ -48,5 +52,17 @@ module attributes {graph.opset_import = {ai.onnx = 17 : i64}} {
 func.func @main_graph(%x: tensor<2x4xf32> {graph.name = "x"}) -> tensor<2x4xf32> {
   %y = graph.node "Neg"(%x) attributes {name = "neg", output_names = ["y"], placer.optimizer, version = 17 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
   return %y : tensor<2x4xf32>
+}
+}
+
+// -----
+
+// A placement whose stages recompute their activations: not run yet.
+// CHECK: error: placer-accumulate-microbatches: the placement recomputes activations on some devices, which the step does not do yet: place it with recompute=false
+module attributes {graph.opset_import = {ai.onnx = 17 : i64}, placer.placement = #placer.placement<objective = throughput, algorithm = "dp", max_load = 1.0, lower_bound = 1.0, optimal = true, accelerators = 2, cpus = 0, schedule = "gpipe", microbatches = 2, recompute = [0]>} {
+func.func @main_graph(%x: tensor<2x4xf32> {graph.name = "x"}) -> tensor<4xf32> {
+  %w = graph.constant "w" : tensor<4xf32> = dense<0.5> : tensor<4xf32>
+  %next = graph.node "Neg"(%w) attributes {name = "w/update/0", output_names = ["n"], placer.backward, placer.optimizer, version = 17 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  return %next : tensor<4xf32>
 }
 }

@@ -1,6 +1,10 @@
 // RUN: placer-opt %s --placer-accumulate-microbatches=microbatches=3 | FileCheck %s
 // RUN: placer-opt %s --placer-accumulate-microbatches=microbatches=1 | FileCheck %s --check-prefix=ONE
 // RUN: placer-opt %s --placer-accumulate-microbatches=microbatches=2 --partition-devices="devices=2" | FileCheck %s --check-prefix=PLACED
+// RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --partition-devices="devices=2 split=false schedule=gpipe microbatches=3" --placer-accumulate-microbatches | FileCheck %s --check-prefix=GPIPE
+// RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --partition-devices="devices=2 split=false schedule=1f1b microbatches=3" --placer-accumulate-microbatches | FileCheck %s --check-prefix=1F1B
+// RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --partition-devices="devices=2 split=false schedule=1f1b microbatches=3" --placer-accumulate-microbatches="microbatches=2 schedule=gpipe" | FileCheck %s --check-prefix=OPTIONS
+// RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --placer-accumulate-microbatches=microbatches=2 | FileCheck %s --check-prefix=SEQUENTIAL
 
 // A hand-written SGD step of y = x * w (--placer-build-training's form):
 // over 3 microbatches its inputs triple, each microbatch is a slice of
@@ -16,8 +20,8 @@
 // CHECK: %[[S0:.*]] = graph.constant "x/mb0/const0" : tensor<1xi64> = dense<0>
 // CHECK: %[[E0:.*]] = graph.constant "x/mb0/const1" : tensor<1xi64> = dense<2>
 // CHECK: %[[X0:.*]] = graph.node "Slice"(%arg0, %[[S0]], %[[E0]], %{{.*}}) attributes {name = "x/mb0/3"{{.*}}-> tensor<2x3xf32>
-// CHECK: %[[L0:.*]] = graph.node "Slice"(%arg1,
 // CHECK: graph.node "Mul"(%[[X0]], %{{.*}}) attributes {name = "mul/mb0", output_names = ["y/mb0"], placer.color_class = 0 : i64, version = 17 : i64}
+// CHECK: %[[L0:.*]] = graph.node "Slice"(%arg1,
 // CHECK: graph.node "Sub"({{.*}}, %[[L0]]) attributes {name = "loss/0/mb0"
 // CHECK: %[[G0:.*]] = graph.node "ReduceSum"{{.*}}name = "mul/grad/1/mb0"{{.*}}placer.backward, placer.color_class = 0
 // Microbatch 1: rows 2 to 4; microbatch 2: rows 4 to 6.
@@ -40,6 +44,55 @@
 // CHECK: %[[NEXT:.*]] = graph.node "Sub"(%{{.*}}, %[[STEP]])
 // CHECK-NOT: graph.node
 // CHECK: return %[[LOSS]], %[[NEXT]]
+
+// A placed step (fc1 on device 0, fc2 and the loss on device 1): the
+// microbatches' work in the placement's schedule and microbatches,
+// recorded on the function; the copies keep their node's device, each
+// input's slice goes to its reader's. GPipe: every forward, then every
+// backward in reverse, on each device.
+// GPIPE-LABEL: func.func @main_graph(%arg0: tensor<6x64xf32> {graph.name = "x"}, %arg1: tensor<6x64xf32> {graph.name = "labels"})
+// GPIPE-SAME: placer.microbatches = 3 : i64, placer.schedule = "gpipe"
+// GPIPE: name = "x/mb0/3"{{.*}}placer.device = #placer.device<0>
+// GPIPE: name = "fc1/mb0"{{.*}}placer.device = #placer.device<0>
+// GPIPE: name = "fc1/mb1"
+// GPIPE: name = "fc1/mb2"
+// GPIPE: name = "fc2/mb0"{{.*}}placer.device = #placer.device<1>
+// GPIPE: name = "labels/mb0/3"{{.*}}placer.device = #placer.device<1>
+// GPIPE: name = "fc2/mb1"
+// GPIPE: name = "fc2/mb2"
+// GPIPE: name = "fc2/grad/0/mb2"
+// GPIPE: name = "fc2/grad/0/mb1"
+// GPIPE: name = "fc2/grad/0/mb0"
+// GPIPE: name = "fc1/grad/0/mb2"
+// GPIPE: name = "fc1/grad/0/mb1"
+// GPIPE: name = "fc1/grad/0/mb0"
+// One forward one backward: the first of two stages warms up with one forward, then takes
+// turns; the last takes turns from the start.
+// 1F1B-LABEL: func.func @main_graph(%arg0: tensor<6x64xf32>
+// 1F1B-SAME: placer.microbatches = 3 : i64, placer.schedule = "1f1b"
+// 1F1B: name = "fc1/mb0"
+// 1F1B: name = "fc1/mb1"
+// 1F1B: name = "fc2/mb0"
+// 1F1B: name = "fc2/grad/0/mb0"
+// 1F1B: name = "fc2/mb1"
+// 1F1B: name = "fc2/grad/0/mb1"
+// 1F1B: name = "fc1/grad/0/mb0"
+// 1F1B: name = "fc1/mb2"
+// 1F1B: name = "fc1/grad/0/mb1"
+// 1F1B: name = "fc2/mb2"
+// 1F1B: name = "fc2/grad/0/mb2"
+// 1F1B: name = "fc1/grad/0/mb2"
+// The options override the placement's.
+// OPTIONS-LABEL: func.func @main_graph(%arg0: tensor<4x64xf32>
+// OPTIONS-SAME: placer.microbatches = 2 : i64, placer.schedule = "gpipe"
+// Not placed: sequential by default, each microbatch's forward and
+// backward before the next one's.
+// SEQUENTIAL-LABEL: func.func @main_graph(%arg0: tensor<4x64xf32>
+// SEQUENTIAL-SAME: placer.microbatches = 2 : i64, placer.schedule = "sequential"
+// SEQUENTIAL: name = "fc1/mb0"
+// SEQUENTIAL: name = "fc1/grad/0/mb0"
+// SEQUENTIAL: name = "fc1/mb1"
+// SEQUENTIAL: name = "fc1/grad/0/mb1"
 
 // ONE-LABEL: func.func @main_graph
 // ONE-SAME: (%arg0: tensor<2x3xf32> {graph.name = "x"}

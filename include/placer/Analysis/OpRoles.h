@@ -20,7 +20,9 @@ enum class OpRole {
   /// Runs on one device; devices that use its results receive them.
   Placed,
   /// Known at compile time (constants of any dialect, `graph.none`, small
-  /// pure ops over such values, and ops that build a tensor from scalars
+  /// pure ops over such values (not over a weight or optimizer state that
+  /// a training step updates, whose value changes every step), and ops that
+  /// build a tensor from scalars
   /// alone, such as `tensor.empty` and a `linalg.fill` of a constant, at
   /// any size): each device that uses it holds a copy; never sent, never
   /// charged.

@@ -41,10 +41,15 @@ struct HostTensor {
 struct RankFigures {
   double compute = 0, recvWait = 0, sendWait = 0;
   double bytesSent = 0, messagesSent = 0, bytesReceived = 0;
-  static constexpr int kCount = 6;
+  /// The process's peak resident memory so far (bytes).
+  double peakResident = 0;
+  static constexpr int kCount = 7;
   std::array<double, kCount> pack() const;
   static RankFigures unpack(const double *values);
 };
+
+/// This process's peak resident memory so far, in bytes (0 if unknown).
+double getPeakResidentBytes();
 
 /// The timed runs: each run's start and end, and this rank's figures; after
 /// MpiJob::gather on rank 0, the whole pipeline's runs and every rank's.

@@ -42,8 +42,10 @@ struct SessionOptions {
   int64_t microbatches = 1;
   /// The module is a training step (--placer-build-training) and its
   /// `microbatches` are slices of one batch whose gradients one run
-  /// averages before its update (--placer-accumulate-microbatches), not
-  /// separate runs. Whole programs only (no job, no stage).
+  /// averages before its update, not separate runs: a step that averages
+  /// them already (--placer-accumulate-microbatches, as a split one must)
+  /// must average exactly `microbatches`; a whole one gets them
+  /// (sequential schedule).
   bool accumulateGradients = false;
   /// Threads of the code's parallel loops (ProgramOptions::threads).
   int64_t threads = 1;

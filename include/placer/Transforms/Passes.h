@@ -26,10 +26,13 @@ mlir::LogicalResult bindDims(mlir::ModuleOp module,
 std::vector<std::string> getSymbolicDims(mlir::ModuleOp module);
 
 /// --placer-accumulate-microbatches on `module` (a training step): its
-/// inputs hold `microbatches` microbatches, whose gradients it averages
-/// before the optimizer's update. Errors are emitted on the module.
+/// inputs hold `microbatches` microbatches (0: the placement's), whose
+/// gradients it averages before the optimizer's update, the work ordered
+/// by `schedule` (sequential, gpipe, 1f1b; empty: the placement's, else
+/// sequential). Errors are emitted on the module.
 mlir::LogicalResult accumulateMicrobatches(mlir::ModuleOp module,
-                                           int64_t microbatches);
+                                           int64_t microbatches,
+                                           llvm::StringRef schedule = "");
 
 /// Costs, placement and (unless split=false or export-lp is given) the
 /// split, with `options`; an error names an option with an unknown value.

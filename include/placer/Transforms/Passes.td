@@ -218,14 +218,32 @@ def AccumulateMicrobatches
     `NODE/mb<m>`, sharing the weights and their `placer.color_class`),
     averages each gradient and the loss over the parts, and runs the
     optimizer's nodes (`placer.optimizer`) once on the averages. The
-    microbatches run one after the other, so at most one microbatch's
-    activations are live. `microbatches=1` changes nothing. A module
-    without optimizer nodes or with a rank-0 input is an error.
+    function records both (`placer.microbatches`, `placer.schedule`).
+
+    The copies are ordered by `schedule`, per stage (the devices of a
+    placed module, in the order of their first op; one stage otherwise):
+    `sequential` runs each microbatch's forward and backward work before
+    the next one's (one microbatch's activations live at a time), `gpipe`
+    every forward, then every backward in reverse, `1f1b` as many forwards
+    as stages follow, then one forward and one backward in turn. The
+    stages' orders are interleaved as their inputs allow, so that each
+    stage's function keeps its order once split. In a placed module the
+    copies keep their node's `placer.device`, and the slices and means go
+    to the device of their reader and producer. `microbatches=0` and an
+    empty `schedule` take the placement's (`placer.placement`); without
+    one, the schedule is `sequential`. `microbatches=1` changes nothing.
+    Errors: no optimizer nodes, a rank-0 input, a schedule the placement's
+    devices cannot run in that order, a placement that recomputes
+    activations, a step that averages microbatches already.
     docs/Training.md.
   }];
   let options = [
-    Option<"microbatches", "microbatches", "int64_t", /*default=*/"1",
-           "How many equal slices of the batch's first axis a step averages">,
+    Option<"microbatches", "microbatches", "int64_t", /*default=*/"0",
+           "How many equal slices of the batch's first axis a step "
+           "averages (0: the placement's)">,
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
+           "sequential | gpipe | 1f1b: the order of the microbatches' "
+           "work (default: the placement's, else sequential)">,
   ];
 }
 

@@ -435,6 +435,22 @@ LogicalResult PlacerDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
 
+  if (name == kMicrobatchesAttrName || name == kScheduleAttrName) {
+    if (op->getName().getStringRef() != "func.func")
+      return op->emitError() << "'" << name << "' belongs on a func.func";
+    auto count = dyn_cast<IntegerAttr>(attr.getValue());
+    auto schedule = dyn_cast<StringAttr>(attr.getValue());
+    if (name == kMicrobatchesAttrName && (!count || count.getInt() < 1))
+      return op->emitError() << "'" << name << "' must be a positive integer";
+    if (name == kScheduleAttrName &&
+        (!schedule || !llvm::is_contained({"sequential", "gpipe", "1f1b"},
+                                          schedule.getValue())))
+      return op->emitError()
+             << "'" << name
+             << "' must be \"sequential\", \"gpipe\" or \"1f1b\"";
+    return success();
+  }
+
   auto module = op->getParentOfType<ModuleOp>();
   ClusterAttr cluster = module ? placer::getCluster(module) : ClusterAttr();
   if (name == CostAttrHelper::getNameStr()) {

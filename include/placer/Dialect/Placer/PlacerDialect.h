@@ -90,6 +90,12 @@ inline constexpr llvm::StringLiteral kOptimizerNodeAttrName =
     "placer.optimizer";
 inline constexpr llvm::StringLiteral kColorClassAttrName = "placer.color_class";
 inline constexpr llvm::StringLiteral kUpdatesAttrName = "placer.updates";
+/// On a training step's function (--placer-accumulate-microbatches): the
+/// microbatches it averages (a positive i64) and the schedule its work is
+/// ordered by ("sequential", "gpipe" or "1f1b").
+inline constexpr llvm::StringLiteral kMicrobatchesAttrName =
+    "placer.microbatches";
+inline constexpr llvm::StringLiteral kScheduleAttrName = "placer.schedule";
 
 /// The cluster recorded on `op`'s module, with an error naming `pass` and
 /// what to run first when there is none.
