@@ -86,6 +86,10 @@ json::Value printTensors(const std::vector<TensorSpec> &specs,
                         {"shape", printDims(spec)}};
     if (offsets)
       tensor["offset"] = (*offsets)[i];
+    // A training step's result: the weight or state it is the next value
+    // of (placer.updates).
+    if (!spec.updates.empty())
+      tensor["updates"] = spec.updates;
     tensors.emplace_back(std::move(tensor));
   }
   return json::Value(std::move(tensors));
@@ -218,7 +222,9 @@ public:
           // Weights have fixed shapes; inputs and outputs may have symbols.
           !getShape(*tensor, path, spec.shape,
                     offsets ? nullptr : &spec.dimNames) ||
-          (offsets && !getInteger(*tensor, path, "offset", offset, 0)))
+          (offsets && !getInteger(*tensor, path, "offset", offset, 0)) ||
+          (tensor->count("updates") &&
+           !getString(*tensor, path, "updates", spec.updates)))
         return false;
       if (spec.elementBytes > 16)
         return fail(join(path, "element_bytes"), "at most 16");

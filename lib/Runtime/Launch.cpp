@@ -96,7 +96,10 @@ placer::runtime::openArtifact(const LaunchOptions &options, MpiJob *job,
   }
   ProgramOptions programOptions;
   programOptions.profile = !options.profile.empty();
-  programOptions.microbatches = options.microbatches;
+  // A training step's microbatches are in its graph (each averaged before
+  // the update): one run takes them all.
+  programOptions.microbatches =
+      options.trainSteps > 0 ? 1 : options.microbatches;
   programOptions.threads = options.threads;
   programOptions.job = job;
   std::unique_ptr<Program> program = Program::open(dir, programOptions, error);

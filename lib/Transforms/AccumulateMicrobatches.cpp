@@ -360,15 +360,16 @@ LogicalResult Accumulator::run() {
     GradientBuilder mean(b, def->getLoc(), opset, name + "/mean", colorClass,
                          phase);
     Type type = value.getType();
-    Value sum = copies[0].lookup(value);
+    SmallVector<Value> partial = {copies[0].lookup(value)};
     for (int64_t m = 1; m < microbatches; ++m)
-      sum = mean.node("Add", {sum, copies[m].lookup(value)}, type);
-    Value average =
-        mean.node("Mul", {sum, mean.scalar(1.0 / microbatches, type)}, type);
+      partial.push_back(
+          mean.node("Add", {partial.back(), copies[m].lookup(value)}, type));
+    Value average = mean.node(
+        "Mul", {partial.back(), mean.scalar(1.0 / microbatches, type)}, type);
+    partial.push_back(average);
     if (placed)
-      for (Operation *node : {sum.getDefiningOp(), average.getDefiningOp()})
-        if (isa<NodeOp>(node) && !isReplicated.contains(node))
-          setDevice(node, deviceOf.at(def));
+      for (Value v : llvm::drop_begin(partial))
+        setDevice(v.getDefiningOp(), deviceOf.at(def));
     value.replaceUsesWithIf(average, [&](OpOperand &use) {
       return !isReplicated.contains(use.getOwner());
     });

@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Pipelined training over MPI against one process and the simulator.
+
+    pipeline.py --bin BUILD/bin --work DIR [--layers 4] [--dim 128]
+                [--heads 4] [--seq 32] [--vocab 512] [--batch 4]
+                [--microbatches 4] [--schedule gpipe] [--steps 6]
+                [--ranks 2]
+
+A GPT-style decoder (token and position embeddings; per layer
+LayerNormalization, multi-head causal attention, a GELU feed-forward,
+residuals; a final norm and an untied output projection), written with
+onnx.helper and NumPy (no PyTorch). Its training step (cross-entropy on the
+next-token logits, Adam) over one microbatch is profiled on this machine
+(placer-run --profile, kind "rank"), placed over `ranks` devices of a
+cluster of this machine's MPI ranks with those times, for `schedule` and
+`microbatches` (--partition-devices split=false), and then:
+
+- simulated: the placed step split and run by --placer-simulate for
+  `microbatches` under `schedule` (seconds per iteration, and per device
+  the memory the analysis counts: weights, gradients, optimizer state and
+  the stash);
+- run: the same placement with its microbatches made explicit in the
+  schedule's order (--placer-accumulate-microbatches), split, and
+  `mpirun -n RANKS placer-run --train-steps STEPS` (seconds per step,
+  each rank's peak resident memory), against one process running the
+  step over the whole batch (placer-run --train-steps --microbatches M).
+
+Checks that the ranks' losses and weights equal the single process's
+within 1e-5 relative. Prints a table; writes WORK/training.json.
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def run(cmd, env=None):
+    result = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if result.returncode:
+        raise SystemExit("%s failed (%d):\n%s%s" % (
+            " ".join(cmd), result.returncode, result.stdout, result.stderr))
+    return result.stdout
+
+
+def decoder(path, layers, dim, heads, seq, vocab, batch, seed=0):
+    """The decoder over one microbatch of `batch` sequences; weights drawn
+    as GPT-2 initializes them (N(0, 0.02), norms at 1 and 0)."""
+    rng = np.random.default_rng(seed)
+    inits, nodes = [], []
+
+    def weight(name, *shape, value=None):
+        v = (rng.standard_normal(shape) * 0.02 if value is None
+             else np.full(shape, value)).astype(np.float32)
+        inits.append(numpy_helper.from_array(v, name))
+        return name
+
+    def const(name, v):
+        inits.append(numpy_helper.from_array(np.asarray(v), name))
+        return name
+
+    def node(op, ins, out, **attrs):
+        nodes.append(helper.make_node(op, ins, [out] if isinstance(out, str) else out,
+                                      name=out if isinstance(out, str) else out[0], **attrs))
+        return out
+
+    head = dim // heads
+    const("positions", np.arange(seq, dtype=np.int64))
+    const("causal", np.tril(np.ones((seq, seq), bool)))
+    const("masked", np.float32(-1e4))
+    const("root", np.float32(math.sqrt(head)))
+    const("sqrt2", np.float32(math.sqrt(2)))
+    const("one", np.float32(1))
+    const("half", np.float32(0.5))
+    const("thirds", np.array([dim] * 3, np.int64))
+    const("split_heads", np.array([batch, seq, heads, head], np.int64))
+    const("merge_heads", np.array([batch, seq, dim], np.int64))
+    const("rows", np.array([batch * seq, vocab], np.int64))
+    te = node("Gather", [weight("wte", vocab, dim), "tokens"], "te")
+    pe = node("Gather", [weight("wpe", seq, dim), "positions"], "pe")
+    h = node("Add", [te, pe], "h0")
+    for i in range(layers):
+        p = "l%d_" % i
+        n1 = node("LayerNormalization", [h, weight(p + "ln1_g", dim, value=1.0),
+                                         weight(p + "ln1_b", dim, value=0.0)], p + "n1")
+        qkv = node("MatMul", [n1, weight(p + "qkv_w", dim, 3 * dim)], p + "qkv")
+        q, k, v = node("Split", [qkv, "thirds"], [p + "q", p + "k", p + "v"], axis=2)
+
+        def heads_of(t, perm):
+            r = node("Reshape", [t, "split_heads"], t + "_r")
+            return node("Transpose", [r], t + "_t", perm=perm)
+        qh = heads_of(q, [0, 2, 1, 3])
+        kh = heads_of(k, [0, 2, 3, 1])
+        vh = heads_of(v, [0, 2, 1, 3])
+        scores = node("MatMul", [qh, kh], p + "scores")
+        scaled = node("Div", [scores, "root"], p + "scaled")
+        masked = node("Where", ["causal", scaled, "masked"], p + "masked")
+        probs = node("Softmax", [masked], p + "probs", axis=-1)
+        att = node("MatMul", [probs, vh], p + "att")
+        merged = node("Reshape", [node("Transpose", [att], p + "att_t", perm=[0, 2, 1, 3]),
+                                  "merge_heads"], p + "merged")
+        proj = node("MatMul", [merged, weight(p + "proj_w", dim, dim)], p + "proj")
+        h = node("Add", [h, proj], p + "h1")
+        n2 = node("LayerNormalization", [h, weight(p + "ln2_g", dim, value=1.0),
+                                         weight(p + "ln2_b", dim, value=0.0)], p + "n2")
+        f = node("MatMul", [n2, weight(p + "fc_w", dim, 4 * dim)], p + "fc")
+        erf = node("Erf", [node("Div", [f, "sqrt2"], p + "fs")], p + "erf")
+        gelu = node("Mul", [node("Mul", [f, node("Add", [erf, "one"], p + "fa")], p + "fm"),
+                            "half"], p + "gelu")
+        ff = node("MatMul", [gelu, weight(p + "out_w", 4 * dim, dim)], p + "ff")
+        h = node("Add", [h, ff], p + "h2")
+    nf = node("LayerNormalization", [h, weight("lnf_g", dim, value=1.0),
+                                     weight("lnf_b", dim, value=0.0)], "nf")
+    logits = node("MatMul", [nf, weight("head", dim, vocab)], "logits3")
+    node("Reshape", [logits, "rows"], "logits")
+    graph = helper.make_graph(
+        nodes, "decoder",
+        [helper.make_tensor_value_info("tokens", TensorProto.INT64, [batch, seq])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [batch * seq, vocab])],
+        inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return sum(numpy_helper.to_array(i).size for i in inits if i.data_type == TensorProto.FLOAT)
+
+
+def cluster(path, ranks, link):
+    """This machine as `ranks` identical devices joined by MPI's shared
+    memory (op times come from the profile)."""
+    with open(path, "w") as f:
+        json.dump({
+            "name": "mpi-ranks-on-this-machine",
+            "device_kinds": [{"name": "rank", "type": "accelerator", "count": ranks,
+                              "peak_flops": {"default": 50e9}, "memory_bandwidth": 10e9,
+                              "memory_capacity": 64 << 30}],
+            "links": {"default": link},
+        }, f, indent=1)
+
+
+def relative_error(a, b):
+    return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-30))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--layers", type=int, default=4)
+    parser.add_argument("--dim", type=int, default=128)
+    parser.add_argument("--heads", type=int, default=4)
+    parser.add_argument("--seq", type=int, default=32)
+    parser.add_argument("--vocab", type=int, default=512)
+    parser.add_argument("--batch", type=int, default=4, help="sequences per microbatch")
+    parser.add_argument("--microbatches", type=int, default=4)
+    parser.add_argument("--schedule", default="gpipe")
+    parser.add_argument("--steps", type=int, default=6)
+    parser.add_argument("--ranks", type=int, default=2)
+    parser.add_argument("--bandwidth", type=float, default=5e9)
+    parser.add_argument("--latency", type=float, default=2e-6)
+    parser.add_argument("--runtime-bin", default="",
+                        help="a runtime-only placer-run (-DPLACER_RUNTIME_ONLY=ON) for the ranks")
+    args = parser.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    tool = lambda name: os.path.join(args.bin, name)  # noqa: E731
+    work = lambda name: os.path.join(args.work, name)  # noqa: E731
+    cache = work("cache")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMP_NUM_THREADS="1")
+
+    parameters = decoder(work("decoder.onnx"), args.layers, args.dim, args.heads, args.seq,
+                         args.vocab, args.batch)
+    run([tool("placer-translate"), "--import-onnx", work("decoder.onnx"), "-o", work("decoder.mlir")])
+    run([tool("placer-opt"), work("decoder.mlir"),
+         "--placer-build-training=loss=cross-entropy optimizer=adam learning-rate=1e-3",
+         "-o", work("step.mlir")])
+    rng = np.random.default_rng(1)
+    m, b, t = args.microbatches, args.batch, args.seq
+    tokens = rng.integers(0, args.vocab, (m * b, t + 1)).astype(np.int64)
+    np.save(work("tokens.npy"), tokens[:, :-1])
+    np.save(work("labels.npy"), tokens[:, 1:].reshape(-1))
+    np.save(work("tokens1.npy"), tokens[:b, :-1])
+    np.save(work("labels1.npy"), tokens[:b, 1:].reshape(-1))
+    inputs = ["--input", "tokens=" + work("tokens.npy"), "--input", "labels=" + work("labels.npy")]
+
+    # Profile one microbatch's step; place it for the pipeline.
+    run([tool("placer-run"), work("step.mlir"), "--profile", work("profile.json"),
+         "--profile-kind", "rank", "--repeat", "3", "--cache-dir", cache,
+         "--input", "tokens=" + work("tokens1.npy"), "--input", "labels=" + work("labels1.npy")])
+    cluster(work("cluster.json"), args.ranks, {"bandwidth": args.bandwidth, "latency": args.latency})
+    placement = ("devices=%d cluster=%s profile=%s split=false schedule=%s microbatches=%d"
+                 % (args.ranks, work("cluster.json"), work("profile.json"), args.schedule, m))
+    run([tool("placer-opt"), work("step.mlir"), "--partition-devices=" + placement,
+         "-o", work("placed.mlir")])
+    run([tool("placer-opt"), work("placed.mlir"), "--placer-split-devices",
+         "--placer-simulate=report=" + work("simulated.json")])
+    with open(work("simulated.json")) as f:
+        simulated = json.load(f)
+    run([tool("placer-opt"), work("placed.mlir"), "--placer-accumulate-microbatches",
+         "--placer-split-devices", "-o", work("train_split.mlir")])
+
+    # One process over the whole batch, then the ranks.
+    steps = ["--train-steps", str(args.steps), "--microbatches", str(m), "--cache-dir", cache]
+    run([tool("placer-run"), work("step.mlir"), *inputs, *steps, "--output-dir", work("one"),
+         "--save-weights", work("one-weights"), "--report", work("one.json")], env=env)
+    # The ranks run the compiled artifact with the runtime alone, so that
+    # their resident memory is the training's, not the compiler's.
+    run([tool("placer-run"), work("train_split.mlir"), "--compile-only", work("artifact"),
+         "--cache-dir", cache])
+    runner = args.runtime_bin or tool("placer-run")
+    run(["mpirun", "-n", str(args.ranks), "--bind-to", "core", runner,
+         work("artifact"), *inputs, *steps, "--output-dir", work("ranks"),
+         "--save-weights", work("ranks-weights"), "--report", work("ranks.json")], env=env)
+    with open(work("one.json")) as f:
+        one = json.load(f)
+    with open(work("ranks.json")) as f:
+        piped = json.load(f)
+
+    loss_one, loss_ranks = np.load(work("one/loss.npy")), np.load(work("ranks/loss.npy"))
+    worst = relative_error(loss_ranks, loss_one)
+    names = sorted(os.listdir(work("one-weights")))
+    for name in names:
+        worst = max(worst, relative_error(np.load(os.path.join(work("ranks-weights"), name)),
+                                          np.load(os.path.join(work("one-weights"), name))))
+    measured = piped["seconds_per_step"]["median"]
+    predicted = simulated["total"]
+    devices = simulated.get("devices", [])
+    row = {
+        "parameters": parameters, "layers": args.layers, "dim": args.dim, "seq": args.seq,
+        "vocab": args.vocab, "microbatch": b, "microbatches": m, "schedule": args.schedule,
+        "ranks": args.ranks, "steps": args.steps,
+        "loss_first": float(loss_one[0]), "loss_last": float(loss_one[-1]),
+        "max_relative_error_vs_one_process": worst,
+        "one_process_seconds_per_step": one["seconds_per_step"]["median"],
+        "pipeline_seconds_per_step": measured,
+        "simulated_seconds_per_step": predicted,
+        "measured_over_simulated": measured / predicted,
+        "ranks_report": piped["ranks"],
+        "simulated_devices": devices,
+    }
+    print("decoder: %d layers, d=%d, %d parameters; %d microbatches of %d x %d, %s, %d ranks"
+          % (args.layers, args.dim, parameters, m, b, t, args.schedule, args.ranks))
+    print("losses %.4f -> %.4f over %d steps; ranks vs one process: max relative error %.1e"
+          % (loss_one[0], loss_one[-1], args.steps, worst))
+    print("seconds per step: one process %.4f, pipeline %.4f, simulated %.4f, "
+          "measured / simulated %.2f" % (one["seconds_per_step"]["median"], measured,
+                                         predicted, measured / predicted))
+    for r in piped["ranks"]:
+        dev = devices[r["rank"]] if r["rank"] < len(devices) else {}
+        print("  rank %d: compute %.4f s, recv wait %.4f s, peak resident %.1f MB; "
+              "simulator %.1f MB (weights, gradients, optimizer state %.1f MB; activations "
+              "%.1f MB, of which stash %.1f MB per microbatch x %s in flight)"
+              % (r["rank"], r["compute_seconds"], r["recv_wait_seconds"],
+                 r["peak_resident_bytes"] / 1e6, dev.get("peak_bytes", 0) / 1e6,
+                 dev.get("param_bytes", 0) / 1e6, dev.get("peak_activation_bytes", 0) / 1e6,
+                 dev.get("stash_bytes", 0) / 1e6, dev.get("in_flight", "?")))
+    with open(work("training.json"), "w") as f:
+        json.dump(row, f, indent=2)
+    if worst > 1e-5:
+        sys.exit("the ranks' losses or weights differ from one process's")
+
+
+if __name__ == "__main__":
+    main()
