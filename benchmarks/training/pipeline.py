@@ -6,7 +6,9 @@
                 [--microbatches 4] [--schedule gpipe] [--steps 6]
                 [--ranks 2]
 
-A GPT-style decoder (token and position embeddings; per layer
+With --torch, the single process's losses and weights are compared with
+PyTorch's (the same decoder, weights, data and optimizer) in float32 and
+float64. A GPT-style decoder (token and position embeddings; per layer
 LayerNormalization, multi-head causal attention, a GELU feed-forward,
 residuals; a final norm and an untied output projection), written with
 onnx.helper and NumPy (no PyTorch). Its training step (cross-entropy on the
@@ -140,6 +142,76 @@ def cluster(path, ranks, link):
         }, f, indent=1)
 
 
+def torch_losses(work, args, steps, dtype):
+    """The same decoder, initial weights, data and optimizer in PyTorch
+    (`dtype`, the whole batch per step): its losses and final weights by
+    name."""
+    import torch
+    import torch.nn.functional as F
+    model = onnx.load(work("decoder.onnx"))
+    values = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    params = {n: torch.tensor(v.copy(), dtype=dtype, requires_grad=True)
+              for n, v in values.items() if v.dtype == np.float32 and v.ndim >= 1}
+    tokens = torch.tensor(np.load(work("tokens.npy")))
+    labels = torch.tensor(np.load(work("labels.npy")))
+    b, t, d, h = tokens.shape[0], args.seq, args.dim, args.heads
+    causal = torch.tensor(values["causal"])
+    p = params
+
+    def loss_of():
+        x = p["wte"][tokens] + p["wpe"][torch.arange(t)]
+        for i in range(args.layers):
+            q = "l%d_" % i
+            n1 = F.layer_norm(x, (d,), p[q + "ln1_g"], p[q + "ln1_b"], eps=1e-5)
+            qs, ks, vs = (n1 @ p[q + "qkv_w"]).split(d, dim=2)
+            split = lambda v: v.reshape(b, t, h, d // h)  # noqa: E731
+            scores = split(qs).permute(0, 2, 1, 3) @ split(ks).permute(0, 2, 3, 1)
+            scores = torch.where(causal, scores / math.sqrt(d // h),
+                                 torch.tensor(-1e4, dtype=dtype))
+            att = torch.softmax(scores, -1) @ split(vs).permute(0, 2, 1, 3)
+            x = x + att.permute(0, 2, 1, 3).reshape(b, t, d) @ p[q + "proj_w"]
+            n2 = F.layer_norm(x, (d,), p[q + "ln2_g"], p[q + "ln2_b"], eps=1e-5)
+            f = n2 @ p[q + "fc_w"]
+            x = x + (f * (torch.erf(f / math.sqrt(2)) + 1) * 0.5) @ p[q + "out_w"]
+        nf = F.layer_norm(x, (d,), p["lnf_g"], p["lnf_b"], eps=1e-5)
+        return F.cross_entropy((nf @ p["head"]).reshape(b * t, -1), labels)
+
+    optimizer = (torch.optim.Adam(params.values(), lr=args.learning_rate)
+                 if args.optimizer == "adam" else
+                 torch.optim.SGD(params.values(), lr=args.learning_rate,
+                                 momentum=0.9 if args.optimizer == "momentum" else 0))
+    losses = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = loss_of()
+        losses.append(loss.item())
+        loss.backward()
+        optimizer.step()
+    return np.array(losses), {n: v.detach().numpy() for n, v in params.items()}
+
+
+def compare_torch(work, args, loss_one):
+    """Placer's single-process run against PyTorch in float32 and float64.
+    Adam divides by the root of each gradient's square, so an element whose
+    gradient is rounding noise moves by a whole learning rate either way:
+    two float32 runs of the same math part by about the learning rate
+    there. Placer is then judged by its distance from float64 beside
+    float32 PyTorch's."""
+    import torch
+    result = {}
+    runs = {"float32": torch_losses(work, args, args.steps, torch.float32),
+            "float64": torch_losses(work, args, args.steps, torch.float64)}
+    ours = {n: np.load(os.path.join(work("one-weights"), n + ".npy"))
+            for n in runs["float32"][1]}
+    for name, (losses, weights) in runs.items():
+        result["loss_vs_pytorch_" + name] = relative_error(loss_one, losses)
+        result["weights_vs_pytorch_" + name] = max(
+            relative_error(ours[n], w) for n, w in weights.items())
+    result["pytorch_float32_weights_vs_float64"] = max(
+        relative_error(runs["float32"][1][n], w) for n, w in runs["float64"][1].items())
+    return result
+
+
 def relative_error(a, b):
     return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-30))
 
@@ -161,6 +233,10 @@ def main():
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--bandwidth", type=float, default=5e9)
     parser.add_argument("--latency", type=float, default=2e-6)
+    parser.add_argument("--optimizer", default="adam", choices=["sgd", "momentum", "adam"])
+    parser.add_argument("--learning-rate", type=float, default=1e-3)
+    parser.add_argument("--torch", action="store_true",
+                        help="also train the same decoder in PyTorch and compare")
     parser.add_argument("--runtime-bin", default="",
                         help="a runtime-only placer-run (-DPLACER_RUNTIME_ONLY=ON) for the ranks")
     args = parser.parse_args()
@@ -175,7 +251,8 @@ def main():
                          args.vocab, args.batch)
     run([tool("placer-translate"), "--import-onnx", work("decoder.onnx"), "-o", work("decoder.mlir")])
     run([tool("placer-opt"), work("decoder.mlir"),
-         "--placer-build-training=loss=cross-entropy optimizer=adam learning-rate=1e-3",
+         "--placer-build-training=loss=cross-entropy optimizer=%s learning-rate=%g"
+         % (args.optimizer, args.learning_rate),
          "-o", work("step.mlir")])
     rng = np.random.default_rng(1)
     m, b, t = args.microbatches, args.batch, args.seq
@@ -203,8 +280,9 @@ def main():
          "--placer-split-devices", "-o", work("train_split.mlir")])
 
     # One process over the whole batch, then the ranks.
-    steps = ["--train-steps", str(args.steps), "--microbatches", str(m), "--cache-dir", cache]
-    run([tool("placer-run"), work("step.mlir"), *inputs, *steps, "--output-dir", work("one"),
+    steps = ["--train-steps", str(args.steps), "--microbatches", str(m)]
+    run([tool("placer-run"), work("step.mlir"), *inputs, *steps, "--cache-dir", cache,
+         "--output-dir", work("one"),
          "--save-weights", work("one-weights"), "--report", work("one.json")], env=env)
     # The ranks run the compiled artifact with the runtime alone, so that
     # their resident memory is the training's, not the compiler's.
@@ -225,6 +303,7 @@ def main():
     for name in names:
         worst = max(worst, relative_error(np.load(os.path.join(work("ranks-weights"), name)),
                                           np.load(os.path.join(work("one-weights"), name))))
+    versus = compare_torch(work, args, loss_one) if args.torch else {}
     measured = piped["seconds_per_step"]["median"]
     predicted = simulated["total"]
     devices = simulated.get("devices", [])
@@ -234,6 +313,8 @@ def main():
         "ranks": args.ranks, "steps": args.steps,
         "loss_first": float(loss_one[0]), "loss_last": float(loss_one[-1]),
         "max_relative_error_vs_one_process": worst,
+        "optimizer": args.optimizer, "learning_rate": args.learning_rate,
+        "pytorch": versus,
         "one_process_seconds_per_step": one["seconds_per_step"]["median"],
         "pipeline_seconds_per_step": measured,
         "simulated_seconds_per_step": predicted,
@@ -245,6 +326,14 @@ def main():
           % (args.layers, args.dim, parameters, m, b, t, args.schedule, args.ranks))
     print("losses %.4f -> %.4f over %d steps; ranks vs one process: max relative error %.1e"
           % (loss_one[0], loss_one[-1], args.steps, worst))
+    if versus:
+        print("one process vs PyTorch (same weights, data, %s): losses %.1e (float32) %.1e "
+              "(float64); weights %.1e (float32) %.1e (float64); PyTorch float32 vs float64 "
+              "weights %.1e" % (args.optimizer, versus["loss_vs_pytorch_float32"],
+                                versus["loss_vs_pytorch_float64"],
+                                versus["weights_vs_pytorch_float32"],
+                                versus["weights_vs_pytorch_float64"],
+                                versus["pytorch_float32_weights_vs_float64"]))
     print("seconds per step: one process %.4f, pipeline %.4f, simulated %.4f, "
           "measured / simulated %.2f" % (one["seconds_per_step"]["median"], measured,
                                          predicted, measured / predicted))
@@ -261,6 +350,10 @@ def main():
         json.dump(row, f, indent=2)
     if worst > 1e-5:
         sys.exit("the ranks' losses or weights differ from one process's")
+    if versus and (versus["loss_vs_pytorch_float32"] > 1e-4 or
+                   versus["weights_vs_pytorch_float64"] >
+                   max(1e-4, 2 * versus["pytorch_float32_weights_vs_float64"])):
+        sys.exit("the losses or weights differ from PyTorch's")
 
 
 if __name__ == "__main__":

@@ -46,7 +46,13 @@ constexpr const char *kUsage =
     "(default 1)\n"
     "  --transfer-timeout S      under mpirun: seconds a transfer may wait "
     "(default 60)\n"
-    "  --report FILE.json        write a JSON report here\n";
+    "  --report FILE.json        write a JSON report here\n"
+    "  --train-steps S           a training step's artifact: S optimizer "
+    "steps,\n"
+    "                            DIR/loss.npy under --output-dir\n"
+    "  --save-weights DIR        with --train-steps: every weight and "
+    "optimizer state\n"
+    "                            after the last step, DIR/<name>.npy\n";
 
 /// The flags of the full placer-run that need the compiler.
 bool needsCompiler(const std::string &flag) {
@@ -95,9 +101,9 @@ bool parseArguments(int argc, char **argv, LaunchOptions &options,
       return false;
     }
     static const char *const kFlags[] = {
-        "--input",        "--seed",   "--output-dir",   "--profile",
-        "--profile-kind", "--repeat", "--microbatches", "--transfer-timeout",
-        "--report",       "--threads"};
+        "--input",        "--seed",    "--output-dir",   "--profile",
+        "--profile-kind", "--repeat",  "--microbatches", "--transfer-timeout",
+        "--report",       "--threads", "--train-steps",  "--save-weights"};
     bool known = false;
     for (const char *name : kFlags)
       known |= flag == name;
@@ -128,6 +134,14 @@ bool parseArguments(int argc, char **argv, LaunchOptions &options,
       options.profileKind = value;
     } else if (flag == "--report") {
       options.report = value;
+    } else if (flag == "--save-weights") {
+      options.saveWeights = value;
+    } else if (flag == "--train-steps") {
+      // Negative values get the launch's own message.
+      char *end = nullptr;
+      options.trainSteps = std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0')
+        return badNumber();
     } else if (flag == "--seed") {
       if (!isNumber)
         return badNumber();
