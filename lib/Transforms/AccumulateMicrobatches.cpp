@@ -22,6 +22,7 @@
 #include "llvm/ADT/SetVector.h"
 
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
 
@@ -139,6 +140,8 @@ private:
   void assignDevices();
   LogicalResult emitSchedule(OpBuilder &b);
   void emitItem(OpBuilder &b, const Item &item);
+  GradientBuilder &getMeanBuilder(OpBuilder &b, Value value);
+  void addToSum(OpBuilder &b, Value value, Value copy);
   Value getSlice(OpBuilder &b, BlockArgument arg, int64_t m, Operation *reader);
   bool isReady(const Item &item) const;
 
@@ -158,6 +161,12 @@ private:
   std::map<std::pair<bool, int64_t>, SmallVector<Operation *>> opsOf;
   std::set<Item> emitted;
   SmallVector<IRMapping> copies;
+  /// Values of one microbatch that the rest of the step reads (gradients,
+  /// the loss), the sum of their copies so far, and the builder of each
+  /// one's sum and mean.
+  llvm::SetVector<Value> crossing;
+  llvm::DenseMap<Value, Value> runningSums;
+  std::map<Operation *, std::unique_ptr<GradientBuilder>> meanBuilders;
   std::map<std::pair<unsigned, int64_t>, Value> slices;
 };
 
@@ -259,6 +268,41 @@ void Accumulator::emitItem(OpBuilder &b, const Item &item) {
     if (auto node = dyn_cast<NodeOp>(copy))
       renameForMicrobatch(node, item.microbatch);
   }
+  // Sums as the microbatches finish, not at the end: one running sum of
+  // each gradient lives, not one gradient per microbatch.
+  for (Operation *op : it->second)
+    for (Value result : op->getResults())
+      if (crossing.contains(result))
+        addToSum(b, result, mapping.lookup(result));
+}
+
+/// The builder of `value`'s sum and mean: its producer's phase, colour
+/// class and (in addToSum and run) device.
+GradientBuilder &Accumulator::getMeanBuilder(OpBuilder &b, Value value) {
+  Operation *def = value.getDefiningOp();
+  std::unique_ptr<GradientBuilder> &builder = meanBuilders[def];
+  if (!builder) {
+    StepPhase phase = def->hasAttr(kBackwardNodeAttrName) ? StepPhase::Backward
+                                                          : StepPhase::Forward;
+    std::string name = isa<NodeOp>(def)
+                           ? cast<NodeOp>(def).getDisplayName().str()
+                           : def->getName().getStringRef().str();
+    builder = std::make_unique<GradientBuilder>(
+        b, def->getLoc(), opset, name + "/mean",
+        def->getAttrOfType<IntegerAttr>(kColorClassAttrName), phase);
+  }
+  return *builder;
+}
+
+void Accumulator::addToSum(OpBuilder &b, Value value, Value copy) {
+  Value &sum = runningSums[value];
+  if (!sum) {
+    sum = copy;
+    return;
+  }
+  sum = getMeanBuilder(b, value).node("Add", {sum, copy}, value.getType());
+  if (placed)
+    setDevice(sum.getDefiningOp(), deviceOf.at(value.getDefiningOp()));
 }
 
 /// Each stage's items in its schedule's order, interleaved as their
@@ -316,7 +360,6 @@ LogicalResult Accumulator::run() {
 
   // Values of one microbatch that the rest of the step reads: gradients
   // (the optimizer) and the loss (the results).
-  llvm::SetVector<Value> crossing;
   auto collect = [&](Operation *reader) {
     for (Value operand : reader->getOperands())
       if (Operation *def = operand.getDefiningOp();
@@ -347,29 +390,16 @@ LogicalResult Accumulator::run() {
   if (failed(emitSchedule(b)))
     return failure();
 
-  // Each crossing value's mean over the microbatches, in its producer's
-  // phase, colour class and device, replaces it outside the copies.
+  // Each crossing value's mean over the microbatches replaces it outside
+  // the copies.
   for (Value value : crossing) {
-    Operation *def = value.getDefiningOp();
-    auto colorClass = def->getAttrOfType<IntegerAttr>(kColorClassAttrName);
-    StepPhase phase = def->hasAttr(kBackwardNodeAttrName) ? StepPhase::Backward
-                                                          : StepPhase::Forward;
-    std::string name = isa<NodeOp>(def)
-                           ? cast<NodeOp>(def).getDisplayName().str()
-                           : def->getName().getStringRef().str();
-    GradientBuilder mean(b, def->getLoc(), opset, name + "/mean", colorClass,
-                         phase);
     Type type = value.getType();
-    SmallVector<Value> partial = {copies[0].lookup(value)};
-    for (int64_t m = 1; m < microbatches; ++m)
-      partial.push_back(
-          mean.node("Add", {partial.back(), copies[m].lookup(value)}, type));
+    GradientBuilder &mean = getMeanBuilder(b, value);
     Value average = mean.node(
-        "Mul", {partial.back(), mean.scalar(1.0 / microbatches, type)}, type);
-    partial.push_back(average);
+        "Mul", {runningSums.at(value), mean.scalar(1.0 / microbatches, type)},
+        type);
     if (placed)
-      for (Value v : llvm::drop_begin(partial))
-        setDevice(v.getDefiningOp(), deviceOf.at(def));
+      setDevice(average.getDefiningOp(), deviceOf.at(value.getDefiningOp()));
     value.replaceUsesWithIf(average, [&](OpOperand &use) {
       return !isReplicated.contains(use.getOwner());
     });

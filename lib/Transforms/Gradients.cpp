@@ -41,15 +41,25 @@ GradientBuilder::GradientBuilder(OpBuilder &builder, Location loc,
 
 Value GradientBuilder::node(StringRef opType, ValueRange inputs, Type result,
                             ArrayRef<NamedAttribute> attrs) {
+  return nodeWithResults(opType, inputs, result, attrs)[0];
+}
+
+ResultRange GradientBuilder::nodeWithResults(StringRef opType,
+                                             ValueRange inputs,
+                                             TypeRange results,
+                                             ArrayRef<NamedAttribute> attrs) {
   std::string nodeName = prefix + "/" + std::to_string(count++);
   OperationState state(loc, NodeOp::getOperationName());
   state.addOperands(inputs);
-  state.addTypes(result);
+  state.addTypes(results);
   state.addAttribute("op_type", builder.getStringAttr(opType));
   state.addAttribute("version", builder.getI64IntegerAttr(opset));
   state.addAttribute("name", builder.getStringAttr(nodeName));
-  state.addAttribute("output_names",
-                     builder.getStrArrayAttr({nodeName + ":0"}));
+  SmallVector<std::string> outputNames;
+  for (size_t i = 0; i < results.size(); ++i)
+    outputNames.push_back(nodeName + ":" + std::to_string(i));
+  state.addAttribute("output_names", builder.getStrArrayAttr(
+                                         SmallVector<StringRef>(outputNames.begin(), outputNames.end())));
   if (!attrs.empty())
     state.addAttribute("attrs", builder.getDictionaryAttr(attrs));
   // The update runs after the backward pass, and placement treats it as
@@ -60,7 +70,7 @@ Value GradientBuilder::node(StringRef opType, ValueRange inputs, Type result,
     state.addAttribute(kOptimizerNodeAttrName, builder.getUnitAttr());
   if (colorClass)
     state.addAttribute(kColorClassAttrName, colorClass);
-  return builder.create(state)->getResult(0);
+  return builder.create(state)->getResults();
 }
 
 Value GradientBuilder::int64s(ArrayRef<int64_t> values) {
@@ -730,6 +740,78 @@ LogicalResult splitRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
   return success();
 }
 
+/// BatchNormalization with its statistics as given (the inference form
+/// exported models hold; the statistics are not trained):
+/// y = scale (x - mean) / sqrt(var + eps) + bias per channel (axis 1), so
+/// dx = dy scale / sqrt(var + eps), dscale = sum(dy xhat), dbias = sum(dy).
+LogicalResult batchNormRule(GradientBuilder &g, NodeOp node,
+                            ArrayRef<Value> dy, Grads &dx) {
+  if (getInt(node, "training_mode", 0) ||
+      llvm::any_of(dy.drop_front(), [](Value v) { return bool(v); }))
+    return node.emitError("placer: no gradient for BatchNormalization in "
+                          "training mode (its statistics as given are "
+                          "covered)");
+  Value x = node.getOperand(0), scale = node.getOperand(1),
+        mean = node.getOperand(3), variance = node.getOperand(4);
+  RankedTensorType type = typeOf(x), channelType = typeOf(scale);
+  // Per-channel values as [1, C, 1, ...], to broadcast against x.
+  SmallVector<int64_t> perChannel(type.getRank(), 1);
+  perChannel[1] = type.getDimSize(1);
+  RankedTensorType spreadType = channelType.clone(perChannel);
+  auto spread = [&](Value v) { return g.reshape(v, perChannel); };
+  double epsilon = getFloat(node, "epsilon", 1e-5);
+  Value shifted =
+      g.node("Add", {variance, g.scalar(epsilon, channelType)}, channelType);
+  Value inv = spread(g.node("Div",
+                            {g.scalar(1.0, channelType),
+                             g.node("Sqrt", {shifted}, channelType)},
+                            channelType));
+  Value xhat =
+      g.node("Mul", {g.node("Sub", {x, spread(mean)}, type), inv}, type);
+  Value slope = g.node("Mul", {spread(scale), inv}, spreadType);
+  dx.push_back(g.node("Mul", {dy[0], slope}, type));
+  auto perChannelSum = [&](Value v) {
+    return g.reshape(g.sumTo(v, spreadType), channelType.getShape());
+  };
+  dx.push_back(perChannelSum(g.node("Mul", {dy[0], xhat}, type)));
+  dx.push_back(perChannelSum(dy[0]));
+  dx.push_back(Value());
+  dx.push_back(Value());
+  return success();
+}
+
+/// MaxPool: each window's adjoint goes to its maximum, and an element that
+/// is the maximum of several windows gets their sum: the pool recomputed
+/// with its Indices output (row-major offsets into the whole input), then
+/// the adjoint added at those offsets into zeros (ScatterElements,
+/// reduction add, opset 16 or later).
+LogicalResult maxPoolRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                          Grads &dx) {
+  OpBuilder &b = g.getBuilder();
+  if (node.getVersion() < 16 || getInt(node, "storage_order", 0) != 0 ||
+      (node->getNumResults() > 1 && dy[1]))
+    return node.emitError("placer: no gradient for this MaxPool (opset 16 "
+                          "or later, row-major storage order, no use of its "
+                          "Indices are covered)");
+  Value x = node.getOperand(0);
+  RankedTensorType xType = typeOf(x), yType = typeOf(node.getResult(0));
+  ResultRange pooled = g.nodeWithResults(
+      "MaxPool", {x}, {yType, yType.clone(b.getI64Type())},
+      node.getAttrs().getValue());
+  int64_t outputs = yType.getNumElements();
+  auto flatType =
+      RankedTensorType::get({xType.getNumElements()}, xType.getElementType());
+  Value scattered = g.node(
+      "ScatterElements",
+      {g.zeros(flatType), g.reshape(pooled[1], {outputs}),
+       g.reshape(dy[0], {outputs})},
+      flatType,
+      {b.getNamedAttr("axis", b.getI64IntegerAttr(0)),
+       b.getNamedAttr("reduction", b.getStringAttr("add"))});
+  dx.push_back(g.reshape(scattered, xType.getShape()));
+  return success();
+}
+
 const llvm::StringMap<VjpRule> &getRules() {
   static const llvm::StringMap<VjpRule> rules = [] {
     llvm::StringMap<VjpRule> r;
@@ -763,6 +845,8 @@ const llvm::StringMap<VjpRule> &getRules() {
     r["Slice"] = sliceRule;
     r["Concat"] = concatRule;
     r["Split"] = splitRule;
+    r["BatchNormalization"] = batchNormRule;
+    r["MaxPool"] = maxPoolRule;
     return r;
   }();
   return rules;

@@ -28,12 +28,15 @@
 // CHECK: graph.constant "x/mb1/const0" : tensor<1xi64> = dense<2>
 // CHECK: graph.constant "x/mb1/const1" : tensor<1xi64> = dense<4>
 // CHECK: %[[G1:.*]] = graph.node "ReduceSum"{{.*}}name = "mul/grad/1/mb1"
+// The gradient summed as each microbatch's backward work ends (one running
+// sum lives, not a gradient per microbatch), backward work of the
+// gradient's class.
+// CHECK: %[[A:.*]] = graph.node "Add"(%[[G0]], %[[G1]]) attributes {name = "mul/grad/1/mean/0"{{.*}}placer.backward, placer.color_class = 0
 // CHECK: graph.constant "x/mb2/const0" : tensor<1xi64> = dense<4>
 // CHECK: graph.constant "x/mb2/const1" : tensor<1xi64> = dense<6>
 // CHECK: %[[G2:.*]] = graph.node "ReduceSum"{{.*}}name = "mul/grad/1/mb2"
-// The mean gradient, backward work of the gradient's class; the mean loss.
-// CHECK: %[[A:.*]] = graph.node "Add"(%[[G0]], %[[G1]]) attributes {name = "mul/grad/1/mean/0"{{.*}}placer.backward, placer.color_class = 0
 // CHECK: %[[B:.*]] = graph.node "Add"(%[[A]], %[[G2]])
+// The mean gradient and the mean loss.
 // CHECK: %[[THIRD:.*]] = graph.constant "mul/grad/1/mean/const2" : tensor<f32> = dense<0.333333343>
 // CHECK: %[[MEAN:.*]] = graph.node "Mul"(%[[B]], %[[THIRD]])
 // CHECK: %[[LOSS:.*]] = graph.node "Mul"({{.*}}) attributes {name = "loss/2/mean/3"

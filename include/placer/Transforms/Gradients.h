@@ -46,6 +46,10 @@ public:
   mlir::Value node(llvm::StringRef opType, mlir::ValueRange inputs,
                    mlir::Type result,
                    llvm::ArrayRef<mlir::NamedAttribute> attrs = {});
+  /// A node with several results (MaxPool and its Indices).
+  mlir::ResultRange nodeWithResults(
+      llvm::StringRef opType, mlir::ValueRange inputs, mlir::TypeRange results,
+      llvm::ArrayRef<mlir::NamedAttribute> attrs = {});
   /// Constants: i64 `values` (axes, shapes), and a scalar of `type`'s
   /// element type, shaped to broadcast against any tensor.
   mlir::Value int64s(llvm::ArrayRef<int64_t> values);

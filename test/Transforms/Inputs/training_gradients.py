@@ -61,6 +61,20 @@ def conv2d(x, w, attrs):
     return out
 
 
+def max_pool(v, kernel, strides, pads):
+    """ONNX MaxPool over 2-D windows; padding never wins."""
+    v = np.pad(v, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])),
+               constant_values=-np.inf)
+    oh = (v.shape[2] - kernel[0]) // strides[0] + 1
+    ow = (v.shape[3] - kernel[1]) // strides[1] + 1
+    out = np.full(v.shape[:2] + (oh, ow), -np.inf)
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            out = np.maximum(out, v[:, :, i:i + strides[0] * (oh - 1) + 1:strides[0],
+                                    j:j + strides[1] * (ow - 1) + 1:strides[1]])
+    return out
+
+
 def layer_norm(v, scale, bias, axis, epsilon):
     axes = tuple(range(axis % v.ndim, v.ndim))
     centred = v - v.mean(axis=axes, keepdims=True)
@@ -127,6 +141,13 @@ def evaluate(nodes, values):
                 a[0], axis=axes, keepdims=bool(attrs.get("keepdims", 1)))
         elif op == "LayerNormalization":
             r = layer_norm(a[0], a[1], a[2], attrs.get("axis", -1), attrs.get("epsilon", 1e-5))
+        elif op == "BatchNormalization":
+            shape = (1, -1) + (1,) * (a[0].ndim - 2)
+            r = ((a[0] - a[3].reshape(shape)) / np.sqrt(a[4].reshape(shape) + attrs.get("epsilon", 1e-5))
+                 * a[1].reshape(shape) + a[2].reshape(shape))
+        elif op == "MaxPool":
+            r = max_pool(a[0], attrs["kernel_shape"], attrs.get("strides", [1, 1]),
+                         attrs.get("pads", [0, 0, 0, 0]))
         elif op == "Gather":
             r = np.take(a[0], a[1], axis=0)
         elif op == "Slice":
@@ -311,6 +332,17 @@ check("split", x, {"w": r(4, 6), "w2": r(3, 2)},
       [("MatMul", ["x", "w"], "h", {}), ("Split", ["h", "sizes"], ["p", "u", "q"], {"axis": 1}),
        ("MatMul", ["q", "w2"], "z", {}), ("Add", ["p", "z"], "y", {})], "y",
       {"sizes": ints(2, 1, 3)})
+# A ResNet stem: convolution, BatchNormalization with its statistics as
+# given (not trained), ReLU, an overlapping 3x3 stride-2 MaxPool (an
+# element can be the maximum of two windows), pooling and a classifier.
+check("cnn_stem", r(2, 2, 7, 7), {"w": r(3, 2, 3, 3), "g": r(3), "b": r(3), "fc": r(3, 4)},
+      [("Conv", ["x", "w"], "c", {"pads": [1, 1, 1, 1]}),
+       ("BatchNormalization", ["c", "g", "b", "mean", "var"], "n", {"epsilon": 1e-3}),
+       ("Relu", ["n"], "a", {}),
+       ("MaxPool", ["a"], "p", {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+       ("GlobalAveragePool", ["p"], "gp", {}), ("Flatten", ["gp"], "f", {"axis": 1}),
+       ("MatMul", ["f", "fc"], "y", {})], "y",
+      {"mean": r(3), "var": np.abs(r(3)) + 0.5})
 # A GPT-style decoder block, tied embeddings: token and position
 # embeddings, LayerNormalization, one causal attention head (Split of a
 # fused projection, a masked Softmax), a GELU feed-forward, residuals, the
