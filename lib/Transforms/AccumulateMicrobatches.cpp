@@ -25,6 +25,7 @@
 #include <memory>
 #include <set>
 #include <tuple>
+#include <utility>
 
 namespace placer {
 #define GEN_PASS_DEF_ACCUMULATEMICROBATCHES
@@ -141,7 +142,7 @@ private:
   LogicalResult emitSchedule(OpBuilder &b);
   void emitItem(OpBuilder &b, const Item &item);
   GradientBuilder &getMeanBuilder(OpBuilder &b, Value value);
-  void addToSum(OpBuilder &b, Value value, Value copy);
+  void addToSum(OpBuilder &b, Value value, int64_t microbatch, Value copy);
   Value getSlice(OpBuilder &b, BlockArgument arg, int64_t m, Operation *reader);
   bool isReady(const Item &item) const;
 
@@ -166,6 +167,9 @@ private:
   /// one's sum and mean.
   llvm::SetVector<Value> crossing;
   llvm::DenseMap<Value, Value> runningSums;
+  /// Per crossing value, each microbatch's copy until it is summed.
+  llvm::DenseMap<Value, SmallVector<Value>> unsummed;
+  llvm::DenseMap<Value, int64_t> summed;
   std::map<Operation *, std::unique_ptr<GradientBuilder>> meanBuilders;
   std::map<std::pair<unsigned, int64_t>, Value> slices;
 };
@@ -273,7 +277,7 @@ void Accumulator::emitItem(OpBuilder &b, const Item &item) {
   for (Operation *op : it->second)
     for (Value result : op->getResults())
       if (crossing.contains(result))
-        addToSum(b, result, mapping.lookup(result));
+        addToSum(b, result, item.microbatch, mapping.lookup(result));
 }
 
 /// The builder of `value`'s sum and mean: its producer's phase, colour
@@ -294,15 +298,28 @@ GradientBuilder &Accumulator::getMeanBuilder(OpBuilder &b, Value value) {
   return *builder;
 }
 
-void Accumulator::addToSum(OpBuilder &b, Value value, Value copy) {
+/// Sums the copies in microbatch order, whatever the schedule, so that
+/// every schedule (and one process) adds the same numbers in the same
+/// order: a copy is added as soon as those of the microbatches before it
+/// are (at once under 1F1B and sequentially; under GPipe, whose backward
+/// work runs in reverse, once the first microbatch's is done).
+void Accumulator::addToSum(OpBuilder &b, Value value, int64_t microbatch,
+                           Value copy) {
+  SmallVector<Value> &waiting = unsummed[value];
+  waiting.resize(microbatches);
+  waiting[microbatch] = copy;
+  int64_t &next = summed[value];
   Value &sum = runningSums[value];
-  if (!sum) {
-    sum = copy;
-    return;
+  for (; next < microbatches && waiting[next]; ++next) {
+    Value part = std::exchange(waiting[next], Value());
+    if (!sum) {
+      sum = part;
+      continue;
+    }
+    sum = getMeanBuilder(b, value).node("Add", {sum, part}, value.getType());
+    if (placed)
+      setDevice(sum.getDefiningOp(), deviceOf.at(value.getDefiningOp()));
   }
-  sum = getMeanBuilder(b, value).node("Add", {sum, copy}, value.getType());
-  if (placed)
-    setDevice(sum.getDefiningOp(), deviceOf.at(value.getDefiningOp()));
 }
 
 /// Each stage's items in its schedule's order, interleaved as their

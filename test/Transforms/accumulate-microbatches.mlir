@@ -69,6 +69,11 @@
 // GPIPE: name = "fc1/grad/0/mb2"
 // GPIPE: name = "fc1/grad/0/mb1"
 // GPIPE: name = "fc1/grad/0/mb0"
+// The gradients are summed in microbatch order whatever the schedule (the
+// same sums as one process's): under GPipe once the first microbatch's
+// backward work is done.
+// GPIPE: graph.node "Add"(%fc1_grad_{{[0-9]+}}_0_mb0, %fc1_grad_{{[0-9]+}}_0_mb1)
+// GPIPE: graph.node "Add"(%fc1_grad_{{[0-9]+}}_mean_0_0, %fc1_grad_{{[0-9]+}}_0_mb2)
 // One forward one backward: the first of two stages warms up with one forward, then takes
 // turns; the last takes turns from the start.
 // 1F1B-LABEL: func.func @main_graph(%arg0: tensor<6x64xf32>
