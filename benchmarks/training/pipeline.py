@@ -31,6 +31,7 @@ Checks that the ranks' losses and weights equal the single process's
 within 1e-5 relative. Prints a table; writes WORK/training.json.
 """
 import argparse
+import importlib.util
 import json
 import math
 import os
@@ -129,17 +130,15 @@ def decoder(path, layers, dim, heads, seq, vocab, batch, seed=0):
     return sum(numpy_helper.to_array(i).size for i in inits if i.data_type == TensorProto.FLOAT)
 
 
-def cluster(path, ranks, link):
-    """This machine as `ranks` identical devices joined by MPI's shared
-    memory (op times come from the profile)."""
-    with open(path, "w") as f:
-        json.dump({
-            "name": "mpi-ranks-on-this-machine",
-            "device_kinds": [{"name": "rank", "type": "accelerator", "count": ranks,
-                              "peak_flops": {"default": 50e9}, "memory_bandwidth": 10e9,
-                              "memory_capacity": 64 << 30}],
-            "links": {"default": link},
-        }, f, indent=1)
+def load_execution_pipeline():
+    """benchmarks/execution/pipeline.py, whose cluster() describes this
+    machine's MPI ranks for the inference pipeline benchmark too."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "execution",
+                        "pipeline.py")
+    spec = importlib.util.spec_from_file_location("execution_pipeline", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def torch_losses(work, args, steps, dtype):
@@ -267,7 +266,8 @@ def main():
     run([tool("placer-run"), work("step.mlir"), "--profile", work("profile.json"),
          "--profile-kind", "rank", "--repeat", "3", "--cache-dir", cache,
          "--input", "tokens=" + work("tokens1.npy"), "--input", "labels=" + work("labels1.npy")])
-    cluster(work("cluster.json"), args.ranks, {"bandwidth": args.bandwidth, "latency": args.latency})
+    load_execution_pipeline().cluster(work("cluster.json"), args.ranks,
+                                      {"bandwidth": args.bandwidth, "latency": args.latency})
     placement = ("devices=%d cluster=%s profile=%s split=false schedule=%s microbatches=%d"
                  % (args.ranks, work("cluster.json"), work("profile.json"), args.schedule, m))
     run([tool("placer-opt"), work("step.mlir"), "--partition-devices=" + placement,

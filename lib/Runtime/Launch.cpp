@@ -3,7 +3,6 @@
 #include "placer/Runtime/Launch.h"
 
 #include "placer/Runtime/Artifact.h"
-#include "placer/Runtime/DistHooks.h"
 #include "placer/Runtime/Npy.h"
 #include "placer/Runtime/PlainJson.h"
 
@@ -329,6 +328,17 @@ void addTimes(json::Object &report, const TimeSummary &times,
       {"measured_over_simulated", prediction->measuredOverSimulated}};
 }
 
+/// What every report says: the model, its function, the compilation and
+/// the run's settings.
+json::Object describeRun(const Launch &launch, const LaunchOptions &options) {
+  return json::Object{{"model", options.model},
+                      {"function", launch.program->getFunction()},
+                      {"cached", launch.cached},
+                      {"compile_seconds", launch.compileSeconds},
+                      {"microbatches", options.microbatches},
+                      {"threads", int64_t(launch.program->getThreads())}};
+}
+
 /// Every rank's compute and wait times and bytes, per run.
 json::Array describeRanks(const std::vector<RankFigures> &ranks) {
   json::Array perRank;
@@ -403,17 +413,8 @@ static bool runTraining(const Launch &launch, Program &program, Arrays &arrays,
       return false;
     timing.starts.push_back(times->first);
     timing.ends.push_back(times->second);
-    if (distributed && step >= counted) {
-      const placer_dist_stats *stats = placer_dist_get_stats();
-      mine.recvWait += stats->recv_wait_seconds / steps;
-      mine.sendWait += stats->send_wait_seconds / steps;
-      mine.compute += (times->second - times->first - stats->recv_wait_seconds -
-                       stats->send_wait_seconds) /
-                      steps;
-      mine.bytesSent += double(stats->bytes_sent) / steps;
-      mine.messagesSent += double(stats->messages_sent) / steps;
-      mine.bytesReceived += double(stats->bytes_received) / steps;
-    }
+    if (distributed && step >= counted)
+      mine.addRun(times->first, times->second, 1.0 / steps);
     if (loss) {
       float value;
       std::memcpy(&value, arrays.outputs[*loss].data(), sizeof value);
@@ -458,23 +459,16 @@ static bool runTraining(const Launch &launch, Program &program, Arrays &arrays,
 
   // Seconds per step (the first included: every step does the same work).
   TimeSummary times = summarizeTimes(timing, 1);
-  std::printf(
-      "%s: %zu training steps, %e s per step (min), %e s (median)\n",
-      distributed
-          ? ("pipeline of " + std::to_string(job->getSize()) + " ranks").c_str()
-          : program.getFunction().c_str(),
-      times.runs, times.min, times.median);
-  json::Object report{
-      {"model", options.model},
-      {"function", program.getFunction()},
-      {"cached", launch.cached},
-      {"compile_seconds", launch.compileSeconds},
-      {"train_steps", options.trainSteps},
-      {"microbatches", options.microbatches},
-      {"threads", int64_t(program.getThreads())},
-      {"seconds_per_step",
-       json::Object{{"min", times.min}, {"median", times.median}}},
-      {"peak_resident_bytes", int64_t(std::llround(mine.peakResident))}};
+  std::string who =
+      distributed ? "pipeline of " + std::to_string(job->getSize()) + " ranks"
+                  : program.getFunction();
+  std::printf("%s: %zu training steps, %e s per step (min), %e s (median)\n",
+              who.c_str(), times.runs, times.min, times.median);
+  json::Object report = describeRun(launch, options);
+  report["train_steps"] = options.trainSteps;
+  report["seconds_per_step"] =
+      json::Object{{"min", times.min}, {"median", times.median}};
+  report["peak_resident_bytes"] = int64_t(std::llround(mine.peakResident));
   if (distributed) {
     printRanks(timing.ranks);
     report["ranks"] = describeRanks(timing.ranks);
@@ -536,14 +530,8 @@ bool placer::runtime::runLaunch(const Launch &launch,
     prediction = predict(*launch.simulated, options.microbatches, times);
   int64_t samples = samplesPerRun(launch.shape);
   printTimes(times, samples, prediction, options, job, program.getFunction());
-  json::Object report{
-      {"model", options.model},
-      {"function", program.getFunction()},
-      {"cached", launch.cached},
-      {"compile_seconds", launch.compileSeconds},
-      {"microbatches", options.microbatches},
-      {"threads", int64_t(program.getThreads())},
-      {"outputs", describeOutputs(launch.shape, options, distributed)}};
+  json::Object report = describeRun(launch, options);
+  report["outputs"] = describeOutputs(launch.shape, options, distributed);
   addTimes(report, times, samples, prediction);
   if (distributed) {
     printRanks(timing->ranks);

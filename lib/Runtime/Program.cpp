@@ -53,6 +53,18 @@ RankFigures RankFigures::unpack(const double *v) {
   return {v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
 }
 
+void RankFigures::addRun(double start, double end, double weight) {
+  const placer_dist_stats *stats = placer_dist_get_stats();
+  recvWait += stats->recv_wait_seconds * weight;
+  sendWait += stats->send_wait_seconds * weight;
+  compute +=
+      (end - start - stats->recv_wait_seconds - stats->send_wait_seconds) *
+      weight;
+  bytesSent += double(stats->bytes_sent) * weight;
+  messagesSent += double(stats->messages_sent) * weight;
+  bytesReceived += double(stats->bytes_received) * weight;
+}
+
 double placer::runtime::getPeakResidentBytes() {
   struct rusage usage;
   if (getrusage(RUSAGE_SELF, &usage))
@@ -551,16 +563,7 @@ std::optional<Timing> Program::measure(unsigned runs, std::string &error) {
     timing.ends.push_back(end);
     if (!distributed)
       continue;
-    const placer_dist_stats *stats = placer_dist_get_stats();
-    RankFigures &mine = timing.mine;
-    mine.recvWait += stats->recv_wait_seconds / runs;
-    mine.sendWait += stats->send_wait_seconds / runs;
-    mine.compute +=
-        (end - start - stats->recv_wait_seconds - stats->send_wait_seconds) /
-        runs;
-    mine.bytesSent += double(stats->bytes_sent) / runs;
-    mine.messagesSent += double(stats->messages_sent) / runs;
-    mine.bytesReceived += double(stats->bytes_received) / runs;
+    timing.mine.addRun(start, end, 1.0 / runs);
   }
   timing.mine.peakResident = getPeakResidentBytes();
   timing.ranks = {timing.mine};

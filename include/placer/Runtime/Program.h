@@ -44,6 +44,9 @@ struct RankFigures {
   /// The process's peak resident memory so far (bytes).
   double peakResident = 0;
   static constexpr int kCount = 7;
+  /// Adds `weight` times the last distributed run's figures (it ran from
+  /// `start` to `end`): weight 1/N over N runs gives their mean.
+  void addRun(double start, double end, double weight);
   std::array<double, kCount> pack() const;
   static RankFigures unpack(const double *values);
 };
