@@ -35,7 +35,6 @@ import importlib.util
 import json
 import math
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -43,12 +42,19 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 
-def run(cmd, env=None):
-    result = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if result.returncode:
-        raise SystemExit("%s failed (%d):\n%s%s" % (
-            " ".join(cmd), result.returncode, result.stdout, result.stderr))
-    return result.stdout
+def load_execution_pipeline():
+    """benchmarks/execution/pipeline.py: its run() and its cluster() of this
+    machine's MPI ranks, shared with the inference pipeline benchmark."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "execution",
+                        "pipeline.py")
+    spec = importlib.util.spec_from_file_location("execution_pipeline", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+execution = load_execution_pipeline()
+run = execution.run
 
 
 def decoder(path, layers, dim, heads, seq, vocab, batch, seed=0):
@@ -128,17 +134,6 @@ def decoder(path, layers, dim, heads, seq, vocab, batch, seed=0):
         inits)
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
     return sum(numpy_helper.to_array(i).size for i in inits if i.data_type == TensorProto.FLOAT)
-
-
-def load_execution_pipeline():
-    """benchmarks/execution/pipeline.py, whose cluster() describes this
-    machine's MPI ranks for the inference pipeline benchmark too."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "execution",
-                        "pipeline.py")
-    spec = importlib.util.spec_from_file_location("execution_pipeline", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def torch_losses(work, args, steps, dtype):
@@ -266,8 +261,8 @@ def main():
     run([tool("placer-run"), work("step.mlir"), "--profile", work("profile.json"),
          "--profile-kind", "rank", "--repeat", "3", "--cache-dir", cache,
          "--input", "tokens=" + work("tokens1.npy"), "--input", "labels=" + work("labels1.npy")])
-    load_execution_pipeline().cluster(work("cluster.json"), args.ranks,
-                                      {"bandwidth": args.bandwidth, "latency": args.latency})
+    execution.cluster(work("cluster.json"), args.ranks,
+                      {"bandwidth": args.bandwidth, "latency": args.latency})
     placement = ("devices=%d cluster=%s profile=%s split=false schedule=%s microbatches=%d"
                  % (args.ranks, work("cluster.json"), work("profile.json"), args.schedule, m))
     run([tool("placer-opt"), work("step.mlir"), "--partition-devices=" + placement,
