@@ -20,6 +20,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallSet.h"
 
 #include <map>
 #include <memory>
@@ -54,14 +55,16 @@ std::string microbatchName(StringRef name, int64_t m) {
   return (name + "/mb" + Twine(m)).str();
 }
 
-void renameForMicrobatch(NodeOp node, int64_t m) {
+/// Names a copy for microbatch `m` (and `suffix`: a recomputation).
+void renameForMicrobatch(NodeOp node, int64_t m, StringRef suffix = "") {
   Builder b(node.getContext());
-  node.setNameAttr(b.getStringAttr(microbatchName(node.getDisplayName(), m)));
+  node.setNameAttr(
+      b.getStringAttr(microbatchName(node.getDisplayName(), m) + suffix.str()));
   SmallVector<Attribute> outputs;
   for (Attribute output : node.getOutputNames()) {
     StringRef name = cast<StringAttr>(output).getValue();
-    outputs.push_back(b.getStringAttr(name.empty() ? std::string()
-                                                   : microbatchName(name, m)));
+    outputs.push_back(b.getStringAttr(
+        name.empty() ? std::string() : microbatchName(name, m) + suffix.str()));
   }
   node.setOutputNamesAttr(b.getArrayAttr(outputs));
 }
@@ -130,9 +133,10 @@ SmallVector<std::pair<int64_t, bool>> getStageOrder(StringRef schedule,
 class Accumulator {
 public:
   Accumulator(func::FuncOp func, int64_t opset, int64_t microbatches,
-              StringRef schedule)
+              StringRef schedule, ArrayRef<int64_t> recomputing)
       : func(func), opset(opset), microbatches(microbatches),
-        schedule(schedule.str()) {}
+        schedule(schedule.str()),
+        recomputing(recomputing.begin(), recomputing.end()) {}
 
   LogicalResult run();
 
@@ -142,6 +146,8 @@ private:
   LogicalResult emitSchedule(OpBuilder &b);
   void emitItem(OpBuilder &b, const Item &item);
   GradientBuilder &getMeanBuilder(OpBuilder &b, Value value);
+  static SmallVector<Operation *> getRecomputed(ArrayRef<Operation *> backward,
+                                                ArrayRef<Operation *> forward);
   void addToSum(OpBuilder &b, Value value, int64_t microbatch, Value copy);
   Value getSlice(OpBuilder &b, BlockArgument arg, int64_t m, Operation *reader);
   bool isReady(const Item &item) const;
@@ -149,6 +155,9 @@ private:
   func::FuncOp func;
   int64_t opset, microbatches;
   std::string schedule;
+  /// Devices whose backward work recomputes their forward work's values
+  /// instead of keeping them (the placement's `recompute`).
+  llvm::SmallDenseSet<int64_t> recomputing;
   Location loc = func.getLoc();
   /// Forward and backward ops, in program order; the optimizer's.
   SmallVector<Operation *> replicated, optimizer;
@@ -262,15 +271,35 @@ void Accumulator::emitItem(OpBuilder &b, const Item &item) {
   auto it = opsOf.find({item.backward, item.device});
   if (it == opsOf.end())
     return;
-  IRMapping &mapping = copies[item.microbatch];
-  for (Operation *op : it->second) {
-    for (Value operand : op->getOperands())
-      if (auto arg = dyn_cast<BlockArgument>(operand);
-          arg && arg.getOwner() == &func.getBody().front())
-        mapping.map(arg, getSlice(b, arg, item.microbatch, op));
-    Operation *copy = b.clone(*op, mapping);
-    if (auto node = dyn_cast<NodeOp>(copy))
-      renameForMicrobatch(node, item.microbatch);
+  int64_t m = item.microbatch;
+  auto cloneAll = [&](ArrayRef<Operation *> ops, IRMapping &mapping,
+                      StringRef suffix) {
+    for (Operation *op : ops) {
+      for (Value operand : op->getOperands())
+        if (auto arg = dyn_cast<BlockArgument>(operand);
+            arg && arg.getOwner() == &func.getBody().front())
+          mapping.map(arg, getSlice(b, arg, m, op));
+      Operation *copy = b.clone(*op, mapping);
+      if (auto node = dyn_cast<NodeOp>(copy))
+        renameForMicrobatch(node, m, suffix);
+    }
+  };
+  IRMapping &mapping = copies[m];
+  if (!item.backward || !recomputing.contains(item.device)) {
+    cloneAll(it->second, mapping, "");
+  } else {
+    // The device's forward work again, just before its backward work
+    // reads it: what the forward pass computed here then dies at once,
+    // and only what arrived from other devices waits for the backward
+    // pass.
+    IRMapping recomputed = mapping;
+    if (auto forward = opsOf.find({false, item.device}); forward != opsOf.end())
+      cloneAll(getRecomputed(it->second, forward->second), recomputed,
+               "/recompute");
+    cloneAll(it->second, recomputed, "");
+    for (Operation *op : it->second)
+      for (Value result : op->getResults())
+        mapping.map(result, recomputed.lookup(result));
   }
   // Sums as the microbatches finish, not at the end: one running sum of
   // each gradient lives, not one gradient per microbatch.
@@ -282,6 +311,26 @@ void Accumulator::emitItem(OpBuilder &b, const Item &item) {
 
 /// The builder of `value`'s sum and mean: its producer's phase, colour
 /// class and (in addToSum and run) device.
+/// The ops of `forward` that `backward` reads, directly or through each
+/// other, in program order: what a recomputing device runs again.
+SmallVector<Operation *>
+Accumulator::getRecomputed(ArrayRef<Operation *> backward,
+                           ArrayRef<Operation *> forward) {
+  llvm::DenseSet<Operation *> candidates(forward.begin(), forward.end()),
+      needed;
+  SmallVector<Operation *> worklist(backward.begin(), backward.end());
+  while (!worklist.empty())
+    for (Value operand : worklist.pop_back_val()->getOperands())
+      if (Operation *def = operand.getDefiningOp();
+          def && candidates.contains(def) && needed.insert(def).second)
+        worklist.push_back(def);
+  SmallVector<Operation *> ops;
+  for (Operation *op : forward)
+    if (needed.contains(op))
+      ops.push_back(op);
+  return ops;
+}
+
 GradientBuilder &Accumulator::getMeanBuilder(OpBuilder &b, Value value) {
   Operation *def = value.getDefiningOp();
   std::unique_ptr<GradientBuilder> &builder = meanBuilders[def];
@@ -469,12 +518,9 @@ LogicalResult placer::accumulateMicrobatches(ModuleOp module,
     return module.emitError()
            << kPass << ": schedule must be sequential, gpipe or 1f1b, not '"
            << scheduleName << "'";
-  if (placedTraining && placement.getRecompute() &&
-      !placement.getRecompute().empty())
-    return module.emitError()
-           << kPass << ": the placement recomputes activations on some "
-           << "devices, which the step does not do yet: place it with "
-           << "recompute=false";
+  ArrayRef<int64_t> recomputing;
+  if (placedTraining && placement.getRecompute())
+    recomputing = placement.getRecompute().asArrayRef();
   FailureOr<func::FuncOp> func = getStepFunction(module);
   if (failed(func))
     return failure();
@@ -486,5 +532,6 @@ LogicalResult placer::accumulateMicrobatches(ModuleOp module,
   FailureOr<int64_t> opset = getTrainingOpset(module, kPass);
   if (failed(opset))
     return failure();
-  return Accumulator(*func, *opset, microbatches, scheduleName).run();
+  return Accumulator(*func, *opset, microbatches, scheduleName, recomputing)
+      .run();
 }

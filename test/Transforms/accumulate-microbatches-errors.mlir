@@ -54,15 +54,3 @@ func.func @main_graph(%x: tensor<2x4xf32> {graph.name = "x"}) -> tensor<2x4xf32>
   return %y : tensor<2x4xf32>
 }
 }
-
-// -----
-
-// A placement whose stages recompute their activations: not run yet.
-// CHECK: error: placer-accumulate-microbatches: the placement recomputes activations on some devices, which the step does not do yet: place it with recompute=false
-module attributes {graph.opset_import = {ai.onnx = 17 : i64}, placer.placement = #placer.placement<objective = throughput, algorithm = "dp", max_load = 1.0, lower_bound = 1.0, optimal = true, accelerators = 2, cpus = 0, schedule = "gpipe", microbatches = 2, recompute = [0]>} {
-func.func @main_graph(%x: tensor<2x4xf32> {graph.name = "x"}) -> tensor<4xf32> {
-  %w = graph.constant "w" : tensor<4xf32> = dense<0.5> : tensor<4xf32>
-  %next = graph.node "Neg"(%w) attributes {name = "w/update/0", output_names = ["n"], placer.backward, placer.optimizer, version = 17 : i64} : (tensor<4xf32>) -> tensor<4xf32>
-  return %next : tensor<4xf32>
-}
-}

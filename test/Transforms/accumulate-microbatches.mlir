@@ -5,6 +5,7 @@
 // RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --partition-devices="devices=2 split=false schedule=1f1b microbatches=3" --placer-accumulate-microbatches | FileCheck %s --check-prefix=1F1B
 // RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --partition-devices="devices=2 split=false schedule=1f1b microbatches=3" --placer-accumulate-microbatches="microbatches=2 schedule=gpipe" | FileCheck %s --check-prefix=OPTIONS
 // RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --placer-accumulate-microbatches=microbatches=2 | FileCheck %s --check-prefix=SEQUENTIAL
+// RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --partition-devices="devices=2 split=false schedule=gpipe microbatches=2" | sed 's/microbatches = 2>/microbatches = 2, recompute = [0]>/' | placer-opt --placer-accumulate-microbatches | FileCheck %s --check-prefix=RECOMPUTE
 
 // A hand-written SGD step of y = x * w (--placer-build-training's form):
 // over 3 microbatches its inputs triple, each microbatch is a slice of
@@ -101,6 +102,21 @@
 // SEQUENTIAL: name = "fc1/grad/0/mb0"
 // SEQUENTIAL: name = "fc1/mb1"
 // SEQUENTIAL: name = "fc1/grad/0/mb1"
+
+// A placement whose device 0 recomputes its activations: its backward
+// work for a microbatch first runs again the forward ops it reads (fc1 and
+// tanh; not the loss's), so the forward pass's values die at once there.
+// Device 1 keeps its stash.
+// RECOMPUTE: name = "fc1/mb0"
+// RECOMPUTE: name = "fc1/mb1"
+// RECOMPUTE: name = "fc2/grad/0/mb0"
+// RECOMPUTE-NOT: name = "{{[^"]*}}/recompute"
+// RECOMPUTE: name = "fc1/mb1/recompute"{{.*}}placer.device = #placer.device<0>
+// RECOMPUTE: %[[A1:.*]] = graph.node "Tanh"{{.*}}name = "tanh/mb1/recompute"
+// RECOMPUTE: graph.node "Mul"(%[[A1]], %[[A1]]){{.*}}name = "tanh/grad/0/mb1"
+// RECOMPUTE: name = "fc1/mb0/recompute"
+// RECOMPUTE: name = "tanh/mb0/recompute"
+// RECOMPUTE: name = "tanh/grad/0/mb0"
 
 // ONE-LABEL: func.func @main_graph
 // ONE-SAME: (%arg0: tensor<2x3xf32> {graph.name = "x"}

@@ -231,10 +231,13 @@ def AccumulateMicrobatches
     copies keep their node's `placer.device`, and the slices and means go
     to the device of their reader and producer. `microbatches=0` and an
     empty `schedule` take the placement's (`placer.placement`); without
-    one, the schedule is `sequential`. `microbatches=1` changes nothing.
-    Errors: no optimizer nodes, a rank-0 input, a schedule the placement's
-    devices cannot run in that order, a placement that recomputes
-    activations, a step that averages microbatches already.
+    one, the schedule is `sequential`. A device the placement lists in
+    `recompute` runs again, before each microbatch's backward work, the
+    forward ops that work reads (copies named `NODE/mb<m>/recompute`), so
+    its forward values die after its forward work. `microbatches=1`
+    changes nothing. Errors: no optimizer nodes, a rank-0 input, a schedule
+    the placement's devices cannot run in that order, a step that averages
+    microbatches already.
     docs/Training.md.
   }];
   let options = [
