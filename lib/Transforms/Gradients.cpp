@@ -58,8 +58,9 @@ ResultRange GradientBuilder::nodeWithResults(StringRef opType,
   SmallVector<std::string> outputNames;
   for (size_t i = 0; i < results.size(); ++i)
     outputNames.push_back(nodeName + ":" + std::to_string(i));
-  state.addAttribute("output_names", builder.getStrArrayAttr(
-                                         SmallVector<StringRef>(outputNames.begin(), outputNames.end())));
+  state.addAttribute("output_names",
+                     builder.getStrArrayAttr(SmallVector<StringRef>(
+                         outputNames.begin(), outputNames.end())));
   if (!attrs.empty())
     state.addAttribute("attrs", builder.getDictionaryAttr(attrs));
   // The update runs after the backward pass, and placement treats it as
@@ -88,8 +89,7 @@ Value GradientBuilder::scalar(double value, Type type) {
   std::string constName = prefix + "/const" + std::to_string(count++);
   return graph::ConstantOp::create(
       builder, loc, scalarType, constName,
-      DenseElementsAttr::get(scalarType,
-                             builder.getFloatAttr(element, value)),
+      DenseElementsAttr::get(scalarType, builder.getFloatAttr(element, value)),
       builder.getStringAttr(constName));
 }
 
@@ -137,8 +137,9 @@ Value GradientBuilder::transposeLast(Value value) {
   std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
   SmallVector<int64_t> shape(type.getShape());
   std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
-  return node("Transpose", {value}, type.clone(shape),
-              {builder.getNamedAttr("perm", builder.getDenseI64ArrayAttr(perm))});
+  return node(
+      "Transpose", {value}, type.clone(shape),
+      {builder.getNamedAttr("perm", builder.getDenseI64ArrayAttr(perm))});
 }
 
 namespace {
@@ -163,8 +164,8 @@ using Grads = SmallVectorImpl<Value>;
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-LogicalResult identityRule(GradientBuilder &g, NodeOp node,
-                           ArrayRef<Value> dy, Grads &dx) {
+LogicalResult identityRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                           Grads &dx) {
   dx.assign(node.getNumOperands(), Value());
   dx[0] = dy[0];
   return success();
@@ -274,7 +275,8 @@ LogicalResult gemmRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
   OpBuilder &b = g.getBuilder();
   Value a = node.getOperand(0), bMat = node.getOperand(1);
   bool transA = getInt(node, "transA", 0), transB = getInt(node, "transB", 0);
-  double alpha = getFloat(node, "alpha", 1.0), beta = getFloat(node, "beta", 1.0);
+  double alpha = getFloat(node, "alpha", 1.0),
+         beta = getFloat(node, "beta", 1.0);
   auto gemm = [&](Value lhs, Value rhs, bool tl, bool tr, Type type) {
     return g.node("Gemm", {lhs, rhs}, type,
                   {b.getNamedAttr("alpha", b.getF32FloatAttr(alpha)),
@@ -286,7 +288,8 @@ LogicalResult gemmRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
                       : gemm(dy[0], bMat, false, !transB, a.getType()));
   dx.push_back(transB ? gemm(dy[0], a, true, transA, bMat.getType())
                       : gemm(a, dy[0], !transA, false, bMat.getType()));
-  if (node.getNumOperands() > 2 && isa<RankedTensorType>(node.getOperand(2).getType())) {
+  if (node.getNumOperands() > 2 &&
+      isa<RankedTensorType>(node.getOperand(2).getType())) {
     Value dc = dy[0];
     if (beta != 1.0)
       dc = g.node("Mul", {dc, g.scalar(beta, dc.getType())}, dc.getType());
@@ -308,8 +311,8 @@ LogicalResult reshapeRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
   return success();
 }
 
-LogicalResult transposeRule(GradientBuilder &g, NodeOp node,
-                            ArrayRef<Value> dy, Grads &dx) {
+LogicalResult transposeRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                            Grads &dx) {
   RankedTensorType type = typeOf(node.getOperand(0));
   SmallVector<int64_t> perm(type.getRank());
   std::iota(perm.begin(), perm.end(), 0);
@@ -321,8 +324,9 @@ LogicalResult transposeRule(GradientBuilder &g, NodeOp node,
   for (auto [i, p] : llvm::enumerate(perm))
     inverse[p] = i;
   OpBuilder &b = g.getBuilder();
-  dx.push_back(g.node("Transpose", {dy[0]}, type,
-                      {b.getNamedAttr("perm", b.getDenseI64ArrayAttr(inverse))}));
+  dx.push_back(
+      g.node("Transpose", {dy[0]}, type,
+             {b.getNamedAttr("perm", b.getDenseI64ArrayAttr(inverse))}));
   return success();
 }
 
@@ -356,13 +360,68 @@ SmallVector<int64_t> getInts(NodeOp node, StringRef name, size_t count,
   return SmallVector<int64_t>(count, fallback);
 }
 
-/// A 2-D convolution of one group, y = conv(x, w) + b:
+/// The weight's adjoint of a convolution of `groups` groups (x [N, C, H, W],
+/// w [F, Cg, KH, KW], C = g Cg, F = g Fg): dw[j Fg + f, c] sums over the
+/// images the correlation of x[n, j Cg + c] with dy[n, j Fg + f]. As one
+/// convolution of C groups: the images of each input channel as a group's
+/// channels ([1, C N, H, W]), and as its Fg filters the adjoints of its
+/// group's outputs over the images ([C Fg, N, OH, OW], each group's
+/// repeated for its Cg channels), giving [1, C Fg, KH', KW'], cropped and
+/// reordered to [F, Cg, KH, KW].
+template <typename Crop>
+Value groupedWeightGradient(GradientBuilder &g, Value x, Value dy,
+                            RankedTensorType wType, int64_t groups, Crop crop,
+                            ArrayRef<NamedAttribute> convAttrs,
+                            const int64_t reach[2]) {
+  OpBuilder &b = g.getBuilder();
+  RankedTensorType xType = typeOf(x), dyType = typeOf(dy);
+  int64_t n = xType.getDimSize(0), c = xType.getDimSize(1);
+  int64_t f = wType.getDimSize(0), cg = wType.getDimSize(1), fg = f / groups;
+  int64_t oh = dyType.getDimSize(2), ow = dyType.getDimSize(3);
+  int64_t kh = wType.getDimSize(2), kw = wType.getDimSize(3);
+  Type element = wType.getElementType();
+  auto perm = [&](ArrayRef<int64_t> order) {
+    return b.getNamedAttr("perm", b.getDenseI64ArrayAttr(order));
+  };
+  auto tensor = [&](ArrayRef<int64_t> shape) {
+    return RankedTensorType::get(shape, element);
+  };
+  // [N, C, H, W] -> [C, N, H, W] -> [1, C N, H, W].
+  Value images =
+      g.node("Transpose", {x},
+             xType.clone({c, n, xType.getDimSize(2), xType.getDimSize(3)}),
+             {perm({1, 0, 2, 3})});
+  images =
+      g.reshape(images, {1, c * n, xType.getDimSize(2), xType.getDimSize(3)});
+  // [N, F, OH, OW] -> [N, g, 1, Fg, OH, OW] -> [g, 1, Fg, N, OH, OW]
+  // -> [g, Cg, Fg, N, OH, OW] -> [C Fg, N, OH, OW].
+  Value filters = g.reshape(dy, {n, groups, 1, fg, oh, ow});
+  filters = g.node("Transpose", {filters}, tensor({groups, 1, fg, n, oh, ow}),
+                   {perm({1, 2, 3, 0, 4, 5})});
+  if (cg > 1)
+    filters = g.node("Expand", {filters, g.int64s({groups, cg, fg, n, oh, ow})},
+                     tensor({groups, cg, fg, n, oh, ow}));
+  filters = g.reshape(filters, {c * fg, n, oh, ow});
+  SmallVector<NamedAttribute> attrs(convAttrs.begin(), convAttrs.end());
+  attrs.push_back(b.getNamedAttr("group", b.getI64IntegerAttr(c)));
+  Value full = g.node("Conv", {images, filters},
+                      tensor({1, c * fg, reach[0], reach[1]}), attrs);
+  // [1, C Fg, KH, KW] -> [g, Cg, Fg, KH, KW] -> [g, Fg, Cg, KH, KW].
+  Value cropped = g.reshape(crop(full), {groups, cg, fg, kh, kw});
+  Value ordered =
+      g.node("Transpose", {cropped}, tensor({groups, fg, cg, kh, kw}),
+             {perm({0, 2, 1, 3, 4})});
+  return g.reshape(ordered, wType.getShape());
+}
+
+/// A 2-D convolution, y = conv(x, w) + b:
 ///   db = the sum of dy over images and positions;
-///   dx = ConvTranspose(dy, w) with the same strides, pads and dilations,
-///        output_padding restoring x's size;
+///   dx = ConvTranspose(dy, w) with the same strides, pads, dilations and
+///        groups, output_padding restoring x's size;
 ///   dw = a convolution of x with dy over the images (images as channels,
 ///        channels as images): strides and dilations swap roles, and the
-///        result is cropped to the kernel and transposed to [F, C, KH, KW].
+///        result is cropped to the kernel and transposed to [F, C, KH, KW]
+///        (with groups: groupedWeightGradient).
 LogicalResult convRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
                        Grads &dx) {
   OpBuilder &b = g.getBuilder();
@@ -370,10 +429,11 @@ LogicalResult convRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
   RankedTensorType xType = typeOf(x), wType = typeOf(w),
                    yType = typeOf(node.getResult(0));
   auto autoPad = node.getAttrs().getAs<StringAttr>("auto_pad");
-  if (xType.getRank() != 4 || getInt(node, "group", 1) != 1 ||
+  int64_t groups = getInt(node, "group", 1);
+  if (xType.getRank() != 4 || groups < 1 ||
       (autoPad && autoPad.getValue() != "NOTSET"))
-    return node.emitError("placer: no gradient for this Conv (2-D, one "
-                          "group and explicit pads are covered)");
+    return node.emitError("placer: no gradient for this Conv (2-D with "
+                          "explicit pads is covered)");
   SmallVector<int64_t> strides = getInts(node, "strides", 2, 1);
   SmallVector<int64_t> dilations = getInts(node, "dilations", 2, 1);
   SmallVector<int64_t> pads = getInts(node, "pads", 4, 0);
@@ -389,7 +449,8 @@ LogicalResult convRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
   dx.push_back(g.node("ConvTranspose", {dy[0], w}, xType,
                       {ints("strides", strides), ints("pads", pads),
                        ints("dilations", dilations),
-                       ints("output_padding", outputPadding)}));
+                       ints("output_padding", outputPadding),
+                       b.getNamedAttr("group", b.getI64IntegerAttr(groups))}));
   // dw: [C, N, H, W] convolved with [F, N, OH, OW] -> [C, F, KH', KW'].
   auto swapBatch = [&](Value v) {
     RankedTensorType type = typeOf(v);
@@ -404,20 +465,32 @@ LogicalResult convRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
                 ((yType.getDimSize(2 + d) - 1) * strides[d] + 1)) /
                    dilations[d] +
                1;
-  auto full = RankedTensorType::get(
-      {xType.getDimSize(1), wType.getDimSize(0), reach[0], reach[1]},
-      wType.getElementType());
-  Value dwFull = g.node("Conv", {swapBatch(x), swapBatch(dy[0])}, full,
-                        {ints("strides", dilations), ints("pads", pads),
-                         ints("dilations", strides)});
-  Value dwCropped = dwFull;
-  if (reach[0] != kernel[0] || reach[1] != kernel[1])
-    dwCropped = g.node("Slice",
-                       {dwFull, g.int64s({0, 0}),
-                        g.int64s({kernel[0], kernel[1]}), g.int64s({2, 3})},
-                       full.clone({full.getDimSize(0), full.getDimSize(1),
-                                   kernel[0], kernel[1]}));
-  dx.push_back(swapBatch(dwCropped));
+  auto crop = [&](Value full) {
+    RankedTensorType type = typeOf(full);
+    if (reach[0] == kernel[0] && reach[1] == kernel[1])
+      return full;
+    return g.node("Slice",
+                  {full, g.int64s({0, 0}), g.int64s({kernel[0], kernel[1]}),
+                   g.int64s({2, 3})},
+                  type.clone({type.getDimSize(0), type.getDimSize(1), kernel[0],
+                              kernel[1]}));
+  };
+  Type element = wType.getElementType();
+  if (groups == 1) {
+    auto full = RankedTensorType::get(
+        {xType.getDimSize(1), wType.getDimSize(0), reach[0], reach[1]},
+        element);
+    Value dwFull = g.node("Conv", {swapBatch(x), swapBatch(dy[0])}, full,
+                          {ints("strides", dilations), ints("pads", pads),
+                           ints("dilations", strides)});
+    dx.push_back(swapBatch(crop(dwFull)));
+  } else {
+    dx.push_back(
+        groupedWeightGradient(g, x, dy[0], wType, groups, crop,
+                              {ints("strides", dilations), ints("pads", pads),
+                               ints("dilations", strides)},
+                              reach));
+  }
   if (node.getNumOperands() > 2 &&
       isa<RankedTensorType>(node.getOperand(2).getType())) {
     int64_t filters = yType.getDimSize(1);
@@ -744,8 +817,8 @@ LogicalResult splitRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
 /// exported models hold; the statistics are not trained):
 /// y = scale (x - mean) / sqrt(var + eps) + bias per channel (axis 1), so
 /// dx = dy scale / sqrt(var + eps), dscale = sum(dy xhat), dbias = sum(dy).
-LogicalResult batchNormRule(GradientBuilder &g, NodeOp node,
-                            ArrayRef<Value> dy, Grads &dx) {
+LogicalResult batchNormRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
+                            Grads &dx) {
   if (getInt(node, "training_mode", 0) ||
       llvm::any_of(dy.drop_front(), [](Value v) { return bool(v); }))
     return node.emitError("placer: no gradient for BatchNormalization in "
@@ -762,10 +835,10 @@ LogicalResult batchNormRule(GradientBuilder &g, NodeOp node,
   double epsilon = getFloat(node, "epsilon", 1e-5);
   Value shifted =
       g.node("Add", {variance, g.scalar(epsilon, channelType)}, channelType);
-  Value inv = spread(g.node("Div",
-                            {g.scalar(1.0, channelType),
-                             g.node("Sqrt", {shifted}, channelType)},
-                            channelType));
+  Value inv = spread(g.node(
+      "Div",
+      {g.scalar(1.0, channelType), g.node("Sqrt", {shifted}, channelType)},
+      channelType));
   Value xhat =
       g.node("Mul", {g.node("Sub", {x, spread(mean)}, type), inv}, type);
   Value slope = g.node("Mul", {spread(scale), inv}, spreadType);
@@ -795,19 +868,19 @@ LogicalResult maxPoolRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
                           "Indices are covered)");
   Value x = node.getOperand(0);
   RankedTensorType xType = typeOf(x), yType = typeOf(node.getResult(0));
-  ResultRange pooled = g.nodeWithResults(
-      "MaxPool", {x}, {yType, yType.clone(b.getI64Type())},
-      node.getAttrs().getValue());
+  ResultRange pooled =
+      g.nodeWithResults("MaxPool", {x}, {yType, yType.clone(b.getI64Type())},
+                        node.getAttrs().getValue());
   int64_t outputs = yType.getNumElements();
   auto flatType =
       RankedTensorType::get({xType.getNumElements()}, xType.getElementType());
-  Value scattered = g.node(
-      "ScatterElements",
-      {g.zeros(flatType), g.reshape(pooled[1], {outputs}),
-       g.reshape(dy[0], {outputs})},
-      flatType,
-      {b.getNamedAttr("axis", b.getI64IntegerAttr(0)),
-       b.getNamedAttr("reduction", b.getStringAttr("add"))});
+  Value scattered =
+      g.node("ScatterElements",
+             {g.zeros(flatType), g.reshape(pooled[1], {outputs}),
+              g.reshape(dy[0], {outputs})},
+             flatType,
+             {b.getNamedAttr("axis", b.getI64IntegerAttr(0)),
+              b.getNamedAttr("reduction", b.getStringAttr("add"))});
   dx.push_back(g.reshape(scattered, xType.getShape()));
   return success();
 }

@@ -42,8 +42,14 @@ def softmax(v, axis):
 
 
 def conv2d(x, w, attrs):
-    """ONNX Conv, one group: strides, pads [top, left, bottom, right],
-    dilations."""
+    """ONNX Conv: strides, pads [top, left, bottom, right], dilations,
+    groups."""
+    groups = attrs.get("group", 1)
+    if groups > 1:
+        xs = np.split(x, groups, axis=1)
+        ws = np.split(w, groups, axis=0)
+        one = dict(attrs, group=1)
+        return np.concatenate([conv2d(a, b, one) for a, b in zip(xs, ws)], axis=1)
     s = attrs.get("strides", [1, 1])
     d = attrs.get("dilations", [1, 1])
     p = attrs.get("pads", [0, 0, 0, 0])
@@ -285,6 +291,13 @@ check("residual_cnn", r(2, 2, 4, 4), {"w1": r(2, 2, 3, 3), "b1": r(2), "w2": r(2
        ("Conv", ["a", "w2"], "c", {}), ("Add", ["c", "x"], "s", {}),
        ("GlobalAveragePool", ["s"], "g", {}), ("Flatten", ["g"], "f", {"axis": 1}),
        ("MatMul", ["f", "fc"], "y", {})], "y")
+# Grouped convolutions: two groups of two channels and two filters (the
+# weight's adjoint repeats each group's filters), and a depthwise one
+# (MobileNet's), strided and dilated.
+check("conv_grouped", r(2, 4, 6, 6), {"w": r(4, 2, 3, 3), "b": r(4)},
+      [("Conv", ["x", "w", "b"], "y", {"group": 2, "strides": [2, 2], "pads": [1, 1, 1, 1]})], "y")
+check("conv_depthwise", r(2, 3, 7, 7), {"w": r(3, 1, 3, 3)},
+      [("Conv", ["x", "w"], "y", {"group": 3, "dilations": [2, 1], "pads": [1, 1, 0, 1]})], "y")
 # A weight read twice: the adjoints of both reads add up.
 check("shared_weight", x, {"w": r(4, 4)},
       [("MatMul", ["x", "w"], "h", {}), ("MatMul", ["h", "w"], "y", {})], "y")
