@@ -853,6 +853,63 @@ LogicalResult batchNormRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
   return success();
 }
 
+/// AveragePool (2-D): each window's adjoint spread evenly over the
+/// elements it averaged. With W(o) the elements window o counts (the
+/// whole window with count_include_pad, else those inside the input: a
+/// convolution of ones with ones), dx = ConvTranspose(dy / W, ones) per
+/// channel (groups = channels), the pool's strides and pads.
+LogicalResult averagePoolRule(GradientBuilder &g, NodeOp node,
+                              ArrayRef<Value> dy, Grads &dx) {
+  OpBuilder &b = g.getBuilder();
+  Value x = node.getOperand(0);
+  RankedTensorType xType = typeOf(x), yType = typeOf(node.getResult(0));
+  auto autoPad = node.getAttrs().getAs<StringAttr>("auto_pad");
+  if (xType.getRank() != 4 || getInt(node, "ceil_mode", 0) ||
+      (autoPad && autoPad.getValue() != "NOTSET") ||
+      node.getAttrs().get("dilations"))
+    return node.emitError("placer: no gradient for this AveragePool (2-D, "
+                          "explicit pads, no ceil_mode or dilations are "
+                          "covered)");
+  SmallVector<int64_t> kernel = getInts(node, "kernel_shape", 2, 1);
+  SmallVector<int64_t> strides = getInts(node, "strides", 2, 1);
+  SmallVector<int64_t> pads = getInts(node, "pads", 4, 0);
+  int64_t channels = xType.getDimSize(1);
+  Type element = xType.getElementType();
+  auto ints = [&](StringRef name, ArrayRef<int64_t> values) {
+    return b.getNamedAttr(name, b.getDenseI64ArrayAttr(values));
+  };
+  auto ones = [&](ArrayRef<int64_t> shape) {
+    return g.node(
+        "Expand",
+        {g.scalar(1.0, RankedTensorType::get({}, element)), g.int64s(shape)},
+        RankedTensorType::get(shape, element));
+  };
+  int64_t oh = yType.getDimSize(2), ow = yType.getDimSize(3);
+  Value counts;
+  if (getInt(node, "count_include_pad", 0)) {
+    counts = g.scalar(double(kernel[0] * kernel[1]), yType);
+  } else {
+    int64_t h = xType.getDimSize(2), w = xType.getDimSize(3);
+    counts =
+        g.node("Conv", {ones({1, 1, h, w}), ones({1, 1, kernel[0], kernel[1]})},
+               RankedTensorType::get({1, 1, oh, ow}, element),
+               {ints("strides", strides), ints("pads", pads)});
+  }
+  Value scaled = g.node("Div", {dy[0], counts}, yType);
+  SmallVector<int64_t> outputPadding(2);
+  for (int d = 0; d < 2; ++d)
+    outputPadding[d] =
+        xType.getDimSize(2 + d) - ((yType.getDimSize(2 + d) - 1) * strides[d] -
+                                   pads[d] - pads[d + 2] + kernel[d]);
+  dx.push_back(
+      g.node("ConvTranspose",
+             {scaled, ones({channels, 1, kernel[0], kernel[1]})}, xType,
+             {ints("strides", strides), ints("pads", pads),
+              ints("output_padding", outputPadding),
+              b.getNamedAttr("group", b.getI64IntegerAttr(channels))}));
+  return success();
+}
+
 /// MaxPool: each window's adjoint goes to its maximum, and an element that
 /// is the maximum of several windows gets their sum: the pool recomputed
 /// with its Indices output (row-major offsets into the whole input), then
@@ -920,6 +977,7 @@ const llvm::StringMap<VjpRule> &getRules() {
     r["Split"] = splitRule;
     r["BatchNormalization"] = batchNormRule;
     r["MaxPool"] = maxPoolRule;
+    r["AveragePool"] = averagePoolRule;
     return r;
   }();
   return rules;

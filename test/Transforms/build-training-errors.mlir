@@ -5,7 +5,7 @@
 
 // Every node on a weight's path without a rule, in one error; nodes off
 // the path (the Cos of the input) need none.
-// CHECK: error: placer-build-training: no gradient rule for 2 nodes: 'sin' (Sin), 'floor' (Floor) (rules: Add, BatchNormalization, Concat, Conv, Div, Erf, Exp, Expand, Flatten, Gather, Gemm, GlobalAveragePool, Identity, LayerNormalization, MatMul, MaxPool, Mul, Neg, Pow, ReduceMean, ReduceSum, Relu, Reshape, Sigmoid, Slice, Softmax, Split, Sqrt, Squeeze, Sub, Tanh, Transpose, Unsqueeze, Where)
+// CHECK: error: placer-build-training: no gradient rule for 2 nodes: 'sin' (Sin), 'floor' (Floor) (rules: Add, AveragePool, BatchNormalization, Concat, Conv, Div, Erf, Exp, Expand, Flatten, Gather, Gemm, GlobalAveragePool, Identity, LayerNormalization, MatMul, MaxPool, Mul, Neg, Pow, ReduceMean, ReduceSum, Relu, Reshape, Sigmoid, Slice, Softmax, Split, Sqrt, Squeeze, Sub, Tanh, Transpose, Unsqueeze, Where)
 module attributes {graph.opset_import = {ai.onnx = 17 : i64}} {
 func.func @main_graph(%x: tensor<2x4xf32> {graph.name = "x"}) -> tensor<2x4xf32> {
   %w = graph.constant "w" : tensor<4xf32> = dense<0.5> : tensor<4xf32>

@@ -151,6 +151,22 @@ def evaluate(nodes, values):
             shape = (1, -1) + (1,) * (a[0].ndim - 2)
             r = ((a[0] - a[3].reshape(shape)) / np.sqrt(a[4].reshape(shape) + attrs.get("epsilon", 1e-5))
                  * a[1].reshape(shape) + a[2].reshape(shape))
+        elif op == "AveragePool":
+            k, st = attrs["kernel_shape"], attrs.get("strides", [1, 1])
+            p = attrs.get("pads", [0, 0, 0, 0])
+            padded = np.pad(a[0], ((0, 0), (0, 0), (p[0], p[2]), (p[1], p[3])))
+            inside = np.pad(np.ones(a[0].shape[2:]), ((p[0], p[2]), (p[1], p[3])))
+            oh = (padded.shape[2] - k[0]) // st[0] + 1
+            ow = (padded.shape[3] - k[1]) // st[1] + 1
+            total = np.zeros(a[0].shape[:2] + (oh, ow))
+            count = np.zeros((oh, ow))
+            for i in range(k[0]):
+                for j in range(k[1]):
+                    rows = slice(i, i + st[0] * (oh - 1) + 1, st[0])
+                    cols = slice(j, j + st[1] * (ow - 1) + 1, st[1])
+                    total += padded[:, :, rows, cols]
+                    count += inside[rows, cols]
+            r = total / (k[0] * k[1] if attrs.get("count_include_pad") else count)
         elif op == "MaxPool":
             r = max_pool(a[0], attrs["kernel_shape"], attrs.get("strides", [1, 1]),
                          attrs.get("pads", [0, 0, 0, 0]))
@@ -356,6 +372,16 @@ check("cnn_stem", r(2, 2, 7, 7), {"w": r(3, 2, 3, 3), "g": r(3), "b": r(3), "fc"
        ("GlobalAveragePool", ["p"], "gp", {}), ("Flatten", ["gp"], "f", {"axis": 1}),
        ("MatMul", ["f", "fc"], "y", {})], "y",
       {"mean": r(3), "var": np.abs(r(3)) + 0.5})
+# Average pools: padded windows counted with and without the padding, a
+# stride that leaves a row unread.
+check("average_pool", r(2, 2, 6, 5), {"w": r(2, 2, 1, 1)},
+      [("Conv", ["x", "w"], "c", {}),
+       ("AveragePool", ["c"], "p", {"kernel_shape": [3, 3], "strides": [2, 2],
+                                    "pads": [1, 1, 1, 1]}),
+       ("AveragePool", ["c"], "q", {"kernel_shape": [3, 2], "pads": [1, 0, 1, 1],
+                                    "count_include_pad": 1}),
+       ("Flatten", ["p"], "pf", {"axis": 1}), ("Flatten", ["q"], "qf", {"axis": 1}),
+       ("Concat", ["pf", "qf"], "y", {"axis": 1})], "y")
 # A GPT-style decoder block, tied embeddings: token and position
 # embeddings, LayerNormalization, one causal attention head (Split of a
 # fused projection, a masked Softmax), a GELU feed-forward, residuals, the
