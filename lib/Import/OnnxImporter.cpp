@@ -147,6 +147,7 @@ private:
   LogicalResult checkInferenceGuards(const onnx::GraphProto &graph,
                                      llvm::StringMap<int> ranks = {});
   LogicalResult applyDimBindings(onnx::GraphProto &graph);
+  LogicalResult checkSchemas(const onnx::GraphProto &graph);
   LogicalResult inferShapes(onnx::ModelProto &model);
   void forgetForeignDimParams(onnx::GraphProto &graph);
   /// The symbolic dims the graph's inputs define: the only names that node
@@ -363,6 +364,25 @@ private:
   const llvm::StringMap<int> &ranks;
 };
 } // namespace
+
+/// Every node, subgraphs' included, against its schema (checkSchema:
+/// input and output counts, attribute kinds, required attributes) before
+/// any inference function sees it: ONNX's functions assume what the schema
+/// states, and some crash otherwise (the opset-8 Scan family without its
+/// body). One error per violation, naming the node.
+LogicalResult Importer::checkSchemas(const onnx::GraphProto &graph) {
+  bool failed = false;
+  for (const onnx::NodeProto &node : graph.node()) {
+    checkSchema(node, failed);
+    for (const onnx::AttributeProto &attr : node.attribute()) {
+      if (attr.has_g())
+        failed |= mlir::failed(checkSchemas(attr.g()));
+      for (const onnx::GraphProto &body : attr.graphs())
+        failed |= mlir::failed(checkSchemas(body));
+    }
+  }
+  return success(!failed);
+}
 
 LogicalResult Importer::checkInferenceGuards(const onnx::GraphProto &graph,
                                              llvm::StringMap<int> ranks) {
@@ -1336,7 +1356,8 @@ OwningOpRef<ModuleOp> Importer::run(onnx::ModelProto &model) {
   onnx::GraphProto &graph = *model.mutable_graph();
   if (failed(sortGraph(graph, {})) || failed(applyDimBindings(graph)))
     return {};
-  if (failed(inferShapes(model)) || failed(checkInferenceGuards(graph)))
+  if (failed(checkSchemas(graph)) || failed(inferShapes(model)) ||
+      failed(checkInferenceGuards(graph)))
     return {};
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc());

@@ -141,6 +141,12 @@ NAMED = {
                          "has 1 inputs but MatMul-13 takes 2"),
     "softmax-float-axis": (lambda: with_node(mlp(), 3, attribute=[
         h.make_attribute("axis", 1.5)]), "is FLOAT but Softmax-13 expects INT"),
+    # The opset-8 Scan family without its body: ONNX's inference function
+    # would read the missing graph (the schema check runs first).
+    "scan8-without-body": (lambda: model(
+        [h.make_node("Scan", ["", "x"], ["y"], name="scan", num_scan_inputs=1)],
+        [vi("x", [1, 2, 3])], [vi("y", None)], opset=8),
+        "misses required attribute 'body'"),
     "cast-without-to": (lambda: model(
         [h.make_node("Cast", ["x"], ["y"], name="cast")], [vi("x", [2])],
         [vi("y", [2])]), "misses required attribute 'to'"),
