@@ -90,6 +90,8 @@ json::Value printTensors(const std::vector<TensorSpec> &specs,
     // of (placer.updates).
     if (!spec.updates.empty())
       tensor["updates"] = spec.updates;
+    if (spec.replica)
+      tensor["replica"] = true;
     tensors.emplace_back(std::move(tensor));
   }
   return json::Value(std::move(tensors));
@@ -143,6 +145,17 @@ public:
     if (!value->getString())
       return fail(join(path, key), "expected a string");
     out = *value->getString();
+    return true;
+  }
+
+  bool getBool(const json::Object &object, const std::string &path,
+               const std::string &key, bool &out) {
+    const json::Value *value = field(object, path, key);
+    if (!value)
+      return false;
+    if (!value->getBool())
+      return fail(join(path, key), "expected true or false");
+    out = *value->getBool();
     return true;
   }
 
@@ -224,8 +237,12 @@ public:
                     offsets ? nullptr : &spec.dimNames) ||
           (offsets && !getInteger(*tensor, path, "offset", offset, 0)) ||
           (tensor->count("updates") &&
-           !getString(*tensor, path, "updates", spec.updates)))
+           !getString(*tensor, path, "updates", spec.updates)) ||
+          (tensor->count("replica") &&
+           !getBool(*tensor, path, "replica", spec.replica)))
         return false;
+      if (spec.replica && spec.updates.empty())
+        return fail(join(path, "replica"), "only beside \"updates\"");
       if (spec.elementBytes > 16)
         return fail(join(path, "element_bytes"), "at most 16");
       specs.push_back(std::move(spec));

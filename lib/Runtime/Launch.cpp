@@ -444,7 +444,8 @@ static bool runTraining(const Launch &launch, Program &program, Arrays &arrays,
     return false;
   for (size_t i = 0;
        writes && !options.saveWeights.empty() && i < outputs.size(); ++i) {
-    if (outputs[i].updates.empty())
+    // A replica's copy equals the one its home rank saves.
+    if (outputs[i].updates.empty() || outputs[i].replica)
       continue;
     NpyArray array{npyDtypeOf(outputs[i].elementType),
                    program.getStackedShape(outputs[i]),

@@ -324,6 +324,8 @@ placer::runtime::lowerForExecution(ModuleOp module,
     if (auto updates =
             entry.getResultAttrOfType<StringAttr>(i, kUpdatesAttrName))
       lowered.outputs.back().updates = updates.str();
+    lowered.outputs.back().replica =
+        entry.getResultAttr(i, kReplicaAttrName) != nullptr;
   }
   // A training step's weights change from step to step: not constant.
   llvm::StringSet<> updated;

@@ -7,7 +7,11 @@
 // loss --placer-build-training makes is a mean over equal slices, the mean
 // of the slices' gradients is the whole batch's gradient, whatever the
 // optimizer does with it (Adam squares it: averaging the updates instead
-// would be wrong). docs/Training.md.
+// would be wrong). On a placement with replicated stages, copy c of a
+// stage's r replicas runs the microbatches m with m mod r = c: each copy
+// sums its own microbatches' gradients, and the stage's first device adds
+// the copies' sums (all-reduce's reduction; the split sends the mean back
+// to each copy, which updates its own weights). docs/Training.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -133,10 +137,19 @@ SmallVector<std::pair<int64_t, bool>> getStageOrder(StringRef schedule,
 class Accumulator {
 public:
   Accumulator(func::FuncOp func, int64_t opset, int64_t microbatches,
-              StringRef schedule, ArrayRef<int64_t> recomputing)
+              StringRef schedule, ArrayRef<int64_t> recomputing,
+              ArrayRef<int64_t> replicaOf)
       : func(func), opset(opset), microbatches(microbatches),
         schedule(schedule.str()),
-        recomputing(recomputing.begin(), recomputing.end()) {}
+        recomputing(recomputing.begin(), recomputing.end()) {
+    for (auto [device, leader] : llvm::enumerate(replicaOf))
+      if (leader >= 0) {
+        SmallVector<int64_t> &group = replicas[leader];
+        if (group.empty())
+          group.push_back(leader);
+        group.push_back(static_cast<int64_t>(device));
+      }
+  }
 
   LogicalResult run();
 
@@ -151,6 +164,8 @@ private:
   void addToSum(OpBuilder &b, Value value, int64_t microbatch, Value copy);
   Value getSlice(OpBuilder &b, BlockArgument arg, int64_t m, Operation *reader);
   bool isReady(const Item &item) const;
+  int64_t getReplicaCount(int64_t device) const;
+  int64_t getRunningDevice(int64_t device, int64_t microbatch) const;
 
   func::FuncOp func;
   int64_t opset, microbatches;
@@ -158,6 +173,9 @@ private:
   /// Devices whose backward work recomputes their forward work's values
   /// instead of keeping them (the placement's `recompute`).
   llvm::SmallDenseSet<int64_t> recomputing;
+  /// Per replicated stage's device: it and the devices that run copies of
+  /// it (the placement's `replica_of`), in device order.
+  std::map<int64_t, SmallVector<int64_t>> replicas;
   Location loc = func.getLoc();
   /// Forward and backward ops, in program order; the optimizer's.
   SmallVector<Operation *> replicated, optimizer;
@@ -172,13 +190,14 @@ private:
   std::set<Item> emitted;
   SmallVector<IRMapping> copies;
   /// Values of one microbatch that the rest of the step reads (gradients,
-  /// the loss), the sum of their copies so far, and the builder of each
-  /// one's sum and mean.
+  /// the loss), the sum of their copies so far on each replica of their
+  /// stage, and the builder of each one's sum and mean.
   llvm::SetVector<Value> crossing;
-  llvm::DenseMap<Value, Value> runningSums;
-  /// Per crossing value, each microbatch's copy until it is summed.
+  llvm::DenseMap<std::pair<Value, int64_t>, Value> runningSums;
+  /// Per crossing value, each microbatch's copy until it is summed; per
+  /// crossing value and replica, how many of its microbatches are.
   llvm::DenseMap<Value, SmallVector<Value>> unsummed;
-  llvm::DenseMap<Value, int64_t> summed;
+  llvm::DenseMap<std::pair<Value, int64_t>, int64_t> summed;
   std::map<Operation *, std::unique_ptr<GradientBuilder>> meanBuilders;
   std::map<std::pair<unsigned, int64_t>, Value> slices;
 };
@@ -262,8 +281,23 @@ Value Accumulator::getSlice(OpBuilder &b, BlockArgument arg, int64_t m,
                        slicer.int64s({(m + 1) * rows}), slicer.int64s({0})},
                       type);
   if (placed)
-    setDevice(slice.getDefiningOp(), deviceOf.at(reader));
+    setDevice(slice.getDefiningOp(), getRunningDevice(deviceOf.at(reader), m));
   return slice;
+}
+
+int64_t Accumulator::getReplicaCount(int64_t device) const {
+  auto it = replicas.find(device);
+  return it == replicas.end() ? 1 : static_cast<int64_t>(it->second.size());
+}
+
+/// The device that runs microbatch `microbatch` of the work placed on
+/// `device`: copy m mod r of its r replicas.
+int64_t Accumulator::getRunningDevice(int64_t device,
+                                      int64_t microbatch) const {
+  auto it = replicas.find(device);
+  if (it == replicas.end())
+    return device;
+  return it->second[microbatch % it->second.size()];
 }
 
 void Accumulator::emitItem(OpBuilder &b, const Item &item) {
@@ -282,6 +316,8 @@ void Accumulator::emitItem(OpBuilder &b, const Item &item) {
       Operation *copy = b.clone(*op, mapping);
       if (auto node = dyn_cast<NodeOp>(copy))
         renameForMicrobatch(node, m, suffix);
+      if (placed)
+        setDevice(copy, getRunningDevice(deviceOf.at(op), m));
     }
   };
   IRMapping &mapping = copies[m];
@@ -351,15 +387,19 @@ GradientBuilder &Accumulator::getMeanBuilder(OpBuilder &b, Value value) {
 /// every schedule (and one process) adds the same numbers in the same
 /// order: a copy is added as soon as those of the microbatches before it
 /// are (at once under 1F1B and sequentially; under GPipe, whose backward
-/// work runs in reverse, once the first microbatch's is done).
+/// work runs in reverse, once the first microbatch's is done). Each
+/// replica of a replicated stage sums its own microbatches, in order.
 void Accumulator::addToSum(OpBuilder &b, Value value, int64_t microbatch,
                            Value copy) {
   SmallVector<Value> &waiting = unsummed[value];
   waiting.resize(microbatches);
   waiting[microbatch] = copy;
-  int64_t &next = summed[value];
-  Value &sum = runningSums[value];
-  for (; next < microbatches && waiting[next]; ++next) {
+  int64_t device = deviceOf.at(value.getDefiningOp());
+  int64_t r = getReplicaCount(device), replica = microbatch % r;
+  int64_t &count = summed[{value, replica}];
+  Value &sum = runningSums[{value, replica}];
+  for (int64_t next = replica + count * r; next < microbatches && waiting[next];
+       next += r, ++count) {
     Value part = std::exchange(waiting[next], Value());
     if (!sum) {
       sum = part;
@@ -367,7 +407,7 @@ void Accumulator::addToSum(OpBuilder &b, Value value, int64_t microbatch,
     }
     sum = getMeanBuilder(b, value).node("Add", {sum, part}, value.getType());
     if (placed)
-      setDevice(sum.getDefiningOp(), deviceOf.at(value.getDefiningOp()));
+      setDevice(sum.getDefiningOp(), getRunningDevice(device, replica));
   }
 }
 
@@ -422,6 +462,12 @@ LogicalResult Accumulator::run() {
   }
   if (failed(classify()))
     return failure();
+  for (const auto &[device, group] : replicas)
+    if (static_cast<int64_t>(group.size()) > microbatches)
+      return func.emitError()
+             << kPass << ": the stage of device " << device << " runs on "
+             << group.size() << " devices (replica_of) but the step has "
+             << microbatches << " microbatches: each copy needs one at least";
   assignDevices();
 
   // Values of one microbatch that the rest of the step reads: gradients
@@ -457,15 +503,22 @@ LogicalResult Accumulator::run() {
     return failure();
 
   // Each crossing value's mean over the microbatches replaces it outside
-  // the copies.
+  // the copies: its replicas' sums added in replica order on the stage's
+  // own device, then scaled.
   for (Value value : crossing) {
     Type type = value.getType();
     GradientBuilder &mean = getMeanBuilder(b, value);
-    Value average = mean.node(
-        "Mul", {runningSums.at(value), mean.scalar(1.0 / microbatches, type)},
-        type);
+    int64_t device = deviceOf.at(value.getDefiningOp());
+    Value total = runningSums.at({value, 0});
+    for (int64_t replica = 1;
+         replica < std::min(getReplicaCount(device), microbatches); ++replica) {
+      total = mean.node("Add", {total, runningSums.at({value, replica})}, type);
+      setDevice(total.getDefiningOp(), device);
+    }
+    Value average =
+        mean.node("Mul", {total, mean.scalar(1.0 / microbatches, type)}, type);
     if (placed)
-      setDevice(average.getDefiningOp(), deviceOf.at(value.getDefiningOp()));
+      setDevice(average.getDefiningOp(), device);
     value.replaceUsesWithIf(average, [&](OpOperand &use) {
       return !isReplicated.contains(use.getOwner());
     });
@@ -518,20 +571,24 @@ LogicalResult placer::accumulateMicrobatches(ModuleOp module,
     return module.emitError()
            << kPass << ": schedule must be sequential, gpipe or 1f1b, not '"
            << scheduleName << "'";
-  ArrayRef<int64_t> recomputing;
+  ArrayRef<int64_t> recomputing, replicaOf;
   if (placedTraining && placement.getRecompute())
     recomputing = placement.getRecompute().asArrayRef();
+  if (placement && placement.getReplicaOf())
+    replicaOf = placement.getReplicaOf().asArrayRef();
   FailureOr<func::FuncOp> func = getStepFunction(module);
   if (failed(func))
     return failure();
   if ((*func)->hasAttr(kMicrobatchesAttrName))
     return func->emitError()
            << kPass << ": the step averages microbatches already";
-  if (microbatches == 1)
+  bool copies = llvm::any_of(replicaOf, [](int64_t to) { return to >= 0; });
+  if (microbatches == 1 && !copies)
     return success();
   FailureOr<int64_t> opset = getTrainingOpset(module, kPass);
   if (failed(opset))
     return failure();
-  return Accumulator(*func, *opset, microbatches, scheduleName, recomputing)
+  return Accumulator(*func, *opset, microbatches, scheduleName, recomputing,
+                     replicaOf)
       .run();
 }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "placer/Transforms/Gradients.h"
+#include "placer/Analysis/CostModel.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringMap.h"
@@ -19,6 +20,26 @@
 using namespace mlir;
 using namespace placer;
 using graph::NodeOp;
+
+llvm::StringSet<> placer::getUpdatedState(func::FuncOp func) {
+  llvm::StringSet<> updated;
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+    if (auto name = func.getResultAttrOfType<StringAttr>(i, kUpdatesAttrName))
+      updated.insert(name.getValue());
+  return updated;
+}
+
+int64_t placer::getTrainedWeightBytes(Operation *op,
+                                      const llvm::StringSet<> &updated) {
+  if (op->hasAttr(kBackwardNodeAttrName))
+    return 0;
+  int64_t bytes = 0;
+  for (Value operand : op->getOperands())
+    if (auto constant = operand.getDefiningOp<graph::ConstantOp>();
+        constant && updated.contains(constant.getName()))
+      bytes += getTypeBytes(operand.getType()).value_or(0);
+  return bytes;
+}
 
 FailureOr<int64_t> placer::getTrainingOpset(ModuleOp module, StringRef pass) {
   auto imports =

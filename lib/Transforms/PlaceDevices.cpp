@@ -16,6 +16,7 @@
 #include "placer/Solver/Solve.h"
 #include "placer/Solver/Workload.h"
 #include "placer/Support/Format.h"
+#include "placer/Transforms/Gradients.h"
 #include "placer/Transforms/Passes.h"
 #include "placer/Transforms/Reports.h"
 
@@ -52,9 +53,12 @@ struct ModuleProblem {
   bool isWorkload = false;
   /// Backward ops or backward times: a training step is placed.
   bool training = false;
-  /// Backward ops written out (the paper's workloads): unlike backward
-  /// times from the cost model, they give no gradient sizes.
+  /// Backward ops written out: the paper's workloads give no gradient
+  /// sizes, unlike backward times from the cost model and the training
+  /// steps --placer-build-training makes (`trainedWeights`: they name the
+  /// weights they update).
   bool backwardOps = false;
+  bool trainedWeights = false;
 };
 
 int64_t getIntAttr(DictionaryAttr dict, StringRef name, int64_t fallback) {
@@ -122,6 +126,8 @@ buildProblem(ModuleOp module, const ClusterDevices &devices, bool activations) {
     if (func.isExternal())
       continue;
     OpRoles roles(func.getBody().front());
+    llvm::StringSet<> updated = getUpdatedState(func);
+    result.trainedWeights |= !updated.empty();
     for (Operation &op : func.getBody().getOps()) {
       if (op.hasTrait<OpTrait::IsTerminator>() || !roles.isPlaced(&op))
         continue;
@@ -146,6 +152,9 @@ buildProblem(ModuleOp module, const ClusterDevices &devices, bool activations) {
       if (priced) {
         node.recomputeTime = cost.getTimeOn(accelerator->name).value_or(0);
         node.gradientBytes = static_cast<double>(cost.getParamBytes());
+      } else if (!updated.empty()) {
+        node.gradientBytes =
+            static_cast<double>(getTrainedWeightBytes(&op, updated));
       }
       node.cpuTime = getStepTime(cost, cpu);
       node.memory = static_cast<double>(cost.getResidentBytes());
@@ -560,12 +569,14 @@ struct PlaceDevicesPass
     // Without gradient sizes an all-reduce would look free.
     bool hasWeights = llvm::any_of(
         problem.nodes, [](const solver::Node &n) { return n.memory > 0; });
-    if (settings.replication && mp.backwardOps && hasWeights) {
+    if (settings.replication && mp.backwardOps && !mp.trainedWeights &&
+        hasWeights) {
       emitError(loc, "--placer-place-devices: replication=true on a training "
                      "graph with its backward ops written out: it gives no "
                      "gradient sizes for the all-reduce of replicated stages "
                      "(price the forward graph with --placer-estimate-costs "
-                     "training=true instead)");
+                     "training=true, or build the step with "
+                     "--placer-build-training, instead)");
       return signalPassFailure();
     }
     // links=flat: solved blind to the links, scored on them.

@@ -9,14 +9,15 @@
 
 #include "placer/Analysis/Cluster.h"
 #include "placer/Analysis/CostModel.h"
-#include "placer/Solver/Memory.h"
 #include "placer/Analysis/OpNames.h"
 #include "placer/Analysis/OpRoles.h"
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
+#include "placer/Solver/Memory.h"
 #include "placer/Support/Format.h"
 #include "placer/Support/Graph.h"
+#include "placer/Transforms/Gradients.h"
 #include "placer/Transforms/Passes.h"
 #include "placer/Transforms/Reports.h"
 #include "placer/Transforms/Simulation.h"
@@ -347,10 +348,20 @@ void Simulator::allReduce(std::vector<Stage> &stages) {
         continue;
       group.push_back(i);
       start = std::max(start, busyUntil[i]);
-      if (stage.replica == 0)
+      if (stage.replica == 0) {
+        // A step with its backward pass written out names its trained
+        // weights; a forward graph priced for training counts its own.
+        auto func = stage.ops.empty()
+                        ? func::FuncOp()
+                        : stage.ops.front()->getParentOfType<func::FuncOp>();
+        llvm::StringSet<> updated =
+            func ? getUpdatedState(func) : llvm::StringSet<>();
         for (Operation *op : stage.ops)
           if (CostAttr cost = getCost(op); cost && stage.roles.isPlaced(op))
-            gradients += static_cast<double>(cost.getParamBytes());
+            gradients += static_cast<double>(
+                updated.empty() ? cost.getParamBytes()
+                                : getTrainedWeightBytes(op, updated));
+      }
     }
     // Ring: 2 (r - 1) steps, each moving a 1/r share over every link at
     // once, as fast as the slowest.

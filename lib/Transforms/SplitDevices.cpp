@@ -10,6 +10,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <map>
 #include <set>
@@ -38,6 +39,116 @@ SmallVector<Value> getUsedValues(Operation *op) {
     getUsedValuesDefinedAbove(region, used);
   return used.takeVector();
 }
+
+bool isOptimizerNode(Operation *op) {
+  return isa<graph::NodeOp>(op) && op->hasAttr(kOptimizerNodeAttrName);
+}
+
+/// Training state (a weight, an optimizer's state) that ops on several
+/// devices read: a weight tied across stages, or one that the copies of a
+/// replicated stage read (--placer-accumulate-microbatches places their
+/// microbatches). Each such device gets its own copy of the optimizer's
+/// nodes that update the state, reading the same gradient (which the split
+/// sends from where it is summed), and returns the next value as a replica
+/// (placer.replica): every holder steps its copy alike, bit for bit, and
+/// no stage reads a stale weight. The gradient's sum on one device and its
+/// sends to the others are the all-reduce (docs/Training.md, Rationale).
+class StateMirror {
+public:
+  explicit StateMirror(func::FuncOp func)
+      : func(func),
+        ret(cast<func::ReturnOp>(func.getBody().front().getTerminator())) {
+    func.walk([&](graph::ConstantOp constant) {
+      constants[constant.getName()] = constant;
+    });
+  }
+
+  void run() {
+    // A copy of one state's update may read another state (Adam's update
+    // of a weight reads its moments and the step count): repeat until
+    // every device that reads a state updates it.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
+        auto name = func.getResultAttrOfType<StringAttr>(i, kUpdatesAttrName);
+        Operation *update = ret.getOperand(i).getDefiningOp();
+        if (!name || func.getResultAttr(i, kReplicaAttrName) || !update ||
+            !isOptimizerNode(update) || !getDevice(update))
+          continue;
+        for (int64_t device : getReaders(name.getValue()))
+          if (device != *getDevice(update) &&
+              mirrored.insert({name.getValue().str(), device}).second) {
+            addReplicaResult(i, device, copyOn(update, device));
+            changed = true;
+          }
+      }
+    }
+  }
+
+private:
+  /// The devices of the ops that read state `name`, ascending.
+  std::set<int64_t> getReaders(StringRef name) const {
+    std::set<int64_t> devices;
+    auto it = constants.find(name);
+    if (it == constants.end())
+      return devices;
+    for (Operation *user : it->second->getUsers())
+      if (std::optional<int64_t> device = getDevice(user))
+        devices.insert(*device);
+    return devices;
+  }
+
+  /// `op`'s copy on `device`, after copies of the optimizer nodes it reads;
+  /// other values it reads stay as they are (the split sends them).
+  Value copyOn(Operation *op, int64_t device) {
+    Operation *&copy = copies[{op, device}];
+    if (!copy) {
+      IRMapping mapping;
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && isOptimizerNode(def))
+          mapping.map(operand, copyOn(def, device));
+      OpBuilder b(ret);
+      copy = b.clone(*op, mapping);
+      setDevice(copy, device);
+      auto node = cast<graph::NodeOp>(copy);
+      std::string suffix = "/d" + std::to_string(device);
+      node.setNameAttr(b.getStringAttr(node.getDisplayName() + suffix));
+      SmallVector<Attribute> outputs;
+      for (Attribute output : node.getOutputNames()) {
+        StringRef name = cast<StringAttr>(output).getValue();
+        outputs.push_back(b.getStringAttr(name.empty() ? std::string()
+                                                       : name.str() + suffix));
+      }
+      node.setOutputNamesAttr(b.getArrayAttr(outputs));
+    }
+    return copy->getResult(0);
+  }
+
+  /// Returns `value`, the next value of result `of`'s state on `device`.
+  void addReplicaResult(unsigned of, int64_t device, Value value) {
+    Builder b(func.getContext());
+    SmallVector<NamedAttribute> attrs;
+    for (NamedAttribute attr : func.getResultAttrs(of))
+      if (attr.getName() == "graph.name")
+        attrs.emplace_back(
+            attr.getName(),
+            b.getStringAttr(cast<StringAttr>(attr.getValue()).getValue() +
+                            "/d" + std::to_string(device)));
+      else
+        attrs.push_back(attr);
+    attrs.emplace_back(b.getStringAttr(kReplicaAttrName), b.getUnitAttr());
+    unsigned index = func.getNumResults();
+    (void)func.insertResult(index, value.getType(), b.getDictionaryAttr(attrs));
+    ret.getOperandsMutable().append(value);
+  }
+
+  func::FuncOp func;
+  func::ReturnOp ret;
+  llvm::StringMap<graph::ConstantOp> constants;
+  std::map<std::pair<Operation *, int64_t>, Operation *> copies;
+  std::set<std::pair<std::string, int64_t>> mirrored;
+};
 
 /// One device's function while it is being built.
 struct Stage {
@@ -202,28 +313,36 @@ public:
   }
 
 private:
-  /// A weight or optimizer state that a training step updates is updated
-  /// by one stage: a copy in another would keep its first value.
+  /// Every stage that reads a weight or optimizer state the training step
+  /// updates updates its own copy (StateMirror): else it would keep
+  /// reading the first value.
   LogicalResult checkStateStaysHome() {
-    llvm::StringMap<SmallVector<int64_t>> holders;
+    llvm::StringSet<> updated;
     for (unsigned i = 0; i < func.getNumResults(); ++i)
       if (auto name = func.getResultAttrOfType<StringAttr>(i, kUpdatesAttrName))
-        holders[name.getValue()];
-    for (Stage &stage : stages)
-      stage.func.walk([&](graph::ConstantOp constant) {
-        auto it = holders.find(constant.getName());
-        if (it != holders.end() &&
-            !llvm::is_contained(it->second, stage.device))
-          it->second.push_back(stage.device);
+        updated.insert(name.getValue());
+    for (Stage &stage : stages) {
+      llvm::StringSet<> own;
+      Block &entry = stage.func.getBody().front();
+      for (unsigned i = 0; i < stage.func.getNumResults(); ++i)
+        if (auto name =
+                stage.func.getResultAttrOfType<StringAttr>(i, kUpdatesAttrName))
+          own.insert(name.getValue());
+      WalkResult walk = entry.walk([&](graph::ConstantOp constant) {
+        StringRef name = constant.getName();
+        if (!updated.contains(name) || own.contains(name))
+          return WalkResult::advance();
+        func.emitError() << "--placer-split-devices: '" << name
+                         << "', which the training step updates, is read on "
+                            "device "
+                         << stage.device
+                         << ", which does not update it (its update is no "
+                            "optimizer node to copy there)";
+        return WalkResult::interrupt();
       });
-    for (auto &[name, devices] : holders)
-      if (devices.size() > 1)
-        return func.emitError()
-               << "--placer-split-devices: '" << name
-               << "', which the training step updates, is read on devices "
-               << devices[0] << " and " << devices[1]
-               << ": its readers must share a device (a weight tied across "
-                  "stages is not split yet)";
+      if (walk.wasInterrupted())
+        return failure();
+    }
     return success();
   }
 
@@ -310,9 +429,15 @@ struct SplitDevicesPass
             return getDevice(&op).has_value();
           }))
         placed.push_back(func);
-    for (func::FuncOp func : placed)
-      if (failed(Splitter(func, copies).run()))
+    for (func::FuncOp func : placed) {
+      // An accumulated training step places its replicas' microbatches
+      // itself: each copy is a stage of its own, holding its own weights.
+      bool explicitCopies = func->hasAttr(kMicrobatchesAttrName);
+      StateMirror(func).run();
+      if (failed(Splitter(func, explicitCopies ? decltype(copies)() : copies)
+                     .run()))
         return signalPassFailure();
+    }
   }
 };
 

@@ -6,6 +6,7 @@
 // RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --partition-devices="devices=2 split=false schedule=1f1b microbatches=3" --placer-accumulate-microbatches="microbatches=2 schedule=gpipe" | FileCheck %s --check-prefix=OPTIONS
 // RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --placer-accumulate-microbatches=microbatches=2 | FileCheck %s --check-prefix=SEQUENTIAL
 // RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --partition-devices="devices=2 split=false schedule=gpipe microbatches=2" | sed 's/microbatches = 2>/microbatches = 2, recompute = [0]>/' | placer-opt --placer-accumulate-microbatches | FileCheck %s --check-prefix=RECOMPUTE
+// RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --partition-devices="devices=3 split=false schedule=gpipe microbatches=4 replication=true" | placer-opt --placer-accumulate-microbatches | FileCheck %s --check-prefix=REPLICAS
 
 // A hand-written SGD step of y = x * w (--placer-build-training's form):
 // over 3 microbatches its inputs triple, each microbatch is a slice of
@@ -146,3 +147,24 @@ func.func @main_graph(%x: tensor<2x3xf32> {graph.name = "x"}, %labels: tensor<2x
   return %loss, %next : tensor<f32>, tensor<3xf32>
 }
 }
+
+// Replicated stages (Inputs/two-layer.mlir over three accelerators, four
+// microbatches, replication=true): fc2's stage runs on device 1 and on its
+// copy, device 2 (replica_of). Copy c takes the microbatches m with
+// m mod 2 = c; each copy sums its own microbatches' gradients in order
+// (under GPipe microbatch 3's backward work ends first and waits for 1's),
+// and the stage's device adds the copies' sums in copy order before the
+// mean: the reduction of the all-reduce (the split sends the mean back).
+// REPLICAS: replica_of = [-1, -1, 1,
+// REPLICAS: name = "fc2/mb0"{{.*}}placer.device = #placer.device<1>
+// REPLICAS: name = "fc2/mb1"{{.*}}placer.device = #placer.device<2>
+// REPLICAS: name = "fc2/mb2"{{.*}}placer.device = #placer.device<1>
+// REPLICAS: name = "fc2/mb3"{{.*}}placer.device = #placer.device<2>
+// REPLICAS: %[[G3:.*]] = graph.node "MatMul"{{.*}}name = "fc2/grad/3/mb3"{{.*}}placer.device = #placer.device<2>
+// REPLICAS: %[[G2:.*]] = graph.node "MatMul"{{.*}}name = "fc2/grad/3/mb2"{{.*}}placer.device = #placer.device<1>
+// REPLICAS: %[[G1:.*]] = graph.node "MatMul"{{.*}}name = "fc2/grad/3/mb1"{{.*}}placer.device = #placer.device<2>
+// REPLICAS: %[[ODD:.*]] = graph.node "Add"(%[[G1]], %[[G3]]){{.*}}placer.device = #placer.device<2>
+// REPLICAS: %[[G0:.*]] = graph.node "MatMul"{{.*}}name = "fc2/grad/3/mb0"{{.*}}placer.device = #placer.device<1>
+// REPLICAS: %[[EVEN:.*]] = graph.node "Add"(%[[G0]], %[[G2]]){{.*}}placer.device = #placer.device<1>
+// REPLICAS: %[[TOTAL:.*]] = graph.node "Add"(%[[EVEN]], %[[ODD]]){{.*}}placer.device = #placer.device<1>
+// REPLICAS: graph.node "Mul"(%[[TOTAL]], {{.*}}placer.device = #placer.device<1>

@@ -103,6 +103,38 @@ TEST(Artifact, ManifestErrorsNameTheField) {
             "DIR/manifest.json: math_mode: expected fp32 or tf32");
 }
 
+TEST(Artifact, TrainingOutputsRoundTrip) {
+  Manifest m = sample();
+  m.outputs = {tensor("w", {3}), tensor("w/d1", {3})};
+  m.outputs[0].updates = m.outputs[1].updates = "w";
+  m.outputs[1].replica = true;
+  std::string error;
+  std::optional<Manifest> back =
+      parseManifest(printManifest(m), "m.json", error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->outputs[0].updates, "w");
+  EXPECT_FALSE(back->outputs[0].replica);
+  EXPECT_EQ(back->outputs[1].updates, "w");
+  EXPECT_TRUE(back->outputs[1].replica);
+
+  // A replica updates some state, and says so with a boolean.
+  std::string text = printManifest(m);
+  auto damaged = [&](const std::string &from, const std::string &to) {
+    std::string copy = text;
+    copy.replace(copy.find(from), from.size(), to);
+    std::string message;
+    EXPECT_FALSE(parseManifest(copy, "DIR/manifest.json", message));
+    return message;
+  };
+  EXPECT_EQ(damaged("\"replica\": true", "\"replica\": 1"),
+            "DIR/manifest.json: outputs[1].replica: expected true or false");
+  EXPECT_EQ(
+      damaged("\"replica\": true,\n      \"shape\": [\n        3\n      ],\n   "
+              "   \"updates\": \"w\"",
+              "\"replica\": true,\n      \"shape\": [\n        3\n      ]"),
+      "DIR/manifest.json: outputs[1].replica: only beside \"updates\"");
+}
+
 TEST(Artifact, GpuManifestRoundTrip) {
   Manifest m = sample();
   m.deviceKind = "gpu";

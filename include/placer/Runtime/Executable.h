@@ -35,6 +35,9 @@ struct TensorSpec {
   /// An output of a training step (--placer-build-training): the weight or
   /// optimizer state it is the next value of; empty otherwise.
   std::string updates;
+  /// With `updates`: one more device's copy of that state, which another
+  /// rank's output updates alike (placer.replica); not saved.
+  bool replica = false;
   bool hasDynamicDims() const;
   /// This spec with every dynamic dim set from `sizes` (symbol -> size).
   TensorSpec withSizes(const std::map<std::string, int64_t> &sizes) const;

@@ -16,8 +16,10 @@
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <functional>
 
@@ -94,6 +96,17 @@ using VjpRule = std::function<mlir::LogicalResult(
 /// (axes as inputs).
 mlir::FailureOr<int64_t> getTrainingOpset(mlir::ModuleOp module,
                                           llvm::StringRef pass);
+
+/// The weights and optimizer state a training step function updates (the
+/// names on its results' kUpdatesAttrName); empty for any other function.
+llvm::StringSet<> getUpdatedState(mlir::func::FuncOp func);
+
+/// Bytes of the trained weights (names in `updated`) that `op` reads when
+/// it is a forward op (a backward or optimizer node: 0): the gradients a
+/// replicated stage all-reduces for it once per iteration. A weight that
+/// two forward ops read counts for both.
+int64_t getTrainedWeightBytes(mlir::Operation *op,
+                              const llvm::StringSet<> &updated);
 
 /// The rule for ONNX op type `opType`, or null.
 const VjpRule *getVjpRule(llvm::StringRef opType);

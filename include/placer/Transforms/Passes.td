@@ -92,6 +92,16 @@ def SplitDevices : Pass<"placer-split-devices", "::mlir::ModuleOp"> {
     records, as `dist.arg` / `dist.result`, which graph input and output its
     arguments and results are; ops keep their original position as
     `dist.position` so that `--placer-merge-devices` can undo the split.
+
+    A training step: every device that reads a weight or optimizer state
+    the step updates gets its own copy of the optimizer nodes that update
+    it (named `NODE/d<device>`, reading the same gradient, sent from where
+    it is summed) and returns its next value with `placer.replica` beside
+    `placer.updates`; a weight tied across stages and the copies of a
+    replicated stage stay equal that way. A stage that reads state whose
+    update is no optimizer node is refused. An accumulated step
+    (`placer.microbatches`) has its replicas' work placed already, so each
+    of their devices gets a function of its own.
   }];
   let dependentDialects = ["::placer::dist::DistDialect"];
 }
@@ -234,10 +244,15 @@ def AccumulateMicrobatches
     one, the schedule is `sequential`. A device the placement lists in
     `recompute` runs again, before each microbatch's backward work, the
     forward ops that work reads (copies named `NODE/mb<m>/recompute`), so
-    its forward values die after its forward work. `microbatches=1`
-    changes nothing. Errors: no optimizer nodes, a rank-0 input, a schedule
-    the placement's devices cannot run in that order, a step that averages
-    microbatches already.
+    its forward values die after its forward work. A stage the placement
+    replicates (`replica_of`) runs microbatch m on copy m mod r of its r
+    devices; each copy sums its own microbatches' gradients and the
+    stage's device adds the copies' sums (--placer-split-devices sends the
+    mean back and copies the update). `microbatches=1` changes nothing
+    without replicas. Errors: no optimizer nodes, a rank-0 input, a
+    schedule the placement's devices cannot run in that order, a step that
+    averages microbatches already, fewer microbatches than a stage's
+    copies.
     docs/Training.md.
   }];
   let options = [

@@ -5,6 +5,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -493,6 +494,15 @@ LogicalResult PlacerDialect::verifyRegionResultAttribute(Operation *op,
                                                          unsigned result,
                                                          NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
+  if (name == kReplicaAttrName) {
+    auto function = dyn_cast<FunctionOpInterface>(op);
+    if (!isa<UnitAttr>(attr.getValue()) || !function ||
+        !function.getResultAttr(result, kUpdatesAttrName))
+      return op->emitError()
+             << "'" << name << "' on result " << result
+             << " must be a unit attribute beside '" << kUpdatesAttrName << "'";
+    return success();
+  }
   if (name != kUpdatesAttrName)
     return op->emitError() << "unknown result attribute '" << name
                            << "' of the placer dialect";

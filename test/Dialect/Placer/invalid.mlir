@@ -199,3 +199,19 @@ module attributes {placer.placement = #placer.placement<objective = throughput, 
 
 // expected-error @+1 {{placement replica_of: device 2 cannot copy device 1 in array<i64: -1, 0, 1>}}
 module attributes {placer.placement = #placer.placement<objective = throughput, algorithm = "dp", max_load = 1.0, lower_bound = 1.0, optimal = true, accelerators = 3, cpus = 0, replica_of = [-1, 0, 1]>} {}
+
+// -----
+
+// A replica's result updates a state: placer.replica stands beside
+// placer.updates only.
+// expected-error @+1 {{'placer.replica' on result 0 must be a unit attribute beside 'placer.updates'}}
+func.func @f(%x: tensor<2xf32>) -> (tensor<2xf32> {placer.replica}) {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'placer.replica' on result 0 must be a unit attribute beside 'placer.updates'}}
+func.func @f(%x: tensor<2xf32>) -> (tensor<2xf32> {placer.updates = "w", placer.replica = 1 : i64}) {
+  return %x : tensor<2xf32>
+}

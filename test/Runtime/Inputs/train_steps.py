@@ -2,12 +2,14 @@
 """Writes a two-layer float32 MLP (ONNX), a batch and labels, and checks
 what `placer-run --train-steps` wrote against NumPy's own training loop.
 
-    train_steps.py make DIR          # DIR/mlp.onnx, mlp4.onnx, x.npy, labels.npy
-    train_steps.py check DIR OPT S   # DIR/out/loss.npy, DIR/weights/*.npy
-    train_steps.py onnx DIR FILE     # FILE's initializers are DIR/weights/*.npy
+    train_steps.py make DIR               # DIR/mlp.onnx, mlp4.onnx, x.npy, labels.npy
+                                          # DIR/tied4.onnx, labels_tied.npy
+    train_steps.py check DIR OPT S [tied] # DIR/out/loss.npy, DIR/weights/*.npy
+    train_steps.py onnx DIR FILE          # FILE's initializers are DIR/weights/*.npy
 
 mlp.onnx takes the batch of 8, mlp4.onnx a microbatch of 4 (the same
-weights). OPT is sgd or momentum (learning rate 0.1, momentum 0.9) or adam
+weights). tied4.onnx is an autoencoder whose two layers share one weight
+(y = tanh(x W + b1) W^T + b2: a weight tied across stages once split). OPT is sgd or momentum (learning rate 0.1, momentum 0.9) or adam
 (learning rate 0.1, PyTorch's defaults otherwise), mean squared error over
 the whole batch; prints the largest relative error of the losses and of the
 weights.
@@ -25,6 +27,8 @@ W1, B1 = rng.standard_normal((4, 6)).astype(np.float32) * 0.5, np.zeros(6, np.fl
 W2, B2 = rng.standard_normal((6, 2)).astype(np.float32) * 0.5, np.zeros(2, np.float32) - 0.1
 X = rng.standard_normal((8, 4)).astype(np.float32)
 LABELS = rng.standard_normal((8, 2)).astype(np.float32)
+TIED_W = rng.standard_normal((4, 4)).astype(np.float32) * 0.5
+TIED_LABELS = rng.standard_normal((8, 4)).astype(np.float32)
 
 if mode == "make":
     os.makedirs(folder, exist_ok=True)
@@ -39,6 +43,16 @@ if mode == "make":
             [helper.make_tensor_value_info("y", TensorProto.FLOAT, [batch, 2])], inits)
         onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
                   os.path.join(folder, name))
+    tied = helper.make_graph(
+        [helper.make_node("Gemm", ["x", "w", "b1"], ["h"], name="encode"),
+         helper.make_node("Tanh", ["h"], ["a"], name="tanh"),
+         helper.make_node("Gemm", ["a", "w", "b2"], ["y"], name="decode", transB=1)],
+        "tied", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 4])],
+        [numpy_helper.from_array(v, n) for n, v in (("w", TIED_W), ("b1", B1[:4]), ("b2", B1[:4]))])
+    onnx.save(helper.make_model(tied, opset_imports=[helper.make_opsetid("", 17)]),
+              os.path.join(folder, "tied4.onnx"))
+    np.save(os.path.join(folder, "labels_tied.npy"), TIED_LABELS)
     np.save(os.path.join(folder, "x.npy"), X)
     np.save(os.path.join(folder, "labels.npy"), LABELS)
     np.save(os.path.join(folder, "labels_f64.npy"), LABELS.astype(np.float64))
@@ -56,20 +70,28 @@ if mode == "onnx":
     sys.exit(0)
 
 optimizer, steps = sys.argv[3], int(sys.argv[4])
-w = {n: v.astype(np.float64) for n, v in (("w1", W1), ("b1", B1), ("w2", W2), ("b2", B2))}
+model = sys.argv[5] if len(sys.argv) > 5 else "mlp"
+if model == "tied":
+    initial, LABELS = (("w", TIED_W), ("b1", B1[:4]), ("b2", B1[:4])), TIED_LABELS
+else:
+    initial = (("w1", W1), ("b1", B1), ("w2", W2), ("b2", B2))
+w = {n: v.astype(np.float64) for n, v in initial}
 velocity = {n: np.zeros_like(v) for n, v in w.items()}
 moment1 = {n: np.zeros_like(v) for n, v in w.items()}
 moment2 = {n: np.zeros_like(v) for n, v in w.items()}
 x, labels, losses = X.astype(np.float64), LABELS.astype(np.float64), []
 for _ in range(steps):
-    h = x @ w["w1"] + w["b1"]
+    w1, w2 = (w["w"], w["w"].T) if model == "tied" else (w["w1"], w["w2"])
+    h = x @ w1 + w["b1"]
     a = np.tanh(h)
-    y = a @ w["w2"] + w["b2"]
+    y = a @ w2 + w["b2"]
     losses.append(np.mean((y - labels) ** 2))
     dy = 2 * (y - labels) / y.size
-    da = dy @ w["w2"].T
+    da = dy @ w2.T
     dh = da * (1 - a * a)
     grads = {"w2": a.T @ dy, "b2": dy.sum(0), "w1": x.T @ dh, "b1": dh.sum(0)}
+    if model == "tied":
+        grads["w"] = grads.pop("w1") + grads.pop("w2").T
     t = len(losses)
     for n, g in grads.items():
         if optimizer == "momentum":

@@ -29,6 +29,7 @@ def Placer_Dialect : Dialect {
     | `placer.backward`, `placer.optimizer` (unit), `placer.color_class = N` | graph.node | `--placer-build-training` | placement, `--placer-accumulate-microbatches` |
     | `placer.updates = "NAME"` | a training step's function result | `--placer-build-training` | the runner |
     | `placer.microbatches = M`, `placer.schedule = "gpipe"` | a training step's function | `--placer-accumulate-microbatches` | the runner |
+    | `placer.replica` (unit, beside `placer.updates`) | a split training step's result | `--placer-split-devices` | the runner (not saved) |
 
     The dialect verifies each where it appears: the right attribute kind on
     the right op, devices inside the module's cluster, times only for the

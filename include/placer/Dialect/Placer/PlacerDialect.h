@@ -90,6 +90,11 @@ inline constexpr llvm::StringLiteral kOptimizerNodeAttrName =
     "placer.optimizer";
 inline constexpr llvm::StringLiteral kColorClassAttrName = "placer.color_class";
 inline constexpr llvm::StringLiteral kUpdatesAttrName = "placer.updates";
+/// Beside `placer.updates`, a unit attribute: the result updates one more
+/// device's copy of the state, which another result updates alike (a
+/// weight tied across stages, or read by the copies of a replicated
+/// stage: --placer-split-devices); the runtime saves the other.
+inline constexpr llvm::StringLiteral kReplicaAttrName = "placer.replica";
 /// On a training step's function (--placer-accumulate-microbatches): the
 /// microbatches it averages (a positive i64) and the schedule its work is
 /// ordered by ("sequential", "gpipe" or "1f1b").
