@@ -5,6 +5,11 @@
                 [--heads 4] [--seq 32] [--vocab 512] [--batch 4]
                 [--microbatches 4] [--schedule gpipe] [--steps 6]
                 [--ranks 2]
+    pipeline.py --model cnn --bin BUILD/bin --work DIR [--channels 16]
+                [--image 32] [--classes 10] [--batch 4] ...
+
+--model cnn trains a small ResNet-style CNN (BatchNormalization with the
+batch's statistics) instead of the decoder below.
 
 With --torch, the single process's losses and weights are compared with
 PyTorch's (the same decoder, weights, data and optimizer) in float32 and
@@ -136,13 +141,112 @@ def decoder(path, layers, dim, heads, seq, vocab, batch, seed=0):
     return sum(numpy_helper.to_array(i).size for i in inits if i.data_type == TensorProto.FLOAT)
 
 
+def cnn(path, channels, classes, image, batch, seed=0):
+    """A small ResNet-style CNN over one microbatch of `batch` RGB images:
+    a 3x3 stride-2 stem, one residual block of two 3x3 convolutions, each
+    convolution followed by BatchNormalization (trained with the batch's
+    statistics: batch-norm=batch), ReLUs, global average pooling and a
+    linear classifier. Weights drawn as PyTorch initializes them (Kaiming
+    uniform), norms at 1 and 0, running statistics at 0 and 1."""
+    rng = np.random.default_rng(seed)
+    inits, nodes = [], []
+
+    def weight(name, *shape, value=None):
+        fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else shape[0]
+        bound = 1 / math.sqrt(fan_in)
+        v = (rng.uniform(-bound, bound, shape) if value is None
+             else np.full(shape, value)).astype(np.float32)
+        inits.append(numpy_helper.from_array(v, name))
+        return name
+
+    def node(op, ins, out, **attrs):
+        nodes.append(helper.make_node(op, ins, [out], name=out, **attrs))
+        return out
+
+    def conv_bn(x, name, cin, stride):
+        c = node("Conv", [x, weight(name + "_w", channels, cin, 3, 3)], name,
+                 pads=[1, 1, 1, 1], strides=[stride, stride])
+        return node("BatchNormalization",
+                    [c, weight(name + "_g", channels, value=1.0),
+                     weight(name + "_b", channels, value=0.0),
+                     weight(name + "_mean", channels, value=0.0),
+                     weight(name + "_var", channels, value=1.0)], name + "_bn", momentum=0.9)
+    stem = node("Relu", [conv_bn("x", "stem", 3, 2)], "stem_relu")
+    a = node("Relu", [conv_bn(stem, "block1", channels, 1)], "block1_relu")
+    b = conv_bn(a, "block2", channels, 1)
+    out = node("Relu", [node("Add", [b, stem], "residual")], "block_relu")
+    pooled = node("Flatten", [node("GlobalAveragePool", [out], "pool")], "features")
+    node("Gemm", [pooled, weight("fc_w", classes, channels), weight("fc_b", classes, value=0.0)],
+         "logits", transB=1)
+    graph = helper.make_graph(
+        nodes, "cnn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 3, image, image])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [batch, classes])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return sum(numpy_helper.to_array(i).size for i in inits
+               if not i.name.endswith(("_mean", "_var")))
+
+
+def torch_cnn_losses(work, args, steps, dtype):
+    """The CNN in PyTorch, train() semantics: each microbatch normalised by
+    its own statistics, gradients of the microbatches' mean loss; the
+    running statistics blended once per step with the microbatches' mean
+    statistics (Placer's definition, docs/Training.md; PyTorch's modules
+    would blend once per microbatch). Losses, then weights and running
+    statistics by name."""
+    import torch
+    import torch.nn.functional as F
+    model = onnx.load(work("model.onnx"))
+    values = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    state = {n: torch.tensor(v.copy(), dtype=dtype) for n, v in values.items()}
+    params = {n: v.requires_grad_() for n, v in state.items()
+              if not n.endswith(("_mean", "_var"))}
+    images = torch.tensor(np.load(work("x.npy")), dtype=dtype)
+    labels = torch.tensor(np.load(work("labels.npy")))
+    m = args.microbatches
+    p = params
+
+    def forward(x, stats):
+        def conv_bn(v, name, stride):
+            c = F.conv2d(v, p[name + "_w"], stride=stride, padding=1)
+            stats.append((name, c.mean((0, 2, 3)).detach(), c.var((0, 2, 3)).detach()))
+            return F.batch_norm(c, None, None, p[name + "_g"], p[name + "_b"], training=True)
+        stem = F.relu(conv_bn(x, "stem", 2))
+        a = F.relu(conv_bn(stem, "block1", 1))
+        out = F.relu(conv_bn(a, "block2", 1) + stem)
+        return out.mean((2, 3)) @ p["fc_w"].T + p["fc_b"]
+
+    optimizer = (torch.optim.Adam(params.values(), lr=args.learning_rate)
+                 if args.optimizer == "adam" else
+                 torch.optim.SGD(params.values(), lr=args.learning_rate,
+                                 momentum=0.9 if args.optimizer == "momentum" else 0))
+    losses = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        total, stats = 0.0, []
+        for x, y in zip(images.chunk(m), labels.chunk(m)):
+            loss = F.cross_entropy(forward(x, stats), y) / m
+            loss.backward()
+            total += loss.item()
+        losses.append(total)
+        optimizer.step()
+        for name in dict.fromkeys(n for n, _, _ in stats):
+            means = torch.stack([mean for n, mean, _ in stats if n == name]).mean(0)
+            variances = torch.stack([var for n, _, var in stats if n == name]).mean(0)
+            state[name + "_mean"] = 0.9 * state[name + "_mean"] + 0.1 * means
+            state[name + "_var"] = 0.9 * state[name + "_var"] + 0.1 * variances
+    return np.array(losses), {n: v.detach().numpy() for n, v in state.items()}
+
+
 def torch_losses(work, args, steps, dtype):
     """The same decoder, initial weights, data and optimizer in PyTorch
     (`dtype`, the whole batch per step): its losses and final weights by
     name."""
+    if args.model == "cnn":
+        return torch_cnn_losses(work, args, steps, dtype)
     import torch
     import torch.nn.functional as F
-    model = onnx.load(work("decoder.onnx"))
+    model = onnx.load(work("model.onnx"))
     values = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
     params = {n: torch.tensor(v.copy(), dtype=dtype, requires_grad=True)
               for n, v in values.items() if v.dtype == np.float32 and v.ndim >= 1}
@@ -215,6 +319,10 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin", required=True)
     parser.add_argument("--work", required=True)
+    parser.add_argument("--model", default="decoder", choices=["decoder", "cnn"])
+    parser.add_argument("--channels", type=int, default=16, help="cnn: channels")
+    parser.add_argument("--image", type=int, default=32, help="cnn: image side")
+    parser.add_argument("--classes", type=int, default=10, help="cnn: classes")
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--dim", type=int, default=128)
     parser.add_argument("--heads", type=int, default=4)
@@ -241,26 +349,39 @@ def main():
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMP_NUM_THREADS="1")
 
-    parameters = decoder(work("decoder.onnx"), args.layers, args.dim, args.heads, args.seq,
-                         args.vocab, args.batch)
-    run([tool("placer-translate"), "--import-onnx", work("decoder.onnx"), "-o", work("decoder.mlir")])
-    run([tool("placer-opt"), work("decoder.mlir"),
-         "--placer-build-training=loss=cross-entropy optimizer=%s learning-rate=%g"
-         % (args.optimizer, args.learning_rate),
-         "-o", work("step.mlir")])
     rng = np.random.default_rng(1)
     m, b, t = args.microbatches, args.batch, args.seq
-    tokens = rng.integers(0, args.vocab, (m * b, t + 1)).astype(np.int64)
-    np.save(work("tokens.npy"), tokens[:, :-1])
-    np.save(work("labels.npy"), tokens[:, 1:].reshape(-1))
-    np.save(work("tokens1.npy"), tokens[:b, :-1])
-    np.save(work("labels1.npy"), tokens[:b, 1:].reshape(-1))
-    inputs = ["--input", "tokens=" + work("tokens.npy"), "--input", "labels=" + work("labels.npy")]
+    options = "loss=cross-entropy optimizer=%s learning-rate=%g" % (args.optimizer,
+                                                                   args.learning_rate)
+    if args.model == "decoder":
+        parameters = decoder(work("model.onnx"), args.layers, args.dim, args.heads, args.seq,
+                             args.vocab, args.batch)
+        source = "tokens"
+        tokens = rng.integers(0, args.vocab, (m * b, t + 1)).astype(np.int64)
+        data, labels = tokens[:, :-1], tokens[:, 1:].reshape(-1)
+        per_microbatch = b * t
+    else:
+        parameters = cnn(work("model.onnx"), args.channels, args.classes, args.image, b)
+        options += " batch-norm=batch"
+        source = "x"
+        data = rng.standard_normal((m * b, 3, args.image, args.image)).astype(np.float32)
+        labels = rng.integers(0, args.classes, m * b).astype(np.int64)
+        per_microbatch = b
+    np.save(work("x.npy" if source == "x" else "tokens.npy"), data)
+    np.save(work("labels.npy"), labels)
+    np.save(work("input1.npy"), data[:b])
+    np.save(work("labels1.npy"), labels[:per_microbatch])
+    run([tool("placer-translate"), "--import-onnx", work("model.onnx"), "-o", work("model.mlir")])
+    run([tool("placer-opt"), work("model.mlir"), "--placer-build-training=" + options,
+         "-o", work("step.mlir")])
+    inputs = ["--input", "%s=%s" % (source, work(source + ".npy")),
+              "--input", "labels=" + work("labels.npy")]
 
     # Profile one microbatch's step; place it for the pipeline.
     run([tool("placer-run"), work("step.mlir"), "--profile", work("profile.json"),
          "--profile-kind", "rank", "--repeat", "3", "--cache-dir", cache,
-         "--input", "tokens=" + work("tokens1.npy"), "--input", "labels=" + work("labels1.npy")])
+         "--input", "%s=%s" % (source, work("input1.npy")),
+         "--input", "labels=" + work("labels1.npy")])
     execution.cluster(work("cluster.json"), args.ranks,
                       {"bandwidth": args.bandwidth, "latency": args.latency})
     placement = ("devices=%d cluster=%s profile=%s split=false schedule=%s microbatches=%d"
@@ -302,9 +423,12 @@ def main():
     measured = piped["seconds_per_step"]["median"]
     predicted = simulated["total"]
     devices = simulated.get("devices", [])
+    shape = ({"layers": args.layers, "dim": args.dim, "seq": args.seq, "vocab": args.vocab}
+             if args.model == "decoder" else
+             {"channels": args.channels, "image": args.image, "classes": args.classes})
     row = {
-        "parameters": parameters, "layers": args.layers, "dim": args.dim, "seq": args.seq,
-        "vocab": args.vocab, "microbatch": b, "microbatches": m, "schedule": args.schedule,
+        "model": args.model, "parameters": parameters, **shape,
+        "microbatch": b, "microbatches": m, "schedule": args.schedule,
         "ranks": args.ranks, "steps": args.steps,
         "loss_first": float(loss_one[0]), "loss_last": float(loss_one[-1]),
         "max_relative_error_vs_one_process": worst,
@@ -317,8 +441,9 @@ def main():
         "ranks_report": piped["ranks"],
         "simulated_devices": devices,
     }
-    print("decoder: %d layers, d=%d, %d parameters; %d microbatches of %d x %d, %s, %d ranks"
-          % (args.layers, args.dim, parameters, m, b, t, args.schedule, args.ranks))
+    print("%s: %s, %d parameters; %d microbatches of %d, %s, %d ranks"
+          % (args.model, ", ".join("%s %s" % kv for kv in shape.items()), parameters, m, b,
+             args.schedule, args.ranks))
     print("losses %.4f -> %.4f over %d steps; ranks vs one process: max relative error %.1e"
           % (loss_one[0], loss_one[-1], args.steps, worst))
     if versus:

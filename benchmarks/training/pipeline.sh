@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Pipelined training benchmark (the training issue): a GPT-style decoder's
-# Adam step placed over two MPI ranks with profiled costs, run under
+# Adam step, and a small ResNet-style CNN's momentum step (BatchNormalization
+# with the batch's statistics), placed over two MPI ranks with profiled
+# costs, run under
 # mpirun from its artifact by the runtime-only runner, against one process,
 # the simulator and PyTorch (benchmarks/training/pipeline.py). Installs
 # python3-torch if missing; builds the runtime-only runner into
 # build/bench-exec/runtime-build; writes build/bench-train/<case>/training.json.
 # Usage: benchmarks/training/pipeline.sh [pipeline.py options]
-#   (default: --schedule gpipe, then --schedule 1f1b)
+#   (default: the decoder under --schedule gpipe and 1f1b, then the CNN)
 set -euo pipefail
 source "$(dirname "$0")/../execution/setup.sh"
 ensure_packages "/usr/bin/python3 -c 'import torch, onnx'" python3-torch python3-onnx
@@ -26,4 +28,5 @@ if [ $# -gt 0 ]; then
 else
   run gpipe --schedule gpipe
   run 1f1b --schedule 1f1b
+  run cnn --model cnn --optimizer momentum --learning-rate 0.05
 fi

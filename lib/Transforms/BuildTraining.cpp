@@ -33,6 +33,84 @@ using graph::NodeOp;
 
 namespace {
 
+/// A BatchNormalization that normalises by its batch's statistics (what
+/// PyTorch's train() does), rewritten into nodes that have rules, and what
+/// the step needs to update its running statistics.
+struct BatchStatistics {
+  ConstantOp runningMean, runningVar;
+  /// The batch's mean and (biased) variance per channel, as [1, C, 1...].
+  Value mean, variance;
+  /// ONNX's: running = running * momentum + batch * (1 - momentum).
+  double momentum;
+  /// Elements per channel: the variance's divisor.
+  int64_t count;
+};
+
+/// Rewrites `node` (an inference-form BatchNormalization: one result,
+/// initializers for its running statistics) as
+///   mean = sum(x) / n, c = x - mean, var = sum(c * c) / n,
+///   y = c / sqrt(var + epsilon) * scale + bias
+/// over every axis but the channels', with ReduceSum, Mul, Sub, Add, Sqrt,
+/// Div and Reshape nodes, whose rules then give the gradient through the
+/// statistics.
+FailureOr<BatchStatistics> decomposeBatchNorm(OpBuilder &b, NodeOp node,
+                                              int64_t opset) {
+  auto fail = [&](const Twine &why) {
+    return node.emitError("placer-build-training: batch-norm=batch: ") << why;
+  };
+  if (node.getNumResults() != 1 || node.getNumOperands() != 5)
+    return fail("covers the inference form (one output, five inputs)");
+  auto runningMean = node.getOperand(3).getDefiningOp<ConstantOp>();
+  auto runningVar = node.getOperand(4).getDefiningOp<ConstantOp>();
+  if (!runningMean || !runningVar)
+    return fail("its running statistics must be initializers");
+  Value x = node.getOperand(0);
+  auto type = cast<RankedTensorType>(x.getType());
+  if (type.getRank() < 2)
+    return fail("needs an input with a channel axis");
+  SmallVector<int64_t> axes, perChannel(type.getRank(), 1);
+  int64_t count = 1;
+  for (int64_t axis = 0; axis < type.getRank(); ++axis)
+    if (axis != 1) {
+      axes.push_back(axis);
+      count *= type.getDimSize(axis);
+    }
+  if (count < 2)
+    return fail("one element per channel has no variance");
+  perChannel[1] = type.getDimSize(1);
+  auto spread = type.clone(perChannel);
+  DictionaryAttr attrs = node.getAttrs();
+  auto getF64 = [&](StringRef name, double fallback) {
+    auto attr = attrs ? attrs.getAs<FloatAttr>(name) : FloatAttr();
+    return attr ? attr.getValueAsDouble() : fallback;
+  };
+  b.setInsertionPoint(node);
+  GradientBuilder g(b, node.getLoc(), opset, node.getDisplayName().str(),
+                    IntegerAttr(), StepPhase::Forward);
+  Value mean = g.node(
+      "Mul", {g.reduceSum(x, axes), g.scalar(1.0 / count, spread)}, spread);
+  Value centred = g.node("Sub", {x, mean}, type);
+  Value variance =
+      g.node("Mul",
+             {g.reduceSum(g.node("Mul", {centred, centred}, type), axes),
+              g.scalar(1.0 / count, spread)},
+             spread);
+  Value shifted = g.node(
+      "Add", {variance, g.scalar(getF64("epsilon", 1e-5), spread)}, spread);
+  Value inverse =
+      g.node("Div", {g.scalar(1.0, spread), g.node("Sqrt", {shifted}, spread)},
+             spread);
+  Value normalised = g.node("Mul", {centred, inverse}, type);
+  Value scaled = g.node(
+      "Mul", {normalised, g.reshape(node.getOperand(1), perChannel)}, type);
+  Value y =
+      g.node("Add", {scaled, g.reshape(node.getOperand(2), perChannel)}, type);
+  node.getResult(0).replaceAllUsesWith(y);
+  node.erase();
+  return BatchStatistics{
+      runningMean, runningVar, mean, variance, getF64("momentum", 0.9), count};
+}
+
 /// A weight the step trains: a floating-point initializer (no Constant
 /// node's output) of rank 1 or more. Scalars are the exporter's constants
 /// (a scale, an epsilon), not parameters.
@@ -82,6 +160,9 @@ struct BuildTrainingPass
       return bad("beta1 and beta2", "must be in [0, 1)");
     if (!std::isfinite(epsilon) || epsilon <= 0)
       return bad("epsilon", "must be finite and positive");
+    if (batchNorm != "running" && batchNorm != "batch")
+      return bad("batch-norm",
+                 "must be running or batch, not '" + batchNorm + "'");
     return success();
   }
 
@@ -129,6 +210,24 @@ struct BuildTrainingPass
       return func.emitError("placer-build-training: needs static shapes "
                             "(import with --dim NAME=VALUE); dynamic at ")
              << llvm::join(dynamic, ", ");
+
+    // Batch statistics: rewritten before anything is differentiated.
+    SmallVector<BatchStatistics> batchStatistics;
+    if (batchNorm == "batch") {
+      SmallVector<NodeOp> norms;
+      for (auto node : body.getOps<NodeOp>())
+        if (node.getOpType() == "BatchNormalization" &&
+            node.getDomain().empty())
+          norms.push_back(node);
+      OpBuilder rewriter(func.getContext());
+      for (NodeOp node : norms) {
+        FailureOr<BatchStatistics> decomposed =
+            decomposeBatchNorm(rewriter, node, *opset);
+        if (failed(decomposed))
+          return failure();
+        batchStatistics.push_back(*decomposed);
+      }
+    }
 
     // Values that depend on a weight, and nodes between a weight and y.
     llvm::DenseSet<Value> active;
@@ -328,6 +427,27 @@ struct BuildTrainingPass
         update(nextV, weight.getName().str() + ".adam_v");
       }
       update(next, weight.getName());
+    }
+    // Running statistics, as PyTorch's train() updates them (its unbiased
+    // variance), from the batch's (averaged over microbatches when they
+    // are accumulated): no gradient, an update of the step's state.
+    for (BatchStatistics &norm : batchStatistics) {
+      GradientBuilder g(
+          b, loc, *opset, norm.runningMean.getName().str() + "/update",
+          classOf(norm.mean.getDefiningOp()), StepPhase::Optimizer);
+      auto type = cast<RankedTensorType>(norm.runningMean.getType());
+      auto blend = [&](ConstantOp running, Value batch, double factor) {
+        Value kept = g.node(
+            "Mul", {running.getResult(), g.scalar(norm.momentum, type)}, type);
+        Value added = g.node("Mul",
+                             {g.reshape(batch, type.getShape()),
+                              g.scalar((1 - norm.momentum) * factor, type)},
+                             type);
+        update(g.node("Add", {kept, added}, type), running.getName());
+      };
+      blend(norm.runningMean, norm.mean, 1.0);
+      blend(norm.runningVar, norm.variance,
+            double(norm.count) / double(norm.count - 1));
     }
     if (llvm::all_of(updated, [](const std::string &name) {
           return name == "adam.step";

@@ -1,4 +1,5 @@
 // RUN: not placer-opt %s --split-input-file --placer-build-training 2>&1 | FileCheck %s
+// RUN: not placer-opt %s --split-input-file --placer-build-training=batch-norm=batch 2>&1 | FileCheck %s --check-prefix=BATCH
 
 // What --placer-build-training refuses, each with one error and no output
 // (test/Transforms/build-training.mlir has the steps it builds).
@@ -98,5 +99,20 @@ func.func @main_graph(%x: tensor<2x4xf32> {graph.name = "x"}) -> tensor<2x2xf32>
   %h = graph.node "Mul"(%x, %w) attributes {name = "mul", output_names = ["h"], version = 17 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
   %y = graph.node "Slice"(%h, %s, %e, %a, %t) attributes {name = "slice", output_names = ["y"], version = 17 : i64} : (tensor<2x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x2xf32>
   return %y : tensor<2x2xf32>
+}
+}
+
+// -----
+
+// batch-norm=batch updates the running statistics, which must then be
+// initializers (with batch-norm=running, the default, any values serve).
+// BATCH: error: placer-build-training: batch-norm=batch: its running statistics must be initializers
+module attributes {graph.opset_import = {ai.onnx = 17 : i64}} {
+func.func @main_graph(%x: tensor<2x3x4x4xf32> {graph.name = "x"}, %mean: tensor<3xf32> {graph.name = "mean"}) -> tensor<2x3x4x4xf32> {
+  %g = graph.constant "g" : tensor<3xf32> = dense<1.0> : tensor<3xf32>
+  %b = graph.constant "b" : tensor<3xf32> = dense<0.0> : tensor<3xf32>
+  %var = graph.constant "var" : tensor<3xf32> = dense<1.0> : tensor<3xf32>
+  %y = graph.node "BatchNormalization"(%x, %g, %b, %mean, %var) attributes {name = "bn", output_names = ["y"], version = 17 : i64} : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4x4xf32>
+  return %y : tensor<2x3x4x4xf32>
 }
 }

@@ -6,6 +6,7 @@
 // RUN: not placer-opt %s --placer-build-training="learning-rate=nan" 2>&1 | FileCheck %s --check-prefix=BADRATE
 // RUN: not placer-opt %s --placer-build-training="loss=hinge" 2>&1 | FileCheck %s --check-prefix=BADLOSS
 // RUN: not placer-opt %s --placer-build-training="output=nothing" 2>&1 | FileCheck %s --check-prefix=BADOUTPUT
+// RUN: not placer-opt %s --placer-build-training="batch-norm=frozen" 2>&1 | FileCheck %s --check-prefix=BADNORM
 
 // One training step of a two-layer MLP: a labels input, the loss and the
 // next value of each weight as results, each naming the initializer it
@@ -77,3 +78,4 @@ func.func @main_graph(%x: tensor<2x4xf32> {graph.name = "x"}) -> (tensor<2x3xf32
 // BADRATE: error: placer-build-training: learning-rate must be finite and positive, not nan
 // BADLOSS: error: placer-build-training: loss must be mse or cross-entropy, not 'hinge'
 // BADOUTPUT: error: placer-build-training: no graph output named 'nothing'
+// BADNORM: error: placer-build-training: batch-norm must be running or batch, not 'frozen'

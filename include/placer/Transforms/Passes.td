@@ -192,9 +192,12 @@ def BuildTraining : Pass<"placer-build-training", "::mlir::ModuleOp"> {
     result marked `placer.updates = "NAME"` with the initializer it
     replaces; the original outputs go. Backward nodes carry
     `placer.backward` and share `placer.color_class` with their forward
-    node, which the placement keeps on one device. Needs static shapes and
-    opset 13 or later; nodes on a weight's path without a rule are one error
-    that names them all. docs/Training.md.
+    node, which the placement keeps on one device. With `batch-norm=batch`
+    each BatchNormalization normalises by its batch's statistics (its
+    nodes written out, so that the gradient flows through them) and the
+    step updates its running statistics as PyTorch's train() does. Needs
+    static shapes and opset 13 or later; nodes on a weight's path without a
+    rule are one error that names them all. docs/Training.md.
   }];
   let options = [
     Option<"loss", "loss", "std::string", /*default=*/"\"mse\"",
@@ -213,6 +216,10 @@ def BuildTraining : Pass<"placer-build-training", "::mlir::ModuleOp"> {
            "optimizer=adam: the second moment's decay">,
     Option<"epsilon", "epsilon", "double", /*default=*/"1e-8",
            "optimizer=adam: added to the root of the second moment">,
+    Option<"batchNorm", "batch-norm", "std::string", /*default=*/"\"running\"",
+           "running: BatchNormalization normalises by its running "
+           "statistics as given (PyTorch's eval()); batch: by the batch's, "
+           "and the step updates the running ones (PyTorch's train())">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }

@@ -95,7 +95,14 @@ def onnx_slice(v, starts, ends, axes):
     return v[tuple(index)]
 
 
-def evaluate(nodes, values):
+def batch_statistics(v):
+    """A BatchNormalization input's mean and biased variance per channel,
+    shaped to broadcast."""
+    axes = (0,) + tuple(range(2, v.ndim))
+    return v.mean(axis=axes, keepdims=True), v.var(axis=axes, keepdims=True)
+
+
+def evaluate(nodes, values, batch_stats=False):
     for op, inputs, output, attrs in nodes:
         a = [values[i] if i else None for i in inputs]
         if op == "Gemm":
@@ -149,7 +156,9 @@ def evaluate(nodes, values):
             r = layer_norm(a[0], a[1], a[2], attrs.get("axis", -1), attrs.get("epsilon", 1e-5))
         elif op == "BatchNormalization":
             shape = (1, -1) + (1,) * (a[0].ndim - 2)
-            r = ((a[0] - a[3].reshape(shape)) / np.sqrt(a[4].reshape(shape) + attrs.get("epsilon", 1e-5))
+            mean, var = (batch_statistics(a[0]) if batch_stats else
+                         (a[3].reshape(shape), a[4].reshape(shape)))
+            r = ((a[0] - mean) / np.sqrt(var + attrs.get("epsilon", 1e-5))
                  * a[1].reshape(shape) + a[2].reshape(shape))
         elif op == "AveragePool":
             k, st = attrs["kernel_shape"], attrs.get("strides", [1, 1])
@@ -238,17 +247,32 @@ def step(name, model, x, labels, options):
     return lambda n: np.load(os.path.join(out, n + ".npy"))
 
 
-def check(name, x, weights, nodes, output, consts={}):
+def check(name, x, weights, nodes, output, consts={}, batch_stats=False):
+    """batch_stats: BatchNormalization by the batch's statistics
+    (batch-norm=batch), whose running statistics the step then updates as
+    PyTorch's train() does (momentum 0.1 in its terms, unbiased variance)."""
     model, y_shape = build_model(name, x, weights, nodes, output, consts)
     labels = rng.standard_normal(y_shape)
-    result = step(name, model, x, labels, "loss=mse optimizer=sgd learning-rate=1")
+    result = step(name, model, x, labels, "loss=mse optimizer=sgd learning-rate=1" +
+                  (" batch-norm=batch" if batch_stats else ""))
     nodes = fixup(nodes)
 
     def loss(ws):
-        y = evaluate(nodes, dict(x=x, **ws, **consts, **shapes(nodes)))[output]
+        y = evaluate(nodes, dict(x=x, **ws, **consts, **shapes(nodes)), batch_stats)[output]
         return np.mean((y - labels) ** 2)
 
     worst = abs(float(result("loss")) - loss(weights)) / abs(loss(weights))
+    if batch_stats:
+        values = evaluate(nodes, dict(x=x, **weights, **consts, **shapes(nodes)), True)
+        for op, inputs, _, attrs in nodes:
+            if op != "BatchNormalization":
+                continue
+            mean, var = batch_statistics(values[inputs[0]])
+            n = values[inputs[0]].size / mean.size
+            m = attrs.get("momentum", 0.9)
+            for running, batch in ((inputs[3], mean), (inputs[4], var * n / (n - 1))):
+                want = consts[running] * m + batch.reshape(-1) * (1 - m)
+                worst = max(worst, np.abs(result(running) - want).max() / np.abs(want).max())
     for n, w in weights.items():
         grad = w - result(n)
         numeric = np.zeros_like(w)
@@ -372,6 +396,17 @@ check("cnn_stem", r(2, 2, 7, 7), {"w": r(3, 2, 3, 3), "g": r(3), "b": r(3), "fc"
        ("GlobalAveragePool", ["p"], "gp", {}), ("Flatten", ["gp"], "f", {"axis": 1}),
        ("MatMul", ["f", "fc"], "y", {})], "y",
       {"mean": r(3), "var": np.abs(r(3)) + 0.5})
+# The same stem trained with the batch's statistics (batch-norm=batch, as
+# PyTorch's train()): the gradient flows through the mean and variance, and
+# the step updates the running statistics (momentum 0.8 here).
+check("cnn_stem_batch_stats", r(2, 2, 7, 7), {"w": r(3, 2, 3, 3), "g": r(3), "b": r(3), "fc": r(3, 4)},
+      [("Conv", ["x", "w"], "c", {"pads": [1, 1, 1, 1]}),
+       ("BatchNormalization", ["c", "g", "b", "mean", "var"], "n", {"epsilon": 1e-3, "momentum": 0.8}),
+       ("Relu", ["n"], "a", {}),
+       ("MaxPool", ["a"], "p", {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+       ("GlobalAveragePool", ["p"], "gp", {}), ("Flatten", ["gp"], "f", {"axis": 1}),
+       ("MatMul", ["f", "fc"], "y", {})], "y",
+      {"mean": r(3), "var": np.abs(r(3)) + 0.5}, batch_stats=True)
 # Average pools: padded windows counted with and without the padding, a
 # stride that leaves a row unread.
 check("average_pool", r(2, 2, 6, 5), {"w": r(2, 2, 1, 1)},
