@@ -3,7 +3,11 @@
 #include "Timing.h"
 #include "placer/Solver/Solvers.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <functional>
+#include <random>
 
 using namespace placer::solver;
 using namespace placer::solver::detail;
@@ -87,4 +91,151 @@ Solution placer::solver::solveSingleDevice(const Problem &problem) {
   }
   return finish(problem, Assignment(problem.size(), problem.numAccelerators),
                 "single", start);
+}
+
+namespace {
+
+/// The loads of every device, from the largest: the order local search
+/// lowers them in.
+std::vector<double> sortedLoads(const Evaluation &evaluation) {
+  std::vector<double> loads;
+  for (const DeviceReport &device : evaluation.devices)
+    loads.push_back(device.load);
+  std::sort(loads.begin(), loads.end(), std::greater<double>());
+  return loads;
+}
+
+/// Whether `a` is lower than `b` by more than rounding: the first load
+/// that differs decides.
+bool lowerLoads(const std::vector<double> &a, const std::vector<double> &b) {
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    double tolerance = 1e-12 * std::max(std::abs(a[i]), std::abs(b[i]));
+    if (a[i] < b[i] - tolerance)
+      return true;
+    if (a[i] > b[i] + tolerance)
+      return false;
+  }
+  return false;
+}
+
+} // namespace
+
+namespace {
+
+/// Classes up to which descent also tries swapping every pair.
+constexpr int kMaxSwapClasses = 128;
+
+/// Moves classes of `assignment` until no single move lowers `loads`
+/// (sorted, from the largest): each pass tries every class on every other
+/// device and keeps the best move. False when `deadline` passed.
+bool descend(const Problem &problem, const Contracted &classes,
+             Assignment &assignment, std::vector<double> &loads,
+             int maxPasses, std::chrono::steady_clock::time_point deadline) {
+  int devices = problem.numDevices();
+  for (int pass = 0; pass < maxPasses; ++pass) {
+    bool moved = false;
+    for (int g = 0; g < classes.numSuper; ++g) {
+      if (std::chrono::steady_clock::now() >= deadline)
+        return false;
+      const std::vector<int> &members = classes.members[g];
+      int home = assignment[members.front()], best = home;
+      std::vector<double> bestLoads = loads;
+      for (int d = 0; d < devices; ++d) {
+        if (d == home)
+          continue;
+        for (int m : members)
+          assignment[m] = d;
+        Evaluation candidate = evaluate(problem, assignment);
+        if (candidate.feasible()) {
+          std::vector<double> candidateLoads = sortedLoads(candidate);
+          if (lowerLoads(candidateLoads, bestLoads)) {
+            best = d;
+            bestLoads = std::move(candidateLoads);
+          }
+        }
+      }
+      for (int m : members)
+        assignment[m] = best;
+      if (best != home) {
+        loads = std::move(bestLoads);
+        moved = true;
+      }
+    }
+    // Then swaps of two classes on different devices, which single moves
+    // cannot make when each direction alone overloads a device (on small
+    // graphs only: a pass tries every pair).
+    if (!moved && classes.numSuper <= kMaxSwapClasses)
+      for (int g = 0; g < classes.numSuper; ++g)
+        for (int h = g + 1; h < classes.numSuper; ++h) {
+          if (std::chrono::steady_clock::now() >= deadline)
+            return false;
+          int dg = assignment[classes.members[g].front()],
+              dh = assignment[classes.members[h].front()];
+          if (dg == dh)
+            continue;
+          auto place = [&](int c, int d) {
+            for (int m : classes.members[c])
+              assignment[m] = d;
+          };
+          place(g, dh);
+          place(h, dg);
+          Evaluation candidate = evaluate(problem, assignment);
+          if (candidate.feasible()) {
+            std::vector<double> candidateLoads = sortedLoads(candidate);
+            if (lowerLoads(candidateLoads, loads)) {
+              loads = std::move(candidateLoads);
+              moved = true;
+              continue;
+            }
+          }
+          place(g, dg);
+          place(h, dh);
+        }
+    if (!moved)
+      break;
+  }
+  return true;
+}
+
+} // namespace
+
+Solution placer::solver::improveByLocalSearch(
+    const Problem &problem, const Assignment &start, int restarts,
+    std::chrono::steady_clock::time_point deadline) {
+  auto began = std::chrono::steady_clock::now();
+  Contracted classes = contract(problem, /*mergeCycles=*/false);
+  Evaluation evaluation = evaluate(problem, start);
+  if (!evaluation.feasible() || classes.numSuper == 0)
+    return finish(problem, start, "local-search", began);
+  constexpr int kPasses = 100;
+  Assignment best = start;
+  std::vector<double> bestLoads = sortedLoads(evaluation);
+  if (!descend(problem, classes, best, bestLoads, kPasses, deadline))
+    return finish(problem, std::move(best), "local-search", began);
+  // Iterated local search: from the best so far, two classes moved at
+  // random (a fixed seed: the same answer every run), then descent.
+  std::mt19937 rng(1);
+  std::uniform_int_distribution<int> pickClass(0, classes.numSuper - 1),
+      pickDevice(0, problem.numDevices() - 1);
+  for (int round = 0; round < restarts; ++round) {
+    Assignment candidate = best;
+    for (int kick = 0; kick < 2; ++kick) {
+      int g = pickClass(rng), d = pickDevice(rng);
+      for (int m : classes.members[g])
+        candidate[m] = d;
+    }
+    Evaluation kicked = evaluate(problem, candidate);
+    if (!kicked.feasible())
+      continue;
+    std::vector<double> loads = sortedLoads(kicked);
+    bool finished =
+        descend(problem, classes, candidate, loads, kPasses, deadline);
+    if (lowerLoads(loads, bestLoads)) {
+      best = std::move(candidate);
+      bestLoads = std::move(loads);
+    }
+    if (!finished)
+      break;
+  }
+  return finish(problem, std::move(best), "local-search", began);
 }

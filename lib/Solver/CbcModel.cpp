@@ -190,6 +190,9 @@ void ModelBuilder::solve(const IPOptions &options,
     Cbc_setMIPStartI(model, static_cast<int>(startColumns.size()),
                      startColumns.data(), startValues.data());
   Cbc_setMaximumSeconds(model, seconds);
+  if (options.maxNodes > 0)
+    Cbc_setMaximumNodes(model, static_cast<int>(std::min<int64_t>(
+                                   options.maxNodes, 1 << 30)));
   Cbc_setAllowableFractionGap(model, options.relativeGap);
   if (options.threads > 1)
     Cbc_setParameter(model, "threads", std::to_string(options.threads).c_str());

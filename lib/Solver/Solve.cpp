@@ -23,6 +23,7 @@ constexpr AlgorithmName kAlgorithms[] = {
     {Algorithm::Auto, "auto"},           {Algorithm::DP, "dp"},
     {Algorithm::IP, "ip"},               {Algorithm::PipeDream, "pipedream"},
     {Algorithm::Greedy, "greedy"},       {Algorithm::Single, "single"},
+    {Algorithm::LocalSearch, "local-search"},
     {Algorithm::SplitFile, "split-file"}};
 
 /// The problem and what the linear models (MILPs, greedy heuristics) see:
@@ -40,6 +41,25 @@ struct Models {
   bool restricted;
 };
 
+/// The DP's split improved by local search (kept as it is when the DP
+/// replicates a stage, which the search does not model).
+Solution improveFromDP(const Problem &problem, const SolveOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  DPOptions dp;
+  dp.idealLimit = options.idealLimit;
+  Solution split = solveIdealDP(problem, dp);
+  if (!split.feasible() || !split.replication.empty())
+    return split;
+  // Like the MILP's, the search stops at time-limit.
+  Solution improved = improveByLocalSearch(
+      problem, split.assignment, /*restarts=*/200,
+      options.ip.getDeadline(start));
+  // (The DP's bound holds for contiguous splits only: finish() gave the
+  // general one.)
+  improved.seconds = detail::secondsSince(start);
+  return improved;
+}
+
 /// A throughput placement by `algorithm` without CBC: the DP, a baseline, or
 /// a given split (IP and Auto stand for the DP here).
 Solution solveWithoutCbc(Models models, Algorithm algorithm,
@@ -52,6 +72,8 @@ Solution solveWithoutCbc(Models models, Algorithm algorithm,
     return solveGreedy(models.linear);
   case Algorithm::Single:
     return solveSingleDevice(problem);
+  case Algorithm::LocalSearch:
+    return improveFromDP(problem, options);
   case Algorithm::SplitFile: {
     Solution solution;
     solution.algorithm = "split-file";
@@ -88,22 +110,30 @@ SolveResult solveThroughput(Models models, const SolveOptions &options) {
     return result;
   }
   // The DP's split is contiguous, so feasible for both MILP variants: CBC
-  // starts from it.
+  // starts from it, or for the non-contiguous model from what local search
+  // makes of it (CBC's own heuristics rarely improve a good incumbent of
+  // these models: docs/IntegerPrograms.md).
   IPOptions ip = options.ip;
   ip.deadline = ip.getDeadline(std::chrono::steady_clock::now());
+  // Under a training schedule the model itself counts each stage's stash.
+  bool exactModel = problem.isTraining();
+  const Problem &modelled = exactModel ? models.exact : models.linear;
   DPOptions dp;
   dp.idealLimit = options.idealLimit;
   Solution start = solveIdealDP(problem, dp);
+  if (!ip.contiguous && start.feasible() && start.replication.empty()) {
+    Solution improved = improveByLocalSearch(modelled, start.assignment,
+                                             /*restarts=*/200, *ip.deadline);
+    if (improved.feasible() && improved.maxLoad < start.maxLoad)
+      start = std::move(improved);
+  }
   if (start.feasible())
     ip.warmStart = &start.assignment;
-  // Under a training schedule the model itself counts each stage's stash.
-  bool exactModel = problem.isTraining();
   ip.memoryTightened = (models.tightened && !exactModel) || models.restricted;
-  result.ip =
-      solveThroughputIP(exactModel ? models.exact : models.linear, ip);
+  result.ip = solveThroughputIP(modelled, ip);
   result.solution = result.ip->solution;
   // The additive bound may refuse the DP's split, which the exact model
-  // accepts: the answer is never worse than it.
+  // accepts: the answer is never worse than it (nor than local search's).
   if (start.feasible() && start.maxLoad < result.solution.maxLoad) {
     result.solution.assignment = start.assignment;
     result.solution.replication = start.replication;
@@ -262,9 +292,10 @@ std::string placer::solver::checkOptions(const SolveOptions &options) {
     return "calls=" + std::to_string(options.ip.callsPerAccelerator) +
            ": an accelerator makes at least one call";
   if (!(options.ip.timeLimitSeconds > 0) || options.ip.relativeGap < 0 ||
-      options.ip.threads < 1 || options.ip.progressSeconds < 0)
-    return "time-limit must be positive, gap and progress not negative, "
-           "threads at least 1";
+      options.ip.threads < 1 || options.ip.progressSeconds < 0 ||
+      options.ip.maxNodes < 0)
+    return "time-limit must be positive, gap, nodes and progress not "
+           "negative, threads at least 1";
   if (!options.ip.exportPath.empty() &&
       options.getChosenAlgorithm() != Algorithm::IP)
     return "export-lp needs algorithm=ip";

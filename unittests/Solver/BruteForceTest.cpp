@@ -483,3 +483,33 @@ TEST(DPReductions, TrainingGraphsKeepTheLatticeSmall) {
 }
 
 } // namespace
+
+// Local search from the DP's split: feasible (colour classes together,
+// memory), never worse than its start, never better than the
+// non-contiguous optimum, and on some graphs strictly better than the best
+// contiguous split. The same input gives the same answer.
+TEST(LocalSearch, BetweenItsStartAndTheOptimum) {
+  std::mt19937 rng(11);
+  int better = 0, possible = 0;
+  for (const Shape &shape :
+       {Shape{7, 3, 0, false, false, false}, Shape{6, 2, 1, false, true, true},
+        Shape{4, 2, 1, true, false, false}}) {
+    for (int trial = 0; trial < 15; ++trial) {
+      Problem problem = randomProblem(rng, shape);
+      Solution dp = solveIdealDP(problem);
+      if (!dp.feasible())
+        continue;
+      Solution improved = improveByLocalSearch(problem, dp.assignment);
+      ASSERT_TRUE(improved.feasible()) << "trial " << trial;
+      EXPECT_TRUE(evaluate(problem, improved.assignment).feasible());
+      EXPECT_LE(improved.maxLoad, dp.maxLoad * (1 + 1e-12));
+      double optimum = bruteForce(problem, /*contiguous=*/false);
+      EXPECT_GE(improved.maxLoad, optimum * (1 - 1e-9));
+      possible += optimum < dp.maxLoad * (1 - 1e-9);
+      EXPECT_EQ(improveByLocalSearch(problem, dp.assignment).assignment,
+                improved.assignment);
+      better += improved.maxLoad < dp.maxLoad * (1 - 1e-9);
+    }
+  }
+  EXPECT_GE(better, 3) << possible;
+}

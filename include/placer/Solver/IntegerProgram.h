@@ -45,6 +45,9 @@ struct IPOptions {
   bool memoryTightened = false;
   /// Stop when (incumbent - bound) / incumbent is at most this.
   double relativeGap = 0;
+  /// Stop after this many branch-and-bound nodes (0: no limit): a limit
+  /// that, unlike time, gives the same answer on every machine.
+  int64_t maxNodes = 0;
   int threads = 1;
   /// Write the model (LP format, or MPS when the name ends in .mps) and do
   /// not solve.

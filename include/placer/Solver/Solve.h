@@ -33,6 +33,8 @@ enum class Algorithm {
   IP,
   PipeDream,
   Greedy,
+  /// The DP's split improved by moving colour classes (not contiguous).
+  LocalSearch,
   Single,
   /// Score a given split (SolveOptions::splitFile).
   SplitFile,

@@ -4,6 +4,8 @@
 
 #include "placer/Solver/Problem.h"
 
+#include <chrono>
+
 namespace placer::solver {
 
 struct Solution {
@@ -51,6 +53,20 @@ Solution solveGreedy(const Problem &problem);
 /// Everything on one accelerator, the best kind (or one CPU core if none
 /// fits).
 Solution solveSingleDevice(const Problem &problem);
+
+/// Local search over non-contiguous placements (the paper's local-search
+/// baseline), from `start` (a feasible assignment without replication):
+/// descent passes move every colour class in turn to the device that
+/// lowers the loads the most, loads compared sorted from the largest (so
+/// that lowering one of two devices tied at the maximum counts), until a
+/// pass moves nothing; then `restarts` times, from the best placement so
+/// far, two classes moved at random (a fixed seed) and descent again. Stops
+/// early at `deadline`. The same input gives the same answer unless the
+/// deadline cuts it short. Never worse than `start`.
+Solution improveByLocalSearch(
+    const Problem &problem, const Assignment &start, int restarts = 200,
+    std::chrono::steady_clock::time_point deadline =
+        std::chrono::steady_clock::time_point::max());
 
 } // namespace placer::solver
 

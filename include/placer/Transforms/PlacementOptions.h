@@ -195,6 +195,12 @@ struct PlaceOptions {
   Option<double> gap{owner, "gap",
                      llvm::cl::desc("algorithm=ip: stop at this relative gap"),
                      llvm::cl::init(0)};
+  Option<int64_t> nodes{
+      owner, "nodes",
+      llvm::cl::desc("algorithm=ip: stop after this many branch-and-bound "
+                     "nodes (0: no limit; unlike time, the same answer on "
+                     "every machine)"),
+      llvm::cl::init(0)};
   Option<int64_t> threads{owner, "threads",
                           llvm::cl::desc("algorithm=ip: CBC threads"),
                           llvm::cl::init(1)};
@@ -274,6 +280,7 @@ struct PlaceOptions {
     ip.contiguous = contiguous;
     ip.timeLimitSeconds = timeLimit;
     ip.relativeGap = gap;
+    ip.maxNodes = nodes;
     // Clamped to int: the checks reject what is out of range.
     ip.threads = static_cast<int>(std::clamp<int64_t>(threads, -1, 1024));
     ip.callsPerAccelerator =
