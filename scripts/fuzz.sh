@@ -31,8 +31,12 @@ crashed=()
 for target in "${targets[@]}"; do
   mkdir -p "$build/corpus/$target" "$build/crashes/$target"
   echo "== $target: ${seconds} s"
+  # Op types and attribute names (ONNX targets) or format keys (json)
+  # that mutations may insert: fuzz/make_dicts.py writes them.
+  dict="$root/fuzz/dicts/onnx.dict"
+  [ "$target" = json ] && dict="$root/fuzz/dicts/json.dict"
   "$build/bin/placer-fuzz-$target" -max_total_time="$seconds" -timeout=10 \
-    -rss_limit_mb=4096 -print_final_stats=1 \
+    -rss_limit_mb=4096 -print_final_stats=1 -dict="$dict" \
     -artifact_prefix="$build/crashes/$target/" \
     "$build/corpus/$target" "$root/fuzz/corpus/$target" || crashed+=("$target")
 done
