@@ -141,6 +141,15 @@ def decoder(path, layers, dim, heads, seq, vocab, batch, seed=0):
     return sum(numpy_helper.to_array(i).size for i in inits if i.data_type == TensorProto.FLOAT)
 
 
+def torch_optimizer(params, args):
+    """PyTorch's optimizer of `args` (Placer's are PyTorch's definitions)."""
+    import torch
+    if args.optimizer == "adam":
+        return torch.optim.Adam(params, lr=args.learning_rate)
+    return torch.optim.SGD(params, lr=args.learning_rate,
+                           momentum=0.9 if args.optimizer == "momentum" else 0)
+
+
 def cnn(path, channels, classes, image, batch, seed=0):
     """A small ResNet-style CNN over one microbatch of `batch` RGB images:
     a 3x3 stride-2 stem, one residual block of two 3x3 convolutions, each
@@ -216,10 +225,7 @@ def torch_cnn_losses(work, args, steps, dtype):
         out = F.relu(conv_bn(a, "block2", 1) + stem)
         return out.mean((2, 3)) @ p["fc_w"].T + p["fc_b"]
 
-    optimizer = (torch.optim.Adam(params.values(), lr=args.learning_rate)
-                 if args.optimizer == "adam" else
-                 torch.optim.SGD(params.values(), lr=args.learning_rate,
-                                 momentum=0.9 if args.optimizer == "momentum" else 0))
+    optimizer = torch_optimizer(params.values(), args)
     losses = []
     for _ in range(steps):
         optimizer.zero_grad()
@@ -274,10 +280,7 @@ def torch_losses(work, args, steps, dtype):
         nf = F.layer_norm(x, (d,), p["lnf_g"], p["lnf_b"], eps=1e-5)
         return F.cross_entropy((nf @ p["head"]).reshape(b * t, -1), labels)
 
-    optimizer = (torch.optim.Adam(params.values(), lr=args.learning_rate)
-                 if args.optimizer == "adam" else
-                 torch.optim.SGD(params.values(), lr=args.learning_rate,
-                                 momentum=0.9 if args.optimizer == "momentum" else 0))
+    optimizer = torch_optimizer(params.values(), args)
     losses = []
     for _ in range(steps):
         optimizer.zero_grad()

@@ -118,10 +118,6 @@ bool lowerLoads(const std::vector<double> &a, const std::vector<double> &b) {
   return false;
 }
 
-} // namespace
-
-namespace {
-
 /// Classes up to which descent also tries swapping every pair.
 constexpr int kMaxSwapClasses = 128;
 
@@ -129,22 +125,25 @@ constexpr int kMaxSwapClasses = 128;
 /// (sorted, from the largest): each pass tries every class on every other
 /// device and keeps the best move. False when `deadline` passed.
 bool descend(const Problem &problem, const Contracted &classes,
-             Assignment &assignment, std::vector<double> &loads,
-             int maxPasses, std::chrono::steady_clock::time_point deadline) {
+             Assignment &assignment, std::vector<double> &loads, int maxPasses,
+             std::chrono::steady_clock::time_point deadline) {
   int devices = problem.numDevices();
+  auto place = [&](int c, int d) {
+    for (int m : classes.members[c])
+      assignment[m] = d;
+  };
+  auto deviceOf = [&](int c) { return assignment[classes.members[c].front()]; };
   for (int pass = 0; pass < maxPasses; ++pass) {
     bool moved = false;
     for (int g = 0; g < classes.numSuper; ++g) {
       if (std::chrono::steady_clock::now() >= deadline)
         return false;
-      const std::vector<int> &members = classes.members[g];
-      int home = assignment[members.front()], best = home;
+      int home = deviceOf(g), best = home;
       std::vector<double> bestLoads = loads;
       for (int d = 0; d < devices; ++d) {
         if (d == home)
           continue;
-        for (int m : members)
-          assignment[m] = d;
+        place(g, d);
         Evaluation candidate = evaluate(problem, assignment);
         if (candidate.feasible()) {
           std::vector<double> candidateLoads = sortedLoads(candidate);
@@ -154,8 +153,7 @@ bool descend(const Problem &problem, const Contracted &classes,
           }
         }
       }
-      for (int m : members)
-        assignment[m] = best;
+      place(g, best);
       if (best != home) {
         loads = std::move(bestLoads);
         moved = true;
@@ -169,14 +167,9 @@ bool descend(const Problem &problem, const Contracted &classes,
         for (int h = g + 1; h < classes.numSuper; ++h) {
           if (std::chrono::steady_clock::now() >= deadline)
             return false;
-          int dg = assignment[classes.members[g].front()],
-              dh = assignment[classes.members[h].front()];
+          int dg = deviceOf(g), dh = deviceOf(h);
           if (dg == dh)
             continue;
-          auto place = [&](int c, int d) {
-            for (int m : classes.members[c])
-              assignment[m] = d;
-          };
           place(g, dh);
           place(h, dg);
           Evaluation candidate = evaluate(problem, assignment);

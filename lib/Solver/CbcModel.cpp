@@ -191,8 +191,8 @@ void ModelBuilder::solve(const IPOptions &options,
                      startColumns.data(), startValues.data());
   Cbc_setMaximumSeconds(model, seconds);
   if (options.maxNodes > 0)
-    Cbc_setMaximumNodes(model, static_cast<int>(std::min<int64_t>(
-                                   options.maxNodes, 1 << 30)));
+    Cbc_setMaximumNodes(
+        model, static_cast<int>(std::min<int64_t>(options.maxNodes, 1 << 30)));
   Cbc_setAllowableFractionGap(model, options.relativeGap);
   if (options.threads > 1)
     Cbc_setParameter(model, "threads", std::to_string(options.threads).c_str());

@@ -20,9 +20,12 @@ struct AlgorithmName {
   const char *name;
 };
 constexpr AlgorithmName kAlgorithms[] = {
-    {Algorithm::Auto, "auto"},           {Algorithm::DP, "dp"},
-    {Algorithm::IP, "ip"},               {Algorithm::PipeDream, "pipedream"},
-    {Algorithm::Greedy, "greedy"},       {Algorithm::Single, "single"},
+    {Algorithm::Auto, "auto"},
+    {Algorithm::DP, "dp"},
+    {Algorithm::IP, "ip"},
+    {Algorithm::PipeDream, "pipedream"},
+    {Algorithm::Greedy, "greedy"},
+    {Algorithm::Single, "single"},
     {Algorithm::LocalSearch, "local-search"},
     {Algorithm::SplitFile, "split-file"}};
 
@@ -51,9 +54,9 @@ Solution improveFromDP(const Problem &problem, const SolveOptions &options) {
   if (!split.feasible() || !split.replication.empty())
     return split;
   // Like the MILP's, the search stops at time-limit.
-  Solution improved = improveByLocalSearch(
-      problem, split.assignment, /*restarts=*/200,
-      options.ip.getDeadline(start));
+  Solution improved =
+      improveByLocalSearch(problem, split.assignment, /*restarts=*/200,
+                           options.ip.getDeadline(start));
   // (The DP's bound holds for contiguous splits only: finish() gave the
   // general one.)
   improved.seconds = detail::secondsSince(start);
@@ -124,9 +127,9 @@ SolveResult solveThroughput(Models models, const SolveOptions &options) {
   if (!ip.contiguous && start.feasible() && start.replication.empty()) {
     // Half of what is left at most, so that CBC gets the rest.
     auto now = std::chrono::steady_clock::now();
-    Solution improved = improveByLocalSearch(
-        modelled, start.assignment, /*restarts=*/200,
-        now + (*ip.deadline - now) / 2);
+    Solution improved =
+        improveByLocalSearch(modelled, start.assignment, /*restarts=*/200,
+                             now + (*ip.deadline - now) / 2);
     if (improved.feasible() && improved.maxLoad < start.maxLoad)
       start = std::move(improved);
   }

@@ -63,10 +63,10 @@ Solution solveSingleDevice(const Problem &problem);
 /// far, two classes moved at random (a fixed seed) and descent again. Stops
 /// early at `deadline`. The same input gives the same answer unless the
 /// deadline cuts it short. Never worse than `start`.
-Solution improveByLocalSearch(
-    const Problem &problem, const Assignment &start, int restarts = 200,
-    std::chrono::steady_clock::time_point deadline =
-        std::chrono::steady_clock::time_point::max());
+Solution improveByLocalSearch(const Problem &problem, const Assignment &start,
+                              int restarts = 200,
+                              std::chrono::steady_clock::time_point deadline =
+                                  std::chrono::steady_clock::time_point::max());
 
 } // namespace placer::solver
 
