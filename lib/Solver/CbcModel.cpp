@@ -2,10 +2,17 @@
 #include "CbcModel.h"
 #include "Timing.h"
 
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 
 using namespace placer::solver;
@@ -120,6 +127,36 @@ bool ModelBuilder::exportInstead(const IPOptions &options, IPResult &result) {
 
 namespace {
 
+/// Messages from the child: a tag, a length, that many bytes.
+enum : char { kLine = 'L', kOutcome = 'O' };
+
+bool writeAll(int fd, const void *data, size_t size) {
+  const char *bytes = static_cast<const char *>(data);
+  while (size > 0) {
+    ssize_t written = ::write(fd, bytes, size);
+    if (written < 0 && errno == EINTR)
+      continue;
+    if (written <= 0)
+      return false;
+    bytes += written;
+    size -= static_cast<size_t>(written);
+  }
+  return true;
+}
+
+void sendMessage(int fd, char tag, const std::string &payload) {
+  uint64_t size = payload.size();
+  (void)(writeAll(fd, &tag, 1) && writeAll(fd, &size, sizeof size) &&
+         writeAll(fd, payload.data(), payload.size()));
+}
+
+/// The child's descriptor for its progress lines (set only in the child).
+int childPipe = -1;
+
+} // namespace
+
+namespace {
+
 /// CBC's log goes to stdout, where placer-opt writes its output, so the
 /// progress lines come from a do-nothing cut generator that CBC calls at
 /// every node: it counts nodes and reports a line now and then.
@@ -151,6 +188,10 @@ void reportProgress(Progress &progress) {
       length < static_cast<int>(sizeof(line)))
     std::snprintf(line + length, sizeof(line) - length, ", started from %.9g",
                   progress.incumbent);
+  if (childPipe >= 0) {
+    sendMessage(childPipe, kLine, line);
+    return;
+  }
   if (progress.sink) {
     progress.sink(line);
     return;
@@ -203,35 +244,150 @@ void ModelBuilder::solve(const IPOptions &options,
   if (options.progressSeconds > 0)
     Cbc_addCutCallback(model, progressCallback, "placer-progress", &progress);
   boundHolds = !options.memoryTightened;
-  Cbc_solve(model);
+  // CBC looks at its clock between branch-and-bound nodes only, and a
+  // node of a large model can take seconds: it runs in a child process
+  // that is ended if it outlasts the limit by 5% + 1.5 s, so that the
+  // whole solve ends within the limit + 5% + 2 s (docs/IntegerPrograms.md).
+  auto hardDeadline =
+      deadline +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(
+              0.05 * std::min(options.timeLimitSeconds, 1e9) + 1.5));
+  // The child's progress lines come back through the pipe.
+  auto onLine = [&](const std::string &line) {
+    if (progress.sink) {
+      progress.sink(line);
+      return;
+    }
+    std::fprintf(stderr, "%s\n", line.c_str());
+    std::fflush(stderr);
+  };
+  if (!solveInChild(hardDeadline, onLine)) {
+    Cbc_solve(model);
+    outcome = readOutcome();
+  }
   // A root LP can outlast the interval (CBC calls back between nodes
   // only): a long solve still ends with a line.
   if (options.progressSeconds > 0)
     reportProgress(progress);
-  solved = true;
+}
+
+ModelBuilder::Outcome ModelBuilder::readOutcome() const {
+  Outcome result{"feasible", Cbc_getBestPossibleObjValue(model), {}};
+  const double *values = Cbc_getColSolution(model);
+  if (values && Cbc_numberSavedSolutions(model) > 0)
+    result.values.assign(values, values + columns);
+  if (Cbc_isProvenInfeasible(model))
+    result.status = "infeasible";
+  else if (result.values.empty())
+    result.status = "no solution";
+  else if (Cbc_isProvenOptimal(model))
+    result.status = "optimal";
+  return result;
+}
+
+bool ModelBuilder::solveInChild(
+    std::chrono::steady_clock::time_point hardDeadline,
+    const std::function<void(const std::string &)> &onLine) {
+  int fds[2];
+  if (::pipe(fds) != 0)
+    return false;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t child = ::fork();
+  if (child < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return false;
+  }
+  if (child == 0) {
+    ::close(fds[0]);
+    childPipe = fds[1];
+    Cbc_solve(model);
+    Outcome result = readOutcome();
+    std::string payload = result.status;
+    payload.push_back('\0');
+    payload.append(reinterpret_cast<const char *>(&result.bestBound),
+                   sizeof result.bestBound);
+    payload.append(reinterpret_cast<const char *>(result.values.data()),
+                   result.values.size() * sizeof(double));
+    sendMessage(childPipe, kOutcome, payload);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string buffer;
+  bool done = false;
+  while (!done) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    hardDeadline - std::chrono::steady_clock::now())
+                    .count();
+    if (left <= 0)
+      break;
+    pollfd waiting{fds[0], POLLIN, 0};
+    int ready = ::poll(&waiting, 1,
+                       static_cast<int>(std::min<int64_t>(
+                           left, std::numeric_limits<int>::max())));
+    if (ready < 0 && errno == EINTR)
+      continue;
+    if (ready <= 0)
+      break;
+    char chunk[1 << 16];
+    ssize_t got = ::read(fds[0], chunk, sizeof chunk);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      break; // the child ended without an outcome (it crashed)
+    buffer.append(chunk, static_cast<size_t>(got));
+    // Every complete message in the buffer.
+    size_t at = 0;
+    while (!done && buffer.size() - at >= 1 + sizeof(uint64_t)) {
+      uint64_t size;
+      std::memcpy(&size, buffer.data() + at + 1, sizeof size);
+      if (buffer.size() - at - 1 - sizeof size < size)
+        break;
+      std::string payload = buffer.substr(at + 1 + sizeof size, size);
+      char tag = buffer[at];
+      at += 1 + sizeof size + size;
+      if (tag == kLine) {
+        onLine(payload);
+        continue;
+      }
+      size_t end = payload.find('\0');
+      if (tag != kOutcome || end == std::string::npos ||
+          payload.size() < end + 1 + sizeof(double))
+        continue;
+      Outcome result{payload.substr(0, end), 0, {}};
+      std::memcpy(&result.bestBound, payload.data() + end + 1, sizeof(double));
+      size_t values =
+          (payload.size() - end - 1 - sizeof(double)) / sizeof(double);
+      result.values.resize(values);
+      std::memcpy(result.values.data(),
+                  payload.data() + end + 1 + sizeof(double),
+                  values * sizeof(double));
+      outcome = std::move(result);
+      done = true;
+    }
+    buffer.erase(0, at);
+  }
+  ::close(fds[0]);
+  if (!done)
+    ::kill(child, SIGKILL);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return true;
 }
 
 std::string ModelBuilder::status() const {
-  if (!solved)
-    return "time limit";
-  if (Cbc_isProvenInfeasible(model))
-    return "infeasible";
-  if (!solution())
-    return "no solution";
-  return Cbc_isProvenOptimal(model) ? "optimal" : "feasible";
+  return outcome ? outcome->status : "time limit";
 }
 
 const double *ModelBuilder::solution() const {
-  if (!solved)
-    return nullptr;
-  const double *values = Cbc_getColSolution(model);
-  return values && Cbc_numberSavedSolutions(model) > 0 ? values : nullptr;
+  return outcome && !outcome->values.empty() ? outcome->values.data() : nullptr;
 }
 
 double ModelBuilder::bestBound() const {
-  if (!solved)
-    return -kInfinity;
-  return Cbc_getBestPossibleObjValue(model);
+  return outcome ? outcome->bestBound : -kInfinity;
 }
 
 void ModelBuilder::finish(IPResult &result, double objective,

@@ -13,6 +13,8 @@
 #include <coin/Cbc_C_Interface.h>
 
 #include <chrono>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,8 +75,22 @@ private:
   /// export), since CBC stores them one call at a time.
   void load(bool withNames);
 
+  /// What CBC ended with (unset: it never ran, or was stopped at the
+  /// deadline without reporting).
+  struct Outcome {
+    std::string status;
+    double bestBound;
+    std::vector<double> values; ///< empty without a solution
+  };
+  Outcome readOutcome() const;
+  /// Runs CBC in a child process and waits for its outcome until
+  /// `hardDeadline`; false when no child could be started.
+  bool solveInChild(std::chrono::steady_clock::time_point hardDeadline,
+                    const std::function<void(const std::string &)> &onLine);
+
   Cbc_Model *model;
-  bool loaded = false, solved = false;
+  bool loaded = false;
+  std::optional<Outcome> outcome;
   /// CBC's bound and optimality are the problem's (not a tightened model's).
   bool boundHolds = true;
   std::vector<std::string> columnNames, rowNames;

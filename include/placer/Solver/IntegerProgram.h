@@ -68,7 +68,8 @@ struct IPResult {
   Solution solution;
   /// "optimal", "feasible" (stopped at the time limit or gap), "infeasible",
   /// "no solution" (stopped before finding one), "time limit" (the limit
-  /// was spent before CBC could start), or "exported".
+  /// was spent before CBC could start, or CBC, in its child process, was
+  /// ended past it before it reported), or "exported".
   std::string status;
   double bestBound = 0;
   double gap = 0;
