@@ -309,8 +309,9 @@ bool ModelBuilder::solveInChild(
     payload.push_back('\0');
     payload.append(reinterpret_cast<const char *>(&result.bestBound),
                    sizeof result.bestBound);
-    payload.append(reinterpret_cast<const char *>(result.values.data()),
-                   result.values.size() * sizeof(double));
+    if (!result.values.empty())
+      payload.append(reinterpret_cast<const char *>(result.values.data()),
+                     result.values.size() * sizeof(double));
     sendMessage(childPipe, kOutcome, payload);
     ::_exit(0);
   }
@@ -361,9 +362,10 @@ bool ModelBuilder::solveInChild(
       size_t values =
           (payload.size() - end - 1 - sizeof(double)) / sizeof(double);
       result.values.resize(values);
-      std::memcpy(result.values.data(),
-                  payload.data() + end + 1 + sizeof(double),
-                  values * sizeof(double));
+      if (values > 0) // (an empty vector's data may be null)
+        std::memcpy(result.values.data(),
+                    payload.data() + end + 1 + sizeof(double),
+                    values * sizeof(double));
       outcome = std::move(result);
       done = true;
     }
