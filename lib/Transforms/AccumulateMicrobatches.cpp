@@ -61,16 +61,7 @@ std::string microbatchName(StringRef name, int64_t m) {
 
 /// Names a copy for microbatch `m` (and `suffix`: a recomputation).
 void renameForMicrobatch(NodeOp node, int64_t m, StringRef suffix = "") {
-  Builder b(node.getContext());
-  node.setNameAttr(
-      b.getStringAttr(microbatchName(node.getDisplayName(), m) + suffix.str()));
-  SmallVector<Attribute> outputs;
-  for (Attribute output : node.getOutputNames()) {
-    StringRef name = cast<StringAttr>(output).getValue();
-    outputs.push_back(b.getStringAttr(
-        name.empty() ? std::string() : microbatchName(name, m) + suffix.str()));
-  }
-  node.setOutputNamesAttr(b.getArrayAttr(outputs));
+  appendToNodeNames(node, microbatchName("", m) + suffix.str());
 }
 
 /// The step's graph function: the module's one function with a body.

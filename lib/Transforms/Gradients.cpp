@@ -21,6 +21,18 @@ using namespace mlir;
 using namespace placer;
 using graph::NodeOp;
 
+void placer::appendToNodeNames(graph::NodeOp node, StringRef suffix) {
+  Builder b(node.getContext());
+  node.setNameAttr(b.getStringAttr(node.getDisplayName() + suffix));
+  SmallVector<Attribute> outputs;
+  for (Attribute output : node.getOutputNames()) {
+    StringRef name = cast<StringAttr>(output).getValue();
+    outputs.push_back(
+        b.getStringAttr(name.empty() ? std::string() : (name + suffix).str()));
+  }
+  node.setOutputNamesAttr(b.getArrayAttr(outputs));
+}
+
 llvm::StringSet<> placer::getUpdatedState(func::FuncOp func) {
   llvm::StringSet<> updated;
   for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)

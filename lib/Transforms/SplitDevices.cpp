@@ -3,6 +3,7 @@
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
+#include "placer/Transforms/Gradients.h"
 #include "placer/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -111,16 +112,8 @@ private:
       OpBuilder b(ret);
       copy = b.clone(*op, mapping);
       setDevice(copy, device);
-      auto node = cast<graph::NodeOp>(copy);
-      std::string suffix = "/d" + std::to_string(device);
-      node.setNameAttr(b.getStringAttr(node.getDisplayName() + suffix));
-      SmallVector<Attribute> outputs;
-      for (Attribute output : node.getOutputNames()) {
-        StringRef name = cast<StringAttr>(output).getValue();
-        outputs.push_back(b.getStringAttr(name.empty() ? std::string()
-                                                       : name.str() + suffix));
-      }
-      node.setOutputNamesAttr(b.getArrayAttr(outputs));
+      appendToNodeNames(cast<graph::NodeOp>(copy),
+                        "/d" + std::to_string(device));
     }
     return copy->getResult(0);
   }
@@ -317,29 +310,23 @@ private:
   /// updates updates its own copy (StateMirror): else it would keep
   /// reading the first value.
   LogicalResult checkStateStaysHome() {
-    llvm::StringSet<> updated;
-    for (unsigned i = 0; i < func.getNumResults(); ++i)
-      if (auto name = func.getResultAttrOfType<StringAttr>(i, kUpdatesAttrName))
-        updated.insert(name.getValue());
+    llvm::StringSet<> updated = getUpdatedState(func);
     for (Stage &stage : stages) {
-      llvm::StringSet<> own;
-      Block &entry = stage.func.getBody().front();
-      for (unsigned i = 0; i < stage.func.getNumResults(); ++i)
-        if (auto name =
-                stage.func.getResultAttrOfType<StringAttr>(i, kUpdatesAttrName))
-          own.insert(name.getValue());
-      WalkResult walk = entry.walk([&](graph::ConstantOp constant) {
-        StringRef name = constant.getName();
-        if (!updated.contains(name) || own.contains(name))
-          return WalkResult::advance();
-        func.emitError() << "--placer-split-devices: '" << name
-                         << "', which the training step updates, is read on "
-                            "device "
-                         << stage.device
-                         << ", which does not update it (its update is no "
-                            "optimizer node to copy there)";
-        return WalkResult::interrupt();
-      });
+      llvm::StringSet<> own = getUpdatedState(stage.func);
+      WalkResult walk =
+          stage.func.getBody().front().walk([&](graph::ConstantOp constant) {
+            StringRef name = constant.getName();
+            if (!updated.contains(name) || own.contains(name))
+              return WalkResult::advance();
+            func.emitError()
+                << "--placer-split-devices: '" << name
+                << "', which the training step updates, is read on "
+                   "device "
+                << stage.device
+                << ", which does not update it (its update is no "
+                   "optimizer node to copy there)";
+            return WalkResult::interrupt();
+          });
       if (walk.wasInterrupted())
         return failure();
     }

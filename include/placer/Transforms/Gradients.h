@@ -97,6 +97,10 @@ using VjpRule = std::function<mlir::LogicalResult(
 mlir::FailureOr<int64_t> getTrainingOpset(mlir::ModuleOp module,
                                           llvm::StringRef pass);
 
+/// Appends `suffix` to `node`'s name and to each of its non-empty output
+/// names: a copy of a node (per microbatch, per device) keeps names unique.
+void appendToNodeNames(graph::NodeOp node, llvm::StringRef suffix);
+
 /// The weights and optimizer state a training step function updates (the
 /// names on its results' kUpdatesAttrName); empty for any other function.
 llvm::StringSet<> getUpdatedState(mlir::func::FuncOp func);
