@@ -396,12 +396,14 @@ private:
 };
 
 /// Which ideals can bound a stage of a split whose every load is at most
-/// B. Each super-node takes at least its least time t(s) on any device (its
-/// fastest accelerator kind or a CPU core; copies of a replicated stage
-/// share its time, never reduce it), so the d devices after an ideal I
-/// carry at most d B of work and the devices before it at most
-/// (k + l - d) B: with P(I) the least time of I and W that of the graph,
-///   W - P(I) <= d B  and  P(I) <= (k + l - d) B  for some d.
+/// B. Each super-node carries some work w(s) (bestWorkMeasure: its least
+/// time on an accelerator, or its core time over the cores' slowdown rho);
+/// a device with load at most B carries at most B of it, a core B / rho
+/// (copies of a replicated stage share its time, never reduce it). The
+/// devices before an ideal I hold I and those after it the rest: with P(I)
+/// the work of I and W that of the graph, some a + a' <= k accelerators and
+/// c + c' = l cores have
+///   P(I) <= (a + c / rho) B  and  W - P(I) <= (a' + c' / rho) B.
 /// Any other ideal is no stage boundary of such a split, and the DP skips
 /// it. For B close to the optimum the boundaries lie in k + l narrow
 /// bands, where the lattice of a long graph has few ideals.
@@ -409,9 +411,10 @@ class IdealBands {
 public:
   IdealBands(const Problem &problem, const Contracted &graph,
              const IdealLattice &lattice)
-      : devices(problem.numAccelerators + problem.numCpus) {
+      : k(problem.numAccelerators), l(problem.numCpus),
+        measure(bestWorkMeasure(problem)) {
     bool uniform = problem.isUniform();
-    std::vector<double> least(graph.numSuper, kInfinity);
+    std::vector<double> work(graph.numSuper, kInfinity);
     for (int v = 0; v < graph.numSuper; ++v) {
       double accelerator = kInfinity;
       if (problem.numAccelerators > 0 && graph.supported[v]) {
@@ -426,22 +429,23 @@ public:
           }
         }
       }
-      least[v] = std::min(accelerator,
-                          problem.numCpus > 0 ? graph.cpuTime[v] : kInfinity);
-      total += least[v];
-      largest = std::max(largest, least[v]);
+      double cpu = problem.numCpus > 0 ? graph.cpuTime[v] : kInfinity;
+      work[v] = measure.work(accelerator, cpu);
+      total += work[v];
+      largest = std::max(largest, std::min(accelerator, cpu));
     }
     if (problem.replication)
       largest = 0; // copies divide a node's time
     prefix.assign(lattice.size(), 0);
     for (int64_t ideal = 1; ideal < lattice.size(); ++ideal)
       prefix[ideal] =
-          prefix[lattice.parent[ideal]] + least[lattice.added[ideal]];
+          prefix[lattice.parent[ideal]] + work[lattice.added[ideal]];
   }
 
   /// No split of the graph has a smaller max load.
   double lowerBound() const {
-    return devices > 0 ? std::max(largest, total / devices) : kInfinity;
+    double capacity = measure.capacity(k, l);
+    return capacity > 0 ? std::max(largest, total / capacity) : kInfinity;
   }
 
   /// Per ideal, whether it can bound a stage of a split with loads <= B
@@ -450,16 +454,25 @@ public:
     std::vector<char> result(prefix.size(), 1);
     if (!(bound < kInfinity) || !(total < kInfinity))
       return result;
+    // The accelerators needed for `work` beside `cpus` cores.
+    auto accelerators = [&](double work, int cpus) {
+      return std::max(0.0, std::ceil(work / bound - cpus / measure.slowdown -
+                                     1e-9));
+    };
     for (size_t ideal = 0; ideal < prefix.size(); ++ideal) {
-      double before = std::ceil(prefix[ideal] / bound - 1e-9);
-      double after = std::ceil((total - prefix[ideal]) / bound - 1e-9);
-      result[ideal] = std::max(0.0, after) + std::max(0.0, before) <= devices;
+      bool fits = false;
+      for (int before = 0; before <= l && !fits; ++before)
+        fits = accelerators(prefix[ideal], before) +
+                   accelerators(total - prefix[ideal], l - before) <=
+               k;
+      result[ideal] = fits;
     }
     return result;
   }
 
 private:
-  int devices;
+  int k, l;
+  WorkMeasure measure;
   double total = 0, largest = 0;
   /// P(I) per ideal.
   std::vector<double> prefix;

@@ -280,21 +280,65 @@ Evaluation placer::solver::evaluate(const Problem &problem,
   return result;
 }
 
+namespace {
+/// Node u's fastest accelerator time and core time (infinity where it
+/// cannot run or there is no such device).
+std::pair<double, double> deviceTimes(const Problem &problem, int u) {
+  const Node &node = problem.nodes[u];
+  double accelerator = problem.numAccelerators > 0 && node.supported
+                           ? problem.getFastestTime(u)
+                           : kInfinity;
+  return {accelerator, problem.numCpus > 0 ? node.cpuTime : kInfinity};
+}
+
+/// The graph's total work under `measure`.
+double totalWork(const Problem &problem, const WorkMeasure &measure) {
+  double total = 0;
+  for (int u = 0; u < problem.size(); ++u) {
+    auto [accelerator, cpu] = deviceTimes(problem, u);
+    total += measure.work(accelerator, cpu);
+  }
+  return total;
+}
+} // namespace
+
+WorkMeasure placer::solver::bestWorkMeasure(const Problem &problem) {
+  WorkMeasure unit, slow;
+  slow.slowdown = kInfinity;
+  for (int u = 0; u < problem.size(); ++u) {
+    auto [accelerator, cpu] = deviceTimes(problem, u);
+    if (accelerator > 0 && accelerator < kInfinity && cpu < kInfinity)
+      slow.slowdown = std::min(slow.slowdown, cpu / accelerator);
+  }
+  if (!(slow.slowdown > 0 && slow.slowdown < kInfinity) ||
+      problem.numDevices() == 0)
+    return unit;
+  int k = problem.numAccelerators, l = problem.numCpus;
+  return totalWork(problem, slow) / slow.capacity(k, l) >
+                 totalWork(problem, unit) / unit.capacity(k, l)
+             ? slow
+             : unit;
+}
+
 double placer::solver::lowerBound(const Problem &problem) {
-  double total = 0, largest = 0;
+  double largest = 0;
   // (Replicas divide a node's time: only the total work bounds the load.)
   for (int u = 0; u < problem.size(); ++u) {
-    const Node &node = problem.nodes[u];
-    double best = problem.numCpus > 0 ? node.cpuTime : kInfinity;
-    if (problem.numAccelerators > 0 && node.supported)
-      best = std::min(best, problem.getFastestTime(u));
+    auto [accelerator, cpu] = deviceTimes(problem, u);
+    double best = std::min(accelerator, cpu);
     if (best == kInfinity)
       return kInfinity;
-    total += best;
     if (!problem.replication)
       largest = std::max(largest, best);
   }
-  return std::max(largest, total / std::max(1, problem.numDevices()));
+  if (problem.size() == 0)
+    return 0;
+  // (Here some device exists: every node found one.)
+  WorkMeasure measure = bestWorkMeasure(problem);
+  return std::max(largest,
+                  totalWork(problem, measure) /
+                      measure.capacity(problem.numAccelerators,
+                                       problem.numCpus));
 }
 
 std::vector<int> placer::solver::topologicalOrder(const Problem &problem) {

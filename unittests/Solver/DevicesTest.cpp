@@ -114,6 +114,43 @@ TEST(Kinds, TimesAndMemoryPerKind) {
   EXPECT_DOUBLE_EQ(lowerBound(p), 4); // a on its fastest kind
 }
 
+// Seven nodes of 3 on two accelerators and a core ten times slower: a
+// split with loads <= B carries at most 2 B + B / 10 of accelerator work,
+// so B >= 21 / 2.1 = 10, where counting the core as a third accelerator
+// gives 7. A node only the core runs (6) counts 6 / 10: 21.6 / 2.1. The
+// optimum is 12 either way (4 | 3 nodes; the core takes the last one).
+TEST(Cores, SlowCoresCarryLessWork) {
+  Problem p = chain({3, 3, 3, 3, 3, 3, 3}, {}, 2);
+  p.numCpus = 1;
+  for (Node &node : p.nodes)
+    node.cpuTime = 10 * node.acceleratorTime;
+  EXPECT_DOUBLE_EQ(bestWorkMeasure(p).slowdown, 10);
+  EXPECT_DOUBLE_EQ(lowerBound(p), 10);
+  Solution solution = solveIdealDP(p);
+  EXPECT_DOUBLE_EQ(solution.maxLoad, 12);
+  EXPECT_DOUBLE_EQ(solution.lowerBound, 10);
+
+  Node cpuOnly;
+  cpuOnly.name = "h";
+  cpuOnly.id = 7;
+  cpuOnly.supported = false;
+  cpuOnly.cpuTime = 6;
+  p.nodes.push_back(cpuOnly);
+  p.successors.emplace_back();
+  p.addEdge(6, 7);
+  EXPECT_DOUBLE_EQ(lowerBound(p), 21.6 / 2.1);
+  solution = solveIdealDP(p);
+  EXPECT_DOUBLE_EQ(solution.maxLoad, 12);
+  EXPECT_EQ(solution.assignment.back(), 2);
+
+  // One node twice as fast on the core (1.5): its least slowdown 0.5 gives
+  // (21 + 6 / 0.5) / (2 + 2) = 8.25, counting the core as one more
+  // accelerator (21 - 1.5 + 6) / 3 = 8.5, which is kept.
+  p.nodes[0].cpuTime = 1.5;
+  EXPECT_DOUBLE_EQ(bestWorkMeasure(p).slowdown, 1);
+  EXPECT_DOUBLE_EQ(lowerBound(p), 8.5);
+}
+
 // Replicas are of one kind, and their ring runs at its slowest link.
 TEST(Kinds, ReplicasShareAKind) {
   Problem p = chain({4}, {}, 3);

@@ -259,9 +259,32 @@ Evaluation evaluate(const Problem &problem, const Assignment &assignment,
 bool isContiguous(const Problem &problem, const Assignment &assignment,
                   bool acceleratorsInOrder = false);
 
+/// Work in accelerator time, for lower bounds on the max load. A node whose
+/// fastest accelerator time is a and CPU core time is c takes at least
+/// w = min(a, c / rho) on any device, and at least rho w on a core, whatever
+/// rho > 0 is; so a split whose loads are all at most B carries at most
+/// (k + l / rho) B of work on k accelerators and l cores. rho = 1 counts a
+/// core as one more accelerator; where cores are slower, their least
+/// slowdown bounds much better (Inception-v3, one core ten times slower than
+/// its 6 accelerators: 44.42 -> 50.98, the optimum being 51.55).
+struct WorkMeasure {
+  double slowdown = 1; ///< rho
+  double work(double fastestAccelerator, double cpu) const {
+    return std::min(fastestAccelerator, cpu / slowdown);
+  }
+  /// The work `accelerators` and `cpus` carry at loads of at most 1.
+  double capacity(int accelerators, int cpus) const {
+    return accelerators + cpus / slowdown;
+  }
+};
+
+/// Of rho = 1 and rho = the least ratio c / a over nodes that run on both
+/// kinds of device, the measure whose total work bounds the max load best.
+WorkMeasure bestWorkMeasure(const Problem &problem);
+
 /// A lower bound on the optimal max-load: max(the largest node's cheapest
-/// time (not with replication, which divides it), the total cheapest work
-/// over all devices).
+/// time (not with replication, which divides it), the total work over the
+/// devices' capacity (bestWorkMeasure)).
 double lowerBound(const Problem &problem);
 
 /// A topological order of the nodes, smallest index first among the ready
