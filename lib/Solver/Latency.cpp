@@ -6,11 +6,13 @@
 #include "Contraction.h"
 #include "Timing.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <queue>
 
 using namespace placer::solver;
@@ -76,15 +78,125 @@ std::vector<double> placer::solver::earliestFinish(const Problem &problem) {
 
 namespace {
 
+/// Ancestors and descendants of every node, each including the node itself,
+/// for the run closures (kept only for graphs of at most kClosureNodes
+/// nodes: n^2 / 4 bytes).
+struct Reachability {
+  std::vector<llvm::BitVector> ancestors, descendants;
+};
+constexpr int kClosureNodes = 4096;
+/// Work (node and word visits) allowed to the closures of one path; past
+/// it, the path's runs count their own nodes only: still a bound, weaker.
+constexpr int64_t kClosureBudget = 50'000'000;
+
+std::optional<Reachability>
+reachability(const Problem &problem, const std::vector<int> &order,
+             const std::vector<std::vector<int>> &preds) {
+  int n = problem.size();
+  if (n > kClosureNodes)
+    return std::nullopt;
+  Reachability reach;
+  reach.ancestors.assign(n, llvm::BitVector(n));
+  reach.descendants.assign(n, llvm::BitVector(n));
+  for (int v : order) {
+    reach.ancestors[v].set(v);
+    for (int u : preds[v])
+      reach.ancestors[v] |= reach.ancestors[u];
+  }
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    reach.descendants[*it].set(*it);
+    for (int w : problem.successors[*it])
+      reach.descendants[*it] |= reach.descendants[w];
+  }
+  return reach;
+}
+
+/// The least time of the run path[i..j] as one accelerator call, for each
+/// j from i on, up to the first that cannot be one. A call is convex, so it
+/// holds the run's closure C = desc(path[i]) ∩ anc(path[j]) (every node on
+/// a path between two of its nodes), whose times and weights it pays. Its
+/// transfer-in pays c(u) for every u outside C that feeds C and is
+/// path[i-1] or an ancestor of it: u cannot be in the call, or the path
+/// u ... path[i-1] path[i] would leave it and come back. Likewise its
+/// transfer-out pays c(v) for every v in C feeding path[j+1] or a
+/// descendant of it. Without `reach`, C is the run's own nodes and the
+/// transfers are path[i-1]'s and path[j]'s. `budget` counts the work.
+std::vector<double> runTimes(const Problem &problem,
+                             const std::vector<int> &path, int i,
+                             const std::vector<std::vector<int>> &preds,
+                             const Reachability *reach, int64_t &budget) {
+  int m = static_cast<int>(path.size());
+  std::vector<double> times;
+  double compute = 0, memory = 0, in = 0;
+  if (!reach) {
+    in = i > 0 ? problem.nodes[path[i - 1]].transferCost : 0;
+    for (int j = i; j < m; ++j) {
+      const Node &node = problem.nodes[path[j]];
+      memory += node.memory;
+      if (!node.supported || !problem.fits(memory))
+        break;
+      compute += node.acceleratorTime;
+      times.push_back(in + compute + (j + 1 < m ? node.transferCost : 0));
+    }
+    return times;
+  }
+  int n = problem.size();
+  llvm::BitVector closure(n), added(n), counted(n);
+  const llvm::BitVector *before =
+      i > 0 ? &reach->ancestors[path[i - 1]] : nullptr;
+  std::vector<int> members;
+  for (int j = i; j < m; ++j) {
+    added = reach->descendants[path[i]];
+    added &= reach->ancestors[path[j]];
+    added.reset(closure);
+    bool supported = true;
+    for (int v : added.set_bits()) {
+      const Node &node = problem.nodes[v];
+      memory += node.memory;
+      compute += node.acceleratorTime;
+      supported = supported && node.supported;
+      closure.set(v);
+      members.push_back(v);
+    }
+    if (!supported || !problem.fits(memory))
+      break;
+    // path[i-1]'s ancestors are no descendants of path[i]: they never join
+    // C, so each is counted once, when first seen feeding it.
+    if (before)
+      for (int v : added.set_bits())
+        for (int u : preds[v])
+          if (!closure.test(u) && before->test(u) && !counted.test(u)) {
+            counted.set(u);
+            in += problem.nodes[u].transferCost;
+          }
+    double out = 0;
+    if (j + 1 < m) {
+      const llvm::BitVector &after = reach->descendants[path[j + 1]];
+      for (int v : members) {
+        budget -= static_cast<int64_t>(problem.successors[v].size());
+        if (llvm::any_of(problem.successors[v], [&](int w) {
+              return !closure.test(w) && after.test(w);
+            }))
+          out += problem.nodes[v].transferCost;
+      }
+    }
+    budget -= n / 64 + 1;
+    if (budget < 0)
+      return runTimes(problem, path, i, preds, nullptr, budget);
+    times.push_back(in + compute + out);
+  }
+  return times;
+}
+
 /// The least time `path` can take when each accelerator runs at most
-/// `maxRuns` / k convex calls: along a path a call's nodes are one run, so
-/// the path is cut into CPU nodes (their CPU time) and at most `maxRuns`
-/// accelerator runs, each within one accelerator's memory (its weights
-/// alone: a relaxation), paying its time plus the path's tensor into it and
-/// out of it (a call's transfer-in and -out include them). Exact over all
-/// such cuts: O(m^2 maxRuns) for m nodes.
+/// `maxRuns` / k convex calls: along a path a call's nodes are one run (a
+/// path that left the call and came back would break convexity), so the
+/// path is cut into CPU nodes (their CPU time) and at most `maxRuns`
+/// accelerator runs, each costing at least its runTimes(). Exact over all
+/// such cuts: O(m^2 maxRuns) for m nodes, plus the closures.
 double pathBound(const Problem &problem, const std::vector<int> &path,
-                 int maxRuns) {
+                 int maxRuns, const std::vector<std::vector<int>> &preds,
+                 const Reachability *reach) {
   int m = static_cast<int>(path.size());
   // best[i * (maxRuns + 1) + r]: path[0, i) placed with r runs.
   std::vector<double> best(static_cast<size_t>(m + 1) * (maxRuns + 1),
@@ -93,7 +205,12 @@ double pathBound(const Problem &problem, const std::vector<int> &path,
     return best[static_cast<size_t>(i) * (maxRuns + 1) + r];
   };
   at(0, 0) = 0;
-  for (int i = 0; i < m; ++i)
+  int64_t budget = kClosureBudget;
+  for (int i = 0; i < m; ++i) {
+    std::vector<double> runs;
+    if (maxRuns > 0)
+      runs = runTimes(problem, path, i, preds, budget >= 0 ? reach : nullptr,
+                      budget);
     for (int r = 0; r <= maxRuns; ++r) {
       double before = at(i, r);
       if (before == kInfinity)
@@ -103,19 +220,12 @@ double pathBound(const Problem &problem, const std::vector<int> &path,
         at(i + 1, r) = std::min(at(i + 1, r), before + first.cpuTime);
       if (r == maxRuns)
         continue;
-      double in = i > 0 ? problem.nodes[path[i - 1]].transferCost : 0;
-      double compute = 0, memory = 0;
-      for (int j = i; j < m; ++j) {
-        const Node &node = problem.nodes[path[j]];
-        memory += node.memory;
-        if (!node.supported || !problem.fits(memory))
-          break;
-        compute += node.acceleratorTime;
-        double out = j + 1 < m ? node.transferCost : 0;
-        at(j + 1, r + 1) =
-            std::min(at(j + 1, r + 1), before + in + compute + out);
+      for (size_t length = 0; length < runs.size(); ++length) {
+        double &next = at(i + 1 + static_cast<int>(length), r + 1);
+        next = std::min(next, before + runs[length]);
       }
     }
+  }
   double least = kInfinity;
   for (int r = 0; r <= maxRuns; ++r)
     least = std::min(least, at(m, r));
@@ -136,6 +246,8 @@ double placer::solver::latencyLowerBound(const Problem &problem,
       int64_t(problem.numAccelerators) * std::max(1, callsPerAccelerator),
       problem.size()));
   std::vector<std::vector<int>> preds = problem.predecessors();
+  std::optional<Reachability> reach =
+      reachability(problem, topologicalOrder(problem), preds);
   for (int sink = 0; sink < problem.size(); ++sink) {
     if (!problem.successors[sink].empty())
       continue;
@@ -148,7 +260,8 @@ double placer::solver::latencyLowerBound(const Problem &problem,
     if (static_cast<int>(path.size()) > kLongestPath)
       continue;
     std::reverse(path.begin(), path.end());
-    double least = pathBound(problem, path, maxRuns);
+    double least =
+        pathBound(problem, path, maxRuns, preds, reach ? &*reach : nullptr);
     if (least < kInfinity)
       bound = std::max(bound, least);
   }
