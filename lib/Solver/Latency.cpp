@@ -528,10 +528,48 @@ public:
         }
         blockDevice[b] = original;
       }
-      if (!improved)
+      if (!improved && !(options.moveRuns && moveRuns(blockDevice, current)))
         break;
     }
     return current;
+  }
+
+  /// First improvement over moves of runs of 2 to kLongestRun consecutive
+  /// blocks (in topological order) to one device: where a stretch of the
+  /// graph is better on a fresh accelerator than on the CPU (or the other
+  /// way), moving its blocks one at a time pays transfers around each and
+  /// never helps, the whole run at once may.
+  bool moveRuns(std::vector<int> &blockDevice, double &current) const {
+    constexpr int kLongestRun = 64;
+    int k = problem.numAccelerators;
+    int last = problem.numCpus > 0 ? k : k - 1;
+    bool improved = false;
+    std::vector<int> saved;
+    for (int length = 2; length <= kLongestRun && length <= blocks.numSuper;
+         length *= 2)
+      for (int first = 0; first + length <= blocks.numSuper; ++first)
+        for (int target = 0; target <= last; ++target) {
+          if (pastDeadline())
+            return improved;
+          saved.assign(blockDevice.begin() + first,
+                       blockDevice.begin() + first + length);
+          bool changed = false, allowed = true;
+          for (int b = first; b < first + length && allowed; ++b) {
+            allowed = target < k ? bool(blocks.supported[b])
+                                 : blocks.cpuTime[b] < kInfinity;
+            changed = changed || blockDevice[b] != target;
+            blockDevice[b] = target;
+          }
+          double value = allowed && changed ? score(blockDevice) : kInfinity;
+          if (value < current * (1 - 1e-12)) {
+            current = value;
+            improved = true;
+          } else {
+            std::copy(saved.begin(), saved.end(),
+                      blockDevice.begin() + first);
+          }
+        }
+    return improved;
   }
 
   /// `assignment` as a block placement (every CPU core as the CPU), or
@@ -618,17 +656,21 @@ Solution placer::solver::solveLatencyGreedy(const Problem &problem,
     if (std::optional<std::vector<int>> seed = search.blocksOf(assignment))
       starts.emplace_back(std::move(*seed), name);
 
+  // Every start is scored, then improved from the best one on, so that a
+  // deadline cuts the least promising short (the search is deterministic:
+  // a start seen before ends where it did).
+  std::vector<std::pair<double, size_t>> order;
+  for (size_t i = 0; i < starts.size(); ++i)
+    if (llvm::none_of(
+            llvm::make_range(starts.begin(), starts.begin() + i),
+            [&](const auto &earlier) { return earlier.first == starts[i].first; }))
+      order.emplace_back(search.score(starts[i].first), i);
+  std::stable_sort(order.begin(), order.end());
   std::vector<int> best;
   std::string bestSeed;
   double bestLatency = kInfinity;
-  for (size_t i = 0; i < starts.size(); ++i) {
+  for (auto [value, i] : order) {
     auto &[candidate, seed] = starts[i];
-    // The search is deterministic: a start seen before ends where it did.
-    if (llvm::any_of(
-            llvm::make_range(starts.begin(), starts.begin() + i),
-            [&](const auto &earlier) { return earlier.first == candidate; }))
-      continue;
-    double value = search.score(candidate);
     if (value == kInfinity)
       continue;
     value = search.improve(candidate, value);

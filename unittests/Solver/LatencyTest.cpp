@@ -328,13 +328,35 @@ TEST(LatencyIP, EqualsExhaustiveSearchOnRandomGraphs) {
   EXPECT_GE(strongerBound, 3);
 }
 
+// Moving runs of consecutive classes reaches placements that single moves
+// cannot: on random graphs with costly transfers the search with run
+// moves ends lower on some and higher on none (measured: 17 of 200).
+TEST(LatencyGreedy, RunMovesGoWhereSingleMovesStop) {
+  std::mt19937 rng(77);
+  int better = 0, worse = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    Problem p = randomProblem(
+        rng, {10 + trial % 8, 2 + trial % 3, 1, false, false, trial % 2 == 0});
+    for (Node &node : p.nodes)
+      node.transferCost *= 4;
+    LatencyOptions single;
+    single.moveRuns = false;
+    double withRuns = solveLatencyGreedy(p).latency;
+    double without = solveLatencyGreedy(p, single).latency;
+    better += withRuns < without * (1 - 1e-12);
+    worse += withRuns > without * (1 + 1e-12);
+  }
+  EXPECT_GE(better, 12);
+  EXPECT_EQ(worse, 0);
+}
+
 // The heuristic starts from every throughput placement too (solve() seeds
 // it with the DP's, the PipeDream-style and the single-device split), so
 // its answer is never worse than any of them; unseeded, it sometimes is.
 TEST(LatencyGreedy, NeverWorseThanTheThroughputSplits) {
   std::mt19937 rng(1443);
   int unseededWorse = 0;
-  for (int trial = 0; trial < 60; ++trial) {
+  for (int trial = 0; trial < 400; ++trial) {
     Problem p = randomProblem(
         rng, {10 + trial % 6, 2 + trial % 3, 1, false, false, trial % 2 == 0});
     SolveOptions options;
@@ -362,7 +384,8 @@ TEST(LatencyGreedy, NeverWorseThanTheThroughputSplits) {
     EXPECT_NEAR(check.latency, seeded.solution.latency, 1e-9 * best);
     unseededWorse += solveLatencyGreedy(p).latency > best * (1 + 1e-12);
   }
-  EXPECT_GE(unseededWorse, 1);
+  // (Measured: 8 of 400; 1 of the first 60 before the run moves.)
+  EXPECT_GE(unseededWorse, 4);
 }
 
 TEST(LatencyIP, MoreCallsNeverHurt) {

@@ -99,13 +99,18 @@ struct LatencyOptions {
   /// what they are ("the throughput DP's split"): the result is never
   /// worse than any of them that can run within the call limit.
   std::vector<std::pair<std::string, Assignment>> seeds;
+  /// Once no single class's move helps, the local search also moves runs of
+  /// consecutive classes (2 to 64, in topological order) to one device.
+  /// Off, it is the single-move search alone (for comparison).
+  bool moveRuns = true;
 };
 
 /// Topological greedy packing followed by local search (moving one color
-/// class at a time to the CPU or to another accelerator), keeping the best
-/// of several packings and of the seeds, each improved the same way. Fast;
-/// the MILP's warm start and the baseline it must beat. The note names the
-/// seed the result came from, if any.
+/// class at a time to the CPU or to another accelerator, then runs of
+/// consecutive classes), keeping the best of several packings and of the
+/// seeds, each improved the same way, the most promising first. The
+/// MILP's warm start and the baseline it must beat. The note names the seed
+/// the result came from, if any.
 Solution solveLatencyGreedy(const Problem &problem,
                             const LatencyOptions &options = {});
 
