@@ -111,10 +111,28 @@ reachability(const Problem &problem, const std::vector<int> &order,
   return reach;
 }
 
+/// Per node, the other nodes of its color class.
+std::vector<std::vector<int>> classMates(const Problem &problem) {
+  std::map<int64_t, std::vector<int>> byClass;
+  for (int v = 0; v < problem.size(); ++v)
+    if (problem.nodes[v].colorClass >= 0)
+      byClass[problem.nodes[v].colorClass].push_back(v);
+  std::vector<std::vector<int>> mates(problem.size());
+  for (const auto &[cls, members] : byClass)
+    for (int v : members)
+      for (int w : members)
+        if (w != v)
+          mates[v].push_back(w);
+  return mates;
+}
+
 /// The least time of the run path[i..j] as one accelerator call, for each
-/// j from i on, up to the first that cannot be one. A call is convex, so it
-/// holds the run's closure C = desc(path[i]) ∩ anc(path[j]) (every node on
-/// a path between two of its nodes), whose times and weights it pays. Its
+/// j from i on (infinity where no call can hold exactly that run), up to
+/// the first j past which none can. A call is convex, so it holds the
+/// run's closure C: the nodes on paths between two of its nodes, and with
+/// one call per accelerator (`wholeClasses`) every node of a color class
+/// it holds a node of, closed again; C must not hold path[i-1] or
+/// path[j+1]. The call pays C's times and its weights must fit. Its
 /// transfer-in pays c(u) for every u outside C that feeds C and is
 /// path[i-1] or an ancestor of it: u cannot be in the call, or the path
 /// u ... path[i-1] path[i] would leave it and come back. Likewise its
@@ -124,7 +142,9 @@ reachability(const Problem &problem, const std::vector<int> &order,
 std::vector<double> runTimes(const Problem &problem,
                              const std::vector<int> &path, int i,
                              const std::vector<std::vector<int>> &preds,
-                             const Reachability *reach, int64_t &budget) {
+                             const Reachability *reach,
+                             const std::vector<std::vector<int>> *classes,
+                             int64_t &budget) {
   int m = static_cast<int>(path.size());
   std::vector<double> times;
   double compute = 0, memory = 0, in = 0;
@@ -141,34 +161,61 @@ std::vector<double> runTimes(const Problem &problem,
     return times;
   }
   int n = problem.size();
-  llvm::BitVector closure(n), added(n), counted(n);
+  // Where each node lies on the path (-1: off it).
+  std::vector<int> onPath(n, -1);
+  for (int t = 0; t < m; ++t)
+    onPath[path[t]] = t;
+  llvm::BitVector closure(n), below(n), above(n), counted(n);
   const llvm::BitVector *before =
       i > 0 ? &reach->ancestors[path[i - 1]] : nullptr;
-  std::vector<int> members;
+  std::vector<int> members, work;
+  int lastOnPath = i; // the furthest path node C holds
   for (int j = i; j < m; ++j) {
-    added = reach->descendants[path[i]];
-    added &= reach->ancestors[path[j]];
-    added.reset(closure);
-    bool supported = true;
-    for (int v : added.set_bits()) {
-      const Node &node = problem.nodes[v];
+    size_t firstNew = members.size();
+    work.assign(1, path[j]);
+    bool possible = true;
+    while (!work.empty() && possible) {
+      int x = work.back();
+      work.pop_back();
+      if (closure.test(x))
+        continue;
+      closure.set(x);
+      members.push_back(x);
+      const Node &node = problem.nodes[x];
       memory += node.memory;
       compute += node.acceleratorTime;
-      supported = supported && node.supported;
-      closure.set(v);
-      members.push_back(v);
+      possible = node.supported && (onPath[x] < 0 || onPath[x] >= i);
+      lastOnPath = std::max(lastOnPath, onPath[x]);
+      below |= reach->descendants[x];
+      above |= reach->ancestors[x];
+      budget -= n / 64 + 1;
+      llvm::BitVector between = below;
+      between &= above;
+      between.reset(closure);
+      for (int v : between.set_bits())
+        work.push_back(v);
+      if (classes && node.colorClass >= 0)
+        for (int mate : (*classes)[x])
+          if (!closure.test(mate))
+            work.push_back(mate);
     }
-    if (!supported || !problem.fits(memory))
+    if (!possible || !problem.fits(memory))
       break;
-    // path[i-1]'s ancestors are no descendants of path[i]: they never join
-    // C, so each is counted once, when first seen feeding it.
+    // path[i-1]'s ancestors join C only in runs that cannot be (C would
+    // then hold path[i-1]), so each is counted once, when first seen.
     if (before)
-      for (int v : added.set_bits())
-        for (int u : preds[v])
+      for (size_t e = firstNew; e < members.size(); ++e)
+        for (int u : preds[members[e]])
           if (!closure.test(u) && before->test(u) && !counted.test(u)) {
             counted.set(u);
             in += problem.nodes[u].transferCost;
           }
+    if (budget < 0)
+      return runTimes(problem, path, i, preds, nullptr, nullptr, budget);
+    if (lastOnPath > j) {
+      times.push_back(kInfinity); // C holds path[j+1]
+      continue;
+    }
     double out = 0;
     if (j + 1 < m) {
       const llvm::BitVector &after = reach->descendants[path[j + 1]];
@@ -180,9 +227,6 @@ std::vector<double> runTimes(const Problem &problem,
           out += problem.nodes[v].transferCost;
       }
     }
-    budget -= n / 64 + 1;
-    if (budget < 0)
-      return runTimes(problem, path, i, preds, nullptr, budget);
     times.push_back(in + compute + out);
   }
   return times;
@@ -196,7 +240,8 @@ std::vector<double> runTimes(const Problem &problem,
 /// such cuts: O(m^2 maxRuns) for m nodes, plus the closures.
 double pathBound(const Problem &problem, const std::vector<int> &path,
                  int maxRuns, const std::vector<std::vector<int>> &preds,
-                 const Reachability *reach) {
+                 const Reachability *reach,
+                 const std::vector<std::vector<int>> *classes) {
   int m = static_cast<int>(path.size());
   // best[i * (maxRuns + 1) + r]: path[0, i) placed with r runs.
   std::vector<double> best(static_cast<size_t>(m + 1) * (maxRuns + 1),
@@ -209,8 +254,9 @@ double pathBound(const Problem &problem, const std::vector<int> &path,
   for (int i = 0; i < m; ++i) {
     std::vector<double> runs;
     if (maxRuns > 0)
-      runs = runTimes(problem, path, i, preds, budget >= 0 ? reach : nullptr,
-                      budget);
+      runs = budget >= 0
+                 ? runTimes(problem, path, i, preds, reach, classes, budget)
+                 : runTimes(problem, path, i, preds, nullptr, nullptr, budget);
     for (int r = 0; r <= maxRuns; ++r) {
       double before = at(i, r);
       if (before == kInfinity)
@@ -221,6 +267,8 @@ double pathBound(const Problem &problem, const std::vector<int> &path,
       if (r == maxRuns)
         continue;
       for (size_t length = 0; length < runs.size(); ++length) {
+        if (runs[length] == kInfinity)
+          continue;
         double &next = at(i + 1 + static_cast<int>(length), r + 1);
         next = std::min(next, before + runs[length]);
       }
@@ -248,6 +296,10 @@ double placer::solver::latencyLowerBound(const Problem &problem,
   std::vector<std::vector<int>> preds = problem.predecessors();
   std::optional<Reachability> reach =
       reachability(problem, topologicalOrder(problem), preds);
+  // With one call per accelerator a color class on one is in one call.
+  std::vector<std::vector<int>> classes;
+  if (reach && callsPerAccelerator <= 1)
+    classes = classMates(problem);
   for (int sink = 0; sink < problem.size(); ++sink) {
     if (!problem.successors[sink].empty())
       continue;
@@ -261,7 +313,8 @@ double placer::solver::latencyLowerBound(const Problem &problem,
       continue;
     std::reverse(path.begin(), path.end());
     double least =
-        pathBound(problem, path, maxRuns, preds, reach ? &*reach : nullptr);
+        pathBound(problem, path, maxRuns, preds, reach ? &*reach : nullptr,
+                  classes.empty() ? nullptr : &classes);
     if (least < kInfinity)
       bound = std::max(bound, least);
   }

@@ -264,10 +264,31 @@ TEST(LatencyBound, RunsHoldWhatLiesBetweenTheirNodes) {
   EXPECT_DOUBLE_EQ(bruteForceLatency(p), 17);
 }
 
+// a -> b -> c, accelerator times 1, CPU 100, c(a) = 0, c(b) = 10, weights 1,
+// two accelerators of room 2. Cutting after a is free: {a} then {b, c}, 3.
+// With a and b in one colour class and one call per accelerator, the call
+// that holds b holds a: {a, b} then {c}, 2 + 10 + 10 + 1 = 23, the optimum.
+TEST(LatencyBound, ColourClassesStayInOneCall) {
+  Problem p = makeProblem(2, 1, {{1, 100, 0}, {1, 100, 10}, {1, 100, 0}});
+  p.addEdge(0, 1);
+  p.addEdge(1, 2);
+  for (Node &node : p.nodes)
+    node.memory = 1;
+  p.memoryLimit = 2;
+  EXPECT_DOUBLE_EQ(latencyLowerBound(p), 3);
+  p.nodes[0].colorClass = p.nodes[1].colorClass = 7;
+  EXPECT_DOUBLE_EQ(latencyLowerBound(p), 23);
+  EXPECT_DOUBLE_EQ(bruteForceLatency(p), 23);
+  // With two calls the class may span both calls of one accelerator: the
+  // bound does not assume otherwise.
+  EXPECT_DOUBLE_EQ(latencyLowerBound(p, 2), 3);
+}
+
 // The bound against exhaustive search on 300 random graphs (memory tight on
-// a third, unsupported nodes on a third): never above the optimum, and
-// above the cheapest path on many (measured: 83 of 300; 62 when a run
-// counted its own nodes and the path's two transfers only).
+// a third, unsupported nodes on a third, colour classes throughout):
+// never above the optimum, and above the cheapest path on many (measured:
+// 104 of 300; 83 without the colour classes, 62 when a run counted its own
+// nodes and the path's two transfers only).
 TEST(LatencyBound, NeverAboveTheOptimumOnRandomGraphs) {
   std::mt19937 rng(4096);
   int stronger = 0;
@@ -284,7 +305,7 @@ TEST(LatencyBound, NeverAboveTheOptimumOnRandomGraphs) {
       cheapestPath = std::max(cheapestPath, f);
     stronger += bound > cheapestPath * (1 + 1e-9);
   }
-  EXPECT_GE(stronger, 80) << stronger;
+  EXPECT_GE(stronger, 100) << stronger;
 }
 
 TEST(LatencyIP, EqualsExhaustiveSearchOnRandomGraphs) {
