@@ -481,6 +481,8 @@ private:
 /// A step limit no search reaches.
 constexpr int64_t kNoStepLimit = std::numeric_limits<int64_t>::max();
 
+using Deadline = std::optional<std::chrono::steady_clock::time_point>;
+
 /// How a state continues: a stage on accelerators or a CPU core, or (not
 /// uniform) leaving the next accelerator empty.
 enum class Step : uint8_t { None, Accelerator, Cpu, Skip };
@@ -492,8 +494,10 @@ public:
   /// (exhausted()) after `stepLimit` differences.
   IdealDP(const Problem &problem, const Contracted &graph,
           const IdealLattice &lattice, double upperBound,
-          std::vector<char> viable, int64_t stepLimit = kNoStepLimit)
+          std::vector<char> viable, int64_t stepLimit = kNoStepLimit,
+          Deadline deadline = std::nullopt)
       : problem(problem), graph(graph), lattice(lattice), stepLimit(stepLimit),
+        deadline(deadline),
         viable(std::move(viable)), cost(problem, graph),
         k(problem.numAccelerators), l(problem.numCpus), n(lattice.size()),
         maxReplicas(problem.replication ? std::max(1, k) : 1),
@@ -551,7 +555,9 @@ public:
   }
 
   /// Whether the search gave up at its step limit.
-  bool exhausted() const { return steps > stepLimit; }
+  bool exhausted() const { return steps > stepLimit || timedOut; }
+  /// Whether the deadline stopped the search.
+  bool pastDeadline() const { return timedOut; }
   /// Differences D enumerated so far.
   int64_t stepsTaken() const { return steps; }
 
@@ -588,6 +594,10 @@ private:
       if (forbidden[v])
         continue;
       ++steps;
+      // The clock is read every 65,536 differences (a few milliseconds).
+      if ((steps & 0xFFFF) == 0 && deadline &&
+          std::chrono::steady_clock::now() >= *deadline)
+        timedOut = true;
       if (exhausted())
         break;
       cost.add(v);
@@ -750,6 +760,8 @@ private:
   const Contracted &graph;
   const IdealLattice &lattice;
   int64_t stepLimit;
+  Deadline deadline;
+  bool timedOut = false;
   int64_t steps = 0;
   std::vector<char> viable;
   SetCost cost;
@@ -815,11 +827,13 @@ void placeFreeNodes(const Problem &problem, const std::vector<int> &freeNodes,
 /// is then tried at once, allowed twice that pass's differences, and
 /// dropped for the next bound if it needs more.
 /// `overLimit`: the lattice has more than `idealLimit` ideals, or the
-/// passes enumerated more than `stepLimit` differences.
+/// passes enumerated more than `stepLimit` differences, or `deadline`
+/// passed.
 Solution runDP(const Problem &problem, const Contracted &graph,
                const std::vector<int> &freeNodes, int64_t idealLimit,
                double upperBound, bool &overLimit, double *optimum = nullptr,
-               int64_t stepLimit = kNoStepLimit) {
+               int64_t stepLimit = kNoStepLimit,
+               Deadline deadline = std::nullopt) {
   Solution solution;
   IdealLattice lattice;
   overLimit = !lattice.build(graph.successors, graph.predecessors, idealLimit);
@@ -837,9 +851,9 @@ Solution runDP(const Problem &problem, const Contracted &graph,
     // A tiny slack keeps a bound's own solution reachable despite rounding.
     slackened = bound < kInfinity ? bound * (1 + 1e-9) + 1e-12 : kInfinity;
     dp.emplace(problem, graph, lattice, slackened, bands.viable(slackened),
-               limit);
+               limit, deadline);
     assignment = dp->solve();
-    stepLimit -= dp->stepsTaken();
+    stepLimit = dp->pastDeadline() ? -1 : stepLimit - dp->stepsTaken();
     return !dp->exhausted();
   };
   double least = bands.lowerBound();
@@ -1033,7 +1047,19 @@ Solution placer::solver::solveIdealDP(const Problem &problem,
   double modelOptimum = kInfinity;
   Solution solution =
       runDP(problem, reduced.graph, reduced.freeNodes, options.idealLimit,
-            chain.maxLoad, overLimit, &modelOptimum);
+            chain.maxLoad, overLimit, &modelOptimum, kNoStepLimit,
+            options.deadline);
+  if (overLimit && options.deadline &&
+      std::chrono::steady_clock::now() >= *options.deadline) {
+    chain.algorithm = "dp";
+    chain.coarsened = true;
+    chain.optimal = chain.feasible() &&
+                    chain.maxLoad <= chain.lowerBound * (1 + 1e-9);
+    chain.note = "the time limit ended the DP: the split is the "
+                 "PipeDream-style one, within the gap of the optimum";
+    chain.seconds = secondsSince(start);
+    return chain;
+  }
   solution.lowerBound = lowerBound(problem);
   if (!overLimit && reduced.mergedLeaves > 0) {
     // Certify the leaf merges with the relaxation that drops leaf memory.
@@ -1041,12 +1067,14 @@ Solution placer::solver::solveIdealDP(const Problem &problem,
     double relaxedOptimum = kInfinity;
     bool relaxedOver = false;
     runDP(problem, relaxed.graph, relaxed.freeNodes, options.idealLimit,
-          solution.maxLoad, relaxedOver, &relaxedOptimum);
+          solution.maxLoad, relaxedOver, &relaxedOptimum, kNoStepLimit,
+          options.deadline);
     solution.lowerBound = std::max(solution.lowerBound, relaxedOptimum);
     if (relaxedOptimum < modelOptimum * (1 - 1e-9)) {
       // Memory binds at a leaf: solve the unreduced graph.
-      Solution full = runDP(problem, graph, {}, options.idealLimit,
-                            solution.maxLoad, overLimit, &modelOptimum);
+      Solution full =
+          runDP(problem, graph, {}, options.idealLimit, solution.maxLoad,
+                overLimit, &modelOptimum, kNoStepLimit, options.deadline);
       if (!overLimit)
         solution = std::move(full);
       else

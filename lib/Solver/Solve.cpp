@@ -157,6 +157,10 @@ llvm::Error addLatencySeeds(const Problem &problem, const SolveOptions &options,
                             LatencyOptions &latency) {
   DPOptions dp;
   dp.idealLimit = options.idealLimit;
+  // The seeds are part of the heuristic's time (Inception-v3's latency
+  // input, 12 accelerators and 8 cores: the throughput DP alone takes
+  // minutes).
+  dp.deadline = latency.deadline;
   std::pair<const char *, Solution> baselines[] = {
       {"the throughput DP's split", solveIdealDP(problem, dp)},
       {"the PipeDream-style split", solvePipeDream(problem)},
@@ -180,6 +184,12 @@ SolveResult solveLatency(Models models, const SolveOptions &options) {
   latency.callsPerAccelerator = options.ip.callsPerAccelerator;
   auto start = std::chrono::steady_clock::now();
   Algorithm algorithm = options.getChosenAlgorithm();
+  // The heuristic (seeds included) stops at the time limit, or with the
+  // MILP after half of it, so that CBC gets the rest.
+  std::chrono::steady_clock::time_point deadline = options.ip.getDeadline(start);
+  latency.deadline = algorithm == Algorithm::IP
+                         ? start + (deadline - start) / 2
+                         : deadline;
   if (algorithm == Algorithm::Greedy || algorithm == Algorithm::IP)
     if (llvm::Error error = addLatencySeeds(problem, options, latency)) {
       result.error = llvm::toString(std::move(error));
@@ -187,21 +197,16 @@ SolveResult solveLatency(Models models, const SolveOptions &options) {
     }
   switch (algorithm) {
   case Algorithm::Greedy:
-    // The local search stops at the time limit with the best so far.
-    latency.deadline = options.ip.getDeadline(start);
     result.solution = solveLatencyGreedy(problem, latency);
     // Its seeds are part of the heuristic, and of its time.
     result.solution.seconds = detail::secondsSince(start);
     return result;
   case Algorithm::IP: {
     // The heuristic's placement is CBC's first incumbent and fixes the
-    // model's time horizon; the heuristic gets half the time limit at most
-    // (on Inception-v3 its local search alone would take minutes), CBC the
-    // rest.
+    // model's time horizon.
     IPOptions ip = options.ip;
-    ip.deadline = ip.getDeadline(start);
+    ip.deadline = deadline;
     ip.memoryTightened = models.tightened || models.restricted;
-    latency.deadline = start + (*ip.deadline - start) / 2;
     Solution heuristic = solveLatencyGreedy(problem, latency);
     if (heuristic.latency < kInfinity) {
       ip.warmStart = &heuristic.assignment;

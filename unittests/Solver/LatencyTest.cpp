@@ -535,6 +535,28 @@ TEST(LatencyIP, TimeLimitCoversTheHeuristicAndModelBuilding) {
   EXPECT_LT(solveLatencyGreedy(problem).latency, packed.latency);
 }
 
+// The DP stops at its deadline (read every 65,536 differences) with the
+// PipeDream-style split, and says so: the latency heuristic's seeds run
+// under the heuristic's deadline. Four chains of 12 (28,561 ideals) need
+// far more differences than that.
+TEST(DPLimits, DeadlineAnswersWithThePipeDreamSplit) {
+  Problem problem = parallelChains(4, 12);
+  for (int v = 0; v < problem.size(); ++v)
+    problem.nodes[v].acceleratorTime = 1 + v % 5;
+  DPOptions past;
+  past.deadline = std::chrono::steady_clock::now();
+  Solution stopped = solveIdealDP(problem, past);
+  ASSERT_TRUE(stopped.feasible());
+  EXPECT_EQ(stopped.assignment, solvePipeDream(problem).assignment);
+  EXPECT_NE(stopped.note.find("the time limit ended the DP"),
+            std::string::npos)
+      << stopped.note;
+  Solution exact = solveIdealDP(problem);
+  EXPECT_TRUE(exact.optimal);
+  EXPECT_EQ(exact.note.find("time limit"), std::string::npos);
+  EXPECT_LT(exact.maxLoad, stopped.maxLoad);
+}
+
 // The throughput MILP shares its limit with the DP that warm-starts it:
 // nothing left for CBC, the DP's split is kept.
 TEST(IntegerProgramLimits, ThroughputKeepsTheWarmStartWhenTheLimitIsSpent) {

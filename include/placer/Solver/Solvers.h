@@ -5,6 +5,7 @@
 #include "placer/Solver/Problem.h"
 
 #include <chrono>
+#include <optional>
 
 namespace placer::solver {
 
@@ -35,6 +36,9 @@ struct DPOptions {
   /// within windows around its stage boundaries (docs/Placement.md, "Too
   /// many ideals") and says so, instead of running out of time or memory.
   int64_t idealLimit = 200000;
+  /// Past this the DP stops and answers with the PipeDream-style split
+  /// (not proven optimal, and saying why); none by default.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 /// The optimal contiguous split (Tarnawski et al. 2020, Section 4): a
