@@ -157,10 +157,14 @@ llvm::Error addLatencySeeds(const Problem &problem, const SolveOptions &options,
                             LatencyOptions &latency) {
   DPOptions dp;
   dp.idealLimit = options.idealLimit;
-  // The seeds are part of the heuristic's time (Inception-v3's latency
+  // The seeds are part of the heuristic's time, the DP's a quarter of it at
+  // most, so that the local search gets the rest (Inception-v3's latency
   // input, 12 accelerators and 8 cores: the throughput DP alone takes
   // minutes).
-  dp.deadline = latency.deadline;
+  if (latency.deadline) {
+    auto now = std::chrono::steady_clock::now();
+    dp.deadline = now + (*latency.deadline - now) / 4;
+  }
   std::pair<const char *, Solution> baselines[] = {
       {"the throughput DP's split", solveIdealDP(problem, dp)},
       {"the PipeDream-style split", solvePipeDream(problem)},
