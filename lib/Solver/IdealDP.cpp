@@ -456,8 +456,8 @@ public:
       return result;
     // The accelerators needed for `work` beside `cpus` cores.
     auto accelerators = [&](double work, int cpus) {
-      return std::max(0.0, std::ceil(work / bound - cpus / measure.slowdown -
-                                     1e-9));
+      return std::max(0.0,
+                      std::ceil(work / bound - cpus / measure.slowdown - 1e-9));
     };
     for (size_t ideal = 0; ideal < prefix.size(); ++ideal) {
       bool fits = false;
@@ -497,8 +497,7 @@ public:
           std::vector<char> viable, int64_t stepLimit = kNoStepLimit,
           Deadline deadline = std::nullopt)
       : problem(problem), graph(graph), lattice(lattice), stepLimit(stepLimit),
-        deadline(deadline),
-        viable(std::move(viable)), cost(problem, graph),
+        deadline(deadline), viable(std::move(viable)), cost(problem, graph),
         k(problem.numAccelerators), l(problem.numCpus), n(lattice.size()),
         maxReplicas(problem.replication ? std::max(1, k) : 1),
         uniform(problem.isUniform()), bound(upperBound),
@@ -1045,16 +1044,15 @@ Solution placer::solver::solveIdealDP(const Problem &problem,
   // The DP's own value: the max-load where devices are alike, otherwise
   // what its link model charges (which the true load may exceed).
   double modelOptimum = kInfinity;
-  Solution solution =
-      runDP(problem, reduced.graph, reduced.freeNodes, options.idealLimit,
-            chain.maxLoad, overLimit, &modelOptimum, kNoStepLimit,
-            options.deadline);
+  Solution solution = runDP(problem, reduced.graph, reduced.freeNodes,
+                            options.idealLimit, chain.maxLoad, overLimit,
+                            &modelOptimum, kNoStepLimit, options.deadline);
   if (overLimit && options.deadline &&
       std::chrono::steady_clock::now() >= *options.deadline) {
     chain.algorithm = "dp";
     chain.coarsened = true;
-    chain.optimal = chain.feasible() &&
-                    chain.maxLoad <= chain.lowerBound * (1 + 1e-9);
+    chain.optimal =
+        chain.feasible() && chain.maxLoad <= chain.lowerBound * (1 + 1e-9);
     chain.note = "the time limit ended the DP: the split is the "
                  "PipeDream-style one, within the gap of the optimum";
     chain.seconds = secondsSince(start);

@@ -139,12 +139,10 @@ std::vector<std::vector<int>> classMates(const Problem &problem) {
 /// transfer-out pays c(v) for every v in C feeding path[j+1] or a
 /// descendant of it. Without `reach`, C is the run's own nodes and the
 /// transfers are path[i-1]'s and path[j]'s. `budget` counts the work.
-std::vector<double> runTimes(const Problem &problem,
-                             const std::vector<int> &path, int i,
-                             const std::vector<std::vector<int>> &preds,
-                             const Reachability *reach,
-                             const std::vector<std::vector<int>> *classes,
-                             int64_t &budget) {
+std::vector<double>
+runTimes(const Problem &problem, const std::vector<int> &path, int i,
+         const std::vector<std::vector<int>> &preds, const Reachability *reach,
+         const std::vector<std::vector<int>> *classes, int64_t &budget) {
   int m = static_cast<int>(path.size());
   std::vector<double> times;
   double compute = 0, memory = 0, in = 0;
@@ -618,8 +616,7 @@ public:
             current = value;
             improved = true;
           } else {
-            std::copy(saved.begin(), saved.end(),
-                      blockDevice.begin() + first);
+            std::copy(saved.begin(), saved.end(), blockDevice.begin() + first);
           }
         }
     return improved;
@@ -714,9 +711,10 @@ Solution placer::solver::solveLatencyGreedy(const Problem &problem,
   // a start seen before ends where it did).
   std::vector<std::pair<double, size_t>> order;
   for (size_t i = 0; i < starts.size(); ++i)
-    if (llvm::none_of(
-            llvm::make_range(starts.begin(), starts.begin() + i),
-            [&](const auto &earlier) { return earlier.first == starts[i].first; }))
+    if (llvm::none_of(llvm::make_range(starts.begin(), starts.begin() + i),
+                      [&](const auto &earlier) {
+                        return earlier.first == starts[i].first;
+                      }))
       order.emplace_back(search.score(starts[i].first), i);
   std::stable_sort(order.begin(), order.end());
   std::vector<int> best;

@@ -335,10 +335,9 @@ double placer::solver::lowerBound(const Problem &problem) {
     return 0;
   // (Here some device exists: every node found one.)
   WorkMeasure measure = bestWorkMeasure(problem);
-  return std::max(largest,
-                  totalWork(problem, measure) /
-                      measure.capacity(problem.numAccelerators,
-                                       problem.numCpus));
+  return std::max(
+      largest, totalWork(problem, measure) /
+                   measure.capacity(problem.numAccelerators, problem.numCpus));
 }
 
 std::vector<int> placer::solver::topologicalOrder(const Problem &problem) {

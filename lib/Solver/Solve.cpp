@@ -190,10 +190,10 @@ SolveResult solveLatency(Models models, const SolveOptions &options) {
   Algorithm algorithm = options.getChosenAlgorithm();
   // The heuristic (seeds included) stops at the time limit, or with the
   // MILP after half of it, so that CBC gets the rest.
-  std::chrono::steady_clock::time_point deadline = options.ip.getDeadline(start);
-  latency.deadline = algorithm == Algorithm::IP
-                         ? start + (deadline - start) / 2
-                         : deadline;
+  std::chrono::steady_clock::time_point deadline =
+      options.ip.getDeadline(start);
+  latency.deadline =
+      algorithm == Algorithm::IP ? start + (deadline - start) / 2 : deadline;
   if (algorithm == Algorithm::Greedy || algorithm == Algorithm::IP)
     if (llvm::Error error = addLatencySeeds(problem, options, latency)) {
       result.error = llvm::toString(std::move(error));

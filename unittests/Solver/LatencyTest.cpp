@@ -251,8 +251,8 @@ double bruteForceLatency(const Problem &problem) {
 // paying s's tensor in: 10 + 3 + 3 = 16; the rest cost more. The optimum
 // is 17 (s on the CPU, then {a, b, t}: 10 + 3 + 4).
 TEST(LatencyBound, RunsHoldWhatLiesBetweenTheirNodes) {
-  Problem p = makeProblem(1, 1, {{1, 10, 3}, {2, 20, 3}, {1, 10, 3},
-                                 {1, 10, 0}});
+  Problem p =
+      makeProblem(1, 1, {{1, 10, 3}, {2, 20, 3}, {1, 10, 3}, {1, 10, 0}});
   p.addEdge(0, 1);
   p.addEdge(0, 2);
   p.addEdge(1, 3);
@@ -293,8 +293,8 @@ TEST(LatencyBound, NeverAboveTheOptimumOnRandomGraphs) {
   std::mt19937 rng(4096);
   int stronger = 0;
   for (int trial = 0; trial < 300; ++trial) {
-    Shape shape{4 + trial % 4, 1 + trial % 3, 1, false, trial % 3 == 1,
-                trial % 3 != 2};
+    Shape shape{4 + trial % 4, 1 + trial % 3,  1,
+                false,         trial % 3 == 1, trial % 3 != 2};
     Problem p = randomProblem(rng, shape);
     double optimum = bruteForceLatency(p);
     double bound = latencyLowerBound(p);
@@ -548,8 +548,7 @@ TEST(DPLimits, DeadlineAnswersWithThePipeDreamSplit) {
   Solution stopped = solveIdealDP(problem, past);
   ASSERT_TRUE(stopped.feasible());
   EXPECT_EQ(stopped.assignment, solvePipeDream(problem).assignment);
-  EXPECT_NE(stopped.note.find("the time limit ended the DP"),
-            std::string::npos)
+  EXPECT_NE(stopped.note.find("the time limit ended the DP"), std::string::npos)
       << stopped.note;
   Solution exact = solveIdealDP(problem);
   EXPECT_TRUE(exact.optimal);
