@@ -38,6 +38,20 @@ Problem makeProblem(int accelerators, int cpus,
   return p;
 }
 
+/// A chain of `nodes` (as makeProblem's) of weight 1 each, on
+/// `accelerators` of room `room` and one CPU core.
+Problem unitChain(int accelerators, std::vector<std::array<double, 3>> nodes,
+                  double room) {
+  Problem p = makeProblem(accelerators, 1, std::move(nodes));
+  for (int v = 0; v < p.size(); ++v) {
+    p.nodes[v].memory = 1;
+    if (v > 0)
+      p.addEdge(v - 1, v);
+  }
+  p.memoryLimit = room;
+  return p;
+}
+
 TEST(LatencyEvaluator, ChainWithTransfersIntoAndOutOfACall) {
   // a (CPU) -> b -> c (one call on accelerator 0) -> d (CPU)
   Problem p = makeProblem(1, 1, {{1, 4, 0.5}, {2, 20, 0.25}, {3, 30, 0.75},
@@ -66,12 +80,7 @@ TEST(LatencyEvaluator, ChainWithTransfersIntoAndOutOfACall) {
 // c on it, b on the CPU, 1 + 2 + 10 + 3 + 1 = 17. With room for all three
 // it is 3.
 TEST(LatencyBound, PathCutIntoRunsThatFit) {
-  Problem p = makeProblem(1, 1, {{1, 10, 2}, {1, 10, 3}, {1, 10, 0}});
-  p.addEdge(0, 1);
-  p.addEdge(1, 2);
-  for (Node &node : p.nodes)
-    node.memory = 1;
-  p.memoryLimit = 1;
+  Problem p = unitChain(1, {{1, 10, 2}, {1, 10, 3}, {1, 10, 0}}, 1);
   EXPECT_DOUBLE_EQ(latencyLowerBound(p), 23);
   EXPECT_DOUBLE_EQ(latencyLowerBound(p, 2), 17);
   p.memoryLimit = 3;
@@ -269,12 +278,7 @@ TEST(LatencyBound, RunsHoldWhatLiesBetweenTheirNodes) {
 // With a and b in one colour class and one call per accelerator, the call
 // that holds b holds a: {a, b} then {c}, 2 + 10 + 10 + 1 = 23, the optimum.
 TEST(LatencyBound, ColourClassesStayInOneCall) {
-  Problem p = makeProblem(2, 1, {{1, 100, 0}, {1, 100, 10}, {1, 100, 0}});
-  p.addEdge(0, 1);
-  p.addEdge(1, 2);
-  for (Node &node : p.nodes)
-    node.memory = 1;
-  p.memoryLimit = 2;
+  Problem p = unitChain(2, {{1, 100, 0}, {1, 100, 10}, {1, 100, 0}}, 2);
   EXPECT_DOUBLE_EQ(latencyLowerBound(p), 3);
   p.nodes[0].colorClass = p.nodes[1].colorClass = 7;
   EXPECT_DOUBLE_EQ(latencyLowerBound(p), 23);
