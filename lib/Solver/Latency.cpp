@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <optional>
 #include <queue>
@@ -126,12 +127,75 @@ std::vector<std::vector<int>> classMates(const Problem &problem) {
   return mates;
 }
 
+/// A run's closure, grown one path node at a time: the nodes on paths
+/// between two of its nodes and, with `classes` (one call per accelerator),
+/// whole colour classes, closed again.
+class RunClosure {
+public:
+  RunClosure(const Problem &problem, const Reachability &reach,
+             const std::vector<std::vector<int>> *classes,
+             const std::vector<int> &onPath, int first)
+      : problem(problem), reach(reach), classes(classes), onPath(onPath),
+        first(first), lastOnPath(first), closure(problem.size()),
+        below(problem.size()), above(problem.size()) {}
+
+  /// Adds `x` and what it forces; false when that includes a node no call
+  /// of this run can hold (unsupported, or on the path before the run).
+  bool add(int x, int64_t &budget) {
+    int n = problem.size();
+    work.assign(1, x);
+    while (!work.empty()) {
+      int v = work.back();
+      work.pop_back();
+      if (closure.test(v))
+        continue;
+      closure.set(v);
+      members.push_back(v);
+      const Node &node = problem.nodes[v];
+      memory += node.memory;
+      compute += node.acceleratorTime;
+      if (!node.supported || (onPath[v] >= 0 && onPath[v] < first))
+        return false;
+      lastOnPath = std::max(lastOnPath, onPath[v]);
+      below |= reach.descendants[v];
+      above |= reach.ancestors[v];
+      budget -= n / 64 + 1;
+      llvm::BitVector between = below;
+      between &= above;
+      between.reset(closure);
+      for (int w : between.set_bits())
+        work.push_back(w);
+      if (classes)
+        for (int mate : (*classes)[v])
+          if (!closure.test(mate))
+            work.push_back(mate);
+    }
+    return true;
+  }
+
+  const Problem &problem;
+  const Reachability &reach;
+  const std::vector<std::vector<int>> *classes;
+  const std::vector<int> &onPath;
+  int first, lastOnPath;
+  llvm::BitVector closure, below, above;
+  std::vector<int> members, work;
+  double memory = 0, compute = 0;
+};
+
+/// Where each node lies on `path` (-1: off it).
+std::vector<int> pathPositions(const Problem &problem,
+                               const std::vector<int> &path) {
+  std::vector<int> onPath(problem.size(), -1);
+  for (size_t t = 0; t < path.size(); ++t)
+    onPath[path[t]] = static_cast<int>(t);
+  return onPath;
+}
+
 /// The least time of the run path[i..j] as one accelerator call, for each
 /// j from i on (infinity where no call can hold exactly that run), up to
 /// the first j past which none can. A call is convex, so it holds the
-/// run's closure C: the nodes on paths between two of its nodes, and with
-/// one call per accelerator (`wholeClasses`) every node of a color class
-/// it holds a node of, closed again; C must not hold path[i-1] or
+/// run's closure C (RunClosure), which must not hold path[i-1] or
 /// path[j+1]. The call pays C's times and its weights must fit. Its
 /// transfer-in pays c(u) for every u outside C that feeds C and is
 /// path[i-1] or an ancestor of it: u cannot be in the call, or the path
@@ -141,13 +205,14 @@ std::vector<std::vector<int>> classMates(const Problem &problem) {
 /// transfers are path[i-1]'s and path[j]'s. `budget` counts the work.
 std::vector<double>
 runTimes(const Problem &problem, const std::vector<int> &path, int i,
+         const std::vector<int> &onPath,
          const std::vector<std::vector<int>> &preds, const Reachability *reach,
          const std::vector<std::vector<int>> *classes, int64_t &budget) {
   int m = static_cast<int>(path.size());
   std::vector<double> times;
-  double compute = 0, memory = 0, in = 0;
   if (!reach) {
-    in = i > 0 ? problem.nodes[path[i - 1]].transferCost : 0;
+    double compute = 0, memory = 0;
+    double in = i > 0 ? problem.nodes[path[i - 1]].transferCost : 0;
     for (int j = i; j < m; ++j) {
       const Node &node = problem.nodes[path[j]];
       memory += node.memory;
@@ -158,146 +223,158 @@ runTimes(const Problem &problem, const std::vector<int> &path, int i,
     }
     return times;
   }
-  int n = problem.size();
-  // Where each node lies on the path (-1: off it).
-  std::vector<int> onPath(n, -1);
-  for (int t = 0; t < m; ++t)
-    onPath[path[t]] = t;
-  llvm::BitVector closure(n), below(n), above(n), counted(n);
+  RunClosure run(problem, *reach, classes, onPath, i);
+  llvm::BitVector counted(problem.size());
   const llvm::BitVector *before =
       i > 0 ? &reach->ancestors[path[i - 1]] : nullptr;
-  std::vector<int> members, work;
-  int lastOnPath = i; // the furthest path node C holds
+  double in = 0;
   for (int j = i; j < m; ++j) {
-    size_t firstNew = members.size();
-    work.assign(1, path[j]);
-    bool possible = true;
-    while (!work.empty() && possible) {
-      int x = work.back();
-      work.pop_back();
-      if (closure.test(x))
-        continue;
-      closure.set(x);
-      members.push_back(x);
-      const Node &node = problem.nodes[x];
-      memory += node.memory;
-      compute += node.acceleratorTime;
-      possible = node.supported && (onPath[x] < 0 || onPath[x] >= i);
-      lastOnPath = std::max(lastOnPath, onPath[x]);
-      below |= reach->descendants[x];
-      above |= reach->ancestors[x];
-      budget -= n / 64 + 1;
-      llvm::BitVector between = below;
-      between &= above;
-      between.reset(closure);
-      for (int v : between.set_bits())
-        work.push_back(v);
-      if (classes && node.colorClass >= 0)
-        for (int mate : (*classes)[x])
-          if (!closure.test(mate))
-            work.push_back(mate);
-    }
-    if (!possible || !problem.fits(memory))
+    size_t firstNew = run.members.size();
+    if (!run.add(path[j], budget) || !problem.fits(run.memory))
       break;
     // path[i-1]'s ancestors join C only in runs that cannot be (C would
     // then hold path[i-1]), so each is counted once, when first seen.
     if (before)
-      for (size_t e = firstNew; e < members.size(); ++e)
-        for (int u : preds[members[e]])
-          if (!closure.test(u) && before->test(u) && !counted.test(u)) {
+      for (size_t e = firstNew; e < run.members.size(); ++e)
+        for (int u : preds[run.members[e]])
+          if (!run.closure.test(u) && before->test(u) && !counted.test(u)) {
             counted.set(u);
             in += problem.nodes[u].transferCost;
           }
     if (budget < 0)
-      return runTimes(problem, path, i, preds, nullptr, nullptr, budget);
-    if (lastOnPath > j) {
+      return runTimes(problem, path, i, onPath, preds, nullptr, nullptr,
+                      budget);
+    if (run.lastOnPath > j) {
       times.push_back(kInfinity); // C holds path[j+1]
       continue;
     }
     double out = 0;
     if (j + 1 < m) {
       const llvm::BitVector &after = reach->descendants[path[j + 1]];
-      for (int v : members) {
+      for (int v : run.members) {
         budget -= static_cast<int64_t>(problem.successors[v].size());
         if (llvm::any_of(problem.successors[v], [&](int w) {
-              return !closure.test(w) && after.test(w);
+              return !run.closure.test(w) && after.test(w);
             }))
           out += problem.nodes[v].transferCost;
       }
     }
-    times.push_back(in + compute + out);
+    times.push_back(in + run.compute + out);
   }
   return times;
 }
+
+/// A path cut into CPU nodes and accelerator runs.
+struct PathCut {
+  double time = kInfinity;
+  std::vector<int> path;
+  /// The runs, first to last, as (first, last) positions on the path.
+  std::vector<std::pair<int, int>> runs;
+  /// Whether the runs' closures were used (else: the runs' own nodes).
+  bool closures = false;
+};
 
 /// The least time `path` can take when each accelerator runs at most
 /// `maxRuns` / k convex calls: along a path a call's nodes are one run (a
 /// path that left the call and came back would break convexity), so the
 /// path is cut into CPU nodes (their CPU time) and at most `maxRuns`
 /// accelerator runs, each costing at least its runTimes(). Exact over all
-/// such cuts: O(m^2 maxRuns) for m nodes, plus the closures.
-double pathBound(const Problem &problem, const std::vector<int> &path,
-                 int maxRuns, const std::vector<std::vector<int>> &preds,
-                 const Reachability *reach,
-                 const std::vector<std::vector<int>> *classes) {
+/// such cuts: O(m^2 maxRuns) for m nodes, plus the closures; the cut that
+/// attains it comes with it.
+PathCut cutPath(const Problem &problem, std::vector<int> path, int maxRuns,
+                const std::vector<std::vector<int>> &preds,
+                const Reachability *reach,
+                const std::vector<std::vector<int>> *classes) {
   int m = static_cast<int>(path.size());
-  // best[i * (maxRuns + 1) + r]: path[0, i) placed with r runs.
-  std::vector<double> best(static_cast<size_t>(m + 1) * (maxRuns + 1),
-                           kInfinity);
-  auto at = [&](int i, int r) -> double & {
-    return best[static_cast<size_t>(i) * (maxRuns + 1) + r];
+  std::vector<int> onPath = pathPositions(problem, path);
+  // best[i * (maxRuns + 1) + r]: path[0, i) placed with r runs; from[...]:
+  // where that run began (-1: path[i-1] on the CPU).
+  size_t states = static_cast<size_t>(m + 1) * (maxRuns + 1);
+  std::vector<double> best(states, kInfinity);
+  std::vector<int> from(states, -1);
+  auto index = [&](int i, int r) {
+    return static_cast<size_t>(i) * (maxRuns + 1) + r;
   };
-  at(0, 0) = 0;
+  best[index(0, 0)] = 0;
   int64_t budget = kClosureBudget;
+  bool closures = reach != nullptr;
   for (int i = 0; i < m; ++i) {
     std::vector<double> runs;
-    if (maxRuns > 0)
-      runs = budget >= 0
-                 ? runTimes(problem, path, i, preds, reach, classes, budget)
-                 : runTimes(problem, path, i, preds, nullptr, nullptr, budget);
+    if (maxRuns > 0) {
+      closures = closures && budget >= 0;
+      runs =
+          runTimes(problem, path, i, onPath, preds, closures ? reach : nullptr,
+                   closures ? classes : nullptr, budget);
+    }
     for (int r = 0; r <= maxRuns; ++r) {
-      double before = at(i, r);
+      double before = best[index(i, r)];
       if (before == kInfinity)
         continue;
       const Node &first = problem.nodes[path[i]];
-      if (problem.numCpus > 0 && first.cpuTime < kInfinity)
-        at(i + 1, r) = std::min(at(i + 1, r), before + first.cpuTime);
+      size_t cpu = index(i + 1, r);
+      if (problem.numCpus > 0 && before + first.cpuTime < best[cpu]) {
+        best[cpu] = before + first.cpuTime;
+        from[cpu] = -1;
+      }
       if (r == maxRuns)
         continue;
       for (size_t length = 0; length < runs.size(); ++length) {
-        if (runs[length] == kInfinity)
-          continue;
-        double &next = at(i + 1 + static_cast<int>(length), r + 1);
-        next = std::min(next, before + runs[length]);
+        size_t next = index(i + 1 + static_cast<int>(length), r + 1);
+        if (before + runs[length] < best[next]) {
+          best[next] = before + runs[length];
+          from[next] = i;
+        }
       }
     }
   }
-  double least = kInfinity;
-  for (int r = 0; r <= maxRuns; ++r)
-    least = std::min(least, at(m, r));
-  return least;
+  PathCut cut;
+  int r = 0;
+  for (int q = 0; q <= maxRuns; ++q)
+    if (best[index(m, q)] < best[index(m, r)])
+      r = q;
+  cut.time = best[index(m, r)];
+  cut.closures = closures;
+  if (cut.time < kInfinity)
+    for (int i = m; i > 0;) {
+      int began = from[index(i, r)];
+      if (began < 0) {
+        --i;
+        continue;
+      }
+      cut.runs.emplace_back(began, i - 1);
+      i = began;
+      --r;
+    }
+  std::reverse(cut.runs.begin(), cut.runs.end());
+  cut.path = std::move(path);
+  return cut;
 }
 
-} // namespace
-
-double placer::solver::latencyLowerBound(const Problem &problem,
-                                         int callsPerAccelerator) {
-  std::vector<double> finish = earliestFinish(problem);
+/// The lower bound and the cut of the path that sets it (none where the
+/// cheapest path alone does).
+struct BoundAnalysis {
   double bound = 0;
+  PathCut critical;
+  std::optional<Reachability> reach;
+  std::vector<std::vector<int>> classes;
+};
+
+BoundAnalysis analyzeLatencyBound(const Problem &problem,
+                                  int callsPerAccelerator) {
+  BoundAnalysis analysis;
+  std::vector<double> finish = earliestFinish(problem);
   for (double f : finish)
-    bound = std::max(bound, f);
+    analysis.bound = std::max(analysis.bound, f);
   // The longest cheapest path into each sink, cut into runs.
   constexpr int kLongestPath = 4000;
   int maxRuns = static_cast<int>(std::min<int64_t>(
       int64_t(problem.numAccelerators) * std::max(1, callsPerAccelerator),
       problem.size()));
   std::vector<std::vector<int>> preds = problem.predecessors();
-  std::optional<Reachability> reach =
-      reachability(problem, topologicalOrder(problem), preds);
+  analysis.reach = reachability(problem, topologicalOrder(problem), preds);
   // With one call per accelerator a color class on one is in one call.
-  std::vector<std::vector<int>> classes;
-  if (reach && callsPerAccelerator <= 1)
-    classes = classMates(problem);
+  if (analysis.reach && callsPerAccelerator <= 1)
+    analysis.classes = classMates(problem);
   for (int sink = 0; sink < problem.size(); ++sink) {
     if (!problem.successors[sink].empty())
       continue;
@@ -310,13 +387,91 @@ double placer::solver::latencyLowerBound(const Problem &problem,
     if (static_cast<int>(path.size()) > kLongestPath)
       continue;
     std::reverse(path.begin(), path.end());
-    double least =
-        pathBound(problem, path, maxRuns, preds, reach ? &*reach : nullptr,
-                  classes.empty() ? nullptr : &classes);
-    if (least < kInfinity)
-      bound = std::max(bound, least);
+    PathCut cut =
+        cutPath(problem, std::move(path), maxRuns, preds,
+                analysis.reach ? &*analysis.reach : nullptr,
+                analysis.classes.empty() ? nullptr : &analysis.classes);
+    if (cut.time < kInfinity && cut.time >= analysis.bound) {
+      analysis.bound = cut.time;
+      analysis.critical = std::move(cut);
+    }
   }
-  return bound;
+  return analysis;
+}
+
+/// A placement shaped like the critical path's cut (one call per
+/// accelerator): run r's closure on accelerator r, the path's CPU nodes on
+/// the CPU, and every other colour class, in topological order, with its
+/// latest predecessor's accelerator where it fits, else on the CPU (else
+/// on any accelerator with room). Empty where that cannot be done. Where
+/// the bound is tight the optimum looks like this; the local search starts
+/// from it.
+Assignment boundShapedPlacement(const Problem &problem,
+                                const BoundAnalysis &analysis) {
+  const PathCut &cut = analysis.critical;
+  int k = problem.numAccelerators, n = problem.size();
+  if (!cut.closures || !analysis.reach || analysis.classes.empty() ||
+      cut.runs.empty() || static_cast<int>(cut.runs.size()) > k)
+    return {};
+  Assignment assignment(n, -1);
+  std::vector<double> used(k, 0);
+  std::vector<int> onPath = pathPositions(problem, cut.path);
+  int64_t budget = std::numeric_limits<int64_t>::max();
+  for (size_t r = 0; r < cut.runs.size(); ++r) {
+    auto [first, last] = cut.runs[r];
+    RunClosure run(problem, *analysis.reach, &analysis.classes, onPath, first);
+    for (int t = first; t <= last; ++t)
+      run.add(cut.path[t], budget);
+    for (int v : run.members)
+      if (assignment[v] < 0) {
+        assignment[v] = static_cast<int>(r);
+        used[r] += problem.nodes[v].memory;
+      }
+  }
+  std::vector<std::vector<int>> preds = problem.predecessors();
+  for (int v : topologicalOrder(problem)) {
+    if (assignment[v] >= 0)
+      continue;
+    std::vector<int> group{v};
+    for (int mate : analysis.classes[v])
+      if (assignment[mate] < 0)
+        group.push_back(mate);
+    double bytes = 0;
+    bool cpu = problem.numCpus > 0;
+    int latest = -1;
+    for (int g : group) {
+      bytes += problem.nodes[g].memory;
+      cpu = cpu && problem.nodes[g].cpuTime < kInfinity;
+      for (int u : preds[g])
+        if (assignment[u] >= 0 && assignment[u] < k)
+          latest = std::max(latest, assignment[u]);
+    }
+    bool supported = llvm::all_of(
+        group, [&](int g) { return bool(problem.nodes[g].supported); });
+    int device = -1;
+    if (supported && latest >= 0 && problem.fits(used[latest] + bytes))
+      device = latest;
+    else if (cpu)
+      device = k;
+    else
+      for (int a = 0; a < k && device < 0 && supported; ++a)
+        if (problem.fits(used[a] + bytes))
+          device = a;
+    if (device < 0)
+      return {};
+    for (int g : group)
+      assignment[g] = device;
+    if (device < k)
+      used[device] += bytes;
+  }
+  return assignment;
+}
+
+} // namespace
+
+double placer::solver::latencyLowerBound(const Problem &problem,
+                                         int callsPerAccelerator) {
+  return analyzeLatencyBound(problem, callsPerAccelerator).bound;
 }
 
 namespace {
@@ -691,7 +846,9 @@ Solution placer::solver::solveLatencyGreedy(const Problem &problem,
   auto start = std::chrono::steady_clock::now();
   Solution solution;
   solution.algorithm = "greedy";
-  solution.lowerBound = latencyLowerBound(problem, options.callsPerAccelerator);
+  BoundAnalysis analysis =
+      analyzeLatencyBound(problem, options.callsPerAccelerator);
+  solution.lowerBound = analysis.bound;
   Contracted blocks = contract(problem);
   LatencySearch search(problem, blocks, options);
 
@@ -705,6 +862,11 @@ Solution placer::solver::solveLatencyGreedy(const Problem &problem,
   for (const auto &[name, assignment] : options.seeds)
     if (std::optional<std::vector<int>> seed = search.blocksOf(assignment))
       starts.emplace_back(std::move(*seed), name);
+  if (options.callsPerAccelerator <= 1)
+    if (std::optional<std::vector<int>> seed =
+            search.blocksOf(boundShapedPlacement(problem, analysis)))
+      starts.emplace_back(std::move(*seed),
+                          "the lower bound's cut of its critical path");
 
   // Every start is scored, then improved from the best one on, so that a
   // deadline cuts the least promising short (the search is deterministic:
