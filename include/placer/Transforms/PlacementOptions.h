@@ -190,7 +190,9 @@ struct PlaceOptions {
       llvm::cl::init(true)};
   Option<double> timeLimit{
       owner, "time-limit",
-      llvm::cl::desc("algorithm=ip: CBC's time limit in seconds"),
+      llvm::cl::desc("the time limit in seconds, end to end, of "
+                     "algorithm=ip (heuristic, model and CBC), local-search "
+                     "and the latency heuristic"),
       llvm::cl::init(600)};
   Option<double> gap{owner, "gap",
                      llvm::cl::desc("algorithm=ip: stop at this relative gap"),
