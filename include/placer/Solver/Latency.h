@@ -80,9 +80,11 @@ LatencyEvaluation evaluateLatency(const Problem &problem,
 /// No placement whose accelerators make at most `callsPerAccelerator`
 /// calls is faster: the longest path with each node at its cheapest time,
 /// and for the longest such path into each sink the least time of its
-/// nodes cut into CPU nodes and accelerator runs (at most k x calls runs,
-/// each within an accelerator's memory, paying the path's transfers into
-/// and out of it).
+/// nodes cut into CPU nodes and accelerator runs (at most k x calls runs),
+/// each run paying what convexity forces on its call: the nodes between
+/// its nodes (and, with one call per accelerator, their whole colour
+/// classes), within an accelerator's memory, and the transfers into and
+/// out of it (docs/IntegerPrograms.md, "Lower bound").
 double latencyLowerBound(const Problem &problem, int callsPerAccelerator = 1);
 
 /// Per node, the earliest its result can be ready under any placement
