@@ -114,12 +114,8 @@ reachability(const Problem &problem, const std::vector<int> &order,
 
 /// Per node, the other nodes of its color class.
 std::vector<std::vector<int>> classMates(const Problem &problem) {
-  std::map<int64_t, std::vector<int>> byClass;
-  for (int v = 0; v < problem.size(); ++v)
-    if (problem.nodes[v].colorClass >= 0)
-      byClass[problem.nodes[v].colorClass].push_back(v);
   std::vector<std::vector<int>> mates(problem.size());
-  for (const auto &[cls, members] : byClass)
+  for (const std::vector<int> &members : colorClassMembers(problem))
     for (int v : members)
       for (int w : members)
         if (w != v)
@@ -137,7 +133,7 @@ public:
              const std::vector<int> &onPath, int first)
       : problem(problem), reach(reach), classes(classes), onPath(onPath),
         first(first), lastOnPath(first), closure(problem.size()),
-        below(problem.size()), above(problem.size()) {}
+        below(problem.size()), above(problem.size()), between(problem.size()) {}
 
   /// Adds `x` and what it forces; false when that includes a node no call
   /// of this run can hold (unsupported, or on the path before the run).
@@ -160,7 +156,7 @@ public:
       below |= reach.descendants[v];
       above |= reach.ancestors[v];
       budget -= n / 64 + 1;
-      llvm::BitVector between = below;
+      between = below;
       between &= above;
       between.reset(closure);
       for (int w : between.set_bits())
@@ -181,6 +177,9 @@ public:
   llvm::BitVector closure, below, above;
   std::vector<int> members, work;
   double memory = 0, compute = 0;
+
+private:
+  llvm::BitVector between; // scratch: below & above, less the closure
 };
 
 /// Where each node lies on `path` (-1: off it).
@@ -355,6 +354,8 @@ PathCut cutPath(const Problem &problem, std::vector<int> path, int maxRuns,
 struct BoundAnalysis {
   double bound = 0;
   PathCut critical;
+  std::vector<int> order;
+  std::vector<std::vector<int>> preds;
   std::optional<Reachability> reach;
   std::vector<std::vector<int>> classes;
 };
@@ -370,8 +371,10 @@ BoundAnalysis analyzeLatencyBound(const Problem &problem,
   int maxRuns = static_cast<int>(std::min<int64_t>(
       int64_t(problem.numAccelerators) * std::max(1, callsPerAccelerator),
       problem.size()));
-  std::vector<std::vector<int>> preds = problem.predecessors();
-  analysis.reach = reachability(problem, topologicalOrder(problem), preds);
+  analysis.order = topologicalOrder(problem);
+  analysis.preds = problem.predecessors();
+  const std::vector<std::vector<int>> &preds = analysis.preds;
+  analysis.reach = reachability(problem, analysis.order, preds);
   // With one call per accelerator a color class on one is in one call.
   if (analysis.reach && callsPerAccelerator <= 1)
     analysis.classes = classMates(problem);
@@ -428,8 +431,7 @@ Assignment boundShapedPlacement(const Problem &problem,
         used[r] += problem.nodes[v].memory;
       }
   }
-  std::vector<std::vector<int>> preds = problem.predecessors();
-  for (int v : topologicalOrder(problem)) {
+  for (int v : analysis.order) {
     if (assignment[v] >= 0)
       continue;
     std::vector<int> group{v};
@@ -442,7 +444,7 @@ Assignment boundShapedPlacement(const Problem &problem,
     for (int g : group) {
       bytes += problem.nodes[g].memory;
       cpu = cpu && problem.nodes[g].cpuTime < kInfinity;
-      for (int u : preds[g])
+      for (int u : analysis.preds[g])
         if (assignment[u] >= 0 && assignment[u] < k)
           latest = std::max(latest, assignment[u]);
     }

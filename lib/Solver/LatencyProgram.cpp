@@ -141,11 +141,7 @@ IPResult placer::solver::solveLatencyIP(const Problem &problem,
   }
 
   // A color class on one device: the CPU, or one accelerator (any calls).
-  std::map<int64_t, std::vector<int>> classes;
-  for (int v = 0; v < n; ++v)
-    if (problem.nodes[v].colorClass >= 0)
-      classes[problem.nodes[v].colorClass].push_back(v);
-  for (auto &[colorClass, members] : classes)
+  for (const std::vector<int> &members : colorClassMembers(problem))
     for (size_t i = 0; i + 1 < members.size(); ++i) {
       int v = members[i], w = members[i + 1];
       if (y[v] >= 0 || y[w] >= 0) {

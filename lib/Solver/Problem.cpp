@@ -340,6 +340,18 @@ double placer::solver::lowerBound(const Problem &problem) {
                    measure.capacity(problem.numAccelerators, problem.numCpus));
 }
 
+std::vector<std::vector<int>>
+placer::solver::colorClassMembers(const Problem &problem) {
+  std::map<int64_t, std::vector<int>> byClass;
+  for (int v = 0; v < problem.size(); ++v)
+    if (problem.nodes[v].colorClass >= 0)
+      byClass[problem.nodes[v].colorClass].push_back(v);
+  std::vector<std::vector<int>> classes;
+  for (auto &[colorClass, members] : byClass)
+    classes.push_back(std::move(members));
+  return classes;
+}
+
 std::vector<int> placer::solver::topologicalOrder(const Problem &problem) {
   return placer::topologicalOrder(problem.successors);
 }

@@ -287,6 +287,10 @@ WorkMeasure bestWorkMeasure(const Problem &problem);
 /// devices' capacity (bestWorkMeasure)).
 double lowerBound(const Problem &problem);
 
+/// The nodes of each color class, classes in increasing id and nodes in
+/// index order (nodes of no class left out).
+std::vector<std::vector<int>> colorClassMembers(const Problem &problem);
+
 /// A topological order of the nodes, smallest index first among the ready
 /// ones; shorter than the graph when it has a cycle. Each device runs its
 /// nodes in this order.
