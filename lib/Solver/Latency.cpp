@@ -358,10 +358,12 @@ struct BoundAnalysis {
   std::vector<std::vector<int>> preds;
   std::optional<Reachability> reach;
   std::vector<std::vector<int>> classes;
+  /// With one call per accelerator: the DP over the chain of blocks.
+  ChainSolution chain;
 };
 
 BoundAnalysis analyzeLatencyBound(const Problem &problem,
-                                  int callsPerAccelerator) {
+                                  int callsPerAccelerator, bool chainOfBlocks) {
   BoundAnalysis analysis;
   std::vector<double> finish = earliestFinish(problem);
   for (double f : finish)
@@ -398,6 +400,10 @@ BoundAnalysis analyzeLatencyBound(const Problem &problem,
       analysis.bound = cut.time;
       analysis.critical = std::move(cut);
     }
+  }
+  if (callsPerAccelerator <= 1 && chainOfBlocks) {
+    analysis.chain = solveLatencyChain(problem);
+    analysis.bound = std::max(analysis.bound, analysis.chain.lowerBound);
   }
   return analysis;
 }
@@ -472,8 +478,9 @@ Assignment boundShapedPlacement(const Problem &problem,
 } // namespace
 
 double placer::solver::latencyLowerBound(const Problem &problem,
-                                         int callsPerAccelerator) {
-  return analyzeLatencyBound(problem, callsPerAccelerator).bound;
+                                         int callsPerAccelerator,
+                                         bool chainOfBlocks) {
+  return analyzeLatencyBound(problem, callsPerAccelerator, chainOfBlocks).bound;
 }
 
 namespace {
@@ -849,7 +856,7 @@ Solution placer::solver::solveLatencyGreedy(const Problem &problem,
   Solution solution;
   solution.algorithm = "greedy";
   BoundAnalysis analysis =
-      analyzeLatencyBound(problem, options.callsPerAccelerator);
+      analyzeLatencyBound(problem, options.callsPerAccelerator, true);
   solution.lowerBound = analysis.bound;
   Contracted blocks = contract(problem);
   LatencySearch search(problem, blocks, options);
@@ -864,11 +871,15 @@ Solution placer::solver::solveLatencyGreedy(const Problem &problem,
   for (const auto &[name, assignment] : options.seeds)
     if (std::optional<std::vector<int>> seed = search.blocksOf(assignment))
       starts.emplace_back(std::move(*seed), name);
-  if (options.callsPerAccelerator <= 1)
+  if (options.callsPerAccelerator <= 1) {
     if (std::optional<std::vector<int>> seed =
             search.blocksOf(boundShapedPlacement(problem, analysis)))
       starts.emplace_back(std::move(*seed),
                           "the lower bound's cut of its critical path");
+    if (std::optional<std::vector<int>> seed =
+            search.blocksOf(analysis.chain.placement))
+      starts.emplace_back(std::move(*seed), "the chain-of-blocks DP");
+  }
 
   // Every start is scored, then improved from the best one on, so that a
   // deadline cuts the least promising short (the search is deterministic:

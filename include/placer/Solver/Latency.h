@@ -84,8 +84,30 @@ LatencyEvaluation evaluateLatency(const Problem &problem,
 /// each run paying what convexity forces on its call: the nodes between
 /// its nodes (and, with one call per accelerator, their whole colour
 /// classes), within an accelerator's memory, and the transfers into and
-/// out of it (docs/IntegerPrograms.md, "Lower bound").
-double latencyLowerBound(const Problem &problem, int callsPerAccelerator = 1);
+/// out of it (docs/IntegerPrograms.md, "Lower bound"); with one call per
+/// accelerator and `chainOfBlocks`, also the chain-of-blocks DP's bound
+/// (solveLatencyChain; off: the path bound alone, for comparison).
+double latencyLowerBound(const Problem &problem, int callsPerAccelerator = 1,
+                         bool chainOfBlocks = true);
+
+/// The latency DP over the chain of blocks (docs/IntegerPrograms.md, "Chain
+/// of blocks"), for one call per accelerator: the graph's colour classes cut
+/// at their cut vertices into small blocks, each block's heads and tails
+/// enumerated.
+struct ChainSolution {
+  /// Whether the DP ran; where not, `skipped` says why (the graph has too
+  /// large a block, its classes form cycles, the cluster is not uniform).
+  bool applies = false;
+  std::string skipped;
+  /// No placement with one call per accelerator is faster.
+  double lowerBound = 0;
+  /// The DP's best placement with every middle node of a block on the CPU
+  /// (empty where there is none), and its latency as the DP counts it (an
+  /// upper bound: CPU classes are timed as a whole).
+  Assignment placement;
+  double placementBound = kInfinity;
+};
+ChainSolution solveLatencyChain(const Problem &problem);
 
 /// Per node, the earliest its result can be ready under any placement
 /// (the longest path into it at cheapest times).

@@ -1,0 +1,631 @@
+//===- LatencyChain.cpp - Latency DP over the graph's chain of blocks -----===//
+//
+// docs/IntegerPrograms.md, "Chain of blocks". Latency graphs are long
+// chains of cut vertices (every path from a source to a sink passes through
+// them) with small blocks of parallel branches between them. With one call
+// per accelerator, a call that holds a cut vertex holds a run of cut
+// vertices, all of the blocks between them, a part of the block before its
+// first one that is closed under successors (its head) and a part of the
+// block after its last one that is closed under predecessors (its tail);
+// every other call lies inside one block. A DP along the chain that
+// enumerates each block's heads and tails is then exact up to how it
+// prices the rest of each block (its middle): the bound prices middle
+// nodes at the least any path through them can cost, on a CPU core or in
+// a call of their own; the placement puts them on the CPU.
+//
+//===----------------------------------------------------------------------===//
+#include "placer/Solver/Latency.h"
+
+#include "placer/Support/Graph.h"
+
+#include "Contraction.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+
+using namespace placer::solver;
+using namespace placer::solver::detail;
+
+namespace {
+
+using Mask = uint64_t;
+/// Blocks of more classes are not enumerated (their parts are bit masks).
+constexpr int kMaxBlock = 64;
+/// Heads or tails one block may have before the DP gives up.
+constexpr size_t kMaxParts = 1 << 14;
+/// Node visits over all (tail, head) pairs of all blocks.
+constexpr int64_t kMaxWork = 200'000'000;
+
+/// The colour classes as nodes, with a virtual source before every class
+/// without predecessors and a virtual sink after every class without
+/// successors, and what the DP needs of each class.
+struct ClassGraph {
+  Contracted classes;
+  int size = 0; ///< classes + 2
+  int source = 0, sink = 0;
+  std::vector<std::vector<int>> succ;
+  /// Per class, its predecessor classes, each with the transfer cost of its
+  /// members feeding the class (c(u) once per member u).
+  std::vector<std::vector<std::pair<int, double>>> in;
+  /// The least time any path spends in the class when it runs on the CPU
+  /// (kInfinity where it cannot), and the time of all its members.
+  std::vector<double> cpuLow, cpuAll;
+  std::vector<double> acc, memory;
+  std::vector<char> supported;
+};
+
+/// The least CPU time a path through the class spends in it: the longest
+/// member path from an entry (a member fed from outside, or a source) to an
+/// exit (one feeding outside, or a sink), least over such pairs. Nothing
+/// where some entry does not reach some exit: the class could then hand a
+/// result on before an input arrives, and no one time stands for it.
+std::optional<double> cpuThroughTime(const Problem &problem,
+                                     const std::vector<int> &members,
+                                     const std::vector<int> &superOf,
+                                     const std::vector<std::vector<int>> &preds,
+                                     const std::vector<int> &position) {
+  if (members.size() == 1)
+    return problem.nodes[members[0]].cpuTime;
+  std::vector<int> sorted = members;
+  llvm::sort(sorted, [&](int a, int b) { return position[a] < position[b]; });
+  int self = superOf[sorted[0]];
+  auto isEntry = [&](int v) {
+    return preds[v].empty() ||
+           llvm::any_of(preds[v], [&](int u) { return superOf[u] != self; });
+  };
+  auto isExit = [&](int v) {
+    return problem.successors[v].empty() ||
+           llvm::any_of(problem.successors[v],
+                        [&](int w) { return superOf[w] != self; });
+  };
+  std::map<int, double> longest;
+  double least = kInfinity;
+  for (int x : sorted) {
+    if (!isEntry(x))
+      continue;
+    longest.clear();
+    longest[x] = problem.nodes[x].cpuTime;
+    for (int v : sorted) {
+      if (v == x)
+        continue;
+      double best = -1;
+      for (int u : preds[v])
+        if (auto it = longest.find(u); it != longest.end())
+          best = std::max(best, it->second);
+      if (best >= 0)
+        longest[v] = best + problem.nodes[v].cpuTime;
+    }
+    for (int y : sorted) {
+      if (!isExit(y))
+        continue;
+      auto it = longest.find(y);
+      if (it == longest.end())
+        return std::nullopt;
+      least = std::min(least, it->second);
+    }
+  }
+  return least;
+}
+
+std::optional<ClassGraph> buildClassGraph(const Problem &problem,
+                                          std::string &why) {
+  ClassGraph g;
+  g.classes = contract(problem, /*mergeCycles=*/false);
+  const Contracted &c = g.classes;
+  int s = c.numSuper;
+  if (static_cast<int>(placer::topologicalOrder(c.successors).size()) != s) {
+    why = "its colour classes depend on each other both ways";
+    return std::nullopt;
+  }
+  g.size = s + 2;
+  g.source = s;
+  g.sink = s + 1;
+  g.succ = c.successors;
+  g.succ.resize(g.size);
+  g.in.assign(g.size, {});
+  std::vector<std::vector<int>> preds = problem.predecessors();
+  std::vector<int> position(problem.size());
+  std::vector<int> order = topologicalOrder(problem);
+  for (size_t i = 0; i < order.size(); ++i)
+    position[order[i]] = static_cast<int>(i);
+  std::vector<std::map<int, double>> cost(s);
+  for (int v = 0; v < problem.size(); ++v) {
+    std::vector<int> fed; // classes u feeds, each once
+    for (int w : problem.successors[v])
+      if (c.superOf[w] != c.superOf[v])
+        fed.push_back(c.superOf[w]);
+    llvm::sort(fed);
+    fed.erase(std::unique(fed.begin(), fed.end()), fed.end());
+    for (int x : fed)
+      cost[x][c.superOf[v]] += problem.nodes[v].transferCost;
+  }
+  for (int x = 0; x < s; ++x) {
+    g.in[x].assign(cost[x].begin(), cost[x].end());
+    if (g.in[x].empty()) {
+      g.in[x].emplace_back(g.source, 0);
+      g.succ[g.source].push_back(x);
+    }
+    if (c.successors[x].empty()) {
+      g.in[g.sink].emplace_back(x, 0);
+      g.succ[x].push_back(g.sink);
+    }
+  }
+  g.cpuLow.assign(g.size, 0);
+  g.cpuAll.assign(g.size, 0);
+  g.acc.assign(g.size, 0);
+  g.memory.assign(g.size, 0);
+  g.supported.assign(g.size, 0);
+  for (int x = 0; x < s; ++x) {
+    g.acc[x] = c.acceleratorTime[x];
+    g.memory[x] = c.memory[x];
+    // A class too large for any accelerator is never in a call.
+    g.supported[x] = c.supported[x] && problem.numAccelerators > 0 &&
+                     problem.fits(c.memory[x]);
+    bool cpu = problem.numCpus > 0 && c.cpuTime[x] < kInfinity;
+    std::optional<double> through =
+        cpuThroughTime(problem, c.members[x], c.superOf, preds, position);
+    if (cpu && !through) {
+      why = "colour class of node " + problem.nodes[c.members[x][0]].name +
+            " has a member whose inputs do not reach all its outputs";
+      return std::nullopt;
+    }
+    g.cpuLow[x] = cpu ? *through : kInfinity;
+    g.cpuAll[x] = cpu ? c.cpuTime[x] : kInfinity;
+  }
+  return g;
+}
+
+/// The part of the graph between two consecutive cut vertices.
+struct Block {
+  int entry = 0, exit = 0;      ///< the cut vertices around it
+  std::vector<int> nodes;       ///< its classes, topologically ordered
+  std::vector<Mask> predMask;   ///< per node, its predecessors in the block
+  std::vector<Mask> downs, ups; ///< tails (downsets), heads (upsets)
+  std::vector<double> downMemory, downAcc, downOut;
+  std::vector<char> downSupported;
+  std::vector<double> upMemory, upAcc, upIn;
+  std::vector<char> upSupported;
+  Mask all = 0;
+};
+
+/// Every subset of the block closed under predecessors (`down`) or
+/// successors, at most kMaxParts of them; empty when there are more.
+std::vector<Mask> closedSubsets(const Block &block,
+                                const std::vector<Mask> &succMask, bool down) {
+  int n = static_cast<int>(block.nodes.size());
+  std::vector<Mask> result{0};
+  // Extend every subset found so far by each node whose required
+  // neighbours it already holds, in order, so each subset is made once.
+  for (int step = 0; step < n; ++step) {
+    int v = down ? step : n - 1 - step;
+    Mask need = down ? block.predMask[v] : succMask[v];
+    size_t existing = result.size();
+    for (size_t i = 0; i < existing; ++i)
+      if ((result[i] & need) == need) {
+        result.push_back(result[i] | (Mask(1) << v));
+        if (result.size() > kMaxParts)
+          return {};
+      }
+  }
+  return result;
+}
+
+/// Sum of c(u) over the members u of `inside` that feed a class outside it.
+double transferOut(const Problem &problem, const Contracted &c,
+                   const std::vector<char> &inside,
+                   const std::vector<int> &classes) {
+  double total = 0;
+  for (int x : classes)
+    for (int u : c.members[x])
+      if (llvm::any_of(problem.successors[u],
+                       [&](int w) { return !inside[c.superOf[w]]; }))
+        total += problem.nodes[u].transferCost;
+  return total;
+}
+
+/// Sum of c(u) over the members u outside `inside` that feed it.
+double transferIn(const Problem &problem, const Contracted &c,
+                  const std::vector<std::vector<int>> &preds,
+                  const std::vector<char> &inside,
+                  const std::vector<int> &classes) {
+  std::vector<int> sources;
+  for (int x : classes)
+    for (int v : c.members[x])
+      for (int u : preds[v])
+        if (!inside[c.superOf[u]])
+          sources.push_back(u);
+  llvm::sort(sources);
+  sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+  double total = 0;
+  for (int u : sources)
+    total += problem.nodes[u].transferCost;
+  return total;
+}
+
+std::vector<int> classesOf(const Block &block, Mask mask) {
+  std::vector<int> classes;
+  for (size_t i = 0; i < block.nodes.size(); ++i)
+    if (mask >> i & 1)
+      classes.push_back(block.nodes[i]);
+  return classes;
+}
+
+/// The cut vertices (source and sink included) and the blocks between them.
+/// `local` gets each class's index in its block (-1 for cut vertices).
+std::optional<std::vector<Block>> buildBlocks(const Problem &problem,
+                                              const ClassGraph &g,
+                                              std::vector<int> &local,
+                                              std::string &why) {
+  std::vector<int> order =
+      placer::topologicalOrder(g.succ, [&](int x) -> int64_t {
+        return x == g.source ? -1 : x == g.sink ? g.size : x;
+      });
+  std::vector<int> position(g.size);
+  for (int i = 0; i < g.size; ++i)
+    position[order[i]] = i;
+  // A class is a cut vertex exactly when no edge jumps over its position:
+  // every path then passes through it.
+  std::vector<int> jumps(g.size + 1, 0);
+  for (int x = 0; x < g.size; ++x)
+    for (int y : g.succ[x])
+      if (position[y] > position[x] + 1) {
+        ++jumps[position[x] + 1];
+        --jumps[position[y]];
+      }
+  std::vector<Block> blocks;
+  int open = 0;
+  Block current;
+  current.entry = g.source;
+  for (int i = 1; i < g.size; ++i) {
+    open += jumps[i];
+    int x = order[i];
+    if (open > 0) {
+      current.nodes.push_back(x);
+      continue;
+    }
+    current.exit = x;
+    blocks.push_back(std::move(current));
+    current = Block();
+    current.entry = x;
+  }
+  std::vector<std::vector<int>> memberPreds = problem.predecessors();
+  std::vector<char> mark(g.size, 0);
+  for (Block &block : blocks) {
+    int n = static_cast<int>(block.nodes.size());
+    if (n > kMaxBlock) {
+      why = "a block between two cut vertices has " + std::to_string(n) +
+            " classes (at most " + std::to_string(kMaxBlock) + ")";
+      return std::nullopt;
+    }
+    for (int i = 0; i < n; ++i)
+      local[block.nodes[i]] = i;
+    block.predMask.assign(n, 0);
+    std::vector<Mask> succMask(n, 0);
+    for (int i = 0; i < n; ++i)
+      for (auto [p, cost] : g.in[block.nodes[i]])
+        if (local[p] >= 0) {
+          block.predMask[i] |= Mask(1) << local[p];
+          succMask[local[p]] |= Mask(1) << i;
+        }
+    block.all = n == 64 ? ~Mask(0) : (Mask(1) << n) - 1;
+    block.downs = closedSubsets(block, succMask, true);
+    block.ups = closedSubsets(block, succMask, false);
+    if (block.downs.empty() || block.ups.empty()) {
+      why = "a block between two cut vertices splits in more than " +
+            std::to_string(kMaxParts) + " ways";
+      return std::nullopt;
+    }
+    const Contracted &c = g.classes;
+    auto totals = [&](Mask mask, double &memory, double &acc, char &ok) {
+      memory = acc = 0;
+      ok = 1;
+      for (int x : classesOf(block, mask)) {
+        memory += g.memory[x];
+        acc += g.acc[x];
+        ok = ok && g.supported[x];
+      }
+    };
+    for (Mask down : block.downs) {
+      double memory, acc;
+      char ok;
+      totals(down, memory, acc, ok);
+      block.downMemory.push_back(memory);
+      block.downAcc.push_back(acc);
+      block.downSupported.push_back(ok);
+      // What the call that holds the entry and this tail pays to hand its
+      // results on (the entry is real whenever a call can hold it).
+      std::vector<int> call = classesOf(block, down);
+      if (block.entry != g.source)
+        call.push_back(block.entry);
+      for (int x : call)
+        mark[x] = 1;
+      block.downOut.push_back(transferOut(problem, c, mark, call));
+      for (int x : call)
+        mark[x] = 0;
+    }
+    for (Mask up : block.ups) {
+      double memory, acc;
+      char ok;
+      totals(up, memory, acc, ok);
+      block.upMemory.push_back(memory);
+      block.upAcc.push_back(acc);
+      block.upSupported.push_back(ok);
+      std::vector<int> call = classesOf(block, up);
+      if (block.exit != g.sink)
+        call.push_back(block.exit);
+      for (int x : call)
+        mark[x] = 1;
+      block.upIn.push_back(transferIn(problem, c, memberPreds, mark, call));
+      for (int x : call)
+        mark[x] = 0;
+    }
+  }
+  return blocks;
+}
+
+/// When the middle of a block (neither in the tail nor in the head) hands
+/// its results to the head and the exit, counted from when the block's
+/// entry (and the call that holds it) is done: at least `low` with each
+/// middle node on the CPU or in calls of its own, at least `lowOnCpu` with
+/// no accelerator left for such calls, exactly `cpu` with all of them on
+/// the CPU (kInfinity where that cannot be).
+struct Middle {
+  double low = kInfinity, lowOnCpu = kInfinity, cpu = kInfinity;
+};
+
+class MiddlePricer {
+public:
+  MiddlePricer(const ClassGraph &g, const Block &block,
+               const std::vector<int> &local)
+      : g(g), block(block), local(local) {
+    int n = static_cast<int>(block.nodes.size());
+    lowCpu.resize(n);
+    lowCall.resize(n);
+    onlyCpu.resize(n);
+    allCpu.resize(n);
+  }
+
+  Middle price(Mask tail, Mask head, int64_t &work) {
+    int n = static_cast<int>(block.nodes.size());
+    Mask middle = block.all & ~tail & ~head;
+    for (int i = 0; i < n; ++i) {
+      if (!(middle >> i & 1))
+        continue;
+      int x = block.nodes[i];
+      // Ready on the CPU / in a call of x's own, by the least any
+      // predecessor's placement allows (its call hands on at its end and
+      // x's call pays for what comes in).
+      double readyCpu = 0, readyCall = 0, readyOnly = 0, readyAll = 0;
+      for (auto [p, cost] : g.in[x]) {
+        ++work;
+        int j = local[p];
+        if (j < 0 || (tail >> j & 1)) { // the entry or the tail: done at 0
+          readyCall = std::max(readyCall, cost);
+          continue;
+        }
+        readyCpu = std::max(readyCpu, std::min(lowCpu[j], lowCall[j] + cost));
+        readyCall = std::max(readyCall, std::min(lowCall[j], lowCpu[j] + cost));
+        readyOnly = std::max(readyOnly, onlyCpu[j]);
+        readyAll = std::max(readyAll, allCpu[j]);
+      }
+      lowCpu[i] = readyCpu + g.cpuLow[x];
+      lowCall[i] = g.supported[x] ? readyCall + g.acc[x] : kInfinity;
+      onlyCpu[i] = readyOnly + g.cpuLow[x];
+      allCpu[i] = readyAll + g.cpuAll[x];
+    }
+    Middle result{0, 0, 0};
+    auto feed = [&](int x) {
+      for (auto [p, cost] : g.in[x]) {
+        ++work;
+        int j = local[p];
+        if (j < 0 || !(middle >> j & 1))
+          continue; // the entry, the tail or the head itself
+        result.low =
+            std::max(result.low, std::min(lowCpu[j], lowCall[j] + cost));
+        result.lowOnCpu = std::max(result.lowOnCpu, onlyCpu[j]);
+        result.cpu = std::max(result.cpu, allCpu[j]);
+      }
+    };
+    for (int i = 0; i < n; ++i)
+      if (head >> i & 1)
+        feed(block.nodes[i]);
+    feed(block.exit);
+    return result;
+  }
+
+private:
+  const ClassGraph &g;
+  const Block &block;
+  const std::vector<int> &local; // a class's index in its block, or -1
+  std::vector<double> lowCpu, lowCall, onlyCpu, allCpu;
+};
+
+/// A DP state's value for the bound and for the placement, and how the
+/// placement's value was reached.
+struct State {
+  double low = kInfinity, cpu = kInfinity;
+  /// entry states: -1 from the block before with its exit on the CPU
+  /// (`a` its tail), else the block whose head began the call (`a`: that
+  /// head). head states: `a` the tail of the block's entry state.
+  int from = -2, a = -1;
+};
+
+} // namespace
+
+ChainSolution placer::solver::solveLatencyChain(const Problem &problem) {
+  ChainSolution result;
+  if (!problem.isUniform() || problem.isTraining()) {
+    result.skipped = "it prices one kind of accelerator, in inference";
+    return result;
+  }
+  std::optional<ClassGraph> graph = buildClassGraph(problem, result.skipped);
+  if (!graph)
+    return result;
+  const ClassGraph &g = *graph;
+  std::vector<int> local(g.size, -1);
+  std::optional<std::vector<Block>> built =
+      buildBlocks(problem, g, local, result.skipped);
+  if (!built)
+    return result;
+  const std::vector<Block> &blocks = *built;
+  int numBlocks = static_cast<int>(blocks.size());
+  int k = problem.numAccelerators;
+  int width = k + 1; // accelerators used so far: 0..k
+
+  // enter[b][tail * width + used]: block b's entry done (with `tail`, the
+  // part of block b its call also holds); head[b][head * width + used]:
+  // the call holding block b's exit has begun and paid its transfers in.
+  std::vector<std::vector<State>> enter(numBlocks + 1), head(numBlocks);
+  for (int b = 0; b < numBlocks; ++b) {
+    enter[b].resize(blocks[b].downs.size() * width);
+    head[b].resize(blocks[b].ups.size() * width);
+  }
+  enter[numBlocks].resize(width);
+  enter[0][0].low = enter[0][0].cpu = 0;
+
+  auto relax = [](State &to, double low, double cpu, int from, int a) {
+    to.low = std::min(to.low, low);
+    if (cpu < to.cpu) {
+      to.cpu = cpu;
+      to.from = from;
+      to.a = a;
+    }
+  };
+
+  int64_t work = 0;
+  for (int b = 0; b < numBlocks; ++b) {
+    const Block &block = blocks[b];
+    bool exitOnCpu = block.exit == g.sink || g.cpuLow[block.exit] < kInfinity;
+    double exitCpuLow = block.exit == g.sink ? 0 : g.cpuLow[block.exit];
+    double exitCpuAll = block.exit == g.sink ? 0 : g.cpuAll[block.exit];
+    bool exitInCall = block.exit != g.sink && g.supported[block.exit];
+    MiddlePricer pricer(g, block, local);
+    for (size_t t = 0; t < block.downs.size(); ++t) {
+      bool reached = false;
+      for (int used = 0; used < width; ++used)
+        reached |= enter[b][t * width + used].low < kInfinity;
+      if (!reached)
+        continue;
+      for (size_t h = 0; h < block.ups.size(); ++h) {
+        if (block.downs[t] & block.ups[h])
+          continue;
+        if (h > 0 && (!exitInCall || !block.upSupported[h]))
+          continue;
+        Middle middle = pricer.price(block.downs[t], block.ups[h], work);
+        if (work > kMaxWork) {
+          result.skipped = "its blocks split in too many ways";
+          return result;
+        }
+        for (int used = 0; used < width; ++used) {
+          const State &from = enter[b][t * width + used];
+          if (from.low == kInfinity)
+            continue;
+          // Middle nodes can have calls of their own only where the calls
+          // that hold cut vertices leave an accelerator free.
+          if (h == 0 && exitOnCpu)
+            relax(enter[b + 1][used],
+                  from.low + (used < k ? middle.low : middle.lowOnCpu) +
+                      exitCpuLow,
+                  from.cpu + middle.cpu + exitCpuAll, -1, static_cast<int>(t));
+          if (exitInCall && used < k)
+            relax(head[b][h * width + used + 1],
+                  from.low + (used + 1 < k ? middle.low : middle.lowOnCpu) +
+                      block.upIn[h],
+                  from.cpu + middle.cpu + block.upIn[h], b,
+                  static_cast<int>(t));
+        }
+      }
+    }
+    // The call that began with a head of block b holds its exit, then
+    // whole blocks and exits, and ends with a tail of block e.
+    for (size_t h = 0; h < block.ups.size(); ++h)
+      for (int used = 1; used < width; ++used) {
+        const State &from = head[b][h * width + used];
+        if (from.low == kInfinity)
+          continue;
+        double memory = block.upMemory[h] + g.memory[block.exit];
+        double acc = block.upAcc[h] + g.acc[block.exit];
+        for (int e = b + 1; e < numBlocks; ++e) {
+          const Block &last = blocks[e];
+          work += static_cast<int64_t>(last.downs.size());
+          if (work > kMaxWork) {
+            result.skipped = "its calls can span too many blocks";
+            return result;
+          }
+          if (!problem.fits(memory))
+            break;
+          for (size_t t = 0; t < last.downs.size(); ++t) {
+            if (!last.downSupported[t] ||
+                !problem.fits(memory + last.downMemory[t]))
+              continue;
+            double time = acc + last.downAcc[t] + last.downOut[t];
+            relax(enter[e][t * width + used], from.low + time, from.cpu + time,
+                  b, static_cast<int>(h));
+          }
+          // The whole block e and its exit join the call.
+          size_t whole = last.downs.size() - 1;
+          if (last.downs[whole] != last.all || last.exit == g.sink ||
+              !last.downSupported[whole] || !g.supported[last.exit])
+            break;
+          memory += last.downMemory[whole] + g.memory[last.exit];
+          acc += last.downAcc[whole] + g.acc[last.exit];
+        }
+      }
+  }
+  for (int used = 0; used < width; ++used)
+    result.lowerBound =
+        used == 0 ? enter[numBlocks][used].low
+                  : std::min(result.lowerBound, enter[numBlocks][used].low);
+  int bestUsed = 0;
+  for (int used = 1; used < width; ++used)
+    if (enter[numBlocks][used].cpu < enter[numBlocks][bestUsed].cpu)
+      bestUsed = used;
+  if (result.lowerBound == kInfinity) {
+    result.skipped = "no placement fits";
+    result.lowerBound = 0;
+    return result;
+  }
+  result.applies = true;
+  if (enter[numBlocks][bestUsed].cpu == kInfinity)
+    return result;
+
+  // The placement: walk the DP back, calls numbered from the last.
+  const Contracted &c = g.classes;
+  std::vector<int> device(g.size, k); // the CPU unless a call holds it
+  auto place = [&](const Block &block, Mask mask, int where) {
+    for (int x : classesOf(block, mask))
+      device[x] = where;
+  };
+  int b = numBlocks, tail = 0, used = bestUsed;
+  while (b > 0) {
+    const State &state = enter[b][tail * width + used];
+    if (state.from == -1) { // block b-1's exit on the CPU, its middle too
+      tail = state.a;
+      --b;
+      continue;
+    }
+    // A call: head of block `state.from` .. tail of block b.
+    int call = used - 1;
+    const Block &first = blocks[state.from];
+    place(blocks[b], blocks[b].downs[tail], call);
+    for (int e = state.from + 1; e <= b; ++e) {
+      if (e < b)
+        place(blocks[e], blocks[e].all, call);
+      device[blocks[e].entry] = call;
+    }
+    place(first, first.ups[state.a], call);
+    const State &began = head[state.from][state.a * width + used];
+    b = state.from;
+    tail = began.a;
+    --used;
+  }
+  result.placement.assign(problem.size(), k);
+  for (int x = 0; x < c.numSuper; ++x)
+    for (int v : c.members[x])
+      result.placement[v] = device[x];
+  result.placementBound = enter[numBlocks][bestUsed].cpu;
+  return result;
+}
