@@ -36,8 +36,11 @@ using Mask = uint64_t;
 constexpr int kMaxBlock = 64;
 /// Heads or tails one block may have before the DP gives up.
 constexpr size_t kMaxParts = 1 << 14;
-/// Node visits over all (tail, head) pairs of all blocks.
-constexpr int64_t kMaxWork = 200'000'000;
+/// Node visits over all (tail, head) pairs of all blocks (the paper's
+/// Inception-v3 latency input takes 0.3 billion, 1.5 s).
+constexpr int64_t kMaxWork = 1'000'000'000;
+/// Classes of more members are not timed member by member.
+constexpr size_t kMaxClass = 1024;
 
 /// The colour classes as nodes, with a virtual source before every class
 /// without predecessors and a virtual sink after every class without
@@ -165,6 +168,11 @@ std::optional<ClassGraph> buildClassGraph(const Problem &problem,
     g.supported[x] = c.supported[x] && problem.numAccelerators > 0 &&
                      problem.fits(c.memory[x]);
     bool cpu = problem.numCpus > 0 && c.cpuTime[x] < kInfinity;
+    if (c.members[x].size() > kMaxClass) {
+      why = "colour class of node " + problem.nodes[c.members[x][0]].name +
+            " has more than " + std::to_string(kMaxClass) + " members";
+      return std::nullopt;
+    }
     std::optional<double> through =
         cpuThroughTime(problem, c.members[x], c.superOf, preds, position);
     if (cpu && !through) {
@@ -376,23 +384,22 @@ struct Middle {
   double low = kInfinity, lowOnCpu = kInfinity, cpu = kInfinity;
 };
 
+/// What the middle of a block costs, for one tail: the ready times of every
+/// node outside the tail as a middle node (a middle node's predecessors are
+/// never in the head, so they do not depend on it), then, per head, when
+/// the middle nodes feeding the head and the exit hand their results on.
 class MiddlePricer {
 public:
   MiddlePricer(const ClassGraph &g, const Block &block,
-               const std::vector<int> &local)
-      : g(g), block(block), local(local) {
+               const std::vector<int> &local, Mask tail, int64_t &work)
+      : g(g), block(block), local(local), tail(tail) {
     int n = static_cast<int>(block.nodes.size());
     lowCpu.resize(n);
     lowCall.resize(n);
     onlyCpu.resize(n);
     allCpu.resize(n);
-  }
-
-  Middle price(Mask tail, Mask head, int64_t &work) {
-    int n = static_cast<int>(block.nodes.size());
-    Mask middle = block.all & ~tail & ~head;
     for (int i = 0; i < n; ++i) {
-      if (!(middle >> i & 1))
+      if (tail >> i & 1)
         continue;
       int x = block.nodes[i];
       // Ready on the CPU / in a call of x's own, by the least any
@@ -416,6 +423,10 @@ public:
       onlyCpu[i] = readyOnly + g.cpuLow[x];
       allCpu[i] = readyAll + g.cpuAll[x];
     }
+  }
+
+  Middle price(Mask head, int64_t &work) const {
+    Mask middle = block.all & ~tail & ~head;
     Middle result{0, 0, 0};
     auto feed = [&](int x) {
       for (auto [p, cost] : g.in[x]) {
@@ -429,7 +440,7 @@ public:
         result.cpu = std::max(result.cpu, allCpu[j]);
       }
     };
-    for (int i = 0; i < n; ++i)
+    for (size_t i = 0; i < block.nodes.size(); ++i)
       if (head >> i & 1)
         feed(block.nodes[i]);
     feed(block.exit);
@@ -440,6 +451,7 @@ private:
   const ClassGraph &g;
   const Block &block;
   const std::vector<int> &local; // a class's index in its block, or -1
+  Mask tail;
   std::vector<double> lowCpu, lowCall, onlyCpu, allCpu;
 };
 
@@ -453,147 +465,189 @@ struct State {
   int from = -2, a = -1;
 };
 
-} // namespace
-
-ChainSolution placer::solver::solveLatencyChain(const Problem &problem) {
-  ChainSolution result;
-  if (!problem.isUniform() || problem.isTraining()) {
-    result.skipped = "it prices one kind of accelerator, in inference";
-    return result;
+void relax(State &to, double low, double cpu, int from, int a) {
+  to.low = std::min(to.low, low);
+  if (cpu < to.cpu) {
+    to.cpu = cpu;
+    to.from = from;
+    to.a = a;
   }
-  std::optional<ClassGraph> graph = buildClassGraph(problem, result.skipped);
-  if (!graph)
-    return result;
-  const ClassGraph &g = *graph;
-  std::vector<int> local(g.size, -1);
-  std::optional<std::vector<Block>> built =
-      buildBlocks(problem, g, local, result.skipped);
-  if (!built)
-    return result;
-  const std::vector<Block> &blocks = *built;
-  int numBlocks = static_cast<int>(blocks.size());
-  int k = problem.numAccelerators;
-  int width = k + 1; // accelerators used so far: 0..k
+}
 
-  // enter[b][tail * width + used]: block b's entry done (with `tail`, the
-  // part of block b its call also holds); head[b][head * width + used]:
-  // the call holding block b's exit has begun and paid its transfers in.
-  std::vector<std::vector<State>> enter(numBlocks + 1), head(numBlocks);
-  for (int b = 0; b < numBlocks; ++b) {
-    enter[b].resize(blocks[b].downs.size() * width);
-    head[b].resize(blocks[b].ups.size() * width);
-  }
-  enter[numBlocks].resize(width);
-  enter[0][0].low = enter[0][0].cpu = 0;
-
-  auto relax = [](State &to, double low, double cpu, int from, int a) {
-    to.low = std::min(to.low, low);
-    if (cpu < to.cpu) {
-      to.cpu = cpu;
-      to.from = from;
-      to.a = a;
+/// The DP along the chain. enter[b][tail * width + used]: block b's entry
+/// done, `tail` the part of block b its call also holds, `used` calls so
+/// far; head[b][head * width + used]: the call holding block b's exit has
+/// begun with `head` and paid its transfers in.
+class ChainDP {
+public:
+  ChainDP(const Problem &problem, const ClassGraph &g,
+          const std::vector<Block> &blocks, const std::vector<int> &local)
+      : problem(problem), g(g), blocks(blocks), local(local),
+        k(problem.numAccelerators), width(k + 1),
+        numBlocks(static_cast<int>(blocks.size())), enter(numBlocks + 1),
+        head(numBlocks) {
+    for (int b = 0; b < numBlocks; ++b) {
+      enter[b].resize(blocks[b].downs.size() * width);
+      head[b].resize(blocks[b].ups.size() * width);
     }
-  };
+    enter[numBlocks].resize(width);
+    enter[0][0].low = enter[0][0].cpu = 0;
+  }
 
-  int64_t work = 0;
-  for (int b = 0; b < numBlocks; ++b) {
-    const Block &block = blocks[b];
-    bool exitOnCpu = block.exit == g.sink || g.cpuLow[block.exit] < kInfinity;
-    double exitCpuLow = block.exit == g.sink ? 0 : g.cpuLow[block.exit];
-    double exitCpuAll = block.exit == g.sink ? 0 : g.cpuAll[block.exit];
-    bool exitInCall = block.exit != g.sink && g.supported[block.exit];
-    MiddlePricer pricer(g, block, local);
-    for (size_t t = 0; t < block.downs.size(); ++t) {
-      bool reached = false;
-      for (int used = 0; used < width; ++used)
-        reached |= enter[b][t * width + used].low < kInfinity;
-      if (!reached)
-        continue;
-      for (size_t h = 0; h < block.ups.size(); ++h) {
-        if (block.downs[t] & block.ups[h])
-          continue;
-        if (h > 0 && (!exitInCall || !block.upSupported[h]))
-          continue;
-        Middle middle = pricer.price(block.downs[t], block.ups[h], work);
-        if (work > kMaxWork) {
-          result.skipped = "its blocks split in too many ways";
-          return result;
-        }
-        for (int used = 0; used < width; ++used) {
-          const State &from = enter[b][t * width + used];
-          if (from.low == kInfinity)
-            continue;
-          // Middle nodes can have calls of their own only where the calls
-          // that hold cut vertices leave an accelerator free.
-          if (h == 0 && exitOnCpu)
-            relax(enter[b + 1][used],
-                  from.low + (used < k ? middle.low : middle.lowOnCpu) +
-                      exitCpuLow,
-                  from.cpu + middle.cpu + exitCpuAll, -1, static_cast<int>(t));
-          if (exitInCall && used < k)
-            relax(head[b][h * width + used + 1],
-                  from.low + (used + 1 < k ? middle.low : middle.lowOnCpu) +
-                      block.upIn[h],
-                  from.cpu + middle.cpu + block.upIn[h], b,
-                  static_cast<int>(t));
-        }
+  /// Runs the DP; false (with `why`) when it would take too long.
+  bool run(std::string &why) {
+    for (int b = 0; b < numBlocks; ++b) {
+      crossBlock(b);
+      spanCalls(b);
+      if (work > kMaxWork) {
+        why = "its blocks split in too many ways";
+        return false;
       }
     }
-    // The call that began with a head of block b holds its exit, then
-    // whole blocks and exits, and ends with a tail of block e.
-    for (size_t h = 0; h < block.ups.size(); ++h)
-      for (int used = 1; used < width; ++used) {
-        const State &from = head[b][h * width + used];
+    return true;
+  }
+
+  double lowerBound() const {
+    double best = kInfinity;
+    for (const State &state : enter[numBlocks])
+      best = std::min(best, state.low);
+    return best;
+  }
+
+  /// The DP's best placement with middle nodes on the CPU (its latency as
+  /// the DP counts it in `bound`), or nothing.
+  Assignment placement(double &bound) const;
+
+private:
+  void crossBlock(int b);
+  void spanCalls(int b);
+
+  const Problem &problem;
+  const ClassGraph &g;
+  const std::vector<Block> &blocks;
+  const std::vector<int> &local;
+  int k, width, numBlocks;
+  std::vector<std::vector<State>> enter, head;
+  int64_t work = 0;
+};
+
+/// From block b's entry states to its exit: on the CPU (the next block's
+/// entry states), or beginning a call with a head (block b's head states),
+/// for every reached tail and every head apart from it.
+void ChainDP::crossBlock(int b) {
+  const Block &block = blocks[b];
+  bool exitOnCpu = block.exit == g.sink || g.cpuLow[block.exit] < kInfinity;
+  double exitCpuLow = block.exit == g.sink ? 0 : g.cpuLow[block.exit];
+  double exitCpuAll = block.exit == g.sink ? 0 : g.cpuAll[block.exit];
+  bool exitInCall = block.exit != g.sink && g.supported[block.exit];
+  for (int t = 0; t < static_cast<int>(block.downs.size()); ++t) {
+    bool reached = false;
+    for (int used = 0; used < width; ++used)
+      reached |= enter[b][t * width + used].low < kInfinity;
+    if (!reached)
+      continue;
+    MiddlePricer pricer(g, block, local, block.downs[t], work);
+    for (size_t h = 0; h < block.ups.size(); ++h) {
+      if (block.downs[t] & block.ups[h])
+        continue;
+      if (h > 0 && (!exitInCall || !block.upSupported[h]))
+        continue;
+      Middle middle = pricer.price(block.ups[h], work);
+      for (int used = 0; used < width; ++used) {
+        const State &from = enter[b][t * width + used];
         if (from.low == kInfinity)
           continue;
-        double memory = block.upMemory[h] + g.memory[block.exit];
-        double acc = block.upAcc[h] + g.acc[block.exit];
-        for (int e = b + 1; e < numBlocks; ++e) {
-          const Block &last = blocks[e];
-          work += static_cast<int64_t>(last.downs.size());
-          if (work > kMaxWork) {
-            result.skipped = "its calls can span too many blocks";
-            return result;
-          }
-          if (!problem.fits(memory))
-            break;
-          for (size_t t = 0; t < last.downs.size(); ++t) {
-            if (!last.downSupported[t] ||
-                !problem.fits(memory + last.downMemory[t]))
-              continue;
-            double time = acc + last.downAcc[t] + last.downOut[t];
-            relax(enter[e][t * width + used], from.low + time, from.cpu + time,
-                  b, static_cast<int>(h));
-          }
-          // The whole block e and its exit join the call.
-          size_t whole = last.downs.size() - 1;
-          if (last.downs[whole] != last.all || last.exit == g.sink ||
-              !last.downSupported[whole] || !g.supported[last.exit])
-            break;
-          memory += last.downMemory[whole] + g.memory[last.exit];
-          acc += last.downAcc[whole] + g.acc[last.exit];
-        }
+        // Middle nodes can have calls of their own only where the calls
+        // that hold cut vertices leave an accelerator free.
+        if (h == 0 && exitOnCpu)
+          relax(enter[b + 1][used],
+                from.low + (used < k ? middle.low : middle.lowOnCpu) +
+                    exitCpuLow,
+                from.cpu + middle.cpu + exitCpuAll, -1, t);
+        if (exitInCall && used < k)
+          relax(head[b][h * width + used + 1],
+                from.low + (used + 1 < k ? middle.low : middle.lowOnCpu) +
+                    block.upIn[h],
+                from.cpu + middle.cpu + block.upIn[h], b, t);
       }
+    }
   }
-  for (int used = 0; used < width; ++used)
-    result.lowerBound =
-        used == 0 ? enter[numBlocks][used].low
-                  : std::min(result.lowerBound, enter[numBlocks][used].low);
+}
+
+/// The calls that begin with a head of block b: each holds b's exit, then
+/// whole blocks and their exits, and ends with a tail of a later block e
+/// (e's entry states). For each number of calls and each e, the heads
+/// sorted by memory with running minima give the best head that leaves
+/// room for each tail.
+void ChainDP::spanCalls(int b) {
+  const Block &block = blocks[b];
+  if (block.exit == g.sink)
+    return;
+  struct Best {
+    double memory, low, cpu;
+    int cpuHead;
+  };
+  std::vector<Best> heads;
+  for (int used = 1; used < width; ++used) {
+    heads.clear();
+    for (size_t h = 0; h < block.ups.size(); ++h) {
+      const State &from = head[b][h * width + used];
+      if (from.low < kInfinity)
+        heads.push_back({block.upMemory[h], from.low + block.upAcc[h],
+                         from.cpu + block.upAcc[h], static_cast<int>(h)});
+    }
+    if (heads.empty())
+      continue;
+    llvm::sort(heads, [](const Best &x, const Best &y) {
+      return x.memory < y.memory;
+    });
+    for (size_t i = 1; i < heads.size(); ++i) {
+      heads[i].low = std::min(heads[i].low, heads[i - 1].low);
+      if (heads[i - 1].cpu <= heads[i].cpu) {
+        heads[i].cpu = heads[i - 1].cpu;
+        heads[i].cpuHead = heads[i - 1].cpuHead;
+      }
+    }
+    double memory = g.memory[block.exit], acc = g.acc[block.exit];
+    for (int e = b + 1; e < numBlocks; ++e) {
+      const Block &last = blocks[e];
+      if (!problem.fits(memory + heads[0].memory))
+        break;
+      for (size_t t = 0; t < last.downs.size(); ++t) {
+        ++work;
+        if (!last.downSupported[t])
+          continue;
+        double fixed = memory + last.downMemory[t];
+        auto fit = std::partition_point(
+            heads.begin(), heads.end(),
+            [&](const Best &x) { return problem.fits(fixed + x.memory); });
+        if (fit == heads.begin())
+          continue;
+        const Best &best = *(fit - 1);
+        double time = acc + last.downAcc[t] + last.downOut[t];
+        relax(enter[e][t * width + used], best.low + time, best.cpu + time, b,
+              best.cpuHead);
+      }
+      // The whole block e and its exit join the call.
+      size_t whole = last.downs.size() - 1;
+      if (last.downs[whole] != last.all || last.exit == g.sink ||
+          !last.downSupported[whole] || !g.supported[last.exit])
+        break;
+      memory += last.downMemory[whole] + g.memory[last.exit];
+      acc += last.downAcc[whole] + g.acc[last.exit];
+    }
+  }
+}
+
+Assignment ChainDP::placement(double &bound) const {
   int bestUsed = 0;
   for (int used = 1; used < width; ++used)
     if (enter[numBlocks][used].cpu < enter[numBlocks][bestUsed].cpu)
       bestUsed = used;
-  if (result.lowerBound == kInfinity) {
-    result.skipped = "no placement fits";
-    result.lowerBound = 0;
-    return result;
-  }
-  result.applies = true;
-  if (enter[numBlocks][bestUsed].cpu == kInfinity)
-    return result;
-
-  // The placement: walk the DP back, calls numbered from the last.
-  const Contracted &c = g.classes;
+  bound = enter[numBlocks][bestUsed].cpu;
+  if (bound == kInfinity)
+    return {};
+  // Walk the DP back, numbering calls from the last.
   std::vector<int> device(g.size, k); // the CPU unless a call holds it
   auto place = [&](const Block &block, Mask mask, int where) {
     for (int x : classesOf(block, mask))
@@ -607,7 +661,7 @@ ChainSolution placer::solver::solveLatencyChain(const Problem &problem) {
       --b;
       continue;
     }
-    // A call: head of block `state.from` .. tail of block b.
+    // A call: a head of block `state.from` .. a tail of block b.
     int call = used - 1;
     const Block &first = blocks[state.from];
     place(blocks[b], blocks[b].downs[tail], call);
@@ -622,10 +676,40 @@ ChainSolution placer::solver::solveLatencyChain(const Problem &problem) {
     tail = began.a;
     --used;
   }
-  result.placement.assign(problem.size(), k);
+  const Contracted &c = g.classes;
+  Assignment assignment(problem.size(), k);
   for (int x = 0; x < c.numSuper; ++x)
     for (int v : c.members[x])
-      result.placement[v] = device[x];
-  result.placementBound = enter[numBlocks][bestUsed].cpu;
+      assignment[v] = device[x];
+  return assignment;
+}
+
+} // namespace
+
+ChainSolution placer::solver::solveLatencyChain(const Problem &problem) {
+  ChainSolution result;
+  if (!problem.isUniform() || problem.isTraining()) {
+    result.skipped = "it prices one kind of accelerator, in inference";
+    return result;
+  }
+  std::optional<ClassGraph> graph = buildClassGraph(problem, result.skipped);
+  if (!graph)
+    return result;
+  std::vector<int> local(graph->size, -1);
+  std::optional<std::vector<Block>> blocks =
+      buildBlocks(problem, *graph, local, result.skipped);
+  if (!blocks)
+    return result;
+  ChainDP dp(problem, *graph, *blocks, local);
+  if (!dp.run(result.skipped))
+    return result;
+  double bound = dp.lowerBound();
+  if (bound == kInfinity) {
+    result.skipped = "no placement fits";
+    return result;
+  }
+  result.applies = true;
+  result.lowerBound = bound;
+  result.placement = dp.placement(result.placementBound);
   return result;
 }
