@@ -39,6 +39,8 @@ constexpr size_t kMaxParts = 1 << 14;
 /// Node visits over all (tail, head) pairs of all blocks (the paper's
 /// Inception-v3 latency input takes 0.3 billion, 1.5 s).
 constexpr int64_t kMaxWork = 1'000'000'000;
+/// DP states (24 bytes each) at most.
+constexpr int64_t kMaxStates = 20'000'000;
 /// Classes of more members are not timed member by member.
 constexpr size_t kMaxClass = 1024;
 
@@ -186,16 +188,23 @@ std::optional<ClassGraph> buildClassGraph(const Problem &problem,
   return g;
 }
 
+/// The tails (closed under predecessors) or the heads (closed under
+/// successors) of a block, and for each its memory, accelerator time and
+/// support, and what the call holding it with the cut vertex beside it pays
+/// to hand results on (tails, beside the entry) or to take them in (heads,
+/// beside the exit).
+struct Parts {
+  std::vector<Mask> masks;
+  std::vector<double> memory, acc, transfer;
+  std::vector<char> supported;
+};
+
 /// The part of the graph between two consecutive cut vertices.
 struct Block {
-  int entry = 0, exit = 0;      ///< the cut vertices around it
-  std::vector<int> nodes;       ///< its classes, topologically ordered
-  std::vector<Mask> predMask;   ///< per node, its predecessors in the block
-  std::vector<Mask> downs, ups; ///< tails (downsets), heads (upsets)
-  std::vector<double> downMemory, downAcc, downOut;
-  std::vector<char> downSupported;
-  std::vector<double> upMemory, upAcc, upIn;
-  std::vector<char> upSupported;
+  int entry = 0, exit = 0;    ///< the cut vertices around it
+  std::vector<int> nodes;     ///< its classes, topologically ordered
+  std::vector<Mask> predMask; ///< per node, its predecessors in the block
+  Parts tails, heads;
   Mask all = 0;
 };
 
@@ -261,6 +270,37 @@ std::vector<int> classesOf(const Block &block, Mask mask) {
   return classes;
 }
 
+/// Fills in what `parts` (the block's tails, or its heads) weigh, take and
+/// pay; their masks are set.
+void tabulate(const Problem &problem, const ClassGraph &g, const Block &block,
+              bool tails, const std::vector<std::vector<int>> &memberPreds,
+              std::vector<char> &mark, Parts &parts) {
+  int end = tails ? block.entry : block.exit; // virtual ends are no calls'
+  bool real = end != g.source && end != g.sink;
+  for (Mask mask : parts.masks) {
+    std::vector<int> call = classesOf(block, mask);
+    double memory = 0, acc = 0;
+    char ok = 1;
+    for (int x : call) {
+      memory += g.memory[x];
+      acc += g.acc[x];
+      ok = ok && g.supported[x];
+    }
+    parts.memory.push_back(memory);
+    parts.acc.push_back(acc);
+    parts.supported.push_back(ok);
+    if (real)
+      call.push_back(end);
+    for (int x : call)
+      mark[x] = 1;
+    parts.transfer.push_back(
+        tails ? transferOut(problem, g.classes, mark, call)
+              : transferIn(problem, g.classes, memberPreds, mark, call));
+    for (int x : call)
+      mark[x] = 0;
+  }
+}
+
 /// The cut vertices (source and sink included) and the blocks between them.
 /// `local` gets each class's index in its block (-1 for cut vertices).
 std::optional<std::vector<Block>> buildBlocks(const Problem &problem,
@@ -319,57 +359,15 @@ std::optional<std::vector<Block>> buildBlocks(const Problem &problem,
           succMask[local[p]] |= Mask(1) << i;
         }
     block.all = n == 64 ? ~Mask(0) : (Mask(1) << n) - 1;
-    block.downs = closedSubsets(block, succMask, true);
-    block.ups = closedSubsets(block, succMask, false);
-    if (block.downs.empty() || block.ups.empty()) {
+    block.tails.masks = closedSubsets(block, succMask, true);
+    block.heads.masks = closedSubsets(block, succMask, false);
+    if (block.tails.masks.empty() || block.heads.masks.empty()) {
       why = "a block between two cut vertices splits in more than " +
             std::to_string(kMaxParts) + " ways";
       return std::nullopt;
     }
-    const Contracted &c = g.classes;
-    auto totals = [&](Mask mask, double &memory, double &acc, char &ok) {
-      memory = acc = 0;
-      ok = 1;
-      for (int x : classesOf(block, mask)) {
-        memory += g.memory[x];
-        acc += g.acc[x];
-        ok = ok && g.supported[x];
-      }
-    };
-    for (Mask down : block.downs) {
-      double memory, acc;
-      char ok;
-      totals(down, memory, acc, ok);
-      block.downMemory.push_back(memory);
-      block.downAcc.push_back(acc);
-      block.downSupported.push_back(ok);
-      // What the call that holds the entry and this tail pays to hand its
-      // results on (the entry is real whenever a call can hold it).
-      std::vector<int> call = classesOf(block, down);
-      if (block.entry != g.source)
-        call.push_back(block.entry);
-      for (int x : call)
-        mark[x] = 1;
-      block.downOut.push_back(transferOut(problem, c, mark, call));
-      for (int x : call)
-        mark[x] = 0;
-    }
-    for (Mask up : block.ups) {
-      double memory, acc;
-      char ok;
-      totals(up, memory, acc, ok);
-      block.upMemory.push_back(memory);
-      block.upAcc.push_back(acc);
-      block.upSupported.push_back(ok);
-      std::vector<int> call = classesOf(block, up);
-      if (block.exit != g.sink)
-        call.push_back(block.exit);
-      for (int x : call)
-        mark[x] = 1;
-      block.upIn.push_back(transferIn(problem, c, memberPreds, mark, call));
-      for (int x : call)
-        mark[x] = 0;
-    }
+    tabulate(problem, g, block, true, memberPreds, mark, block.tails);
+    tabulate(problem, g, block, false, memberPreds, mark, block.heads);
   }
   return blocks;
 }
@@ -483,12 +481,13 @@ public:
   ChainDP(const Problem &problem, const ClassGraph &g,
           const std::vector<Block> &blocks, const std::vector<int> &local)
       : problem(problem), g(g), blocks(blocks), local(local),
-        k(problem.numAccelerators), width(k + 1),
-        numBlocks(static_cast<int>(blocks.size())), enter(numBlocks + 1),
+        k(problem.numAccelerators), numBlocks(static_cast<int>(blocks.size())),
+        // Each call counted holds a cut vertex of its own.
+        width(std::min(k, numBlocks - 1) + 1), enter(numBlocks + 1),
         head(numBlocks) {
     for (int b = 0; b < numBlocks; ++b) {
-      enter[b].resize(blocks[b].downs.size() * width);
-      head[b].resize(blocks[b].ups.size() * width);
+      enter[b].resize(blocks[b].tails.masks.size() * width);
+      head[b].resize(blocks[b].heads.masks.size() * width);
     }
     enter[numBlocks].resize(width);
     enter[0][0].low = enter[0][0].cpu = 0;
@@ -526,7 +525,7 @@ private:
   const ClassGraph &g;
   const std::vector<Block> &blocks;
   const std::vector<int> &local;
-  int k, width, numBlocks;
+  int k, numBlocks, width;
   std::vector<std::vector<State>> enter, head;
   int64_t work = 0;
 };
@@ -540,19 +539,21 @@ void ChainDP::crossBlock(int b) {
   double exitCpuLow = block.exit == g.sink ? 0 : g.cpuLow[block.exit];
   double exitCpuAll = block.exit == g.sink ? 0 : g.cpuAll[block.exit];
   bool exitInCall = block.exit != g.sink && g.supported[block.exit];
-  for (int t = 0; t < static_cast<int>(block.downs.size()); ++t) {
+  for (int t = 0; t < static_cast<int>(block.tails.masks.size()); ++t) {
     bool reached = false;
     for (int used = 0; used < width; ++used)
       reached |= enter[b][t * width + used].low < kInfinity;
     if (!reached)
       continue;
-    MiddlePricer pricer(g, block, local, block.downs[t], work);
-    for (size_t h = 0; h < block.ups.size(); ++h) {
-      if (block.downs[t] & block.ups[h])
+    if (work > kMaxWork)
+      return; // run() gives up
+    MiddlePricer pricer(g, block, local, block.tails.masks[t], work);
+    for (size_t h = 0; h < block.heads.masks.size(); ++h) {
+      if (block.tails.masks[t] & block.heads.masks[h])
         continue;
-      if (h > 0 && (!exitInCall || !block.upSupported[h]))
+      if (h > 0 && (!exitInCall || !block.heads.supported[h]))
         continue;
-      Middle middle = pricer.price(block.ups[h], work);
+      Middle middle = pricer.price(block.heads.masks[h], work);
       for (int used = 0; used < width; ++used) {
         const State &from = enter[b][t * width + used];
         if (from.low == kInfinity)
@@ -564,11 +565,11 @@ void ChainDP::crossBlock(int b) {
                 from.low + (used < k ? middle.low : middle.lowOnCpu) +
                     exitCpuLow,
                 from.cpu + middle.cpu + exitCpuAll, -1, t);
-        if (exitInCall && used < k)
+        if (exitInCall && used + 1 < width)
           relax(head[b][h * width + used + 1],
                 from.low + (used + 1 < k ? middle.low : middle.lowOnCpu) +
-                    block.upIn[h],
-                from.cpu + middle.cpu + block.upIn[h], b, t);
+                    block.heads.transfer[h],
+                from.cpu + middle.cpu + block.heads.transfer[h], b, t);
       }
     }
   }
@@ -590,11 +591,11 @@ void ChainDP::spanCalls(int b) {
   std::vector<Best> heads;
   for (int used = 1; used < width; ++used) {
     heads.clear();
-    for (size_t h = 0; h < block.ups.size(); ++h) {
+    for (size_t h = 0; h < block.heads.masks.size(); ++h) {
       const State &from = head[b][h * width + used];
       if (from.low < kInfinity)
-        heads.push_back({block.upMemory[h], from.low + block.upAcc[h],
-                         from.cpu + block.upAcc[h], static_cast<int>(h)});
+        heads.push_back({block.heads.memory[h], from.low + block.heads.acc[h],
+                         from.cpu + block.heads.acc[h], static_cast<int>(h)});
     }
     if (heads.empty())
       continue;
@@ -611,30 +612,30 @@ void ChainDP::spanCalls(int b) {
     double memory = g.memory[block.exit], acc = g.acc[block.exit];
     for (int e = b + 1; e < numBlocks; ++e) {
       const Block &last = blocks[e];
-      if (!problem.fits(memory + heads[0].memory))
-        break;
-      for (size_t t = 0; t < last.downs.size(); ++t) {
+      if (!problem.fits(memory + heads[0].memory) || work > kMaxWork)
+        break; // past the work limit, run() gives up
+      for (size_t t = 0; t < last.tails.masks.size(); ++t) {
         ++work;
-        if (!last.downSupported[t])
+        if (!last.tails.supported[t])
           continue;
-        double fixed = memory + last.downMemory[t];
+        double fixed = memory + last.tails.memory[t];
         auto fit = std::partition_point(
             heads.begin(), heads.end(),
             [&](const Best &x) { return problem.fits(fixed + x.memory); });
         if (fit == heads.begin())
           continue;
         const Best &best = *(fit - 1);
-        double time = acc + last.downAcc[t] + last.downOut[t];
+        double time = acc + last.tails.acc[t] + last.tails.transfer[t];
         relax(enter[e][t * width + used], best.low + time, best.cpu + time, b,
               best.cpuHead);
       }
       // The whole block e and its exit join the call.
-      size_t whole = last.downs.size() - 1;
-      if (last.downs[whole] != last.all || last.exit == g.sink ||
-          !last.downSupported[whole] || !g.supported[last.exit])
+      size_t whole = last.tails.masks.size() - 1;
+      if (last.tails.masks[whole] != last.all || last.exit == g.sink ||
+          !last.tails.supported[whole] || !g.supported[last.exit])
         break;
-      memory += last.downMemory[whole] + g.memory[last.exit];
-      acc += last.downAcc[whole] + g.acc[last.exit];
+      memory += last.tails.memory[whole] + g.memory[last.exit];
+      acc += last.tails.acc[whole] + g.acc[last.exit];
     }
   }
 }
@@ -664,13 +665,13 @@ Assignment ChainDP::placement(double &bound) const {
     // A call: a head of block `state.from` .. a tail of block b.
     int call = used - 1;
     const Block &first = blocks[state.from];
-    place(blocks[b], blocks[b].downs[tail], call);
+    place(blocks[b], blocks[b].tails.masks[tail], call);
     for (int e = state.from + 1; e <= b; ++e) {
       if (e < b)
         place(blocks[e], blocks[e].all, call);
       device[blocks[e].entry] = call;
     }
-    place(first, first.ups[state.a], call);
+    place(first, first.heads.masks[state.a], call);
     const State &began = head[state.from][state.a * width + used];
     b = state.from;
     tail = began.a;
@@ -700,6 +701,15 @@ ChainSolution placer::solver::solveLatencyChain(const Problem &problem) {
       buildBlocks(problem, *graph, local, result.skipped);
   if (!blocks)
     return result;
+  int64_t states = 0;
+  for (const Block &block : *blocks)
+    states += block.tails.masks.size() + block.heads.masks.size();
+  if (states *
+          (std::min<int64_t>(problem.numAccelerators, blocks->size()) + 1) >
+      kMaxStates) {
+    result.skipped = "its blocks and accelerators make too many states";
+    return result;
+  }
   ChainDP dp(problem, *graph, *blocks, local);
   if (!dp.run(result.skipped))
     return result;

@@ -80,7 +80,9 @@ IPResult placer::solver::solveLatencyIP(const Problem &problem,
   IPResult result;
   result.solution.algorithm = "ip";
   result.solution.lowerBound =
-      latencyLowerBound(problem, options.callsPerAccelerator);
+      options.latencyBound
+          ? *options.latencyBound
+          : latencyLowerBound(problem, options.callsPerAccelerator);
   int n = problem.size(), k = problem.numAccelerators;
   // More calls than nodes cannot help; the cap keeps the model finite.
   int q = std::clamp(options.callsPerAccelerator, 1, std::max(1, n));

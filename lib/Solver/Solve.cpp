@@ -212,6 +212,7 @@ SolveResult solveLatency(Models models, const SolveOptions &options) {
     ip.deadline = deadline;
     ip.memoryTightened = models.tightened || models.restricted;
     Solution heuristic = solveLatencyGreedy(problem, latency);
+    ip.latencyBound = heuristic.lowerBound;
     if (heuristic.latency < kInfinity) {
       ip.warmStart = &heuristic.assignment;
       ip.warmStartCalls = &heuristic.calls;

@@ -58,6 +58,9 @@ struct IPOptions {
   const std::vector<int> *warmStartCalls = nullptr;
   /// Latency: calls per accelerator (q).
   int callsPerAccelerator = 1;
+  /// Latency: latencyLowerBound(problem, callsPerAccelerator) where the
+  /// caller has it already (the heuristic computes it for its warm start).
+  std::optional<double> latencyBound;
   /// A progress line this often while CBC runs; 0: none.
   double progressSeconds = 10;
   /// Where progress lines go (without the newline); unset: stderr.
