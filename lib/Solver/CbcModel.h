@@ -54,6 +54,11 @@ public:
              const std::vector<double> &startValues, const std::string &what,
              double incumbent);
 
+  /// Instead of solve(): a start already meets a proven lower bound
+  /// `bound`, so it is optimal and CBC need not run (it would, for the
+  /// root LP of a large model, take longer than a short limit).
+  void provenByBound(double bound) { outcome = Outcome{"optimal", bound, {}}; }
+
   /// After solve(): "optimal", "feasible", "infeasible", "no solution" or
   /// "time limit" (CBC never ran), and the column values when there is a
   /// solution (else null).
