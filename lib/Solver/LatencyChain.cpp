@@ -37,7 +37,7 @@ constexpr int kMaxBlock = 64;
 /// Heads or tails one block may have before the DP gives up.
 constexpr size_t kMaxParts = 1 << 14;
 /// Node visits over all (tail, head) pairs of all blocks (the paper's
-/// Inception-v3 latency input takes 0.3 billion, 1.5 s).
+/// Inception-v3 latency input takes 0.3 billion: its whole bound, 1.4 s).
 constexpr int64_t kMaxWork = 1'000'000'000;
 /// DP states (24 bytes each) at most.
 constexpr int64_t kMaxStates = 20'000'000;
@@ -58,7 +58,8 @@ struct ClassGraph {
   /// The least time any path spends in the class when it runs on the CPU
   /// (kInfinity where it cannot), and the time of all its members.
   std::vector<double> cpuLow, cpuAll;
-  std::vector<double> acc, memory;
+  /// Whether a call can hold the class (never a virtual node). Its
+  /// accelerator time and memory are `classes`' (real classes only).
   std::vector<char> supported;
 };
 
@@ -138,7 +139,7 @@ std::optional<ClassGraph> buildClassGraph(const Problem &problem,
     position[order[i]] = static_cast<int>(i);
   std::vector<std::map<int, double>> cost(s);
   for (int v = 0; v < problem.size(); ++v) {
-    std::vector<int> fed; // classes u feeds, each once
+    std::vector<int> fed; // the classes v feeds, each once
     for (int w : problem.successors[v])
       if (c.superOf[w] != c.superOf[v])
         fed.push_back(c.superOf[w]);
@@ -160,12 +161,8 @@ std::optional<ClassGraph> buildClassGraph(const Problem &problem,
   }
   g.cpuLow.assign(g.size, 0);
   g.cpuAll.assign(g.size, 0);
-  g.acc.assign(g.size, 0);
-  g.memory.assign(g.size, 0);
   g.supported.assign(g.size, 0);
   for (int x = 0; x < s; ++x) {
-    g.acc[x] = c.acceleratorTime[x];
-    g.memory[x] = c.memory[x];
     // A class too large for any accelerator is never in a call.
     g.supported[x] = c.supported[x] && problem.numAccelerators > 0 &&
                      problem.fits(c.memory[x]);
@@ -176,13 +173,14 @@ std::optional<ClassGraph> buildClassGraph(const Problem &problem,
       return std::nullopt;
     }
     std::optional<double> through =
-        cpuThroughTime(problem, c.members[x], c.superOf, preds, position);
-    if (cpu && !through) {
+        cpu ? cpuThroughTime(problem, c.members[x], c.superOf, preds, position)
+            : kInfinity;
+    if (!through) {
       why = "colour class of node " + problem.nodes[c.members[x][0]].name +
             " has a member whose inputs do not reach all its outputs";
       return std::nullopt;
     }
-    g.cpuLow[x] = cpu ? *through : kInfinity;
+    g.cpuLow[x] = *through;
     g.cpuAll[x] = cpu ? c.cpuTime[x] : kInfinity;
   }
   return g;
@@ -282,8 +280,8 @@ void tabulate(const Problem &problem, const ClassGraph &g, const Block &block,
     double memory = 0, acc = 0;
     char ok = 1;
     for (int x : call) {
-      memory += g.memory[x];
-      acc += g.acc[x];
+      memory += g.classes.memory[x];
+      acc += g.classes.acceleratorTime[x];
       ok = ok && g.supported[x];
     }
     parts.memory.push_back(memory);
@@ -417,7 +415,8 @@ public:
         readyAll = std::max(readyAll, allCpu[j]);
       }
       lowCpu[i] = readyCpu + g.cpuLow[x];
-      lowCall[i] = g.supported[x] ? readyCall + g.acc[x] : kInfinity;
+      lowCall[i] =
+          g.supported[x] ? readyCall + g.classes.acceleratorTime[x] : kInfinity;
       onlyCpu[i] = readyOnly + g.cpuLow[x];
       allCpu[i] = readyAll + g.cpuAll[x];
     }
@@ -609,7 +608,8 @@ void ChainDP::spanCalls(int b) {
         heads[i].cpuHead = heads[i - 1].cpuHead;
       }
     }
-    double memory = g.memory[block.exit], acc = g.acc[block.exit];
+    double memory = g.classes.memory[block.exit],
+           acc = g.classes.acceleratorTime[block.exit];
     for (int e = b + 1; e < numBlocks; ++e) {
       const Block &last = blocks[e];
       if (!problem.fits(memory + heads[0].memory) || work > kMaxWork)
@@ -634,8 +634,8 @@ void ChainDP::spanCalls(int b) {
       if (last.tails.masks[whole] != last.all || last.exit == g.sink ||
           !last.tails.supported[whole] || !g.supported[last.exit])
         break;
-      memory += last.tails.memory[whole] + g.memory[last.exit];
-      acc += last.tails.acc[whole] + g.acc[last.exit];
+      memory += last.tails.memory[whole] + g.classes.memory[last.exit];
+      acc += last.tails.acc[whole] + g.classes.acceleratorTime[last.exit];
     }
   }
 }
