@@ -2,6 +2,7 @@
 #include "placer/Analysis/OpRoles.h"
 
 #include "placer/Analysis/CostModel.h"
+#include "placer/Conversion/OnnxOps.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
 
@@ -15,11 +16,6 @@ using namespace mlir;
 using namespace placer;
 
 namespace {
-
-bool isStaticTensor(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  return type && type.hasStaticShape();
-}
 
 /// Default-domain ONNX nodes without subgraphs whose results are small and
 /// statically shaped: the only candidates for compile-time values.
@@ -37,16 +33,6 @@ bool isSmallOnnxNode(graph::NodeOp node) {
   return bytes <= kReplicatedBytesLimit;
 }
 
-bool isShapeOf(graph::NodeOp node) {
-  return (node.getOpType() == "Shape" || node.getOpType() == "Size") &&
-         node.getNumOperands() == 1 && node->getNumResults() == 1 &&
-         isStaticTensor(node.getInputs()[0]) &&
-         isStaticTensor(node->getResult(0)) &&
-         cast<RankedTensorType>(node->getResult(0).getType())
-             .getElementType()
-             .isInteger(64);
-}
-
 bool isGraphOp(Operation *op) {
   return isa_and_nonnull<graph::GraphDialect>(op->getDialect());
 }
@@ -54,8 +40,7 @@ bool isGraphOp(Operation *op) {
 /// Ops of other dialects (linalg, tosa, tensor, arith, ...) that may be
 /// compile-time values: no side effects, statically shaped results.
 bool isPureStaticOp(Operation *op) {
-  return !isGraphOp(op) &&
-         isMemoryEffectFree(op) && op->getNumResults() > 0 &&
+  return !isGraphOp(op) && isMemoryEffectFree(op) && op->getNumResults() > 0 &&
          llvm::all_of(op->getResultTypes(), [](Type type) {
            return getTypeBytes(type).has_value() || !isa<ShapedType>(type);
          });
@@ -122,7 +107,7 @@ OpRoles::OpRoles(Block &block) {
       role = OpRole::Replicated;
     } else if (auto node = dyn_cast<graph::NodeOp>(op);
                node && isSmallOnnxNode(node)) {
-      if (isShapeOf(node) && getFoldedValue(node))
+      if (getFoldedValue(node))
         role = OpRole::Folded;
       else if (!node.getInputs().empty() && fromCompileTimeValues(*node))
         role = OpRole::Replicated;
@@ -138,27 +123,8 @@ OpRole OpRoles::getRole(Operation *op) const {
 }
 
 DenseElementsAttr placer::getFoldedValue(Operation *op) {
-  auto node = cast<graph::NodeOp>(op);
-  auto input = cast<RankedTensorType>(node.getInputs()[0].getType());
-  auto type = cast<RankedTensorType>(node->getResult(0).getType());
-  ArrayRef<int64_t> shape = input.getShape();
-  SmallVector<int64_t> values;
-  if (node.getOpType() == "Size") {
-    int64_t product = 1;
-    for (int64_t dim : shape)
-      product *= dim;
-    values.push_back(product);
-  } else {
-    int64_t rank = shape.size();
-    auto bound = [&](StringRef name, int64_t fallback) {
-      auto attr = node.getAttrs().getAs<IntegerAttr>(name);
-      int64_t axis = attr ? attr.getInt() : fallback;
-      return std::clamp<int64_t>(axis < 0 ? axis + rank : axis, 0, rank);
-    };
-    int64_t start = bound("start", 0), end = bound("end", rank);
-    values.append(shape.begin() + start, shape.begin() + std::max(start, end));
-  }
-  if (type.getNumElements() != static_cast<int64_t>(values.size()))
-    return {};
-  return DenseElementsAttr::get(type, ArrayRef<int64_t>(values));
+  auto node = dyn_cast<graph::NodeOp>(op);
+  const OpEntry *entry = node ? getOnnxOps().find(node) : nullptr;
+  return entry && entry->foldFromTypes ? entry->foldFromTypes(node)
+                                       : DenseElementsAttr();
 }

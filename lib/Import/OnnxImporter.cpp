@@ -12,10 +12,10 @@
 
 #include "placer/Import/OnnxImporter.h"
 
-#include "placer/Support/Graph.h"
-#include "placer/Dialect/Graph/GraphDialect.h"
 #include "InferenceGuards.h"
 #include "ShapeFolding.h"
+#include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Support/Graph.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -51,8 +51,7 @@ namespace {
 /// messages would duplicate, without context, the diagnostic we emit.
 class ProtobufLogSilencer {
 public:
-  ProtobufLogSilencer()
-      : previous(google::protobuf::SetLogHandler(&ignore)) {}
+  ProtobufLogSilencer() : previous(google::protobuf::SetLogHandler(&ignore)) {}
   ~ProtobufLogSilencer() { google::protobuf::SetLogHandler(previous); }
 
 private:
@@ -173,8 +172,9 @@ private:
                           const llvm::StringSet<> &outer);
   LogicalResult importGraphBody(onnx::GraphProto &graph, Block &block,
                                 SmallVectorImpl<Value> &outputs);
-  LogicalResult importNode(onnx::NodeProto &node,
-                           const llvm::StringMap<const onnx::TypeProto *> &types);
+  LogicalResult
+  importNode(onnx::NodeProto &node,
+             const llvm::StringMap<const onnx::TypeProto *> &types);
   LogicalResult importConstantNode(onnx::NodeProto &node);
   LogicalResult importInitializer(onnx::TensorProto &tensor);
   Value lookup(StringRef name);
@@ -352,7 +352,8 @@ public:
     auto it = ranks.find(node.input(index));
     return it == ranks.end() ? std::nullopt : std::optional(it->second);
   }
-  const onnx::AttributeProto *attribute(const std::string &name) const override {
+  const onnx::AttributeProto *
+  attribute(const std::string &name) const override {
     for (const onnx::AttributeProto &attr : node.attribute())
       if (attr.name() == name)
         return &attr;
@@ -551,8 +552,9 @@ Attribute Importer::convertTensor(onnx::TensorProto &tensor, StringRef what,
   auto type = RankedTensorType::get(dims, element);
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
     if (!allowExternal) {
-      error() << what << " stores its data externally, which is only "
-                         "supported for initializers";
+      error() << what
+              << " stores its data externally, which is only "
+                 "supported for initializers";
       return {};
     }
     return convertExternalTensor(tensor, type, what);
@@ -729,18 +731,30 @@ attributeKind(const onnx::AttributeProto &attr) {
   using A = onnx::AttributeProto;
   if (attr.type() != A::UNDEFINED)
     return attr.type();
-  if (attr.has_f()) return A::FLOAT;
-  if (attr.has_i()) return A::INT;
-  if (attr.has_s()) return A::STRING;
-  if (attr.has_t()) return A::TENSOR;
-  if (attr.has_g()) return A::GRAPH;
-  if (attr.has_tp()) return A::TYPE_PROTO;
-  if (attr.floats_size()) return A::FLOATS;
-  if (attr.ints_size()) return A::INTS;
-  if (attr.strings_size()) return A::STRINGS;
-  if (attr.tensors_size()) return A::TENSORS;
-  if (attr.graphs_size()) return A::GRAPHS;
-  if (attr.type_protos_size()) return A::TYPE_PROTOS;
+  if (attr.has_f())
+    return A::FLOAT;
+  if (attr.has_i())
+    return A::INT;
+  if (attr.has_s())
+    return A::STRING;
+  if (attr.has_t())
+    return A::TENSOR;
+  if (attr.has_g())
+    return A::GRAPH;
+  if (attr.has_tp())
+    return A::TYPE_PROTO;
+  if (attr.floats_size())
+    return A::FLOATS;
+  if (attr.ints_size())
+    return A::INTS;
+  if (attr.strings_size())
+    return A::STRINGS;
+  if (attr.tensors_size())
+    return A::TENSORS;
+  if (attr.graphs_size())
+    return A::GRAPHS;
+  if (attr.type_protos_size())
+    return A::TYPE_PROTOS;
   return A::UNDEFINED;
 }
 
@@ -820,9 +834,9 @@ void Importer::checkSchema(const onnx::NodeProto &node, bool &failed) {
   const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
       node.op_type(), static_cast<int>(opset->second), node.domain());
   if (!schema) {
-    unknownOps.insert(node.domain().empty() ? node.op_type()
-                                            : node.domain() + "." +
-                                                  node.op_type());
+    unknownOps.insert(node.domain().empty()
+                          ? node.op_type()
+                          : node.domain() + "." + node.op_type());
     return;
   }
   // Lowerings and cost rules index a node's operands and results by the
@@ -831,8 +845,8 @@ void Importer::checkSchema(const onnx::NodeProto &node, bool &failed) {
     if (count >= min && count <= max)
       return;
     auto diag = error(node);
-    diag << "has " << count << " " << what << "s but " << node.op_type()
-         << "-" << schema->SinceVersion() << " takes ";
+    diag << "has " << count << " " << what << "s but " << node.op_type() << "-"
+         << schema->SinceVersion() << " takes ";
     if (max == std::numeric_limits<int>::max())
       diag << "at least " << min;
     else if (min == max)
@@ -845,6 +859,26 @@ void Importer::checkSchema(const onnx::NodeProto &node, bool &failed) {
              schema->max_input());
   checkArity("output", node.output_size(), schema->min_output(),
              schema->max_output());
+  // An empty name leaves an optional input out; a required one (Single, or
+  // the first of a variadic list that needs one) cannot be left out, and no
+  // lowering or cost rule is asked to read it.
+  const auto &formals = schema->inputs();
+  for (int i = 0; i < node.input_size(); ++i) {
+    if (!node.input(i).empty() || formals.empty())
+      continue;
+    const auto &formal = formals[std::min<size_t>(i, formals.size() - 1)];
+    bool optional =
+        formal.GetOption() == onnx::OpSchema::FormalParameterOption::Optional ||
+        (formal.GetOption() ==
+             onnx::OpSchema::FormalParameterOption::Variadic &&
+         i >= schema->min_input());
+    if (optional)
+      continue;
+    error(node) << "required input #" << i << " ('" << formal.GetName()
+                << "') of " << node.op_type() << "-" << schema->SinceVersion()
+                << " is empty";
+    failed = true;
+  }
   const auto &expected = schema->attributes();
   for (const onnx::AttributeProto &attr : node.attribute()) {
     auto it = expected.find(attr.name());
@@ -860,8 +894,7 @@ void Importer::checkSchema(const onnx::NodeProto &node, bool &failed) {
                   << onnx::AttributeProto::AttributeType_Name(kind) << " but "
                   << node.op_type() << "-" << schema->SinceVersion()
                   << " expects "
-                  << onnx::AttributeProto::AttributeType_Name(
-                         it->second.type);
+                  << onnx::AttributeProto::AttributeType_Name(it->second.type);
       failed = true;
     }
   }
@@ -1050,8 +1083,9 @@ Value Importer::getNoneValue() {
   if (!none) {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(block);
-    none = NoneOp::create(builder, builder.getUnknownLoc(), builder.getNoneType())
-               .getResult();
+    none =
+        NoneOp::create(builder, builder.getUnknownLoc(), builder.getNoneType())
+            .getResult();
   }
   return none;
 }
@@ -1119,9 +1153,8 @@ LogicalResult Importer::importConstantNode(onnx::NodeProto &node) {
     return failure();
   auto elements = cast<ElementsAttr>(value);
   auto op = ConstantOp::create(
-      builder, nodeLoc(node),
-      cast<RankedTensorType>(elements.getShapedType()), node.output(0),
-      elements, builder.getStringAttr(node.name()));
+      builder, nodeLoc(node), cast<RankedTensorType>(elements.getShapedType()),
+      node.output(0), elements, builder.getStringAttr(node.name()));
   scopes.back()[node.output(0)] = op.getResult();
   return success();
 }
@@ -1265,8 +1298,8 @@ Importer::importNode(onnx::NodeProto &node,
       Type type = convertType(input.type(), input.name());
       if (!type)
         return failure();
-      scopes.back()[input.name()] =
-          block->addArgument(type, NameLoc::get(builder.getStringAttr(input.name())));
+      scopes.back()[input.name()] = block->addArgument(
+          type, NameLoc::get(builder.getStringAttr(input.name())));
       inputNames.push_back(builder.getStringAttr(input.name()));
     }
     SmallVector<Value> yielded;
@@ -1389,7 +1422,8 @@ OwningOpRef<ModuleOp> Importer::run(onnx::ModelProto &model) {
   if (!graph.name().empty())
     func->setAttr(attrs::kGraphName, builder.getStringAttr(graph.name()));
   if (!overridable.empty())
-    func->setAttr("graph.input_initializers", builder.getArrayAttr(overridable));
+    func->setAttr("graph.input_initializers",
+                  builder.getArrayAttr(overridable));
   Block *entry = func.addEntryBlock();
   scopes.emplace_back();
   for (auto [index, input] : llvm::enumerate(inputs)) {
@@ -1405,8 +1439,8 @@ OwningOpRef<ModuleOp> Importer::run(onnx::ModelProto &model) {
   if (failed(importGraphBody(graph, *entry, outputs)))
     return {};
   func::ReturnOp::create(builder, fileLoc(), outputs);
-  func.setFunctionType(builder.getFunctionType(
-      argTypes, ValueRange(outputs).getTypes()));
+  func.setFunctionType(
+      builder.getFunctionType(argTypes, ValueRange(outputs).getTypes()));
   for (auto [index, output] : llvm::enumerate(graph.output())) {
     func.setResultAttr(index, attrs::kValueName,
                        builder.getStringAttr(output.name()));
@@ -1418,8 +1452,9 @@ OwningOpRef<ModuleOp> Importer::run(onnx::ModelProto &model) {
   SmallVector<NamedAttribute> opsetAttrs;
   for (auto &[domain, version] : opsets)
     opsetAttrs.emplace_back(
-        builder.getStringAttr(domain.empty() ? StringRef(attrs::kDefaultDomainKey)
-                                             : StringRef(domain)),
+        builder.getStringAttr(domain.empty()
+                                  ? StringRef(attrs::kDefaultDomainKey)
+                                  : StringRef(domain)),
         builder.getI64IntegerAttr(version));
   (*module)->setAttr(attrs::kIrVersion,
                      builder.getI64IntegerAttr(model.ir_version()));
@@ -1469,11 +1504,10 @@ static OwningOpRef<ModuleOp> importParsed(onnx::ModelProto &model,
   }
 }
 
-OwningOpRef<ModuleOp> placer::importOnnxBuffer(StringRef bytes,
-                                               StringRef bufferName,
-                                               StringRef modelDir,
-                                               MLIRContext *context,
-                                               const OnnxImportOptions &options) {
+OwningOpRef<ModuleOp>
+placer::importOnnxBuffer(StringRef bytes, StringRef bufferName,
+                         StringRef modelDir, MLIRContext *context,
+                         const OnnxImportOptions &options) {
   onnx::ModelProto model;
   {
     ProtobufLogSilencer silence;

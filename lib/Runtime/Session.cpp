@@ -38,16 +38,36 @@ static double steadySeconds() {
 // The program's shape
 //===----------------------------------------------------------------------===//
 
-ProgramShape placer::runtime::describeProgram(mlir::ModuleOp module) {
+llvm::Expected<ProgramShape>
+placer::runtime::describeProgram(mlir::ModuleOp module) {
   ProgramShape shape;
+  std::string problem;
+  // Inputs and outputs are arrays (.npy, buffers): a sequence, optional or
+  // map at the boundary is refused here, before anything reads its shape.
+  auto checkTensor = [&](mlir::Type type, llvm::StringRef kind,
+                         llvm::StringRef name) {
+    if (!problem.empty() || mlir::isa<mlir::RankedTensorType>(type))
+      return true;
+    llvm::raw_string_ostream os(problem);
+    os << "the program's " << kind << " '" << name << "' has type " << type
+       << ": inputs and outputs must be tensors (sequences, optionals and "
+          "maps are not supported)";
+    return false;
+  };
   auto record = [&](mlir::func::FuncOp func, int rank) {
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      if (auto name = func.getArgAttrOfType<mlir::StringAttr>(i, "graph.name"))
+      if (auto name =
+              func.getArgAttrOfType<mlir::StringAttr>(i, "graph.name")) {
+        if (!checkTensor(func.getArgumentTypes()[i], "input", name))
+          return;
         if (!shape.hasInput(name.str()))
           shape.inputNames.push_back(name.str());
+      }
     for (unsigned i = 0; i < func.getNumResults(); ++i)
       if (auto name =
               func.getResultAttrOfType<mlir::StringAttr>(i, "graph.name")) {
+        if (!checkTensor(func.getResultTypes()[i], "output", name))
+          return;
         auto type = mlir::cast<mlir::ShapedType>(func.getResultTypes()[i]);
         shape.outputs.emplace_back(rank, name.str(),
                                    std::vector<int64_t>(type.getShape().begin(),
@@ -66,11 +86,13 @@ ProgramShape placer::runtime::describeProgram(mlir::ModuleOp module) {
                   module, mlir::cast<mlir::SymbolRefAttr>(ref)))
         record(func, llvm::find(shape.rankStages, int64_t(stage)) -
                          shape.rankStages.begin());
-    return shape;
+  } else {
+    for (auto func : module.getOps<mlir::func::FuncOp>())
+      if (func.isPublic() && !func.isDeclaration())
+        record(func, 0);
   }
-  for (auto func : module.getOps<mlir::func::FuncOp>())
-    if (func.isPublic() && !func.isDeclaration())
-      record(func, 0);
+  if (!problem.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), problem);
   return shape;
 }
 
@@ -213,10 +235,8 @@ static std::pair<std::string, std::string> getHostTarget() {
           llvm::sys::getHostCPUName().str()};
 }
 
-llvm::Expected<Manifest>
-placer::runtime::compileArtifact(mlir::ModuleOp module,
-                                 const SessionOptions &options,
-                                 llvm::StringRef dir) {
+llvm::Expected<Manifest> placer::runtime::compileArtifact(
+    mlir::ModuleOp module, const SessionOptions &options, llvm::StringRef dir) {
   llvm::Expected<Compiled> compiled = compile(module, options);
   if (!compiled)
     return compiled.takeError();

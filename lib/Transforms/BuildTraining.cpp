@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "placer/Conversion/OnnxOps.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Transforms/Gradients.h"
 #include "placer/Transforms/Passes.h"
@@ -32,6 +33,12 @@ using graph::ConstantOp;
 using graph::NodeOp;
 
 namespace {
+
+/// The gradient rule of `node`'s op registry entry, or null.
+GradientFn getGradientRule(graph::NodeOp node) {
+  const OpEntry *entry = getOnnxOps().find(node);
+  return entry ? entry->gradient : nullptr;
+}
 
 /// A BatchNormalization that normalises by its batch's statistics (what
 /// PyTorch's train() does), rewritten into nodes that have rules, and what
@@ -120,8 +127,7 @@ bool isTrainable(ConstantOp constant) {
          type.getRank() >= 1;
 }
 
-struct BuildTrainingPass
-    : placer::impl::BuildTrainingBase<BuildTrainingPass> {
+struct BuildTrainingPass : placer::impl::BuildTrainingBase<BuildTrainingPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -144,7 +150,8 @@ struct BuildTrainingPass
 
   LogicalResult checkOptions(ModuleOp module) {
     auto bad = [&](StringRef option, const Twine &why) {
-      return module.emitError("placer-build-training: ") << option << " " << why;
+      return module.emitError("placer-build-training: ")
+             << option << " " << why;
     };
     if (loss != "mse" && loss != "cross-entropy")
       return bad("loss", "must be mse or cross-entropy, not '" + loss + "'");
@@ -155,7 +162,8 @@ struct BuildTrainingPass
       return bad("learning-rate", "must be finite and positive, not " +
                                       std::to_string(learningRate));
     if (!(momentum >= 0 && momentum < 1))
-      return bad("momentum", "must be in [0, 1), not " + std::to_string(momentum));
+      return bad("momentum",
+                 "must be in [0, 1), not " + std::to_string(momentum));
     if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1))
       return bad("beta1 and beta2", "must be in [0, 1)");
     if (!std::isfinite(epsilon) || epsilon <= 0)
@@ -233,12 +241,14 @@ struct BuildTrainingPass
     llvm::DenseSet<Value> active;
     SmallVector<ConstantOp> weights;
     for (Operation &op : body) {
-      if (auto constant = dyn_cast<ConstantOp>(op); constant && isTrainable(constant)) {
+      if (auto constant = dyn_cast<ConstantOp>(op);
+          constant && isTrainable(constant)) {
         weights.push_back(constant);
         active.insert(constant.getResult());
         continue;
       }
-      if (llvm::any_of(op.getOperands(), [&](Value v) { return active.contains(v); }))
+      if (llvm::any_of(op.getOperands(),
+                       [&](Value v) { return active.contains(v); }))
         active.insert(op.getResults().begin(), op.getResults().end());
     }
     llvm::DenseSet<Operation *> reaching;
@@ -255,10 +265,11 @@ struct BuildTrainingPass
     for (Operation &op : body) {
       auto node = dyn_cast<NodeOp>(op);
       if (!node || !reaching.contains(node) ||
-          !llvm::any_of(node.getResults(), [&](Value v) { return active.contains(v); }))
+          !llvm::any_of(node.getResults(),
+                        [&](Value v) { return active.contains(v); }))
         continue;
       differentiated.push_back(node);
-      if (!getVjpRule(node.getOpType()))
+      if (!getGradientRule(node))
         missing.push_back("'" + node.getDisplayName().str() + "' (" +
                           node.getOpType().str() + ")");
     }
@@ -266,7 +277,8 @@ struct BuildTrainingPass
       return func.emitError("placer-build-training: no gradient rule for ")
              << missing.size() << " node" << (missing.size() > 1 ? "s" : "")
              << ": " << llvm::join(missing, ", ") << " (rules: "
-             << llvm::join(getDifferentiableOpTypes(), ", ") << ")";
+             << llvm::join(getOnnxOps().getDifferentiableOpTypes(), ", ")
+             << ")";
     OpBuilder b(ret);
     MLIRContext *context = b.getContext();
 
@@ -286,29 +298,32 @@ struct BuildTrainingPass
         return func.emitError("placer-build-training: cross-entropy needs "
                               "[batch, classes] logits, not ")
                << yType;
-      labelsType =
-          RankedTensorType::get({yType.getDimSize(0)}, b.getI64Type());
+      labelsType = RankedTensorType::get({yType.getDimSize(0)}, b.getI64Type());
     }
     unsigned labelsIndex = func.getNumArguments();
-    if (failed(func.insertArgument(
-            labelsIndex, labelsType,
-            b.getDictionaryAttr(b.getNamedAttr("graph.name", b.getStringAttr("labels"))),
-            func.getLoc())))
+    if (failed(
+            func.insertArgument(labelsIndex, labelsType,
+                                b.getDictionaryAttr(b.getNamedAttr(
+                                    "graph.name", b.getStringAttr("labels"))),
+                                func.getLoc())))
       return failure();
     Value labels = func.getArgument(labelsIndex);
     Location loc = func.getLoc();
     GradientBuilder forward(b, loc, *opset, "loss", IntegerAttr(),
                             StepPhase::Forward);
-    GradientBuilder seed(b, loc, *opset, "loss/grad", classOf(y.getDefiningOp()));
+    GradientBuilder seed(b, loc, *opset, "loss/grad",
+                         classOf(y.getDefiningOp()));
     auto scalarType = RankedTensorType::get({}, yType.getElementType());
     int64_t rows = yType.getDimSize(0);
     Value lossValue, dy;
     if (loss == "mse") {
       Value diff = forward.node("Sub", {y, labels}, yType);
       Value square = forward.node("Mul", {diff, diff}, yType);
-      lossValue = forward.node("ReduceMean", {square}, scalarType,
-                               {b.getNamedAttr("keepdims", b.getI64IntegerAttr(0))});
-      dy = seed.node("Mul", {diff, seed.scalar(2.0 / yType.getNumElements(), yType)},
+      lossValue =
+          forward.node("ReduceMean", {square}, scalarType,
+                       {b.getNamedAttr("keepdims", b.getI64IntegerAttr(0))});
+      dy = seed.node("Mul",
+                     {diff, seed.scalar(2.0 / yType.getNumElements(), yType)},
                      yType);
     } else {
       int64_t classes = yType.getDimSize(1);
@@ -317,17 +332,20 @@ struct BuildTrainingPass
       Value values = graph::ConstantOp::create(
           b, loc, RankedTensorType::get({2}, yType.getElementType()),
           "loss/one_hot_values",
-          DenseElementsAttr::get(RankedTensorType::get({2}, yType.getElementType()),
-                                 ArrayRef<Attribute>{b.getFloatAttr(yType.getElementType(), 0.0),
-                                                     b.getFloatAttr(yType.getElementType(), 1.0)}),
+          DenseElementsAttr::get(
+              RankedTensorType::get({2}, yType.getElementType()),
+              ArrayRef<Attribute>{b.getFloatAttr(yType.getElementType(), 0.0),
+                                  b.getFloatAttr(yType.getElementType(), 1.0)}),
           b.getStringAttr("loss/one_hot_values"));
-      Value oneHot = forward.node("OneHot", {labels, forward.int64s({classes}), values},
-                                  yType, {b.getNamedAttr("axis", b.getI64IntegerAttr(-1))});
+      Value oneHot = forward.node(
+          "OneHot", {labels, forward.int64s({classes}), values}, yType,
+          {b.getNamedAttr("axis", b.getI64IntegerAttr(-1))});
       Value picked = forward.node("Mul", {oneHot, logp}, yType);
-      Value total = forward.node("ReduceSum", {picked}, scalarType,
-                                 {b.getNamedAttr("keepdims", b.getI64IntegerAttr(0))});
-      lossValue = forward.node("Mul", {total, forward.scalar(-1.0 / rows, yType)},
-                               scalarType);
+      Value total =
+          forward.node("ReduceSum", {picked}, scalarType,
+                       {b.getNamedAttr("keepdims", b.getI64IntegerAttr(0))});
+      lossValue = forward.node(
+          "Mul", {total, forward.scalar(-1.0 / rows, yType)}, scalarType);
       Value probabilities = seed.node("Softmax", {y}, yType, {axis});
       Value centred = seed.node("Sub", {probabilities, oneHot}, yType);
       dy = seed.node("Mul", {centred, seed.scalar(1.0 / rows, yType)}, yType);
@@ -348,7 +366,7 @@ struct BuildTrainingPass
       GradientBuilder g(b, node.getLoc(), *opset,
                         node.getDisplayName().str() + "/grad", classOf(node));
       SmallVector<Value> dInputs;
-      if (failed((*getVjpRule(node.getOpType()))(g, node, dResults, dInputs)))
+      if (failed(getGradientRule(node)(g, node, dResults, dInputs)))
         return failure();
       for (auto [input, d] : llvm::zip(node.getOperands(), dInputs)) {
         if (!d || !active.contains(input))
@@ -365,7 +383,8 @@ struct BuildTrainingPass
     // Optimizer state: a new initializer of zeros.
     auto state = [&](ConstantOp weight, StringRef suffix,
                      RankedTensorType type) -> Value {
-      std::string name = (weight ? weight.getName().str() + "." : "") + suffix.str();
+      std::string name =
+          (weight ? weight.getName().str() + "." : "") + suffix.str();
       return graph::ConstantOp::create(
           b, loc, type, name,
           DenseElementsAttr::get(type,
@@ -397,31 +416,49 @@ struct BuildTrainingPass
       auto type = cast<RankedTensorType>(weight.getType());
       Value w = weight.getResult(), next;
       if (optimizer == "sgd") {
-        next = g.node("Sub", {w, g.node("Mul", {grad, g.scalar(learningRate, type)}, type)}, type);
+        next = g.node(
+            "Sub",
+            {w, g.node("Mul", {grad, g.scalar(learningRate, type)}, type)},
+            type);
       } else if (optimizer == "momentum") {
         Value velocity = state(weight, "momentum", type);
         Value kept = g.node("Mul", {velocity, g.scalar(momentum, type)}, type);
         Value nextVelocity = g.node("Add", {kept, grad}, type);
-        next = g.node("Sub", {w, g.node("Mul", {nextVelocity, g.scalar(learningRate, type)}, type)}, type);
+        next = g.node(
+            "Sub",
+            {w,
+             g.node("Mul", {nextVelocity, g.scalar(learningRate, type)}, type)},
+            type);
         update(nextVelocity, weight.getName().str() + ".momentum");
       } else {
         Value m = state(weight, "adam_m", type);
         Value v = state(weight, "adam_v", type);
-        Value nextM = g.node("Add", {g.node("Mul", {m, g.scalar(beta1, type)}, type),
-                                     g.node("Mul", {grad, g.scalar(1 - beta1, type)}, type)}, type);
+        Value nextM =
+            g.node("Add",
+                   {g.node("Mul", {m, g.scalar(beta1, type)}, type),
+                    g.node("Mul", {grad, g.scalar(1 - beta1, type)}, type)},
+                   type);
         Value square = g.node("Mul", {grad, grad}, type);
-        Value nextV = g.node("Add", {g.node("Mul", {v, g.scalar(beta2, type)}, type),
-                                     g.node("Mul", {square, g.scalar(1 - beta2, type)}, type)}, type);
+        Value nextV =
+            g.node("Add",
+                   {g.node("Mul", {v, g.scalar(beta2, type)}, type),
+                    g.node("Mul", {square, g.scalar(1 - beta2, type)}, type)},
+                   type);
         auto stepType = cast<RankedTensorType>(nextStep.getType());
         auto correction = [&](double beta) {
-          Value power = g.node("Pow", {g.scalar(beta, stepType), nextStep}, stepType);
+          Value power =
+              g.node("Pow", {g.scalar(beta, stepType), nextStep}, stepType);
           return g.node("Sub", {g.scalar(1.0, stepType), power}, stepType);
         };
         Value mHat = g.node("Div", {nextM, correction(beta1)}, type);
         Value vHat = g.node("Div", {nextV, correction(beta2)}, type);
-        Value denominator = g.node("Add", {g.node("Sqrt", {vHat}, type), g.scalar(epsilon, type)}, type);
-        Value stepSize = g.node("Mul", {g.node("Div", {mHat, denominator}, type),
-                                        g.scalar(learningRate, type)}, type);
+        Value denominator = g.node(
+            "Add", {g.node("Sqrt", {vHat}, type), g.scalar(epsilon, type)},
+            type);
+        Value stepSize = g.node("Mul",
+                                {g.node("Div", {mHat, denominator}, type),
+                                 g.scalar(learningRate, type)},
+                                type);
         next = g.node("Sub", {w, stepSize}, type);
         update(nextM, weight.getName().str() + ".adam_m");
         update(nextV, weight.getName().str() + ".adam_v");

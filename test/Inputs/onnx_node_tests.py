@@ -101,7 +101,15 @@ def run_test(tools, test_dir, work):
         model = onnx.load(model_path)
         for value in list(model.graph.input) + list(model.graph.output):
             if not value.type.HasField("tensor_type"):
-                # placer-run's inputs and outputs are .npy arrays.
+                # placer-run's inputs and outputs are .npy arrays: it must
+                # refuse the model with one clear error, never crash on it.
+                proc = subprocess.run(
+                    [runner, mlir, "--output-dir", os.path.join(work, "out"),
+                     "--cache-dir", os.path.join(work, "cache")],
+                    capture_output=True, timeout=TIMEOUT_S)
+                failed = classify(proc)
+                if failed and failed[0] != "refused":
+                    return failed
                 return "refused", "%s is a %s, not a tensor" % (
                     value.name, value.type.WhichOneof("value"))
         initializers = {i.name for i in model.graph.initializer}

@@ -4,7 +4,8 @@
 //              --output-dir DIR [--microbatches M] [--repeat N]
 //              [--report FILE.json]
 //   mpirun -n K placer-run SPLIT.mlir --microbatches M ...
-//   placer-run MODEL.mlir --profile FILE.json [--profile-kind KIND] [--repeat N]
+//   placer-run MODEL.mlir --profile FILE.json [--profile-kind KIND] [--repeat
+//   N]
 //
 // A shell over the runtime library: a Session (Session.h) compiles the model
 // ahead of time into a cached shared object or an artifact folder, and a
@@ -112,9 +113,9 @@ struct Options {
                "NVIDIA GPU: kernels as PTX, convolutions and products as "
                "calls of the CUDA runtime)"),
       cl::init("cpu")};
-  cl::opt<std::string> gpuChip{
-      "gpu-chip", cl::desc("With --target=cuda: the NVIDIA chip"),
-      cl::init("sm_90"), cl::value_desc("sm_XY")};
+  cl::opt<std::string> gpuChip{"gpu-chip",
+                               cl::desc("With --target=cuda: the NVIDIA chip"),
+                               cl::init("sm_90"), cl::value_desc("sm_XY")};
   cl::opt<bool> gpuTf32{
       "gpu-tf32",
       cl::desc("With --target=cuda: convolutions and products may use TF32 "
@@ -178,7 +179,10 @@ llvm::Error compileArtifacts(mlir::ModuleOp module, const Options &options,
   if (job && job->isDistributed())
     return error("--compile-only compiles every stage in one process: run "
                  "it without mpirun");
-  ProgramShape program = describeProgram(module);
+  llvm::Expected<ProgramShape> described = describeProgram(module);
+  if (!described)
+    return described.takeError();
+  ProgramShape &program = *described;
   SessionOptions sessionOptions = getSessionOptions(options, nullptr);
   // Every parameter in the weights file: retrained weights need no
   // recompilation.
@@ -198,9 +202,8 @@ llvm::Error compileArtifacts(mlir::ModuleOp module, const Options &options,
                  << (stage < 0 ? std::string("whole program")
                                : "stage " + std::to_string(stage))
                  << ", entry " << manifest->entry
-                 << (manifest->gpuChip.empty()
-                         ? std::string()
-                         : ", cuda " + manifest->gpuChip)
+                 << (manifest->gpuChip.empty() ? std::string()
+                                               : ", cuda " + manifest->gpuChip)
                  << ")\n";
   }
   if (program.stages == 0)
@@ -215,7 +218,10 @@ llvm::Error compileArtifacts(mlir::ModuleOp module, const Options &options,
 llvm::Expected<std::unique_ptr<Session>>
 compileModule(mlir::ModuleOp module, const Options &options, MpiJob *job,
               uint64_t identity, Launch &launch) {
-  launch.shape = describeProgram(module);
+  llvm::Expected<ProgramShape> shape = describeProgram(module);
+  if (!shape)
+    return shape.takeError();
+  launch.shape = std::move(*shape);
   std::string message;
   if (job && job->isDistributed() &&
       !job->assignStage(launch.shape, identity, message))

@@ -1,43 +1,100 @@
-//===- LoweringCostTest.cpp - Placement prices what runs ------------------===//
-#include "placer/Analysis/CostModel.h"
-#include "placer/Conversion/GraphToLinalg.h"
+//===- LoweringCostTest.cpp - The op registry's entries and lookups -------===//
+#include "placer/Conversion/OnnxOps.h"
 
 #include <gtest/gtest.h>
 
 namespace {
 
-// Every op type the native runtime lowers has a cost formula: none falls
-// back to the bytes-only estimate of unknown ops.
-TEST(LoweringCost, EveryLoweredOpHasACostRule) {
-  const placer::LoweringRegistry &registry = placer::getNodeLowerings();
-  ASSERT_GE(registry.getEntries().size(), 139u);
-  for (const placer::LoweringEntry &entry : registry.getEntries())
-    EXPECT_TRUE(placer::hasOnnxCostRule(entry.opType))
-        << entry.opType << " (" << entry.family << ") has no cost rule";
+using placer::OpEntry;
+using placer::OpRegistry;
+
+// Every op type the native runtime lowers has a work rule: none falls back
+// to the bytes-only estimate of unknown ops.
+TEST(OpRegistry, EveryLoweredOpHasAWorkRule) {
+  const OpRegistry &registry = placer::getOnnxOps();
+  ASSERT_GE(registry.getEntries().size(), 165u);
+  size_t lowered = 0;
+  for (const OpEntry &entry : registry.getEntries()) {
+    if (!entry.lower)
+      continue;
+    ++lowered;
+    EXPECT_TRUE(entry.work.has_value())
+        << entry.opType << " (" << entry.family << ") has no work rule";
+  }
+  EXPECT_GE(lowered, 151u);
 }
 
-TEST(LoweringRegistry, LooksUpByOpset) {
-  const placer::LoweringRegistry &registry = placer::getNodeLowerings();
-  EXPECT_NE(registry.lookup("Conv", 1), nullptr);
-  EXPECT_NE(registry.lookup("Conv", 18), nullptr);
-  EXPECT_EQ(registry.lookup("NoSuchOp", 13), nullptr);
-  // A registry with an op-version split picks the newest entry not past
-  // the node's opset, and nothing before the first.
-  placer::LoweringRegistry split;
-  auto v1 = +[](placer::NodeLowering &)
-      -> mlir::FailureOr<llvm::SmallVector<mlir::Value>> { return mlir::failure(); };
+// Training needs a gradient rule wherever the op is differentiable, and the
+// backward factor prices it: an op with a gradient has a factor.
+TEST(OpRegistry, EveryGradientHasABackwardFactor) {
+  for (const OpEntry &entry : placer::getOnnxOps().getEntries())
+    if (entry.gradient)
+      EXPECT_TRUE(entry.backwardFactor.has_value())
+          << entry.opType << " has a gradient rule but no backward factor";
+}
+
+TEST(OpRegistry, HoldsEveryRuleOfAnOp) {
+  const OpRegistry &registry = placer::getOnnxOps();
+  const OpEntry *matMul = registry.find("MatMul", 13);
+  ASSERT_NE(matMul, nullptr);
+  EXPECT_NE(matMul->lower, nullptr);
+  ASSERT_TRUE(matMul->work.has_value());
+  EXPECT_EQ(matMul->work->kind, placer::WorkKind::Compute);
+  EXPECT_EQ(matMul->backwardFactor, 2.0);
+  EXPECT_NE(matMul->gradient, nullptr);
+  ASSERT_EQ(matMul->sharding.strategies.size(), 2u);
+  EXPECT_EQ(matMul->sharding.strategies[1].collective,
+            placer::Collective::AllReduce);
+  // "ai.onnx" is the default domain; another domain's op of the same name
+  // is not ONNX's.
+  EXPECT_EQ(registry.find("ai.onnx", "MatMul", 13), matMul);
+  EXPECT_EQ(registry.find("com.microsoft", "MatMul", 13), nullptr);
+  // Known to the cost model without a lowering.
+  const OpEntry *mish = registry.find("Mish", 18);
+  ASSERT_NE(mish, nullptr);
+  EXPECT_EQ(mish->lower, nullptr);
+  EXPECT_TRUE(mish->work.has_value());
+  // Folds from types; views do not shard.
+  EXPECT_NE(registry.find("Shape", 15)->foldFromTypes, nullptr);
+  EXPECT_FALSE(registry.find("Reshape", 14)->sharding.isSharded());
+  EXPECT_TRUE(registry.find("Relu", 14)->sharding.followsInput);
+}
+
+TEST(OpRegistry, SelectsTheVersionAndInheritsRules) {
+  EXPECT_NE(placer::getOnnxOps().find("Conv", 1), nullptr);
+  EXPECT_NE(placer::getOnnxOps().find("Conv", 18), nullptr);
+  EXPECT_EQ(placer::getOnnxOps().find("NoSuchOp", 13), nullptr);
+  // An op-version split picks the newest entry not past the node's opset,
+  // and nothing before the first; the later entry takes the rules it does
+  // not set from the one before.
+  OpRegistry split;
+  auto v6 = +[](placer::NodeLowering &)
+      -> mlir::FailureOr<llvm::SmallVector<mlir::Value>> {
+    return mlir::failure();
+  };
   auto v13 = +[](placer::NodeLowering &)
-      -> mlir::FailureOr<llvm::SmallVector<mlir::Value>> { return mlir::failure(); };
+      -> mlir::FailureOr<llvm::SmallVector<mlir::Value>> {
+    return mlir::failure();
+  };
   split.beginFamily("Test", "two versions");
   split.add("Op", v13, 13);
-  split.add("Op", v1, 6);
-  EXPECT_EQ(split.lookup("Op", 5), nullptr);
-  EXPECT_EQ(split.lookup("Op", 6), v1);
-  EXPECT_EQ(split.lookup("Op", 12), v1);
-  EXPECT_EQ(split.lookup("Op", 13), v13);
-  EXPECT_EQ(split.lookup("Op", 18), v13);
-  EXPECT_NE(split.renderMarkdown().find("Op (opset 13+), Op (opset 6+)"),
+  split.add("Op", v6, 6).work(placer::WorkRule::dataMovement()).backward(1.0);
+  split.finalize();
+  EXPECT_EQ(split.find("Op", 5), nullptr);
+  EXPECT_EQ(split.find("Op", 6)->lower, v6);
+  EXPECT_EQ(split.find("Op", 12)->lower, v6);
+  const OpEntry *latest = split.find("Op", 18);
+  EXPECT_EQ(latest->lower, v13);
+  ASSERT_TRUE(latest->work.has_value());
+  EXPECT_EQ(latest->work->kind, placer::WorkKind::DataMovement);
+  EXPECT_EQ(latest->backwardFactor, 1.0);
+  EXPECT_NE(split.renderLoweredOps().find("Op (opset 13+), Op (opset 6+)"),
             std::string::npos);
+  std::string coverage = split.renderCoverage();
+  EXPECT_NE(coverage.find("| Op | 6-12 | Test | yes |"), std::string::npos)
+      << coverage;
+  EXPECT_NE(coverage.find("| Op | 13+ | Test | yes |"), std::string::npos)
+      << coverage;
 }
 
 } // namespace

@@ -26,11 +26,6 @@ void registerCostModels(mlir::DialectRegistry &registry);
 /// (on tensors; free on scalars). Each attaches when its dialect loads.
 void registerUpstreamCostModels(mlir::DialectRegistry &registry);
 
-/// Whether the cost model has a formula (or a data-movement or view rule)
-/// for ONNX op type `opType` of the default domain; the other op types get
-/// estimateGenericWork's bytes-only estimate.
-bool hasOnnxCostRule(llvm::StringRef opType);
-
 /// The estimate for an op with no model: it reads its operands and writes
 /// its results once, and computes nothing.
 OpWork estimateGenericWork(mlir::Operation *op);
@@ -66,9 +61,9 @@ mlir::LogicalResult checkStaticShapes(mlir::Operation *op);
 /// the simulator's memory both count activations with it.
 int64_t getActivationBytes(mlir::Value value);
 
-/// Backward time as a multiple of forward time for `op`'s ONNX op type, by
-/// the table in docs/CostModel.md ("Backward times"); std::nullopt for
-/// types it does not list.
+/// Backward time as a multiple of forward time for `op`'s ONNX op, from its
+/// op registry entry (docs/OpCoverage.md; the reasons in docs/CostModel.md,
+/// "Backward times"); std::nullopt for ops that set none.
 std::optional<double> getBackwardFactor(mlir::Operation *op);
 
 /// The backward factor of op types the table does not list: that of a

@@ -27,8 +27,9 @@ enum class OpRole {
   /// any size): each device that uses it holds a copy; never sent, never
   /// charged.
   Replicated,
-  /// Shape or Size of a statically shaped tensor: its value comes from the
-  /// type alone, so each device that uses it gets a constant and its
+  /// An op whose value comes from its operand types alone (its op registry
+  /// entry folds it: Shape or Size of a statically shaped tensor), so each
+  /// device that uses it gets a constant and its
   /// operand is never needed there.
   Folded,
 };
@@ -52,7 +53,9 @@ private:
   llvm::DenseMap<mlir::Operation *, OpRole> roles;
 };
 
-/// The constant a Folded op stands for (an i64 tensor of its result type).
+/// The constant a Folded op stands for: what its op registry entry folds
+/// it to from its operand types (OpEntry::foldFromTypes: Shape and Size of
+/// a static tensor), or null for any other op.
 mlir::DenseElementsAttr getFoldedValue(mlir::Operation *op);
 
 } // namespace placer

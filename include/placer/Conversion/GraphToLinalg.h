@@ -1,22 +1,21 @@
 //===- GraphToLinalg.h - Per-op lowerings of graph.node ---------*- C++ -*-===//
 //
-// The registry of ONNX op lowerings, filled by one file per op family
-// (lib/Conversion/GraphToLinalg). A lowering builds upstream ops for one
-// node (on static tensors, or dynamic ones where its entry allows) and
-// returns the node's replacement values, or fails after an error naming the
-// node and the unsupported attribute.
+// What an op's lowering (OpEntry::lower, placer/Dialect/Graph/OpRegistry.h)
+// gets. A lowering builds upstream ops for one node (on static tensors, or
+// dynamic ones where its entry allows) and returns the node's replacement
+// values, or fails after an error naming the node and the unsupported
+// attribute.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLACER_CONVERSION_GRAPHTOLINALG_H
 #define PLACER_CONVERSION_GRAPHTOLINALG_H
 
-#include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Dialect/Graph/OpRegistry.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <functional>
-#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -96,60 +95,6 @@ mlir::Type getSignlessType(mlir::Type type);
 /// The one element of `attr` as a double (float or signed integer), or
 /// nothing when it holds more than one element.
 std::optional<double> getSingleValue(mlir::DenseElementsAttr attr);
-
-using LoweringFn =
-    mlir::FailureOr<llvm::SmallVector<mlir::Value>> (*)(NodeLowering &);
-
-/// One lowering: an ONNX op type of the default domain from opset
-/// `sinceVersion` on (until the next entry of the same op type), in a family
-/// (the file that builds it) for the generated op table.
-struct LoweringEntry {
-  std::string opType;
-  int64_t sinceVersion;
-  std::string family;
-  LoweringFn fn;
-  /// Whether the lowering takes tensors with dynamic dims (sizes known only
-  /// when the program runs).
-  bool dynamicDims = false;
-};
-
-/// The op lowerings, keyed by (op type, since-opset). Families register
-/// into it (lib/Conversion/GraphToLinalg/*.cpp); the pass looks nodes up by
-/// their op type and opset version.
-class LoweringRegistry {
-public:
-  /// Starts a family: the entries added after it belong to it.
-  void beginFamily(llvm::StringRef name, llvm::StringRef description);
-  void add(llvm::StringRef opType, LoweringFn fn, int64_t sinceVersion = 1);
-  /// Marks every added entry of these op types as taking dynamic dims.
-  void allowDynamicDims(std::initializer_list<llvm::StringRef> opTypes);
-
-  /// The entry for `opType` at opset `version`: the greatest since-version
-  /// not above it; null when there is none.
-  const LoweringEntry *find(llvm::StringRef opType, int64_t version) const;
-
-  /// The lowering of `opType` at opset `version`: the entry with the
-  /// greatest since-version not above it; null when there is none.
-  LoweringFn lookup(llvm::StringRef opType, int64_t version) const;
-
-  struct Family {
-    std::string name, description;
-  };
-  llvm::ArrayRef<Family> getFamilies() const { return families; }
-  /// Every entry, in registration order.
-  llvm::ArrayRef<LoweringEntry> getEntries() const { return entries; }
-
-  /// The op table as Markdown (docs/LoweredOps.md is this text).
-  std::string renderMarkdown() const;
-
-private:
-  std::vector<Family> families;
-  std::vector<LoweringEntry> entries;
-  llvm::StringMap<llvm::SmallVector<unsigned, 1>> byOpType;
-};
-
-/// The registry of every lowering (default domain only).
-const LoweringRegistry &getNodeLowerings();
 
 } // namespace placer
 

@@ -1,4 +1,5 @@
-//===- Session.h - Compile a module once, run it on caller buffers -*- C++ -*-===//
+//===- Session.h - Compile a module once, run it on caller buffers -*- C++
+//-*-===//
 //
 // The runtime as a library: placer-run, the C API and the Python package are
 // shells over it. A Session lowers and compiles a graph module (whole, a
@@ -31,8 +32,9 @@
 namespace placer::runtime {
 
 /// What a split module looks like to its ranks (Executable.h), read off the
-/// module: its graph inputs and outputs, and each rank's stage.
-ProgramShape describeProgram(mlir::ModuleOp module);
+/// module: its graph inputs and outputs, and each rank's stage. An error
+/// when an input or output is not a tensor (a sequence, an optional).
+llvm::Expected<ProgramShape> describeProgram(mlir::ModuleOp module);
 
 struct SessionOptions {
   /// Time every node's code (placer_profile_enter/exit).

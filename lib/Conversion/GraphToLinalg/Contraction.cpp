@@ -121,10 +121,9 @@ Value placer::lowering::matmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
     SmallVector<utils::IteratorType> iterators(numLoops,
                                                utils::IteratorType::parallel);
     iterators.back() = utils::IteratorType::reduction;
-    product = linalg::GenericOp::create(
-                  b, loc, TypeRange{fullType}, ValueRange{lhs, rhs},
-                  ValueRange{init}, maps, iterators,
-                  multiplyAdd)
+    product = linalg::GenericOp::create(b, loc, TypeRange{fullType},
+                                        ValueRange{lhs, rhs}, ValueRange{init},
+                                        maps, iterators, multiplyAdd)
                   .getResult(0);
   }
   return reshapeTo(b, loc, product, outType, dynamicSizes);
@@ -146,7 +145,8 @@ Results lowerMatMul(NodeLowering &n) {
 Value matmul2d(OpBuilder &b, Location loc, Value lhs, Value rhs, bool transA,
                bool transB, RankedTensorType outType) {
   MLIRContext *context = b.getContext();
-  AffineExpr m = getAffineDimExpr(0, context), nDim = getAffineDimExpr(1, context),
+  AffineExpr m = getAffineDimExpr(0, context),
+             nDim = getAffineDimExpr(1, context),
              k = getAffineDimExpr(2, context);
   SmallVector<AffineMap> maps = {
       AffineMap::get(3, 0, transA ? ArrayRef{k, m} : ArrayRef{m, k}, context),
@@ -201,8 +201,10 @@ FailureOr<std::string> explicitEquation(NodeLowering &n, std::string equation) {
   SmallVector<int64_t> covered;
   int64_t widest = 0;
   for (auto [term, operand] : llvm::zip(terms, n.operands)) {
-    int64_t letters = llvm::count_if(term, [](char c) { return std::isalpha(c); });
-    int64_t dims = cast<RankedTensorType>(operand.getType()).getRank() - letters;
+    int64_t letters =
+        llvm::count_if(term, [](char c) { return std::isalpha(c); });
+    int64_t dims =
+        cast<RankedTensorType>(operand.getType()).getRank() - letters;
     if (dims < 0 || (dims > 0 && !term.contains("...")))
       return n.fail("term '" + term + "' does not match its operand's rank");
     covered.push_back(dims);
@@ -267,7 +269,8 @@ Results lowerEinsum(NodeLowering &n) {
       if (letters.find(c) == std::string::npos)
         letters += c;
   if (!llvm::all_of(letters, [](char c) { return std::isalpha(c); }))
-    return n.fail("the equation '" + equation + "' has characters other than letters");
+    return n.fail("the equation '" + equation +
+                  "' has characters other than letters");
   if (static_cast<int64_t>(output.size()) != outType.getRank())
     return n.fail("the output term does not match the result's rank");
   MLIRContext *context = b.getContext();
@@ -288,19 +291,19 @@ Results lowerEinsum(NodeLowering &n) {
   SmallVector<utils::IteratorType> iterators(letters.size(),
                                              utils::IteratorType::reduction);
   std::fill_n(iterators.begin(), output.size(), utils::IteratorType::parallel);
-  return single(linalg::GenericOp::create(
-                    b, loc, TypeRange{outType}, n.operands,
-                    ValueRange{filled(b, loc, outType, 0.0)}, maps, iterators,
-                    [](OpBuilder &nb, Location l, ValueRange args) {
-                      Value product = args[0];
-                      for (Value arg : args.drop_front().drop_back())
-                        product = arith::MulFOp::create(nb, l, product, arg);
-                      linalg::YieldOp::create(
-                          nb, l,
-                          Value(arith::AddFOp::create(nb, l, args.back(),
-                                                      product)));
-                    })
-                    .getResult(0));
+  return single(
+      linalg::GenericOp::create(
+          b, loc, TypeRange{outType}, n.operands,
+          ValueRange{filled(b, loc, outType, 0.0)}, maps, iterators,
+          [](OpBuilder &nb, Location l, ValueRange args) {
+            Value product = args[0];
+            for (Value arg : args.drop_front().drop_back())
+              product = arith::MulFOp::create(nb, l, product, arg);
+            linalg::YieldOp::create(
+                nb, l,
+                Value(arith::AddFOp::create(nb, l, args.back(), product)));
+          })
+          .getResult(0));
 }
 
 /// alpha * A' B' + beta * C, with C broadcast.
@@ -310,8 +313,9 @@ Results lowerGemm(NodeLowering &n) {
   RankedTensorType outType = n.getResultType();
   if (!isFloat(outType))
     return n.fail("only floating-point Gemm is lowered");
-  Value product = matmul2d(b, loc, n.operands[0], n.operands[1],
-                           n.getInt("transA", 0), n.getInt("transB", 0), outType);
+  Value product =
+      matmul2d(b, loc, n.operands[0], n.operands[1], n.getInt("transA", 0),
+               n.getInt("transB", 0), outType);
   double alpha = n.getFloat("alpha", 1.0f), beta = n.getFloat("beta", 1.0f);
   SmallVector<Value> inputs = {product};
   if (n.hasOperand(2) && beta != 0)
@@ -323,11 +327,13 @@ Results lowerGemm(NodeLowering &n) {
       b, loc, inputs, outType, [&](OpBuilder &nb, Location l, ValueRange args) {
         Value y = args[0];
         if (alpha != 1)
-          y = arith::MulFOp::create(nb, l, y, scalarConstant(nb, l, element, alpha));
+          y = arith::MulFOp::create(nb, l, y,
+                                    scalarConstant(nb, l, element, alpha));
         if (args.size() > 1) {
           Value c = args[1];
           if (beta != 1)
-            c = arith::MulFOp::create(nb, l, c, scalarConstant(nb, l, element, beta));
+            c = arith::MulFOp::create(nb, l, c,
+                                      scalarConstant(nb, l, element, beta));
           y = arith::AddFOp::create(nb, l, y, c);
         }
         return y;
@@ -357,15 +363,18 @@ Results lowerDet(NodeLowering &n) {
   };
   auto dets = RankedTensorType::get({batch}, f);
   auto outer = buildFor(
-      b, loc, idx(b, loc, 0), idx(b, loc, batch), ValueRange{filled(b, loc, dets, 0)},
+      b, loc, idx(b, loc, 0), idx(b, loc, batch),
+      ValueRange{filled(b, loc, dets, 0)},
       [&](OpBuilder &ob, Location l, Value bi, ValueRange args) {
         // Copy of matrix bi, eliminated in place.
-        SmallVector<OpFoldResult> offsets = {bi, ob.getIndexAttr(0), ob.getIndexAttr(0)};
-        SmallVector<OpFoldResult> sizes = {ob.getIndexAttr(1), ob.getIndexAttr(m),
-                                           ob.getIndexAttr(m)};
+        SmallVector<OpFoldResult> offsets = {bi, ob.getIndexAttr(0),
+                                             ob.getIndexAttr(0)};
+        SmallVector<OpFoldResult> sizes = {
+            ob.getIndexAttr(1), ob.getIndexAttr(m), ob.getIndexAttr(m)};
         SmallVector<OpFoldResult> ones(3, ob.getIndexAttr(1));
         Value a = tensor::ExtractSliceOp::create(
-            ob, l, RankedTensorType::get({m, m}, f), matrices, offsets, sizes, ones);
+            ob, l, RankedTensorType::get({m, m}, f), matrices, offsets, sizes,
+            ones);
         auto at = [&](OpBuilder &eb, Location el, Value t, Value i, Value j) {
           return Value(tensor::ExtractOp::create(eb, el, t, ValueRange{i, j}));
         };
@@ -375,9 +384,12 @@ Results lowerDet(NodeLowering &n) {
             [&](OpBuilder &kb, Location kl, Value k, ValueRange state) {
               Value mat = state[0], det = state[1];
               // The pivot row: the largest |a[i, k]| for i >= k.
-              auto search = buildFor(kb, kl, k, idx(kb, kl, m), ValueRange{k, scalarConstant(kb, kl, f, -1)},
+              auto search = buildFor(
+                  kb, kl, k, idx(kb, kl, m),
+                  ValueRange{k, scalarConstant(kb, kl, f, -1)},
                   [&](OpBuilder &sb, Location sl, Value i, ValueRange best) {
-                    Value v = math::AbsFOp::create(sb, sl, at(sb, sl, mat, i, k));
+                    Value v =
+                        math::AbsFOp::create(sb, sl, at(sb, sl, mat, i, k));
                     Value better = arith::CmpFOp::create(
                         sb, sl, arith::CmpFPredicate::OGT, v, best[1]);
                     return SmallVector<Value>{
@@ -389,46 +401,53 @@ Results lowerDet(NodeLowering &n) {
               auto swapped = buildFor(
                   kb, kl, idx(kb, kl, 0), idx(kb, kl, m), ValueRange{mat},
                   [&](OpBuilder &wb, Location wl, Value j, ValueRange t) {
-                    Value rowK = at(wb, wl, t[0], k, j), rowP = at(wb, wl, t[0], p, j);
-                    Value u = tensor::InsertOp::create(wb, wl, rowP, t[0], ValueRange{k, j});
-                    u = tensor::InsertOp::create(wb, wl, rowK, u, ValueRange{p, j});
+                    Value rowK = at(wb, wl, t[0], k, j),
+                          rowP = at(wb, wl, t[0], p, j);
+                    Value u = tensor::InsertOp::create(wb, wl, rowP, t[0],
+                                                       ValueRange{k, j});
+                    u = tensor::InsertOp::create(wb, wl, rowK, u,
+                                                 ValueRange{p, j});
                     return SmallVector<Value>{u};
                   });
               mat = swapped[0];
-              Value moved = arith::CmpIOp::create(kb, kl, arith::CmpIPredicate::ne, p, k);
+              Value moved =
+                  arith::CmpIOp::create(kb, kl, arith::CmpIPredicate::ne, p, k);
               Value pivot = at(kb, kl, mat, k, k);
               det = arith::MulFOp::create(kb, kl, det, pivot);
-              det = arith::SelectOp::create(kb, kl, moved,
-                                            arith::NegFOp::create(kb, kl, det), det);
+              det = arith::SelectOp::create(
+                  kb, kl, moved, arith::NegFOp::create(kb, kl, det), det);
               // Eliminate below the pivot (a zero pivot: det is 0 already;
               // dividing by it only fills rows nothing reads into det).
               Value k1 = arith::AddIOp::create(kb, kl, k, idx(kb, kl, 1));
-              auto eliminated = buildFor(kb, kl, k1, idx(kb, kl, m), ValueRange{mat},
+              auto eliminated = buildFor(
+                  kb, kl, k1, idx(kb, kl, m), ValueRange{mat},
                   [&](OpBuilder &ib, Location il, Value i, ValueRange t) {
-                    Value factor = arith::DivFOp::create(ib, il, at(ib, il, t[0], i, k),
-                                                         pivot);
-                    auto row = buildFor(ib, il, k, idx(ib, il, m), ValueRange{t[0]},
+                    Value factor = arith::DivFOp::create(
+                        ib, il, at(ib, il, t[0], i, k), pivot);
+                    auto row = buildFor(
+                        ib, il, k, idx(ib, il, m), ValueRange{t[0]},
                         [&](OpBuilder &jb, Location jl, Value j, ValueRange r) {
                           Value v = arith::SubFOp::create(
                               jb, jl, at(jb, jl, r[0], i, j),
                               arith::MulFOp::create(jb, jl, factor,
                                                     at(jb, jl, r[0], k, j)));
-                          return SmallVector<Value>{
-                              tensor::InsertOp::create(jb, jl, v, r[0], ValueRange{i, j})};
+                          return SmallVector<Value>{tensor::InsertOp::create(
+                              jb, jl, v, r[0], ValueRange{i, j})};
                         });
                     return SmallVector<Value>{row[0]};
                   });
               return SmallVector<Value>{eliminated[0], det};
             });
-        return SmallVector<Value>{tensor::InsertOp::create(
-            ob, l, steps[1], args[0], ValueRange{bi}).getResult()};
+        return SmallVector<Value>{
+            tensor::InsertOp::create(ob, l, steps[1], args[0], ValueRange{bi})
+                .getResult()};
       });
   return single(reshapeTo(b, loc, outer[0], outType));
 }
 
 } // namespace
 
-void placer::lowering::registerContractionLowerings(LoweringRegistry &r) {
+void placer::lowering::registerContractionOps(OpRegistry &r) {
   r.beginFamily(
       "Contractions",
       "MatMul: `linalg.matmul` (2-D) or a `linalg.generic` contraction with"
@@ -439,9 +458,20 @@ void placer::lowering::registerContractionLowerings(LoweringRegistry &r) {
       "diagonals): one "
       "`linalg.generic` with a loop per letter. Det: Gaussian elimination "
       "with partial pivoting in `scf.for` loops, per matrix.");
-  r.add("MatMul", lowerMatMul);
-  r.add("Gemm", lowerGemm);
-  r.add("Einsum", lowerEinsum);
-  r.add("Det", lowerDet);
+  // Megatron-LM's pair: column-parallel (B cut along its columns, each
+  // device computes its columns of Y) feeds row-parallel (A's and B's
+  // reduction axis cut, partial sums all-reduced).
+  r.add("MatMul", lowerMatMul)
+      .work(work::matMul())
+      .backward(2.0)
+      .gradient(gradients::matmul)
+      .shard({"column", {kUnsplit, -1}, -1, Collective::None})
+      .shard({"row", {-1, -2}, kUnsplit, Collective::AllReduce});
+  r.add("Gemm", lowerGemm)
+      .work(work::gemm())
+      .backward(2.0)
+      .gradient(gradients::gemm);
+  r.add("Einsum", lowerEinsum).work(work::einsum()).backward(2.0);
+  r.add("Det", lowerDet).work(work::determinant());
   r.allowDynamicDims({"MatMul", "Gemm"});
 }

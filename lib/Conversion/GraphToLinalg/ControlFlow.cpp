@@ -135,18 +135,19 @@ Results lowerScan(NodeLowering &n) {
           if (i < directions.size() && directions[i])
             at = arith::SubIOp::create(lb, l, c(lb, l, steps - 1), t);
           SmallVector<OpFoldResult> offsets(type.getRank(), lb.getIndexAttr(0));
-          SmallVector<OpFoldResult> sizes, ones(type.getRank(), lb.getIndexAttr(1));
+          SmallVector<OpFoldResult> sizes,
+              ones(type.getRank(), lb.getIndexAttr(1));
           offsets[0] = at;
           sizes.push_back(lb.getIndexAttr(1));
           for (int64_t d = 1; d < type.getRank(); ++d)
             sizes.push_back(lb.getIndexAttr(type.getDimSize(d)));
           auto sliceType = RankedTensorType::get(type.getShape().drop_front(),
                                                  type.getElementType());
-          arguments.push_back(tensor::ExtractSliceOp::create(lb, l, sliceType,
-                                                             sequence, offsets,
-                                                             sizes, ones));
+          arguments.push_back(tensor::ExtractSliceOp::create(
+              lb, l, sliceType, sequence, offsets, sizes, ones));
         }
-        FailureOr<SmallVector<Value>> yielded = n.lowerRegion(lb, *body, arguments);
+        FailureOr<SmallVector<Value>> yielded =
+            n.lowerRegion(lb, *body, arguments);
         if (failed(yielded) ||
             static_cast<int64_t>(yielded->size()) != outputs) {
           if (succeeded(yielded))
@@ -192,9 +193,10 @@ Results lowerLoop(NodeLowering &n) {
     return n.fail("a Loop without trip count, condition or scan outputs "
                   "never ends");
   Value trips = n.hasOperand(0) ? extractI64(b, loc, n.operands[0]) : Value();
-  Value go = n.hasOperand(1)
-                 ? extractScalar(b, loc, n.operands[1], b.getI1Type())
-                 : Value(arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+  Value go =
+      n.hasOperand(1)
+          ? extractScalar(b, loc, n.operands[1], b.getI1Type())
+          : Value(arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
   int64_t room = std::numeric_limits<int64_t>::max();
   SmallVector<Value> inits = {
       arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)), go};
@@ -218,13 +220,14 @@ Results lowerLoop(NodeLowering &n) {
         if (trips)
           keep = arith::AndIOp::create(
               cb, cl, keep,
-              arith::CmpIOp::create(cb, cl, arith::CmpIPredicate::slt, args[0], trips));
+              arith::CmpIOp::create(cb, cl, arith::CmpIPredicate::slt, args[0],
+                                    trips));
         if (scans > 0)
           keep = arith::AndIOp::create(
               cb, cl, keep,
-              arith::CmpIOp::create(
-                  cb, cl, arith::CmpIPredicate::slt, args[0],
-                  arith::ConstantOp::create(cb, cl, cb.getI64IntegerAttr(room))));
+              arith::CmpIOp::create(cb, cl, arith::CmpIPredicate::slt, args[0],
+                                    arith::ConstantOp::create(
+                                        cb, cl, cb.getI64IntegerAttr(room))));
         scf::ConditionOp::create(cb, cl, keep, args);
       },
       [&](OpBuilder &lb, Location l, ValueRange args) {
@@ -232,10 +235,12 @@ Results lowerLoop(NodeLowering &n) {
           return Value(tensor::FromElementsOp::create(
               lb, l, RankedTensorType::get({}, v.getType()), ValueRange{v}));
         };
-        SmallVector<Value> arguments = {scalarTensor(args[0]), scalarTensor(args[1])};
+        SmallVector<Value> arguments = {scalarTensor(args[0]),
+                                        scalarTensor(args[1])};
         for (int64_t i = 0; i < carried; ++i)
           arguments.push_back(args[2 + i]);
-        FailureOr<SmallVector<Value>> yielded = n.lowerRegion(lb, *body, arguments);
+        FailureOr<SmallVector<Value>> yielded =
+            n.lowerRegion(lb, *body, arguments);
         if (failed(yielded) ||
             static_cast<int64_t>(yielded->size()) != 1 + carried + scans) {
           if (succeeded(yielded))
@@ -247,8 +252,9 @@ Results lowerLoop(NodeLowering &n) {
         }
         Value next = extractScalar(lb, l, (*yielded)[0], lb.getI1Type());
         SmallVector<Value> results = {
-            arith::AddIOp::create(lb, l, args[0],
-                                  arith::ConstantOp::create(lb, l, lb.getI64IntegerAttr(1))),
+            arith::AddIOp::create(
+                lb, l, args[0],
+                arith::ConstantOp::create(lb, l, lb.getI64IntegerAttr(1))),
             next};
         for (int64_t i = 0; i < carried; ++i) {
           if ((*yielded)[1 + i].getType() != args[2 + i].getType()) {
@@ -259,7 +265,8 @@ Results lowerLoop(NodeLowering &n) {
           }
           results.push_back((*yielded)[1 + i]);
         }
-        Value at = arith::IndexCastOp::create(lb, l, lb.getIndexType(), args[0]);
+        Value at =
+            arith::IndexCastOp::create(lb, l, lb.getIndexType(), args[0]);
         for (int64_t k = 0; k < scans; ++k)
           results.push_back(insertRow(lb, l, (*yielded)[1 + carried + k],
                                       args[2 + carried + k], at));
@@ -272,7 +279,7 @@ Results lowerLoop(NodeLowering &n) {
 
 } // namespace
 
-void placer::lowering::registerControlFlowLowerings(LoweringRegistry &r) {
+void placer::lowering::registerControlFlowOps(OpRegistry &r) {
   r.beginFamily(
       "Control flow",
       "A subgraph's ops move into the scf op's region and are lowered there "
@@ -284,7 +291,16 @@ void placer::lowering::registerControlFlowLowerings(LoweringRegistry &r) {
       "number, the condition, the loop-carried values and the stacked scan "
       "outputs, running while the condition holds, under the trip count "
       "and within the scan outputs' static length.");
-  r.add("If", lowerIf);
-  r.add("Scan", lowerScan);
-  r.add("Loop", lowerLoop);
+  r.add("If", lowerIf).work(WorkRule::view());
+  r.add("Scan", lowerScan).work(WorkRule::view());
+  r.add("Loop", lowerLoop).work(WorkRule::view());
+
+  // Known to the cost model and placement; no lowering yet.
+  r.add("ConcatFromSequence", nullptr).work(WorkRule::dataMovement());
+  r.add("SequenceAt", nullptr).work(WorkRule::dataMovement());
+  r.add("SequenceConstruct", nullptr).work(WorkRule::dataMovement());
+  r.add("SequenceInsert", nullptr).work(WorkRule::dataMovement());
+  r.add("SplitToSequence", nullptr).work(WorkRule::dataMovement());
+  r.add("Optional", nullptr).work(WorkRule::view());
+  r.add("OptionalGetElement", nullptr).work(WorkRule::view());
 }

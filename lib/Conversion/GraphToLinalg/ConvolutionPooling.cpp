@@ -35,8 +35,8 @@ spatialPadding(NodeLowering &n, ArrayRef<int64_t> inSpatial,
   StringRef autoPad = n.getString("auto_pad", "NOTSET");
   if (auto pads = n.getInts("pads")) {
     if (pads->size() != 2 * rank)
-      return (n.fail("pads has " + Twine(pads->size()) +
-                            " values, expected " + Twine(2 * rank)));
+      return (n.fail("pads has " + Twine(pads->size()) + " values, expected " +
+                     Twine(2 * rank)));
     for (size_t i = 0; i < rank; ++i) {
       begin[i] = (*pads)[i];
       end[i] = (*pads)[rank + i];
@@ -60,12 +60,10 @@ spatialPadding(NodeLowering &n, ArrayRef<int64_t> inSpatial,
   return std::make_pair(begin, end);
 }
 
-
 SmallVector<int64_t> intsOr(NodeLowering &n, StringRef name, size_t rank,
                             int64_t fallback) {
   return n.getInts(name).value_or(SmallVector<int64_t>(rank, fallback));
 }
-
 
 /// Adds a per-channel bias (dimension 1) to an NCHW tensor.
 Value addChannelBias(OpBuilder &b, Location loc, Value value, Value bias) {
@@ -73,7 +71,8 @@ Value addChannelBias(OpBuilder &b, Location loc, Value value, Value bias) {
   MLIRContext *context = b.getContext();
   SmallVector<AffineMap> maps = {
       AffineMap::getMultiDimIdentityMap(type.getRank(), context),
-      AffineMap::get(type.getRank(), 0, {getAffineDimExpr(1, context)}, context),
+      AffineMap::get(type.getRank(), 0, {getAffineDimExpr(1, context)},
+                     context),
       AffineMap::getMultiDimIdentityMap(type.getRank(), context)};
   SmallVector<utils::IteratorType> iterators(type.getRank(),
                                              utils::IteratorType::parallel);
@@ -116,9 +115,9 @@ SmallVector<Value> batchSizes(OpBuilder &b, Location loc, Value input,
 /// linalg ops (and the contraction tiling) serves both.
 struct Window {
   SmallVector<int64_t> kernel, strides, dilations;
-  SmallVector<int64_t> begin, end; // padding, ceil_mode's extra included
+  SmallVector<int64_t> begin, end;  // padding, ceil_mode's extra included
   SmallVector<int64_t> explicitEnd; // the `pads` attribute's end part
-  bool lifted = false;             // a 1-D node
+  bool lifted = false;              // a 1-D node
 };
 
 FailureOr<Window> readWindow(NodeLowering &n, RankedTensorType inType,
@@ -139,10 +138,9 @@ FailureOr<Window> readWindow(NodeLowering &n, RankedTensorType inType,
   if (llvm::any_of(w.strides, [](int64_t v) { return v < 1; }) ||
       llvm::any_of(w.dilations, [](int64_t v) { return v < 1; }))
     return n.fail("strides and dilations must be positive");
-  auto padding =
-      spatialPadding(n, inType.getShape().drop_front(2),
-                     outType.getShape().drop_front(2), w.kernel, w.strides,
-                     w.dilations);
+  auto padding = spatialPadding(n, inType.getShape().drop_front(2),
+                                outType.getShape().drop_front(2), w.kernel,
+                                w.strides, w.dilations);
   if (failed(padding))
     return failure();
   std::tie(w.begin, w.end) = *padding;
@@ -221,10 +219,10 @@ FailureOr<Value> placer::lowering::convolve(NodeLowering &n, Value input,
         RankedTensorType::get({padded.getDimSize(0), group, channels / group,
                                padded.getDimSize(2), padded.getDimSize(3)},
                               element);
-    auto groupedW = RankedTensorType::get(
-        {group, filters / group, wType.getDimSize(1), wType.getDimSize(2),
-         wType.getDimSize(3)},
-        element);
+    auto groupedW =
+        RankedTensorType::get({group, filters / group, wType.getDimSize(1),
+                               wType.getDimSize(2), wType.getDimSize(3)},
+                              element);
     auto groupedOut =
         RankedTensorType::get({outType.getDimSize(0), group, filters / group,
                                outType.getDimSize(2), outType.getDimSize(3)},
@@ -297,8 +295,8 @@ Results lowerConvTranspose(NodeLowering &n) {
   SmallVector<int64_t> strides = intsOr(n, "strides", spatial, 1);
   SmallVector<int64_t> dilations = intsOr(n, "dilations", spatial, 1);
   SmallVector<int64_t> outPad = intsOr(n, "output_padding", spatial, 0);
-  if (strides.size() != size_t(spatial) || dilations.size() != size_t(spatial) ||
-      outPad.size() != size_t(spatial))
+  if (strides.size() != size_t(spatial) ||
+      dilations.size() != size_t(spatial) || outPad.size() != size_t(spatial))
     return n.fail("strides, dilations and output_padding need one value per "
                   "spatial dimension");
   if (llvm::any_of(strides, [](int64_t v) { return v < 1; }) ||
@@ -319,7 +317,7 @@ Results lowerConvTranspose(NodeLowering &n) {
                     outType.getDimSize(2 + d);
     // An output larger than the input covers (output_shape) grows at the
     // end.
-    begin[d] = total < 0                  ? 0
+    begin[d] = total < 0                 ? 0
                : autoPad == "SAME_UPPER" ? total / 2
                                          : total - total / 2;
   }
@@ -342,14 +340,16 @@ Results lowerConvTranspose(NodeLowering &n) {
   Type element = outType.getElementType();
   auto groupedOut = RankedTensorType::get(outShape, element);
   auto groupedW = RankedTensorType::get(wShape, element);
-  SmallVector<ReassociationIndices> splitFirst = {{0, 1}}, splitSecond = {{0},
-                                                                          {1, 2}};
+  SmallVector<ReassociationIndices> splitFirst = {{0, 1}},
+                                    splitSecond = {{0}, {1, 2}};
   for (int64_t d = 0; d < spatial + 1; ++d)
     splitFirst.push_back({d + 2});
   for (int64_t d = 0; d < spatial; ++d)
     splitSecond.push_back({d + 3});
-  Value grouped = tensor::ExpandShapeOp::create(b, loc, groupedW, w, splitFirst);
-  SmallVector<utils::IteratorType> iterators(loops, utils::IteratorType::reduction);
+  Value grouped =
+      tensor::ExpandShapeOp::create(b, loc, groupedW, w, splitFirst);
+  SmallVector<utils::IteratorType> iterators(loops,
+                                             utils::IteratorType::reduction);
   std::fill_n(iterators.begin(), 3 + spatial, utils::IteratorType::parallel);
   Value result =
       linalg::GenericOp::create(
@@ -368,8 +368,10 @@ Results lowerConvTranspose(NodeLowering &n) {
                 arith::MulIOp::create(nb, l, linalg::IndexOp::create(nb, l, 1),
                                       index(perGroupIn)),
                 linalg::IndexOp::create(nb, l, 3 + spatial));
-            SmallVector<Value> at = {linalg::IndexOp::create(nb, l, 0), channel};
-            Value valid = arith::ConstantOp::create(nb, l, nb.getBoolAttr(true));
+            SmallVector<Value> at = {linalg::IndexOp::create(nb, l, 0),
+                                     channel};
+            Value valid =
+                arith::ConstantOp::create(nb, l, nb.getBoolAttr(true));
             for (int64_t d = 0; d < spatial; ++d) {
               Value o = linalg::IndexOp::create(nb, l, 3 + d);
               Value k = linalg::IndexOp::create(nb, l, 4 + spatial + d);
@@ -396,10 +398,12 @@ Results lowerConvTranspose(NodeLowering &n) {
             linalg::YieldOp::create(
                 nb, l,
                 Value(arith::AddFOp::create(
-                    nb, l, args[1], arith::MulFOp::create(nb, l, read, args[0]))));
+                    nb, l, args[1],
+                    arith::MulFOp::create(nb, l, read, args[0]))));
           })
           .getResult(0);
-  result = tensor::CollapseShapeOp::create(b, loc, outType, result, splitSecond);
+  result =
+      tensor::CollapseShapeOp::create(b, loc, outType, result, splitSecond);
   if (n.hasOperand(2))
     result = addChannelBias(b, loc, result, n.operands[2]);
   return single(result);
@@ -469,15 +473,17 @@ Results lowerGatheredPool(NodeLowering &n, ArrayRef<int64_t> kernel) {
       Value withPad = inside;
       SmallVector<Value> coords;
       for (int64_t d = 0; d < spatial; ++d) {
-        Value o = arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[2 + d]);
+        Value o =
+            arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[2 + d]);
         Value i = arith::AddIOp::create(
             nb, l, arith::MulIOp::create(nb, l, o, i64(strides[d])),
             i64(k[d] * dilations[d] - begin[d]));
         int64_t in = inType.getDimSize(2 + d);
         inside = arith::AndIOp::create(
             nb, l, inside,
-            arith::AndIOp::create(nb, l, arith::CmpIOp::create(nb, l, P::sge, i, i64(0)),
-                                  arith::CmpIOp::create(nb, l, P::slt, i, i64(in))));
+            arith::AndIOp::create(
+                nb, l, arith::CmpIOp::create(nb, l, P::sge, i, i64(0)),
+                arith::CmpIOp::create(nb, l, P::slt, i, i64(in))));
         // count_include_pad counts the explicit pads, not ceil_mode's.
         withPad = arith::AndIOp::create(
             nb, l, withPad,
@@ -485,22 +491,25 @@ Results lowerGatheredPool(NodeLowering &n, ArrayRef<int64_t> kernel) {
         Value clamped = arith::MaxSIOp::create(
             nb, l, arith::MinSIOp::create(nb, l, i, i64(in - 1)), i64(0));
         coords.push_back(clamped);
-        at.push_back(arith::IndexCastOp::create(nb, l, nb.getIndexType(), clamped));
+        at.push_back(
+            arith::IndexCastOp::create(nb, l, nb.getIndexType(), clamped));
       }
       Value v = tensor::ExtractOp::create(nb, l, x, at);
       if (IsMax) {
-        Value greater =
-            floating ? Value(arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT,
-                                                   v, acc))
-                     : Value(arith::CmpIOp::create(
-                           nb, l, isUnsigned ? P::ugt : P::sgt, v, acc));
+        Value greater = floating
+                            ? Value(arith::CmpFOp::create(
+                                  nb, l, arith::CmpFPredicate::OGT, v, acc))
+                            : Value(arith::CmpIOp::create(
+                                  nb, l, isUnsigned ? P::ugt : P::sgt, v, acc));
         Value better = arith::AndIOp::create(nb, l, inside, greater);
         acc = arith::SelectOp::create(nb, l, better, v, acc);
         if (wantIndex) {
           // Offset of (n, c, coords) in the input.
-          Value offset = arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[0]);
+          Value offset =
+              arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[0]);
           offset = arith::AddIOp::create(
-              nb, l, arith::MulIOp::create(nb, l, offset, i64(inType.getDimSize(1))),
+              nb, l,
+              arith::MulIOp::create(nb, l, offset, i64(inType.getDimSize(1))),
               arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[1]));
           Value spatialOffset = i64(0);
           for (int64_t j = 0; j < spatial; ++j) {
@@ -515,13 +524,15 @@ Results lowerGatheredPool(NodeLowering &n, ArrayRef<int64_t> kernel) {
           for (int64_t d = 0; d < spatial; ++d)
             plane *= inType.getDimSize(2 + d);
           offset = arith::AddIOp::create(
-              nb, l, arith::MulIOp::create(nb, l, offset, i64(plane)), spatialOffset);
+              nb, l, arith::MulIOp::create(nb, l, offset, i64(plane)),
+              spatialOffset);
           best = arith::SelectOp::create(nb, l, better, offset, best);
         }
       } else {
         acc = arith::AddFOp::create(
             nb, l, acc,
-            arith::SelectOp::create(nb, l, inside, v, scalarConstant(nb, l, f, 0)));
+            arith::SelectOp::create(nb, l, inside, v,
+                                    scalarConstant(nb, l, f, 0)));
         count = arith::AddFOp::create(
             nb, l, count,
             arith::SelectOp::create(nb, l, includePad ? withPad : inside,
@@ -547,8 +558,7 @@ Results lowerGatheredPool(NodeLowering &n, ArrayRef<int64_t> kernel) {
   return results;
 }
 
-template <bool IsMax>
-Results lowerPool(NodeLowering &n) {
+template <bool IsMax> Results lowerPool(NodeLowering &n) {
   OpBuilder &b = n.builder;
   Location loc = n.getLoc();
   auto inType = cast<RankedTensorType>(n.operands[0].getType());
@@ -578,10 +588,9 @@ Results lowerPool(NodeLowering &n) {
     outType = liftedType(finalType);
   }
   auto finish = [&](Value result) {
-    return single(window->lifted
-                      ? Value(tensor::CollapseShapeOp::create(
-                            b, loc, finalType, result, unitHeight()))
-                      : result);
+    return single(window->lifted ? Value(tensor::CollapseShapeOp::create(
+                                       b, loc, finalType, result, unitHeight()))
+                                 : result);
   };
   double padValue = IsMax ? -std::numeric_limits<double>::infinity() : 0.0;
   auto inShape = cast<RankedTensorType>(input.getType()).getShape();
@@ -606,8 +615,8 @@ Results lowerPool(NodeLowering &n) {
   // ones. Padding added for ceil_mode never counts.
   Value counts;
   bool includePad = n.getInt("count_include_pad", 0) != 0;
-  auto onesType = RankedTensorType::get(inShape.take_back(2),
-                                        outType.getElementType());
+  auto onesType =
+      RankedTensorType::get(inShape.take_back(2), outType.getElementType());
   ArrayRef<int64_t> begin = window->begin, end = window->end,
                     explicitEnd = window->explicitEnd;
   if (includePad) {
@@ -633,22 +642,20 @@ Results lowerPool(NodeLowering &n) {
   auto pooledCountsType = RankedTensorType::get(
       {1, 1, countType.getDimSize(0), countType.getDimSize(1)},
       outType.getElementType());
-  Value pooledCounts = linalg::PoolingNchwSumOp::create(
-                           b, loc, TypeRange{pooledCountsType},
-                           ValueRange{counts4, windowShape},
-                           ValueRange{filled(b, loc, pooledCountsType, 0.0)},
-                           attrs)
-                           .getResult(0);
+  Value pooledCounts =
+      linalg::PoolingNchwSumOp::create(
+          b, loc, TypeRange{pooledCountsType}, ValueRange{counts4, windowShape},
+          ValueRange{filled(b, loc, pooledCountsType, 0.0)}, attrs)
+          .getResult(0);
   return finish(elementwise(b, loc, {sum, pooledCounts}, outType,
                             [](OpBuilder &nb, Location l, ValueRange args) {
-                              return Value(arith::DivFOp::create(
-                                  nb, l, args[0], args[1]));
+                              return Value(arith::DivFOp::create(nb, l, args[0],
+                                                                 args[1]));
                             }));
 }
 
 /// GlobalAveragePool / GlobalMaxPool: reduce every spatial dimension.
-template <bool IsMax>
-Results lowerGlobalPool(NodeLowering &n) {
+template <bool IsMax> Results lowerGlobalPool(NodeLowering &n) {
   OpBuilder &b = n.builder;
   Location loc = n.getLoc();
   auto inType = cast<RankedTensorType>(n.operands[0].getType());
@@ -660,32 +667,32 @@ Results lowerGlobalPool(NodeLowering &n) {
     axes.push_back(d);
     count *= inType.getDimSize(d);
   }
-  Value reduced = reduce(
-      b, loc, n.operands[0], axes,
-      IsMax ? -std::numeric_limits<double>::infinity() : 0.0,
-      [](OpBuilder &nb, Location l, Value x, Value acc) -> Value {
-        if (IsMax)
-          return arith::MaximumFOp::create(nb, l, x, acc);
-        return arith::AddFOp::create(nb, l, x, acc);
-      });
+  Value reduced =
+      reduce(b, loc, n.operands[0], axes,
+             IsMax ? -std::numeric_limits<double>::infinity() : 0.0,
+             [](OpBuilder &nb, Location l, Value x, Value acc) -> Value {
+               if (IsMax)
+                 return arith::MaximumFOp::create(nb, l, x, acc);
+               return arith::AddFOp::create(nb, l, x, acc);
+             });
   RankedTensorType outType = n.getResultType();
   Value result =
       reshapeTo(b, loc, reduced, outType, dynamicSizesOf(b, loc, reduced));
   if (!IsMax) {
     Type element = outType.getElementType();
-    result = elementwise(b, loc, {result}, outType,
-                         [&](OpBuilder &nb, Location l, ValueRange args) {
-                           return Value(arith::DivFOp::create(
-                               nb, l, args[0],
-                               scalarConstant(nb, l, element, count)));
-                         });
+    result = elementwise(
+        b, loc, {result}, outType,
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          return Value(arith::DivFOp::create(
+              nb, l, args[0], scalarConstant(nb, l, element, count)));
+        });
   }
   return single(result);
 }
 
 } // namespace
 
-void placer::lowering::registerConvolutionPoolingLowerings(LoweringRegistry &r) {
+void placer::lowering::registerConvolutionPoolingOps(OpRegistry &r) {
   r.beginFamily(
       "Convolution and pooling",
       "Conv: `tensor.pad` (pads, auto_pad SAME_UPPER/SAME_LOWER/VALID), "
@@ -701,13 +708,33 @@ void placer::lowering::registerConvolutionPoolingLowerings(LoweringRegistry &r) 
       "windows, integer MaxPool and MaxPool's Indices output: a generic "
       "over the output reading each window element. Global pooling: "
       "`linalg.reduce` over the spatial dimensions.");
-  r.add("Conv", lowerConv);
-  r.add("ConvTranspose", lowerConvTranspose);
-  r.add("MaxPool", lowerPool<true>);
-  r.add("AveragePool", lowerPool<false>);
-  r.add("GlobalAveragePool", lowerGlobalPool<false>);
-  r.add("GlobalMaxPool", lowerGlobalPool<true>);
+  r.add("Conv", lowerConv)
+      .work(work::conv())
+      .backward(2.0)
+      .gradient(gradients::conv);
+  r.add("ConvTranspose", lowerConvTranspose)
+      .work(work::convTranspose())
+      .backward(2.0);
+  r.add("MaxPool", lowerPool<true>)
+      .work(work::pool())
+      .backward(1.0)
+      .gradient(gradients::maxPool);
+  r.add("AveragePool", lowerPool<false>)
+      .work(work::pool())
+      .backward(1.0)
+      .gradient(gradients::averagePool);
+  r.add("GlobalAveragePool", lowerGlobalPool<false>)
+      .work(work::perInputElement(1))
+      .backward(1.0)
+      .gradient(gradients::globalAveragePool);
+  r.add("GlobalMaxPool", lowerGlobalPool<true>)
+      .work(work::perInputElement(1))
+      .backward(1.0);
   // A dynamic batch (dim 0): see checkBatchOnlyDynamic.
   r.allowDynamicDims(
       {"Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool"});
+
+  // Known to the cost model and placement; no lowering yet.
+  r.add("GlobalLpPool", nullptr).work(work::perInputElement(2));
+  r.add("LpPool", nullptr).work(work::pool()).backward(1.0);
 }

@@ -1,4 +1,5 @@
-//===- Detection.cpp - NonMaxSuppression -----------------------------------===//
+//===- Detection.cpp - NonMaxSuppression
+//-----------------------------------===//
 //
 // Per batch and class: each box's place in the score order is counted (a
 // generic, O(n^2)), the order inverted, then an scf.for walks the boxes best
@@ -32,20 +33,23 @@ struct Box {
 Box readBox(OpBuilder &b, Location loc, Value boxes, Value batch, Value index,
             bool centered) {
   auto at = [&](int64_t k) {
-    return castScalar(b, loc,
-                      tensor::ExtractOp::create(
-                          b, loc, boxes,
-                          ValueRange{batch, index,
-                                     arith::ConstantIndexOp::create(b, loc, k)}),
-                      b.getF32Type());
+    return castScalar(
+        b, loc,
+        tensor::ExtractOp::create(
+            b, loc, boxes,
+            ValueRange{batch, index,
+                       arith::ConstantIndexOp::create(b, loc, k)}),
+        b.getF32Type());
   };
   Value a0 = at(0), a1 = at(1), a2 = at(2), a3 = at(3);
   if (centered) {
     Value half = scalarConstant(b, loc, b.getF32Type(), 0.5);
     Value hw = arith::MulFOp::create(b, loc, a2, half);
     Value hh = arith::MulFOp::create(b, loc, a3, half);
-    return {arith::SubFOp::create(b, loc, a1, hh), arith::SubFOp::create(b, loc, a0, hw),
-            arith::AddFOp::create(b, loc, a1, hh), arith::AddFOp::create(b, loc, a0, hw)};
+    return {arith::SubFOp::create(b, loc, a1, hh),
+            arith::SubFOp::create(b, loc, a0, hw),
+            arith::AddFOp::create(b, loc, a1, hh),
+            arith::AddFOp::create(b, loc, a0, hw)};
   }
   return {arith::MinimumFOp::create(b, loc, a0, a2),
           arith::MinimumFOp::create(b, loc, a1, a3),
@@ -59,20 +63,23 @@ Value intersectionOverUnion(OpBuilder &b, Location loc, const Box &p,
   auto extent = [&](Value lo1, Value hi1, Value lo2, Value hi2) {
     return Value(arith::MaximumFOp::create(
         b, loc, zero,
-        arith::SubFOp::create(b, loc, arith::MinimumFOp::create(b, loc, hi1, hi2),
+        arith::SubFOp::create(b, loc,
+                              arith::MinimumFOp::create(b, loc, hi1, hi2),
                               arith::MaximumFOp::create(b, loc, lo1, lo2))));
   };
   Value inter = arith::MulFOp::create(b, loc, extent(p.y1, p.y2, q.y1, q.y2),
                                       extent(p.x1, p.x2, q.x1, q.x2));
   auto area = [&](const Box &r) {
-    return Value(arith::MulFOp::create(b, loc, arith::SubFOp::create(b, loc, r.y2, r.y1),
-                                       arith::SubFOp::create(b, loc, r.x2, r.x1)));
+    return Value(
+        arith::MulFOp::create(b, loc, arith::SubFOp::create(b, loc, r.y2, r.y1),
+                              arith::SubFOp::create(b, loc, r.x2, r.x1)));
   };
   Value uni = arith::SubFOp::create(
       b, loc, arith::AddFOp::create(b, loc, area(p), area(q)), inter);
-  Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, uni, zero);
-  return arith::SelectOp::create(b, loc, positive,
-                                 arith::DivFOp::create(b, loc, inter, uni), zero);
+  Value positive =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, uni, zero);
+  return arith::SelectOp::create(
+      b, loc, positive, arith::DivFOp::create(b, loc, inter, uni), zero);
 }
 
 Results lowerNonMaxSuppression(NodeLowering &n) {
@@ -120,35 +127,39 @@ Results lowerNonMaxSuppression(NodeLowering &n) {
             [&](OpBuilder &cb, Location cl, Value cls, ValueRange cArgs) {
               auto score = [&](OpBuilder &ob, Location l, Value i) {
                 return castScalar(ob, l,
-                                  tensor::ExtractOp::create(ob, l, scores,
-                                                            ValueRange{batch, cls, i}),
+                                  tensor::ExtractOp::create(
+                                      ob, l, scores, ValueRange{batch, cls, i}),
                                   f);
               };
               // place[i]: boxes scoring higher, or equal with a lower index.
               auto places = buildFor(
                   cb, cl, idx(cb, cl, 0), idx(cb, cl, boxCount),
-                  ValueRange{tensor::EmptyOp::create(cb, cl, orderType.getShape(),
-                                                     cb.getIndexType())},
+                  ValueRange{tensor::EmptyOp::create(
+                      cb, cl, orderType.getShape(), cb.getIndexType())},
                   [&](OpBuilder &ib, Location il, Value i, ValueRange order) {
                     Value si = score(ib, il, i);
                     auto counted = buildFor(
                         ib, il, idx(ib, il, 0), idx(ib, il, boxCount),
                         ValueRange{idx(ib, il, 0)},
-                        [&](OpBuilder &mb, Location ml, Value m, ValueRange count) {
+                        [&](OpBuilder &mb, Location ml, Value m,
+                            ValueRange count) {
                           Value sm = score(mb, ml, m);
                           Value ahead = arith::OrIOp::create(
                               mb, ml,
-                              arith::CmpFOp::create(mb, ml, arith::CmpFPredicate::OGT,
-                                                    sm, si),
+                              arith::CmpFOp::create(
+                                  mb, ml, arith::CmpFPredicate::OGT, sm, si),
                               arith::AndIOp::create(
                                   mb, ml,
-                                  arith::CmpFOp::create(mb, ml,
-                                                        arith::CmpFPredicate::OEQ, sm, si),
-                                  arith::CmpIOp::create(mb, ml, arith::CmpIPredicate::ult,
-                                                        m, i)));
+                                  arith::CmpFOp::create(
+                                      mb, ml, arith::CmpFPredicate::OEQ, sm,
+                                      si),
+                                  arith::CmpIOp::create(
+                                      mb, ml, arith::CmpIPredicate::ult, m,
+                                      i)));
                           return SmallVector<Value>{arith::SelectOp::create(
                               mb, ml, ahead,
-                              arith::AddIOp::create(mb, ml, count[0], idx(mb, ml, 1)),
+                              arith::AddIOp::create(mb, ml, count[0],
+                                                    idx(mb, ml, 1)),
                               count[0])};
                         });
                     return SmallVector<Value>{tensor::InsertOp::create(
@@ -162,62 +173,72 @@ Results lowerNonMaxSuppression(NodeLowering &n) {
                   ValueRange{cArgs[0], cArgs[1], i64(cb, cl, idx(cb, cl, 0))},
                   [&](OpBuilder &wb, Location wl, Value r, ValueRange w) {
                     Value out = w[0], count = w[1], kept = w[2];
-                    Value i = tensor::ExtractOp::create(wb, wl, order, ValueRange{r});
+                    Value i =
+                        tensor::ExtractOp::create(wb, wl, order, ValueRange{r});
                     Value ok = arith::AndIOp::create(
                         wb, wl,
-                        arith::CmpIOp::create(wb, wl, arith::CmpIPredicate::slt, kept,
-                                              maxPerClass),
-                        arith::CmpIOp::create(wb, wl, arith::CmpIPredicate::ult, count,
-                                              idx(wb, wl, room)));
+                        arith::CmpIOp::create(wb, wl, arith::CmpIPredicate::slt,
+                                              kept, maxPerClass),
+                        arith::CmpIOp::create(wb, wl, arith::CmpIPredicate::ult,
+                                              count, idx(wb, wl, room)));
                     if (hasScoreLimit)
                       ok = arith::AndIOp::create(
                           wb, wl, ok,
-                          arith::CmpFOp::create(wb, wl, arith::CmpFPredicate::OGT,
+                          arith::CmpFOp::create(wb, wl,
+                                                arith::CmpFPredicate::OGT,
                                                 score(wb, wl, i), scoreLimit));
                     Box box = readBox(wb, wl, boxes, batch, i, centered);
                     auto overlap = buildFor(
                         wb, wl, start, count,
-                        ValueRange{arith::ConstantOp::create(wb, wl, wb.getBoolAttr(false))},
-                        [&](OpBuilder &ob, Location ol, Value j, ValueRange hit) {
+                        ValueRange{arith::ConstantOp::create(
+                            wb, wl, wb.getBoolAttr(false))},
+                        [&](OpBuilder &ob, Location ol, Value j,
+                            ValueRange hit) {
                           Value other = arith::IndexCastOp::create(
                               ob, ol, ob.getIndexType(),
-                              tensor::ExtractOp::create(ob, ol, out,
-                                                        ValueRange{j, idx(ob, ol, 2)}));
+                              tensor::ExtractOp::create(
+                                  ob, ol, out, ValueRange{j, idx(ob, ol, 2)}));
                           Value iou = intersectionOverUnion(
-                              ob, ol, box, readBox(ob, ol, boxes, batch, other, centered));
+                              ob, ol, box,
+                              readBox(ob, ol, boxes, batch, other, centered));
                           return SmallVector<Value>{arith::OrIOp::create(
                               ob, ol, hit[0],
-                              arith::CmpFOp::create(ob, ol, arith::CmpFPredicate::OGT,
+                              arith::CmpFOp::create(ob, ol,
+                                                    arith::CmpFPredicate::OGT,
                                                     iou, iouLimit))};
                         });
                     Value keep = arith::AndIOp::create(
                         wb, wl, ok,
                         arith::XOrIOp::create(
                             wb, wl, overlap[0],
-                            arith::ConstantOp::create(wb, wl, wb.getBoolAttr(true))));
+                            arith::ConstantOp::create(wb, wl,
+                                                      wb.getBoolAttr(true))));
                     auto branch = scf::IfOp::create(
                         wb, wl, keep,
                         [&](OpBuilder &tb, Location tl) {
                           Value row = out;
-                          Value fields[3] = {i64(tb, tl, batch), i64(tb, tl, cls),
-                                             i64(tb, tl, i)};
+                          Value fields[3] = {i64(tb, tl, batch),
+                                             i64(tb, tl, cls), i64(tb, tl, i)};
                           for (int64_t k = 0; k < 3; ++k)
                             row = tensor::InsertOp::create(
-                                tb, tl, castScalar(tb, tl, fields[k],
-                                                   outType.getElementType()),
+                                tb, tl,
+                                castScalar(tb, tl, fields[k],
+                                           outType.getElementType()),
                                 row, ValueRange{count, idx(tb, tl, k)});
                           scf::YieldOp::create(
                               tb, tl,
-                              ValueRange{row,
-                                         arith::AddIOp::create(tb, tl, count,
-                                                               idx(tb, tl, 1)),
-                                         arith::AddIOp::create(
-                                             tb, tl, kept,
-                                             arith::ConstantOp::create(
-                                                 tb, tl, tb.getI64IntegerAttr(1)))});
+                              ValueRange{
+                                  row,
+                                  arith::AddIOp::create(tb, tl, count,
+                                                        idx(tb, tl, 1)),
+                                  arith::AddIOp::create(
+                                      tb, tl, kept,
+                                      arith::ConstantOp::create(
+                                          tb, tl, tb.getI64IntegerAttr(1)))});
                         },
                         [&](OpBuilder &eb, Location el) {
-                          scf::YieldOp::create(eb, el, ValueRange{out, count, kept});
+                          scf::YieldOp::create(eb, el,
+                                               ValueRange{out, count, kept});
                         });
                     return SmallVector<Value>(branch.getResults());
                   });
@@ -259,18 +280,31 @@ Results lowerRoiAlign(NodeLowering &n) {
   return single(generate(
       b, loc, outType, [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
         auto c = [&](double v) { return scalarConstant(nb, l, f, v); };
-        auto add = [&](Value p, Value q) { return Value(arith::AddFOp::create(nb, l, p, q)); };
-        auto sub = [&](Value p, Value q) { return Value(arith::SubFOp::create(nb, l, p, q)); };
-        auto mul = [&](Value p, Value q) { return Value(arith::MulFOp::create(nb, l, p, q)); };
-        auto div = [&](Value p, Value q) { return Value(arith::DivFOp::create(nb, l, p, q)); };
-        auto idx = [&](int64_t v) { return Value(arith::ConstantIndexOp::create(nb, l, v)); };
+        auto add = [&](Value p, Value q) {
+          return Value(arith::AddFOp::create(nb, l, p, q));
+        };
+        auto sub = [&](Value p, Value q) {
+          return Value(arith::SubFOp::create(nb, l, p, q));
+        };
+        auto mul = [&](Value p, Value q) {
+          return Value(arith::MulFOp::create(nb, l, p, q));
+        };
+        auto div = [&](Value p, Value q) {
+          return Value(arith::DivFOp::create(nb, l, p, q));
+        };
+        auto idx = [&](int64_t v) {
+          return Value(arith::ConstantIndexOp::create(nb, l, v));
+        };
         auto asFloat = [&](Value index) {
           return Value(arith::UIToFPOp::create(
-              nb, l, f, arith::IndexCastOp::create(nb, l, nb.getI64Type(), index)));
+              nb, l, f,
+              arith::IndexCastOp::create(nb, l, nb.getI64Type(), index)));
         };
         Value r = ivs[0];
         auto roi = [&](int64_t k) {
-          return castScalar(nb, l, tensor::ExtractOp::create(nb, l, rois, ValueRange{r, idx(k)}), f);
+          return castScalar(
+              nb, l,
+              tensor::ExtractOp::create(nb, l, rois, ValueRange{r, idx(k)}), f);
         };
         Value offset = c(halfPixel ? 0.5 : 0.0);
         Value startW = sub(mul(roi(0), c(scale)), offset);
@@ -293,9 +327,12 @@ Results lowerRoiAlign(NodeLowering &n) {
         Value gridH = gridOf(binH), gridW = gridOf(binW);
         Value batch = arith::IndexCastOp::create(
             nb, l, nb.getIndexType(),
-            castScalar(nb, l, tensor::ExtractOp::create(nb, l, batchIndices, ValueRange{r}),
-                       nb.getI64Type()));
-        batch = arith::MinUIOp::create(nb, l, batch, idx(xType.getDimSize(0) - 1));
+            castScalar(
+                nb, l,
+                tensor::ExtractOp::create(nb, l, batchIndices, ValueRange{r}),
+                nb.getI64Type()));
+        batch =
+            arith::MinUIOp::create(nb, l, batch, idx(xType.getDimSize(0) - 1));
         Value channel = ivs[1];
         Value baseH = add(startH, mul(asFloat(ivs[2]), binH));
         Value baseW = add(startW, mul(asFloat(ivs[3]), binW));
@@ -307,66 +344,95 @@ Results lowerRoiAlign(NodeLowering &n) {
                   yb, yl, idx(0), gridW, idx(1), yAcc,
                   [&](OpBuilder &xb, Location xl, Value ix, ValueRange xAcc) {
                     OpBuilder &q = xb;
-                    auto cq = [&](double v) { return scalarConstant(q, xl, f, v); };
+                    auto cq = [&](double v) {
+                      return scalarConstant(q, xl, f, v);
+                    };
                     auto frac = [&](Value i, Value grid) {
                       return Value(arith::DivFOp::create(
-                          q, xl, arith::AddFOp::create(q, xl, asFloat(i), cq(0.5)),
+                          q, xl,
+                          arith::AddFOp::create(q, xl, asFloat(i), cq(0.5)),
                           asFloat(grid)));
                     };
-                    Value y = arith::AddFOp::create(q, xl, baseH,
-                                                    arith::MulFOp::create(q, xl, frac(iy, gridH), binH));
-                    Value xx = arith::AddFOp::create(q, xl, baseW,
-                                                     arith::MulFOp::create(q, xl, frac(ix, gridW), binW));
+                    Value y = arith::AddFOp::create(
+                        q, xl, baseH,
+                        arith::MulFOp::create(q, xl, frac(iy, gridH), binH));
+                    Value xx = arith::AddFOp::create(
+                        q, xl, baseW,
+                        arith::MulFOp::create(q, xl, frac(ix, gridW), binW));
                     using P = arith::CmpFPredicate;
                     Value outside = arith::OrIOp::create(
                         q, xl,
-                        arith::OrIOp::create(q, xl, arith::CmpFOp::create(q, xl, P::OLT, y, cq(-1)),
-                                             arith::CmpFOp::create(q, xl, P::OGT, y, cq(height))),
-                        arith::OrIOp::create(q, xl, arith::CmpFOp::create(q, xl, P::OLT, xx, cq(-1)),
-                                             arith::CmpFOp::create(q, xl, P::OGT, xx, cq(width))));
+                        arith::OrIOp::create(
+                            q, xl,
+                            arith::CmpFOp::create(q, xl, P::OLT, y, cq(-1)),
+                            arith::CmpFOp::create(q, xl, P::OGT, y,
+                                                  cq(height))),
+                        arith::OrIOp::create(
+                            q, xl,
+                            arith::CmpFOp::create(q, xl, P::OLT, xx, cq(-1)),
+                            arith::CmpFOp::create(q, xl, P::OGT, xx,
+                                                  cq(width))));
                     // Corners and weights along one axis (clamped at the edge).
                     auto axis = [&](Value v, int64_t size) {
                       v = arith::MaximumFOp::create(q, xl, v, cq(0));
                       Value low = math::FloorOp::create(q, xl, v);
-                      Value atEdge = arith::CmpFOp::create(q, xl, P::OGE, low, cq(size - 1));
-                      low = arith::SelectOp::create(q, xl, atEdge, cq(size - 1), low);
+                      Value atEdge = arith::CmpFOp::create(q, xl, P::OGE, low,
+                                                           cq(size - 1));
+                      low = arith::SelectOp::create(q, xl, atEdge, cq(size - 1),
+                                                    low);
                       v = arith::SelectOp::create(q, xl, atEdge, low, v);
                       Value high = arith::SelectOp::create(
-                          q, xl, atEdge, low, arith::AddFOp::create(q, xl, low, cq(1)));
+                          q, xl, atEdge, low,
+                          arith::AddFOp::create(q, xl, low, cq(1)));
                       Value lw = arith::SubFOp::create(q, xl, v, low);
                       auto toIndex = [&](Value g) {
                         return Value(arith::IndexCastOp::create(
                             q, xl, q.getIndexType(),
                             arith::FPToSIOp::create(q, xl, q.getI64Type(), g)));
                       };
-                      return std::tuple{toIndex(low), toIndex(high),
-                                        Value(arith::SubFOp::create(q, xl, cq(1), lw)), lw};
+                      return std::tuple{
+                          toIndex(low), toIndex(high),
+                          Value(arith::SubFOp::create(q, xl, cq(1), lw)), lw};
                     };
                     auto [yl0, yh0, hy, ly] = axis(y, height);
                     auto [xl0, xh0, hx, lx] = axis(xx, width);
                     auto at = [&](Value yi, Value xi) {
-                      return castScalar(q, xl,
-                                        tensor::ExtractOp::create(
-                                            q, xl, x, ValueRange{batch, channel, yi, xi}),
-                                        f);
+                      return castScalar(
+                          q, xl,
+                          tensor::ExtractOp::create(
+                              q, xl, x, ValueRange{batch, channel, yi, xi}),
+                          f);
                     };
                     Value terms[4] = {
-                        arith::MulFOp::create(q, xl, arith::MulFOp::create(q, xl, hy, hx), at(yl0, xl0)),
-                        arith::MulFOp::create(q, xl, arith::MulFOp::create(q, xl, hy, lx), at(yl0, xh0)),
-                        arith::MulFOp::create(q, xl, arith::MulFOp::create(q, xl, ly, hx), at(yh0, xl0)),
-                        arith::MulFOp::create(q, xl, arith::MulFOp::create(q, xl, ly, lx), at(yh0, xh0))};
+                        arith::MulFOp::create(
+                            q, xl, arith::MulFOp::create(q, xl, hy, hx),
+                            at(yl0, xl0)),
+                        arith::MulFOp::create(
+                            q, xl, arith::MulFOp::create(q, xl, hy, lx),
+                            at(yl0, xh0)),
+                        arith::MulFOp::create(
+                            q, xl, arith::MulFOp::create(q, xl, ly, hx),
+                            at(yh0, xl0)),
+                        arith::MulFOp::create(
+                            q, xl, arith::MulFOp::create(q, xl, ly, lx),
+                            at(yh0, xh0))};
                     Value sample;
                     if (isMax) {
                       sample = terms[0];
                       for (int k = 1; k < 4; ++k)
-                        sample = arith::MaximumFOp::create(q, xl, sample, terms[k]);
-                      sample = arith::SelectOp::create(q, xl, outside, cq(0), sample);
-                      sample = arith::MaximumFOp::create(q, xl, xAcc[0], sample);
+                        sample =
+                            arith::MaximumFOp::create(q, xl, sample, terms[k]);
+                      sample = arith::SelectOp::create(q, xl, outside, cq(0),
+                                                       sample);
+                      sample =
+                          arith::MaximumFOp::create(q, xl, xAcc[0], sample);
                     } else {
                       sample = arith::AddFOp::create(
-                          q, xl, arith::AddFOp::create(q, xl, terms[0], terms[1]),
+                          q, xl,
+                          arith::AddFOp::create(q, xl, terms[0], terms[1]),
                           arith::AddFOp::create(q, xl, terms[2], terms[3]));
-                      sample = arith::SelectOp::create(q, xl, outside, cq(0), sample);
+                      sample = arith::SelectOp::create(q, xl, outside, cq(0),
+                                                       sample);
                       sample = arith::AddFOp::create(q, xl, xAcc[0], sample);
                     }
                     scf::YieldOp::create(q, xl, sample);
@@ -385,7 +451,7 @@ Results lowerRoiAlign(NodeLowering &n) {
 
 } // namespace
 
-void placer::lowering::registerDetectionLowerings(LoweringRegistry &r) {
+void placer::lowering::registerDetectionOps(OpRegistry &r) {
   r.beginFamily(
       "Detection",
       "NonMaxSuppression (corner or center_point_box boxes, score and IoU "
@@ -396,6 +462,7 @@ void placer::lowering::registerDetectionLowerings(LoweringRegistry &r) {
       "max; half_pixel, output_half_pixel): per output bin, `scf.for` loops "
       "over its bilinear samples (the grid sized at run time when "
       "sampling_ratio is 0).");
-  r.add("NonMaxSuppression", lowerNonMaxSuppression);
-  r.add("RoiAlign", lowerRoiAlign);
+  r.add("NonMaxSuppression", lowerNonMaxSuppression)
+      .work(work::nonMaxSuppression());
+  r.add("RoiAlign", lowerRoiAlign).work(work::perOutputElement(40));
 }

@@ -29,8 +29,7 @@ namespace {
 using ScalarFn = Value (*)(NodeLowering &, OpBuilder &, Location, ValueRange,
                            Type);
 
-template <ScalarFn Fn>
-Results lowerElementwise(NodeLowering &n) {
+template <ScalarFn Fn> Results lowerElementwise(NodeLowering &n) {
   SmallVector<Value> inputs;
   for (unsigned i = 0; i < n.operands.size(); ++i)
     if (n.hasOperand(i))
@@ -38,11 +37,11 @@ Results lowerElementwise(NodeLowering &n) {
   RankedTensorType outType = n.getResultType();
   if (failed(checkBroadcast(n, inputs, outType, /*exact=*/true)))
     return failure();
-  Value result = elementwise(
-      n.builder, n.getLoc(), inputs, outType,
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        return Fn(n, b, loc, args, outType.getElementType());
-      });
+  Value result =
+      elementwise(n.builder, n.getLoc(), inputs, outType,
+                  [&](OpBuilder &b, Location loc, ValueRange args) {
+                    return Fn(n, b, loc, args, outType.getElementType());
+                  });
   return single(result);
 }
 
@@ -71,7 +70,7 @@ Value variadic(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
                Type type) {
   Value acc = args[0];
   for (Value next : args.drop_front())
-    acc = isFloat(type)            ? Value(FloatOp::create(b, loc, acc, next))
+    acc = isFloat(type)          ? Value(FloatOp::create(b, loc, acc, next))
           : n.isUnsignedInput(0) ? Value(UnsignedOp::create(b, loc, acc, next))
                                  : Value(SignedOp::create(b, loc, acc, next));
   if (Mean)
@@ -82,8 +81,7 @@ Value variadic(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
 
 /// Mod: C's fmod (fmod = 1, sign of the dividend), or for integers the
 /// floored remainder of Python (fmod = 0, sign of the divisor).
-Value mod(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
-          Type) {
+Value mod(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args, Type) {
   Value x = args[0], y = args[1];
   if (isFloat(x.getType()))
     return arith::RemFOp::create(b, loc, x, y);
@@ -157,32 +155,33 @@ Value absolute(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
 }
 
 /// Sign: -1, 0 or 1 in the input's type.
-Value sign(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
-           Type) {
+Value sign(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args, Type) {
   Value x = args[0], zero = constant(b, loc, x, 0);
   Value one = constant(b, loc, x, 1), minusOne = constant(b, loc, x, -1);
   Value positive, negative;
   if (isFloat(x.getType())) {
-    positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
-    negative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
+    positive =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+    negative =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
   } else {
-    positive = arith::CmpIOp::create(
-        b, loc,
-        n.isUnsignedInput(0) ? arith::CmpIPredicate::ugt
-                             : arith::CmpIPredicate::sgt,
-        x, zero);
-    negative = n.isUnsignedInput(0)
-                   ? Value(arith::ConstantOp::create(b, loc, b.getBoolAttr(false)))
-                   : Value(arith::CmpIOp::create(
-                         b, loc, arith::CmpIPredicate::slt, x, zero));
+    positive =
+        arith::CmpIOp::create(b, loc,
+                              n.isUnsignedInput(0) ? arith::CmpIPredicate::ugt
+                                                   : arith::CmpIPredicate::sgt,
+                              x, zero);
+    negative =
+        n.isUnsignedInput(0)
+            ? Value(arith::ConstantOp::create(b, loc, b.getBoolAttr(false)))
+            : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x,
+                                          zero));
   }
   return arith::SelectOp::create(
       b, loc, positive, one,
       arith::SelectOp::create(b, loc, negative, minusOne, zero));
 }
 
-Value isNaN(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
-            Type) {
+Value isNaN(NodeLowering &, OpBuilder &b, Location loc, ValueRange args, Type) {
   return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, args[0],
                                args[0]);
 }
@@ -217,21 +216,21 @@ Value relu(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
 /// x where `keep` holds, else `other`.
 Value selectWhere(OpBuilder &b, Location loc, Value x, arith::CmpFPredicate p,
                   double threshold, Value other) {
-  Value keep = arith::CmpFOp::create(b, loc, p, x,
-                                     constant(b, loc, x, threshold));
+  Value keep =
+      arith::CmpFOp::create(b, loc, p, x, constant(b, loc, x, threshold));
   return arith::SelectOp::create(b, loc, keep, x, other);
 }
 
 Value leakyRelu(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
                 Type type) {
   Value scaled = arith::MulFOp::create(
-      b, loc, args[0], scalarConstant(b, loc, type, n.getFloat("alpha", 0.01f)));
+      b, loc, args[0],
+      scalarConstant(b, loc, type, n.getFloat("alpha", 0.01f)));
   return selectWhere(b, loc, args[0], arith::CmpFPredicate::OGT, 0, scaled);
 }
 
 /// PRelu: x < 0 ? slope * x : x, the slope broadcast.
-Value pRelu(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
-            Type) {
+Value pRelu(NodeLowering &, OpBuilder &b, Location loc, ValueRange args, Type) {
   Value scaled = arith::MulFOp::create(b, loc, args[0], args[1]);
   return selectWhere(b, loc, args[0], arith::CmpFPredicate::OGE, 0, scaled);
 }
@@ -248,8 +247,7 @@ Value elu(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args, Type) {
                      expMinusOne(b, loc, x, n.getFloat("alpha", 1.0f)));
 }
 
-Value selu(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
-           Type) {
+Value selu(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args, Type) {
   Value x = args[0];
   double alpha = n.getFloat("alpha", 1.67326319217681884765625f);
   double gamma = n.getFloat("gamma", 1.05070102214813232421875f);
@@ -259,8 +257,7 @@ Value selu(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
 }
 
 /// Celu: max(0, x) + min(0, alpha (exp(x / alpha) - 1)).
-Value celu(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
-           Type) {
+Value celu(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args, Type) {
   Value x = args[0], zero = constant(b, loc, x, 0);
   double alpha = n.getFloat("alpha", 1.0f);
   Value scaled = arith::DivFOp::create(b, loc, x, constant(b, loc, x, alpha));
@@ -309,32 +306,39 @@ Value shrink(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
                                                   constant(b, loc, x, v)));
   };
   auto add = [&](double v) {
-    return floating ? Value(arith::AddFOp::create(b, loc, x, constant(b, loc, x, v)))
-                    : Value(arith::AddIOp::create(b, loc, x, constant(b, loc, x, v)));
+    return floating
+               ? Value(arith::AddFOp::create(b, loc, x, constant(b, loc, x, v)))
+               : Value(
+                     arith::AddIOp::create(b, loc, x, constant(b, loc, x, v)));
   };
-  Value below = cmp(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt, -lambd);
-  Value above = cmp(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt, lambd);
+  Value below =
+      cmp(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt, -lambd);
+  Value above =
+      cmp(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt, lambd);
   return arith::SelectOp::create(
       b, loc, below, add(bias),
-      arith::SelectOp::create(b, loc, above, add(-bias), constant(b, loc, x, 0)));
+      arith::SelectOp::create(b, loc, above, add(-bias),
+                              constant(b, loc, x, 0)));
 }
 
 Value sigmoid(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
               Type type) {
   Value one = scalarConstant(b, loc, type, 1.0);
   Value negated = arith::NegFOp::create(b, loc, args[0]);
-  Value denominator = arith::AddFOp::create(
-      b, loc, one, math::ExpOp::create(b, loc, negated));
+  Value denominator =
+      arith::AddFOp::create(b, loc, one, math::ExpOp::create(b, loc, negated));
   return arith::DivFOp::create(b, loc, one, denominator);
 }
 
 Value hardSigmoidOf(OpBuilder &b, Location loc, Value x, Type type,
                     double alpha, double beta) {
   Value y = arith::AddFOp::create(
-      b, loc, arith::MulFOp::create(b, loc, x, scalarConstant(b, loc, type, alpha)),
+      b, loc,
+      arith::MulFOp::create(b, loc, x, scalarConstant(b, loc, type, alpha)),
       scalarConstant(b, loc, type, beta));
   y = arith::MaximumFOp::create(b, loc, y, scalarConstant(b, loc, type, 0.0));
-  return arith::MinimumFOp::create(b, loc, y, scalarConstant(b, loc, type, 1.0));
+  return arith::MinimumFOp::create(b, loc, y,
+                                   scalarConstant(b, loc, type, 1.0));
 }
 
 Value hardSigmoid(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
@@ -357,26 +361,24 @@ Value gelu(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
   Value one = scalarConstant(b, loc, type, 1.0);
   Value inner;
   if (n.getString("approximate", "none") == "tanh") {
-    Value cube = arith::MulFOp::create(b, loc, x,
-                                       arith::MulFOp::create(b, loc, x, x));
+    Value cube =
+        arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
     Value poly = arith::AddFOp::create(
         b, loc, x,
         arith::MulFOp::create(b, loc, cube,
                               scalarConstant(b, loc, type, 0.044715)));
     inner = math::TanhOp::create(
         b, loc,
-        arith::MulFOp::create(b, loc, poly,
-                              scalarConstant(b, loc, type,
-                                             std::sqrt(2.0 / M_PI))));
+        arith::MulFOp::create(
+            b, loc, poly, scalarConstant(b, loc, type, std::sqrt(2.0 / M_PI))));
   } else {
     inner = math::ErfOp::create(
         b, loc,
         arith::MulFOp::create(b, loc, x,
                               scalarConstant(b, loc, type, M_SQRT1_2)));
   }
-  return arith::MulFOp::create(
-      b, loc, arith::MulFOp::create(b, loc, half, x),
-      arith::AddFOp::create(b, loc, one, inner));
+  return arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, half, x),
+                               arith::AddFOp::create(b, loc, one, inner));
 }
 
 Value reciprocal(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
@@ -435,8 +437,7 @@ Value logical(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
   return Op::create(b, loc, args[0], args[1]);
 }
 
-Value where(NodeLowering &, OpBuilder &b, Location loc, ValueRange args,
-            Type) {
+Value where(NodeLowering &, OpBuilder &b, Location loc, ValueRange args, Type) {
   return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
 }
 
@@ -455,99 +456,251 @@ Value castElement(NodeLowering &n, OpBuilder &b, Location loc, ValueRange args,
                     n.isUnsignedResult());
 }
 
-template <ScalarFn Fn>
-Results lowerUnaryElementwise(NodeLowering &n) {
+template <ScalarFn Fn> Results lowerUnaryElementwise(NodeLowering &n) {
   // CastLike's second input only gives the type: the loop reads the first.
   RankedTensorType outType = n.getResultType();
   if (failed(checkBroadcast(n, n.operands[0], outType, /*exact=*/true)))
     return failure();
-  return single(elementwise(
-      n.builder, n.getLoc(), n.operands[0], outType,
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        return Fn(n, b, loc, args, outType.getElementType());
-      }));
+  return single(elementwise(n.builder, n.getLoc(), n.operands[0], outType,
+                            [&](OpBuilder &b, Location loc, ValueRange args) {
+                              return Fn(n, b, loc, args,
+                                        outType.getElementType());
+                            }));
 }
 
 } // namespace
 
-void placer::lowering::registerElementwiseLowerings(LoweringRegistry &r) {
-  r.beginFamily("Elementwise",
-                "One `linalg.generic` per node reading broadcast inputs (numpy "
-                "rules through indexing maps: a size-1 dimension reads index 0, "
-                "nothing is materialised), with an arith/math scalar body per "
-                "op type. Integers are signless in the lowered code; ops whose "
-                "result differs for unsigned ONNX types (division, remainder, "
-                "comparisons, min/max, casts) read the declared type.");
+void placer::lowering::registerElementwiseOps(OpRegistry &r) {
+  r.beginFamily(
+      "Elementwise",
+      "One `linalg.generic` per node reading broadcast inputs (numpy "
+      "rules through indexing maps: a size-1 dimension reads index 0, "
+      "nothing is materialised), with an arith/math scalar body per "
+      "op type. Integers are signless in the lowered code; ops whose "
+      "result differs for unsigned ONNX types (division, remainder, "
+      "comparisons, min/max, casts) read the declared type.");
   using namespace arith;
-  r.add("Add", lowerElementwise<binary<AddFOp, AddIOp>>);
-  r.add("Sub", lowerElementwise<binary<SubFOp, SubIOp>>);
-  r.add("Mul", lowerElementwise<binary<MulFOp, MulIOp>>);
-  r.add("Div", lowerElementwise<binary<DivFOp, DivSIOp, DivUIOp>>);
-  r.add("Mod", lowerElementwise<mod>);
-  r.add("Pow", lowerElementwise<power>);
-  r.add("BitShift", lowerBitShift);
-  r.add("Max", lowerElementwise<variadic<MaximumFOp, MaxSIOp, MaxUIOp>>);
-  r.add("Min", lowerElementwise<variadic<MinimumFOp, MinSIOp, MinUIOp>>);
-  r.add("Sum", lowerElementwise<variadic<AddFOp, AddIOp>>);
-  r.add("Mean", lowerElementwise<variadic<AddFOp, AddIOp, AddIOp, true>>);
-  r.add("Relu", lowerElementwise<relu>);
-  r.add("LeakyRelu", lowerElementwise<leakyRelu>);
-  r.add("PRelu", lowerElementwise<pRelu>);
-  r.add("Elu", lowerElementwise<elu>);
-  r.add("Selu", lowerElementwise<selu>);
-  r.add("Celu", lowerElementwise<celu>);
-  r.add("ThresholdedRelu", lowerElementwise<thresholdedRelu>);
-  r.add("Shrink", lowerElementwise<shrink>);
-  r.add("Softplus", lowerElementwise<softplus>);
-  r.add("Softsign", lowerElementwise<softsign>);
-  r.add("Sigmoid", lowerElementwise<sigmoid>);
-  r.add("HardSigmoid", lowerElementwise<hardSigmoid>);
-  r.add("HardSwish", lowerElementwise<hardSwish>);
-  r.add("Gelu", lowerElementwise<gelu>);
-  r.add("Tanh", lowerElementwise<unaryFloat<math::TanhOp>>);
-  r.add("Erf", lowerElementwise<unaryFloat<math::ErfOp>>);
-  r.add("Exp", lowerElementwise<unaryFloat<math::ExpOp>>);
-  r.add("Log", lowerElementwise<unaryFloat<math::LogOp>>);
-  r.add("Sqrt", lowerElementwise<unaryFloat<math::SqrtOp>>);
-  r.add("Sin", lowerElementwise<unaryFloat<math::SinOp>>);
-  r.add("Cos", lowerElementwise<unaryFloat<math::CosOp>>);
-  r.add("Tan", lowerElementwise<unaryFloat<math::TanOp>>);
-  r.add("Asin", lowerElementwise<unaryFloat<math::AsinOp>>);
-  r.add("Acos", lowerElementwise<unaryFloat<math::AcosOp>>);
-  r.add("Atan", lowerElementwise<unaryFloat<math::AtanOp>>);
-  r.add("Sinh", lowerElementwise<unaryFloat<math::SinhOp>>);
-  r.add("Cosh", lowerElementwise<unaryFloat<math::CoshOp>>);
-  r.add("Asinh", lowerElementwise<unaryFloat<math::AsinhOp>>);
-  r.add("Acosh", lowerElementwise<unaryFloat<math::AcoshOp>>);
-  r.add("Atanh", lowerElementwise<unaryFloat<math::AtanhOp>>);
-  r.add("Abs", lowerElementwise<absolute>);
-  r.add("Neg", lowerElementwise<negate>);
-  r.add("Sign", lowerElementwise<sign>);
-  r.add("Floor", lowerElementwise<unaryFloat<math::FloorOp>>);
-  r.add("Ceil", lowerElementwise<unaryFloat<math::CeilOp>>);
-  r.add("Round", lowerElementwise<unaryFloat<math::RoundEvenOp>>);
-  r.add("Reciprocal", lowerElementwise<reciprocal>);
-  r.add("Clip", lowerElementwise<clip>);
-  r.add("IsNaN", lowerElementwise<isNaN>);
-  r.add("IsInf", lowerElementwise<isInf>);
-  r.add("Equal", lowerElementwise<compare<CmpFPredicate::OEQ, CmpIPredicate::eq>>);
-  r.add("Less", lowerElementwise<compare<CmpFPredicate::OLT, CmpIPredicate::slt,
-                                         CmpIPredicate::ult>>);
-  r.add("Greater", lowerElementwise<compare<CmpFPredicate::OGT, CmpIPredicate::sgt,
-                                            CmpIPredicate::ugt>>);
-  r.add("LessOrEqual",
-        lowerElementwise<compare<CmpFPredicate::OLE, CmpIPredicate::sle,
-                                 CmpIPredicate::ule>>);
-  r.add("GreaterOrEqual",
-        lowerElementwise<compare<CmpFPredicate::OGE, CmpIPredicate::sge,
-                                 CmpIPredicate::uge>>);
-  r.add("And", lowerElementwise<logical<AndIOp>>);
-  r.add("Or", lowerElementwise<logical<OrIOp>>);
-  r.add("Xor", lowerElementwise<logical<XOrIOp>>);
-  r.add("Not", lowerElementwise<logicalNot>);
-  r.add("Where", lowerElementwise<where>);
-  r.add("Cast", lowerElementwise<castElement>);
-  r.add("CastLike", lowerUnaryElementwise<castElement>);
+  r.add("Add", lowerElementwise<binary<AddFOp, AddIOp>>)
+      .work(work::perOutputElement(1))
+      .backward(1.0)
+      .gradient(gradients::add)
+      .followsInput();
+  r.add("Sub", lowerElementwise<binary<SubFOp, SubIOp>>)
+      .work(work::perOutputElement(1))
+      .backward(1.0)
+      .gradient(gradients::sub)
+      .followsInput();
+  r.add("Mul", lowerElementwise<binary<MulFOp, MulIOp>>)
+      .work(work::perOutputElement(1))
+      .backward(2.0)
+      .gradient(gradients::mul)
+      .followsInput();
+  r.add("Div", lowerElementwise<binary<DivFOp, DivSIOp, DivUIOp>>)
+      .work(work::perOutputElement(1))
+      .backward(2.0)
+      .gradient(gradients::div)
+      .followsInput();
+  r.add("Mod", lowerElementwise<mod>).work(work::perOutputElement(1));
+  r.add("Pow", lowerElementwise<power>)
+      .work(work::perOutputElement(4))
+      .backward(2.0)
+      .gradient(gradients::pow);
+  r.add("BitShift", lowerBitShift).work(work::perOutputElement(1));
+  r.add("Max", lowerElementwise<variadic<MaximumFOp, MaxSIOp, MaxUIOp>>)
+      .work(work::variadic())
+      .backward(1.0);
+  r.add("Min", lowerElementwise<variadic<MinimumFOp, MinSIOp, MinUIOp>>)
+      .work(work::variadic())
+      .backward(1.0);
+  r.add("Sum", lowerElementwise<variadic<AddFOp, AddIOp>>)
+      .work(work::variadic())
+      .backward(1.0);
+  r.add("Mean", lowerElementwise<variadic<AddFOp, AddIOp, AddIOp, true>>)
+      .work(work::variadic())
+      .backward(1.0);
+  r.add("Relu", lowerElementwise<relu>)
+      .work(work::perOutputElement(1))
+      .backward(1.0)
+      .gradient(gradients::relu)
+      .followsInput();
+  r.add("LeakyRelu", lowerElementwise<leakyRelu>)
+      .work(work::perOutputElement(1))
+      .backward(1.0)
+      .followsInput();
+  r.add("PRelu", lowerElementwise<pRelu>)
+      .work(work::perOutputElement(1))
+      .backward(2.0);
+  r.add("Elu", lowerElementwise<elu>)
+      .work(work::perOutputElement(4))
+      .backward(1.0)
+      .followsInput();
+  r.add("Selu", lowerElementwise<selu>)
+      .work(work::perOutputElement(4))
+      .backward(1.0)
+      .followsInput();
+  r.add("Celu", lowerElementwise<celu>)
+      .work(work::perOutputElement(4))
+      .backward(1.0)
+      .followsInput();
+  r.add("ThresholdedRelu", lowerElementwise<thresholdedRelu>)
+      .work(work::perOutputElement(1))
+      .backward(1.0);
+  r.add("Shrink", lowerElementwise<shrink>)
+      .work(work::perOutputElement(2))
+      .backward(1.0);
+  r.add("Softplus", lowerElementwise<softplus>)
+      .work(work::perOutputElement(4))
+      .backward(1.0)
+      .followsInput();
+  r.add("Softsign", lowerElementwise<softsign>)
+      .work(work::perOutputElement(4))
+      .backward(1.0)
+      .followsInput();
+  r.add("Sigmoid", lowerElementwise<sigmoid>)
+      .work(work::perOutputElement(4))
+      .backward(1.0)
+      .gradient(gradients::sigmoid)
+      .followsInput();
+  r.add("HardSigmoid", lowerElementwise<hardSigmoid>)
+      .work(work::perOutputElement(2))
+      .backward(1.0)
+      .followsInput();
+  r.add("HardSwish", lowerElementwise<hardSwish>)
+      .work(work::perOutputElement(2))
+      .backward(1.0)
+      .followsInput();
+  r.add("Gelu", lowerElementwise<gelu>)
+      .work(work::perOutputElement(8))
+      .backward(1.0)
+      .followsInput();
+  r.add("Tanh", lowerElementwise<unaryFloat<math::TanhOp>>)
+      .work(work::perOutputElement(4))
+      .backward(1.0)
+      .gradient(gradients::tanh)
+      .followsInput();
+  r.add("Erf", lowerElementwise<unaryFloat<math::ErfOp>>)
+      .work(work::perOutputElement(4))
+      .backward(1.0)
+      .gradient(gradients::erf)
+      .followsInput();
+  r.add("Exp", lowerElementwise<unaryFloat<math::ExpOp>>)
+      .work(work::perOutputElement(4))
+      .backward(1.0)
+      .gradient(gradients::exp)
+      .followsInput();
+  r.add("Log", lowerElementwise<unaryFloat<math::LogOp>>)
+      .work(work::perOutputElement(4))
+      .backward(1.0)
+      .followsInput();
+  r.add("Sqrt", lowerElementwise<unaryFloat<math::SqrtOp>>)
+      .work(work::perOutputElement(4))
+      .backward(1.0)
+      .gradient(gradients::sqrt)
+      .followsInput();
+  r.add("Sin", lowerElementwise<unaryFloat<math::SinOp>>)
+      .work(work::perOutputElement(4))
+      .backward(1.0);
+  r.add("Cos", lowerElementwise<unaryFloat<math::CosOp>>)
+      .work(work::perOutputElement(4))
+      .backward(1.0);
+  r.add("Tan", lowerElementwise<unaryFloat<math::TanOp>>)
+      .work(work::perOutputElement(4));
+  r.add("Asin", lowerElementwise<unaryFloat<math::AsinOp>>)
+      .work(work::perOutputElement(4));
+  r.add("Acos", lowerElementwise<unaryFloat<math::AcosOp>>)
+      .work(work::perOutputElement(4));
+  r.add("Atan", lowerElementwise<unaryFloat<math::AtanOp>>)
+      .work(work::perOutputElement(4));
+  r.add("Sinh", lowerElementwise<unaryFloat<math::SinhOp>>)
+      .work(work::perOutputElement(4));
+  r.add("Cosh", lowerElementwise<unaryFloat<math::CoshOp>>)
+      .work(work::perOutputElement(4));
+  r.add("Asinh", lowerElementwise<unaryFloat<math::AsinhOp>>)
+      .work(work::perOutputElement(4));
+  r.add("Acosh", lowerElementwise<unaryFloat<math::AcoshOp>>)
+      .work(work::perOutputElement(4));
+  r.add("Atanh", lowerElementwise<unaryFloat<math::AtanhOp>>)
+      .work(work::perOutputElement(4));
+  r.add("Abs", lowerElementwise<absolute>)
+      .work(work::perOutputElement(1))
+      .backward(1.0)
+      .followsInput();
+  r.add("Neg", lowerElementwise<negate>)
+      .work(work::perOutputElement(1))
+      .backward(1.0)
+      .gradient(gradients::neg)
+      .followsInput();
+  r.add("Sign", lowerElementwise<sign>)
+      .work(work::perOutputElement(1))
+      .backward(0.0);
+  r.add("Floor", lowerElementwise<unaryFloat<math::FloorOp>>)
+      .work(work::perOutputElement(1))
+      .backward(0.0);
+  r.add("Ceil", lowerElementwise<unaryFloat<math::CeilOp>>)
+      .work(work::perOutputElement(1))
+      .backward(0.0);
+  r.add("Round", lowerElementwise<unaryFloat<math::RoundEvenOp>>)
+      .work(work::perOutputElement(1))
+      .backward(0.0);
+  r.add("Reciprocal", lowerElementwise<reciprocal>)
+      .work(work::perOutputElement(1))
+      .followsInput();
+  r.add("Clip", lowerElementwise<clip>)
+      .work(work::perOutputElement(1))
+      .backward(1.0)
+      .followsInput();
+  r.add("IsNaN", lowerElementwise<isNaN>).work(work::perOutputElement(1));
+  r.add("IsInf", lowerElementwise<isInf>).work(work::perOutputElement(1));
+  r.add("Equal",
+        lowerElementwise<compare<CmpFPredicate::OEQ, CmpIPredicate::eq>>)
+      .work(work::perOutputElement(1))
+      .backward(0.0);
+  r.add(
+       "Less",
+       lowerElementwise<
+           compare<CmpFPredicate::OLT, CmpIPredicate::slt, CmpIPredicate::ult>>)
+      .work(work::perOutputElement(1))
+      .backward(0.0);
+  r.add(
+       "Greater",
+       lowerElementwise<
+           compare<CmpFPredicate::OGT, CmpIPredicate::sgt, CmpIPredicate::ugt>>)
+      .work(work::perOutputElement(1))
+      .backward(0.0);
+  r.add(
+       "LessOrEqual",
+       lowerElementwise<
+           compare<CmpFPredicate::OLE, CmpIPredicate::sle, CmpIPredicate::ule>>)
+      .work(work::perOutputElement(1))
+      .backward(0.0);
+  r.add(
+       "GreaterOrEqual",
+       lowerElementwise<
+           compare<CmpFPredicate::OGE, CmpIPredicate::sge, CmpIPredicate::uge>>)
+      .work(work::perOutputElement(1))
+      .backward(0.0);
+  r.add("And", lowerElementwise<logical<AndIOp>>)
+      .work(work::perOutputElement(1))
+      .backward(0.0);
+  r.add("Or", lowerElementwise<logical<OrIOp>>)
+      .work(work::perOutputElement(1))
+      .backward(0.0);
+  r.add("Xor", lowerElementwise<logical<XOrIOp>>)
+      .work(work::perOutputElement(1))
+      .backward(0.0);
+  r.add("Not", lowerElementwise<logicalNot>)
+      .work(work::perOutputElement(1))
+      .backward(0.0);
+  r.add("Where", lowerElementwise<where>)
+      .work(work::perOutputElement(1))
+      .backward(1.0)
+      .gradient(gradients::where);
+  r.add("Cast", lowerElementwise<castElement>)
+      .work(WorkRule::dataMovement())
+      .backward(1.0)
+      .followsInput();
+  r.add("CastLike", lowerUnaryElementwise<castElement>)
+      .work(WorkRule::dataMovement());
   // One generic over the output: any dims, dynamic ones included.
   r.allowDynamicDims({"Add",         "Sub",
                       "Mul",         "Div",
@@ -581,4 +734,10 @@ void placer::lowering::registerElementwiseLowerings(LoweringRegistry &r) {
                       "Xor",         "Not",
                       "Where",       "Cast",
                       "CastLike"});
+
+  // Known to the cost model and placement; no lowering yet.
+  r.add("BitwiseAnd", nullptr).work(work::perOutputElement(1));
+  r.add("BitwiseOr", nullptr).work(work::perOutputElement(1));
+  r.add("BitwiseNot", nullptr).work(work::perOutputElement(1));
+  r.add("Mish", nullptr).work(work::perOutputElement(4)).backward(1.0);
 }

@@ -42,9 +42,8 @@ Results lowerGatherElements(NodeLowering &n) {
       n.builder, n.getLoc(), outType,
       [&](OpBuilder &b, Location loc, ArrayRef<Value> ivs) -> Value {
         SmallVector<Value> at(ivs);
-        at[axis] = boundedIndex(b, loc,
-                                tensor::ExtractOp::create(b, loc, indices, ivs),
-                                extent);
+        at[axis] = boundedIndex(
+            b, loc, tensor::ExtractOp::create(b, loc, indices, ivs), extent);
         return tensor::ExtractOp::create(b, loc, data, at);
       }));
 }
@@ -111,7 +110,8 @@ scatterCombine(NodeLowering &n) {
   bool isUnsigned = n.isUnsignedInput(0);
   using Fn = std::function<Value(OpBuilder &, Location, Value, Value)>;
   if (reduction == "none")
-    return Fn([](OpBuilder &, Location, Value, Value update) { return update; });
+    return Fn(
+        [](OpBuilder &, Location, Value, Value update) { return update; });
   if (reduction == "add")
     return Fn([=](OpBuilder &b, Location l, Value old, Value update) {
       return floating ? Value(arith::AddFOp::create(b, l, old, update))
@@ -155,9 +155,8 @@ Results lowerScatterElements(NodeLowering &n) {
       n.builder, n.getLoc(), updateType.getShape(), data,
       [&](OpBuilder &b, Location loc, ArrayRef<Value> ivs, Value result) {
         SmallVector<Value> at(ivs);
-        at[axis] = boundedIndex(b, loc,
-                                tensor::ExtractOp::create(b, loc, indices, ivs),
-                                extent);
+        at[axis] = boundedIndex(
+            b, loc, tensor::ExtractOp::create(b, loc, indices, ivs), extent);
         Value update = tensor::ExtractOp::create(b, loc, updates, ivs);
         Value old = tensor::ExtractOp::create(b, loc, result, at);
         return Value(tensor::InsertOp::create(
@@ -218,16 +217,19 @@ Results lowerOneHot(NodeLowering &n) {
       b, loc, outType, [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
         SmallVector<Value> at(ivs);
         at.erase(at.begin() + axis);
-        Value raw = castScalar(nb, l, tensor::ExtractOp::create(nb, l, indices, at),
-                               nb.getI64Type());
+        Value raw =
+            castScalar(nb, l, tensor::ExtractOp::create(nb, l, indices, at),
+                       nb.getI64Type());
         Value depthValue =
             arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(depth));
         Value negative = arith::CmpIOp::create(
             nb, l, arith::CmpIPredicate::slt, raw,
             arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0)));
         raw = arith::SelectOp::create(
-            nb, l, negative, arith::AddIOp::create(nb, l, raw, depthValue), raw);
-        Value position = arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[axis]);
+            nb, l, negative, arith::AddIOp::create(nb, l, raw, depthValue),
+            raw);
+        Value position =
+            arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[axis]);
         Value hit = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, raw,
                                           position);
         return Value(arith::SelectOp::create(nb, l, hit, on, off));
@@ -267,8 +269,8 @@ Results lowerMaxUnpool(NodeLowering &n) {
   return single(forEachIndex(
       b, loc, type.getShape(), filled(b, loc, outType, 0),
       [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs, Value result) {
-        Value flat = boundedIndex(nb, l, tensor::ExtractOp::create(nb, l, indices, ivs),
-                                  total);
+        Value flat = boundedIndex(
+            nb, l, tensor::ExtractOp::create(nb, l, indices, ivs), total);
         SmallVector<Value> at(outType.getRank());
         for (int64_t d = outType.getRank() - 1; d >= 0; --d) {
           Value size = indexConstant(nb, l, pooled[d]);
@@ -299,13 +301,18 @@ Results lowerReverseSequence(NodeLowering &n) {
       [&](OpBuilder &b, Location loc, ArrayRef<Value> ivs) {
         Value length = arith::IndexCastOp::create(
             b, loc, b.getIndexType(),
-            castScalar(b, loc, tensor::ExtractOp::create(b, loc, lengths, ivs[batchAxis]),
-                       b.getI64Type()));
-        length = arith::MinSIOp::create(b, loc, length, indexConstant(b, loc, steps));
+            castScalar(
+                b, loc,
+                tensor::ExtractOp::create(b, loc, lengths, ivs[batchAxis]),
+                b.getI64Type()));
+        length = arith::MinSIOp::create(b, loc, length,
+                                        indexConstant(b, loc, steps));
         Value t = ivs[timeAxis];
         Value reversed = arith::SubIOp::create(
-            b, loc, arith::SubIOp::create(b, loc, length, t), indexConstant(b, loc, 1));
-        Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, t, length);
+            b, loc, arith::SubIOp::create(b, loc, length, t),
+            indexConstant(b, loc, 1));
+        Value inside =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, t, length);
         SmallVector<Value> at(ivs);
         at[timeAxis] = arith::SelectOp::create(b, loc, inside, reversed, t);
         return Value(tensor::ExtractOp::create(b, loc, x, at));
@@ -324,17 +331,18 @@ Results lowerCompress(NodeLowering &n) {
   RankedTensorType outType = n.getResultType();
   bool hasAxis = n.node.getAttrs().get("axis") != nullptr;
   if (!hasAxis) {
-    x = reshapeTo(b, loc, x,
-                  RankedTensorType::get({type.getNumElements()}, type.getElementType()));
+    x = reshapeTo(
+        b, loc, x,
+        RankedTensorType::get({type.getNumElements()}, type.getElementType()));
     type = cast<RankedTensorType>(x.getType());
   }
   int64_t rank = type.getRank();
   int64_t axis = hasAxis ? normalizeAxis(n.getInt("axis", 0), rank) : 0;
   if (axis < 0 || axis >= rank || outType.getRank() != rank)
     return n.fail("axis out of range");
-  int64_t length = std::min(
-      type.getDimSize(axis),
-      cast<RankedTensorType>(condition.getType()).getNumElements());
+  int64_t length =
+      std::min(type.getDimSize(axis),
+               cast<RankedTensorType>(condition.getType()).getNumElements());
   int64_t room = outType.getDimSize(axis);
   SmallVector<int64_t> sliceShape(type.getShape());
   sliceShape[axis] = 1;
@@ -344,35 +352,37 @@ Results lowerCompress(NodeLowering &n) {
     return single(init);
   auto loop = scf::ForOp::create(
       b, loc, indexConstant(b, loc, 0), indexConstant(b, loc, length),
-      indexConstant(b, loc, 1),
-      ValueRange{init, indexConstant(b, loc, 0)},
+      indexConstant(b, loc, 1), ValueRange{init, indexConstant(b, loc, 0)},
       [&](OpBuilder &lb, Location l, Value i, ValueRange carried) {
         Value result = carried[0], next = carried[1];
-        Value keep = castScalar(lb, l,
-                                tensor::ExtractOp::create(
-                                    lb, l, condition,
-                                    SmallVector<Value>(
-                                        cast<RankedTensorType>(condition.getType()).getRank(), i)),
-                                lb.getI1Type());
-        Value fits = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ult, next,
-                                           indexConstant(lb, l, room));
+        Value keep = castScalar(
+            lb, l,
+            tensor::ExtractOp::create(
+                lb, l, condition,
+                SmallVector<Value>(
+                    cast<RankedTensorType>(condition.getType()).getRank(), i)),
+            lb.getI1Type());
+        Value fits = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ult,
+                                           next, indexConstant(lb, l, room));
         auto branch = scf::IfOp::create(
             lb, l, arith::AndIOp::create(lb, l, keep, fits),
             [&](OpBuilder &tb, Location tl) {
               SmallVector<OpFoldResult> from(rank, tb.getIndexAttr(0)),
-                  to(rank, tb.getIndexAttr(0)), sizes, ones(rank, tb.getIndexAttr(1));
+                  to(rank, tb.getIndexAttr(0)), sizes,
+                  ones(rank, tb.getIndexAttr(1));
               for (int64_t size : sliceShape)
                 sizes.push_back(tb.getIndexAttr(size));
               from[axis] = i;
               to[axis] = next;
-              Value slice = tensor::ExtractSliceOp::create(tb, tl, sliceType, x, from,
-                                                           sizes, ones);
-              Value written = tensor::InsertSliceOp::create(tb, tl, slice, result, to,
-                                                            sizes, ones);
+              Value slice = tensor::ExtractSliceOp::create(tb, tl, sliceType, x,
+                                                           from, sizes, ones);
+              Value written = tensor::InsertSliceOp::create(
+                  tb, tl, slice, result, to, sizes, ones);
               scf::YieldOp::create(
                   tb, tl,
-                  ValueRange{written, arith::AddIOp::create(tb, tl, next,
-                                                            indexConstant(tb, tl, 1))});
+                  ValueRange{written,
+                             arith::AddIOp::create(tb, tl, next,
+                                                   indexConstant(tb, tl, 1))});
             },
             [&](OpBuilder &eb, Location el) {
               scf::YieldOp::create(eb, el, ValueRange{result, next});
@@ -391,26 +401,31 @@ Results lowerNonZero(NodeLowering &n) {
   auto type = cast<RankedTensorType>(x.getType());
   RankedTensorType outType = n.getResultType();
   int64_t rank = type.getRank();
-  if (outType.getRank() != 2 || outType.getDimSize(0) != std::max<int64_t>(rank, 1))
+  if (outType.getRank() != 2 ||
+      outType.getDimSize(0) != std::max<int64_t>(rank, 1))
     return n.fail("the output must be rank x count");
   int64_t room = outType.getDimSize(1);
   Value init = filled(b, loc, outType, 0);
   if (room == 0 || type.getNumElements() == 0)
     return single(init);
   // The carried value packs the result and the next free column.
-  Value counter = filled(b, loc, RankedTensorType::get({}, b.getIndexType()), 0);
+  Value counter =
+      filled(b, loc, RankedTensorType::get({}, b.getIndexType()), 0);
   SmallVector<Value> ivs;
-  std::function<SmallVector<Value>(OpBuilder &, Location, int64_t, ValueRange)> nest =
-      [&](OpBuilder &nb, Location l, int64_t d, ValueRange carried) -> SmallVector<Value> {
+  std::function<SmallVector<Value>(OpBuilder &, Location, int64_t, ValueRange)>
+      nest = [&](OpBuilder &nb, Location l, int64_t d,
+                 ValueRange carried) -> SmallVector<Value> {
     if (d == rank) {
-      Value result = carried[0], next = tensor::ExtractOp::create(nb, l, carried[1]);
+      Value result = carried[0],
+            next = tensor::ExtractOp::create(nb, l, carried[1]);
       Value v = tensor::ExtractOp::create(nb, l, x, ivs);
-      Value nonzero =
-          isFloat(v.getType())
-              ? Value(arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNE, v,
-                                            scalarConstant(nb, l, v.getType(), 0)))
-              : Value(arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ne, v,
-                                            scalarConstant(nb, l, v.getType(), 0)));
+      Value nonzero = isFloat(v.getType())
+                          ? Value(arith::CmpFOp::create(
+                                nb, l, arith::CmpFPredicate::UNE, v,
+                                scalarConstant(nb, l, v.getType(), 0)))
+                          : Value(arith::CmpIOp::create(
+                                nb, l, arith::CmpIPredicate::ne, v,
+                                scalarConstant(nb, l, v.getType(), 0)));
       Value fits = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, next,
                                          indexConstant(nb, l, room));
       auto branch = scf::IfOp::create(
@@ -420,11 +435,13 @@ Results lowerNonZero(NodeLowering &n) {
             for (int64_t r = 0; r < std::max<int64_t>(rank, 1); ++r) {
               Value index = rank == 0 ? indexConstant(tb, tl, 0) : ivs[r];
               written = tensor::InsertOp::create(
-                  tb, tl, arith::IndexCastOp::create(tb, tl, tb.getI64Type(), index),
+                  tb, tl,
+                  arith::IndexCastOp::create(tb, tl, tb.getI64Type(), index),
                   written, ValueRange{indexConstant(tb, tl, r), next});
             }
             Value count = tensor::InsertOp::create(
-                tb, tl, arith::AddIOp::create(tb, tl, next, indexConstant(tb, tl, 1)),
+                tb, tl,
+                arith::AddIOp::create(tb, tl, next, indexConstant(tb, tl, 1)),
                 carried[1], ValueRange{});
             scf::YieldOp::create(tb, tl, ValueRange{written, count});
           },
@@ -434,9 +451,9 @@ Results lowerNonZero(NodeLowering &n) {
       return SmallVector<Value>(branch.getResults());
     }
     auto loop = scf::ForOp::create(
-        nb, l, indexConstant(nb, l, 0), indexConstant(nb, l, type.getDimSize(d)),
-        indexConstant(nb, l, 1), carried,
-        [&](OpBuilder &lb, Location ll, Value iv, ValueRange args) {
+        nb, l, indexConstant(nb, l, 0),
+        indexConstant(nb, l, type.getDimSize(d)), indexConstant(nb, l, 1),
+        carried, [&](OpBuilder &lb, Location ll, Value iv, ValueRange args) {
           ivs.push_back(iv);
           SmallVector<Value> next = nest(lb, ll, d + 1, args);
           ivs.pop_back();
@@ -658,7 +675,7 @@ Results lowerUnique(NodeLowering &n) {
 
 } // namespace
 
-void placer::lowering::registerGatherScatterLowerings(LoweringRegistry &r) {
+void placer::lowering::registerGatherScatterOps(OpRegistry &r) {
   r.beginFamily(
       "Gather and scatter",
       "GatherElements, GatherND, OneHot, ReverseSequence: one generic over "
@@ -673,15 +690,17 @@ void placer::lowering::registerGatherScatterLowerings(LoweringRegistry &r) {
       "one pass writing values, first indices, inverse indices and counts. "
       "Negative indices wrap; "
       "indices out of range are clamped so that no access leaves a tensor.");
-  r.add("GatherElements", lowerGatherElements);
-  r.add("GatherND", lowerGatherND);
-  r.add("ScatterElements", lowerScatterElements);
-  r.add("Scatter", lowerScatterElements);
-  r.add("ScatterND", lowerScatterND);
-  r.add("OneHot", lowerOneHot);
-  r.add("MaxUnpool", lowerMaxUnpool);
-  r.add("ReverseSequence", lowerReverseSequence);
-  r.add("Compress", lowerCompress);
-  r.add("NonZero", lowerNonZero);
-  r.add("Unique", lowerUnique);
+  r.add("GatherElements", lowerGatherElements)
+      .work(WorkRule::sparseRead())
+      .backward(1.0);
+  r.add("GatherND", lowerGatherND).work(WorkRule::sparseRead()).backward(1.0);
+  r.add("ScatterElements", lowerScatterElements).work(WorkRule::dataMovement());
+  r.add("Scatter", lowerScatterElements).work(WorkRule::dataMovement());
+  r.add("ScatterND", lowerScatterND).work(WorkRule::dataMovement());
+  r.add("OneHot", lowerOneHot).work(WorkRule::dataMovement()).backward(0.0);
+  r.add("MaxUnpool", lowerMaxUnpool).work(WorkRule::dataMovement());
+  r.add("ReverseSequence", lowerReverseSequence).work(WorkRule::dataMovement());
+  r.add("Compress", lowerCompress).work(WorkRule::dataMovement());
+  r.add("NonZero", lowerNonZero).work(WorkRule::dataMovement()).backward(0.0);
+  r.add("Unique", lowerUnique).work(work::unique());
 }

@@ -30,246 +30,6 @@ using namespace mlir;
 using namespace placer;
 using namespace placer::graph;
 
-//===----------------------------------------------------------------------===//
-// NodeLowering helpers
-//===----------------------------------------------------------------------===//
-
-RankedTensorType NodeLowering::getResultType(unsigned i) {
-  if (!resultTypes.empty())
-    return resultTypes[i];
-  return cast<RankedTensorType>(getSignlessType(node.getOutputs()[i].getType()));
-}
-
-FailureOr<SmallVector<Value>>
-NodeLowering::lowerEachItem(ArrayRef<int64_t> operandBatchDims,
-                            ArrayRef<int64_t> resultBatchDims,
-                            ItemLoweringFn fn) {
-  OpBuilder &b = builder;
-  Location loc = getLoc();
-  Value count;
-  for (auto [i, dim] : llvm::enumerate(operandBatchDims))
-    if (dim >= 0 && hasOperand(i)) {
-      count = tensor::DimOp::create(b, loc, operands[i], dim);
-      break;
-    }
-  if (!count)
-    return fail("no operand has the batch dim");
-  // The outputs used, carried through the loop and filled item by item.
-  SmallVector<unsigned> produced;
-  SmallVector<Value> inits;
-  for (unsigned i = 0; i < node.getOutputs().size(); ++i)
-    if (wantsResult(i)) {
-      if (i >= resultBatchDims.size() || resultBatchDims[i] < 0)
-        return fail("output #" + Twine(i) + " has no batch dim");
-      produced.push_back(i);
-      inits.push_back(emptyResult(i));
-    }
-  bool itemFailed = false;
-  auto zero = arith::ConstantIndexOp::create(b, loc, 0);
-  auto one = arith::ConstantIndexOp::create(b, loc, 1);
-  // One item (size 1) of `value` along `dim`, at `item`.
-  auto itemSizes = [](OpBuilder &ob, Location l, Value value, int64_t dim) {
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(ob, l, value);
-    sizes[dim] = ob.getIndexAttr(1);
-    return sizes;
-  };
-  auto at = [](OpBuilder &ob, int64_t rank, int64_t dim, Value item) {
-    SmallVector<OpFoldResult> offsets(rank, ob.getIndexAttr(0));
-    offsets[dim] = item;
-    return offsets;
-  };
-  auto loop = scf::ForOp::create(
-      b, loc, zero, count, one, inits,
-      [&](OpBuilder &lb, Location l, Value item, ValueRange carried) {
-        NodeLowering single{lb, node, {}};
-        single.lowerRegion = lowerRegion;
-        single.inputElementTypes = inputElementTypes;
-        single.outputElementTypes = outputElementTypes;
-        single.symbolSizes = symbolSizes;
-        for (auto [i, operand] : llvm::enumerate(operands)) {
-          int64_t dim = i < operandBatchDims.size() ? operandBatchDims[i] : -1;
-          if (dim < 0 || !hasOperand(i)) {
-            single.operands.push_back(operand);
-            continue;
-          }
-          int64_t rank = cast<RankedTensorType>(operand.getType()).getRank();
-          single.operands.push_back(tensor::ExtractSliceOp::create(
-              lb, l, operand, at(lb, rank, dim, item),
-              itemSizes(lb, l, operand, dim),
-              SmallVector<OpFoldResult>(rank, lb.getIndexAttr(1))));
-        }
-        for (auto [i, output] : llvm::enumerate(node.getOutputs())) {
-          auto type =
-              dyn_cast<RankedTensorType>(getSignlessType(output.getType()));
-          if (!type) { // an omitted output: any type does
-            single.resultTypes.push_back(
-                RankedTensorType::get({}, lb.getF32Type()));
-            continue;
-          }
-          SmallVector<int64_t> shape(type.getShape());
-          if (i < resultBatchDims.size() && resultBatchDims[i] >= 0)
-            shape[resultBatchDims[i]] = 1;
-          single.resultTypes.push_back(type.clone(shape));
-        }
-        FailureOr<SmallVector<Value>> results = fn(single);
-        if (failed(results) || llvm::any_of(produced, [&](unsigned i) {
-              return i >= results->size();
-            })) {
-          itemFailed = true;
-          scf::YieldOp::create(lb, l, carried);
-          return;
-        }
-        SmallVector<Value> next;
-        for (auto [slot, i] : llvm::enumerate(produced)) {
-          Value part = (*results)[i];
-          int64_t rank = cast<RankedTensorType>(part.getType()).getRank();
-          next.push_back(tensor::InsertSliceOp::create(
-              lb, l, part, carried[slot],
-              at(lb, rank, resultBatchDims[i], item),
-              tensor::getMixedSizes(lb, l, part),
-              SmallVector<OpFoldResult>(rank, lb.getIndexAttr(1))));
-        }
-        scf::YieldOp::create(lb, l, next);
-      });
-  if (itemFailed)
-    return failure();
-  SmallVector<Value> results(node.getOutputs().size());
-  for (auto [slot, i] : llvm::enumerate(produced))
-    results[i] = loop.getResult(slot);
-  return results;
-}
-
-SmallVector<Value> NodeLowering::getResultDynamicSizes(unsigned i) {
-  RankedTensorType type = getResultType(i);
-  SmallVector<Value> sizes;
-  if (type.hasStaticShape())
-    return sizes;
-  // checkLowerable made sure every dynamic dim is named by a symbol of the
-  // function's arguments.
-  auto names = cast<ArrayAttr>((*node.getOutputDims())[i]);
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (type.isDynamicDim(d))
-      sizes.push_back(
-          symbolSizes->lookup(cast<StringAttr>(names[d]).getValue()));
-  return sizes;
-}
-
-Value NodeLowering::emptyResult(unsigned i) {
-  return lowering::emptyTensor(builder, getLoc(), getResultType(i),
-                               getResultDynamicSizes(i));
-}
-
-static bool isUnsignedInteger(Type type) {
-  auto integer = dyn_cast_or_null<IntegerType>(type);
-  return integer && integer.isUnsigned();
-}
-
-Region *NodeLowering::getSubgraph(StringRef name) {
-  std::optional<ArrayAttr> names = node.getSubgraphs();
-  if (!names)
-    return nullptr;
-  for (auto [i, attr] : llvm::enumerate(*names))
-    if (cast<StringAttr>(attr).getValue() == name && i < node.getBodies().size())
-      return &node.getBodies()[i];
-  return nullptr;
-}
-
-bool NodeLowering::wantsResult(unsigned i) {
-  return i < node.getOutputs().size() &&
-         isa<RankedTensorType>(node.getOutputs()[i].getType()) &&
-         !node.getOutputs()[i].use_empty();
-}
-
-bool NodeLowering::isUnsignedInput(unsigned i) const {
-  return i < inputElementTypes.size() && isUnsignedInteger(inputElementTypes[i]);
-}
-
-bool NodeLowering::isUnsignedResult(unsigned i) const {
-  return i < outputElementTypes.size() &&
-         isUnsignedInteger(outputElementTypes[i]);
-}
-
-Type placer::getSignlessType(Type type) {
-  auto element = [](Type t) -> Type {
-    if (isUnsignedInteger(t))
-      return IntegerType::get(t.getContext(), t.getIntOrFloatBitWidth());
-    return t;
-  };
-  if (auto tensor = dyn_cast<RankedTensorType>(type))
-    return tensor.clone(element(tensor.getElementType()));
-  return element(type);
-}
-
-bool NodeLowering::hasOperand(unsigned i) const {
-  return i < operands.size() && operands[i] &&
-         !isa<NoneType>(operands[i].getType());
-}
-
-int64_t NodeLowering::getInt(StringRef name, int64_t fallback) {
-  if (auto attr = node.getAttrs().getAs<IntegerAttr>(name))
-    return attr.getInt();
-  return fallback;
-}
-
-float NodeLowering::getFloat(StringRef name, float fallback) {
-  if (auto attr = node.getAttrs().getAs<FloatAttr>(name))
-    return attr.getValueAsDouble();
-  return fallback;
-}
-
-std::optional<SmallVector<int64_t>> NodeLowering::getInts(StringRef name) {
-  if (auto attr = node.getAttrs().getAs<DenseI64ArrayAttr>(name))
-    return SmallVector<int64_t>(attr.asArrayRef());
-  return std::nullopt;
-}
-
-StringRef NodeLowering::getString(StringRef name, StringRef fallback) {
-  if (auto attr = node.getAttrs().getAs<StringAttr>(name))
-    return attr.getValue();
-  return fallback;
-}
-
-std::optional<SmallVector<int64_t>> NodeLowering::getConstantInts(unsigned i) {
-  if (!hasOperand(i))
-    return std::nullopt;
-  DenseIntElementsAttr attr;
-  if (!matchPattern(operands[i], m_Constant(&attr)))
-    return std::nullopt;
-  SmallVector<int64_t> values;
-  for (const APInt &v : attr.getValues<APInt>())
-    values.push_back(v.getSExtValue());
-  return values;
-}
-
-std::optional<double> NodeLowering::getConstantScalar(unsigned i) {
-  if (!hasOperand(i))
-    return std::nullopt;
-  DenseElementsAttr attr;
-  if (!matchPattern(operands[i], m_Constant(&attr)))
-    return std::nullopt;
-  return getSingleValue(attr);
-}
-
-std::optional<double> placer::getSingleValue(DenseElementsAttr attr) {
-  if (attr.getNumElements() != 1)
-    return std::nullopt;
-  if (auto floats = dyn_cast<DenseFPElementsAttr>(attr))
-    return (*floats.value_begin<APFloat>()).convertToDouble();
-  if (auto ints = dyn_cast<DenseIntElementsAttr>(attr))
-    return static_cast<double>((*ints.value_begin<APInt>()).getSExtValue());
-  return std::nullopt;
-}
-
-LogicalResult NodeLowering::fail(const Twine &message) {
-  return node.emitError("cannot lower node '")
-         << node.getDisplayName() << "' (" << node.getOpType()
-         << "): " << message;
-}
-
-//===----------------------------------------------------------------------===//
-// The pass
-//===----------------------------------------------------------------------===//
-
 namespace {
 
 bool isDefaultDomain(NodeOp node) {
@@ -292,14 +52,37 @@ llvm::StringSet<> getArgumentSymbols(func::FuncOp func) {
 /// Why `node`'s types keep it from lowering, or "" when they do not: an
 /// unranked value, dynamic dims where its lowering takes none, or an
 /// output dim the input sizes do not determine.
-std::string checkTypes(NodeOp node, const LoweringEntry *entry,
+/// Why a value of `type` cannot lower ("" when it can): the lowering takes
+/// ranked tensors (and omitted optional inputs) only.
+std::string describeUnlowerableType(Type type) {
+  if (isa<NoneType, RankedTensorType>(type))
+    return "";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "has type " << type << ": "
+     << (isa<TensorType>(type) ? "a tensor of unknown rank"
+                               : "sequences, optionals and maps do not lower");
+  return text;
+}
+
+/// Why `node`'s operand or result types keep it from lowering, or "".
+std::string checkValueTypes(NodeOp node) {
+  for (auto [kind, values] :
+       {std::make_pair("input", ValueRange(node.getInputs())),
+        std::make_pair("output", ValueRange(node.getOutputs()))}) {
+    for (auto [i, value] : llvm::enumerate(values)) {
+      std::string why = describeUnlowerableType(value.getType());
+      if (!why.empty())
+        return (Twine(kind) + " #" + Twine(i) + " " + why).str();
+    }
+  }
+  return "";
+}
+
+/// Why `node`'s dynamic dims keep it from lowering, or "" (its types are
+/// tensors or none: checkValueTypes).
+std::string checkTypes(NodeOp node, const OpEntry *entry,
                        const llvm::StringSet<> &symbols) {
-  auto isTensorOrNone = [](Value v) {
-    return isa<NoneType, RankedTensorType>(v.getType());
-  };
-  if (!llvm::all_of(node.getInputs(), isTensorOrNone) ||
-      !llvm::all_of(node.getOutputs(), isTensorOrNone))
-    return "a value of unknown rank";
   auto isStatic = [](Value v) {
     auto ranked = dyn_cast<RankedTensorType>(v.getType());
     return !ranked || ranked.hasStaticShape();
@@ -334,17 +117,25 @@ std::string checkTypes(NodeOp node, const LoweringEntry *entry,
 LogicalResult checkLowerable(ModuleOp module) {
   // Op type -> its nodes, in first-seen order.
   std::vector<std::pair<std::string, SmallVector<std::string>>> unsupported;
-  SmallVector<std::string> badTypes;
+  SmallVector<std::string> badValues, badTypes;
   for (func::FuncOp func : module.getOps<func::FuncOp>()) {
+    for (auto [kind, types] :
+         {std::make_pair("argument", func.getArgumentTypes()),
+          std::make_pair("result", func.getResultTypes())})
+      for (auto [i, type] : llvm::enumerate(types)) {
+        std::string why = describeUnlowerableType(type);
+        if (!why.empty())
+          badValues.push_back("'@" + func.getName().str() + "' (" + kind +
+                              " #" + std::to_string(i) + " " + why + ")");
+      }
     llvm::StringSet<> symbols = getArgumentSymbols(func);
     func.walk([&](NodeOp node) {
       std::string type = node.getOpType().str();
       if (!isDefaultDomain(node))
         type = node.getDomain().str() + "." + type;
-      const LoweringEntry *entry =
-          isDefaultDomain(node)
-              ? getNodeLowerings().find(node.getOpType(), node.getVersion())
-              : nullptr;
+      const OpEntry *entry = getOnnxOps().find(node);
+      if (entry && !entry->lower)
+        entry = nullptr;
       if (!entry) {
         auto it = llvm::find_if(unsupported, [&](const auto &entry) {
           return entry.first == type;
@@ -353,13 +144,18 @@ LogicalResult checkLowerable(ModuleOp module) {
           it = unsupported.insert(unsupported.end(), {type, {}});
         it->second.push_back(node.getDisplayName().str());
       }
+      if (std::string why = checkValueTypes(node); !why.empty()) {
+        badValues.push_back("'" + node.getDisplayName().str() + "' (" + type +
+                            ": " + why + ")");
+        return;
+      }
       std::string why = checkTypes(node, entry, symbols);
       if (!why.empty())
         badTypes.push_back("'" + node.getDisplayName().str() + "' (" + type +
                            ": " + why + ")");
     });
   }
-  if (unsupported.empty() && badTypes.empty())
+  if (unsupported.empty() && badValues.empty() && badTypes.empty())
     return success();
   InFlightDiagnostic error = module.emitError("cannot lower to linalg:");
   if (!unsupported.empty()) {
@@ -374,6 +170,12 @@ LogicalResult checkLowerable(ModuleOp module) {
       error << ")";
       first = false;
     }
+    if (!badValues.empty() || !badTypes.empty())
+      error << ";";
+  }
+  if (!badValues.empty()) {
+    error << " values that do not lower at ";
+    llvm::interleaveComma(badValues, error);
     if (!badTypes.empty())
       error << ";";
   }
@@ -400,12 +202,12 @@ LogicalResult lowerConstants(func::FuncOp func, int64_t inlineLimit,
       updated.insert(name.getValue());
   for (ConstantOp constant : constants) {
     auto type = cast<RankedTensorType>(getSignlessType(constant.getType()));
-    int64_t bytes =
-        type.getNumElements() * graph::getElementByteSize(type.getElementType());
+    int64_t bytes = type.getNumElements() *
+                    graph::getElementByteSize(type.getElementType());
     auto elements = dyn_cast<ElementsAttr>(constant.getValue());
     OpBuilder builder(constant);
-    bool parameter = !constant.getNode() &&
-                     isa<FloatType>(type.getElementType());
+    bool parameter =
+        !constant.getNode() && isa<FloatType>(type.getElementType());
     if (elements && bytes <= inlineLimit && (inlineWeights || !parameter) &&
         !updated.contains(constant.getName())) {
       auto dense = dyn_cast<DenseElementsAttr>(elements);
@@ -551,9 +353,9 @@ LogicalResult lowerNode(NodeOp node, ProfileHooks *profile,
   OpBuilder builder(node);
   if (profile)
     profile->enter(builder, node);
-  NodeLowering lowering{builder, node,
-                        SmallVector<Value>(node.getInputs().begin(),
-                                           node.getInputs().end())};
+  NodeLowering lowering{
+      builder, node,
+      SmallVector<Value>(node.getInputs().begin(), node.getInputs().end())};
   for (Value input : node.getInputs())
     lowering.inputElementTypes.push_back(getElementTypeOrSelf(
         declaredTypes.lookup(input) ? declaredTypes.lookup(input)
@@ -570,8 +372,8 @@ LogicalResult lowerNode(NodeOp node, ProfileHooks *profile,
   // MLIR written by hand is not).
   if (node.getOutputs().empty())
     return lowering.fail("the node has no outputs");
-  LoweringFn fn =
-      getNodeLowerings().lookup(node.getOpType(), node.getVersion());
+  // checkLowerable made sure every node has a lowering.
+  LoweringFn fn = getOnnxOps().find(node)->lower;
   FailureOr<SmallVector<Value>> results = fn(lowering);
   if (failed(results))
     return failure();

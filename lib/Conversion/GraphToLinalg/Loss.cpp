@@ -44,7 +44,8 @@ FailureOr<Value> negativeLogLikelihood(NodeLowering &n, Value input,
   int64_t rank = targetType.getRank();
   MLIRContext *context = b.getContext();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, context);
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{lossType, lossType}, ValueRange{target},
       ValueRange{emptyTensor(b, loc, lossType), emptyTensor(b, loc, lossType)},
@@ -62,16 +63,17 @@ FailureOr<Value> negativeLogLikelihood(NodeLowering &n, Value input,
         Value inRange = arith::AndIOp::create(
             nb, l,
             arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, t, zero),
-            arith::CmpIOp::create(
-                nb, l, arith::CmpIPredicate::slt, t,
-                arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(classes))));
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, t,
+                                  arith::ConstantOp::create(
+                                      nb, l, nb.getI64IntegerAttr(classes))));
         Value valid = arith::AndIOp::create(
             nb, l, inRange,
             arith::XOrIOp::create(
                 nb, l, skip,
                 arith::ConstantOp::create(nb, l, nb.getBoolAttr(true))));
         Value c = arith::IndexCastOp::create(
-            nb, l, nb.getIndexType(), arith::SelectOp::create(nb, l, valid, t, zero));
+            nb, l, nb.getIndexType(),
+            arith::SelectOp::create(nb, l, valid, t, zero));
         SmallVector<Value> at = {linalg::IndexOp::create(nb, l, 0), c};
         for (int64_t d = 1; d < rank; ++d)
           at.push_back(linalg::IndexOp::create(nb, l, d));
@@ -94,7 +96,8 @@ FailureOr<Value> negativeLogLikelihood(NodeLowering &n, Value input,
     return reshapeTo(b, loc,
                      reduce(b, loc, v, all, 0.0,
                             [](OpBuilder &nb, Location l, Value x, Value acc) {
-                              return Value(arith::AddFOp::create(nb, l, x, acc));
+                              return Value(
+                                  arith::AddFOp::create(nb, l, x, acc));
                             }),
                      outType);
   };
@@ -103,7 +106,8 @@ FailureOr<Value> negativeLogLikelihood(NodeLowering &n, Value input,
     return total;
   return elementwise(b, loc, {total, sum(weights)}, outType,
                      [](OpBuilder &nb, Location l, ValueRange args) {
-                       return Value(arith::DivFOp::create(nb, l, args[0], args[1]));
+                       return Value(
+                           arith::DivFOp::create(nb, l, args[0], args[1]));
                      });
 }
 
@@ -111,8 +115,8 @@ Results lowerNegativeLogLikelihoodLoss(NodeLowering &n) {
   if (!isFloat(n.getResultType()))
     return n.fail("only floating-point losses are lowered");
   FailureOr<Value> loss = negativeLogLikelihood(
-      n, n.operands[0], n.operands[1], n.hasOperand(2) ? n.operands[2] : Value(),
-      n.getResultType());
+      n, n.operands[0], n.operands[1],
+      n.hasOperand(2) ? n.operands[2] : Value(), n.getResultType());
   if (failed(loss))
     return failure();
   return single(*loss);
@@ -141,7 +145,7 @@ Results lowerSoftmaxCrossEntropyLoss(NodeLowering &n) {
 
 } // namespace
 
-void placer::lowering::registerLossLowerings(LoweringRegistry &r) {
+void placer::lowering::registerLossOps(OpRegistry &r) {
   r.beginFamily(
       "Losses",
       "NegativeLogLikelihoodLoss: one generic over the target's shape reads "
@@ -149,6 +153,8 @@ void placer::lowering::registerLossLowerings(LoweringRegistry &r) {
       "ignore_index weighing 0; reduction none, sum or mean (weighted sum over "
       "the sum of weights). SoftmaxCrossEntropyLoss: LogSoftmax over the "
       "classes, then the same; the log-probabilities as its second output.");
-  r.add("NegativeLogLikelihoodLoss", lowerNegativeLogLikelihoodLoss);
-  r.add("SoftmaxCrossEntropyLoss", lowerSoftmaxCrossEntropyLoss);
+  r.add("NegativeLogLikelihoodLoss", lowerNegativeLogLikelihoodLoss)
+      .work(work::loss());
+  r.add("SoftmaxCrossEntropyLoss", lowerSoftmaxCrossEntropyLoss)
+      .work(work::loss());
 }

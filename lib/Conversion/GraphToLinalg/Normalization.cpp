@@ -21,8 +21,7 @@ namespace {
 
 /// Softmax / LogSoftmax over dimensions [axis, rank) for opset < 13 (the
 /// input is coerced to 2-D there) or over `axis` alone from 13.
-template <bool Log>
-Results lowerSoftmax(NodeLowering &n) {
+template <bool Log> Results lowerSoftmax(NodeLowering &n) {
   auto type = cast<RankedTensorType>(n.operands[0].getType());
   int64_t rank = type.getRank();
   bool modern = n.node.getVersion() >= 13;
@@ -57,28 +56,28 @@ Results lowerLayerNorm(NodeLowering &n) {
     return arith::AddFOp::create(nb, l, v, acc);
   };
   auto scaleBy = [&](Value sum) {
-    return elementwise(b, loc, {reshapeTo(b, loc, sum, keptType)}, keptType,
-                       [&](OpBuilder &nb, Location l, ValueRange args) {
-                         return Value(arith::DivFOp::create(
-                             nb, l, args[0], scalarConstant(nb, l, element, count)));
-                       });
+    return elementwise(
+        b, loc, {reshapeTo(b, loc, sum, keptType)}, keptType,
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          return Value(arith::DivFOp::create(
+              nb, l, args[0], scalarConstant(nb, l, element, count)));
+        });
   };
   Value x = n.operands[0];
   Value mean = scaleBy(reduce(b, loc, x, axes, 0.0, add));
-  Value centered = elementwise(b, loc, {x, mean}, type,
-                               [](OpBuilder &nb, Location l, ValueRange args) {
-                                 return Value(arith::SubFOp::create(
-                                     nb, l, args[0], args[1]));
-                               });
-  Value squares = elementwise(b, loc, {centered}, type,
-                              [](OpBuilder &nb, Location l, ValueRange args) {
-                                return Value(arith::MulFOp::create(
-                                    nb, l, args[0], args[0]));
-                              });
+  Value centered = elementwise(
+      b, loc, {x, mean}, type, [](OpBuilder &nb, Location l, ValueRange args) {
+        return Value(arith::SubFOp::create(nb, l, args[0], args[1]));
+      });
+  Value squares = elementwise(
+      b, loc, {centered}, type, [](OpBuilder &nb, Location l, ValueRange args) {
+        return Value(arith::MulFOp::create(nb, l, args[0], args[0]));
+      });
   Value variance = scaleBy(reduce(b, loc, squares, axes, 0.0, add));
   double epsilon = n.getFloat("epsilon", 1e-5f);
   Value invStdDev = elementwise(
-      b, loc, variance, keptType, [&](OpBuilder &nb, Location l, ValueRange args) {
+      b, loc, variance, keptType,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
         return Value(math::RsqrtOp::create(
             nb, l,
             arith::AddFOp::create(nb, l, args[0],
@@ -122,19 +121,19 @@ std::pair<Value, Value> moments(OpBuilder &b, Location loc, Value x,
     return arith::AddFOp::create(nb, l, v, acc);
   };
   auto average = [&](Value v) {
-    return elementwise(b, loc, reshapeTo(b, loc, reduce(b, loc, v, axes, 0.0, add),
-                                         keptType),
-                       keptType, [&](OpBuilder &nb, Location l, ValueRange args) {
-                         return Value(arith::DivFOp::create(
-                             nb, l, args[0], scalarConstant(nb, l, element, count)));
-                       });
+    return elementwise(
+        b, loc, reshapeTo(b, loc, reduce(b, loc, v, axes, 0.0, add), keptType),
+        keptType, [&](OpBuilder &nb, Location l, ValueRange args) {
+          return Value(arith::DivFOp::create(
+              nb, l, args[0], scalarConstant(nb, l, element, count)));
+        });
   };
   Value mean = average(x);
-  Value squares = elementwise(b, loc, {x, mean}, type,
-                              [](OpBuilder &nb, Location l, ValueRange args) {
-                                Value d = arith::SubFOp::create(nb, l, args[0], args[1]);
-                                return Value(arith::MulFOp::create(nb, l, d, d));
-                              });
+  Value squares = elementwise(
+      b, loc, {x, mean}, type, [](OpBuilder &nb, Location l, ValueRange args) {
+        Value d = arith::SubFOp::create(nb, l, args[0], args[1]);
+        return Value(arith::MulFOp::create(nb, l, d, d));
+      });
   return {mean, average(squares)};
 }
 
@@ -177,8 +176,8 @@ Results lowerTrainingBatchNorm(NodeLowering &n) {
   for (int64_t d = 2; d < type.getRank(); ++d)
     axes.push_back(d);
   auto [mean, var] = moments(b, loc, x, axes);
-  SmallVector<Value> results = {normalizeWith(b, loc, x, mean, var, n.operands[1],
-                                              n.operands[2],
+  SmallVector<Value> results = {normalizeWith(b, loc, x, mean, var,
+                                              n.operands[1], n.operands[2],
                                               n.getFloat("epsilon", 1e-5f))};
   double momentum = n.getFloat("momentum", 0.9f);
   Type element = type.getElementType();
@@ -195,8 +194,9 @@ Results lowerTrainingBatchNorm(NodeLowering &n) {
               nb, l,
               arith::MulFOp::create(nb, l, args[0],
                                     scalarConstant(nb, l, element, momentum)),
-              arith::MulFOp::create(nb, l, args[1],
-                                    scalarConstant(nb, l, element, 1 - momentum))));
+              arith::MulFOp::create(
+                  nb, l, args[1],
+                  scalarConstant(nb, l, element, 1 - momentum))));
         });
   }
   return results;
@@ -214,8 +214,8 @@ Results lowerInstanceNorm(NodeLowering &n) {
   for (int64_t d = 2; d < type.getRank(); ++d)
     axes.push_back(d);
   auto [mean, var] = moments(b, loc, x, axes);
-  return single(normalizeWith(b, loc, x, mean, var, n.operands[1], n.operands[2],
-                              n.getFloat("epsilon", 1e-5f)));
+  return single(normalizeWith(b, loc, x, mean, var, n.operands[1],
+                              n.operands[2], n.getFloat("epsilon", 1e-5f)));
 }
 
 /// MeanVarianceNormalization: (x - mean) / (sqrt(var) + 1e-9) over `axes`.
@@ -236,9 +236,11 @@ Results lowerMeanVarianceNorm(NodeLowering &n) {
   auto [mean, var] = moments(b, loc, x, axes);
   Type element = type.getElementType();
   return single(elementwise(
-      b, loc, {x, mean, var}, type, [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value std = arith::AddFOp::create(nb, l, math::SqrtOp::create(nb, l, args[2]),
-                                          scalarConstant(nb, l, element, 1e-9));
+      b, loc, {x, mean, var}, type,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value std =
+            arith::AddFOp::create(nb, l, math::SqrtOp::create(nb, l, args[2]),
+                                  scalarConstant(nb, l, element, 1e-9));
         return Value(arith::DivFOp::create(
             nb, l, arith::SubFOp::create(nb, l, args[0], args[1]), std));
       }));
@@ -266,7 +268,8 @@ Results lowerLRN(NodeLowering &n) {
           // Channel c - before + j, when inside [0, channels).
           Value c = arith::AddIOp::create(
               nb, l, arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[1]),
-              arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(j - before)));
+              arith::ConstantOp::create(nb, l,
+                                        nb.getI64IntegerAttr(j - before)));
           Value inside = arith::AndIOp::create(
               nb, l,
               arith::CmpIOp::create(
@@ -274,7 +277,8 @@ Results lowerLRN(NodeLowering &n) {
                   arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0))),
               arith::CmpIOp::create(
                   nb, l, arith::CmpIPredicate::slt, c,
-                  arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(channels))));
+                  arith::ConstantOp::create(nb, l,
+                                            nb.getI64IntegerAttr(channels))));
           Value safe = arith::SelectOp::create(
               nb, l, inside, c,
               arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0)));
@@ -282,14 +286,15 @@ Results lowerLRN(NodeLowering &n) {
           Value v = tensor::ExtractOp::create(nb, l, x, at);
           v = arith::SelectOp::create(nb, l, inside, v,
                                       scalarConstant(nb, l, element, 0));
-          sum = arith::AddFOp::create(nb, l, sum, arith::MulFOp::create(nb, l, v, v));
+          sum = arith::AddFOp::create(nb, l, sum,
+                                      arith::MulFOp::create(nb, l, v, v));
         }
         Value denom = math::PowFOp::create(
             nb, l,
             arith::AddFOp::create(
                 nb, l, scalarConstant(nb, l, element, bias),
-                arith::MulFOp::create(nb, l, sum,
-                                      scalarConstant(nb, l, element, alpha / size))),
+                arith::MulFOp::create(
+                    nb, l, sum, scalarConstant(nb, l, element, alpha / size))),
             scalarConstant(nb, l, element, beta));
         return Value(arith::DivFOp::create(
             nb, l, tensor::ExtractOp::create(nb, l, x, ivs), denom));
@@ -309,11 +314,12 @@ Results lowerBatchNorm(NodeLowering &n) {
   if (type.getRank() < 2)
     return n.fail("the input needs a channel dimension");
   MLIRContext *context = b.getContext();
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(type.getRank(), context);
-  AffineMap channel =
-      AffineMap::get(type.getRank(), 0, {getAffineDimExpr(1, context)}, context);
-  SmallVector<AffineMap> maps = {identity, channel, channel, channel, channel,
-                                 identity};
+  AffineMap identity =
+      AffineMap::getMultiDimIdentityMap(type.getRank(), context);
+  AffineMap channel = AffineMap::get(type.getRank(), 0,
+                                     {getAffineDimExpr(1, context)}, context);
+  SmallVector<AffineMap> maps = {identity, channel, channel,
+                                 channel,  channel, identity};
   SmallVector<utils::IteratorType> iterators(type.getRank(),
                                              utils::IteratorType::parallel);
   double epsilon = n.getFloat("epsilon", 1e-5f);
@@ -332,9 +338,8 @@ Results lowerBatchNorm(NodeLowering &n) {
                                       scalarConstant(nb, l, element, epsilon)));
             Value y = arith::MulFOp::create(
                 nb, l, arith::SubFOp::create(nb, l, args[0], args[3]), denom);
-            y = arith::AddFOp::create(nb, l,
-                                      arith::MulFOp::create(nb, l, y, args[1]),
-                                      args[2]);
+            y = arith::AddFOp::create(
+                nb, l, arith::MulFOp::create(nb, l, y, args[1]), args[2]);
             linalg::YieldOp::create(nb, l, y);
           })
           .getResult(0));
@@ -342,7 +347,7 @@ Results lowerBatchNorm(NodeLowering &n) {
 
 } // namespace
 
-void placer::lowering::registerNormalizationLowerings(LoweringRegistry &r) {
+void placer::lowering::registerNormalizationOps(OpRegistry &r) {
   r.beginFamily(
       "Normalization",
       "Softmax and LogSoftmax: max-reduce, exp, sum-reduce, divide (opset 13: "
@@ -352,11 +357,31 @@ void placer::lowering::registerNormalizationLowerings(LoweringRegistry &r) {
       "ones), InstanceNormalization, MeanVarianceNormalization: mean and "
       "variance reductions, then one elementwise generic. LRN: one generic "
       "summing the squares of the channel window.");
-  r.add("Softmax", lowerSoftmax<false>);
-  r.add("LogSoftmax", lowerSoftmax<true>);
-  r.add("LayerNormalization", lowerLayerNorm);
-  r.add("BatchNormalization", lowerBatchNorm);
-  r.add("InstanceNormalization", lowerInstanceNorm);
-  r.add("MeanVarianceNormalization", lowerMeanVarianceNorm);
-  r.add("LRN", lowerLRN);
+  r.add("Softmax", lowerSoftmax<false>)
+      .work(work::perInputElement(5))
+      .backward(1.0)
+      .gradient(gradients::softmax);
+  r.add("LogSoftmax", lowerSoftmax<true>)
+      .work(work::perInputElement(5))
+      .backward(1.0);
+  r.add("LayerNormalization", lowerLayerNorm)
+      .work(work::perInputElement(8))
+      .backward(2.0)
+      .gradient(gradients::layerNorm);
+  r.add("BatchNormalization", lowerBatchNorm)
+      .work(work::perInputElement(4))
+      .backward(2.0)
+      .gradient(gradients::batchNorm);
+  r.add("InstanceNormalization", lowerInstanceNorm)
+      .work(work::perInputElement(8))
+      .backward(2.0);
+  r.add("MeanVarianceNormalization", lowerMeanVarianceNorm)
+      .work(work::perInputElement(8))
+      .backward(2.0);
+  r.add("LRN", lowerLRN).work(work::perInputElement(8)).backward(2.0);
+
+  // Known to the cost model and placement; no lowering yet.
+  r.add("LpNormalization", nullptr)
+      .work(work::perInputElement(3))
+      .backward(2.0);
 }

@@ -28,11 +28,13 @@ Value alongAxis(OpBuilder &b, Location loc, Value v, int64_t rank,
   auto type = cast<RankedTensorType>(v.getType());
   if (type.getRank() != 1 || type.getDimSize(0) == 1 || rank == 0)
     return type.getNumElements() == 1
-               ? reshapeTo(b, loc, v, RankedTensorType::get({}, type.getElementType()))
+               ? reshapeTo(b, loc, v,
+                           RankedTensorType::get({}, type.getElementType()))
                : v;
   SmallVector<int64_t> shape(rank, 1);
   shape[axis] = type.getDimSize(0);
-  return reshapeTo(b, loc, v, RankedTensorType::get(shape, type.getElementType()));
+  return reshapeTo(b, loc, v,
+                   RankedTensorType::get(shape, type.getElementType()));
 }
 
 /// The integer range of `type` (signed, or unsigned when `isUnsigned`).
@@ -79,11 +81,10 @@ FailureOr<SmallVector<Value>> linearQuantInputs(NodeLowering &n) {
 FailureOr<int64_t> quantAxis(NodeLowering &n, int64_t rank) {
   int64_t axis = normalizeAxis(n.getInt("axis", 1), rank);
   auto scale = cast<RankedTensorType>(n.operands[1].getType());
-  if (scale.getNumElements() > 1 && (axis < 0 || axis >= rank ||
-                                     scale.getNumElements() !=
-                                         cast<RankedTensorType>(
-                                             n.operands[0].getType())
-                                             .getDimSize(axis)))
+  if (scale.getNumElements() > 1 &&
+      (axis < 0 || axis >= rank ||
+       scale.getNumElements() !=
+           cast<RankedTensorType>(n.operands[0].getType()).getDimSize(axis)))
     return n.fail("per-axis scales do not match the axis");
   return axis;
 }
@@ -100,12 +101,14 @@ Results lowerQuantizeLinear(NodeLowering &n) {
   bool zpUnsigned = n.isUnsignedInput(2);
   Type f = type.getElementType();
   return single(elementwise(
-      b, loc, *inputs, outType, [&](OpBuilder &nb, Location l, ValueRange args) {
+      b, loc, *inputs, outType,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
         Value scaled = arith::DivFOp::create(nb, l, args[0],
                                              castScalar(nb, l, args[1], f));
         Value zp = args.size() > 2 ? castScalar(nb, l, args[2], f, zpUnsigned)
                                    : scalarConstant(nb, l, f, 0);
-        return saturate(nb, l, scaled, zp, outType.getElementType(), isUnsigned);
+        return saturate(nb, l, scaled, zp, outType.getElementType(),
+                        isUnsigned);
       }));
 }
 
@@ -118,14 +121,15 @@ Results lowerDequantizeLinear(NodeLowering &n) {
   RankedTensorType outType = n.getResultType();
   bool xUnsigned = n.isUnsignedInput(0), zpUnsigned = n.isUnsignedInput(2);
   Type f = outType.getElementType();
-  return single(elementwise(
-      b, loc, *inputs, outType, [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value x = castScalar(nb, l, args[0], f, xUnsigned);
-        if (args.size() > 2)
-          x = arith::SubFOp::create(nb, l, x,
-                                    castScalar(nb, l, args[2], f, zpUnsigned));
-        return Value(arith::MulFOp::create(nb, l, x, args[1]));
-      }));
+  return single(
+      elementwise(b, loc, *inputs, outType,
+                  [&](OpBuilder &nb, Location l, ValueRange args) {
+                    Value x = castScalar(nb, l, args[0], f, xUnsigned);
+                    if (args.size() > 2)
+                      x = arith::SubFOp::create(
+                          nb, l, x, castScalar(nb, l, args[2], f, zpUnsigned));
+                    return Value(arith::MulFOp::create(nb, l, x, args[1]));
+                  }));
 }
 
 /// DynamicQuantizeLinear: uint8 with scale (max(0, x) - min(0, x)) / 255 and
@@ -141,35 +145,37 @@ Results lowerDynamicQuantizeLinear(NodeLowering &n) {
     all.push_back(d);
   auto extreme = [&](bool max) {
     // The range always holds 0.
-    return reduce(b, loc, x, all, 0.0,
-                  [max](OpBuilder &nb, Location l, Value v, Value acc) -> Value {
-                    return max ? Value(arith::MaximumFOp::create(nb, l, v, acc))
-                               : Value(arith::MinimumFOp::create(nb, l, v, acc));
-                  });
+    return reduce(
+        b, loc, x, all, 0.0,
+        [max](OpBuilder &nb, Location l, Value v, Value acc) -> Value {
+          return max ? Value(arith::MaximumFOp::create(nb, l, v, acc))
+                     : Value(arith::MinimumFOp::create(nb, l, v, acc));
+        });
   };
   Value lo = extreme(false), hi = extreme(true);
   RankedTensorType scaleType = n.getResultType(1), zpType = n.getResultType(2);
-  Value scale = elementwise(b, loc, {lo, hi}, scaleType,
-                            [&](OpBuilder &nb, Location l, ValueRange args) {
-                              return Value(arith::DivFOp::create(
-                                  nb, l,
-                                  arith::SubFOp::create(nb, l, args[1], args[0]),
-                                  scalarConstant(nb, l, f, 255)));
-                            });
+  Value scale =
+      elementwise(b, loc, {lo, hi}, scaleType,
+                  [&](OpBuilder &nb, Location l, ValueRange args) {
+                    return Value(arith::DivFOp::create(
+                        nb, l, arith::SubFOp::create(nb, l, args[1], args[0]),
+                        scalarConstant(nb, l, f, 255)));
+                  });
   Value zpFloat = elementwise(
-      b, loc, {lo, scale}, scaleType, [&](OpBuilder &nb, Location l, ValueRange args) {
+      b, loc, {lo, scale}, scaleType,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
         Value z = arith::NegFOp::create(
             nb, l, arith::DivFOp::create(nb, l, args[0], args[1]));
-        z = arith::MaximumFOp::create(
-            nb, l, math::RoundEvenOp::create(nb, l, z), scalarConstant(nb, l, f, 0));
-        return Value(arith::MinimumFOp::create(nb, l, z,
-                                               scalarConstant(nb, l, f, 255)));
+        z = arith::MaximumFOp::create(nb, l,
+                                      math::RoundEvenOp::create(nb, l, z),
+                                      scalarConstant(nb, l, f, 0));
+        return Value(
+            arith::MinimumFOp::create(nb, l, z, scalarConstant(nb, l, f, 255)));
       });
-  Value zp = elementwise(b, loc, zpFloat, zpType,
-                         [&](OpBuilder &nb, Location l, ValueRange args) {
-                           return castScalar(nb, l, args[0],
-                                             zpType.getElementType(), false, true);
-                         });
+  Value zp = elementwise(
+      b, loc, zpFloat, zpType, [&](OpBuilder &nb, Location l, ValueRange args) {
+        return castScalar(nb, l, args[0], zpType.getElementType(), false, true);
+      });
   RankedTensorType yType = n.getResultType(0);
   Value y = elementwise(
       b, loc, {x, scale, zpFloat}, yType,
@@ -192,17 +198,16 @@ Value widen(NodeLowering &n, unsigned i, unsigned zp, int64_t axis) {
   if (n.hasOperand(zp))
     inputs.push_back(alongAxis(b, loc, n.operands[zp], type.getRank(), axis));
   bool xUnsigned = n.isUnsignedInput(i), zpUnsigned = n.isUnsignedInput(zp);
-  return elementwise(b, loc, inputs, wideType,
-                     [&](OpBuilder &nb, Location l, ValueRange args) {
-                       Value v = castScalar(nb, l, args[0], nb.getI32Type(),
-                                            xUnsigned);
-                       if (args.size() > 1)
-                         v = arith::SubIOp::create(
-                             nb, l, v,
-                             castScalar(nb, l, args[1], nb.getI32Type(),
-                                        zpUnsigned));
-                       return v;
-                     });
+  return elementwise(
+      b, loc, inputs, wideType,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value v = castScalar(nb, l, args[0], nb.getI32Type(), xUnsigned);
+        if (args.size() > 1)
+          v = arith::SubIOp::create(
+              nb, l, v,
+              castScalar(nb, l, args[1], nb.getI32Type(), zpUnsigned));
+        return v;
+      });
 }
 
 RankedTensorType withI32(RankedTensorType type) {
@@ -238,17 +243,18 @@ Value requantize(NodeLowering &n, Value acc, unsigned scaleA, unsigned scaleB,
   RankedTensorType outType = n.getResultType();
   int64_t rank = outType.getRank();
   Type f = b.getF32Type();
-  SmallVector<Value> inputs = {acc, alongAxis(b, loc, n.operands[scaleA], rank, 0),
-                               alongAxis(b, loc, n.operands[scaleB], rank, axisB),
-                               alongAxis(b, loc, n.operands[scaleY], rank, 0),
-                               alongAxis(b, loc, n.operands[zpY], rank, 0)};
+  SmallVector<Value> inputs = {
+      acc, alongAxis(b, loc, n.operands[scaleA], rank, 0),
+      alongAxis(b, loc, n.operands[scaleB], rank, axisB),
+      alongAxis(b, loc, n.operands[scaleY], rank, 0),
+      alongAxis(b, loc, n.operands[zpY], rank, 0)};
   bool zpUnsigned = n.isUnsignedInput(zpY), isUnsigned = n.isUnsignedResult();
   return elementwise(
       b, loc, inputs, outType, [&](OpBuilder &nb, Location l, ValueRange args) {
         Value scale = arith::DivFOp::create(
             nb, l, arith::MulFOp::create(nb, l, args[1], args[2]), args[3]);
-        Value x = arith::MulFOp::create(nb, l, castScalar(nb, l, args[0], f),
-                                        scale);
+        Value x =
+            arith::MulFOp::create(nb, l, castScalar(nb, l, args[0], f), scale);
         return saturate(nb, l, x, castScalar(nb, l, args[4], f, zpUnsigned),
                         outType.getElementType(), isUnsigned);
       });
@@ -271,9 +277,9 @@ Results lowerQLinearConv(NodeLowering &n) {
   RankedTensorType outType = n.getResultType();
   Value input = widen(n, 0, 2, 1);
   Value weight = widen(n, 3, 5, 0);
-  FailureOr<Value> acc = convolve(n, input, weight,
-                                  n.hasOperand(8) ? n.operands[8] : Value(),
-                                  withI32(outType));
+  FailureOr<Value> acc =
+      convolve(n, input, weight, n.hasOperand(8) ? n.operands[8] : Value(),
+               withI32(outType));
   if (failed(acc))
     return failure();
   return single(requantize(n, *acc, 1, 4, 1, 6, 7));
@@ -281,10 +287,11 @@ Results lowerQLinearConv(NodeLowering &n) {
 
 } // namespace
 
-void placer::lowering::registerQuantizationLowerings(LoweringRegistry &r) {
+void placer::lowering::registerQuantizationOps(OpRegistry &r) {
   r.beginFamily(
       "Quantization",
-      "QuantizeLinear: saturate(round-half-even(x / scale) + zero point) to the "
+      "QuantizeLinear: saturate(round-half-even(x / scale) + zero point) to "
+      "the "
       "output's integer type; DequantizeLinear: (x - zero point) * scale; "
       "scales and zero points scalar or per axis. DynamicQuantizeLinear: "
       "uint8 over [min(0, x), max(0, x)]. MatMulInteger, ConvInteger: "
@@ -292,11 +299,13 @@ void placer::lowering::registerQuantizationLowerings(LoweringRegistry &r) {
       "products' lowerings on i32. QLinearMatMul, QLinearConv: the same "
       "accumulator requantized with scale_a * scale_b / scale_y (scale_b per "
       "output channel).");
-  r.add("QuantizeLinear", lowerQuantizeLinear);
-  r.add("DequantizeLinear", lowerDequantizeLinear);
-  r.add("DynamicQuantizeLinear", lowerDynamicQuantizeLinear);
-  r.add("MatMulInteger", lowerMatMulInteger);
-  r.add("ConvInteger", lowerConvInteger);
-  r.add("QLinearMatMul", lowerQLinearMatMul);
-  r.add("QLinearConv", lowerQLinearConv);
+  r.add("QuantizeLinear", lowerQuantizeLinear).work(work::perInputElement(4));
+  r.add("DequantizeLinear", lowerDequantizeLinear)
+      .work(work::perInputElement(2));
+  r.add("DynamicQuantizeLinear", lowerDynamicQuantizeLinear)
+      .work(work::perInputElement(6));
+  r.add("MatMulInteger", lowerMatMulInteger).work(work::matMul());
+  r.add("ConvInteger", lowerConvInteger).work(work::convInteger());
+  r.add("QLinearMatMul", lowerQLinearMatMul).work(work::matMul());
+  r.add("QLinearConv", lowerQLinearConv).work(work::qlinearConv());
 }

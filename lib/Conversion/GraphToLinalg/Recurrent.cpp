@@ -1,4 +1,5 @@
-//===- Recurrent.cpp - RNN, GRU, LSTM --------------------------------------===//
+//===- Recurrent.cpp - RNN, GRU, LSTM
+//--------------------------------------===//
 //
 // Per direction: the input projection X W^T + Wb of every step is one
 // product before the loop; an scf.for over the time steps carries the
@@ -37,39 +38,49 @@ struct Activation {
 Value activate(OpBuilder &b, Location loc, const Activation &f, Value x) {
   Type t = x.getType();
   auto c = [&](double v) { return scalarConstant(b, loc, t, v); };
-  auto mul = [&](Value p, Value q) { return Value(arith::MulFOp::create(b, loc, p, q)); };
-  auto add = [&](Value p, Value q) { return Value(arith::AddFOp::create(b, loc, p, q)); };
+  auto mul = [&](Value p, Value q) {
+    return Value(arith::MulFOp::create(b, loc, p, q));
+  };
+  auto add = [&](Value p, Value q) {
+    return Value(arith::AddFOp::create(b, loc, p, q));
+  };
   StringRef name = f.name;
   if (name == "Tanh")
     return math::TanhOp::create(b, loc, x);
   if (name == "Sigmoid")
     return arith::DivFOp::create(
         b, loc, c(1),
-        add(c(1), math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x))));
+        add(c(1),
+            math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x))));
   if (name == "Relu")
     return arith::MaximumFOp::create(b, loc, x, c(0));
   if (name == "Affine")
     return add(mul(c(f.alpha), x), c(f.beta));
   if (name == "LeakyRelu")
     return arith::SelectOp::create(
-        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x, c(0)),
-        x, mul(c(f.alpha), x));
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x, c(0)), x,
+        mul(c(f.alpha), x));
   if (name == "ThresholdedRelu")
     return arith::SelectOp::create(
-        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, c(f.alpha)),
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, c(f.alpha)),
         x, c(0));
   if (name == "ScaledTanh")
     return mul(c(f.alpha), math::TanhOp::create(b, loc, mul(c(f.beta), x)));
   if (name == "HardSigmoid")
     return arith::MinimumFOp::create(
         b, loc, c(1),
-        arith::MaximumFOp::create(b, loc, c(0), add(mul(c(f.alpha), x), c(f.beta))));
+        arith::MaximumFOp::create(b, loc, c(0),
+                                  add(mul(c(f.alpha), x), c(f.beta))));
   if (name == "Elu")
     return arith::SelectOp::create(
-        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x, c(0)),
-        x, mul(c(f.alpha), math::ExpM1Op::create(b, loc, x)));
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x, c(0)), x,
+        mul(c(f.alpha), math::ExpM1Op::create(b, loc, x)));
   if (name == "Softsign")
-    return arith::DivFOp::create(b, loc, x, add(c(1), math::AbsFOp::create(b, loc, x)));
+    return arith::DivFOp::create(b, loc, x,
+                                 add(c(1), math::AbsFOp::create(b, loc, x)));
   // Softplus
   return math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, x));
 }
@@ -113,9 +124,10 @@ FailureOr<Recurrence> readRecurrence(NodeLowering &n, CellKind kind) {
   // Activations: the defaults, or the attribute's per direction, with
   // alpha/beta handed out in order to the functions that take them.
   SmallVector<StringRef> defaults =
-      kind == CellKind::RNN   ? SmallVector<StringRef>{"Tanh"}
-      : kind == CellKind::GRU ? SmallVector<StringRef>{"Sigmoid", "Tanh"}
-                              : SmallVector<StringRef>{"Sigmoid", "Tanh", "Tanh"};
+      kind == CellKind::RNN ? SmallVector<StringRef>{"Tanh"}
+      : kind == CellKind::GRU
+          ? SmallVector<StringRef>{"Sigmoid", "Tanh"}
+          : SmallVector<StringRef>{"Sigmoid", "Tanh", "Tanh"};
   SmallVector<std::string> names;
   if (auto attr = n.node.getAttrs().getAs<ArrayAttr>("activations")) {
     for (Attribute a : attr)
@@ -139,15 +151,17 @@ FailureOr<Recurrence> readRecurrence(NodeLowering &n, CellKind kind) {
                       betas = floats("activation_beta");
   size_t nextAlpha = 0, nextBeta = 0;
   static const llvm::StringMap<std::pair<double, double>> parameters = {
-      {"Tanh", {0, 0}},          {"Sigmoid", {0, 0}},     {"Relu", {0, 0}},
-      {"Softsign", {0, 0}},      {"Softplus", {0, 0}},    {"Affine", {1, 0}},
-      {"LeakyRelu", {0.01, 0}},  {"ThresholdedRelu", {1, 0}},
-      {"ScaledTanh", {1, 1}},    {"HardSigmoid", {0.2, 0.5}},
+      {"Tanh", {0, 0}},         {"Sigmoid", {0, 0}},
+      {"Relu", {0, 0}},         {"Softsign", {0, 0}},
+      {"Softplus", {0, 0}},     {"Affine", {1, 0}},
+      {"LeakyRelu", {0.01, 0}}, {"ThresholdedRelu", {1, 0}},
+      {"ScaledTanh", {1, 1}},   {"HardSigmoid", {0.2, 0.5}},
       {"Elu", {1, 0}}};
   static const llvm::StringSet<> takesBeta = {"Affine", "ScaledTanh",
                                               "HardSigmoid"};
-  static const llvm::StringSet<> takesAlpha = {
-      "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu"};
+  static const llvm::StringSet<> takesAlpha = {"Affine",          "LeakyRelu",
+                                               "ThresholdedRelu", "ScaledTanh",
+                                               "HardSigmoid",     "Elu"};
   r.activations.resize(r.directions);
   for (size_t i = 0; i < names.size(); ++i) {
     auto it = parameters.find(names[i]);
@@ -179,15 +193,15 @@ Value sliceOf(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t offset,
   SmallVector<int64_t> shape(sizes);
   if (drop)
     shape.erase(shape.begin() + dim);
-  return tensor::ExtractSliceOp::create(b, loc, tensorOf(shape, type.getElementType()),
-                                        v, ValueRange{}, ValueRange{}, ValueRange{},
-                                        offsets, sizes, strides);
+  return tensor::ExtractSliceOp::create(
+      b, loc, tensorOf(shape, type.getElementType()), v, ValueRange{},
+      ValueRange{}, ValueRange{}, offsets, sizes, strides);
 }
 
 Value transpose2d(OpBuilder &b, Location loc, Value v) {
   auto type = cast<RankedTensorType>(v.getType());
-  auto outType = tensorOf({type.getDimSize(1), type.getDimSize(0)},
-                          type.getElementType());
+  auto outType =
+      tensorOf({type.getDimSize(1), type.getDimSize(0)}, type.getElementType());
   return linalg::TransposeOp::create(b, loc, v, emptyTensor(b, loc, outType),
                                      ArrayRef<int64_t>{1, 0})
       .getResult()[0];
@@ -199,27 +213,31 @@ Value reverseSequences(OpBuilder &b, Location loc, Value x, Value lengths) {
   auto type = cast<RankedTensorType>(x.getType());
   int64_t steps = type.getDimSize(0);
   Type element = type.getElementType();
-  return generate(b, loc, type, [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
-    Value length = lengths ? castScalar(nb, l,
-                                        tensor::ExtractOp::create(nb, l, lengths, ivs[1]),
-                                        nb.getI64Type())
-                           : Value(arith::ConstantOp::create(
-                                 nb, l, nb.getI64IntegerAttr(steps)));
-    Value s = arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[0]);
-    Value t = arith::SubIOp::create(
-        nb, l, arith::SubIOp::create(nb, l, length, s),
-        arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(1)));
-    Value inside = arith::CmpIOp::create(
-        nb, l, arith::CmpIPredicate::sge, t,
-        arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0)));
-    t = arith::SelectOp::create(nb, l, inside, t,
-                                arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0)));
-    SmallVector<Value> at(ivs);
-    at[0] = arith::IndexCastOp::create(nb, l, nb.getIndexType(), t);
-    return Value(arith::SelectOp::create(nb, l, inside,
-                                         tensor::ExtractOp::create(nb, l, x, at),
-                                         scalarConstant(nb, l, element, 0)));
-  });
+  return generate(
+      b, loc, type, [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
+        Value length =
+            lengths
+                ? castScalar(nb, l,
+                             tensor::ExtractOp::create(nb, l, lengths, ivs[1]),
+                             nb.getI64Type())
+                : Value(arith::ConstantOp::create(nb, l,
+                                                  nb.getI64IntegerAttr(steps)));
+        Value s = arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[0]);
+        Value t = arith::SubIOp::create(
+            nb, l, arith::SubIOp::create(nb, l, length, s),
+            arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(1)));
+        Value inside = arith::CmpIOp::create(
+            nb, l, arith::CmpIPredicate::sge, t,
+            arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0)));
+        t = arith::SelectOp::create(
+            nb, l, inside, t,
+            arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0)));
+        SmallVector<Value> at(ivs);
+        at[0] = arith::IndexCastOp::create(nb, l, nb.getIndexType(), t);
+        return Value(arith::SelectOp::create(
+            nb, l, inside, tensor::ExtractOp::create(nb, l, x, at),
+            scalarConstant(nb, l, element, 0)));
+      });
 }
 
 /// One direction over the whole sequence: returns Y [S, B, H], the last h
@@ -236,8 +254,8 @@ DirectionResult runDirection(NodeLowering &n, const Recurrence &r, int64_t d,
   Type element = xType.getElementType();
   int64_t S = r.steps, B = r.batch, H = r.hidden, G = r.gates;
   int64_t inputSize = xType.getDimSize(2);
-  Value w = sliceOf(b, loc, n.operands[1], 0, d, 1, true);     // [G H, I]
-  Value rw = sliceOf(b, loc, n.operands[2], 0, d, 1, true);    // [G H, H]
+  Value w = sliceOf(b, loc, n.operands[1], 0, d, 1, true);  // [G H, I]
+  Value rw = sliceOf(b, loc, n.operands[2], 0, d, 1, true); // [G H, H]
   Value wT = transpose2d(b, loc, w), rT = transpose2d(b, loc, rw);
   // Biases: Wb and Rb, zeros when B is absent.
   Value wb, rb;
@@ -252,7 +270,8 @@ DirectionResult runDirection(NodeLowering &n, const Recurrence &r, int64_t d,
   auto state = [&](unsigned operand) {
     if (!n.hasOperand(operand))
       return filled(b, loc, tensorOf({B, H}, element), 0);
-    return sliceOf(b, loc, n.operands[operand], r.batchFirst ? 1 : 0, d, 1, true);
+    return sliceOf(b, loc, n.operands[operand], r.batchFirst ? 1 : 0, d, 1,
+                   true);
   };
   Value h0 = state(5);
   Value c0 = r.kind == CellKind::LSTM ? state(6) : Value();
@@ -265,19 +284,21 @@ DirectionResult runDirection(NodeLowering &n, const Recurrence &r, int64_t d,
   auto flatType = tensorOf({S * B, inputSize}, element);
   Value projected = matmul(b, loc, reshapeTo(b, loc, x, flatType), wT,
                            tensorOf({S * B, G * H}, element));
-  projected = elementwise(b, loc, {projected, wb}, tensorOf({S * B, G * H}, element),
-                          [](OpBuilder &nb, Location l, ValueRange args) {
-                            return Value(arith::AddFOp::create(nb, l, args[0], args[1]));
-                          });
+  projected = elementwise(
+      b, loc, {projected, wb}, tensorOf({S * B, G * H}, element),
+      [](OpBuilder &nb, Location l, ValueRange args) {
+        return Value(arith::AddFOp::create(nb, l, args[0], args[1]));
+      });
   projected = reshapeTo(b, loc, projected, tensorOf({S, B, G * H}, element));
   auto stateType = tensorOf({B, H}, element);
   auto yType = tensorOf({S, B, H}, element);
   Value y0 = filled(b, loc, yType, 0);
   Value lengthColumn =
-      lengths ? reshapeTo(b, loc, lengths,
-                          tensorOf({B, 1}, cast<RankedTensorType>(lengths.getType())
-                                               .getElementType()))
-              : Value();
+      lengths
+          ? reshapeTo(b, loc, lengths,
+                      tensorOf({B, 1}, cast<RankedTensorType>(lengths.getType())
+                                           .getElementType()))
+          : Value();
   const SmallVector<Activation> &fns = r.activations[d];
   SmallVector<Value> inits = {h0, y0};
   if (c0)
@@ -291,16 +312,18 @@ DirectionResult runDirection(NodeLowering &n, const Recurrence &r, int64_t d,
         Value c = c0 ? carried[2] : Value();
         // This step's projection [B, G H] and h R^T [B, G H] + Rb.
         auto stepType = tensorOf({B, G * H}, element);
-        SmallVector<OpFoldResult> offsets = {t, lb.getIndexAttr(0), lb.getIndexAttr(0)};
-        SmallVector<OpFoldResult> sizes = {lb.getIndexAttr(1), lb.getIndexAttr(B),
-                                           lb.getIndexAttr(G * H)};
+        SmallVector<OpFoldResult> offsets = {t, lb.getIndexAttr(0),
+                                             lb.getIndexAttr(0)};
+        SmallVector<OpFoldResult> sizes = {
+            lb.getIndexAttr(1), lb.getIndexAttr(B), lb.getIndexAttr(G * H)};
         SmallVector<OpFoldResult> ones(3, lb.getIndexAttr(1));
-        Value xw = tensor::ExtractSliceOp::create(lb, l, stepType, projected, offsets,
-                                                  sizes, ones);
+        Value xw = tensor::ExtractSliceOp::create(lb, l, stepType, projected,
+                                                  offsets, sizes, ones);
         Value hr = matmul(lb, l, h, rT, stepType);
         hr = elementwise(lb, l, {hr, rb}, stepType,
                          [](OpBuilder &nb, Location ll, ValueRange args) {
-                           return Value(arith::AddFOp::create(nb, ll, args[0], args[1]));
+                           return Value(
+                               arith::AddFOp::create(nb, ll, args[0], args[1]));
                          });
         auto gate = [&](Value v, int64_t g) {
           return sliceOf(lb, l, v, 1, g * H, H, false);
@@ -308,8 +331,8 @@ DirectionResult runDirection(NodeLowering &n, const Recurrence &r, int64_t d,
         auto clipped = [&](OpBuilder &nb, Location ll, Value v) {
           if (!r.clip)
             return v;
-          v = arith::MaximumFOp::create(nb, ll, v,
-                                        scalarConstant(nb, ll, element, -*r.clip));
+          v = arith::MaximumFOp::create(
+              nb, ll, v, scalarConstant(nb, ll, element, -*r.clip));
           return Value(arith::MinimumFOp::create(
               nb, ll, v, scalarConstant(nb, ll, element, *r.clip)));
         };
@@ -323,47 +346,53 @@ DirectionResult runDirection(NodeLowering &n, const Recurrence &r, int64_t d,
         if (r.kind == CellKind::RNN) {
           newH = eltwise({gate(xw, 0), gate(hr, 0)},
                          [&](OpBuilder &nb, Location ll, ValueRange a) {
-                           return f(nb, ll, 0, arith::AddFOp::create(nb, ll, a[0], a[1]));
+                           return f(nb, ll, 0,
+                                    arith::AddFOp::create(nb, ll, a[0], a[1]));
                          });
         } else if (r.kind == CellKind::GRU) {
           // Gates z, r, h.
           auto sigmoidOf = [&](int64_t g) {
-            return eltwise({gate(xw, g), gate(hr, g)},
-                           [&](OpBuilder &nb, Location ll, ValueRange a) {
-                             return f(nb, ll, 0,
-                                      arith::AddFOp::create(nb, ll, a[0], a[1]));
-                           });
+            return eltwise({gate(xw, g), gate(hr, g)}, [&](OpBuilder &nb,
+                                                           Location ll,
+                                                           ValueRange a) {
+              return f(nb, ll, 0, arith::AddFOp::create(nb, ll, a[0], a[1]));
+            });
           };
           Value z = sigmoidOf(0), reset = sigmoidOf(1);
           Value candidate;
           if (r.linearBeforeReset) {
-            candidate = eltwise({gate(xw, 2), reset, gate(hr, 2)},
-                                [&](OpBuilder &nb, Location ll, ValueRange a) {
-                                  return f(nb, ll, 1,
-                                           arith::AddFOp::create(
-                                               nb, ll, a[0],
-                                               arith::MulFOp::create(nb, ll, a[1], a[2])));
-                                });
+            candidate = eltwise(
+                {gate(xw, 2), reset, gate(hr, 2)},
+                [&](OpBuilder &nb, Location ll, ValueRange a) {
+                  return f(nb, ll, 1,
+                           arith::AddFOp::create(
+                               nb, ll, a[0],
+                               arith::MulFOp::create(nb, ll, a[1], a[2])));
+                });
           } else {
             // (r . h) R_h^T + Rb_h.
-            Value rh = eltwise({reset, h}, [](OpBuilder &nb, Location ll, ValueRange a) {
-              return Value(arith::MulFOp::create(nb, ll, a[0], a[1]));
-            });
+            Value rh = eltwise(
+                {reset, h}, [](OpBuilder &nb, Location ll, ValueRange a) {
+                  return Value(arith::MulFOp::create(nb, ll, a[0], a[1]));
+                });
             Value rhT = sliceOf(lb, l, rT, 1, 2 * H, H, false); // [H, H]
             Value rhr = matmul(lb, l, rh, rhT, stateType);
-            candidate = eltwise({gate(xw, 2), rhr, sliceOf(lb, l, rb, 0, 2 * H, H, false)},
-                                [&](OpBuilder &nb, Location ll, ValueRange a) {
-                                  return f(nb, ll, 1,
-                                           arith::AddFOp::create(
-                                               nb, ll, a[0],
-                                               arith::AddFOp::create(nb, ll, a[1], a[2])));
-                                });
+            candidate = eltwise(
+                {gate(xw, 2), rhr, sliceOf(lb, l, rb, 0, 2 * H, H, false)},
+                [&](OpBuilder &nb, Location ll, ValueRange a) {
+                  return f(nb, ll, 1,
+                           arith::AddFOp::create(
+                               nb, ll, a[0],
+                               arith::AddFOp::create(nb, ll, a[1], a[2])));
+                });
           }
-          newH = eltwise({z, candidate, h}, [&](OpBuilder &nb, Location ll, ValueRange a) {
+          newH = eltwise({z, candidate, h}, [&](OpBuilder &nb, Location ll,
+                                                ValueRange a) {
             Value keep = arith::MulFOp::create(nb, ll, a[0], a[2]);
             Value take = arith::MulFOp::create(
                 nb, ll,
-                arith::SubFOp::create(nb, ll, scalarConstant(nb, ll, element, 1), a[0]),
+                arith::SubFOp::create(nb, ll,
+                                      scalarConstant(nb, ll, element, 1), a[0]),
                 a[1]);
             return Value(arith::AddFOp::create(nb, ll, take, keep));
           });
@@ -376,41 +405,47 @@ DirectionResult runDirection(NodeLowering &n, const Recurrence &r, int64_t d,
           auto pre = [&](int64_t g) {
             return eltwise({gate(xw, g), gate(hr, g)},
                            [](OpBuilder &nb, Location ll, ValueRange a) {
-                             return Value(arith::AddFOp::create(nb, ll, a[0], a[1]));
+                             return Value(
+                                 arith::AddFOp::create(nb, ll, a[0], a[1]));
                            });
           };
           auto withPeephole = [&](Value v, int64_t p, Value cell) {
-            return eltwise({v, peephole(p), cell},
-                           [&](OpBuilder &nb, Location ll, ValueRange a) {
-                             return f(nb, ll, 0,
-                                      arith::AddFOp::create(
-                                          nb, ll, a[0],
-                                          arith::MulFOp::create(nb, ll, a[1], a[2])));
-                           });
+            return eltwise(
+                {v, peephole(p), cell},
+                [&](OpBuilder &nb, Location ll, ValueRange a) {
+                  return f(nb, ll, 0,
+                           arith::AddFOp::create(
+                               nb, ll, a[0],
+                               arith::MulFOp::create(nb, ll, a[1], a[2])));
+                });
           };
           Value i = withPeephole(pre(0), 0, c);
           Value fg = withPeephole(pre(2), 2, c);
-          Value cand = eltwise({pre(3)}, [&](OpBuilder &nb, Location ll, ValueRange a) {
-            return f(nb, ll, 1, a[0]);
-          });
-          newC = eltwise({fg, c, i, cand}, [](OpBuilder &nb, Location ll, ValueRange a) {
-            return Value(arith::AddFOp::create(
-                nb, ll, arith::MulFOp::create(nb, ll, a[0], a[1]),
-                arith::MulFOp::create(nb, ll, a[2], a[3])));
-          });
+          Value cand =
+              eltwise({pre(3)}, [&](OpBuilder &nb, Location ll, ValueRange a) {
+                return f(nb, ll, 1, a[0]);
+              });
+          newC = eltwise(
+              {fg, c, i, cand}, [](OpBuilder &nb, Location ll, ValueRange a) {
+                return Value(arith::AddFOp::create(
+                    nb, ll, arith::MulFOp::create(nb, ll, a[0], a[1]),
+                    arith::MulFOp::create(nb, ll, a[2], a[3])));
+              });
           Value o = withPeephole(pre(1), 1, newC);
-          newH = eltwise({o, newC}, [&](OpBuilder &nb, Location ll, ValueRange a) {
-            return Value(arith::MulFOp::create(nb, ll, a[0], f(nb, ll, 2, a[1])));
-          });
+          newH =
+              eltwise({o, newC}, [&](OpBuilder &nb, Location ll, ValueRange a) {
+                return Value(
+                    arith::MulFOp::create(nb, ll, a[0], f(nb, ll, 2, a[1])));
+              });
         }
         // Steps past a sequence's length keep the state and output zeros.
         Value out = newH;
         if (lengthColumn) {
           Value step = arith::IndexCastOp::create(lb, l, lb.getI64Type(), t);
           auto live = [&](OpBuilder &nb, Location ll, Value length) {
-            return Value(arith::CmpIOp::create(nb, ll, arith::CmpIPredicate::slt, step,
-                                               castScalar(nb, ll, length,
-                                                          nb.getI64Type())));
+            return Value(arith::CmpIOp::create(
+                nb, ll, arith::CmpIPredicate::slt, step,
+                castScalar(nb, ll, length, nb.getI64Type())));
           };
           auto keepOld = [&](Value next, Value old) {
             return eltwise({next, old, lengthColumn},
@@ -419,11 +454,12 @@ DirectionResult runDirection(NodeLowering &n, const Recurrence &r, int64_t d,
                                  nb, ll, live(nb, ll, a[2]), a[0], a[1]));
                            });
           };
-          out = eltwise({newH, lengthColumn}, [&](OpBuilder &nb, Location ll,
-                                                  ValueRange a) {
-            return Value(arith::SelectOp::create(nb, ll, live(nb, ll, a[1]), a[0],
-                                                 scalarConstant(nb, ll, element, 0)));
-          });
+          out = eltwise({newH, lengthColumn},
+                        [&](OpBuilder &nb, Location ll, ValueRange a) {
+                          return Value(arith::SelectOp::create(
+                              nb, ll, live(nb, ll, a[1]), a[0],
+                              scalarConstant(nb, ll, element, 0)));
+                        });
           newH = keepOld(newH, h);
           if (newC)
             newC = keepOld(newC, c);
@@ -441,8 +477,7 @@ DirectionResult runDirection(NodeLowering &n, const Recurrence &r, int64_t d,
   return result;
 }
 
-template <CellKind Kind>
-Results lowerRecurrent(NodeLowering &n) {
+template <CellKind Kind> Results lowerRecurrent(NodeLowering &n) {
   FailureOr<Recurrence> r = readRecurrence(n, Kind);
   if (failed(r))
     return failure();
@@ -499,9 +534,8 @@ Results lowerRecurrent(NodeLowering &n) {
     SmallVector<int64_t> shape;
     for (int64_t p : perm)
       shape.push_back(type.getDimSize(p));
-    return linalg::TransposeOp::create(b, loc, v,
-                                       emptyTensor(b, loc, tensorOf(shape, element)),
-                                       perm)
+    return linalg::TransposeOp::create(
+               b, loc, v, emptyTensor(b, loc, tensorOf(shape, element)), perm)
         .getResult()[0];
   };
   SmallVector<Value> ys, hs, cs;
@@ -525,7 +559,7 @@ Results lowerRecurrent(NodeLowering &n) {
 
 } // namespace
 
-void placer::lowering::registerRecurrentLowerings(LoweringRegistry &r) {
+void placer::lowering::registerRecurrentOps(OpRegistry &r) {
   r.beginFamily(
       "Recurrent",
       "RNN, GRU (linear_before_reset), LSTM (peepholes): per direction, X W^T "
@@ -535,9 +569,15 @@ void placer::lowering::registerRecurrentLowerings(LoweringRegistry &r) {
       "each sequence length) and bidirectional; sequence_lens, initial "
       "states, layout 0 and 1, clip, every activation of the spec with "
       "activation_alpha/beta.");
-  r.add("RNN", lowerRecurrent<CellKind::RNN>);
-  r.add("GRU", lowerRecurrent<CellKind::GRU>);
-  r.add("LSTM", lowerRecurrent<CellKind::LSTM>);
+  r.add("RNN", lowerRecurrent<CellKind::RNN>)
+      .work(work::recurrent())
+      .backward(2.0);
+  r.add("GRU", lowerRecurrent<CellKind::GRU>)
+      .work(work::recurrent())
+      .backward(2.0);
+  r.add("LSTM", lowerRecurrent<CellKind::LSTM>)
+      .work(work::recurrent())
+      .backward(2.0);
   // A dynamic batch: one item at a time (lowerEachItem).
   r.allowDynamicDims({"RNN", "GRU", "LSTM"});
 }

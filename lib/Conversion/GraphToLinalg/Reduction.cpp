@@ -24,7 +24,8 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 /// The shape `shape` keeps with `axes` reduced to size 1.
-SmallVector<int64_t> keptShape(ArrayRef<int64_t> shape, ArrayRef<int64_t> axes) {
+SmallVector<int64_t> keptShape(ArrayRef<int64_t> shape,
+                               ArrayRef<int64_t> axes) {
   SmallVector<int64_t> kept(shape);
   for (int64_t a : axes)
     kept[a] = 1;
@@ -42,9 +43,8 @@ struct AxesChoice {
   Value runtimeMask;
 };
 
-FailureOr<SmallVector<int64_t>> normalizeAxes(NodeLowering &n,
-                                              ArrayRef<int64_t> axes,
-                                              int64_t rank) {
+FailureOr<SmallVector<int64_t>>
+normalizeAxes(NodeLowering &n, ArrayRef<int64_t> axes, int64_t rank) {
   SmallVector<int64_t> result;
   for (int64_t a : axes) {
     a = normalizeAxis(a, rank);
@@ -119,9 +119,10 @@ FailureOr<AxesChoice> reductionAxes(NodeLowering &n, RankedTensorType inType,
   }
   // Axes from the program's inputs: the static shapes tell which sets fit.
   bool keepDims = n.getInt("keepdims", 1);
-  int64_t count = cast<RankedTensorType>(n.operands[1].getType()).getNumElements();
-  choice.sets = axesSetsFor(inType.getShape(), outType.getShape(), count,
-                            keepDims);
+  int64_t count =
+      cast<RankedTensorType>(n.operands[1].getType()).getNumElements();
+  choice.sets =
+      axesSetsFor(inType.getShape(), outType.getShape(), count, keepDims);
   if (choice.sets.empty())
     return n.fail("no set of " + Twine(count) +
                   " axes turns the input's shape into the output's");
@@ -132,7 +133,8 @@ FailureOr<AxesChoice> reductionAxes(NodeLowering &n, RankedTensorType inType,
   Value mask = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
   Value one = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(1));
   Value zero = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
-  Value rankValue = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(rank));
+  Value rankValue =
+      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(rank));
   for (int64_t i = 0; i < count; ++i) {
     Value axis = extractI64(b, loc, n.operands[1], i);
     Value negative =
@@ -153,7 +155,16 @@ FailureOr<AxesChoice> reductionAxes(NodeLowering &n, RankedTensorType inType,
 }
 
 enum class ReduceKind {
-  Sum, Mean, Max, Min, Prod, SumSquare, L1, L2, LogSum, LogSumExp
+  Sum,
+  Mean,
+  Max,
+  Min,
+  Prod,
+  SumSquare,
+  L1,
+  L2,
+  LogSum,
+  LogSumExp
 };
 
 /// `input` reduced over `axes` with `kind`, in the shape of `outType`.
@@ -184,18 +195,19 @@ Value reduceAs(NodeLowering &n, Value input, ArrayRef<int64_t> axes,
     });
   if (kind == ReduceKind::LogSumExp) {
     // exp(x - max) keeps the sum finite; the max is added back after log.
-    max = reshapeTo(b, loc,
-                    reduce(b, loc, input, axes,
-                           -std::numeric_limits<double>::infinity(),
-                           [](OpBuilder &nb, Location l, Value x, Value acc) {
-                             return Value(arith::MaximumFOp::create(nb, l, x, acc));
-                           }),
-                    keptType);
-    input = elementwise(b, loc, {input, max}, inType,
-                        [](OpBuilder &nb, Location l, ValueRange args) {
-                          return Value(math::ExpOp::create(
-                              nb, l, arith::SubFOp::create(nb, l, args[0], args[1])));
-                        });
+    max = reshapeTo(
+        b, loc,
+        reduce(b, loc, input, axes, -std::numeric_limits<double>::infinity(),
+               [](OpBuilder &nb, Location l, Value x, Value acc) {
+                 return Value(arith::MaximumFOp::create(nb, l, x, acc));
+               }),
+        keptType);
+    input = elementwise(
+        b, loc, {input, max}, inType,
+        [](OpBuilder &nb, Location l, ValueRange args) {
+          return Value(math::ExpOp::create(
+              nb, l, arith::SubFOp::create(nb, l, args[0], args[1])));
+        });
   }
   if (axes.empty())
     return reshapeTo(b, loc, input, outType);
@@ -205,11 +217,13 @@ Value reduceAs(NodeLowering &n, Value input, ArrayRef<int64_t> axes,
     init = isUnsigned ? scalarConstant(b, loc, element, 0)
                       : scalarConstant(b, loc, element, -inf);
   else if (kind == ReduceKind::Min)
-    init = isUnsigned ? Value(arith::ConstantOp::create(
-                            b, loc,
-                            b.getIntegerAttr(element, APInt::getMaxValue(
-                                                          element.getIntOrFloatBitWidth()))))
-                      : scalarConstant(b, loc, element, inf);
+    init = isUnsigned
+               ? Value(arith::ConstantOp::create(
+                     b, loc,
+                     b.getIntegerAttr(
+                         element,
+                         APInt::getMaxValue(element.getIntOrFloatBitWidth()))))
+               : scalarConstant(b, loc, element, inf);
   else
     init = scalarConstant(b, loc, element, kind == ReduceKind::Prod ? 1 : 0);
   Value reduced = reduce(
@@ -275,8 +289,7 @@ Value reduceAs(NodeLowering &n, Value input, ArrayRef<int64_t> axes,
   return reshapeTo(b, loc, result, outType);
 }
 
-template <ReduceKind Kind>
-Results lowerReduce(NodeLowering &n) {
+template <ReduceKind Kind> Results lowerReduce(NodeLowering &n) {
   auto inType = cast<RankedTensorType>(n.operands[0].getType());
   RankedTensorType outType = n.getResultType();
   auto choice = reductionAxes(n, inType, outType);
@@ -307,10 +320,10 @@ Value beats(OpBuilder &b, Location loc, Value x, Value best, bool isMax,
     return arith::CmpFOp::create(b, loc, p, x, best);
   }
   using P = arith::CmpIPredicate;
-  P p = isUnsigned ? (isMax ? (orEqual ? P::uge : P::ugt)
-                            : (orEqual ? P::ule : P::ult))
-                   : (isMax ? (orEqual ? P::sge : P::sgt)
-                            : (orEqual ? P::sle : P::slt));
+  P p =
+      isUnsigned
+          ? (isMax ? (orEqual ? P::uge : P::ugt) : (orEqual ? P::ule : P::ult))
+          : (isMax ? (orEqual ? P::sge : P::sgt) : (orEqual ? P::sle : P::slt));
   return arith::CmpIOp::create(b, loc, p, x, best);
 }
 
@@ -332,20 +345,22 @@ Value argExtreme(NodeLowering &n, Value input, int64_t axis, bool isMax,
     outExprs.push_back(d == axis ? getAffineConstantExpr(0, context)
                                  : getAffineDimExpr(d, context));
   AffineMap outMap = AffineMap::get(rank, 0, outExprs, context);
-  SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, context),
-                                 outMap, outMap};
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  SmallVector<AffineMap> maps = {
+      AffineMap::getMultiDimIdentityMap(rank, context), outMap, outMap};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
   iterators[axis] = utils::IteratorType::reduction;
   double inf = std::numeric_limits<double>::infinity();
   bool isUnsigned = n.isUnsignedInput(0);
-  Value start = isUnsigned && isMax
-                    ? scalarConstant(b, loc, type.getElementType(), 0)
-                    : scalarConstant(b, loc, type.getElementType(),
-                                     isMax ? -inf : inf);
+  Value start =
+      isUnsigned && isMax
+          ? scalarConstant(b, loc, type.getElementType(), 0)
+          : scalarConstant(b, loc, type.getElementType(), isMax ? -inf : inf);
   if (isUnsigned && !isMax)
     start = arith::ConstantOp::create(
-        b, loc, b.getIntegerAttr(type.getElementType(),
-                                 APInt::getMaxValue(type.getElementTypeBitWidth())));
+        b, loc,
+        b.getIntegerAttr(type.getElementType(),
+                         APInt::getMaxValue(type.getElementTypeBitWidth())));
   Value valueInit =
       linalg::FillOp::create(b, loc, start, emptyTensor(b, loc, valueType))
           .getResult(0);
@@ -354,8 +369,8 @@ Value argExtreme(NodeLowering &n, Value input, int64_t axis, bool isMax,
       b, loc, TypeRange{valueType, indexType}, ValueRange{input},
       ValueRange{valueInit, indexInit}, maps, iterators,
       [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value i = arith::IndexCastOp::create(nb, l, nb.getI64Type(),
-                                             linalg::IndexOp::create(nb, l, axis));
+        Value i = arith::IndexCastOp::create(
+            nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, axis));
         // The first element always wins, so that an all -inf (or all
         // extreme) row still reports an index.
         Value first = arith::CmpIOp::create(
@@ -372,8 +387,7 @@ Value argExtreme(NodeLowering &n, Value input, int64_t axis, bool isMax,
   return generic.getResult(1);
 }
 
-template <bool IsMax>
-Results lowerArgExtreme(NodeLowering &n) {
+template <bool IsMax> Results lowerArgExtreme(NodeLowering &n) {
   auto type = cast<RankedTensorType>(n.operands[0].getType());
   int64_t axis = normalizeAxis(n.getInt("axis", 0), type.getRank());
   if (axis < 0 || axis >= type.getRank())
@@ -408,13 +422,13 @@ Results lowerHardmax(NodeLowering &n) {
   Type element = type.getElementType();
   Value result = elementwise(
       b, loc, index, workType, [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value i = arith::IndexCastOp::create(nb, l, nb.getI64Type(),
-                                             linalg::IndexOp::create(nb, l, axis));
+        Value i = arith::IndexCastOp::create(
+            nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, axis));
         Value hit =
             arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, i, args[0]);
-        return Value(arith::SelectOp::create(nb, l, hit,
-                                             scalarConstant(nb, l, element, 1),
-                                             scalarConstant(nb, l, element, 0)));
+        return Value(arith::SelectOp::create(
+            nb, l, hit, scalarConstant(nb, l, element, 1),
+            scalarConstant(nb, l, element, 0)));
       });
   return single(reshapeTo(b, loc, result, type));
 }
@@ -441,8 +455,8 @@ Results lowerTopK(NodeLowering &n) {
   SmallVector<AffineExpr> atM;
   for (int64_t d = 0; d < rank; ++d)
     atM.push_back(getAffineDimExpr(d == axis ? rank : d, context));
-  auto identity = AffineMap::getMultiDimIdentityMap(rank + 1, context)
-                      .getMajorSubMap(rank);
+  auto identity =
+      AffineMap::getMultiDimIdentityMap(rank + 1, context).getMajorSubMap(rank);
   SmallVector<utils::IteratorType> iterators(rank + 1,
                                              utils::IteratorType::parallel);
   iterators[rank] = utils::IteratorType::reduction;
@@ -451,8 +465,8 @@ Results lowerTopK(NodeLowering &n) {
       linalg::GenericOp::create(
           b, loc, TypeRange{placeType}, ValueRange{x, x},
           ValueRange{filled(b, loc, placeType, 0)},
-          SmallVector<AffineMap>{identity, AffineMap::get(rank + 1, 0, atM, context),
-                                 identity},
+          SmallVector<AffineMap>{
+              identity, AffineMap::get(rank + 1, 0, atM, context), identity},
           iterators,
           [&](OpBuilder &nb, Location l, ValueRange args) {
             Value i = linalg::IndexOp::create(nb, l, axis);
@@ -460,14 +474,17 @@ Results lowerTopK(NodeLowering &n) {
             Value before =
                 arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, m, i);
             Value wins = arith::OrIOp::create(
-                nb, l, beats(nb, l, args[1], args[0], largest, false, isUnsigned),
+                nb, l,
+                beats(nb, l, args[1], args[0], largest, false, isUnsigned),
                 arith::AndIOp::create(
                     nb, l, before,
                     isFloat(args[0].getType())
-                        ? Value(arith::CmpFOp::create(
-                              nb, l, arith::CmpFPredicate::OEQ, args[1], args[0]))
-                        : Value(arith::CmpIOp::create(
-                              nb, l, arith::CmpIPredicate::eq, args[1], args[0]))));
+                        ? Value(arith::CmpFOp::create(nb, l,
+                                                      arith::CmpFPredicate::OEQ,
+                                                      args[1], args[0]))
+                        : Value(arith::CmpIOp::create(nb, l,
+                                                      arith::CmpIPredicate::eq,
+                                                      args[1], args[0]))));
             Value count = arith::AddIOp::create(
                 nb, l, args[2],
                 arith::ExtUIOp::create(nb, l, nb.getI64Type(), wins));
@@ -484,10 +501,10 @@ Results lowerTopK(NodeLowering &n) {
       ValueRange{filled(b, loc, valuesType, 0), filled(b, loc, indicesType, 0)},
       SmallVector<AffineMap>{readMap, readMap, identity, identity}, iterators,
       [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value j = arith::IndexCastOp::create(nb, l, nb.getI64Type(),
-                                             linalg::IndexOp::create(nb, l, axis));
-        Value i = arith::IndexCastOp::create(nb, l, nb.getI64Type(),
-                                             linalg::IndexOp::create(nb, l, rank));
+        Value j = arith::IndexCastOp::create(
+            nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, axis));
+        Value i = arith::IndexCastOp::create(
+            nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, rank));
         Value hit =
             arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, args[1], j);
         linalg::YieldOp::create(
@@ -513,8 +530,8 @@ Value cumulativeSum(NodeLowering &n, Value x, int64_t axis, bool exclusive,
   SmallVector<utils::IteratorType> iterators(rank + 1,
                                              utils::IteratorType::parallel);
   iterators[rank] = utils::IteratorType::reduction;
-  auto identity = AffineMap::getMultiDimIdentityMap(rank + 1, context)
-                      .getMajorSubMap(rank);
+  auto identity =
+      AffineMap::getMultiDimIdentityMap(rank + 1, context).getMajorSubMap(rank);
   // The reduction loop runs over the axis's extent: the loop bounds come
   // from the input read at k, so the axis loop i and k both span it.
   return linalg::GenericOp::create(
@@ -530,11 +547,13 @@ Value cumulativeSum(NodeLowering &n, Value x, int64_t axis, bool exclusive,
                P p = reverse ? (exclusive ? P::ugt : P::uge)
                              : (exclusive ? P::ult : P::ule);
                Value take = arith::CmpIOp::create(nb, l, p, k, i);
-               Value sum = isFloat(args[0].getType())
-                               ? Value(arith::AddFOp::create(nb, l, args[1], args[0]))
-                               : Value(arith::AddIOp::create(nb, l, args[1], args[0]));
+               Value sum =
+                   isFloat(args[0].getType())
+                       ? Value(arith::AddFOp::create(nb, l, args[1], args[0]))
+                       : Value(arith::AddIOp::create(nb, l, args[1], args[0]));
                linalg::YieldOp::create(
-                   nb, l, Value(arith::SelectOp::create(nb, l, take, sum, args[1])));
+                   nb, l,
+                   Value(arith::SelectOp::create(nb, l, take, sum, args[1])));
              })
       .getResult(0);
 }
@@ -557,7 +576,8 @@ Results lowerCumSum(NodeLowering &n) {
   SmallVector<Value> candidates;
   SmallVector<int64_t> keys;
   for (int64_t a = 0; a < rank; ++a) {
-    candidates.push_back(cumulativeSum(n, n.operands[0], a, exclusive, reverse));
+    candidates.push_back(
+        cumulativeSum(n, n.operands[0], a, exclusive, reverse));
     keys.push_back(a);
   }
   Value axis = extractI64(b, loc, n.operands[1]);
@@ -567,14 +587,15 @@ Results lowerCumSum(NodeLowering &n) {
   axis = arith::SelectOp::create(
       b, loc, negative,
       arith::AddIOp::create(
-          b, loc, axis, arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(rank))),
+          b, loc, axis,
+          arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(rank))),
       axis);
   return single(selectByKey(b, loc, axis, keys, candidates));
 }
 
 } // namespace
 
-void placer::lowering::registerReductionLowerings(LoweringRegistry &r) {
+void placer::lowering::registerReductionOps(OpRegistry &r) {
   r.beginFamily(
       "Reductions",
       "`linalg.reduce` over the axes (attribute, or an input from opset 13/18; "
@@ -587,19 +608,40 @@ void placer::lowering::registerReductionLowerings(LoweringRegistry &r) {
       "element's place counted along the axis (O(n^2)), each output place "
       "takes its element. CumSum: a masked reduction loop (exclusive, "
       "reverse); an axis given at run time selects among one scan per axis.");
-  r.add("ReduceSum", lowerReduce<ReduceKind::Sum>);
-  r.add("ReduceMean", lowerReduce<ReduceKind::Mean>);
-  r.add("ReduceMax", lowerReduce<ReduceKind::Max>);
-  r.add("ReduceMin", lowerReduce<ReduceKind::Min>);
-  r.add("ReduceProd", lowerReduce<ReduceKind::Prod>);
-  r.add("ReduceSumSquare", lowerReduce<ReduceKind::SumSquare>);
-  r.add("ReduceL1", lowerReduce<ReduceKind::L1>);
-  r.add("ReduceL2", lowerReduce<ReduceKind::L2>);
-  r.add("ReduceLogSum", lowerReduce<ReduceKind::LogSum>);
-  r.add("ReduceLogSumExp", lowerReduce<ReduceKind::LogSumExp>);
-  r.add("ArgMax", lowerArgExtreme<true>);
-  r.add("ArgMin", lowerArgExtreme<false>);
-  r.add("Hardmax", lowerHardmax);
-  r.add("TopK", lowerTopK);
-  r.add("CumSum", lowerCumSum);
+  r.add("ReduceSum", lowerReduce<ReduceKind::Sum>)
+      .work(work::perInputElement(1))
+      .backward(1.0)
+      .gradient(gradients::reduceSum);
+  r.add("ReduceMean", lowerReduce<ReduceKind::Mean>)
+      .work(work::perInputElement(1))
+      .backward(1.0)
+      .gradient(gradients::reduceMean);
+  r.add("ReduceMax", lowerReduce<ReduceKind::Max>)
+      .work(work::perInputElement(1))
+      .backward(1.0);
+  r.add("ReduceMin", lowerReduce<ReduceKind::Min>)
+      .work(work::perInputElement(1))
+      .backward(1.0);
+  r.add("ReduceProd", lowerReduce<ReduceKind::Prod>)
+      .work(work::perInputElement(1));
+  r.add("ReduceSumSquare", lowerReduce<ReduceKind::SumSquare>)
+      .work(work::perInputElement(2))
+      .backward(1.0);
+  r.add("ReduceL1", lowerReduce<ReduceKind::L1>).work(work::perInputElement(1));
+  r.add("ReduceL2", lowerReduce<ReduceKind::L2>)
+      .work(work::perInputElement(2))
+      .backward(1.0);
+  r.add("ReduceLogSum", lowerReduce<ReduceKind::LogSum>)
+      .work(work::perInputElement(1));
+  r.add("ReduceLogSumExp", lowerReduce<ReduceKind::LogSumExp>)
+      .work(work::perInputElement(1));
+  r.add("ArgMax", lowerArgExtreme<true>)
+      .work(work::perInputElement(1))
+      .backward(0.0);
+  r.add("ArgMin", lowerArgExtreme<false>)
+      .work(work::perInputElement(1))
+      .backward(0.0);
+  r.add("Hardmax", lowerHardmax).work(work::perInputElement(5));
+  r.add("TopK", lowerTopK).work(work::topK());
+  r.add("CumSum", lowerCumSum).work(work::perInputElement(1)).backward(1.0);
 }

@@ -1,4 +1,5 @@
-//===- Resize.cpp - Resize and Upsample ------------------------------------===//
+//===- Resize.cpp - Resize and Upsample
+//------------------------------------===//
 //
 // One generic over the output. Per resized dimension, the output index maps
 // to a coordinate in the input (coordinate_transformation_mode) from the
@@ -43,20 +44,28 @@ Value inputCoordinate(OpBuilder &b, Location loc, const ResizeMode &m, Value x,
       b, loc, scalarConstant(b, loc, b.getF32Type(), in), scale);
   Type f = b.getF32Type();
   auto c = [&](double v) { return scalarConstant(b, loc, f, v); };
-  auto add = [&](Value a, Value v) { return Value(arith::AddFOp::create(b, loc, a, v)); };
-  auto sub = [&](Value a, Value v) { return Value(arith::SubFOp::create(b, loc, a, v)); };
-  auto mul = [&](Value a, Value v) { return Value(arith::MulFOp::create(b, loc, a, v)); };
-  auto div = [&](Value a, Value v) { return Value(arith::DivFOp::create(b, loc, a, v)); };
+  auto add = [&](Value a, Value v) {
+    return Value(arith::AddFOp::create(b, loc, a, v));
+  };
+  auto sub = [&](Value a, Value v) {
+    return Value(arith::SubFOp::create(b, loc, a, v));
+  };
+  auto mul = [&](Value a, Value v) {
+    return Value(arith::MulFOp::create(b, loc, a, v));
+  };
+  auto div = [&](Value a, Value v) {
+    return Value(arith::DivFOp::create(b, loc, a, v));
+  };
   StringRef mode = m.coordinates;
   if (mode == "asymmetric")
     return div(x, scale);
   auto isOne = [&]() {
-    return Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, length,
-                                       c(1)));
+    return Value(
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, length, c(1)));
   };
   if (mode == "align_corners")
-    return arith::SelectOp::create(
-        b, loc, isOne(), c(0), div(mul(x, c(in - 1)), sub(length, c(1))));
+    return arith::SelectOp::create(b, loc, isOne(), c(0),
+                                   div(mul(x, c(in - 1)), sub(length, c(1))));
   if (mode == "tf_half_pixel_for_nn")
     return div(add(x, c(0.5)), scale);
   if (mode == "pytorch_half_pixel")
@@ -82,7 +91,8 @@ SmallVector<Tap> tapsFor(OpBuilder &b, Location loc, const ResizeMode &m,
   Value i0 = arith::FPToSIOp::create(b, loc, b.getI64Type(), base);
   auto at = [&](int64_t offset) {
     return Value(arith::AddIOp::create(
-        b, loc, i0, arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(offset))));
+        b, loc, i0,
+        arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(offset))));
   };
   if (m.mode == "nearest") {
     // Whether the upper neighbour is the nearest one.
@@ -99,15 +109,23 @@ SmallVector<Tap> tapsFor(OpBuilder &b, Location loc, const ResizeMode &m,
     return {{arith::SelectOp::create(b, loc, upper, at(1), at(0)), c(1)}};
   }
   if (m.mode == "linear")
-    return {{at(0), arith::SubFOp::create(b, loc, c(1), ratio)}, {at(1), ratio}};
+    return {{at(0), arith::SubFOp::create(b, loc, c(1), ratio)},
+            {at(1), ratio}};
   // cubic: Keys' kernel with coefficient a.
   double a = m.cubicA;
-  auto mul = [&](Value x, Value y) { return Value(arith::MulFOp::create(b, loc, x, y)); };
-  auto add = [&](Value x, Value y) { return Value(arith::AddFOp::create(b, loc, x, y)); };
-  auto sub = [&](Value x, Value y) { return Value(arith::SubFOp::create(b, loc, x, y)); };
+  auto mul = [&](Value x, Value y) {
+    return Value(arith::MulFOp::create(b, loc, x, y));
+  };
+  auto add = [&](Value x, Value y) {
+    return Value(arith::AddFOp::create(b, loc, x, y));
+  };
+  auto sub = [&](Value x, Value y) {
+    return Value(arith::SubFOp::create(b, loc, x, y));
+  };
   // Outer taps (distance d in [1, 2]): ((a d - 5a) d + 8a) d - 4a.
   auto outer = [&](Value d) {
-    return sub(mul(add(mul(sub(mul(c(a), d), c(5 * a)), d), c(8 * a)), d), c(4 * a));
+    return sub(mul(add(mul(sub(mul(c(a), d), c(5 * a)), d), c(8 * a)), d),
+               c(4 * a));
   };
   // Inner taps (distance d in [0, 1]): ((a + 2) d - (a + 3)) d d + 1.
   auto inner = [&](Value d) {
@@ -125,10 +143,12 @@ SmallVector<Tap> tapsFor(OpBuilder &b, Location loc, const ResizeMode &m,
       using P = arith::CmpIPredicate;
       Value inside = arith::AndIOp::create(
           b, loc,
-          arith::CmpIOp::create(b, loc, P::sge, tap.index,
-                                arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0))),
-          arith::CmpIOp::create(b, loc, P::slt, tap.index,
-                                arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(in))));
+          arith::CmpIOp::create(
+              b, loc, P::sge, tap.index,
+              arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0))),
+          arith::CmpIOp::create(
+              b, loc, P::slt, tap.index,
+              arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(in))));
       tap.weight = arith::SelectOp::create(b, loc, inside, tap.weight, c(0));
       total = add(total, tap.weight);
     }
@@ -154,9 +174,9 @@ Results lowerResize(NodeLowering &n) {
   // Opset 10 Resize and Upsample: asymmetric coordinates, floor-rounding
   // nearest.
   bool legacy = upsample || version < 11;
-  m.coordinates = legacy ? StringRef("asymmetric")
-                         : n.getString("coordinate_transformation_mode",
-                                       "half_pixel");
+  m.coordinates =
+      legacy ? StringRef("asymmetric")
+             : n.getString("coordinate_transformation_mode", "half_pixel");
   m.nearest = legacy ? StringRef("floor")
                      : n.getString("nearest_mode", "round_prefer_floor");
   m.cubicA = n.getFloat("cubic_coeff_a", -0.75f);
@@ -167,8 +187,8 @@ Results lowerResize(NodeLowering &n) {
   if (m.mode != "nearest" && m.mode != "linear" && m.mode != "cubic")
     return n.fail("unknown mode '" + m.mode + "'");
   static constexpr StringLiteral modes[] = {
-      "half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
-      "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+      "half_pixel", "pytorch_half_pixel",   "align_corners",
+      "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
   if (!llvm::is_contained(modes, m.coordinates))
     return n.fail("unknown coordinate_transformation_mode '" + m.coordinates +
                   "'");
@@ -219,15 +239,18 @@ Results lowerResize(NodeLowering &n) {
         Value outside = arith::ConstantOp::create(nb, l, nb.getBoolAttr(false));
         for (int64_t d = 0; d < rank; ++d) {
           if (!resized[d]) {
-            taps[d] = {{arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[d]),
-                        scalarConstant(nb, l, f, 1)}};
+            taps[d] = {
+                {arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[d]),
+                 scalarConstant(nb, l, f, 1)}};
             continue;
           }
           int64_t in = inType.getDimSize(d);
           Value xr = arith::UIToFPOp::create(
-              nb, l, f, arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[d]));
-          Value xo = inputCoordinate(nb, l, m, xr, scaleOf[d], in,
-                                     outType.getDimSize(d), roiStart[d], roiEnd[d]);
+              nb, l, f,
+              arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[d]));
+          Value xo =
+              inputCoordinate(nb, l, m, xr, scaleOf[d], in,
+                              outType.getDimSize(d), roiStart[d], roiEnd[d]);
           if (crop)
             outside = arith::OrIOp::create(
                 nb, l, outside,
@@ -255,10 +278,13 @@ Results lowerResize(NodeLowering &n) {
                     arith::ConstantOp::create(
                         nb, l, nb.getI64IntegerAttr(inType.getDimSize(d) - 1))),
                 arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0)));
-            at.push_back(arith::IndexCastOp::create(nb, l, nb.getIndexType(), clamped));
+            at.push_back(
+                arith::IndexCastOp::create(nb, l, nb.getIndexType(), clamped));
           }
-          Value v = castScalar(nb, l, tensor::ExtractOp::create(nb, l, x, at), f);
-          sum = arith::AddFOp::create(nb, l, sum, arith::MulFOp::create(nb, l, v, weight));
+          Value v =
+              castScalar(nb, l, tensor::ExtractOp::create(nb, l, x, at), f);
+          sum = arith::AddFOp::create(nb, l, sum,
+                                      arith::MulFOp::create(nb, l, v, weight));
           int64_t d = rank - 1;
           while (d >= 0 && ++pick[d] == taps[d].size())
             pick[d--] = 0;
@@ -266,9 +292,8 @@ Results lowerResize(NodeLowering &n) {
             break;
         }
         if (crop)
-          sum = arith::SelectOp::create(nb, l, outside,
-                                        scalarConstant(nb, l, f, m.extrapolation),
-                                        sum);
+          sum = arith::SelectOp::create(
+              nb, l, outside, scalarConstant(nb, l, f, m.extrapolation), sum);
         return castScalar(nb, l, sum, element);
       }));
 }
@@ -282,16 +307,18 @@ Value reflect(OpBuilder &b, Location loc, Value x, double low, double high) {
   if (span <= 0)
     return c(0);
   // Distance from low folded over a period of 2 span.
-  Value d = math::AbsFOp::create(b, loc, arith::SubFOp::create(b, loc, x, c(low)));
-  Value flips = math::FloorOp::create(b, loc, arith::DivFOp::create(b, loc, d, c(span)));
-  Value extra = arith::SubFOp::create(b, loc, d,
-                                      arith::MulFOp::create(b, loc, flips, c(span)));
-  Value even = arith::CmpFOp::create(
-      b, loc, arith::CmpFPredicate::OEQ,
-      arith::RemFOp::create(b, loc, flips, c(2)), c(0));
-  return arith::SelectOp::create(
-      b, loc, even, arith::AddFOp::create(b, loc, extra, c(low)),
-      arith::SubFOp::create(b, loc, c(high), extra));
+  Value d =
+      math::AbsFOp::create(b, loc, arith::SubFOp::create(b, loc, x, c(low)));
+  Value flips =
+      math::FloorOp::create(b, loc, arith::DivFOp::create(b, loc, d, c(span)));
+  Value extra = arith::SubFOp::create(
+      b, loc, d, arith::MulFOp::create(b, loc, flips, c(span)));
+  Value even =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                            arith::RemFOp::create(b, loc, flips, c(2)), c(0));
+  return arith::SelectOp::create(b, loc, even,
+                                 arith::AddFOp::create(b, loc, extra, c(low)),
+                                 arith::SubFOp::create(b, loc, c(high), extra));
 }
 
 /// GridSample (4-D): each output pixel samples the input at the grid's
@@ -315,7 +342,9 @@ Results lowerGridSample(NodeLowering &n) {
   Type f = b.getF32Type();
   int64_t sizes[2] = {inType.getDimSize(3), inType.getDimSize(2)}; // W, H
   ResizeMode taps;
-  taps.mode = mode == "bilinear" ? "linear" : mode == "bicubic" ? "cubic" : "nearest";
+  taps.mode = mode == "bilinear"  ? "linear"
+              : mode == "bicubic" ? "cubic"
+                                  : "nearest";
   // Nearest rounds half to even (below), not by a nearest_mode.
   taps.cubicA = -0.75;
   taps.excludeOutside = false;
@@ -339,24 +368,30 @@ Results lowerGridSample(NodeLowering &n) {
           Value shifted = arith::AddFOp::create(nb, l, v, c(1));
           Value coord =
               alignCorners
-                  ? Value(arith::MulFOp::create(nb, l, shifted, c((size - 1) / 2.0)))
+                  ? Value(arith::MulFOp::create(nb, l, shifted,
+                                                c((size - 1) / 2.0)))
                   : Value(arith::DivFOp::create(
                         nb, l,
                         arith::SubFOp::create(
-                            nb, l, arith::MulFOp::create(nb, l, shifted, c(size)), c(1)),
+                            nb, l,
+                            arith::MulFOp::create(nb, l, shifted, c(size)),
+                            c(1)),
                         c(2)));
           if (padding == "border")
             coord = arith::MinimumFOp::create(
-                nb, l, arith::MaximumFOp::create(nb, l, coord, c(0)), c(size - 1));
+                nb, l, arith::MaximumFOp::create(nb, l, coord, c(0)),
+                c(size - 1));
           if (padding == "reflection") {
             coord = alignCorners ? reflect(nb, l, coord, 0, size - 1)
                                  : reflect(nb, l, coord, -0.5, size - 0.5);
             coord = arith::MinimumFOp::create(
-                nb, l, arith::MaximumFOp::create(nb, l, coord, c(0)), c(size - 1));
+                nb, l, arith::MaximumFOp::create(nb, l, coord, c(0)),
+                c(size - 1));
           }
           if (mode == "nearest") {
-            Value index = arith::FPToSIOp::create(nb, l, nb.getI64Type(),
-                                                  math::RoundEvenOp::create(nb, l, coord));
+            Value index = arith::FPToSIOp::create(
+                nb, l, nb.getI64Type(),
+                math::RoundEvenOp::create(nb, l, coord));
             axisTaps[axis] = {{index, c(1)}};
           } else {
             axisTaps[axis] = tapsFor(nb, l, taps, coord, size);
@@ -365,10 +400,12 @@ Results lowerGridSample(NodeLowering &n) {
             using P = arith::CmpIPredicate;
             Value in = arith::AndIOp::create(
                 nb, l,
-                arith::CmpIOp::create(nb, l, P::sge, tap.index,
-                                      arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0))),
+                arith::CmpIOp::create(
+                    nb, l, P::sge, tap.index,
+                    arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0))),
                 arith::CmpIOp::create(nb, l, P::slt, tap.index,
-                                      arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(size))));
+                                      arith::ConstantOp::create(
+                                          nb, l, nb.getI64IntegerAttr(size))));
             inside[axis].push_back(in);
             if (padding != "zeros") {
               // Border and reflection read the nearest edge for taps
@@ -377,7 +414,8 @@ Results lowerGridSample(NodeLowering &n) {
                   nb, l,
                   arith::MinSIOp::create(
                       nb, l, tap.index,
-                      arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(size - 1))),
+                      arith::ConstantOp::create(
+                          nb, l, nb.getI64IntegerAttr(size - 1))),
                   arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0)));
               tap.index = clamped;
               inside[axis].back() =
@@ -394,9 +432,11 @@ Results lowerGridSample(NodeLowering &n) {
                   nb, l,
                   arith::MinSIOp::create(
                       nb, l, i,
-                      arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(size - 1))),
+                      arith::ConstantOp::create(
+                          nb, l, nb.getI64IntegerAttr(size - 1))),
                   arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0)));
-              return Value(arith::IndexCastOp::create(nb, l, nb.getIndexType(), cl));
+              return Value(
+                  arith::IndexCastOp::create(nb, l, nb.getIndexType(), cl));
             };
             Value v = castScalar(
                 nb, l,
@@ -405,12 +445,14 @@ Results lowerGridSample(NodeLowering &n) {
                     ValueRange{ivs[0], ivs[1], clampIndex(ty.index, sizes[1]),
                                clampIndex(tx.index, sizes[0])}),
                 f);
-            Value in = arith::AndIOp::create(nb, l, inside[0][ix], inside[1][iy]);
+            Value in =
+                arith::AndIOp::create(nb, l, inside[0][ix], inside[1][iy]);
             v = arith::SelectOp::create(nb, l, in, v, c(0));
             sum = arith::AddFOp::create(
                 nb, l, sum,
-                arith::MulFOp::create(nb, l, v,
-                                      arith::MulFOp::create(nb, l, tx.weight, ty.weight)));
+                arith::MulFOp::create(
+                    nb, l, v,
+                    arith::MulFOp::create(nb, l, tx.weight, ty.weight)));
           }
         return castScalar(nb, l, sum, element);
       }));
@@ -418,7 +460,7 @@ Results lowerGridSample(NodeLowering &n) {
 
 } // namespace
 
-void placer::lowering::registerResizeLowerings(LoweringRegistry &r) {
+void placer::lowering::registerResizeOps(OpRegistry &r) {
   r.beginFamily(
       "Resize",
       "One generic over the output: per resized dimension the output index "
@@ -430,7 +472,7 @@ void placer::lowering::registerResizeLowerings(LoweringRegistry &r) {
       "Upsample and opset-10 Resize use asymmetric coordinates and floor. "
       "GridSample: the same taps at the grid's unnormalized coordinates, with "
       "zeros, border or reflection padding.");
-  r.add("Resize", lowerResize);
-  r.add("Upsample", lowerResize);
-  r.add("GridSample", lowerGridSample);
+  r.add("Resize", lowerResize).work(WorkRule::dataMovement()).backward(1.0);
+  r.add("Upsample", lowerResize).work(WorkRule::dataMovement()).backward(1.0);
+  r.add("GridSample", lowerGridSample).work(work::perOutputElement(8));
 }

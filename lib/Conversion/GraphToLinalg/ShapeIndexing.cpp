@@ -33,9 +33,7 @@ Results lowerReshape(NodeLowering &n) {
                           n.getResultType(), n.getResultDynamicSizes()));
 }
 
-Results lowerIdentity(NodeLowering &n) {
-  return single(n.operands[0]);
-}
+Results lowerIdentity(NodeLowering &n) { return single(n.operands[0]); }
 
 /// Dropout in inference: the input, and a mask of all true. Training mode
 /// (a training_mode input not known false) draws a random mask, which is
@@ -107,7 +105,8 @@ Results lowerRuntimeSlice(NodeLowering &n) {
   Value data = n.operands[0];
   auto type = cast<RankedTensorType>(data.getType());
   int64_t rank = type.getRank();
-  int64_t count = cast<RankedTensorType>(n.operands[1].getType()).getNumElements();
+  int64_t count =
+      cast<RankedTensorType>(n.operands[1].getType()).getNumElements();
   auto i64 = [&](int64_t v) {
     return Value(arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v)));
   };
@@ -125,10 +124,12 @@ Results lowerRuntimeSlice(NodeLowering &n) {
   }
   Value zero = i64(0);
   for (int64_t i = 0; i < count; ++i) {
-    Value axis = n.hasOperand(3) ? extractI64(b, loc, n.operands[3], i) : i64(i);
+    Value axis =
+        n.hasOperand(3) ? extractI64(b, loc, n.operands[3], i) : i64(i);
     axis = select(cmp(P::slt, axis, zero),
                   arith::AddIOp::create(b, loc, axis, i64(rank)), axis);
-    Value step = n.hasOperand(4) ? extractI64(b, loc, n.operands[4], i) : i64(1);
+    Value step =
+        n.hasOperand(4) ? extractI64(b, loc, n.operands[4], i) : i64(1);
     Value start = extractI64(b, loc, n.operands[1], i);
     for (int64_t d = 0; d < rank; ++d) {
       int64_t dim = type.getDimSize(d);
@@ -138,8 +139,8 @@ Results lowerRuntimeSlice(NodeLowering &n) {
                        arith::AddIOp::create(b, loc, start, i64(dim)), start);
       Value backward = cmp(P::slt, step, zero);
       Value high = select(backward, i64(dim - 1), i64(dim));
-      s = arith::MaxSIOp::create(b, loc, arith::MinSIOp::create(b, loc, s, high),
-                                 zero);
+      s = arith::MaxSIOp::create(b, loc,
+                                 arith::MinSIOp::create(b, loc, s, high), zero);
       Value here = cmp(P::eq, axis, i64(d));
       starts[d] = select(here, s, starts[d]);
       steps[d] = select(here, step, steps[d]);
@@ -190,7 +191,8 @@ Results lowerSlice(NodeLowering &n) {
       return lowerRuntimeSlice(n);
   }
   if (!starts || !ends || starts->size() != ends->size())
-    return n.fail("starts and ends must be compile-time constants of one length");
+    return n.fail(
+        "starts and ends must be compile-time constants of one length");
   if (!axes) {
     axes.emplace();
     for (size_t i = 0; i < starts->size(); ++i)
@@ -274,8 +276,7 @@ Results lowerSplit(NodeLowering &n) {
   int64_t offset = 0;
   for (unsigned i = 0; i < n.node.getOutputs().size(); ++i) {
     RankedTensorType outType = n.getResultType(i);
-    SmallVector<int64_t> offsets(type.getRank(), 0),
-        strides(type.getRank(), 1);
+    SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
     offsets[axis] = offset;
     offset += outType.getDimSize(axis);
     if (outType.getNumElements() == 0) {
@@ -350,8 +351,8 @@ Results lowerExpand(NodeLowering &n) {
 
 /// The input index that output index `i` reads for edge or reflect
 /// padding of a dimension of size `dim` padded by `low` in front.
-Value sourceIndex(OpBuilder &b, Location loc, Value i, int64_t low,
-                  int64_t dim, StringRef mode) {
+Value sourceIndex(OpBuilder &b, Location loc, Value i, int64_t low, int64_t dim,
+                  StringRef mode) {
   auto index = [&](int64_t v) {
     return Value(arith::ConstantIndexOp::create(b, loc, v));
   };
@@ -368,8 +369,7 @@ Value sourceIndex(OpBuilder &b, Location loc, Value i, int64_t low,
   Value after =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, j, last);
   return arith::SelectOp::create(
-      b, loc, after,
-      arith::SubIOp::create(b, loc, index(2 * (dim - 1)), j), j);
+      b, loc, after, arith::SubIOp::create(b, loc, index(2 * (dim - 1)), j), j);
 }
 
 /// Pad with pads or the constant value known only at run time, or
@@ -386,8 +386,9 @@ Results lowerRuntimePad(NodeLowering &n, StringRef mode) {
   Type element = outType.getElementType();
   SmallVector<Value> begins;
   std::optional<SmallVector<int64_t>> attr = n.getInts("pads");
-  if (!attr && cast<RankedTensorType>(n.operands[1].getType()).getNumElements() !=
-                   2 * rank)
+  if (!attr &&
+      cast<RankedTensorType>(n.operands[1].getType()).getNumElements() !=
+          2 * rank)
     return n.fail("pads must hold 2 x rank values");
   for (int64_t d = 0; d < rank; ++d)
     begins.push_back(attr ? Value(arith::ConstantOp::create(
@@ -402,7 +403,8 @@ Results lowerRuntimePad(NodeLowering &n, StringRef mode) {
   return single(generate(
       b, loc, outType, [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
         auto i64 = [&](int64_t v) {
-          return Value(arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(v)));
+          return Value(
+              arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(v)));
         };
         using P = arith::CmpIPredicate;
         Value inside = arith::ConstantOp::create(nb, l, nb.getBoolAttr(true));
@@ -430,8 +432,8 @@ Results lowerRuntimePad(NodeLowering &n, StringRef mode) {
                     nb, l, arith::CmpIOp::create(nb, l, P::sge, j, zero),
                     arith::CmpIOp::create(nb, l, P::slt, j, i64(dim))));
           }
-          j = arith::MaxSIOp::create(nb, l, arith::MinSIOp::create(nb, l, j, last),
-                                     zero);
+          j = arith::MaxSIOp::create(
+              nb, l, arith::MinSIOp::create(nb, l, j, last), zero);
           at.push_back(arith::IndexCastOp::create(nb, l, nb.getIndexType(), j));
         }
         if (type.getNumElements() == 0)
@@ -498,18 +500,19 @@ Value denseConstant(OpBuilder &b, Location loc, RankedTensorType type,
   SmallVector<APInt> ints;
   for (int64_t v : values)
     ints.push_back(APInt(type.getElementTypeBitWidth(), v, /*isSigned=*/true));
-  return arith::ConstantOp::create(b, loc, DenseIntElementsAttr::get(type, ints));
+  return arith::ConstantOp::create(b, loc,
+                                   DenseIntElementsAttr::get(type, ints));
 }
 
 Results lowerShape(NodeLowering &n) {
   auto type = cast<RankedTensorType>(n.operands[0].getType());
   int64_t rank = type.getRank();
-  int64_t start = std::clamp<int64_t>(normalizeAxis(n.getInt("start", 0), rank),
-                                      0, rank);
-  int64_t end = std::clamp<int64_t>(
-      normalizeAxis(n.getInt("end", rank), rank), 0, rank);
-  SmallVector<int64_t> dims(type.getShape().slice(
-      start, std::max<int64_t>(0, end - start)));
+  int64_t start =
+      std::clamp<int64_t>(normalizeAxis(n.getInt("start", 0), rank), 0, rank);
+  int64_t end =
+      std::clamp<int64_t>(normalizeAxis(n.getInt("end", rank), rank), 0, rank);
+  SmallVector<int64_t> dims(
+      type.getShape().slice(start, std::max<int64_t>(0, end - start)));
   if (llvm::none_of(dims, ShapedType::isDynamic))
     return single(
         denseConstant(n.builder, n.getLoc(), n.getResultType(), dims));
@@ -569,21 +572,23 @@ Results lowerRange(NodeLowering &n) {
       linalg::GenericOp::create(
           b, loc, TypeRange{outType}, ValueRange{},
           ValueRange{emptyTensor(b, loc, outType)},
-          SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(1, b.getContext())},
+          SmallVector<AffineMap>{
+              AffineMap::getMultiDimIdentityMap(1, b.getContext())},
           SmallVector<utils::IteratorType>{utils::IteratorType::parallel},
           [&](OpBuilder &nb, Location l, ValueRange) {
-            Value i = arith::IndexCastOp::create(nb, l, nb.getI64Type(),
-                                                 linalg::IndexOp::create(nb, l, 0));
+            Value i = arith::IndexCastOp::create(
+                nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, 0));
             Value v;
             if (isa<FloatType>(element)) {
               Value fi = arith::SIToFPOp::create(nb, l, element, i);
-              v = arith::AddFOp::create(nb, l, start,
-                                        arith::MulFOp::create(nb, l, fi, delta));
+              v = arith::AddFOp::create(
+                  nb, l, start, arith::MulFOp::create(nb, l, fi, delta));
             } else {
-              v = castScalar(nb, l,
-                             arith::AddIOp::create(
-                                 nb, l, start, arith::MulIOp::create(nb, l, i, delta)),
-                             element);
+              v = castScalar(
+                  nb, l,
+                  arith::AddIOp::create(nb, l, start,
+                                        arith::MulIOp::create(nb, l, i, delta)),
+                  element);
             }
             linalg::YieldOp::create(nb, l, v);
           })
@@ -599,7 +604,8 @@ Results lowerRange(NodeLowering &n) {
 Value copyThrough(OpBuilder &b, Location loc, Value input,
                   RankedTensorType outType, AffineMap map) {
   int64_t rank = outType.getRank();
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
   return linalg::GenericOp::create(
              b, loc, TypeRange{outType}, ValueRange{input},
              ValueRange{emptyTensor(b, loc, outType)},
@@ -636,16 +642,16 @@ Results lowerTile(NodeLowering &n) {
 
 /// DepthToSpace (DCR or CRD) and SpaceToDepth on NCHW: index arithmetic
 /// in the read map, no copy but the output.
-template <bool ToSpace>
-Results lowerDepthSpace(NodeLowering &n) {
+template <bool ToSpace> Results lowerDepthSpace(NodeLowering &n) {
   auto type = cast<RankedTensorType>(n.operands[0].getType());
   RankedTensorType outType = n.getResultType();
   int64_t block = n.getInt("blocksize", 0);
   if (type.getRank() != 4 || block < 1)
     return n.fail("needs an NCHW input and a positive blocksize");
   MLIRContext *context = n.builder.getContext();
-  AffineExpr batch = getAffineDimExpr(0, context), c = getAffineDimExpr(1, context),
-             h = getAffineDimExpr(2, context), w = getAffineDimExpr(3, context);
+  AffineExpr batch = getAffineDimExpr(0, context),
+             c = getAffineDimExpr(1, context), h = getAffineDimExpr(2, context),
+             w = getAffineDimExpr(3, context);
   SmallVector<AffineExpr> read;
   if (ToSpace) {
     int64_t channels = outType.getDimSize(1);
@@ -674,23 +680,27 @@ Results lowerTrilu(NodeLowering &n) {
   int64_t rank = type.getRank();
   if (rank < 2)
     return n.fail("needs at least two dimensions");
-  Value k = n.hasOperand(1)
-                ? extractI64(b, loc, n.operands[1])
-                : Value(arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)));
+  Value k =
+      n.hasOperand(1)
+          ? extractI64(b, loc, n.operands[1])
+          : Value(arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)));
   bool upper = n.getInt("upper", 1);
   Type element = type.getElementType();
   return single(elementwise(
-      b, loc, n.operands[0], type, [&](OpBuilder &nb, Location l, ValueRange args) {
+      b, loc, n.operands[0], type,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
         auto at = [&](int64_t d) {
           return Value(arith::IndexCastOp::create(
               nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, d)));
         };
-        Value diagonal = arith::SubIOp::create(nb, l, at(rank - 1), at(rank - 2));
-        Value keep = arith::CmpIOp::create(
-            nb, l, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle,
-            diagonal, k);
-        return Value(arith::SelectOp::create(nb, l, keep, args[0],
-                                             scalarConstant(nb, l, element, 0)));
+        Value diagonal =
+            arith::SubIOp::create(nb, l, at(rank - 1), at(rank - 2));
+        Value keep = arith::CmpIOp::create(nb, l,
+                                           upper ? arith::CmpIPredicate::sge
+                                                 : arith::CmpIPredicate::sle,
+                                           diagonal, k);
+        return Value(arith::SelectOp::create(
+            nb, l, keep, args[0], scalarConstant(nb, l, element, 0)));
       }));
 }
 
@@ -701,22 +711,52 @@ Results lowerEyeLike(NodeLowering &n) {
     return n.fail("needs a 2-D input");
   int64_t k = n.getInt("k", 0);
   Type element = type.getElementType();
-  return single(generate(
-      n.builder, n.getLoc(), type,
-      [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
-        Value column = arith::AddIOp::create(
-            nb, l, ivs[0], arith::ConstantIndexOp::create(nb, l, k));
-        Value on = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, ivs[1],
-                                         column);
-        return Value(arith::SelectOp::create(nb, l, on,
-                                             scalarConstant(nb, l, element, 1),
-                                             scalarConstant(nb, l, element, 0)));
-      }));
+  return single(generate(n.builder, n.getLoc(), type,
+                         [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
+                           Value column = arith::AddIOp::create(
+                               nb, l, ivs[0],
+                               arith::ConstantIndexOp::create(nb, l, k));
+                           Value on = arith::CmpIOp::create(
+                               nb, l, arith::CmpIPredicate::eq, ivs[1], column);
+                           return Value(arith::SelectOp::create(
+                               nb, l, on, scalarConstant(nb, l, element, 1),
+                               scalarConstant(nb, l, element, 0)));
+                         }));
+}
+
+/// Shape and Size of a statically shaped tensor: their i64 result follows
+/// from the input's type, so placement gives every device that uses it a
+/// constant instead of sending it (OpRoles' Folded role).
+DenseElementsAttr foldShapeOf(graph::NodeOp node) {
+  if (node.getNumOperands() != 1 || node->getNumResults() != 1)
+    return {};
+  auto input = dyn_cast<RankedTensorType>(node.getInputs()[0].getType());
+  auto type = dyn_cast<RankedTensorType>(node->getResult(0).getType());
+  if (!input || !input.hasStaticShape() || !type || !type.hasStaticShape() ||
+      !type.getElementType().isInteger(64))
+    return {};
+  ArrayRef<int64_t> shape = input.getShape();
+  SmallVector<int64_t> values;
+  if (node.getOpType() == "Size") {
+    values.push_back(input.getNumElements());
+  } else {
+    int64_t rank = shape.size();
+    auto bound = [&](StringRef name, int64_t fallback) {
+      auto attr = node.getAttrs().getAs<IntegerAttr>(name);
+      int64_t axis = attr ? attr.getInt() : fallback;
+      return std::clamp<int64_t>(axis < 0 ? axis + rank : axis, 0, rank);
+    };
+    int64_t start = bound("start", 0), end = bound("end", rank);
+    values.append(shape.begin() + start, shape.begin() + std::max(start, end));
+  }
+  if (type.getNumElements() != static_cast<int64_t>(values.size()))
+    return {};
+  return DenseElementsAttr::get(type, ArrayRef<int64_t>(values));
 }
 
 } // namespace
 
-void placer::lowering::registerShapeIndexingLowerings(LoweringRegistry &r) {
+void placer::lowering::registerShapeIndexingOps(OpRegistry &r) {
   r.beginFamily(
       "Shape and indexing",
       "Reshapes are views (collapse to 1-D, expand to the static output "
@@ -727,29 +767,74 @@ void placer::lowering::registerShapeIndexingLowerings(LoweringRegistry &r) {
       "`tensor.pad` (constant) or a generic reading the clamped (edge) or "
       "mirrored (reflect) index. Shape, Size, Constant, ConstantOfShape are"
       " compile-time constants; Range a generic over its index.");
-  r.add("Identity", lowerIdentity);
-  r.add("Dropout", lowerDropout);
-  r.add("Reshape", lowerReshape);
-  r.add("Flatten", lowerReshape);
-  r.add("Squeeze", lowerReshape);
-  r.add("Unsqueeze", lowerReshape);
-  r.add("Transpose", lowerTranspose);
-  r.add("Concat", lowerConcat);
-  r.add("Slice", lowerSlice);
-  r.add("Split", lowerSplit);
-  r.add("Gather", lowerGather);
-  r.add("Expand", lowerExpand);
-  r.add("Pad", lowerPad);
-  r.add("Tile", lowerTile);
-  r.add("DepthToSpace", lowerDepthSpace<true>);
-  r.add("SpaceToDepth", lowerDepthSpace<false>);
-  r.add("Trilu", lowerTrilu);
-  r.add("EyeLike", lowerEyeLike);
-  r.add("Shape", lowerShape);
-  r.add("Size", lowerSize);
-  r.add("Constant", lowerConstantNode);
-  r.add("ConstantOfShape", lowerConstantOfShape);
-  r.add("Range", lowerRange);
+  r.add("Identity", lowerIdentity)
+      .work(WorkRule::view())
+      .backward(0.0)
+      .gradient(gradients::identity);
+  r.add("Dropout", lowerDropout).work(WorkRule::view()).backward(1.0);
+  r.add("Reshape", lowerReshape)
+      .work(WorkRule::view())
+      .backward(0.0)
+      .gradient(gradients::reshape);
+  r.add("Flatten", lowerReshape)
+      .work(WorkRule::view())
+      .backward(0.0)
+      .gradient(gradients::reshape);
+  r.add("Squeeze", lowerReshape)
+      .work(WorkRule::view())
+      .backward(0.0)
+      .gradient(gradients::reshape);
+  r.add("Unsqueeze", lowerReshape)
+      .work(WorkRule::view())
+      .backward(0.0)
+      .gradient(gradients::reshape);
+  r.add("Transpose", lowerTranspose)
+      .work(WorkRule::dataMovement())
+      .backward(1.0)
+      .gradient(gradients::transpose);
+  r.add("Concat", lowerConcat)
+      .work(WorkRule::dataMovement())
+      .backward(1.0)
+      .gradient(gradients::concat);
+  r.add("Slice", lowerSlice)
+      .work(WorkRule::dataMovement())
+      .backward(1.0)
+      .gradient(gradients::slice);
+  r.add("Split", lowerSplit)
+      .work(WorkRule::dataMovement())
+      .backward(1.0)
+      .gradient(gradients::split);
+  r.add("Gather", lowerGather)
+      .work(WorkRule::sparseRead())
+      .backward(1.0)
+      .gradient(gradients::gather);
+  r.add("Expand", lowerExpand)
+      .work(WorkRule::dataMovement())
+      .backward(1.0)
+      .gradient(gradients::expand);
+  r.add("Pad", lowerPad).work(WorkRule::dataMovement()).backward(1.0);
+  r.add("Tile", lowerTile).work(WorkRule::dataMovement()).backward(1.0);
+  r.add("DepthToSpace", lowerDepthSpace<true>)
+      .work(WorkRule::dataMovement())
+      .backward(1.0);
+  r.add("SpaceToDepth", lowerDepthSpace<false>)
+      .work(WorkRule::dataMovement())
+      .backward(1.0);
+  r.add("Trilu", lowerTrilu).work(WorkRule::dataMovement());
+  r.add("EyeLike", lowerEyeLike).work(WorkRule::dataMovement());
+  r.add("Shape", lowerShape)
+      .work(WorkRule::view())
+      .backward(0.0)
+      .foldFromTypes(foldShapeOf);
+  r.add("Size", lowerSize)
+      .work(WorkRule::view())
+      .backward(0.0)
+      .foldFromTypes(foldShapeOf);
+  r.add("Constant", lowerConstantNode).work(WorkRule::view()).backward(0.0);
+  r.add("ConstantOfShape", lowerConstantOfShape)
+      .work(WorkRule::dataMovement())
+      .backward(0.0);
+  r.add("Range", lowerRange).work(WorkRule::dataMovement()).backward(0.0);
   r.allowDynamicDims({"Identity", "Dropout", "Reshape", "Flatten", "Squeeze",
                       "Unsqueeze", "Transpose", "Concat", "Slice", "Gather",
                       "Expand", "Shape", "ConstantOfShape"});

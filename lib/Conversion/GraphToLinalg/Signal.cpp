@@ -24,12 +24,11 @@ namespace {
 
 /// A generalized cosine window a0 - a1 cos(2 pi n / N') + a2 cos(4 pi n /
 /// N'), N' the length (periodic) or the length - 1 (symmetric).
-template <int Kind>
-Results lowerWindow(NodeLowering &n) {
+template <int Kind> Results lowerWindow(NodeLowering &n) {
   static constexpr double coefficients[3][3] = {
-      {0.5, 0.5, 0.0},                   // Hann
-      {25.0 / 46.0, 21.0 / 46.0, 0.0},   // Hamming
-      {0.42, 0.5, 0.08}};                // Blackman
+      {0.5, 0.5, 0.0},                 // Hann
+      {25.0 / 46.0, 21.0 / 46.0, 0.0}, // Hamming
+      {0.42, 0.5, 0.08}};              // Blackman
   const double *a = coefficients[Kind];
   RankedTensorType outType = n.getResultType();
   if (outType.getRank() != 1)
@@ -43,19 +42,21 @@ Results lowerWindow(NodeLowering &n) {
       [&](OpBuilder &b, Location loc, ArrayRef<Value> ivs) {
         auto c = [&](double v) { return scalarConstant(b, loc, f, v); };
         Value i = arith::UIToFPOp::create(
-            b, loc, f, arith::IndexCastOp::create(b, loc, b.getI64Type(), ivs[0]));
+            b, loc, f,
+            arith::IndexCastOp::create(b, loc, b.getI64Type(), ivs[0]));
         Value angle = arith::MulFOp::create(
             b, loc, i, c(period > 0 ? 2 * M_PI / period : 0));
         Value w = arith::SubFOp::create(
             b, loc, c(a[0]),
-            arith::MulFOp::create(b, loc, c(a[1]), math::CosOp::create(b, loc, angle)));
+            arith::MulFOp::create(b, loc, c(a[1]),
+                                  math::CosOp::create(b, loc, angle)));
         if (a[2] != 0)
           w = arith::AddFOp::create(
               b, loc, w,
               arith::MulFOp::create(
                   b, loc, c(a[2]),
-                  math::CosOp::create(b, loc,
-                                      arith::MulFOp::create(b, loc, angle, c(2)))));
+                  math::CosOp::create(
+                      b, loc, arith::MulFOp::create(b, loc, angle, c(2)))));
         return castScalar(b, loc, w, element);
       }));
 }
@@ -95,18 +96,21 @@ Results lowerDFT(NodeLowering &n) {
   // Loops: the output's dims, then the samples (a reduction).
   MLIRContext *context = b.getContext();
   int64_t loops = rank + 1;
-  SmallVector<utils::IteratorType> iterators(loops, utils::IteratorType::parallel);
+  SmallVector<utils::IteratorType> iterators(loops,
+                                             utils::IteratorType::parallel);
   iterators.back() = utils::IteratorType::reduction;
   // A dummy operand spanning the samples gives the reduction loop its
   // bound.
   Value span = emptyTensor(b, loc, RankedTensorType::get({used}, element));
-  auto spanMap = AffineMap::get(loops, 0, {getAffineDimExpr(rank, context)}, context);
-  auto outMap = AffineMap::getMultiDimIdentityMap(loops, context).getMajorSubMap(rank);
+  auto spanMap =
+      AffineMap::get(loops, 0, {getAffineDimExpr(rank, context)}, context);
+  auto outMap =
+      AffineMap::getMultiDimIdentityMap(loops, context).getMajorSubMap(rank);
   Value sum =
       linalg::GenericOp::create(
           b, loc, TypeRange{outType}, ValueRange{span},
-          ValueRange{filled(b, loc, outType, 0)}, SmallVector<AffineMap>{spanMap, outMap},
-          iterators,
+          ValueRange{filled(b, loc, outType, 0)},
+          SmallVector<AffineMap>{spanMap, outMap}, iterators,
           [&](OpBuilder &nb, Location l, ValueRange args) {
             auto c = [&](double v) { return scalarConstant(nb, l, f, v); };
             SmallVector<Value> at;
@@ -118,12 +122,14 @@ Results lowerDFT(NodeLowering &n) {
             auto read = [&](int64_t part) {
               SmallVector<Value> where(at);
               where.push_back(arith::ConstantIndexOp::create(nb, l, part));
-              return castScalar(nb, l, tensor::ExtractOp::create(nb, l, x, where), f);
+              return castScalar(nb, l,
+                                tensor::ExtractOp::create(nb, l, x, where), f);
             };
             Value re = read(0), im = complexInput ? read(1) : c(0);
             auto asFloat = [&](Value index) {
               return Value(arith::UIToFPOp::create(
-                  nb, l, f, arith::IndexCastOp::create(nb, l, nb.getI64Type(), index)));
+                  nb, l, f,
+                  arith::IndexCastOp::create(nb, l, nb.getI64Type(), index)));
             };
             // angle = sign 2 pi (k n mod N) / N, reduced for accuracy.
             Value kn = arith::RemUIOp::create(
@@ -134,13 +140,16 @@ Results lowerDFT(NodeLowering &n) {
             Value cs = math::CosOp::create(nb, l, angle);
             Value sn = math::SinOp::create(nb, l, angle);
             // (re + i im)(cos + i sin)
-            Value outRe = arith::SubFOp::create(nb, l, arith::MulFOp::create(nb, l, re, cs),
-                                                arith::MulFOp::create(nb, l, im, sn));
-            Value outIm = arith::AddFOp::create(nb, l, arith::MulFOp::create(nb, l, re, sn),
-                                                arith::MulFOp::create(nb, l, im, cs));
+            Value outRe = arith::SubFOp::create(
+                nb, l, arith::MulFOp::create(nb, l, re, cs),
+                arith::MulFOp::create(nb, l, im, sn));
+            Value outIm = arith::AddFOp::create(
+                nb, l, arith::MulFOp::create(nb, l, re, sn),
+                arith::MulFOp::create(nb, l, im, cs));
             Value part = linalg::IndexOp::create(nb, l, rank - 1);
-            Value isRe = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, part,
-                                               arith::ConstantIndexOp::create(nb, l, 0));
+            Value isRe =
+                arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, part,
+                                      arith::ConstantIndexOp::create(nb, l, 0));
             Value term = arith::SelectOp::create(nb, l, isRe, outRe, outIm);
             if (inverse)
               term = arith::DivFOp::create(nb, l, term, c(length));
@@ -155,15 +164,15 @@ Results lowerDFT(NodeLowering &n) {
 
 } // namespace
 
-void placer::lowering::registerSignalLowerings(LoweringRegistry &r) {
+void placer::lowering::registerSignalOps(OpRegistry &r) {
   r.beginFamily(
       "Signal processing",
       "HannWindow, HammingWindow, BlackmanWindow (periodic or symmetric): a "
       "generic over the window's static length. DFT (real or complex input, "
       "inverse, dft_length, onesided through the output's shape): one "
       "generic summing every sample times its unit root, O(n^2).");
-  r.add("HannWindow", lowerWindow<0>);
-  r.add("HammingWindow", lowerWindow<1>);
-  r.add("BlackmanWindow", lowerWindow<2>);
-  r.add("DFT", lowerDFT);
+  r.add("HannWindow", lowerWindow<0>).work(work::perOutputElement(8));
+  r.add("HammingWindow", lowerWindow<1>).work(work::perOutputElement(8));
+  r.add("BlackmanWindow", lowerWindow<2>).work(work::perOutputElement(8));
+  r.add("DFT", lowerDFT).work(work::dft());
 }

@@ -9,7 +9,10 @@
 #ifndef PLACER_LIB_CONVERSION_GRAPHTOLINALG_UTILS_H
 #define PLACER_LIB_CONVERSION_GRAPHTOLINALG_UTILS_H
 
+#include "Rules.h"
+
 #include "placer/Conversion/GraphToLinalg.h"
+#include "placer/Conversion/OnnxOps.h"
 
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -69,7 +72,8 @@ using CombineFn = llvm::function_ref<mlir::Value(
 /// Reduces `input` over `axes` (sorted, unique) with `combine(x, acc)`,
 /// starting from `init`; the result drops the reduced dimensions.
 mlir::Value reduce(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
-                   llvm::ArrayRef<int64_t> axes, double init, CombineFn combine);
+                   llvm::ArrayRef<int64_t> axes, double init,
+                   CombineFn combine);
 mlir::Value reduce(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
                    llvm::ArrayRef<int64_t> axes, mlir::Value init,
                    CombineFn combine);
@@ -110,9 +114,9 @@ mlir::LogicalResult checkBroadcast(NodeLowering &n, mlir::ValueRange inputs,
 
 /// Cast between float, integer and bool scalars (ONNX Cast); integers are
 /// signless values, read and written as unsigned where the flags say so.
-mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
-                       mlir::Type to, bool fromUnsigned = false,
-                       bool toUnsigned = false);
+mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value value, mlir::Type to,
+                       bool fromUnsigned = false, bool toUnsigned = false);
 
 /// Pads the trailing `begin.size()` dimensions of `input` with `padValue`.
 mlir::Value padSpatial(mlir::OpBuilder &b, mlir::Location loc,
@@ -150,7 +154,8 @@ mlir::FailureOr<mlir::Value> convolve(NodeLowering &n, mlir::Value input,
                                       mlir::RankedTensorType outType);
 
 using LoopBodyFn = llvm::function_ref<llvm::SmallVector<mlir::Value>(
-    mlir::OpBuilder &, mlir::Location, mlir::Value iv, mlir::ValueRange carried)>;
+    mlir::OpBuilder &, mlir::Location, mlir::Value iv,
+    mlir::ValueRange carried)>;
 
 /// An scf.for over [lo, hi) with step 1 carrying `init`; `body` returns the
 /// next carried values. Returns the loop's results.
@@ -172,20 +177,20 @@ mlir::Value insertRow(mlir::OpBuilder &b, mlir::Location loc, mlir::Value row,
                       mlir::Value stacked, mlir::Value at);
 
 // One per family file.
-void registerElementwiseLowerings(LoweringRegistry &registry);
-void registerContractionLowerings(LoweringRegistry &registry);
-void registerConvolutionPoolingLowerings(LoweringRegistry &registry);
-void registerReductionLowerings(LoweringRegistry &registry);
-void registerNormalizationLowerings(LoweringRegistry &registry);
-void registerShapeIndexingLowerings(LoweringRegistry &registry);
-void registerLossLowerings(LoweringRegistry &registry);
-void registerGatherScatterLowerings(LoweringRegistry &registry);
-void registerQuantizationLowerings(LoweringRegistry &registry);
-void registerResizeLowerings(LoweringRegistry &registry);
-void registerRecurrentLowerings(LoweringRegistry &registry);
-void registerSignalLowerings(LoweringRegistry &registry);
-void registerControlFlowLowerings(LoweringRegistry &registry);
-void registerDetectionLowerings(LoweringRegistry &registry);
+void registerElementwiseOps(OpRegistry &registry);
+void registerContractionOps(OpRegistry &registry);
+void registerConvolutionPoolingOps(OpRegistry &registry);
+void registerReductionOps(OpRegistry &registry);
+void registerNormalizationOps(OpRegistry &registry);
+void registerShapeIndexingOps(OpRegistry &registry);
+void registerLossOps(OpRegistry &registry);
+void registerGatherScatterOps(OpRegistry &registry);
+void registerQuantizationOps(OpRegistry &registry);
+void registerResizeOps(OpRegistry &registry);
+void registerRecurrentOps(OpRegistry &registry);
+void registerSignalOps(OpRegistry &registry);
+void registerControlFlowOps(OpRegistry &registry);
+void registerDetectionOps(OpRegistry &registry);
 
 } // namespace placer::lowering
 

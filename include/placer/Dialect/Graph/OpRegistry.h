@@ -1,0 +1,258 @@
+//===- OpRegistry.h - Everything Placer knows of an ONNX op -----*- C++ -*-===//
+//
+// One entry per (domain, op type, since-version): the op's lowering, its
+// work rule (FLOPs and bytes for the cost model), its backward factor and
+// gradient rule (training), the value it folds to from its operand types
+// (placement roles) and how it shards over a tensor-parallel group. The op
+// families of lib/Conversion/GraphToLinalg fill the ONNX registry
+// (placer/Conversion/OnnxOps.h), one family file an op; the lowering, the
+// cost model, the gradient builder and the placement roles look entries up
+// instead of keeping tables of their own (docs/Architecture.md, "The op
+// registry", has a worked example of adding an op).
+//
+// Version selection is the registry's: a node of opset V takes the entry of
+// its op type with the greatest since-version not above V. A later version's
+// entry takes every rule it does not set from the version before it, so a
+// version that changes only the lowering says only that.
+//
+// The rules are plain function pointers over types declared below the
+// layers that implement them (NodeLowering in Conversion, GradientBuilder
+// beside the families): this header depends on the graph dialect alone.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLACER_DIALECT_GRAPH_OPREGISTRY_H
+#define PLACER_DIALECT_GRAPH_OPREGISTRY_H
+
+#include "placer/Dialect/Graph/GraphDialect.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace placer {
+
+struct NodeLowering;
+class GradientBuilder;
+
+//===----------------------------------------------------------------------===//
+// Rule types
+//===----------------------------------------------------------------------===//
+
+/// Lowers one node to upstream ops (include/placer/Conversion/GraphToLinalg.h).
+using LoweringFn =
+    mlir::FailureOr<llvm::SmallVector<mlir::Value>> (*)(NodeLowering &);
+
+/// How the cost model treats an op (docs/CostModel.md).
+enum class WorkKind {
+  View,         ///< no kernel: a view or metadata
+  DataMovement, ///< no FLOPs: time = bytes / bandwidth
+  SparseRead,   ///< data movement that reads only the gathered rows
+  Compute,      ///< FLOPs from the rule's formula
+};
+
+/// What a FLOP formula sees: the node and its rule's per-element count.
+struct WorkArgs {
+  mutable graph::NodeOp node; // op adaptors have no const accessors
+  double perElement;
+
+  /// The static shape of output `i` / input `i`, or failure after an error
+  /// naming the node (a dynamic shape).
+  mlir::FailureOr<llvm::ArrayRef<int64_t>> output(unsigned i = 0) const;
+  mlir::FailureOr<llvm::ArrayRef<int64_t>> input(unsigned i) const;
+  /// Whether optional input `i` is given (not omitted with graph.none).
+  bool hasInput(unsigned i) const;
+  int64_t getInt(llvm::StringRef name, int64_t fallback) const;
+};
+
+/// A node's FLOPs; std::nullopt when its attributes leave no formula;
+/// failure after an error (a dynamic shape).
+using Flops = mlir::FailureOr<std::optional<double>>;
+using FlopsFormula = Flops (*)(const WorkArgs &);
+
+/// The work of one node: its kind and, for compute, the formula and its
+/// per-element count (what perOutputElement-style formulas multiply by).
+struct WorkRule {
+  WorkKind kind = WorkKind::Compute;
+  FlopsFormula formula = nullptr;
+  double perElement = 0;
+  /// What the rule counts, as docs/OpCoverage.md prints it ("2 · numel(Y)
+  /// · K"); per-element rules say it themselves.
+  std::string text;
+
+  static WorkRule view() { return {WorkKind::View}; }
+  static WorkRule dataMovement() { return {WorkKind::DataMovement}; }
+  static WorkRule sparseRead() { return {WorkKind::SparseRead}; }
+  static WorkRule compute(FlopsFormula formula, double perElement,
+                          std::string text) {
+    return {WorkKind::Compute, formula, perElement, std::move(text)};
+  }
+  /// The rule as the coverage table prints it.
+  std::string describe() const;
+};
+
+/// The adjoints of a node's inputs (null where an input gets none) from
+/// those of its results (null where a result reaches no loss), as graph
+/// nodes built with `builder`; failure after an error on the node when its
+/// attributes or shapes are ones the rule does not cover.
+using GradientFn =
+    mlir::LogicalResult (*)(GradientBuilder &builder, graph::NodeOp node,
+                            llvm::ArrayRef<mlir::Value> dResults,
+                            llvm::SmallVectorImpl<mlir::Value> &dInputs);
+
+/// The constant a node stands for when its value follows from its
+/// operands' static types alone (Shape, Size), or a null attribute when it
+/// does not for this node. Placement gives such nodes the Folded role
+/// (placer/Analysis/OpRoles.h).
+using TypeFoldFn = mlir::DenseElementsAttr (*)(graph::NodeOp);
+
+/// The collective that makes a sharded op's result what the unsharded op
+/// computes, over the tensor-parallel group.
+enum class Collective {
+  None,      ///< each device's result slice is final
+  AllReduce, ///< each device holds a partial sum of the whole result
+  AllGather, ///< each device holds one slice; every device needs all
+};
+
+/// Marks an input or result that is not split: every device holds it whole.
+inline constexpr int64_t kUnsplit = INT64_MIN;
+
+/// One way to split an op over t devices: the axis of each input cut in t
+/// equal parts (counted from the end when negative; kUnsplit: whole on
+/// every device), the axis of result 0 that comes out cut (kUnsplit: whole,
+/// or partial sums when `collective` is AllReduce), and the collective the
+/// result then needs. Megatron-LM's column- and row-parallel products are
+/// two strategies of MatMul.
+struct ShardingStrategy {
+  std::string name;
+  llvm::SmallVector<int64_t, 3> inputAxes;
+  int64_t resultAxis = kUnsplit;
+  Collective collective = Collective::None;
+};
+
+/// How an op shards. An op with no strategies and `followsInput` unset is
+/// not sharded: it stays whole (replicated) inside a tensor-parallel group.
+struct ShardingRule {
+  std::vector<ShardingStrategy> strategies;
+  /// Elementwise in its first input: it runs on whatever slice of input 0
+  /// a device holds (other inputs broadcast or cut alike), no collective.
+  bool followsInput = false;
+
+  bool isSharded() const { return followsInput || !strategies.empty(); }
+};
+
+/// The names a collective and a rule's axes print as (the coverage table,
+/// diagnostics).
+llvm::StringRef stringifyCollective(Collective collective);
+
+//===----------------------------------------------------------------------===//
+// Entries and the registry
+//===----------------------------------------------------------------------===//
+
+struct OpEntry {
+  /// The op's domain ("" for ONNX's default domain), type and the first
+  /// opset of the domain this entry covers.
+  std::string domain, opType;
+  int64_t sinceVersion = 1;
+  /// The family (the file that registers it) for the generated op table.
+  std::string family;
+
+  /// Null when the op does not lower (the cost model and placement still
+  /// know it: a sequence op of an imported model, say).
+  LoweringFn lower = nullptr;
+  /// Whether the lowering takes tensors with dynamic dims.
+  bool dynamicDims = false;
+  /// Unset: the cost model does not model the op (bytes only, reported).
+  std::optional<WorkRule> work;
+  /// Backward time as a multiple of forward time (unset: the
+  /// `backward-factor` fallback of the placement options).
+  std::optional<double> backwardFactor;
+  GradientFn gradient = nullptr;
+  TypeFoldFn foldFromTypes = nullptr;
+  ShardingRule sharding;
+
+  bool isDefaultDomain() const { return domain.empty(); }
+  /// `opType`, prefixed by `domain.` outside the default domain.
+  std::string getQualifiedName() const;
+};
+
+class OpRegistry {
+public:
+  /// Sets the rules of one entry as it is registered:
+  /// `r.add("Relu", lowerRelu).work(...).backward(1.0).gradient(...)`.
+  class EntryBuilder {
+  public:
+    EntryBuilder(OpRegistry &registry, size_t index)
+        : registry(registry), index(index) {}
+    EntryBuilder &work(WorkRule rule);
+    EntryBuilder &backward(double factor);
+    EntryBuilder &gradient(GradientFn fn);
+    EntryBuilder &foldFromTypes(TypeFoldFn fn);
+    EntryBuilder &dynamicDims();
+    EntryBuilder &shard(ShardingStrategy strategy);
+    EntryBuilder &followsInput();
+
+  private:
+    OpEntry &entry();
+    OpRegistry &registry;
+    size_t index;
+  };
+
+  /// Starts a family: the entries added after it belong to it.
+  void beginFamily(llvm::StringRef name, llvm::StringRef description);
+  /// An op of the default domain lowered by `fn` from opset `sinceVersion`
+  /// on. `fn` may be null: an op the cost model and placement know but the
+  /// lowering does not.
+  EntryBuilder add(llvm::StringRef opType, LoweringFn fn,
+                   int64_t sinceVersion = 1);
+  /// An op of another domain.
+  EntryBuilder addInDomain(llvm::StringRef domain, llvm::StringRef opType,
+                           LoweringFn fn, int64_t sinceVersion = 1);
+  /// Marks every added entry of these op types as taking dynamic dims.
+  void allowDynamicDims(std::initializer_list<llvm::StringRef> opTypes);
+  /// Ends registration: each later version of an op takes the rules it
+  /// leaves unset from the version before it. Lookups want it done.
+  void finalize();
+
+  /// The entry for `opType` of `domain` ("" or "ai.onnx": the default one)
+  /// at opset `version`: the greatest since-version not above it; null when
+  /// there is none.
+  const OpEntry *find(llvm::StringRef domain, llvm::StringRef opType,
+                      int64_t version) const;
+  /// The entry of a default-domain op type.
+  const OpEntry *find(llvm::StringRef opType, int64_t version) const {
+    return find("", opType, version);
+  }
+  /// The entry for a node: its domain, op type and opset (`version`).
+  const OpEntry *find(graph::NodeOp node) const;
+
+  struct Family {
+    std::string name, description;
+  };
+  llvm::ArrayRef<Family> getFamilies() const { return families; }
+  /// Every entry, in registration order.
+  llvm::ArrayRef<OpEntry> getEntries() const { return entries; }
+
+  /// The op types of the default domain whose entries have a gradient rule,
+  /// sorted (errors, docs).
+  std::vector<std::string> getDifferentiableOpTypes() const;
+
+  /// docs/LoweredOps.md: the lowered ops by family.
+  std::string renderLoweredOps() const;
+  /// The coverage table of docs/CostModel.md ("Op coverage"): per op type,
+  /// its opsets and which rules it has.
+  std::string renderCoverage() const;
+
+private:
+  std::vector<Family> families;
+  std::vector<OpEntry> entries;
+  /// Qualified op type -> its entries' indices.
+  llvm::StringMap<llvm::SmallVector<unsigned, 1>> byName;
+};
+
+} // namespace placer
+
+#endif // PLACER_DIALECT_GRAPH_OPREGISTRY_H

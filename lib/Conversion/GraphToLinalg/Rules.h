@@ -1,0 +1,84 @@
+//===- Rules.h - Work and gradient rules the op families register -*- C++
+//-*-===//
+//
+// The cost model's work rules (Work.cpp) and the gradient rules
+// (Gradients.cpp) that more than one family, or one family's many ops,
+// register: each family file names them in its ops' registry entries, so an
+// op's whole description stays in one statement (OpRegistry.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLACER_LIB_CONVERSION_GRAPHTOLINALG_RULES_H
+#define PLACER_LIB_CONVERSION_GRAPHTOLINALG_RULES_H
+
+#include "placer/Dialect/Graph/OpRegistry.h"
+
+namespace placer::work {
+
+/// `n` FLOPs per element of output 0 / input 0. Transcendental functions
+/// count 4, an estimate of their polynomial evaluation.
+WorkRule perOutputElement(double n);
+WorkRule perInputElement(double n);
+/// Sum/Mean/Max/Min of n inputs: n - 1 combines per output element.
+WorkRule variadic();
+WorkRule conv();
+WorkRule convInteger();
+WorkRule qlinearConv();
+WorkRule convTranspose();
+WorkRule matMul();
+WorkRule gemm();
+WorkRule einsum();
+WorkRule pool();
+WorkRule dft();
+WorkRule determinant();
+WorkRule topK();
+WorkRule unique();
+WorkRule nonMaxSuppression();
+WorkRule loss();
+WorkRule recurrent();
+
+} // namespace placer::work
+
+namespace placer::gradients {
+
+// One per op (or family of ops that share one), in Gradients.cpp.
+#define PLACER_GRADIENT(name)                                                  \
+  mlir::LogicalResult name(GradientBuilder &g, graph::NodeOp node,             \
+                           llvm::ArrayRef<mlir::Value> dy,                     \
+                           llvm::SmallVectorImpl<mlir::Value> &dx);
+PLACER_GRADIENT(identity)
+PLACER_GRADIENT(add)
+PLACER_GRADIENT(sub)
+PLACER_GRADIENT(mul)
+PLACER_GRADIENT(div)
+PLACER_GRADIENT(relu)
+PLACER_GRADIENT(sigmoid)
+PLACER_GRADIENT(tanh)
+PLACER_GRADIENT(matmul)
+PLACER_GRADIENT(gemm)
+PLACER_GRADIENT(reshape)
+PLACER_GRADIENT(transpose)
+PLACER_GRADIENT(softmax)
+PLACER_GRADIENT(conv)
+PLACER_GRADIENT(globalAveragePool)
+PLACER_GRADIENT(neg)
+PLACER_GRADIENT(exp)
+PLACER_GRADIENT(sqrt)
+PLACER_GRADIENT(erf)
+PLACER_GRADIENT(pow)
+PLACER_GRADIENT(where)
+PLACER_GRADIENT(expand)
+PLACER_GRADIENT(reduceSum)
+PLACER_GRADIENT(reduceMean)
+PLACER_GRADIENT(layerNorm)
+PLACER_GRADIENT(gather)
+PLACER_GRADIENT(slice)
+PLACER_GRADIENT(concat)
+PLACER_GRADIENT(split)
+PLACER_GRADIENT(batchNorm)
+PLACER_GRADIENT(maxPool)
+PLACER_GRADIENT(averagePool)
+#undef PLACER_GRADIENT
+
+} // namespace placer::gradients
+
+#endif // PLACER_LIB_CONVERSION_GRAPHTOLINALG_RULES_H
