@@ -93,6 +93,26 @@ module {
 
 // -----
 
+// Sequences and optionals (an If whose branches yield them, as ONNX's
+// test_if_seq does) are refused in the same one error, naming the function
+// whose result is one and every node that reads or makes one; nothing
+// reads their shape.
+// expected-error @below {{cannot lower to linalg: no lowering for SequenceConstruct (nodes 'then_out', 'else_out'); values that do not lower at '@if_seq' (result #0 has type !graph.seq<tensor<2xf32>>: sequences, optionals and maps do not lower), 'then_out' (SequenceConstruct: output #0 has type !graph.seq<tensor<2xf32>>: sequences, optionals and maps do not lower), 'else_out' (SequenceConstruct: output #0 has type !graph.seq<tensor<2xf32>>: sequences, optionals and maps do not lower), 'res' (If: output #0 has type !graph.seq<tensor<2xf32>>: sequences, optionals and maps do not lower)}}
+module {
+  func.func @if_seq(%c: tensor<i1>, %x: tensor<2xf32>) -> !graph.seq<tensor<2xf32>> {
+    %r = graph.node "If"(%c) attributes {name = "res", output_names = ["res"], subgraphs = ["then_branch", "else_branch"], version = 13 : i64} {
+      %t = graph.node "SequenceConstruct"(%x) attributes {name = "then_out", output_names = ["t"], version = 13 : i64} : (tensor<2xf32>) -> !graph.seq<tensor<2xf32>>
+      graph.yield %t : !graph.seq<tensor<2xf32>> {graph_name = "then", input_names = [], output_names = ["t"]}
+    }, {
+      %e = graph.node "SequenceConstruct"(%x) attributes {name = "else_out", output_names = ["e"], version = 13 : i64} : (tensor<2xf32>) -> !graph.seq<tensor<2xf32>>
+      graph.yield %e : !graph.seq<tensor<2xf32>> {graph_name = "else", input_names = [], output_names = ["e"]}
+    } : (tensor<i1>) -> !graph.seq<tensor<2xf32>>
+    return %r : !graph.seq<tensor<2xf32>>
+  }
+}
+
+// -----
+
 // An attribute a lowering does not support names the node.
 func.func @zero_step(%x: tensor<4xf32>) -> tensor<2xf32> {
   %st = graph.constant "st" : tensor<1xi64> = dense<3> : tensor<1xi64>

@@ -139,6 +139,10 @@ NAMED = {
                          "has 2 outputs but Relu-14 takes 1"),
     "matmul-one-input": (lambda: with_node(mlp(), 0, input=["x"]),
                          "has 1 inputs but MatMul-13 takes 2"),
+    # An empty name leaves out an optional input only: a required one left
+    # out reached the lowering as graph.none.
+    "softmax-empty-input": (lambda: with_node(mlp(), 3, input=[""]),
+                            "required input #0 ('input') of Softmax-13 is empty"),
     "softmax-float-axis": (lambda: with_node(mlp(), 3, attribute=[
         h.make_attribute("axis", 1.5)]), "is FLOAT but Softmax-13 expects INT"),
     # The opset-8 Scan family without its body: ONNX's inference function
