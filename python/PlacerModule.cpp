@@ -262,20 +262,23 @@ private:
   }
 
   /// `value` as a C-ordered array of `spec`'s dtype: the caller's own
-  /// memory when it already is one (no copy), else a converted copy where
-  /// NumPy's same-kind casting allows.
+  /// memory when it already is one (no copy), else a copy in C order. An
+  /// array of another dtype is refused, as placer-run refuses such a .npy
+  /// (docs/Python.md: one rule for both; ONNX Runtime's too); a list or
+  /// scalar, which has no dtype of its own, is made one of the input's.
   static py::array asInput(const TensorInfo &spec, const py::handle &value) {
     py::module_ numpy = py::module_::import("numpy");
-    py::array array = numpy.attr("asarray")(value);
     py::dtype want = dtypeOf(spec.elementType);
-    if (!array.dtype().is(want) && !array.dtype().equal(want)) {
-      if (!numpy.attr("can_cast")(array.dtype(), want, "same_kind")
-               .cast<bool>())
-        throw PlacerError("input '" + spec.name + "' needs " +
-                          py::str(want).cast<std::string>() + ", got " +
-                          py::str(array.dtype()).cast<std::string>());
-      array = array.attr("astype")(want);
-    }
+    bool isArray = py::isinstance(value, numpy.attr("ndarray")) ||
+                   py::isinstance(value, numpy.attr("generic"));
+    py::array array = isArray ? numpy.attr("asarray")(value)
+                              : numpy.attr("asarray")(value, want);
+    if (!array.dtype().is(want) && !array.dtype().equal(want))
+      throw PlacerError("input '" + spec.name + "' needs " +
+                        py::str(want).cast<std::string>() + ", got " +
+                        py::str(array.dtype()).cast<std::string>() +
+                        " (convert it with .astype(numpy." +
+                        py::str(want).cast<std::string>() + "))");
     return py::array::ensure(array, py::array::c_style);
   }
 

@@ -738,6 +738,68 @@ std::string expandDevicesShorthand(StringRef options) {
     return ("devices=" + trimmed).str();
   return options.str();
 }
+/// The `key=value` items of a pipeline's option text: split at spaces
+/// outside braces and quotes, as MLIR's option parser splits them.
+SmallVector<StringRef> splitOptionItems(StringRef text) {
+  SmallVector<StringRef> items;
+  int depth = 0;
+  char quote = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    char c = i < text.size() ? text[i] : ' ';
+    if (quote) {
+      quote = c == quote ? 0 : quote;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '{') {
+      ++depth;
+    } else if (c == '}') {
+      --depth;
+    } else if (c == ' ' && depth == 0) {
+      if (i > start)
+        items.push_back(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  return items;
+}
+
+/// What is wrong with a pipeline's option text, in words: llvm::cl says
+/// which key is unknown (the valid ones are listed then), but prints a value
+/// that does not parse to stderr only, so the item at fault is found by
+/// parsing the items one by one.
+std::string describeOptionError(StringRef text, StringRef problem) {
+  std::string said = problem.trim().str();
+  StringRef(said).consume_front("<Pass-Options-Parser>: ");
+  if (StringRef(said).contains("no such option")) {
+    // print() writes "{key=value key=value ...}": the keys are the options.
+    std::string printed;
+    llvm::raw_string_ostream os(printed);
+    PartitionDevicesOptions().print(os);
+    SmallVector<std::string> keys;
+    for (StringRef pair : splitOptionItems(StringRef(printed).trim("{} ")))
+      if (StringRef key = pair.split('=').first; !key.empty())
+        keys.push_back(key.str());
+    llvm::sort(keys);
+    if (size_t at = said.find("<Pass-Options-Parser>: "); at != std::string::npos)
+      said.erase(at, strlen("<Pass-Options-Parser>: "));
+    return said + " (options: " + llvm::join(keys, ", ") + ")";
+  }
+  for (StringRef item : splitOptionItems(text)) {
+    std::string ignored;
+    llvm::raw_string_ostream quiet(ignored);
+    PartitionDevicesOptions alone;
+    if (failed(alone.parseFromString(item, quiet))) {
+      auto [key, value] = item.split('=');
+      return ("option '" + key + "': '" + value +
+              "' is not a value of its type (see docs/Passes.md)")
+          .str();
+    }
+  }
+  return said.empty() ? "cannot parse its options" : said;
+}
 } // namespace
 
 void placer::registerPartitionDevicesPipeline() {
@@ -752,8 +814,12 @@ void placer::registerPartitionDevicesPipeline() {
       [](OpPassManager &pm, StringRef text,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         PartitionDevicesOptions options;
-        if (failed(options.parseFromString(expandDevicesShorthand(text))))
-          return failure();
+        std::string problem;
+        llvm::raw_string_ostream os(problem);
+        std::string expanded = expandDevicesShorthand(text);
+        if (failed(options.parseFromString(expanded, os)))
+          return errorHandler("--partition-devices: " +
+                              describeOptionError(expanded, problem));
         if (llvm::Error error = buildPartitionDevicesPipeline(pm, options))
           return errorHandler("--partition-devices: " +
                               llvm::toString(std::move(error)));

@@ -87,9 +87,14 @@ class Module:
         device (the --partition-devices pipeline) on a copy of this module.
         `options` are the pipeline's options by name (cluster, algorithm,
         objective, training, schedule, microbatches, memory_limit,
-        time_limit, replication, ...; docs/Placement.md)."""
+        time_limit, replication, ...; docs/Placement.md). `devices` is a
+        positive count, or None for every accelerator of the cluster."""
+        if devices is not None and (isinstance(devices, bool) or
+                                    not isinstance(devices, int) or devices <= 0):
+            raise Error("devices must be a positive number of accelerators "
+                        "(None: all of the cluster's), not %r" % (devices,))
         text = " ".join(
-            [_option("devices", devices)]
+            ([_option("devices", devices)] if devices is not None else [])
             + [_option(k, v) for k, v in sorted(options.items())])
         module = self.clone()
         reports = module.run_pipeline("partition-devices{%s}" % text)
@@ -192,8 +197,9 @@ class Session:
 
     def run(self, inputs):
         """{input name: array} -> {output name: array}. Arrays of the input's
-        dtype in C order are read in place; others are converted (same-kind
-        casts only). The GIL is released while the model runs."""
+        dtype in C order are read in place, in another order copied; an
+        array of another dtype is refused (as placer-run refuses such a
+        .npy); lists and scalars are made arrays of the input's dtype. The GIL is released while the model runs."""
         return self._session.run(inputs)
 
     def profile(self, inputs=None, repeat=10):

@@ -132,6 +132,17 @@ def test_partition_errors_are_exceptions(model):
         model.partition(devices=1000)
     with pytest.raises(placer.Error, match="algorithm"):
         model.partition(devices=2, algorithm="magic")
+    # The message holds the reason, not only "cannot parse": a misspelt key
+    # lists the options there are, a value of the wrong type names its key.
+    with pytest.raises(placer.Error,
+                       match=r"no such option algoritm \(options: activations, algorithm, "):
+        model.partition(devices=2, algoritm="dp")
+    with pytest.raises(placer.Error,
+                       match="option 'memory': '1GB' is not a value of its type"):
+        model.partition(devices=2, memory="1GB")
+    for count in (0, -2, 1.5, True):
+        with pytest.raises(placer.Error, match="devices must be a positive number"):
+            model.partition(devices=count)
 
 
 def test_run_pipeline_returns_reports(model):
@@ -264,9 +275,12 @@ def test_split_run_equals_the_whole_model(model, x, tmp_path):
 def test_inputs_are_converted_or_refused(model, x, tmp_path):
     session = placer.compile(model, cache_dir=str(tmp_path))
     want = session.run({"x": x})["y"]
-    # float64 and a transposed (non-contiguous) view: converted copies.
-    assert np.array_equal(session.run({"x": x.astype(np.float64)})["y"], want)
+    # A Fortran-ordered array: a C-ordered copy; a list: made float32.
     assert np.array_equal(session.run({"x": np.asfortranarray(x)})["y"], want)
+    assert np.array_equal(session.run({"x": x.tolist()})["y"], want)
+    # Another dtype is refused, as placer-run refuses a float64 .npy.
+    with pytest.raises(placer.Error, match="input 'x' needs float32, got float64"):
+        session.run({"x": x.astype(np.float64)})
     with pytest.raises(placer.Error, match="needs f32 \\[8, 32\\], got f32 \\[4, 32\\]"):
         session.run({"x": x[:4]})
     with pytest.raises(placer.Error, match="float32"):
