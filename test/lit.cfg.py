@@ -31,13 +31,16 @@ config.substitutions.append(("%placer_plugin", plugin))
 config.substitutions.append(("%mlir_opt",
                              os.path.join(config.llvm_tools_dir, "mlir-opt")))
 
-# Shared, read-only data next to the checkout (workloads, real models).
+# The paper's published workloads, kept in the repository as test data
+# (MIT, test/Inputs/workloads/LICENSE.txt): checked everywhere.
+config.substitutions.append(
+    ("%workloads", os.path.join(config.placer_src_root, "test", "Inputs", "workloads")))
+
+# Shared, read-only data next to the checkout (real models, weights absent).
 shared = os.path.abspath(os.path.join(config.placer_src_root, "..", "shared"))
 config.substitutions.append(("%shared", shared))
 if os.path.isdir(os.path.join(shared, "models")):
     config.available_features.add("shared-models")
-if os.path.isdir(os.path.join(shared, "workloads")):
-    config.available_features.add("shared-workloads")
 
 testdata = "/usr/lib/python3/dist-packages/onnx/backend/test/data"
 config.substitutions.append(("%onnx-testdata", testdata))

@@ -572,12 +572,10 @@ TEST(LatencyIP, ExportWritesTheLatencyModel) {
     EXPECT_NE(text.str().find(name), std::string::npos) << name;
 }
 
-#ifdef PLACER_SHARED_DIR
 TEST(LatencyWorkloads, Bert24LayerGraph) {
   auto workload = readWorkloadFile(
-      PLACER_SHARED_DIR "/workloads/latency/LayerGraphs/bert24_inference.json");
-  if (!workload)
-    GTEST_SKIP() << llvm::toString(workload.takeError());
+      PLACER_WORKLOADS_DIR "/latency/LayerGraphs/bert24_inference.json");
+  ASSERT_TRUE(static_cast<bool>(workload)) << llvm::toString(workload.takeError());
   const Problem &p = workload->problem;
   // A chain whose layers need three accelerators' memory: the fastest
   // placement runs every layer on an accelerator and crosses two
@@ -596,7 +594,6 @@ TEST(LatencyWorkloads, Bert24LayerGraph) {
   scoreLatency(p, dp);
   EXPECT_GT(dp.latency, greedy.latency);
 }
-#endif
 
 } // namespace
 

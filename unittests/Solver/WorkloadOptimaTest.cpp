@@ -17,7 +17,7 @@ struct Known {
   double optimum;
 };
 
-// ../shared/workloads/README.md: optimal contiguous max-load, k and l as in
+// test/Inputs/workloads/README.md: optimal contiguous max-load, k and l as in
 // each file.
 const Known kOptima[] = {
     {"throughput/LayerGraphs/bert24_inference.json", 17.78990625},
@@ -32,13 +32,11 @@ const Known kOptima[] = {
 
 class WorkloadOptima : public ::testing::TestWithParam<Known> {
 protected:
-  /// The workload's problem, or nothing when ../shared is not there (a file
-  /// that does not read fails the test).
+  /// The workload's problem (test/Inputs/workloads); a file that is not
+  /// there or does not read fails the test.
   std::optional<Problem> load() {
     std::string path =
-        std::string(PLACER_SHARED_DIR) + "/workloads/" + GetParam().file;
-    if (!llvm::sys::fs::exists(path))
-      return std::nullopt;
+        std::string(PLACER_WORKLOADS_DIR) + "/" + GetParam().file;
     llvm::Expected<Workload> workload = readWorkloadFile(path);
     if (!workload) {
       ADD_FAILURE() << llvm::toString(workload.takeError());
@@ -50,8 +48,7 @@ protected:
 
 TEST_P(WorkloadOptima, DPMatchesPublishedOptimum) {
   std::optional<Problem> loaded = load();
-  if (!loaded)
-    GTEST_SKIP() << GetParam().file << " is not there";
+  ASSERT_TRUE(loaded) << GetParam().file;
   const Problem &problem = *loaded;
   Solution solution = solveIdealDP(problem);
   ASSERT_TRUE(solution.feasible()) << solution.note;
@@ -78,8 +75,7 @@ TEST_P(WorkloadOptima, DPMatchesPublishedOptimum) {
 // neighbour links) and must give the same optimum, proven.
 TEST_P(WorkloadOptima, UnlikeDevicePathGivesTheSameOptimum) {
   std::optional<Problem> loaded = load();
-  if (!loaded)
-    GTEST_SKIP() << GetParam().file << " is not there";
+  ASSERT_TRUE(loaded) << GetParam().file;
   Problem problem = *loaded;
   int k = problem.numAccelerators;
   for (int d = 0; d < k; ++d)
