@@ -18,19 +18,6 @@ using namespace placer::graph;
 
 namespace {
 
-/// Static shape of a value, or failure after an error naming the node.
-FailureOr<ArrayRef<int64_t>> staticShape(NodeOp node, Value value,
-                                         StringRef role) {
-  auto ranked = dyn_cast<RankedTensorType>(value.getType());
-  if (!ranked || !ranked.hasStaticShape())
-    return node.emitError("cannot estimate the cost of node '")
-           << node.getDisplayName() << "' (" << node.getOpType()
-           << "): " << role << " has type " << value.getType()
-           << ", not a static shape (bind symbolic dims on import with "
-              "--dim NAME=VALUE)";
-  return ranked.getShape();
-}
-
 /// The one user that owns a constant's bytes: shared weights count once, at
 /// their first consumer in program order.
 bool ownsConstant(NodeOp node, ConstantOp constant) {
@@ -70,7 +57,7 @@ FailureOr<OpWork> estimateNodeWork(NodeOp node) {
       // A dynamic tensor is an error; sequences, maps and values of unknown
       // type have no size to model.
       if (isa<TensorType>(operand.getType())) {
-        (void)staticShape(node, operand, "an input");
+        (void)requireStaticShape(node, operand, "an input");
         return failure();
       }
       return estimateGenericWork(node);

@@ -25,8 +25,8 @@ using namespace placer;
 // Rule types
 //===----------------------------------------------------------------------===//
 
-static FailureOr<ArrayRef<int64_t>> staticShape(graph::NodeOp node, Value value,
-                                                const Twine &role) {
+FailureOr<ArrayRef<int64_t>>
+placer::requireStaticShape(graph::NodeOp node, Value value, const Twine &role) {
   auto ranked = dyn_cast<RankedTensorType>(value.getType());
   if (!ranked || !ranked.hasStaticShape())
     return node.emitError("cannot estimate the cost of node '")
@@ -42,7 +42,7 @@ FailureOr<ArrayRef<int64_t>> WorkArgs::output(unsigned i) const {
     return node.emitError("cannot estimate the cost of node '")
            << node.getDisplayName() << "' (" << node.getOpType()
            << "): it has no output #" << i;
-  return staticShape(node, node.getOutputs()[i], "output");
+  return requireStaticShape(node, node.getOutputs()[i], "output");
 }
 
 FailureOr<ArrayRef<int64_t>> WorkArgs::input(unsigned i) const {
@@ -50,7 +50,7 @@ FailureOr<ArrayRef<int64_t>> WorkArgs::input(unsigned i) const {
     return node.emitError("cannot estimate the cost of node '")
            << node.getDisplayName() << "' (" << node.getOpType() << "): input #"
            << i << " is missing";
-  return staticShape(node, node.getInputs()[i], "input #" + Twine(i));
+  return requireStaticShape(node, node.getInputs()[i], "input #" + Twine(i));
 }
 
 bool WorkArgs::hasInput(unsigned i) const {

@@ -68,6 +68,13 @@ struct WorkArgs {
   int64_t getInt(llvm::StringRef name, int64_t fallback) const;
 };
 
+/// The static shape of `value`, an operand or result of `node`, or failure
+/// after "cannot estimate the cost of node ...: ROLE has type ..., not a
+/// static shape" (bind the dims on import).
+mlir::FailureOr<llvm::ArrayRef<int64_t>>
+requireStaticShape(graph::NodeOp node, mlir::Value value,
+                   const llvm::Twine &role);
+
 /// A node's FLOPs; std::nullopt when its attributes leave no formula;
 /// failure after an error (a dynamic shape).
 using Flops = mlir::FailureOr<std::optional<double>>;
