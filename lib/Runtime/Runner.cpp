@@ -14,10 +14,12 @@
 #include "mlir/Conversion/TosaToArith/TosaToArith.h"
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
 #include "mlir/Conversion/TosaToTensor/TosaToTensor.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
@@ -423,6 +425,24 @@ std::string placer::runtime::getPortableHostCpu() {
              : "generic";
 }
 
+/// Placer's argument attributes (placer.constant: a weight the library
+/// calls may pack once) have done their work by the LLVM dialect, and LLVM
+/// IR has no parameter attribute for them: the translation would warn about
+/// each, on every compile.
+static void dropPlacerArgumentAttrs(ModuleOp module) {
+  module.walk([](LLVM::LLVMFuncOp op) {
+    auto func = cast<FunctionOpInterface>(op.getOperation());
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+      SmallVector<StringAttr> names;
+      for (NamedAttribute attr : func.getArgAttrs(i))
+        if (attr.getName().getValue().starts_with("placer."))
+          names.push_back(attr.getName());
+      for (StringAttr name : names)
+        func.removeArgAttr(i, name);
+    }
+  });
+}
+
 /// Changes whenever the link command below does, so that libraries cached
 /// under an older recipe are not reused.
 static constexpr llvm::StringLiteral kLinkRecipe =
@@ -434,6 +454,7 @@ llvm::Expected<std::string> placer::runtime::compileToSharedObject(
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::LLVMContext llvmContext;
+  dropPlacerArgumentAttrs(module);
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext);
   if (!llvmModule)

@@ -3,6 +3,7 @@
 #include "placer/Analysis/CostModel.h"
 #include "placer/Analysis/OpNames.h"
 #include "placer/Analysis/Profile.h"
+#include "placer/Transforms/Reports.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Support/Json.h"
@@ -241,7 +242,7 @@ struct EstimateCostsPass
       if (!profiled.count(entry.first))
         unmatched.push_back(entry.first);
     if (!profile.empty()) {
-      auto diag = mlir::emitRemark(module.getLoc(), "profile covered ")
+      auto diag = mlir::emitRemark(getModuleRemarkLoc(module), "profile covered ")
                   << profiled.size() << " of " << ops.size() << " ops";
       if (!profiled.empty()) {
         diag << " (";

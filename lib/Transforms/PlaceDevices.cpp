@@ -593,7 +593,7 @@ struct PlaceDevicesPass
     }
     const std::optional<solver::IPResult> &ip = result.ip;
     if (result.exported()) {
-      emitRemark(loc) << "wrote the "
+      emitRemark(getModuleRemarkLoc(module)) << "wrote the "
                       << (latency                      ? "latency"
                           : solveOptions.ip.contiguous ? "contiguous throughput"
                                                        : "throughput")
@@ -656,7 +656,7 @@ struct PlaceDevicesPass
             replicaOf.empty() ? DenseI64ArrayAttr()
                               : DenseI64ArrayAttr::get(context, replicaOf)));
 
-    auto remark = emitRemark(loc) << "placed " << problem.size() << " ops on "
+    auto remark = emitRemark(getModuleRemarkLoc(module)) << "placed " << problem.size() << " ops on "
                                   << problem.numAccelerators
                                   << " accelerators and " << problem.numCpus
                                   << " CPU cores with " << solution.algorithm

@@ -1,4 +1,5 @@
-//===- Reports.cpp - Collecting the reports of passes ----------------------===//
+//===- Reports.cpp - Collecting the reports of passes
+//----------------------===//
 
 #include "placer/Transforms/Reports.h"
 
@@ -22,6 +23,13 @@ void ReportCollector::runAfterPass(mlir::Pass *pass, mlir::Operation *) {
 void placer::collectReports(mlir::PassManager &pm,
                             std::vector<PassReport> &reports) {
   pm.addInstrumentation(std::make_unique<ReportCollector>(reports));
+}
+
+mlir::Location placer::getModuleRemarkLoc(mlir::Operation *module) {
+  mlir::Location loc = module->getLoc();
+  if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(loc))
+    return mlir::FileLineColLoc::get(file.getFilename(), 0, 0);
+  return loc;
 }
 
 const llvm::json::Value *

@@ -1003,7 +1003,7 @@ struct SimulatePass : public placer::impl::SimulateBase<SimulatePass>,
     FailureOr<Simulation> simulation = simulate(module, settings);
     if (failed(simulation))
       return signalPassFailure();
-    emitRemark(module.getLoc()) << simulation->summary;
+    emitRemark(getModuleRemarkLoc(module)) << simulation->summary;
     llvm::json::Value json(std::move(simulation->report));
     if (!report.empty() &&
         failed(write(report, llvm::formatv("{0:2}", json).str())))

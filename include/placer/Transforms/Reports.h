@@ -11,6 +11,7 @@
 #ifndef PLACER_TRANSFORMS_REPORTS_H
 #define PLACER_TRANSFORMS_REPORTS_H
 
+#include "mlir/IR/Location.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "llvm/Support/JSON.h"
 
@@ -64,6 +65,13 @@ private:
 /// Attaches a collector that appends to `reports` (which must outlive the
 /// pass manager's runs).
 void collectReports(mlir::PassManager &pm, std::vector<PassReport> &reports);
+
+/// Where a pass reports a remark on the whole module (what it placed, what
+/// it simulated): the module's file with no line, so that a diagnostic
+/// handler prints the remark as one line, not the module's first source
+/// line and a caret under it. The module's own location where it has no
+/// file.
+mlir::Location getModuleRemarkLoc(mlir::Operation *module);
 
 /// The last report of pass `pass` in `reports`, or null.
 const llvm::json::Value *findReport(const std::vector<PassReport> &reports,
