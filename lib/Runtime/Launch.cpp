@@ -269,9 +269,14 @@ void printTimes(const TimeSummary &times, int64_t samples,
               who.c_str(), times.runs, of.c_str(), times.min, times.median,
               times.median / samples, (long long)samples);
   if (prediction)
-    std::printf("simulated (--placer-simulate, the module's costs): %e s per "
-                "run, measured / simulated = %.2f\n",
-                prediction->perRun, prediction->measuredOverSimulated);
+    std::printf("simulated (--placer-simulate, the module's costs for "
+                "cluster %s): %e s per run, measured / simulated = %.2f%s\n",
+                prediction->cluster.c_str(), prediction->perRun,
+                prediction->measuredOverSimulated,
+                prediction->onAccelerators
+                    ? " (this run was on this machine's CPU, not on the "
+                      "cluster's accelerators)"
+                    : "");
 }
 
 void printRanks(const std::vector<RankFigures> &ranks) {
@@ -325,7 +330,9 @@ void addTimes(json::Object &report, const TimeSummary &times,
       {"seconds_per_run", prediction->perRun},
       {"steady_state_seconds_per_run", prediction->steadyPerRun},
       {"total_seconds", prediction->total},
-      {"measured_over_simulated", prediction->measuredOverSimulated}};
+      {"measured_over_simulated", prediction->measuredOverSimulated},
+      {"cluster", prediction->cluster},
+      {"cluster_has_accelerators", prediction->onAccelerators}};
 }
 
 /// What every report says: the model, its function, the compilation and

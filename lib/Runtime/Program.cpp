@@ -662,5 +662,7 @@ Prediction placer::runtime::predict(const Simulated &simulated,
   prediction.steadyPerRun = simulated.perSample;
   prediction.measuredOverSimulated =
       prediction.perRun > 0 ? measured.median / prediction.perRun : 0.0;
+  prediction.cluster = simulated.cluster;
+  prediction.onAccelerators = simulated.onAccelerators;
   return prediction;
 }

@@ -314,6 +314,17 @@ placer::runtime::simulateQuietly(mlir::ModuleOp module, int64_t microbatches) {
   if (mlir::failed(simulation))
     return std::nullopt;
   const llvm::json::Object &report = simulation->report;
-  return Simulated{report.getNumber("total").value_or(0),
-                   report.getNumber("time_per_sample").value_or(0)};
+  Simulated simulated{report.getNumber("total").value_or(0),
+                      report.getNumber("time_per_sample").value_or(0)};
+  mlir::FailureOr<Cluster> cluster = requireCluster(module, "placer-run");
+  if (mlir::succeeded(cluster)) {
+    llvm::raw_string_ostream os(simulated.cluster);
+    os << "'" << cluster->getName() << "' (";
+    llvm::interleaveComma(cluster->getKinds(), os, [&](const DeviceKind &kind) {
+      os << kind.count << " x " << kind.name;
+      simulated.onAccelerators |= kind.isAccelerator;
+    });
+    os << ")";
+  }
+  return simulated;
 }

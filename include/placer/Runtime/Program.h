@@ -257,6 +257,11 @@ TimeSummary summarizeTimes(const Timing &timing, int64_t microbatches);
 /// seconds and the steady state's seconds per sample.
 struct Simulated {
   double total = 0, perSample = 0;
+  /// The cluster the module's costs price ("default: 8 x v100"), and
+  /// whether its devices are accelerators: a CPU run is then on other
+  /// hardware than the one simulated, which the report says.
+  std::string cluster;
+  bool onAccelerators = false;
 };
 
 /// The simulator's prediction beside a measured run of a split program.
@@ -266,6 +271,9 @@ struct Prediction {
   double perRun = 0, steadyPerRun = 0, total = 0;
   /// Measured median over predicted (0 without a prediction).
   double measuredOverSimulated = 0;
+  /// Simulated::cluster and Simulated::onAccelerators.
+  std::string cluster;
+  bool onAccelerators = false;
 };
 Prediction predict(const Simulated &simulated, int64_t microbatches,
                    const TimeSummary &measured);
