@@ -9,6 +9,7 @@
 #include "placer/Export/OnnxExporter.h"
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Analysis/Cluster.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
 
 #include "mlir/IR/AsmState.h"

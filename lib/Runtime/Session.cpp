@@ -5,6 +5,7 @@
 #include "placer/Runtime/Artifact.h"
 
 #include "placer/Dialect/Dist/DistDialect.h"
+#include "placer/Analysis/Cluster.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Transforms/Passes.h"
 #include "placer/Transforms/Simulation.h"
@@ -180,8 +181,9 @@ static llvm::Expected<Compiled> compile(mlir::ModuleOp module,
         return error("this split training step was not built for "
                      "microbatches: run placer-opt "
                      "--placer-accumulate-microbatches before splitting it");
-      if (mlir::failed(accumulateMicrobatches(*copy, options.microbatches,
-                                              "sequential")))
+      if (mlir::failed(accumulateMicrobatches(
+              *copy, options.microbatches,
+              solver::getName(solver::Schedule::Sequential))))
         return error("cannot accumulate the gradients of " +
                      std::to_string(options.microbatches) +
                      " microbatches (see the errors above)");

@@ -268,23 +268,11 @@ double smallestFittingMemory(Problem problem, const SolveOptions &options) {
 
 } // namespace
 
-std::optional<Objective> placer::solver::parseObjective(llvm::StringRef name) {
-  if (name == "throughput")
-    return Objective::Throughput;
-  if (name == "latency")
-    return Objective::Latency;
-  return std::nullopt;
-}
-
 std::optional<Algorithm> placer::solver::parseAlgorithm(llvm::StringRef name) {
   for (const AlgorithmName &entry : kAlgorithms)
     if (name == entry.name)
       return entry.algorithm;
   return std::nullopt;
-}
-
-llvm::StringRef placer::solver::getName(Objective objective) {
-  return objective == Objective::Latency ? "latency" : "throughput";
 }
 
 llvm::StringRef placer::solver::getName(Algorithm algorithm) {

@@ -100,12 +100,12 @@ struct Item {
 /// forward (F) and backward (B) work of `microbatches` under `schedule`:
 /// sequential F0 B0 F1 B1 ...; GPipe every F, then every B in reverse;
 /// 1F1B as many F as stages follow it, then one F and one B in turn.
-SmallVector<std::pair<int64_t, bool>> getStageOrder(StringRef schedule,
+SmallVector<std::pair<int64_t, bool>> getStageOrder(solver::Schedule schedule,
                                                     int64_t position,
                                                     int64_t stages,
                                                     int64_t microbatches) {
   SmallVector<std::pair<int64_t, bool>> order;
-  if (schedule == "gpipe") {
+  if (schedule == solver::Schedule::GPipe) {
     for (int64_t m = 0; m < microbatches; ++m)
       order.emplace_back(m, false);
     for (int64_t m = microbatches - 1; m >= 0; --m)
@@ -113,7 +113,9 @@ SmallVector<std::pair<int64_t, bool>> getStageOrder(StringRef schedule,
     return order;
   }
   int64_t warmup =
-      schedule == "1f1b" ? std::min(stages - 1 - position, microbatches) : 0;
+      schedule == solver::Schedule::OneFOneB
+          ? std::min(stages - 1 - position, microbatches)
+          : 0;
   for (int64_t m = 0; m < warmup; ++m)
     order.emplace_back(m, false);
   for (int64_t m = 0; m < microbatches; ++m) {
@@ -128,10 +130,10 @@ SmallVector<std::pair<int64_t, bool>> getStageOrder(StringRef schedule,
 class Accumulator {
 public:
   Accumulator(func::FuncOp func, int64_t opset, int64_t microbatches,
-              StringRef schedule, ArrayRef<int64_t> recomputing,
+              solver::Schedule schedule, ArrayRef<int64_t> recomputing,
               ArrayRef<int64_t> replicaOf)
       : func(func), opset(opset), microbatches(microbatches),
-        schedule(schedule.str()),
+        schedule(schedule),
         recomputing(recomputing.begin(), recomputing.end()) {
     for (auto [device, leader] : llvm::enumerate(replicaOf))
       if (leader >= 0) {
@@ -160,7 +162,7 @@ private:
 
   func::FuncOp func;
   int64_t opset, microbatches;
-  std::string schedule;
+  solver::Schedule schedule;
   /// Devices whose backward work recomputes their forward work's values
   /// instead of keeping them (the placement's `recompute`).
   llvm::SmallDenseSet<int64_t> recomputing;
@@ -427,7 +429,7 @@ LogicalResult Accumulator::emitSchedule(OpBuilder &b) {
   for (auto [s, device] : llvm::enumerate(stages))
     if (next[s] < orders[s].size())
       return func.emitError()
-             << kPass << ": the " << schedule
+             << kPass << ": the " << solver::getName(schedule)
              << " schedule cannot run on this placement: device " << device
              << " waits for work that waits for it";
   return success();
@@ -523,7 +525,8 @@ LogicalResult Accumulator::run() {
       FunctionType::get(func.getContext(), argTypes, func.getResultTypes()));
   Builder attrs(func.getContext());
   func->setAttr(kMicrobatchesAttrName, attrs.getI64IntegerAttr(microbatches));
-  func->setAttr(kScheduleAttrName, attrs.getStringAttr(schedule));
+  func->setAttr(kScheduleAttrName,
+                attrs.getStringAttr(solver::getName(schedule)));
   return success();
 }
 
@@ -544,24 +547,25 @@ LogicalResult placer::accumulateMicrobatches(ModuleOp module,
                                              StringRef schedule) {
   // Unset: what the placement sized the pipeline for, if it placed one.
   PlacementAttr placement = getPlacement(module);
-  bool placedTraining = placement && !placement.getSchedule().empty();
+  bool placedTraining =
+      placement && placement.getSchedule() != solver::Schedule::Inference;
   if (microbatches == 0 && placedTraining)
     microbatches = placement.getMicrobatches();
-  std::string scheduleName = schedule.str();
-  if (scheduleName.empty())
-    scheduleName =
-        placedTraining ? placement.getSchedule().str() : "sequential";
+  // Unset: the placement's pipeline, else one microbatch after another.
+  std::optional<solver::Schedule> order =
+      !schedule.empty() ? solver::parseStepSchedule(schedule)
+      : placedTraining  ? placement.getSchedule()
+                        : solver::Schedule::Sequential;
   if (microbatches < 1)
     return module.emitError()
            << kPass << ": microbatches must be at least 1"
            << (microbatches == 0 ? " (the module was placed for no "
                                    "training schedule: give microbatches)"
                                  : ", not " + std::to_string(microbatches));
-  if (scheduleName != "sequential" && scheduleName != "gpipe" &&
-      scheduleName != "1f1b")
+  if (!order)
     return module.emitError()
            << kPass << ": schedule must be sequential, gpipe or 1f1b, not '"
-           << scheduleName << "'";
+           << schedule << "'";
   ArrayRef<int64_t> recomputing, replicaOf;
   if (placedTraining && placement.getRecompute())
     recomputing = placement.getRecompute().asArrayRef();
@@ -579,7 +583,7 @@ LogicalResult placer::accumulateMicrobatches(ModuleOp module,
   FailureOr<int64_t> opset = getTrainingOpset(module, kPass);
   if (failed(opset))
     return failure();
-  return Accumulator(*func, *opset, microbatches, scheduleName, recomputing,
+  return Accumulator(*func, *opset, microbatches, *order, recomputing,
                      replicaOf)
       .run();
 }

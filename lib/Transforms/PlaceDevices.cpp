@@ -644,11 +644,12 @@ struct PlaceDevicesPass
         module,
         PlacementAttr::get(
             context,
-            latency ? placer::Objective::Latency : placer::Objective::Throughput,
+            solveOptions.objective,
             solution.algorithm, solution.maxLoad, solution.lowerBound,
             solution.optimal, problem.numAccelerators, problem.numCpus,
             latency ? std::optional<F64>(solution.latency) : std::nullopt,
-            problem.isTraining() ? solver::getName(problem.schedule) : "",
+            problem.isTraining() ? problem.schedule
+                                 : solver::Schedule::Inference,
             problem.isTraining() ? problem.microbatches : 0,
             recomputing.empty()
                 ? DenseI64ArrayAttr()

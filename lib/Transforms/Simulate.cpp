@@ -940,11 +940,11 @@ FailureOr<Simulation> placer::simulate(ModuleOp module,
   int64_t samples = microbatches;
   if (training) {
     PlacementAttr placement = getPlacement(module);
-    bool placed = placement && !placement.getSchedule().empty();
+    bool placed =
+        placement && placement.getSchedule() != solver::Schedule::Inference;
     TrainingSetup setup = cluster.getTraining();
     pipeline = forced ? *forced
-               : placed ? *solver::parseTrainingSchedule(
-                              placement.getSchedule())
+               : placed ? placement.getSchedule()
                         : setup.schedule;
     if (samples == 0)
       samples = placed ? placement.getMicrobatches() : setup.microbatches;

@@ -9,7 +9,7 @@
 #ifndef PLACER_ANALYSIS_CLUSTER_H
 #define PLACER_ANALYSIS_CLUSTER_H
 
-#include "placer/Solver/Problem.h"
+#include "placer/Solver/Schedule.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

@@ -9,6 +9,8 @@
 #ifndef PLACER_SOLVER_PROBLEM_H
 #define PLACER_SOLVER_PROBLEM_H
 
+#include "placer/Solver/Schedule.h"
+
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -46,39 +48,6 @@ struct Node {
   int64_t colorClass = -1;     ///< nodes of one class share a device; -1: none
 };
 
-/// How a pipeline holds activations (docs/Placement.md, "Memory").
-enum class Schedule {
-  /// One sample at a time: a device holds the peak of its live
-  /// activations in the order it runs its nodes (Memory.h).
-  Inference,
-  /// Training, all forwards then all backwards: every stage stashes the
-  /// activations of its forward nodes for all M microbatches.
-  GPipe,
-  /// Training, one forward one backward (PipeDream-Flush): the stage j
-  /// stages from the end (1 for the last) stashes min(j, M) microbatches.
-  OneFOneB,
-};
-
-/// "gpipe" | "1f1b" (training schedules; "inference" is not a name users
-/// give).
-inline std::optional<Schedule> parseTrainingSchedule(std::string_view name) {
-  if (name == "gpipe")
-    return Schedule::GPipe;
-  if (name == "1f1b")
-    return Schedule::OneFOneB;
-  return std::nullopt;
-}
-inline const char *getName(Schedule schedule) {
-  switch (schedule) {
-  case Schedule::GPipe:
-    return "gpipe";
-  case Schedule::OneFOneB:
-    return "1f1b";
-  case Schedule::Inference:
-    break;
-  }
-  return "inference";
-}
 
 struct Problem {
   std::vector<Node> nodes;

@@ -19,12 +19,6 @@
 
 namespace placer::solver {
 
-enum class Objective {
-  /// The largest per-device load: time per sample of a pipeline.
-  Throughput,
-  /// The time one sample takes through the placed graph.
-  Latency,
-};
 
 enum class Algorithm {
   /// The exact method of the objective: DP for throughput, IP for latency.
@@ -40,9 +34,7 @@ enum class Algorithm {
   SplitFile,
 };
 
-std::optional<Objective> parseObjective(llvm::StringRef name);
 std::optional<Algorithm> parseAlgorithm(llvm::StringRef name);
-llvm::StringRef getName(Objective objective);
 llvm::StringRef getName(Algorithm algorithm);
 /// "auto, dp, ip, ..." for messages.
 std::string listAlgorithms();

@@ -1,5 +1,6 @@
 //===- PlacerDialect.cpp - Typed state between Placer's passes ------------===//
 #include "placer/Dialect/Placer/PlacerDialect.h"
+#include "placer/Analysis/Cluster.h"
 
 #include "placer/Support/Format.h"
 
@@ -73,6 +74,31 @@ FailureOr<bool> placer::detail::parseBool(AsmParser &parser) {
                           "expected true or false");
 }
 
+FailureOr<solver::Objective> placer::detail::parseObjective(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef name;
+  if (failed(parser.parseKeyword(&name)))
+    return failure();
+  if (std::optional<solver::Objective> objective = solver::parseObjective(name))
+    return *objective;
+  return parser.emitError(loc, "expected throughput or latency, got ") << name;
+}
+
+FailureOr<solver::Schedule> placer::detail::parseSchedule(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  std::string name;
+  if (failed(parser.parseString(&name)))
+    return failure();
+  for (solver::Schedule schedule :
+       {solver::Schedule::Inference, solver::Schedule::GPipe,
+        solver::Schedule::OneFOneB, solver::Schedule::Sequential})
+    if (name == solver::getName(schedule))
+      return schedule;
+  return parser.emitError(loc, "unknown schedule \"")
+         << name << "\" (one of \"gpipe\", \"1f1b\", \"sequential\", "
+         << "\"inference\")";
+}
+
 //===----------------------------------------------------------------------===//
 // Cluster
 //===----------------------------------------------------------------------===//
@@ -129,12 +155,13 @@ HierarchyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult
 TrainingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     StringRef schedule, int64_t microbatches,
+                     solver::Schedule schedule, int64_t microbatches,
                      F64 optimizerStateFactor) {
-  if (!solver::parseTrainingSchedule(schedule))
+  if (schedule != solver::Schedule::GPipe &&
+      schedule != solver::Schedule::OneFOneB)
     return emitError() << "training schedule must be \"gpipe\" or \"1f1b\", "
                           "got \""
-                       << schedule << "\"";
+                       << solver::getName(schedule) << "\"";
   if (microbatches < 1 || optimizerStateFactor < 0)
     return emitError() << "training needs at least one microbatch and a "
                           "non-negative optimizer_state_factor";
@@ -142,23 +169,23 @@ TrainingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 LogicalResult
-PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError, Objective,
-                      StringRef, F64, F64, bool, int64_t, int64_t,
-                      std::optional<F64>, StringRef schedule,
+PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      solver::Objective, StringRef, F64, F64, bool, int64_t,
+                      int64_t, std::optional<F64>, solver::Schedule schedule,
                       int64_t microbatches, DenseI64ArrayAttr recompute,
                       DenseI64ArrayAttr replicaOf) {
-  if (schedule.empty() != (microbatches == 0))
+  bool inference = schedule == solver::Schedule::Inference;
+  if (inference != (microbatches == 0))
     return emitError() << "placement schedule and microbatches come together "
                           "(training) or not at all (inference)";
-  if (!schedule.empty() && !solver::parseTrainingSchedule(schedule))
+  if (schedule == solver::Schedule::Sequential)
     return emitError() << "placement schedule must be \"gpipe\" or "
-                          "\"1f1b\", got \""
-                       << schedule << "\"";
+                          "\"1f1b\", got \"sequential\"";
   if (microbatches < 0)
     return emitError() << "placement microbatches must be positive, got "
                        << microbatches;
   if (recompute) {
-    if (schedule.empty())
+    if (inference)
       return emitError() << "placement recompute needs a training schedule";
     ArrayRef<int64_t> devices = recompute.asArrayRef();
     for (size_t i = 0; i < devices.size(); ++i)
@@ -274,7 +301,7 @@ ClusterAttr ClusterAttr::get(MLIRContext *context, const Cluster &cluster) {
       kindLinks.empty() ? ArrayAttr() : b.getArrayAttr(kindLinks),
       deviceLinks.empty() ? ArrayAttr() : b.getArrayAttr(deviceLinks),
       isDefault ? TrainingAttr()
-                : TrainingAttr::get(context, solver::getName(training.schedule),
+                : TrainingAttr::get(context, training.schedule,
                                     training.microbatches,
                                     training.optimizerStateFactor));
 }
@@ -308,7 +335,7 @@ Cluster ClusterAttr::getCluster() const {
     devicePairs.push_back({link.getA(), link.getB(), fromAttr(link.getLink())});
   TrainingSetup training;
   if (TrainingAttr t = getTraining()) {
-    training.schedule = *solver::parseTrainingSchedule(t.getSchedule());
+    training.schedule = t.getSchedule();
     training.microbatches = t.getMicrobatches();
     training.optimizerStateFactor = t.getOptimizerStateFactor();
   }
@@ -444,8 +471,7 @@ LogicalResult PlacerDialect::verifyOperationAttribute(Operation *op,
     if (name == kMicrobatchesAttrName && (!count || count.getInt() < 1))
       return op->emitError() << "'" << name << "' must be a positive integer";
     if (name == kScheduleAttrName &&
-        (!schedule || !llvm::is_contained({"sequential", "gpipe", "1f1b"},
-                                          schedule.getValue())))
+        (!schedule || !solver::parseStepSchedule(schedule.getValue())))
       return op->emitError()
              << "'" << name
              << "' must be \"sequential\", \"gpipe\" or \"1f1b\"";

@@ -97,11 +97,21 @@ def Placer_CostSource : I32EnumAttr<"CostSource", "where an op's times come from
   let genSpecializedAttr = 0;
 }
 
-def Placer_Objective : I32EnumAttr<"Objective", "what a placement minimises", [
-    I32EnumAttrCase<"Throughput", 0, "throughput">,
-    I32EnumAttrCase<"Latency", 1, "latency">]> {
-  let cppNamespace = "::placer";
-  let genSpecializedAttr = 0;
+/// The objective of include/placer/Solver/Schedule.h (declared there once,
+/// plain C++): `throughput` or `latency`.
+def Placer_ObjectiveParam
+    : AttrOrTypeParameter<"::placer::solver::Objective", "throughput or latency"> {
+  let parser = [{ ::placer::detail::parseObjective($_parser) }];
+  let printer = [{ $_printer << ::placer::solver::getName($_self) }];
+}
+
+/// A schedule of include/placer/Solver/Schedule.h, written as its name in
+/// quotes ("gpipe", "1f1b"); `default` when left out.
+class Placer_ScheduleParam<string desc, string default = "">
+    : AttrOrTypeParameter<"::placer::solver::Schedule", desc> {
+  let parser = [{ ::placer::detail::parseSchedule($_parser) }];
+  let printer = [{ $_printer << '"' << ::placer::solver::getName($_self) << '"' }];
+  let defaultValue = default;
 }
 
 def Placer_CostSourceParam : EnumParameter<Placer_CostSource> {
@@ -158,7 +168,7 @@ def Placer_TrainingAttr : Placer_Attr<"Training", "training"> {
     the optimizer state bytes per weight byte; placement options override
     each (docs/Placement.md, "Memory under a training schedule").
   }];
-  let parameters = (ins StringRefParameter<"schedule">:$schedule,
+  let parameters = (ins Placer_ScheduleParam<"gpipe or 1f1b">:$schedule,
                         "int64_t":$microbatches,
                         Placer_F64Param<"bytes per weight byte">:$optimizer_state_factor);
   let assemblyFormat = "`<` struct(params) `>`";
@@ -257,14 +267,15 @@ def Placer_PlacementAttr : Placer_Attr<"Placement", "placement"> {
     When a training step was placed, `schedule` ("gpipe" or "1f1b") and
     `microbatches` are the pipeline the placement sized memory for (the
     cluster's `training`, as the placement options override it); the
-    simulator runs that schedule. Both are absent for inference.
+    simulator runs that schedule. Both are absent for inference (the
+    schedule reads "inference").
     `recompute` lists the devices (ascending) whose stage recomputes its
     activations instead of stashing them (`recompute=true`). `replica_of`
     (with `replication=true`) gives, per cluster device, the device whose
     stage it runs a copy of, or -1.
   }];
   let parameters = (ins
-    EnumParameter<Placer_Objective>:$objective,
+    Placer_ObjectiveParam:$objective,
     StringRefParameter<"algorithm">:$algorithm,
     Placer_F64Param<"max load">:$max_load,
     Placer_F64Param<"lower bound">:$lower_bound,
@@ -272,7 +283,8 @@ def Placer_PlacementAttr : Placer_Attr<"Placement", "placement"> {
     "int64_t":$accelerators,
     "int64_t":$cpus,
     Placer_OptionalF64Param:$latency,
-    StringRefParameter<"training schedule", "\"\"">:$schedule,
+    Placer_ScheduleParam<"training schedule",
+                         "::placer::solver::Schedule::Inference">:$schedule,
     Placer_DefaultI64Param<"microbatches per iteration", "0">:$microbatches,
     OptionalParameter<"::mlir::DenseI64ArrayAttr">:$recompute,
     OptionalParameter<"::mlir::DenseI64ArrayAttr">:$replica_of);

@@ -8,7 +8,7 @@
 #ifndef PLACER_DIALECT_PLACER_PLACERDIALECT_H
 #define PLACER_DIALECT_PLACER_PLACERDIALECT_H
 
-#include "placer/Analysis/Cluster.h"
+#include "placer/Solver/Schedule.h"
 
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -23,6 +23,7 @@
 #include "placer/Dialect/Placer/PlacerEnums.h.inc"
 
 namespace placer {
+class Cluster;
 class ClusterAttr;
 class CostAttr;
 class DeviceAttr;
@@ -48,6 +49,8 @@ mlir::FailureOr<F64> parseF64(mlir::AsmParser &parser);
 mlir::FailureOr<std::optional<F64>> parseOptionalF64(mlir::AsmParser &parser);
 void printF64(mlir::AsmPrinter &printer, double value);
 mlir::FailureOr<bool> parseBool(mlir::AsmParser &parser);
+mlir::FailureOr<solver::Objective> parseObjective(mlir::AsmParser &parser);
+mlir::FailureOr<solver::Schedule> parseSchedule(mlir::AsmParser &parser);
 } // namespace detail
 } // namespace placer
 
@@ -97,7 +100,8 @@ inline constexpr llvm::StringLiteral kUpdatesAttrName = "placer.updates";
 inline constexpr llvm::StringLiteral kReplicaAttrName = "placer.replica";
 /// On a training step's function (--placer-accumulate-microbatches): the
 /// microbatches it averages (a positive i64) and the schedule its work is
-/// ordered by ("sequential", "gpipe" or "1f1b").
+/// ordered by (a string: the name of a solver::Schedule that
+/// solver::parseStepSchedule reads, "sequential", "gpipe" or "1f1b").
 inline constexpr llvm::StringLiteral kMicrobatchesAttrName =
     "placer.microbatches";
 inline constexpr llvm::StringLiteral kScheduleAttrName = "placer.schedule";
