@@ -18,7 +18,7 @@
 
 #include "placer/Dialect/Dist/BufferizableOpInterfaceImpl.h"
 #include "placer/Import/OnnxImporter.h"
-#include "placer/Runtime/Runner.h"
+#include "placer/Compiler/Runner.h"
 #include "placer/Transforms/Passes.h"
 
 #include "mlir/InitAllDialects.h"

@@ -2,7 +2,7 @@
  *
  * A session compiles a graph module (a split module runs merged back) into
  * native code for this machine, cached on disk, and runs it on buffers the
- * caller owns. See include/placer/Runtime/Session.h and docs/Execution.md.
+ * caller owns. See include/placer/Compiler/Session.h and docs/Execution.md.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef PLACER_C_RUNTIME_H

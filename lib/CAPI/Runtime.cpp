@@ -3,7 +3,7 @@
 #include "placer-c/Runtime.h"
 
 #include "Support.h"
-#include "placer/Runtime/Session.h"
+#include "placer/Compiler/Session.h"
 
 #include "mlir/CAPI/IR.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -24,7 +24,7 @@
 #include "placer/InitAll.h"
 #include "placer/Runtime/Artifact.h"
 #include "placer/Runtime/Launch.h"
-#include "placer/Runtime/Session.h"
+#include "placer/Compiler/Session.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"

@@ -1,7 +1,8 @@
-//===- Session.h - Compile a module once, run it on caller buffers -*- C++
-//-*-===//
+//===- Session.h - Compile a module once, run it on caller buffers -*- C++ -*-===//
 //
-// The runtime as a library: placer-run, the C API and the Python package are
+// The compiler's side of the runtime (lib/Compiler; the runtime in
+// lib/Runtime links no MLIR): placer-run, the C API and the Python package
+// are shells over it. placer-run, the C API and the Python package are
 // shells over it. A Session lowers and compiles a graph module (whole, a
 // split module merged back, or one stage of a split module for an MPI rank;
 // the compiled code is cached on disk) and loads it as a Program
@@ -12,12 +13,12 @@
 // with the message a user reads.
 //
 //===----------------------------------------------------------------------===//
-#ifndef PLACER_RUNTIME_SESSION_H
-#define PLACER_RUNTIME_SESSION_H
+#ifndef PLACER_COMPILER_SESSION_H
+#define PLACER_COMPILER_SESSION_H
 
 #include "placer/Runtime/Artifact.h"
 #include "placer/Runtime/Program.h"
-#include "placer/Runtime/Runner.h"
+#include "placer/Compiler/Runner.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -145,4 +146,4 @@ std::optional<Simulated> simulateQuietly(mlir::ModuleOp module,
 
 } // namespace placer::runtime
 
-#endif // PLACER_RUNTIME_SESSION_H
+#endif // PLACER_COMPILER_SESSION_H

@@ -6,8 +6,8 @@
 // buffers.
 //
 //===----------------------------------------------------------------------===//
-#ifndef PLACER_RUNTIME_RUNNER_H
-#define PLACER_RUNTIME_RUNNER_H
+#ifndef PLACER_COMPILER_RUNNER_H
+#define PLACER_COMPILER_RUNNER_H
 
 #include "placer/Runtime/Executable.h"
 
@@ -62,4 +62,4 @@ std::string getPortableHostCpu();
 
 } // namespace placer::runtime
 
-#endif // PLACER_RUNTIME_RUNNER_H
+#endif // PLACER_COMPILER_RUNNER_H

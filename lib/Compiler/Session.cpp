@@ -1,6 +1,6 @@
 //===- Session.cpp - Compile a module once, run it on caller buffers ------===//
 
-#include "placer/Runtime/Session.h"
+#include "placer/Compiler/Session.h"
 
 #include "placer/Runtime/Artifact.h"
 

@@ -1,6 +1,6 @@
 //===- Runner.cpp - Compile a graph module and run it on this machine -----===//
 
-#include "placer/Runtime/Runner.h"
+#include "placer/Compiler/Runner.h"
 
 #include "placer/Conversion/Passes.h"
 #include "placer/InitAll.h"
