@@ -57,13 +57,13 @@ struct LowerDistToMPIPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (transfers != "pipelined" && transfers != "blocking") {
-      module.emitError("--placer-lower-dist-to-mpi: transfers must be "
+      mlir::emitError(module->getLoc(), "--placer-lower-dist-to-mpi: transfers must be "
                        "'pipelined' or 'blocking', not '")
           << transfers << "'";
       return signalPassFailure();
     }
     if (mpiImplementation != "OpenMPI" && mpiImplementation != "MPICH") {
-      module.emitError("--placer-lower-dist-to-mpi: mpi-implementation must "
+      mlir::emitError(module->getLoc(), "--placer-lower-dist-to-mpi: mpi-implementation must "
                        "be 'OpenMPI' or 'MPICH', not '")
           << mpiImplementation << "'";
       return signalPassFailure();

@@ -71,7 +71,7 @@ FailureOr<func::FuncOp> getStepFunction(ModuleOp module) {
     if (!func.isExternal())
       funcs.push_back(func);
   if (funcs.size() != 1)
-    return module.emitError()
+    return mlir::emitError(module->getLoc())
            << kPass << ": the module must hold one graph function, not "
            << funcs.size();
   return funcs.front();
@@ -557,13 +557,13 @@ LogicalResult placer::accumulateMicrobatches(ModuleOp module,
       : placedTraining  ? placement.getSchedule()
                         : solver::Schedule::Sequential;
   if (microbatches < 1)
-    return module.emitError()
+    return mlir::emitError(module->getLoc())
            << kPass << ": microbatches must be at least 1"
            << (microbatches == 0 ? " (the module was placed for no "
                                    "training schedule: give microbatches)"
                                  : ", not " + std::to_string(microbatches));
   if (!order)
-    return module.emitError()
+    return mlir::emitError(module->getLoc())
            << kPass << ": schedule must be sequential, gpipe or 1f1b, not '"
            << schedule << "'";
   ArrayRef<int64_t> recomputing, replicaOf;

@@ -71,10 +71,10 @@ parseBindings(ModuleOp module, ArrayRef<std::string> bindings,
     auto [name, value] = StringRef(entry).split('=');
     int64_t size = 0;
     if (name.empty() || value.getAsInteger(10, size) || size < 1)
-      return module.emitError("dims: '")
+      return mlir::emitError(module->getLoc(), "dims: '")
              << entry << "' is not NAME=VALUE with a positive size";
     if (!llvm::is_contained(symbols, name.str())) {
-      InFlightDiagnostic diag = module.emitError("dims: the module has no "
+      InFlightDiagnostic diag = mlir::emitError(module->getLoc(), "dims: the module has no "
                                                  "symbolic dim '")
                                 << name << "'";
       if (symbols.empty())
@@ -84,7 +84,7 @@ parseBindings(ModuleOp module, ArrayRef<std::string> bindings,
       return diag;
     }
     if (!sizes.try_emplace(name, size).second)
-      return module.emitError("dims: '") << name << "' is given twice";
+      return mlir::emitError(module->getLoc(), "dims: '") << name << "' is given twice";
   }
   return sizes;
 }

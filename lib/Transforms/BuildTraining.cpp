@@ -139,7 +139,7 @@ struct BuildTrainingPass : placer::impl::BuildTrainingBase<BuildTrainingPass> {
       if (!func.isExternal())
         funcs.push_back(func);
     if (funcs.size() != 1) {
-      module.emitError("placer-build-training: the module must hold one "
+      mlir::emitError(module->getLoc(), "placer-build-training: the module must hold one "
                        "graph function, not ")
           << funcs.size();
       return signalPassFailure();
@@ -150,7 +150,7 @@ struct BuildTrainingPass : placer::impl::BuildTrainingBase<BuildTrainingPass> {
 
   LogicalResult checkOptions(ModuleOp module) {
     auto bad = [&](StringRef option, const Twine &why) {
-      return module.emitError("placer-build-training: ")
+      return mlir::emitError(module->getLoc(), "placer-build-training: ")
              << option << " " << why;
     };
     if (loss != "mse" && loss != "cross-entropy")

@@ -57,7 +57,7 @@ FailureOr<int64_t> placer::getTrainingOpset(ModuleOp module, StringRef pass) {
       imports ? imports.getAs<IntegerAttr>(graph::attrs::kDefaultDomainKey)
               : IntegerAttr();
   if (!version || version.getInt() < 13)
-    return module.emitError()
+    return mlir::emitError(module->getLoc())
            << pass << ": needs ONNX opset 13 or later (the module has "
            << (version ? std::to_string(version.getInt()) : "none") << ")";
   return version.getInt();

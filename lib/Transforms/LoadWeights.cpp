@@ -42,7 +42,7 @@ struct LoadWeightsPass : placer::impl::LoadWeightsBase<LoadWeightsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (dir.empty() || !llvm::sys::fs::is_directory(dir)) {
-      module.emitError() << kPass << ": dir must name a folder of .npy files"
+      mlir::emitError(module->getLoc()) << kPass << ": dir must name a folder of .npy files"
                          << (dir.empty() ? std::string()
                                          : ", not '" + dir + "'");
       return signalPassFailure();
@@ -65,7 +65,7 @@ struct LoadWeightsPass : placer::impl::LoadWeightsBase<LoadWeightsPass> {
     if (walk.wasInterrupted())
       return signalPassFailure();
     if (loads.empty()) {
-      module.emitError() << kPass << ": no file in '" << dir
+      mlir::emitError(module->getLoc()) << kPass << ": no file in '" << dir
                          << "' names an initializer of the module";
       return signalPassFailure();
     }

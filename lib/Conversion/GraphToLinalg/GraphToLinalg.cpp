@@ -157,7 +157,7 @@ LogicalResult checkLowerable(ModuleOp module) {
   }
   if (unsupported.empty() && badValues.empty() && badTypes.empty())
     return success();
-  InFlightDiagnostic error = module.emitError("cannot lower to linalg:");
+  InFlightDiagnostic error = mlir::emitError(module->getLoc(), "cannot lower to linalg:");
   if (!unsupported.empty()) {
     error << " no lowering for";
     bool first = true;
