@@ -111,6 +111,25 @@ LogicalResult NodeOp::verify() {
                         : " is named but has type none");
   }
 
+  // ONNX's schema says which inputs may be left out: a lowering or cost
+  // rule reads a required one as a tensor.
+  if (getDomain().empty() || getDomain() == attrs::kDefaultDomainKey) {
+    if (std::optional<OnnxInputArity> arity =
+            getOnnxInputArity(getOpType(), getVersion())) {
+      auto inputs = getInputs();
+      for (unsigned i = 0; i < inputs.size(); ++i)
+        if (arity->requires(i) && isa<NoneType>(inputs[i].getType()))
+          return emitOpError("leaves out required input #")
+                 << i << " of " << getOpType() << "-" << arity->sinceVersion
+                 << " (graph.none)";
+      if (static_cast<int64_t>(inputs.size()) < arity->minInputs)
+        return emitOpError("has ")
+               << inputs.size() << " inputs but " << getOpType() << "-"
+               << arity->sinceVersion << " takes at least "
+               << arity->minInputs;
+    }
+  }
+
   for (NamedAttribute attr : getAttrs()) {
     if (!isOnnxAttributeValue(attr.getValue()))
       return emitOpError("attribute '")

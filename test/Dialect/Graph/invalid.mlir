@@ -82,11 +82,12 @@ func.func @subgraph_shadows_attribute(%arg0: tensor<i1>) {
 // -----
 
 func.func @yield_input_names(%arg0: tensor<i1>) {
-  %0 = graph.node "Loop"(%arg0) attributes {output_names = ["y"], subgraphs = ["body"], version = 13 : i64} {
+  %m = graph.none
+  %0 = graph.node "Loop"(%m, %arg0) attributes {output_names = ["y"], subgraphs = ["body"], version = 13 : i64} {
   ^bb0(%i: tensor<i64>):
     // expected-error @+1 {{names 0 subgraph inputs but the region has 1 arguments}}
     graph.yield {input_names = [], output_names = []}
-  } : (tensor<i1>) -> tensor<2xf32>
+  } : (none, tensor<i1>) -> tensor<2xf32>
   return
 }
 
@@ -214,4 +215,27 @@ func.func @dims_fixed(%arg0: tensor<?x2xf32>) -> tensor<?x2xf32> {
   // expected-error @+1 {{output #0: dim 1 is fixed but named 'm'}}
   %0 = graph.node "Abs"(%arg0) attributes {output_dims = [["n", "m"]], output_names = ["y"], version = 13 : i64} : (tensor<?x2xf32>) -> tensor<?x2xf32>
   return %0 : tensor<?x2xf32>
+}
+
+// -----
+
+// ONNX's schema (generated, tools/placer-onnx-schemas) says which inputs may
+// be left out: Softmax's one may not, whatever reads the node next.
+func.func @required_input_left_out() -> tensor<2x3xf32> {
+  %n = graph.none
+  // expected-error @+1 {{leaves out required input #0 of Softmax-13 (graph.none)}}
+  %y = graph.node "Softmax"(%n) attributes {name = "sm", output_names = ["y"], version = 13 : i64} : (none) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}
+
+// -----
+
+// Clip's bounds are optional: leaving out min is fine. Too few inputs is
+// refused too (MatMul takes two).
+func.func @optional_input_left_out(%x: tensor<4xf32>, %hi: tensor<f32>) -> tensor<4xf32> {
+  %n = graph.none
+  %y = graph.node "Clip"(%x, %n, %hi) attributes {name = "clip", output_names = ["y"], version = 13 : i64} : (tensor<4xf32>, none, tensor<f32>) -> tensor<4xf32>
+  // expected-error @+1 {{has 1 inputs but MatMul-13 takes at least 2}}
+  %z = graph.node "MatMul"(%y) attributes {name = "mm", output_names = ["z"], version = 13 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  return %z : tensor<4xf32>
 }

@@ -55,6 +55,25 @@ inline constexpr llvm::StringLiteral kWeight = "graph.weight";
 inline constexpr llvm::StringLiteral kElementType = "graph.element_type";
 } // namespace attrs
 
+/// What ONNX's schema of a default-domain op says of its inputs at one
+/// opset: how many it takes and which it requires (bit i: input i may not be
+/// left out with graph.none). Generated from ONNX's schemas at build time
+/// (tools/placer-onnx-schemas).
+struct OnnxInputArity {
+  int sinceVersion, minInputs, maxInputs;
+  uint64_t required;
+
+  bool requires(unsigned input) const {
+    return input < 64 && ((required >> input) & 1);
+  }
+};
+
+/// The arity of `opType` (default domain) at opset `version`: the schema
+/// with the greatest since-version not above it; none for an op ONNX does
+/// not define there.
+std::optional<OnnxInputArity> getOnnxInputArity(llvm::StringRef opType,
+                                                int64_t version);
+
 /// Whether `attr` is one of the attribute kinds an ONNX attribute maps to.
 bool isOnnxAttributeValue(mlir::Attribute attr);
 
