@@ -34,6 +34,17 @@ using graph::NodeOp;
 
 namespace {
 
+/// ", whose gradient rule starts at opset N" when a later version of
+/// `node`'s op has a rule; "" otherwise.
+std::string describeGradientOpsets(graph::NodeOp node) {
+  for (const OpEntry &entry : getOnnxOps().getEntries())
+    if (entry.gradient && entry.opType == node.getOpType() &&
+        entry.isDefaultDomain() && entry.sinceVersion > node.getVersion())
+      return ", whose gradient rule starts at opset " +
+             std::to_string(entry.sinceVersion);
+  return "";
+}
+
 /// The gradient rule of `node`'s op registry entry, or null.
 GradientFn getGradientRule(graph::NodeOp node) {
   const OpEntry *entry = getOnnxOps().find(node);
@@ -271,7 +282,9 @@ struct BuildTrainingPass : placer::impl::BuildTrainingBase<BuildTrainingPass> {
       differentiated.push_back(node);
       if (!getGradientRule(node))
         missing.push_back("'" + node.getDisplayName().str() + "' (" +
-                          node.getOpType().str() + ")");
+                          node.getOpType().str() + "-" +
+                          std::to_string(node.getVersion()) +
+                          describeGradientOpsets(node) + ")");
     }
     if (!missing.empty())
       return func.emitError("placer-build-training: no gradient rule for ")

@@ -67,13 +67,12 @@ Results lowerIf(NodeLowering &n) {
 /// Scan (opset 9+; opset 8's batch axis of size 1): N states carried, M
 /// inputs scanned along their axis (forward or reverse), K outputs stacked
 /// along theirs.
-Results lowerScan(NodeLowering &n) {
+template <bool batched> Results lowerScan(NodeLowering &n) {
   OpBuilder &b = n.builder;
   Location loc = n.getLoc();
   Region *body = n.getSubgraph("body");
   if (!body)
     return n.fail("needs a body");
-  bool batched = n.node.getVersion() < 9; // opset 8: [batch, seq, ...]
   SmallVector<Value> inputs(n.operands);
   if (batched) {
     if (n.hasOperand(0))
@@ -292,7 +291,9 @@ void placer::lowering::registerControlFlowOps(OpRegistry &r) {
       "outputs, running while the condition holds, under the trip count "
       "and within the scan outputs' static length.");
   r.add("If", lowerIf).work(WorkRule::view());
-  r.add("Scan", lowerScan).work(WorkRule::view());
+  // Opset 8's Scan is batched ([batch, seq, ...], sequence_lens first).
+  r.add("Scan", lowerScan<true>).work(WorkRule::view());
+  r.add("Scan", lowerScan<false>, 9);
   r.add("Loop", lowerLoop).work(WorkRule::view());
 
   // Known to the cost model and placement; no lowering yet.

@@ -715,10 +715,9 @@ void placer::lowering::registerConvolutionPoolingOps(OpRegistry &r) {
   r.add("ConvTranspose", lowerConvTranspose)
       .work(work::convTranspose())
       .backward(2.0);
-  r.add("MaxPool", lowerPool<true>)
-      .work(work::pool())
-      .backward(1.0)
-      .gradient(gradients::maxPool);
+  r.add("MaxPool", lowerPool<true>).work(work::pool()).backward(1.0);
+  // The gradient scatters with reduction=add, which opset 16 brought.
+  r.add("MaxPool", lowerPool<true>, 16).gradient(gradients::maxPool);
   r.add("AveragePool", lowerPool<false>)
       .work(work::pool())
       .backward(1.0)

@@ -255,7 +255,7 @@ Results lowerNonMaxSuppression(NodeLowering &n) {
 /// so the sample loops are scf.for loops with bounds computed at run time.
 /// half_pixel shifts the region by half a pixel; output_half_pixel (opset
 /// 10's behaviour) does not and keeps regions at least one pixel wide.
-Results lowerRoiAlign(NodeLowering &n) {
+template <bool halfPixelDefault> Results lowerRoiAlign(NodeLowering &n) {
   OpBuilder &b = n.builder;
   Location loc = n.getLoc();
   Value x = n.operands[0], rois = n.operands[1], batchIndices = n.operands[2];
@@ -266,7 +266,7 @@ Results lowerRoiAlign(NodeLowering &n) {
   StringRef mode = n.getString("mode", "avg");
   StringRef coordinates = n.getString(
       "coordinate_transformation_mode",
-      n.node.getVersion() >= 16 ? "half_pixel" : "output_half_pixel");
+      halfPixelDefault ? "half_pixel" : "output_half_pixel");
   if ((mode != "avg" && mode != "max") ||
       (coordinates != "half_pixel" && coordinates != "output_half_pixel"))
     return n.fail("unknown mode or coordinate_transformation_mode");
@@ -464,5 +464,7 @@ void placer::lowering::registerDetectionOps(OpRegistry &r) {
       "sampling_ratio is 0).");
   r.add("NonMaxSuppression", lowerNonMaxSuppression)
       .work(work::nonMaxSuppression());
-  r.add("RoiAlign", lowerRoiAlign).work(work::perOutputElement(40));
+  // Opset 16 changed the default coordinate transformation to half_pixel.
+  r.add("RoiAlign", lowerRoiAlign<false>).work(work::perOutputElement(40));
+  r.add("RoiAlign", lowerRoiAlign<true>, 16);
 }

@@ -713,9 +713,9 @@ LogicalResult gatherRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
   int64_t axis = getInt(node, "axis", 0);
   if (axis < 0)
     axis += dataType.getRank();
-  if (axis != 0 || node.getVersion() < 16)
+  if (axis != 0)
     return node.emitError("placer: no gradient for Gather along axis ")
-           << axis << " (axis 0 at opset 16 or later is covered)";
+           << axis << " (axis 0 is covered)";
   SmallVector<int64_t> shape(indexType.getShape());
   shape.push_back(1);
   Value column = g.reshape(indices, shape);
@@ -908,11 +908,11 @@ LogicalResult averagePoolRule(GradientBuilder &g, NodeOp node,
 LogicalResult maxPoolRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
                           Grads &dx) {
   OpBuilder &b = g.getBuilder();
-  if (node.getVersion() < 16 || getInt(node, "storage_order", 0) != 0 ||
+  if (getInt(node, "storage_order", 0) != 0 ||
       (node->getNumResults() > 1 && dy[1]))
-    return node.emitError("placer: no gradient for this MaxPool (opset 16 "
-                          "or later, row-major storage order, no use of its "
-                          "Indices are covered)");
+    return node.emitError("placer: no gradient for this MaxPool (row-major "
+                          "storage order, no use of its Indices are "
+                          "covered)");
   Value x = node.getOperand(0);
   RankedTensorType xType = typeOf(x), yType = typeOf(node.getResult(0));
   ResultRange pooled =

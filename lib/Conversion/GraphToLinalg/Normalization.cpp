@@ -19,12 +19,11 @@ using namespace placer::lowering;
 
 namespace {
 
-/// Softmax / LogSoftmax over dimensions [axis, rank) for opset < 13 (the
-/// input is coerced to 2-D there) or over `axis` alone from 13.
-template <bool Log> Results lowerSoftmax(NodeLowering &n) {
+/// Softmax / LogSoftmax over dimensions [axis, rank) before opset 13 (the
+/// input is coerced to 2-D there), over `axis` alone from 13 (`modern`).
+template <bool Log, bool modern> Results lowerSoftmax(NodeLowering &n) {
   auto type = cast<RankedTensorType>(n.operands[0].getType());
   int64_t rank = type.getRank();
-  bool modern = n.node.getVersion() >= 13;
   int64_t axis = normalizeAxis(n.getInt("axis", modern ? -1 : 1), rank);
   if (axis < 0 || axis >= rank)
     return n.fail("axis out of range");
@@ -357,13 +356,15 @@ void placer::lowering::registerNormalizationOps(OpRegistry &r) {
       "ones), InstanceNormalization, MeanVarianceNormalization: mean and "
       "variance reductions, then one elementwise generic. LRN: one generic "
       "summing the squares of the channel window.");
-  r.add("Softmax", lowerSoftmax<false>)
-      .work(work::perInputElement(5))
-      .backward(1.0)
-      .gradient(gradients::softmax);
-  r.add("LogSoftmax", lowerSoftmax<true>)
+  r.add("Softmax", lowerSoftmax<false, false>)
       .work(work::perInputElement(5))
       .backward(1.0);
+  r.add("Softmax", lowerSoftmax<false, true>, 13)
+      .gradient(gradients::softmax);
+  r.add("LogSoftmax", lowerSoftmax<true, false>)
+      .work(work::perInputElement(5))
+      .backward(1.0);
+  r.add("LogSoftmax", lowerSoftmax<true, true>, 13);
   r.add("LayerNormalization", lowerLayerNorm)
       .work(work::perInputElement(8))
       .backward(2.0)

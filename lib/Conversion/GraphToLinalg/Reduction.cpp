@@ -397,14 +397,13 @@ template <bool IsMax> Results lowerArgExtreme(NodeLowering &n) {
   return single(reshapeTo(n.builder, n.getLoc(), index, n.getResultType()));
 }
 
-/// Hardmax: 1 at the first largest element along the axis (opset 13), or
-/// along the flattened [axis, rank) (before), 0 elsewhere.
-Results lowerHardmax(NodeLowering &n) {
+/// Hardmax: 1 at the first largest element along the axis (opset 13,
+/// `modern`), or along the flattened [axis, rank) (before), 0 elsewhere.
+template <bool modern> Results lowerHardmax(NodeLowering &n) {
   OpBuilder &b = n.builder;
   Location loc = n.getLoc();
   auto type = cast<RankedTensorType>(n.operands[0].getType());
   int64_t rank = type.getRank();
-  bool modern = n.node.getVersion() >= 13;
   int64_t axis = normalizeAxis(n.getInt("axis", modern ? -1 : 1), rank);
   if (axis < 0 || axis >= rank)
     return n.fail("axis out of range");
@@ -641,7 +640,8 @@ void placer::lowering::registerReductionOps(OpRegistry &r) {
   r.add("ArgMin", lowerArgExtreme<false>)
       .work(work::perInputElement(1))
       .backward(0.0);
-  r.add("Hardmax", lowerHardmax).work(work::perInputElement(5));
+  r.add("Hardmax", lowerHardmax<false>).work(work::perInputElement(5));
+  r.add("Hardmax", lowerHardmax<true>, 13);
   r.add("TopK", lowerTopK).work(work::topK());
   r.add("CumSum", lowerCumSum).work(work::perInputElement(1)).backward(1.0);
 }

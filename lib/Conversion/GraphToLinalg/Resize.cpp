@@ -158,6 +158,7 @@ SmallVector<Tap> tapsFor(OpBuilder &b, Location loc, const ResizeMode &m,
   return taps;
 }
 
+template <bool legacy, bool upsample = false>
 Results lowerResize(NodeLowering &n) {
   OpBuilder &b = n.builder;
   Location loc = n.getLoc();
@@ -167,13 +168,8 @@ Results lowerResize(NodeLowering &n) {
   int64_t rank = inType.getRank();
   if (!isFloat(outType))
     return n.fail("only floating-point Resize is lowered");
-  bool upsample = n.node.getOpType() == "Upsample";
-  int64_t version = n.node.getVersion();
   ResizeMode m;
   m.mode = n.getString("mode", "nearest");
-  // Opset 10 Resize and Upsample: asymmetric coordinates, floor-rounding
-  // nearest.
-  bool legacy = upsample || version < 11;
   m.coordinates =
       legacy ? StringRef("asymmetric")
              : n.getString("coordinate_transformation_mode", "half_pixel");
@@ -472,7 +468,14 @@ void placer::lowering::registerResizeOps(OpRegistry &r) {
       "Upsample and opset-10 Resize use asymmetric coordinates and floor. "
       "GridSample: the same taps at the grid's unnormalized coordinates, with "
       "zeros, border or reflection padding.");
-  r.add("Resize", lowerResize).work(WorkRule::dataMovement()).backward(1.0);
-  r.add("Upsample", lowerResize).work(WorkRule::dataMovement()).backward(1.0);
+  // Opset 10's Resize and Upsample (`legacy`): asymmetric coordinates,
+  // floor-rounding nearest, the scales as input 1; from 11, the roi first.
+  r.add("Resize", lowerResize<true>)
+      .work(WorkRule::dataMovement())
+      .backward(1.0);
+  r.add("Resize", lowerResize<false>, 11);
+  r.add("Upsample", lowerResize<true, /*upsample=*/true>)
+      .work(WorkRule::dataMovement())
+      .backward(1.0);
   r.add("GridSample", lowerGridSample).work(work::perOutputElement(8));
 }

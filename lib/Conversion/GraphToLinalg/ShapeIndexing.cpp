@@ -806,8 +806,9 @@ void placer::lowering::registerShapeIndexingOps(OpRegistry &r) {
       .gradient(gradients::split);
   r.add("Gather", lowerGather)
       .work(WorkRule::sparseRead())
-      .backward(1.0)
-      .gradient(gradients::gather);
+      .backward(1.0);
+  // The gradient scatters with reduction=add, which opset 16 brought.
+  r.add("Gather", lowerGather, 16).gradient(gradients::gather);
   r.add("Expand", lowerExpand)
       .work(WorkRule::dataMovement())
       .backward(1.0)
