@@ -182,13 +182,62 @@ bool isKernelOp(Operation *op) {
              tensor::InsertSliceOp, tensor::GatherOp, tensor::ScatterOp>(op);
 }
 
-/// Whether `value` is computed by a kernel op of the source op at `loc`
-/// (looking through views).
-bool isComputedInKernel(Value value, Location loc) {
-  Operation *def = value.getDefiningOp();
-  while (def && isView(def) && def->getNumOperands() > 0)
-    def = def->getOperand(0).getDefiningOp();
-  return def && def->getLoc() == loc && isKernelOp(def) && !isa<UnknownLoc>(loc);
+/// Whether `value` is computed inside the kernel launched by `root`
+/// (looking through views): read from registers, not memory.
+bool isComputedInKernel(Value value, Operation *root);
+
+bool reducesInKernel(Operation *op) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  return linalgOp && linalgOp.getNumReductionLoops() > 0;
+}
+
+/// The contraction or convolution a backend fuses `op` into by structure
+/// alone, whatever the locations say (IR printed without debug info and
+/// parsed again has one location per line): a tensor.pad it alone reads
+/// (the padding of a convolution), or the elementwise op that alone reads
+/// its result (its bias add: the epilogue cuDNN, cuBLASLt and oneDNN apply
+/// in the same call). One epilogue op only: an activation after the bias is
+/// a node of its own at the graph level, and a kernel of its own here.
+Operation *getStructuralRoot(Operation *op) {
+  if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+    if (pad->hasOneUse() && reducesInKernel(*pad->user_begin()))
+      return *pad->user_begin();
+    return op;
+  }
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumLoops() != linalgOp.getNumParallelLoops())
+    return op;
+  for (OpOperand *input : linalgOp.getDpsInputOperands()) {
+    Value value = input->get();
+    if (value.hasOneUse() && reducesInKernel(value.getDefiningOp()))
+      return value.getDefiningOp();
+  }
+  return op;
+}
+
+/// The kernel and view ops connected to `op` through values that share its
+/// location (`op` alone for an unknown location).
+llvm::SmallSetVector<Operation *, 8> getLocationGroup(Operation *op) {
+  llvm::SmallSetVector<Operation *, 8> group;
+  group.insert(op);
+  Location loc = op->getLoc();
+  if (isa<UnknownLoc>(loc))
+    return group;
+  Block *block = op->getBlock();
+  SmallVector<Operation *> work{op};
+  auto visit = [&](Operation *other) {
+    if (other && other->getBlock() == block && other->getLoc() == loc &&
+        (isKernelOp(other) || isView(other)) && group.insert(other))
+      work.push_back(other);
+  };
+  while (!work.empty()) {
+    Operation *current = work.pop_back_val();
+    for (Value operand : current->getOperands())
+      visit(operand.getDefiningOp());
+    for (Operation *user : current->getUsers())
+      visit(user);
+  }
+  return group;
 }
 
 /// The op that launches the kernel of `op`'s source op. A lowering emits
@@ -198,26 +247,26 @@ bool isComputedInKernel(Value value, Location loc) {
 /// a runtime runs that source op as one kernel. So ops with one known
 /// location, connected through their values, are one kernel, launched by
 /// its first op with reduction loops (the heavy one), else its first op.
-/// Hand-written IR has one location per op: one kernel each.
+/// Where the locations group nothing around an op and the contraction it
+/// would join (hand-written IR, or IR printed without debug info, one
+/// location a line), the structure does (getStructuralRoot).
 Operation *getKernelRoot(Operation *op) {
-  Location loc = op->getLoc();
-  if (isa<UnknownLoc>(loc))
-    return op;
-  Block *block = op->getBlock();
-  llvm::SmallSetVector<Operation *, 8> group;
-  SmallVector<Operation *> work{op};
-  auto visit = [&](Operation *other) {
-    if (other && other->getBlock() == block && other->getLoc() == loc &&
-        (isKernelOp(other) || isView(other)) && group.insert(other))
-      work.push_back(other);
-  };
-  group.insert(op);
-  while (!work.empty()) {
-    Operation *current = work.pop_back_val();
-    for (Value operand : current->getOperands())
-      visit(operand.getDefiningOp());
-    for (Operation *user : current->getUsers())
-      visit(user);
+  llvm::SmallSetVector<Operation *, 8> group = getLocationGroup(op);
+  if (group.size() == 1) {
+    // Locations that name ops (NameLoc: a node's name, or hand-written
+    // names) say these are separate source ops. A lowering that gives a
+    // node's ops its location groups a contraction with its fill at least:
+    // a contraction alone in its group, at a mere position, is IR whose
+    // locations say nothing, and only then does the structure decide.
+    auto isPosition = [](Location loc) {
+      return isa<FileLineColLoc, UnknownLoc>(loc);
+    };
+    Operation *root = getStructuralRoot(op);
+    return root != op && isPosition(op->getLoc()) &&
+                   isPosition(root->getLoc()) &&
+                   getLocationGroup(root).size() == 1
+               ? root
+               : op;
   }
   Operation *root = nullptr;
   bool rootReduces = false;
@@ -235,6 +284,13 @@ Operation *getKernelRoot(Operation *op) {
   return root ? root : op;
 }
 
+bool isComputedInKernel(Value value, Operation *root) {
+  Operation *def = value.getDefiningOp();
+  while (def && isView(def) && def->getNumOperands() > 0)
+    def = def->getOperand(0).getDefiningOp();
+  return def && isKernelOp(def) && getKernelRoot(def) == root;
+}
+
 FailureOr<OpWork> estimateLinalgWork(linalg::LinalgOp op) {
   Operation *operation = op.getOperation();
   if (failed(checkStaticShapes(operation)))
@@ -248,10 +304,11 @@ FailureOr<OpWork> estimateLinalgWork(linalg::LinalgOp op) {
   // matmul accumulates into its init; a map overwrites it).
   // An op inside another op's kernel reads what that kernel computed from
   // registers, not memory.
-  bool fused = getKernelRoot(operation) != operation;
+  Operation *root = getKernelRoot(operation);
+  bool fused = root != operation;
   SmallVector<Value> reads;
   auto read = [&](Value value) {
-    if (!fused || !isComputedInKernel(value, operation->getLoc()))
+    if (!fused || !isComputedInKernel(value, root))
       reads.push_back(value);
   };
   for (OpOperand *input : op.getDpsInputOperands())
