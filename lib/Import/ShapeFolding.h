@@ -9,6 +9,8 @@
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
+#include "placer/Dialect/Graph/OpRegistry.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -16,17 +18,8 @@
 
 namespace placer::detail {
 
-/// A small tensor whose values the importer knows at import time: a shape, an
-/// index, a scale. Integers and booleans live in `ints`, floats in `floats`.
-struct KnownTensor {
-  int32_t dataType = 0;
-  std::vector<int64_t> dims;
-  std::vector<int64_t> ints;
-  std::vector<double> floats;
-
-  bool isFloat() const;
-  int64_t numElements() const;
-};
+/// The registry's known tensor (placer/Dialect/Graph/OpRegistry.h).
+using placer::KnownTensor;
 
 /// Reads `tensor` when it is small, stored inline and of a type the folder
 /// computes with.
@@ -39,7 +32,8 @@ std::optional<KnownTensor> readKnownTensor(const onnx::TensorProto &tensor);
 std::optional<std::vector<KnownTensor>>
 evaluateNode(const onnx::NodeProto &node,
              const std::vector<const KnownTensor *> &inputs,
-             const std::vector<const std::vector<int64_t> *> &shapes);
+             const std::vector<const std::vector<int64_t> *> &shapes,
+             int64_t opset = INT32_MAX);
 
 /// ONNX 1.12's shape inference cannot see through shape arithmetic (Shape ->
 /// Gather -> Range -> Slice ...) once the dims are bound. In one pass over

@@ -54,8 +54,12 @@ TEST(OpRegistry, HoldsEveryRuleOfAnOp) {
   ASSERT_NE(mish, nullptr);
   EXPECT_EQ(mish->lower, nullptr);
   EXPECT_TRUE(mish->work.has_value());
-  // Folds from types; views do not shard.
+  // Folds from types, and on import from known values; views do not
+  // shard.
   EXPECT_NE(registry.find("Shape", 15)->foldFromTypes, nullptr);
+  ASSERT_TRUE(registry.find("Shape", 15)->fold.has_value());
+  EXPECT_EQ(registry.find("Reshape", 14)->fold->knownInputs, 2u);
+  EXPECT_FALSE(registry.find("Relu", 14)->fold.has_value());
   EXPECT_FALSE(registry.find("Reshape", 14)->sharding.isSharded());
   EXPECT_TRUE(registry.find("Relu", 14)->sharding.followsInput);
 }

@@ -156,5 +156,5 @@ void placer::lowering::registerLossOps(OpRegistry &r) {
   r.add("NegativeLogLikelihoodLoss", lowerNegativeLogLikelihoodLoss)
       .work(work::loss());
   r.add("SoftmaxCrossEntropyLoss", lowerSoftmaxCrossEntropyLoss)
-      .work(work::loss());
+      .work(work::softmaxLoss());
 }

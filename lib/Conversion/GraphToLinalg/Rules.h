@@ -34,9 +34,48 @@ WorkRule topK();
 WorkRule unique();
 WorkRule nonMaxSuppression();
 WorkRule loss();
+WorkRule softmaxLoss();
 WorkRule recurrent();
 
 } // namespace placer::work
+
+namespace placer::folders {
+
+// The import-time folders (Folders.cpp), one per op.
+FoldRule shape();
+FoldRule size();
+FoldRule constant();
+FoldRule constantOfShape();
+FoldRule identity();
+FoldRule cast();
+FoldRule neg();
+FoldRule abs();
+FoldRule sqrt();
+FoldRule logicalNot();
+FoldRule floor();
+FoldRule ceil();
+FoldRule unsqueeze();
+FoldRule squeeze();
+FoldRule reshape();
+FoldRule concat();
+FoldRule gather();
+FoldRule slice();
+FoldRule transpose();
+FoldRule range();
+FoldRule where();
+FoldRule add();
+FoldRule sub();
+FoldRule mul();
+FoldRule div();
+FoldRule mod();
+FoldRule pow();
+FoldRule max();
+FoldRule min();
+FoldRule equal();
+FoldRule less();
+FoldRule greater();
+
+} // namespace placer::folders
 
 namespace placer::gradients {
 

@@ -727,7 +727,7 @@ Results lowerEyeLike(NodeLowering &n) {
 /// Shape and Size of a statically shaped tensor: their i64 result follows
 /// from the input's type, so placement gives every device that uses it a
 /// constant instead of sending it (OpRoles' Folded role).
-DenseElementsAttr foldShapeOf(graph::NodeOp node) {
+template <bool size> DenseElementsAttr foldShapeOf(graph::NodeOp node) {
   if (node.getNumOperands() != 1 || node->getNumResults() != 1)
     return {};
   auto input = dyn_cast<RankedTensorType>(node.getInputs()[0].getType());
@@ -737,7 +737,7 @@ DenseElementsAttr foldShapeOf(graph::NodeOp node) {
     return {};
   ArrayRef<int64_t> shape = input.getShape();
   SmallVector<int64_t> values;
-  if (node.getOpType() == "Size") {
+  if (size) {
     values.push_back(input.getNumElements());
   } else {
     int64_t rank = shape.size();
@@ -770,12 +770,12 @@ void placer::lowering::registerShapeIndexingOps(OpRegistry &r) {
   r.add("Identity", lowerIdentity)
       .work(WorkRule::view())
       .backward(0.0)
-      .gradient(gradients::identity);
+      .gradient(gradients::identity).fold(folders::identity());
   r.add("Dropout", lowerDropout).work(WorkRule::view()).backward(1.0);
   r.add("Reshape", lowerReshape)
       .work(WorkRule::view())
       .backward(0.0)
-      .gradient(gradients::reshape);
+      .gradient(gradients::reshape).fold(folders::reshape());
   r.add("Flatten", lowerReshape)
       .work(WorkRule::view())
       .backward(0.0)
@@ -783,30 +783,30 @@ void placer::lowering::registerShapeIndexingOps(OpRegistry &r) {
   r.add("Squeeze", lowerReshape)
       .work(WorkRule::view())
       .backward(0.0)
-      .gradient(gradients::reshape);
+      .gradient(gradients::reshape).fold(folders::squeeze());
   r.add("Unsqueeze", lowerReshape)
       .work(WorkRule::view())
       .backward(0.0)
-      .gradient(gradients::reshape);
+      .gradient(gradients::reshape).fold(folders::unsqueeze());
   r.add("Transpose", lowerTranspose)
       .work(WorkRule::dataMovement())
       .backward(1.0)
-      .gradient(gradients::transpose);
+      .gradient(gradients::transpose).fold(folders::transpose());
   r.add("Concat", lowerConcat)
       .work(WorkRule::dataMovement())
       .backward(1.0)
-      .gradient(gradients::concat);
+      .gradient(gradients::concat).fold(folders::concat());
   r.add("Slice", lowerSlice)
       .work(WorkRule::dataMovement())
       .backward(1.0)
-      .gradient(gradients::slice);
+      .gradient(gradients::slice).fold(folders::slice());
   r.add("Split", lowerSplit)
       .work(WorkRule::dataMovement())
       .backward(1.0)
       .gradient(gradients::split);
   r.add("Gather", lowerGather)
       .work(WorkRule::sparseRead())
-      .backward(1.0);
+      .backward(1.0).fold(folders::gather());
   // The gradient scatters with reduction=add, which opset 16 brought.
   r.add("Gather", lowerGather, 16).gradient(gradients::gather);
   r.add("Expand", lowerExpand)
@@ -826,16 +826,16 @@ void placer::lowering::registerShapeIndexingOps(OpRegistry &r) {
   r.add("Shape", lowerShape)
       .work(WorkRule::view())
       .backward(0.0)
-      .foldFromTypes(foldShapeOf);
+      .foldFromTypes(foldShapeOf<false>).fold(folders::shape());
   r.add("Size", lowerSize)
       .work(WorkRule::view())
       .backward(0.0)
-      .foldFromTypes(foldShapeOf);
-  r.add("Constant", lowerConstantNode).work(WorkRule::view()).backward(0.0);
+      .foldFromTypes(foldShapeOf<true>).fold(folders::size());
+  r.add("Constant", lowerConstantNode).work(WorkRule::view()).backward(0.0).fold(folders::constant());
   r.add("ConstantOfShape", lowerConstantOfShape)
       .work(WorkRule::dataMovement())
-      .backward(0.0);
-  r.add("Range", lowerRange).work(WorkRule::dataMovement()).backward(0.0);
+      .backward(0.0).fold(folders::constantOfShape());
+  r.add("Range", lowerRange).work(WorkRule::dataMovement()).backward(0.0).fold(folders::range());
   r.allowDynamicDims({"Identity", "Dropout", "Reshape", "Flatten", "Squeeze",
                       "Unsqueeze", "Transpose", "Concat", "Slice", "Gather",
                       "Expand", "Shape", "ConstantOfShape"});

@@ -224,15 +224,15 @@ Flops nonMaxSuppression(const WorkArgs &args) {
                                (*scores)[1] * n * n * 17);
 }
 
-/// The losses: 3 per target element (pick, weigh, sum), plus the log
-/// softmax of the scores for SoftmaxCrossEntropyLoss.
-Flops loss(const WorkArgs &args) {
+/// The losses: 3 per target element (pick, weigh, sum), plus (`softmax`)
+/// the log softmax of the scores for SoftmaxCrossEntropyLoss.
+template <bool softmax> Flops loss(const WorkArgs &args) {
   auto scores = args.input(0);
   auto target = args.input(1);
   if (failed(scores) || failed(target))
     return failure();
   double flops = 3.0 * product(*target);
-  if (args.node.getOpType() == "SoftmaxCrossEntropyLoss")
+  if (softmax)
     flops += 5.0 * product(*scores);
   return std::optional<double>(flops);
 }
@@ -342,9 +342,12 @@ WorkRule work::nonMaxSuppression() {
 }
 
 WorkRule work::loss() {
-  return WorkRule::compute(
-      ::loss, 0,
-      "3 per target element (+ 5 per score element for the softmax)");
+  return WorkRule::compute(::loss<false>, 0, "3 per target element");
+}
+
+WorkRule work::softmaxLoss() {
+  return WorkRule::compute(::loss<true>, 0,
+                           "3 per target element + 5 per score element");
 }
 
 WorkRule work::recurrent() {

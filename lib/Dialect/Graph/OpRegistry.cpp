@@ -117,6 +117,10 @@ OpRegistry::EntryBuilder::foldFromTypes(TypeFoldFn fn) {
   entry().foldFromTypes = fn;
   return *this;
 }
+OpRegistry::EntryBuilder &OpRegistry::EntryBuilder::fold(FoldRule rule) {
+  entry().fold = rule;
+  return *this;
+}
 OpRegistry::EntryBuilder &OpRegistry::EntryBuilder::dynamicDims() {
   entry().dynamicDims = true;
   return *this;
@@ -181,6 +185,8 @@ void OpRegistry::finalize() {
         entry.gradient = before.gradient;
       if (!entry.foldFromTypes)
         entry.foldFromTypes = before.foldFromTypes;
+      if (!entry.fold)
+        entry.fold = before.fold;
       if (!entry.sharding.isSharded())
         entry.sharding = before.sharding;
     }
@@ -298,8 +304,10 @@ std::string OpRegistry::renderCoverage() const {
         "([CostModel.md](CostModel.md)), its backward factor (training time "
         "as a multiple of forward time; - takes the `backward-factor` "
         "option), whether it has a gradient rule "
-        "([Training.md](Training.md)), whether its value folds from its "
-        "operand types (placement copies a constant instead), and how it "
+        "([Training.md](Training.md)), whether its value folds on import "
+        "from known input values (shape arithmetic: values) or from its "
+        "operand types (placement copies a constant instead: types), and how "
+        "it "
         "shards over a tensor-parallel group (axes counted from the end when "
         "negative).\n\n"
      << "| op | opsets | family | lowers | work | backward | gradient | "
@@ -329,7 +337,9 @@ std::string OpRegistry::renderCoverage() const {
     else
       os << "-";
     os << " | " << (entry.gradient ? "yes" : "no") << " | "
-       << (entry.foldFromTypes ? "yes" : "no") << " | "
+       << (entry.fold ? (entry.foldFromTypes ? "values, types" : "values")
+                      : (entry.foldFromTypes ? "types" : "no"))
+       << " | "
        << (entry.sharding.isSharded() ? describeSharding(entry.sharding)
                                       : "replicated")
        << " |\n";

@@ -2,11 +2,13 @@
 //
 // One entry per (domain, op type, since-version): the op's lowering, its
 // work rule (FLOPs and bytes for the cost model), its backward factor and
-// gradient rule (training), the value it folds to from its operand types
-// (placement roles) and how it shards over a tensor-parallel group. The op
-// families of lib/Conversion/GraphToLinalg fill the ONNX registry
+// gradient rule (training), its import-time folder (shape arithmetic), the
+// value it folds to from its operand types (placement roles) and how it
+// shards over a tensor-parallel group. The op families of
+// lib/Conversion/GraphToLinalg fill the ONNX registry
 // (placer/Conversion/OnnxOps.h), one family file an op; the lowering, the
-// cost model, the gradient builder and the placement roles look entries up
+// cost model, the gradient builder, the importer's shape folding and the
+// placement roles look entries up
 // instead of keeping tables of their own (docs/Architecture.md, "The op
 // registry", has a worked example of adding an op).
 //
@@ -116,6 +118,59 @@ using GradientFn =
 /// (placer/Analysis/OpRoles.h).
 using TypeFoldFn = mlir::DenseElementsAttr (*)(graph::NodeOp);
 
+/// A small tensor whose values the importer knows: a shape, an index, a
+/// scale. `dataType` is ONNX's TensorProto.DataType number; integers and
+/// booleans live in `ints`, floats in `floats`.
+struct KnownTensor {
+  int32_t dataType = 0;
+  std::vector<int64_t> dims;
+  std::vector<int64_t> ints;
+  std::vector<double> floats;
+
+  bool isFloat() const;
+  /// The element count (the largest int64 when it does not fit).
+  int64_t numElements() const;
+};
+
+/// The most elements a folder computes with: shape arithmetic is small.
+inline constexpr int64_t kMaxKnownElements = 4096;
+
+/// A node's attributes as a folder reads them, whatever holds them (the
+/// importer's ONNX protos).
+class FoldAttributes {
+public:
+  virtual ~FoldAttributes() = default;
+  virtual bool has(llvm::StringRef name) const = 0;
+  virtual std::optional<int64_t> getInt(llvm::StringRef name) const = 0;
+  virtual std::optional<std::vector<int64_t>>
+  getInts(llvm::StringRef name) const = 0;
+  /// A tensor attribute small enough to compute with.
+  virtual std::optional<KnownTensor> getTensor(llvm::StringRef name) const = 0;
+};
+
+/// What a folder sees of a node: its inputs' known values (null where
+/// unknown), their static shapes (null where not static), its attributes.
+struct FoldArgs {
+  const std::vector<const KnownTensor *> &in;
+  const std::vector<const std::vector<int64_t> *> &shapes;
+  const FoldAttributes &attrs;
+
+  bool known(size_t i) const { return i < in.size() && in[i]; }
+  const KnownTensor &operator[](size_t i) const { return *in[i]; }
+};
+
+/// The value of a node's (one) output from what the importer knows of its
+/// inputs, or nothing when the folder does not model these inputs.
+using FoldFn = std::optional<KnownTensor> (*)(const FoldArgs &);
+
+/// An import-time folder: it runs once the first `knownInputs` inputs
+/// (kAllInputs: all of them) have known values.
+struct FoldRule {
+  static constexpr size_t kAllInputs = SIZE_MAX;
+  size_t knownInputs = 0;
+  FoldFn fold = nullptr;
+};
+
 /// The collective that makes a sharded op's result what the unsharded op
 /// computes, over the tensor-parallel group.
 enum class Collective {
@@ -179,6 +234,9 @@ struct OpEntry {
   std::optional<double> backwardFactor;
   GradientFn gradient = nullptr;
   TypeFoldFn foldFromTypes = nullptr;
+  /// How the importer evaluates the op on known small values (shape
+  /// arithmetic), before any MLIR exists.
+  std::optional<FoldRule> fold;
   ShardingRule sharding;
 
   bool isDefaultDomain() const { return domain.empty(); }
@@ -198,6 +256,7 @@ public:
     EntryBuilder &backward(double factor);
     EntryBuilder &gradient(GradientFn fn);
     EntryBuilder &foldFromTypes(TypeFoldFn fn);
+    EntryBuilder &fold(FoldRule rule);
     EntryBuilder &dynamicDims();
     EntryBuilder &shard(ShardingStrategy strategy);
     EntryBuilder &followsInput();
