@@ -65,25 +65,6 @@ bool isFloatType(int32_t type) {
          type == TensorProto::FLOAT16 || type == TensorProto::BFLOAT16;
 }
 
-bool isComputableType(int32_t type) {
-  switch (type) {
-  case TensorProto::FLOAT:
-  case TensorProto::DOUBLE:
-  case TensorProto::INT64:
-  case TensorProto::INT32:
-  case TensorProto::INT16:
-  case TensorProto::INT8:
-  case TensorProto::UINT8:
-  case TensorProto::UINT16:
-  case TensorProto::UINT32:
-  case TensorProto::UINT64:
-  case TensorProto::BOOL:
-    return true;
-  default:
-    return false;
-  }
-}
-
 KnownTensor makeInts(int32_t type, Dims dims, std::vector<int64_t> values) {
   KnownTensor t;
   t.dataType = type;

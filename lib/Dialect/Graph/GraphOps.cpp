@@ -118,7 +118,7 @@ LogicalResult NodeOp::verify() {
             getOnnxInputArity(getOpType(), getVersion())) {
       auto inputs = getInputs();
       for (unsigned i = 0; i < inputs.size(); ++i)
-        if (arity->requires(i) && isa<NoneType>(inputs[i].getType()))
+        if (arity->isRequired(i) && isa<NoneType>(inputs[i].getType()))
           return emitOpError("leaves out required input #")
                  << i << " of " << getOpType() << "-" << arity->sinceVersion
                  << " (graph.none)";

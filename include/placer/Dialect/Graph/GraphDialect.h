@@ -63,7 +63,7 @@ struct OnnxInputArity {
   int sinceVersion, minInputs, maxInputs;
   uint64_t required;
 
-  bool requires(unsigned input) const {
+  bool isRequired(unsigned input) const {
     return input < 64 && ((required >> input) & 1);
   }
 };
