@@ -435,6 +435,7 @@ std::string Problem::checkDevices() const {
 int Problem::inFlight(int stagesFromEnd) const {
   switch (schedule) {
   case Schedule::Inference:
+  case Schedule::Sequential: // one microbatch through the step at a time
     return 1;
   case Schedule::GPipe:
     return microbatches;
