@@ -773,7 +773,6 @@ SmallVector<StringRef> splitOptionItems(StringRef text) {
 /// parsing the items one by one.
 std::string describeOptionError(StringRef text, StringRef problem) {
   std::string said = problem.trim().str();
-  StringRef(said).consume_front("<Pass-Options-Parser>: ");
   if (StringRef(said).contains("no such option")) {
     // print() writes "{key=value key=value ...}": the keys are the options.
     std::string printed;
