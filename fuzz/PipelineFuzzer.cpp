@@ -16,9 +16,9 @@
 
 #include "FuzzSupport.h"
 
+#include "placer/Compiler/Runner.h"
 #include "placer/Dialect/Dist/BufferizableOpInterfaceImpl.h"
 #include "placer/Import/OnnxImporter.h"
-#include "placer/Compiler/Runner.h"
 #include "placer/Transforms/Passes.h"
 
 #include "mlir/InitAllDialects.h"

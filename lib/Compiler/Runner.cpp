@@ -2,12 +2,12 @@
 
 #include "placer/Compiler/Runner.h"
 
+#include "placer/Analysis/Cluster.h"
 #include "placer/Conversion/Passes.h"
-#include "placer/InitAll.h"
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
-#include "placer/Analysis/Cluster.h"
+#include "placer/InitAll.h"
 #include "placer/Runtime/ProfileHooks.h"
 #include "placer/Transforms/Passes.h"
 
@@ -134,7 +134,8 @@ static llvm::Expected<Buffer> loadWeight(ModuleOp module, Attribute value,
     return fill(llvm::ArrayRef<char>((*bytes)->getBufferStart(),
                                      (*bytes)->getBufferSize()));
   }
-  return runError("weight '" + spec.name + "' has no data (a shapes-only "
+  return runError("weight '" + spec.name +
+                  "' has no data (a shapes-only "
                   "import? import without --shapes-only to run the model)");
 }
 
@@ -178,8 +179,8 @@ static llvm::Error checkSelfContainedPtx(ModuleOp module) {
       for (size_t at = ptx.find(".extern .func"); at != StringRef::npos;
            at = ptx.find(".extern .func", at + 1)) {
         // ".extern .func  (.param .b32 func_retval0) NAME" ends its line.
-        StringRef declaration = ptx.substr(at).take_until(
-            [](char c) { return c == '\n'; });
+        StringRef declaration =
+            ptx.substr(at).take_until([](char c) { return c == '\n'; });
         StringRef name = declaration.rtrim(" \t(").rsplit(' ').second;
         if (!name.empty() && !llvm::is_contained(externals, name.str()))
           externals.push_back(name.str());
@@ -296,10 +297,11 @@ placer::runtime::lowerForExecution(ModuleOp module,
   llvm::SmallBitVector weightArgs(entry.getNumArguments());
   for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
     Type type = entry.getArgument(i).getType();
-    if (auto weight = entry.getArgAttrOfType<DictionaryAttr>(i, kWeightAttrName)) {
+    if (auto weight =
+            entry.getArgAttrOfType<DictionaryAttr>(i, kWeightAttrName)) {
       weightArgs.set(i);
-      TensorSpec spec = specOf(
-          type, weight.getAs<StringAttr>("name").getValue().str(), i);
+      TensorSpec spec =
+          specOf(type, weight.getAs<StringAttr>("name").getValue().str(), i);
       auto data = loadWeight(module, weight.get("value"), spec);
       if (!data)
         return data.takeError();
@@ -319,10 +321,10 @@ placer::runtime::lowerForExecution(ModuleOp module,
     auto name = entry.getResultAttrOfType<StringAttr>(i, "graph.name");
     int64_t index =
         graphIndexOf(entry.getResultAttrDict(i), dist::kResultAttrName, i);
-    lowered.outputs.push_back(specOf(
-        entry.getResultTypes()[i],
-        name ? name.getValue().str() : "output" + std::to_string(index),
-        index, entry.getResultAttrDict(i)));
+    lowered.outputs.push_back(
+        specOf(entry.getResultTypes()[i],
+               name ? name.getValue().str() : "output" + std::to_string(index),
+               index, entry.getResultAttrDict(i)));
     if (auto updates =
             entry.getResultAttrOfType<StringAttr>(i, kUpdatesAttrName))
       lowered.outputs.back().updates = updates.str();
@@ -399,8 +401,8 @@ static llvm::Error addInvokeWrapper(llvm::Module &module,
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", wrapper));
   SmallVector<llvm::Value *> args;
   for (unsigned i = 0; i < ciface->arg_size(); ++i)
-    args.push_back(b.CreateLoad(
-        ptr, b.CreateConstGEP1_64(ptr, wrapper->getArg(0), i)));
+    args.push_back(
+        b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, wrapper->getArg(0), i)));
   b.CreateCall(ciface, args);
   b.CreateRetVoid();
   return llvm::Error::success();
@@ -420,9 +422,8 @@ static llvm::Expected<std::string> placerRuntimeDir() {
 }
 
 std::string placer::runtime::getPortableHostCpu() {
-  return llvm::Triple(llvm::sys::getDefaultTargetTriple()).isX86()
-             ? "x86-64"
-             : "generic";
+  return llvm::Triple(llvm::sys::getDefaultTargetTriple()).isX86() ? "x86-64"
+                                                                   : "generic";
 }
 
 /// Placer's argument attributes (placer.constant: a weight the library
@@ -448,9 +449,10 @@ static void dropPlacerArgumentAttrs(ModuleOp module) {
 static constexpr llvm::StringLiteral kLinkRecipe =
     "placer_rt+as-needed mpi+m, -z defs, run path $ORIGIN, omp if parallel";
 
-llvm::Expected<std::string> placer::runtime::compileToSharedObject(
-    ModuleOp module, llvm::StringRef function, llvm::StringRef cacheDir,
-    bool &cached) {
+llvm::Expected<std::string>
+placer::runtime::compileToSharedObject(ModuleOp module,
+                                       llvm::StringRef function,
+                                       llvm::StringRef cacheDir, bool &cached) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::LLVMContext llvmContext;
@@ -538,10 +540,17 @@ llvm::Expected<std::string> placer::runtime::compileToSharedObject(
   // GPU code calls the CUDA runtime's mgpu* and placer_gpu_* functions
   // (docs/Execution.md, "GPU code"), which the process that loads it
   // provides: those are the only symbols -z defs would refuse.
-  llvm::SmallVector<llvm::StringRef> args = {
-      *linker,       "-shared",          "-o",   partial,
-      object,        rtSearchPath,       "-lplacer_rt", "-Wl,--as-needed",
-      PLACER_MPI_LIBRARY, "-lm",         "-Wl,-rpath,$ORIGIN"};
+  llvm::SmallVector<llvm::StringRef> args = {*linker,
+                                             "-shared",
+                                             "-o",
+                                             partial,
+                                             object,
+                                             rtSearchPath,
+                                             "-lplacer_rt",
+                                             "-Wl,--as-needed",
+                                             PLACER_MPI_LIBRARY,
+                                             "-lm",
+                                             "-Wl,-rpath,$ORIGIN"};
   if (!gpu)
     args.push_back("-Wl,-z,defs");
   // Parallel loops (OpenMP: the images of a batch) call LLVM 22's libomp,
@@ -560,4 +569,3 @@ llvm::Expected<std::string> placer::runtime::compileToSharedObject(
     return runError("cannot write " + shared + ": " + ec.message());
   return std::string(shared);
 }
-

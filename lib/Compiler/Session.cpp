@@ -4,8 +4,8 @@
 
 #include "placer/Runtime/Artifact.h"
 
-#include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Analysis/Cluster.h"
+#include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Transforms/Passes.h"
 #include "placer/Transforms/Simulation.h"

@@ -57,14 +57,16 @@ struct LowerDistToMPIPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (transfers != "pipelined" && transfers != "blocking") {
-      mlir::emitError(module->getLoc(), "--placer-lower-dist-to-mpi: transfers must be "
-                       "'pipelined' or 'blocking', not '")
+      mlir::emitError(module->getLoc(),
+                      "--placer-lower-dist-to-mpi: transfers must be "
+                      "'pipelined' or 'blocking', not '")
           << transfers << "'";
       return signalPassFailure();
     }
     if (mpiImplementation != "OpenMPI" && mpiImplementation != "MPICH") {
-      mlir::emitError(module->getLoc(), "--placer-lower-dist-to-mpi: mpi-implementation must "
-                       "be 'OpenMPI' or 'MPICH', not '")
+      mlir::emitError(module->getLoc(),
+                      "--placer-lower-dist-to-mpi: mpi-implementation must "
+                      "be 'OpenMPI' or 'MPICH', not '")
           << mpiImplementation << "'";
       return signalPassFailure();
     }

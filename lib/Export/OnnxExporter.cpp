@@ -7,9 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "placer/Export/OnnxExporter.h"
+#include "placer/Analysis/Cluster.h"
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
-#include "placer/Analysis/Cluster.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
 
 #include "mlir/IR/AsmState.h"
@@ -564,8 +564,9 @@ LogicalResult placer::exportOnnxModule(ModuleOp module, llvm::raw_ostream &os) {
   if (!main && funcs.size() == 1)
     main = funcs.front();
   if (!main)
-    return mlir::emitError(module->getLoc(), "expected a function @main_graph or exactly one "
-                            "function to export, found ")
+    return mlir::emitError(module->getLoc(),
+                           "expected a function @main_graph or exactly one "
+                           "function to export, found ")
            << funcs.size();
   return exportOnnxFunction(main, os);
 }
@@ -655,8 +656,9 @@ placer::exportOnnxStageFiles(ModuleOp module, const StageExportOptions &options)
   bool weightless = options.weightless;
   auto programs = llvm::to_vector(module.getOps<dist::ProgramOp>());
   if (programs.size() != 1)
-    return mlir::emitError(module->getLoc(), "--export-onnx-stages needs a module split by "
-                            "--placer-split-devices (one dist.program), found ")
+    return mlir::emitError(module->getLoc(),
+                           "--export-onnx-stages needs a module split by "
+                           "--placer-split-devices (one dist.program), found ")
            << programs.size();
   dist::ProgramOp program = programs.front();
   std::optional<Cluster> cluster;
@@ -781,7 +783,8 @@ LogicalResult placer::exportOnnxStages(ModuleOp module, StringRef dir,
   if (failed(files))
     return failure();
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-    return mlir::emitError(module->getLoc(), "cannot create '") << dir << "': " << ec.message();
+    return mlir::emitError(module->getLoc(), "cannot create '")
+           << dir << "': " << ec.message();
   std::vector<std::string> written;
   for (auto &[name, bytes] : *files) {
     SmallString<256> path(dir);
@@ -797,7 +800,8 @@ LogicalResult placer::exportOnnxStages(ModuleOp module, StringRef dir,
       for (const std::string &done : written)
         llvm::sys::fs::remove(done);
       llvm::sys::fs::remove(path);
-      return mlir::emitError(module->getLoc(), "cannot write '") << path << "': " << ec.message();
+      return mlir::emitError(module->getLoc(), "cannot write '")
+             << path << "': " << ec.message();
     }
     written.push_back(path.str().str());
   }

@@ -238,11 +238,9 @@ placer::detail::readKnownTensor(const TensorProto &tensor) {
   return count == n ? std::optional<KnownTensor>(t) : std::nullopt;
 }
 
-std::optional<std::vector<KnownTensor>>
-placer::detail::evaluateNode(const onnx::NodeProto &node,
-                             const std::vector<const KnownTensor *> &inputs,
-                             const std::vector<const Dims *> &shapes,
-                             int64_t opset) {
+std::optional<std::vector<KnownTensor>> placer::detail::evaluateNode(
+    const onnx::NodeProto &node, const std::vector<const KnownTensor *> &inputs,
+    const std::vector<const Dims *> &shapes, int64_t opset) {
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return std::nullopt;
   auto result = evaluate(node, opset, inputs, shapes);
@@ -310,9 +308,9 @@ void placer::detail::refineShapesByFolding(
       shapes.push_back(s ? &staticShapes[i] : nullptr);
     }
     auto opset = opsets.find(node.domain());
-    if (auto outputs = evaluateNode(
-            node, inputs, shapes,
-            opset == opsets.end() ? INT32_MAX : opset->second)) {
+    if (auto outputs =
+            evaluateNode(node, inputs, shapes,
+                         opset == opsets.end() ? INT32_MAX : opset->second)) {
       for (int o = 0; o < node.output_size(); ++o)
         recordKnown(node.output(o), std::move((*outputs)[o]));
       continue;

@@ -112,10 +112,9 @@ SmallVector<std::pair<int64_t, bool>> getStageOrder(solver::Schedule schedule,
       order.emplace_back(m, true);
     return order;
   }
-  int64_t warmup =
-      schedule == solver::Schedule::OneFOneB
-          ? std::min(stages - 1 - position, microbatches)
-          : 0;
+  int64_t warmup = schedule == solver::Schedule::OneFOneB
+                       ? std::min(stages - 1 - position, microbatches)
+                       : 0;
   for (int64_t m = 0; m < warmup; ++m)
     order.emplace_back(m, false);
   for (int64_t m = 0; m < microbatches; ++m) {

@@ -74,9 +74,10 @@ parseBindings(ModuleOp module, ArrayRef<std::string> bindings,
       return mlir::emitError(module->getLoc(), "dims: '")
              << entry << "' is not NAME=VALUE with a positive size";
     if (!llvm::is_contained(symbols, name.str())) {
-      InFlightDiagnostic diag = mlir::emitError(module->getLoc(), "dims: the module has no "
-                                                 "symbolic dim '")
-                                << name << "'";
+      InFlightDiagnostic diag =
+          mlir::emitError(module->getLoc(), "dims: the module has no "
+                                            "symbolic dim '")
+          << name << "'";
       if (symbols.empty())
         diag << " (it has none)";
       else
@@ -84,7 +85,8 @@ parseBindings(ModuleOp module, ArrayRef<std::string> bindings,
       return diag;
     }
     if (!sizes.try_emplace(name, size).second)
-      return mlir::emitError(module->getLoc(), "dims: '") << name << "' is given twice";
+      return mlir::emitError(module->getLoc(), "dims: '")
+             << name << "' is given twice";
   }
   return sizes;
 }

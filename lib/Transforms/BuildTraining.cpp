@@ -150,8 +150,9 @@ struct BuildTrainingPass : placer::impl::BuildTrainingBase<BuildTrainingPass> {
       if (!func.isExternal())
         funcs.push_back(func);
     if (funcs.size() != 1) {
-      mlir::emitError(module->getLoc(), "placer-build-training: the module must hold one "
-                       "graph function, not ")
+      mlir::emitError(module->getLoc(),
+                      "placer-build-training: the module must hold one "
+                      "graph function, not ")
           << funcs.size();
       return signalPassFailure();
     }

@@ -3,11 +3,11 @@
 #include "placer/Analysis/CostModel.h"
 #include "placer/Analysis/OpNames.h"
 #include "placer/Analysis/Profile.h"
-#include "placer/Transforms/Reports.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Support/Json.h"
 #include "placer/Transforms/Passes.h"
+#include "placer/Transforms/Reports.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -242,8 +242,9 @@ struct EstimateCostsPass
       if (!profiled.count(entry.first))
         unmatched.push_back(entry.first);
     if (!profile.empty()) {
-      auto diag = mlir::emitRemark(getModuleRemarkLoc(module), "profile covered ")
-                  << profiled.size() << " of " << ops.size() << " ops";
+      auto diag =
+          mlir::emitRemark(getModuleRemarkLoc(module), "profile covered ")
+          << profiled.size() << " of " << ops.size() << " ops";
       if (!profiled.empty()) {
         diag << " (";
         llvm::interleaveComma(profiled, diag);

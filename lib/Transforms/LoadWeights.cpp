@@ -42,9 +42,9 @@ struct LoadWeightsPass : placer::impl::LoadWeightsBase<LoadWeightsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (dir.empty() || !llvm::sys::fs::is_directory(dir)) {
-      mlir::emitError(module->getLoc()) << kPass << ": dir must name a folder of .npy files"
-                         << (dir.empty() ? std::string()
-                                         : ", not '" + dir + "'");
+      mlir::emitError(module->getLoc())
+          << kPass << ": dir must name a folder of .npy files"
+          << (dir.empty() ? std::string() : ", not '" + dir + "'");
       return signalPassFailure();
     }
     // Read and check every file first: an error changes nothing.
@@ -65,8 +65,9 @@ struct LoadWeightsPass : placer::impl::LoadWeightsBase<LoadWeightsPass> {
     if (walk.wasInterrupted())
       return signalPassFailure();
     if (loads.empty()) {
-      mlir::emitError(module->getLoc()) << kPass << ": no file in '" << dir
-                         << "' names an initializer of the module";
+      mlir::emitError(module->getLoc())
+          << kPass << ": no file in '" << dir
+          << "' names an initializer of the module";
       return signalPassFailure();
     }
     // A value that was a #graph.external reference is now in the module.

@@ -593,13 +593,14 @@ struct PlaceDevicesPass
     }
     const std::optional<solver::IPResult> &ip = result.ip;
     if (result.exported()) {
-      emitRemark(getModuleRemarkLoc(module)) << "wrote the "
-                      << (latency                      ? "latency"
-                          : solveOptions.ip.contiguous ? "contiguous throughput"
-                                                       : "throughput")
-                      << " model (" << ip->variables << " variables, "
-                      << ip->constraints << " constraints) to "
-                      << solveOptions.ip.exportPath << " without solving it";
+      emitRemark(getModuleRemarkLoc(module))
+          << "wrote the "
+          << (latency                      ? "latency"
+              : solveOptions.ip.contiguous ? "contiguous throughput"
+                                           : "throughput")
+          << " model (" << ip->variables << " variables, " << ip->constraints
+          << " constraints) to " << solveOptions.ip.exportPath
+          << " without solving it";
       return;
     }
     solver::Solution &solution = result.solution;
@@ -643,25 +644,23 @@ struct PlaceDevicesPass
     setPlacement(
         module,
         PlacementAttr::get(
-            context,
-            solveOptions.objective,
-            solution.algorithm, solution.maxLoad, solution.lowerBound,
-            solution.optimal, problem.numAccelerators, problem.numCpus,
+            context, solveOptions.objective, solution.algorithm,
+            solution.maxLoad, solution.lowerBound, solution.optimal,
+            problem.numAccelerators, problem.numCpus,
             latency ? std::optional<F64>(solution.latency) : std::nullopt,
             problem.isTraining() ? problem.schedule
                                  : solver::Schedule::Inference,
             problem.isTraining() ? problem.microbatches : 0,
-            recomputing.empty()
-                ? DenseI64ArrayAttr()
-                : DenseI64ArrayAttr::get(context, recomputing),
+            recomputing.empty() ? DenseI64ArrayAttr()
+                                : DenseI64ArrayAttr::get(context, recomputing),
             replicaOf.empty() ? DenseI64ArrayAttr()
                               : DenseI64ArrayAttr::get(context, replicaOf)));
 
-    auto remark = emitRemark(getModuleRemarkLoc(module)) << "placed " << problem.size() << " ops on "
-                                  << problem.numAccelerators
-                                  << " accelerators and " << problem.numCpus
-                                  << " CPU cores with " << solution.algorithm
-                                  << ": ";
+    auto remark = emitRemark(getModuleRemarkLoc(module))
+                  << "placed " << problem.size() << " ops on "
+                  << problem.numAccelerators << " accelerators and "
+                  << problem.numCpus << " CPU cores with " << solution.algorithm
+                  << ": ";
     if (latency)
       remark << "latency " << formatNumber(solution.latency) << " (lower bound "
              << formatNumber(solution.lowerBound) << "), max load "
@@ -783,7 +782,8 @@ std::string describeOptionError(StringRef text, StringRef problem) {
       if (StringRef key = pair.split('=').first; !key.empty())
         keys.push_back(key.str());
     llvm::sort(keys);
-    if (size_t at = said.find("<Pass-Options-Parser>: "); at != std::string::npos)
+    if (size_t at = said.find("<Pass-Options-Parser>: ");
+        at != std::string::npos)
       said.erase(at, strlen("<Pass-Options-Parser>: "));
     return said + " (options: " + llvm::join(keys, ", ") + ")";
   }
@@ -794,7 +794,7 @@ std::string describeOptionError(StringRef text, StringRef problem) {
     if (failed(alone.parseFromString(item, quiet))) {
       auto [key, value] = item.split('=');
       return ("option '" + key + "': '" + value +
-              "' is not a value of its type (see docs/Passes.md)")
+              "' is not a value of its type (see docs/Placement.md)")
           .str();
     }
   }

@@ -943,7 +943,7 @@ FailureOr<Simulation> placer::simulate(ModuleOp module,
     bool placed =
         placement && placement.getSchedule() != solver::Schedule::Inference;
     TrainingSetup setup = cluster.getTraining();
-    pipeline = forced ? *forced
+    pipeline = forced   ? *forced
                : placed ? placement.getSchedule()
                         : setup.schedule;
     if (samples == 0)

@@ -38,8 +38,8 @@ uint64_t requiredInputs(const onnx::OpSchema &schema) {
     if (option == Option::Single)
       mask |= uint64_t(1) << i;
     if (option == Option::Variadic)
-      for (int j = static_cast<int>(i);
-           j < std::min(schema.min_input(), 64); ++j)
+      for (int j = static_cast<int>(i); j < std::min(schema.min_input(), 64);
+           ++j)
         mask |= uint64_t(1) << j;
   }
   return mask;

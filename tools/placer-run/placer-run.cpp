@@ -21,10 +21,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "placer/Compiler/Session.h"
 #include "placer/InitAll.h"
 #include "placer/Runtime/Artifact.h"
 #include "placer/Runtime/Launch.h"
-#include "placer/Compiler/Session.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"

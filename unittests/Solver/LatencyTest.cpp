@@ -575,7 +575,8 @@ TEST(LatencyIP, ExportWritesTheLatencyModel) {
 TEST(LatencyWorkloads, Bert24LayerGraph) {
   auto workload = readWorkloadFile(
       PLACER_WORKLOADS_DIR "/latency/LayerGraphs/bert24_inference.json");
-  ASSERT_TRUE(static_cast<bool>(workload)) << llvm::toString(workload.takeError());
+  ASSERT_TRUE(static_cast<bool>(workload))
+      << llvm::toString(workload.takeError());
   const Problem &p = workload->problem;
   // A chain whose layers need three accelerators' memory: the fastest
   // placement runs every layer on an accelerator and crosses two

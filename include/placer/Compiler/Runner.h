@@ -1,4 +1,4 @@
-//===- Runner.h - Compile a graph module and run it on this machine -*- C++ -*-===//
+//===- Runner.h - Compile a graph module for this machine -------*- C++ -*-===//
 //
 // The pieces a Session (Session.h) is made of: lower a graph module to the
 // LLVM dialect while keeping its weights out of the code, compile it ahead
@@ -19,7 +19,6 @@
 #include <vector>
 
 namespace placer::runtime {
-
 
 /// How a module is lowered for execution.
 struct ExecutionOptions {

@@ -1,4 +1,4 @@
-//===- Session.h - Compile a module once, run it on caller buffers -*- C++ -*-===//
+//===- Session.h - Compile a module once, run it on buffers -----*- C++ -*-===//
 //
 // The compiler's side of the runtime (lib/Compiler; the runtime in
 // lib/Runtime links no MLIR): placer-run, the C API and the Python package
@@ -16,9 +16,9 @@
 #ifndef PLACER_COMPILER_SESSION_H
 #define PLACER_COMPILER_SESSION_H
 
+#include "placer/Compiler/Runner.h"
 #include "placer/Runtime/Artifact.h"
 #include "placer/Runtime/Program.h"
-#include "placer/Compiler/Runner.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/ArrayRef.h"

@@ -48,7 +48,6 @@ struct Node {
   int64_t colorClass = -1;     ///< nodes of one class share a device; -1: none
 };
 
-
 struct Problem {
   std::vector<Node> nodes;
   /// Successor lists, without duplicates or self loops.

@@ -1,4 +1,4 @@
-//===- Schedule.h - What a placement optimises and for which pipeline -*- C++ -*-===//
+//===- Schedule.h - Objective and pipeline schedule -------------*- C++ -*-===//
 //
 // The objective and the pipeline schedule, declared once: the solvers price
 // a split with them, the cluster model and the placer dialect's attributes

@@ -19,7 +19,6 @@
 
 namespace placer::solver {
 
-
 enum class Algorithm {
   /// The exact method of the objective: DP for throughput, IP for latency.
   Auto,

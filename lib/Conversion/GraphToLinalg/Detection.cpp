@@ -264,9 +264,9 @@ template <bool halfPixelDefault> Results lowerRoiAlign(NodeLowering &n) {
   if (xType.getRank() != 4 || outType.getRank() != 4 || !isFloat(outType))
     return n.fail("needs NCHW floating-point features");
   StringRef mode = n.getString("mode", "avg");
-  StringRef coordinates = n.getString(
-      "coordinate_transformation_mode",
-      halfPixelDefault ? "half_pixel" : "output_half_pixel");
+  StringRef coordinates =
+      n.getString("coordinate_transformation_mode",
+                  halfPixelDefault ? "half_pixel" : "output_half_pixel");
   if ((mode != "avg" && mode != "max") ||
       (coordinates != "half_pixel" && coordinates != "output_half_pixel"))
     return n.fail("unknown mode or coordinate_transformation_mode");

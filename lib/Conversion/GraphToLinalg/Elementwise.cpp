@@ -484,34 +484,43 @@ void placer::lowering::registerElementwiseOps(OpRegistry &r) {
       .work(work::perOutputElement(1))
       .backward(1.0)
       .gradient(gradients::add)
-      .followsInput().fold(folders::add());
+      .followsInput()
+      .fold(folders::add());
   r.add("Sub", lowerElementwise<binary<SubFOp, SubIOp>>)
       .work(work::perOutputElement(1))
       .backward(1.0)
       .gradient(gradients::sub)
-      .followsInput().fold(folders::sub());
+      .followsInput()
+      .fold(folders::sub());
   r.add("Mul", lowerElementwise<binary<MulFOp, MulIOp>>)
       .work(work::perOutputElement(1))
       .backward(2.0)
       .gradient(gradients::mul)
-      .followsInput().fold(folders::mul());
+      .followsInput()
+      .fold(folders::mul());
   r.add("Div", lowerElementwise<binary<DivFOp, DivSIOp, DivUIOp>>)
       .work(work::perOutputElement(1))
       .backward(2.0)
       .gradient(gradients::div)
-      .followsInput().fold(folders::div());
-  r.add("Mod", lowerElementwise<mod>).work(work::perOutputElement(1)).fold(folders::mod());
+      .followsInput()
+      .fold(folders::div());
+  r.add("Mod", lowerElementwise<mod>)
+      .work(work::perOutputElement(1))
+      .fold(folders::mod());
   r.add("Pow", lowerElementwise<power>)
       .work(work::perOutputElement(4))
       .backward(2.0)
-      .gradient(gradients::pow).fold(folders::pow());
+      .gradient(gradients::pow)
+      .fold(folders::pow());
   r.add("BitShift", lowerBitShift).work(work::perOutputElement(1));
   r.add("Max", lowerElementwise<variadic<MaximumFOp, MaxSIOp, MaxUIOp>>)
       .work(work::variadic())
-      .backward(1.0).fold(folders::max());
+      .backward(1.0)
+      .fold(folders::max());
   r.add("Min", lowerElementwise<variadic<MinimumFOp, MinSIOp, MinUIOp>>)
       .work(work::variadic())
-      .backward(1.0).fold(folders::min());
+      .backward(1.0)
+      .fold(folders::min());
   r.add("Sum", lowerElementwise<variadic<AddFOp, AddIOp>>)
       .work(work::variadic())
       .backward(1.0);
@@ -596,7 +605,8 @@ void placer::lowering::registerElementwiseOps(OpRegistry &r) {
       .work(work::perOutputElement(4))
       .backward(1.0)
       .gradient(gradients::sqrt)
-      .followsInput().fold(folders::sqrt());
+      .followsInput()
+      .fold(folders::sqrt());
   r.add("Sin", lowerElementwise<unaryFloat<math::SinOp>>)
       .work(work::perOutputElement(4))
       .backward(1.0);
@@ -624,21 +634,25 @@ void placer::lowering::registerElementwiseOps(OpRegistry &r) {
   r.add("Abs", lowerElementwise<absolute>)
       .work(work::perOutputElement(1))
       .backward(1.0)
-      .followsInput().fold(folders::abs());
+      .followsInput()
+      .fold(folders::abs());
   r.add("Neg", lowerElementwise<negate>)
       .work(work::perOutputElement(1))
       .backward(1.0)
       .gradient(gradients::neg)
-      .followsInput().fold(folders::neg());
+      .followsInput()
+      .fold(folders::neg());
   r.add("Sign", lowerElementwise<sign>)
       .work(work::perOutputElement(1))
       .backward(0.0);
   r.add("Floor", lowerElementwise<unaryFloat<math::FloorOp>>)
       .work(work::perOutputElement(1))
-      .backward(0.0).fold(folders::floor());
+      .backward(0.0)
+      .fold(folders::floor());
   r.add("Ceil", lowerElementwise<unaryFloat<math::CeilOp>>)
       .work(work::perOutputElement(1))
-      .backward(0.0).fold(folders::ceil());
+      .backward(0.0)
+      .fold(folders::ceil());
   r.add("Round", lowerElementwise<unaryFloat<math::RoundEvenOp>>)
       .work(work::perOutputElement(1))
       .backward(0.0);
@@ -654,7 +668,8 @@ void placer::lowering::registerElementwiseOps(OpRegistry &r) {
   r.add("Equal",
         lowerElementwise<compare<CmpFPredicate::OEQ, CmpIPredicate::eq>>)
       .work(work::perOutputElement(1))
-      .backward(0.0).fold(folders::equal());
+      .backward(0.0)
+      .fold(folders::equal());
   r.add(
        "Less",
        lowerElementwise<
@@ -692,15 +707,18 @@ void placer::lowering::registerElementwiseOps(OpRegistry &r) {
       .backward(0.0);
   r.add("Not", lowerElementwise<logicalNot>)
       .work(work::perOutputElement(1))
-      .backward(0.0).fold(folders::logicalNot());
+      .backward(0.0)
+      .fold(folders::logicalNot());
   r.add("Where", lowerElementwise<where>)
       .work(work::perOutputElement(1))
       .backward(1.0)
-      .gradient(gradients::where).fold(folders::where());
+      .gradient(gradients::where)
+      .fold(folders::where());
   r.add("Cast", lowerElementwise<castElement>)
       .work(WorkRule::dataMovement())
       .backward(1.0)
-      .followsInput().fold(folders::cast());
+      .followsInput()
+      .fold(folders::cast());
   r.add("CastLike", lowerUnaryElementwise<castElement>)
       .work(WorkRule::dataMovement());
   // One generic over the output: any dims, dynamic ones included.

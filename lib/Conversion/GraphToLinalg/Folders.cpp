@@ -24,25 +24,7 @@ using namespace placer;
 
 namespace {
 
-/// ONNX's TensorProto.DataType numbers (onnx.proto; fixed by the spec).
-namespace TensorProto {
-enum : int32_t {
-  FLOAT = 1,
-  UINT8 = 2,
-  INT8 = 3,
-  UINT16 = 4,
-  INT16 = 5,
-  INT32 = 6,
-  INT64 = 7,
-  STRING = 8,
-  BOOL = 9,
-  FLOAT16 = 10,
-  DOUBLE = 11,
-  UINT32 = 12,
-  UINT64 = 13,
-  BFLOAT16 = 16,
-};
-} // namespace TensorProto
+namespace dtype = graph::onnx_dtype;
 
 constexpr int64_t kMaxElements = kMaxKnownElements;
 
@@ -61,8 +43,8 @@ int64_t product(const Dims &dims) {
 }
 
 bool isFloatType(int32_t type) {
-  return type == TensorProto::FLOAT || type == TensorProto::DOUBLE ||
-         type == TensorProto::FLOAT16 || type == TensorProto::BFLOAT16;
+  return type == dtype::kFloat || type == dtype::kDouble ||
+         type == dtype::kFloat16 || type == dtype::kBfloat16;
 }
 
 KnownTensor makeInts(int32_t type, Dims dims, std::vector<int64_t> values) {
@@ -86,7 +68,7 @@ KnownTensor castTo(const KnownTensor &in, int32_t type) {
   if (isFloatType(type)) {
     for (int64_t i = 0; i < n; ++i)
       out.floats.push_back(valueAt(in, i));
-  } else if (type == TensorProto::BOOL) {
+  } else if (type == dtype::kBool) {
     for (int64_t i = 0; i < n; ++i)
       out.ints.push_back(valueAt(in, i) != 0);
   } else {
@@ -264,30 +246,24 @@ std::optional<KnownTensor> reshaped(const KnownTensor &in, Dims dims) {
 std::optional<KnownTensor> foldShape(const FoldArgs &args) {
   if (args.shapes.empty() || !args.shapes[0])
     return std::nullopt;
-  const Dims &shape = *args.shapes[0];
-  int64_t rank = shape.size();
-  int64_t start = std::clamp<int64_t>(
-      normalizeAxis(args.attrs.getInt("start").value_or(0), rank), 0, rank);
-  int64_t end = std::clamp<int64_t>(
-      normalizeAxis(args.attrs.getInt("end").value_or(rank), rank), 0, rank);
-  Dims values(shape.begin() + start, shape.begin() + std::max(start, end));
-  return makeInts(TensorProto::INT64, {static_cast<int64_t>(values.size())},
-                  values);
+  Dims values = folders::sliceShape(*args.shapes[0], args.attrs.getInt("start"),
+                                    args.attrs.getInt("end"));
+  return makeInts(dtype::kInt64, {static_cast<int64_t>(values.size())}, values);
 }
 
 std::optional<KnownTensor> foldSize(const FoldArgs &args) {
   if (args.shapes.empty() || !args.shapes[0])
     return std::nullopt;
-  return makeInts(TensorProto::INT64, {}, {product(*args.shapes[0])});
+  return makeInts(dtype::kInt64, {}, {product(*args.shapes[0])});
 }
 
 std::optional<KnownTensor> foldConstant(const FoldArgs &args) {
   if (args.attrs.has("value"))
     return args.attrs.getTensor("value");
   if (std::optional<int64_t> value = args.attrs.getInt("value_int"))
-    return makeInts(TensorProto::INT64, {}, {*value});
+    return makeInts(dtype::kInt64, {}, {*value});
   if (std::optional<Dims> values = args.attrs.getInts("value_ints"))
-    return makeInts(TensorProto::INT64, {static_cast<int64_t>(values->size())},
+    return makeInts(dtype::kInt64, {static_cast<int64_t>(values->size())},
                     *values);
   return std::nullopt;
 }
@@ -299,7 +275,7 @@ std::optional<KnownTensor> foldConstantOfShape(const FoldArgs &args) {
   int64_t n = product(shape.ints);
   if (n > kMaxElements)
     return std::nullopt;
-  KnownTensor fill = makeInts(TensorProto::FLOAT, {}, {});
+  KnownTensor fill = makeInts(dtype::kFloat, {}, {});
   fill.floats = {0.0};
   if (std::optional<KnownTensor> t = args.attrs.getTensor("value");
       t && t->numElements() == 1)
@@ -579,7 +555,7 @@ double minimum(double a, double b) { return std::min(a, b); }
 
 template <bool (*Fn)(double, double)>
 std::optional<KnownTensor> foldCompare(const FoldArgs &args) {
-  return elementwise({args.in[0], args.in[1]}, TensorProto::BOOL,
+  return elementwise({args.in[0], args.in[1]}, dtype::kBool,
                      [](auto &a) -> double { return Fn(a[0], a[1]); });
 }
 
@@ -592,6 +568,19 @@ bool greater(double a, double b) { return a > b; }
 bool KnownTensor::isFloat() const { return isFloatType(dataType); }
 
 int64_t KnownTensor::numElements() const { return product(dims); }
+
+std::vector<int64_t> folders::sliceShape(llvm::ArrayRef<int64_t> shape,
+                                         std::optional<int64_t> start,
+                                         std::optional<int64_t> end) {
+  int64_t rank = shape.size();
+  auto bound = [&](std::optional<int64_t> axis, int64_t fallback) {
+    return std::clamp<int64_t>(normalizeAxis(axis.value_or(fallback), rank), 0,
+                               rank);
+  };
+  int64_t from = bound(start, 0), to = bound(end, rank);
+  return std::vector<int64_t>(shape.begin() + from,
+                              shape.begin() + std::max(from, to));
+}
 
 FoldRule folders::shape() { return {0, foldShape}; }
 FoldRule folders::size() { return {0, foldSize}; }

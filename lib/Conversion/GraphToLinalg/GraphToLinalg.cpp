@@ -49,9 +49,6 @@ llvm::StringSet<> getArgumentSymbols(func::FuncOp func) {
   return symbols;
 }
 
-/// Why `node`'s types keep it from lowering, or "" when they do not: an
-/// unranked value, dynamic dims where its lowering takes none, or an
-/// output dim the input sizes do not determine.
 /// Why a value of `type` cannot lower ("" when it can): the lowering takes
 /// ranked tensors (and omitted optional inputs) only.
 std::string describeUnlowerableType(Type type) {
@@ -80,7 +77,8 @@ std::string checkValueTypes(NodeOp node) {
 }
 
 /// Why `node`'s dynamic dims keep it from lowering, or "" (its types are
-/// tensors or none: checkValueTypes).
+/// tensors or none: checkValueTypes): dynamic dims where its lowering takes
+/// none, or an output dim the input sizes do not determine.
 std::string checkTypes(NodeOp node, const OpEntry *entry,
                        const llvm::StringSet<> &symbols) {
   auto isStatic = [](Value v) {
@@ -157,7 +155,8 @@ LogicalResult checkLowerable(ModuleOp module) {
   }
   if (unsupported.empty() && badValues.empty() && badTypes.empty())
     return success();
-  InFlightDiagnostic error = mlir::emitError(module->getLoc(), "cannot lower to linalg:");
+  InFlightDiagnostic error =
+      mlir::emitError(module->getLoc(), "cannot lower to linalg:");
   if (!unsupported.empty()) {
     error << " no lowering for";
     bool first = true;

@@ -359,8 +359,7 @@ void placer::lowering::registerNormalizationOps(OpRegistry &r) {
   r.add("Softmax", lowerSoftmax<false, false>)
       .work(work::perInputElement(5))
       .backward(1.0);
-  r.add("Softmax", lowerSoftmax<false, true>, 13)
-      .gradient(gradients::softmax);
+  r.add("Softmax", lowerSoftmax<false, true>, 13).gradient(gradients::softmax);
   r.add("LogSoftmax", lowerSoftmax<true, false>)
       .work(work::perInputElement(5))
       .backward(1.0);

@@ -1,9 +1,8 @@
-//===- Rules.h - Work and gradient rules the op families register -*- C++
-//-*-===//
+//===- Rules.h - Rules the op families register -----------------*- C++ -*-===//
 //
-// The cost model's work rules (Work.cpp) and the gradient rules
-// (Gradients.cpp) that more than one family, or one family's many ops,
-// register: each family file names them in its ops' registry entries, so an
+// The cost model's work rules (Work.cpp), the gradient rules
+// (Gradients.cpp) and the importer's shape folders (Folders.cpp) that more
+// than one family, or one family's many ops, register: each family file names them in its ops' registry entries, so an
 // op's whole description stays in one statement (OpRegistry.h).
 //
 //===----------------------------------------------------------------------===//
@@ -40,6 +39,13 @@ WorkRule recurrent();
 } // namespace placer::work
 
 namespace placer::folders {
+
+/// What Shape gives for `shape` with its `start` and `end` attributes (ONNX
+/// 15: negative from the end, clamped into range): the import-time folder
+/// and the placement's type folding share it.
+std::vector<int64_t> sliceShape(llvm::ArrayRef<int64_t> shape,
+                                std::optional<int64_t> start,
+                                std::optional<int64_t> end);
 
 // The import-time folders (Folders.cpp), one per op.
 FoldRule shape();

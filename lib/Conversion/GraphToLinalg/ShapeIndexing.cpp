@@ -735,20 +735,14 @@ template <bool size> DenseElementsAttr foldShapeOf(graph::NodeOp node) {
   if (!input || !input.hasStaticShape() || !type || !type.hasStaticShape() ||
       !type.getElementType().isInteger(64))
     return {};
-  ArrayRef<int64_t> shape = input.getShape();
-  SmallVector<int64_t> values;
-  if (size) {
-    values.push_back(input.getNumElements());
-  } else {
-    int64_t rank = shape.size();
-    auto bound = [&](StringRef name, int64_t fallback) {
-      auto attr = node.getAttrs().getAs<IntegerAttr>(name);
-      int64_t axis = attr ? attr.getInt() : fallback;
-      return std::clamp<int64_t>(axis < 0 ? axis + rank : axis, 0, rank);
-    };
-    int64_t start = bound("start", 0), end = bound("end", rank);
-    values.append(shape.begin() + start, shape.begin() + std::max(start, end));
-  }
+  auto attr = [&](StringRef name) -> std::optional<int64_t> {
+    if (auto value = node.getAttrs().getAs<IntegerAttr>(name))
+      return value.getInt();
+    return std::nullopt;
+  };
+  std::vector<int64_t> values =
+      size ? std::vector<int64_t>{input.getNumElements()}
+           : folders::sliceShape(input.getShape(), attr("start"), attr("end"));
   if (type.getNumElements() != static_cast<int64_t>(values.size()))
     return {};
   return DenseElementsAttr::get(type, ArrayRef<int64_t>(values));
@@ -770,12 +764,14 @@ void placer::lowering::registerShapeIndexingOps(OpRegistry &r) {
   r.add("Identity", lowerIdentity)
       .work(WorkRule::view())
       .backward(0.0)
-      .gradient(gradients::identity).fold(folders::identity());
+      .gradient(gradients::identity)
+      .fold(folders::identity());
   r.add("Dropout", lowerDropout).work(WorkRule::view()).backward(1.0);
   r.add("Reshape", lowerReshape)
       .work(WorkRule::view())
       .backward(0.0)
-      .gradient(gradients::reshape).fold(folders::reshape());
+      .gradient(gradients::reshape)
+      .fold(folders::reshape());
   r.add("Flatten", lowerReshape)
       .work(WorkRule::view())
       .backward(0.0)
@@ -783,30 +779,36 @@ void placer::lowering::registerShapeIndexingOps(OpRegistry &r) {
   r.add("Squeeze", lowerReshape)
       .work(WorkRule::view())
       .backward(0.0)
-      .gradient(gradients::reshape).fold(folders::squeeze());
+      .gradient(gradients::reshape)
+      .fold(folders::squeeze());
   r.add("Unsqueeze", lowerReshape)
       .work(WorkRule::view())
       .backward(0.0)
-      .gradient(gradients::reshape).fold(folders::unsqueeze());
+      .gradient(gradients::reshape)
+      .fold(folders::unsqueeze());
   r.add("Transpose", lowerTranspose)
       .work(WorkRule::dataMovement())
       .backward(1.0)
-      .gradient(gradients::transpose).fold(folders::transpose());
+      .gradient(gradients::transpose)
+      .fold(folders::transpose());
   r.add("Concat", lowerConcat)
       .work(WorkRule::dataMovement())
       .backward(1.0)
-      .gradient(gradients::concat).fold(folders::concat());
+      .gradient(gradients::concat)
+      .fold(folders::concat());
   r.add("Slice", lowerSlice)
       .work(WorkRule::dataMovement())
       .backward(1.0)
-      .gradient(gradients::slice).fold(folders::slice());
+      .gradient(gradients::slice)
+      .fold(folders::slice());
   r.add("Split", lowerSplit)
       .work(WorkRule::dataMovement())
       .backward(1.0)
       .gradient(gradients::split);
   r.add("Gather", lowerGather)
       .work(WorkRule::sparseRead())
-      .backward(1.0).fold(folders::gather());
+      .backward(1.0)
+      .fold(folders::gather());
   // The gradient scatters with reduction=add, which opset 16 brought.
   r.add("Gather", lowerGather, 16).gradient(gradients::gather);
   r.add("Expand", lowerExpand)
@@ -826,16 +828,25 @@ void placer::lowering::registerShapeIndexingOps(OpRegistry &r) {
   r.add("Shape", lowerShape)
       .work(WorkRule::view())
       .backward(0.0)
-      .foldFromTypes(foldShapeOf<false>).fold(folders::shape());
+      .foldFromTypes(foldShapeOf<false>)
+      .fold(folders::shape());
   r.add("Size", lowerSize)
       .work(WorkRule::view())
       .backward(0.0)
-      .foldFromTypes(foldShapeOf<true>).fold(folders::size());
-  r.add("Constant", lowerConstantNode).work(WorkRule::view()).backward(0.0).fold(folders::constant());
+      .foldFromTypes(foldShapeOf<true>)
+      .fold(folders::size());
+  r.add("Constant", lowerConstantNode)
+      .work(WorkRule::view())
+      .backward(0.0)
+      .fold(folders::constant());
   r.add("ConstantOfShape", lowerConstantOfShape)
       .work(WorkRule::dataMovement())
-      .backward(0.0).fold(folders::constantOfShape());
-  r.add("Range", lowerRange).work(WorkRule::dataMovement()).backward(0.0).fold(folders::range());
+      .backward(0.0)
+      .fold(folders::constantOfShape());
+  r.add("Range", lowerRange)
+      .work(WorkRule::dataMovement())
+      .backward(0.0)
+      .fold(folders::range());
   r.allowDynamicDims({"Identity", "Dropout", "Reshape", "Flatten", "Squeeze",
                       "Unsqueeze", "Transpose", "Concat", "Slice", "Gather",
                       "Expand", "Shape", "ConstantOfShape"});

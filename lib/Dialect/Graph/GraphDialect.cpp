@@ -124,17 +124,7 @@ placer::graph::readExternalData(ModuleOp module, ExternalDataAttr data,
   return std::move(*slice);
 }
 
-namespace {
-/// ONNX's `TensorProto.DataType` values (onnx.proto, ONNX 1.12). Spelled out
-/// here so that code without ONNX headers (and without exceptions) can map
-/// types.
-enum OnnxDataType : int32_t {
-  kFloat = 1, kUint8 = 2, kInt8 = 3, kUint16 = 4, kInt16 = 5, kInt32 = 6,
-  kInt64 = 7, kString = 8, kBool = 9, kFloat16 = 10, kDouble = 11,
-  kUint32 = 12, kUint64 = 13, kComplex64 = 14, kComplex128 = 15,
-  kBfloat16 = 16,
-};
-} // namespace
+using namespace placer::graph::onnx_dtype;
 
 Type placer::graph::getElementTypeForOnnx(MLIRContext *context,
                                           int32_t dataType) {

@@ -125,8 +125,7 @@ LogicalResult NodeOp::verify() {
       if (static_cast<int64_t>(inputs.size()) < arity->minInputs)
         return emitOpError("has ")
                << inputs.size() << " inputs but " << getOpType() << "-"
-               << arity->sinceVersion << " takes at least "
-               << arity->minInputs;
+               << arity->sinceVersion << " takes at least " << arity->minInputs;
     }
   }
 

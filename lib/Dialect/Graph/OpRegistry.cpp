@@ -199,10 +199,12 @@ void OpRegistry::finalize() {
 
 const OpEntry *OpRegistry::find(StringRef domain, StringRef opType,
                                 int64_t version) const {
+  // The default domain's names are the op types themselves: no string is
+  // built on the lookups every node makes.
   bool defaultDomain =
       domain.empty() || domain == graph::attrs::kDefaultDomainKey;
-  auto it =
-      byName.find(defaultDomain ? opType.str() : (domain + "." + opType).str());
+  auto it = defaultDomain ? byName.find(opType)
+                          : byName.find((domain + "." + opType).str());
   if (it == byName.end())
     return nullptr;
   const OpEntry *best = nullptr;

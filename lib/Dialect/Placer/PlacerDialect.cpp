@@ -153,10 +153,10 @@ HierarchyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult
-TrainingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     solver::Schedule schedule, int64_t microbatches,
-                     F64 optimizerStateFactor) {
+LogicalResult TrainingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   solver::Schedule schedule,
+                                   int64_t microbatches,
+                                   F64 optimizerStateFactor) {
   if (schedule != solver::Schedule::GPipe &&
       schedule != solver::Schedule::OneFOneB)
     return emitError() << "training schedule must be \"gpipe\" or \"1f1b\", "
@@ -300,10 +300,10 @@ ClusterAttr ClusterAttr::get(MLIRContext *context, const Cluster &cluster) {
       toAttr(context, cluster.getDefaultLink()), hierarchy,
       kindLinks.empty() ? ArrayAttr() : b.getArrayAttr(kindLinks),
       deviceLinks.empty() ? ArrayAttr() : b.getArrayAttr(deviceLinks),
-      isDefault ? TrainingAttr()
-                : TrainingAttr::get(context, training.schedule,
-                                    training.microbatches,
-                                    training.optimizerStateFactor));
+      isDefault
+          ? TrainingAttr()
+          : TrainingAttr::get(context, training.schedule, training.microbatches,
+                              training.optimizerStateFactor));
 }
 
 Cluster ClusterAttr::getCluster() const {

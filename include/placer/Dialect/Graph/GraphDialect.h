@@ -74,6 +74,29 @@ struct OnnxInputArity {
 std::optional<OnnxInputArity> getOnnxInputArity(llvm::StringRef opType,
                                                 int64_t version);
 
+/// ONNX's `TensorProto.DataType` values (onnx.proto, ONNX 1.12), spelled out
+/// so that code without ONNX headers (and without exceptions) can name them.
+namespace onnx_dtype {
+enum : int32_t {
+  kFloat = 1,
+  kUint8 = 2,
+  kInt8 = 3,
+  kUint16 = 4,
+  kInt16 = 5,
+  kInt32 = 6,
+  kInt64 = 7,
+  kString = 8,
+  kBool = 9,
+  kFloat16 = 10,
+  kDouble = 11,
+  kUint32 = 12,
+  kUint64 = 13,
+  kComplex64 = 14,
+  kComplex128 = 15,
+  kBfloat16 = 16,
+};
+} // namespace onnx_dtype
+
 /// Whether `attr` is one of the attribute kinds an ONNX attribute maps to.
 bool isOnnxAttributeValue(mlir::Attribute attr);
 
