@@ -38,7 +38,6 @@ void placer::registerPlacerPassesAndPipelines() {
     registerLowerToLLVMPipeline();
     registerLowerToNVVMPipeline();
     registerPlacerPasses();
-    registerPartitionDevicesPipeline();
     return true;
   }();
   (void)registered;

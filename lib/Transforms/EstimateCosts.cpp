@@ -86,12 +86,14 @@ bool isWorkloadCost(Operation *op) {
 struct EstimateCostsPass
     : public placer::impl::EstimateCostsBase<EstimateCostsPass> {
   EstimateCostsPass() = default;
+  explicit EstimateCostsPass(EstimateCostsOptions options) : EstimateCostsBase(std::move(options)) {}
   EstimateCostsPass(const EstimateCostsPass &other)
       : EstimateCostsBase(other), preset(other.preset) {}
   explicit EstimateCostsPass(CostSettings settings)
       : preset(std::move(settings)) {}
 
-  CostOptions<Pass> options{*this};
+  template <typename Options>
+  friend CostSettings placer::readCostSettings(const Options &);
   /// Settings given in C++ win over the textual options.
   std::optional<CostSettings> preset;
 
@@ -101,7 +103,7 @@ struct EstimateCostsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    const CostSettings settings = preset ? *preset : options.getSettings();
+    const CostSettings settings = preset ? *preset : readCostSettings(*this);
     const std::string &cluster = settings.cluster;
     const std::string &profile = settings.profile;
     const std::string &dump = settings.dump;

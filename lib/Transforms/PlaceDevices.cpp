@@ -10,6 +10,7 @@
 #include "placer/Analysis/CostModel.h"
 #include "placer/Analysis/OpNames.h"
 #include "placer/Analysis/OpRoles.h"
+#include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Solver/Latency.h"
@@ -31,6 +32,7 @@
 #include <set>
 
 namespace placer {
+#define GEN_PASS_DEF_PARTITIONDEVICES
 #define GEN_PASS_DEF_PLACEDEVICES
 #include "placer/Transforms/Passes.h.inc"
 } // namespace placer
@@ -397,12 +399,15 @@ struct PlaceDevicesPass
     : public placer::impl::PlaceDevicesBase<PlaceDevicesPass>,
       public ReportingPass {
   PlaceDevicesPass() = default;
+  explicit PlaceDevicesPass(PlaceDevicesOptions options) : PlaceDevicesBase(std::move(options)) {}
   PlaceDevicesPass(const PlaceDevicesPass &other)
       : PlaceDevicesBase(other), preset(other.preset) {}
   explicit PlaceDevicesPass(PlacementSettings settings)
       : preset(std::move(settings)) {}
 
-  PlaceOptions<Pass> options{*this};
+  template <typename Options>
+  friend llvm::Expected<PlacementSettings>
+  placer::readPlacementSettings(const Options &);
   /// Settings given in C++ win over the textual options.
   std::optional<PlacementSettings> preset;
 
@@ -541,7 +546,7 @@ struct PlaceDevicesPass
     if (preset) {
       settings = *preset;
     } else {
-      llvm::Expected<PlacementSettings> parsed = options.getSettings();
+      llvm::Expected<PlacementSettings> parsed = readPlacementSettings(*this);
       if (!parsed) {
         emitError(loc, "--placer-place-devices: ")
             << llvm::toString(parsed.takeError());
@@ -716,19 +721,6 @@ std::unique_ptr<Pass> placer::createPlaceDevices(PlacementSettings settings) {
   return std::make_unique<PlaceDevicesPass>(std::move(settings));
 }
 
-llvm::Error placer::buildPartitionDevicesPipeline(
-    OpPassManager &pm, const PartitionDevicesOptions &options) {
-  llvm::Expected<PlacementSettings> place = options.place.getSettings();
-  if (!place)
-    return place.takeError();
-  bool exportOnly = !place->solve.ip.exportPath.empty();
-  pm.addPass(createEstimateCosts(options.costs.getSettings()));
-  pm.addPass(createPlaceDevices(std::move(*place)));
-  if (options.split && !exportOnly)
-    pm.addPass(createSplitDevices());
-  return llvm::Error::success();
-}
-
 namespace {
 /// `--partition-devices=4` means devices=4.
 std::string expandDevicesShorthand(StringRef options) {
@@ -738,8 +730,8 @@ std::string expandDevicesShorthand(StringRef options) {
     return ("devices=" + trimmed).str();
   return options.str();
 }
-/// The `key=value` items of a pipeline's option text: split at spaces
-/// outside braces and quotes, as MLIR's option parser splits them.
+/// The `key=value` items of a pass's option text: split at spaces outside
+/// braces and quotes, as MLIR's option parser splits them.
 SmallVector<StringRef> splitOptionItems(StringRef text) {
   SmallVector<StringRef> items;
   int depth = 0;
@@ -766,66 +758,88 @@ SmallVector<StringRef> splitOptionItems(StringRef text) {
   return items;
 }
 
-/// What is wrong with a pipeline's option text, in words: llvm::cl says
-/// which key is unknown (the valid ones are listed then), but prints a value
-/// that does not parse to stderr only, so the item at fault is found by
-/// parsing the items one by one.
-std::string describeOptionError(StringRef text, StringRef problem) {
-  std::string said = problem.trim().str();
-  if (StringRef(said).contains("no such option")) {
-    // print() writes "{key=value key=value ...}": the keys are the options.
-    std::string printed;
-    llvm::raw_string_ostream os(printed);
-    PartitionDevicesOptions().print(os);
-    SmallVector<std::string> keys;
-    for (StringRef pair : splitOptionItems(StringRef(printed).trim("{} ")))
-      if (StringRef key = pair.split('=').first; !key.empty())
-        keys.push_back(key.str());
-    llvm::sort(keys);
-    if (size_t at = said.find("<Pass-Options-Parser>: ");
-        at != std::string::npos)
-      said.erase(at, strlen("<Pass-Options-Parser>: "));
-    return said + " (options: " + llvm::join(keys, ", ") + ")";
-  }
-  for (StringRef item : splitOptionItems(text)) {
-    std::string ignored;
-    llvm::raw_string_ostream quiet(ignored);
-    PartitionDevicesOptions alone;
-    if (failed(alone.parseFromString(item, quiet))) {
-      auto [key, value] = item.split('=');
-      return ("option '" + key + "': '" + value +
-              "' is not a value of its type (see docs/Placement.md)")
-          .str();
-    }
-  }
-  return said.empty() ? "cannot parse its options" : said;
-}
-} // namespace
+struct PartitionDevicesPass
+    : public placer::impl::PartitionDevicesBase<PartitionDevicesPass> {
+  using Base::Base;
 
-void placer::registerPartitionDevicesPipeline() {
-  // A pipeline registration with the shorthand of a bare device count; the
-  // options are PartitionDevicesOptions, shared with the two passes.
-  mlir::registerPassPipeline(
-      "partition-devices",
-      "The default pipeline: --placer-estimate-costs (kept costs for "
-      "workload imports), --placer-place-devices and --placer-split-devices "
-      "(unless split=false) with one set of options; a bare number means "
-      "devices=N",
-      [](OpPassManager &pm, StringRef text,
-         function_ref<LogicalResult(const Twine &)> errorHandler) {
-        PartitionDevicesOptions options;
-        std::string problem;
-        llvm::raw_string_ostream os(problem);
-        std::string expanded = expandDevicesShorthand(text);
-        if (failed(options.parseFromString(expanded, os)))
-          return errorHandler("--partition-devices: " +
-                              describeOptionError(expanded, problem));
-        if (llvm::Error error = buildPartitionDevicesPipeline(pm, options))
-          return errorHandler("--partition-devices: " +
-                              llvm::toString(std::move(error)));
-        return success();
-      },
-      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
-        optHandler(PartitionDevicesOptions());
-      });
-}
+  template <typename Options>
+  friend CostSettings placer::readCostSettings(const Options &);
+  template <typename Options>
+  friend llvm::Expected<PlacementSettings>
+  placer::readPlacementSettings(const Options &);
+
+  /// Takes the device-count shorthand, and checks the values when they are
+  /// parsed, so that a pipeline with an unknown algorithm fails to parse
+  /// (nothing runs) with the reason in its one error.
+  LogicalResult initializeOptions(
+      StringRef text,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    std::string expanded = expandDevicesShorthand(text);
+    if (failed(Pass::initializeOptions(
+            expanded, [&](const Twine &problem) {
+              return errorHandler("--partition-devices: " +
+                                  describeOptionError(expanded, problem.str()));
+            })))
+      return failure();
+    if (llvm::Expected<PlacementSettings> place = readPlacementSettings(*this);
+        !place)
+      return errorHandler("--partition-devices: " +
+                          llvm::toString(place.takeError()));
+    return success();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    llvm::Expected<PlacementSettings> place = readPlacementSettings(*this);
+    if (!place) {
+      mlir::emitError(module.getLoc(), "--partition-devices: ")
+          << llvm::toString(place.takeError());
+      return signalPassFailure();
+    }
+    bool exportOnly = !place->solve.ip.exportPath.empty();
+    OpPassManager pm(ModuleOp::getOperationName());
+    pm.addPass(createEstimateCosts(readCostSettings(*this)));
+    pm.addPass(createPlaceDevices(std::move(*place)));
+    if (split && !exportOnly)
+      pm.addPass(createSplitDevices());
+    if (failed(runPipeline(pm, module)))
+      signalPassFailure();
+  }
+
+private:
+  /// What is wrong with the option text, in words: llvm::cl says which key
+  /// is unknown (the valid ones are listed then), but prints a value that
+  /// does not parse to stderr only, so the item at fault is found by
+  /// parsing the items one by one.
+  static std::string describeOptionError(StringRef text, StringRef problem) {
+    std::string said = problem.trim().str();
+    if (StringRef(said).contains("no such option")) {
+      // The printed pass is "partition-devices{key=value ...}".
+      std::string printed;
+      llvm::raw_string_ostream os(printed);
+      PartitionDevicesPass().printAsTextualPipeline(os);
+      StringRef body = StringRef(printed).split('{').second.rtrim("} ");
+      SmallVector<std::string> keys;
+      for (StringRef pair : splitOptionItems(body))
+        if (StringRef key = pair.split('=').first; !key.empty())
+          keys.push_back(key.str());
+      llvm::sort(keys);
+      if (size_t at = said.find("<Pass-Options-Parser>: ");
+          at != std::string::npos)
+        said.erase(at, strlen("<Pass-Options-Parser>: "));
+      return said + " (options: " + llvm::join(keys, ", ") + ")";
+    }
+    for (StringRef item : splitOptionItems(text)) {
+      PartitionDevicesPass alone;
+      if (failed(alone.Pass::initializeOptions(
+              item, [](const Twine &) { return failure(); }))) {
+        auto [key, value] = item.split('=');
+        return ("option '" + key + "': '" + value +
+                "' is not a value of its type (see docs/Placement.md)")
+            .str();
+      }
+    }
+    return said.empty() ? "cannot parse its options" : said;
+  }
+};
+} // namespace

@@ -34,16 +34,8 @@ mlir::LogicalResult accumulateMicrobatches(mlir::ModuleOp module,
                                            int64_t microbatches,
                                            llvm::StringRef schedule = "");
 
-/// Costs, placement and (unless split=false or export-lp is given) the
-/// split, with `options`; an error names an option with an unknown value.
-llvm::Error buildPartitionDevicesPipeline(mlir::OpPassManager &pm,
-                                          const PartitionDevicesOptions &options);
-
 #define GEN_PASS_REGISTRATION
 #include "placer/Transforms/Passes.h.inc"
-
-/// Registers --partition-devices (registerPlacerPasses() the passes).
-void registerPartitionDevicesPipeline();
 
 } // namespace placer
 

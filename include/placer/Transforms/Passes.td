@@ -4,6 +4,103 @@
 
 include "mlir/Pass/PassBase.td"
 
+// The options of cost estimation and placement are declared once, here:
+// --placer-estimate-costs takes the first list, --placer-place-devices the
+// second and --partition-devices both. `readCostSettings` and
+// `readPlacementSettings` (PlacementOptions.h) turn them into typed settings
+// and say which value is unknown.
+defvar CostOptionList = [
+  Option<"cluster", "cluster", "std::string", /*default=*/"\"a100-80gb\"",
+         "Cluster preset name or JSON file">,
+  Option<"dump", "dump", "std::string", /*default=*/"\"\"",
+         "Write the per-op costs and totals as JSON to this file">,
+  Option<"profile", "profile", "std::string", /*default=*/"\"\"",
+         "JSON of measured times: node name -> {device kind: seconds}">,
+  Option<"training", "training", "bool", /*default=*/"false",
+         "Also give backward times and training memory">,
+  Option<"backwardFactor", "backward-factor", "double", /*default=*/"-1.0",
+         "Backward time as a multiple of forward time for every op "
+         "(training; negative: per op type, by the op registry "
+         "(docs/OpCoverage.md), 2 for types it does not list)">,
+  Option<"optimizerStateFactor", "optimizer-state-factor", "double",
+         /*default=*/"-1.0",
+         "Optimizer state bytes per weight byte (training; Adam: 2; "
+         "negative: the cluster's, 2 by default)">,
+  ListOption<"dims", "dims", "std::string",
+             "NAME=VALUE: the size of a symbolic dim of a module imported "
+             "without --dim (bound before costing)">
+];
+
+defvar PlaceOptionList = [
+  Option<"devices", "devices", "int64_t", /*default=*/"0",
+         "Accelerators to use, the cluster's first ones in device order, "
+         "of every accelerator kind (0: all)">,
+  Option<"cpus", "cpus", "int64_t", /*default=*/"-1",
+         "CPU cores to use (-1: a workload's l, else 0)">,
+  Option<"memory", "memory", "double", /*default=*/"0",
+         "Memory per accelerator in bytes (0: the cluster's capacity)">,
+  Option<"activations", "activations", "bool", /*default=*/"true",
+         "Memory per accelerator counts the peak of its live activations "
+         "besides its weights (false: weights only, as in the paper)">,
+  Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
+         "Training graphs: gpipe | 1f1b, how many microbatches' activations "
+         "each stage stashes (empty: the cluster's, 1f1b by default)">,
+  Option<"microbatches", "microbatches", "int64_t", /*default=*/"0",
+         "Training graphs: microbatches per iteration (0: the cluster's, 8 "
+         "by default)">,
+  Option<"recompute", "recompute", "bool", /*default=*/"false",
+         "Training graphs: a stage whose stashed activations do not fit may "
+         "recompute them in its backward pass (activation checkpointing at "
+         "the stage's inputs), at the cost of its forward time">,
+  Option<"replication", "replication", "bool", /*default=*/"false",
+         "A stage may run on several consecutive accelerators, each taking "
+         "every r-th microbatch (training: plus a ring all-reduce of its "
+         "gradients per iteration)">,
+  Option<"links", "links", "std::string", /*default=*/"\"cluster\"",
+         "cluster (transfers cost what the cluster's link between the two "
+         "devices gives) | flat (the solver prices every link like the "
+         "first two devices'; the report still scores the cluster's)">,
+  Option<"objective", "objective", "std::string",
+         /*default=*/"\"throughput\"",
+         "throughput (max load per device) | latency (one sample end to "
+         "end)">,
+  Option<"algorithm", "algorithm", "std::string", /*default=*/"\"auto\"",
+         "auto (dp for throughput, ip for latency) | dp | ip | pipedream | "
+         "greedy | single | split-file">,
+  Option<"contiguous", "contiguous", "bool", /*default=*/"true",
+         "algorithm=ip, throughput: require a contiguous (pipelined) split">,
+  Option<"timeLimit", "time-limit", "double", /*default=*/"600",
+         "The time limit in seconds, end to end, of algorithm=ip "
+         "(heuristic, model and CBC), local-search and the latency "
+         "heuristic">,
+  Option<"gap", "gap", "double", /*default=*/"0",
+         "algorithm=ip: stop at this relative gap">,
+  Option<"nodes", "nodes", "int64_t", /*default=*/"0",
+         "algorithm=ip: stop after this many branch-and-bound nodes (0: no "
+         "limit; unlike time, the same answer on every machine)">,
+  Option<"threads", "threads", "int64_t", /*default=*/"1",
+         "algorithm=ip: CBC threads">,
+  Option<"calls", "calls", "int64_t", /*default=*/"1",
+         "objective=latency: calls (convex subgraphs) per accelerator">,
+  Option<"progress", "progress", "double", /*default=*/"10",
+         "algorithm=ip: seconds between progress lines on stderr (0: "
+         "none)">,
+  Option<"exportLp", "export-lp", "std::string", /*default=*/"\"\"",
+         "algorithm=ip: write the model (LP, or MPS for .mps) instead of "
+         "solving">,
+  Option<"idealLimit", "ideal-limit", "int64_t", /*default=*/"200000",
+         "Past this many ideals the DP refines the PipeDream-style split "
+         "within windows of the lattice and says so">,
+  Option<"splitIn", "split-in", "std::string", /*default=*/"\"\"",
+         "Split to score with algorithm=split-file (the paper's format), or "
+         "for objective=latency with algorithm=ip or greedy a placement to "
+         "start from">,
+  Option<"report", "report", "std::string", /*default=*/"\"\"",
+         "Write the placement report (JSON) to this file">,
+  Option<"exportSplit", "export-split", "std::string", /*default=*/"\"\"",
+         "Write the split in the paper's format to this file">
+];
+
 def EstimateCosts : Pass<"placer-estimate-costs", "::mlir::ModuleOp"> {
   let summary = "Annotate every op with its work and its time per device kind";
   let description = [{
@@ -15,14 +112,11 @@ def EstimateCosts : Pass<"placer-estimate-costs", "::mlir::ModuleOp"> {
     module as `placer.cluster = #placer.cluster<...>`. A profile overrides estimated times per op
     and device kind. Ops imported from a paper workload keep their costs.
 
-    Options (declared in `include/placer/Transforms/PlacementOptions.h`,
-    shared with `--partition-devices`): `cluster` (preset or JSON file),
-    `dump` (per-op costs as JSON), `profile` (measured times),
-    `training`, `backward-factor`, `optimizer-state-factor`, `dims`
-    (NAME=VALUE sizes of symbolic dims, bound first as by
+    `dims` (NAME=VALUE sizes of symbolic dims) are bound first, as by
     `--placer-bind-dims`; a module with symbolic dims and no sizes is an
-    error naming them).
+    error naming them. `--partition-devices` takes the same options.
   }];
+  let options = CostOptionList;
 }
 
 def BindDims : Pass<"placer-bind-dims", "::mlir::ModuleOp"> {
@@ -71,12 +165,30 @@ def PlaceDevices : Pass<"placer-place-devices", "::mlir::ModuleOp"> {
     through the placed graph, with each accelerator running its ops as up
     to `calls` convex subgraphs (docs/IntegerPrograms.md).
 
-    Options (declared in `include/placer/Transforms/PlacementOptions.h`,
-    shared with `--partition-devices`; docs/Placement.md lists them):
-    `devices`, `cpus`, `memory`, `objective`, `algorithm`, `contiguous`,
-    `time-limit`, `gap`, `threads`, `calls`, `progress`, `export-lp`,
-    `ideal-limit`, `split-in`, `report`, `export-split`.
+    `--partition-devices` takes the same options; docs/Placement.md says
+    what each algorithm does with them.
   }];
+  let options = PlaceOptionList;
+}
+
+def PartitionDevices : Pass<"partition-devices", "::mlir::ModuleOp"> {
+  let summary = "The default pipeline: costs, placement and the split, with one set of options";
+  let description = [{
+    Runs `--placer-estimate-costs` (a workload import keeps its costs),
+    `--placer-place-devices` and, unless `split=false` or `export-lp` is
+    given, `--placer-split-devices` on the module, as one nested pipeline
+    configured by this pass's options: those of the first two passes and
+    `split`. `--partition-devices=4` is short for `devices=4`. A value the
+    placement does not know (an unknown `algorithm`, `schedule`,
+    `objective` or `links`) is an error when the options are parsed, before
+    anything runs; a misspelt option's error lists the valid ones.
+  }];
+  let options = !listconcat(CostOptionList, PlaceOptionList, [
+    Option<"split", "split", "bool", /*default=*/"true",
+           "End with --placer-split-devices (one function per device)">
+  ]);
+  let dependentDialects = ["::placer::PlacerDialect",
+                           "::placer::dist::DistDialect"];
 }
 
 def SplitDevices : Pass<"placer-split-devices", "::mlir::ModuleOp"> {
