@@ -4,6 +4,8 @@
 //   placer-placement-bench --synthetic BRANCHES LENGTH [ACCELERATORS]
 //   placer-placement-bench --solve OBJECTIVE ALGORITHM TIME_LIMIT WORKLOAD.json
 //   placer-placement-bench --generate SHAPE NODES ACCELERATORS [SEED [LIMIT]]
+//   placer-placement-bench --parallel PIPER.json DEVICES MEMORY_GIB
+//                          MICROBATCHES BANDWIDTH_GIB [TRANSFORMERS [PLAN]]
 //
 // The first two print one line: name, nodes, ideals, DP seconds and
 // max-load, PipeDream-style max-load, lower bound, peak RSS. --solve runs
@@ -14,14 +16,23 @@
 // generate()) and prints nodes, ideals, DP seconds, max load, lower bound,
 // gap, status (optimal: proven; refined: past the ideal limit, LIMIT, a
 // refined PipeDream-style split) and peak RSS. Run each case in a fresh process
-// (benchmarks/placement/run.sh does) so peak RSS is its own.
+// (benchmarks/placement/run.sh does) so peak RSS is its own. --parallel
+// plans Piper's input (solver::planParallel) with its top-level numbers
+// replaced (GiB = 2^30 bytes, as Piper's experiments use), after repeating
+// its ParallelTransformerLayer up to TRANSFORMERS layers, and prints
+// layers, devices, time per sample, the same re-scored independently,
+// devices used, stages, ideals, pairs, candidates, passes, seconds and peak
+// RSS; PLAN gets the plan as JSON.
 //
 //===----------------------------------------------------------------------===//
 
+#include "placer/Solver/ParallelPlan.h"
 #include "placer/Solver/Solve.h"
 #include "placer/Solver/Workload.h"
 
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
 #include <cstdio>
@@ -260,11 +271,75 @@ static int runGenerated(int argc, char **argv) {
   return dp.feasible() ? 0 : 1;
 }
 
+/// --parallel PIPER.json DEVICES MEMORY_GIB MICROBATCHES BANDWIDTH_GIB
+///            [TRANSFORMERS [PLAN]]
+static int runParallel(int argc, char **argv) {
+  llvm::Expected<ParallelProblem> problem = readPiperWorkloadFile(argv[2]);
+  if (!problem) {
+    std::fprintf(stderr, "%s\n", llvm::toString(problem.takeError()).c_str());
+    return 1;
+  }
+  constexpr double kGiB = double(1 << 30);
+  problem->maxDevices = std::atoi(argv[3]);
+  problem->memoryPerDevice = std::atof(argv[4]) * kGiB;
+  problem->microbatches = std::atoi(argv[5]);
+  problem->bandwidth = std::atof(argv[6]) * kGiB;
+  if (problem->maxDevices < 1 || problem->memoryPerDevice <= 0 ||
+      problem->microbatches < 1 || problem->bandwidth <= 0) {
+    std::fprintf(stderr, "devices, memory, microbatches and bandwidth must "
+                         "be positive\n");
+    return 2;
+  }
+  int transformers = argc > 7 ? std::atoi(argv[7]) : 0;
+  auto countNamed = [&] {
+    return llvm::count_if(problem->layers, [](const ParallelLayer &layer) {
+      return layer.name == "ParallelTransformerLayer";
+    });
+  };
+  while (countNamed() < transformers)
+    if (llvm::Error error =
+            repeatLayer(*problem, "ParallelTransformerLayer")) {
+      std::fprintf(stderr, "%s\n", llvm::toString(std::move(error)).c_str());
+      return 1;
+    }
+  llvm::Expected<ParallelPlan> plan = planParallel(*problem);
+  if (!plan) {
+    std::fprintf(stderr, "%s\n", llvm::toString(plan.takeError()).c_str());
+    return 1;
+  }
+  llvm::Expected<double> score = scoreParallelPlan(*problem, *plan);
+  if (!score) {
+    std::fprintf(stderr, "%s\n", llvm::toString(score.takeError()).c_str());
+    return 1;
+  }
+  if (argc > 8) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(argv[8], ec);
+    if (ec) {
+      std::fprintf(stderr, "%s: %s\n", argv[8], ec.message().c_str());
+      return 1;
+    }
+    os << llvm::formatv("{0:2}", parallelPlanToJson(*problem, *plan)) << "\n";
+  }
+  std::printf("%4d %5d %.9g %.9g %5d %3zu %6lld %8lld %9lld %3lld %9.3f "
+              "%9.1f\n",
+              problem->size(), problem->maxDevices, plan->timePerSample,
+              *score, plan->devicesUsed, plan->stages.size(),
+              static_cast<long long>(plan->ideals),
+              static_cast<long long>(plan->pairs),
+              static_cast<long long>(plan->candidates),
+              static_cast<long long>(plan->passes), plan->seconds,
+              peakRssMiB());
+  return 0;
+}
+
 int main(int argc, char **argv) {
   Problem problem;
   std::string name;
   if (argc == 6 && std::string(argv[1]) == "--solve")
     return runSolve(argv);
+  if (argc >= 7 && argc <= 9 && std::string(argv[1]) == "--parallel")
+    return runParallel(argc, argv);
   if (argc >= 5 && argc <= 7 && std::string(argv[1]) == "--generate")
     return runGenerated(argc, argv);
   if (argc >= 4 && std::string(argv[1]) == "--synthetic") {

@@ -1,0 +1,156 @@
+//===- ParallelPlan.h - Tensor x data x pipeline plans ----------*- C++ -*-===//
+//
+// The planning problem of Piper (Tarnawski, Narayanan, Phanishayee, NeurIPS
+// 2021): split a layer graph into contiguous pipeline stages; give each
+// stage a tensor-parallel degree t and a data-parallel degree d (t * d
+// devices) and each of its layers one of its tensor-parallel configurations
+// for that t, so that every device's memory holds and the largest time per
+// sample of any stage is least. Plain C++ (LLVM support only), like the rest
+// of the solver library; docs/Placement.md, "Three-dimensional plans", has
+// the model, the algorithm and why it is exact.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLACER_SOLVER_PARALLELPLAN_H
+#define PLACER_SOLVER_PARALLELPLAN_H
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace placer::solver {
+
+/// One way of running a layer on a tensor-parallel group of t devices
+/// (Piper's TMPC: e.g. with or without activation recomputation).
+struct TensorConfig {
+  std::string id;
+  /// Forward and backward time of one sample on the group, in seconds.
+  double timePerSample = 0;
+  /// Bytes of the weights a data-parallel copy all-reduces.
+  double parameterBytes = 0;
+  /// A device holds `stashBytes * y + fixedBytes`, y the microbatches in
+  /// flight at its stage (see ParallelProblem).
+  double stashBytes = 0, fixedBytes = 0;
+  /// Extra bytes moved per sample over each cut edge, beside the edge's own:
+  /// `syncIn[i]` for the layer's i-th incoming edge, `syncOut[i]` for its
+  /// i-th outgoing edge (ParallelProblem::inEdges / outEdges order).
+  std::vector<double> syncIn, syncOut;
+};
+
+struct ParallelLayer {
+  /// The input's id and name (names need not be unique).
+  int64_t id = 0;
+  std::string name;
+  /// Tensor-parallel degree -> the configurations the layer has for it.
+  std::map<int, std::vector<TensorConfig>> configs;
+};
+
+struct ParallelEdge {
+  int from = 0, to = 0;
+  /// Bytes per sample (forward activation; the gradient goes back).
+  double bytes = 0;
+};
+
+/// A stage of t * d devices holding layers S with configurations c runs at
+///   time(S) = (sum of c.timePerSample + sum over cut edges e at a layer of
+///             2 (e.bytes + that layer's c.sync) / bandwidth) / d
+///           + sum of 4 (d - 1) c.parameterBytes / (d * N * bandwidth),
+/// and needs sum of (c.stashBytes * y + c.fixedBytes) <= memoryPerDevice
+/// bytes per device, y = ceil(sum of d over this and later stages / d).
+/// d divides N, the microbatches per batch; the d's sum to at most N and
+/// the t * d's to at most maxDevices. These are Piper's formulas (its
+/// algo.cpp): the factor 4 models a parameter-server all-reduce.
+struct ParallelProblem {
+  double memoryPerDevice = 0;
+  int maxDevices = 0;
+  double bandwidth = 0;
+  int microbatches = 0;
+  std::vector<ParallelLayer> layers;
+  std::vector<ParallelEdge> edges;
+  /// Per layer, the indices into `edges` of its incoming and outgoing
+  /// edges, in the order TensorConfig::syncIn / syncOut follow.
+  std::vector<std::vector<int>> inEdges, outEdges;
+
+  int size() const { return static_cast<int>(layers.size()); }
+  /// Fills inEdges and outEdges from `edges`.
+  void indexEdges();
+};
+
+/// Piper's JSON input (its README and algo.cpp): maxMemoryPerDevice,
+/// maxDevices, bandwidth, mbsInBatch, nodes with TMPCs per degree, edges
+/// with communicationCost. Errors name the file and the field.
+llvm::Expected<ParallelProblem>
+parsePiperWorkload(const llvm::json::Value &json, llvm::StringRef source);
+llvm::Expected<ParallelProblem> readPiperWorkloadFile(llvm::StringRef path);
+
+/// Whether `json` looks like Piper's input rather than the seed paper's.
+bool isPiperWorkload(const llvm::json::Value &json);
+
+/// Inserts a copy of a layer named `name` that has a predecessor and a
+/// successor of the same name, between it and that successor (as Piper's
+/// insertTransformerLayer makes BERT-64 from BERT-32). Fails when there is
+/// no such layer.
+llvm::Error repeatLayer(ParallelProblem &problem, llvm::StringRef name);
+
+struct ParallelStage {
+  /// Layer indices, ascending.
+  std::vector<int> layers;
+  int tensorDegree = 1, dataDegree = 1;
+  /// Per entry of `layers`, the index of its configuration in
+  /// `configs[tensorDegree]`.
+  std::vector<int> configs;
+  /// Time per sample and bytes per device, as ParallelProblem defines them.
+  double time = 0, memory = 0;
+};
+
+struct ParallelPlan {
+  /// In pipeline order (the first stage holds the graph's sources).
+  std::vector<ParallelStage> stages;
+  /// The largest stage time: the plan's time per sample.
+  double timePerSample = 0;
+  int devicesUsed = 0;
+  /// How the search went: ideals, (ideal, larger ideal) pairs, stage
+  /// options (pair, t, d) kept, candidate times, feasibility passes, and the
+  /// largest Pareto frontier of one stage's configuration choice.
+  int64_t ideals = 0, pairs = 0, options = 0, candidates = 0, passes = 0;
+  int64_t largestFrontier = 0;
+  double seconds = 0;
+};
+
+struct ParallelPlanOptions {
+  /// Past this many ideals the planner refuses the graph.
+  int64_t idealLimit = 200000;
+  /// Past this many candidate stages (pairs of ideals whose difference can
+  /// fit in memory) it refuses too: each costs a Pareto frontier.
+  int64_t pairLimit = 2000000;
+  /// Past this many Pareto-optimal configuration choices in one stage it
+  /// refuses too (the knapsack inside a stage is exact, so exponential in
+  /// the worst case; layers with one configuration, or identical ones as in
+  /// a transformer stack, stay far below it).
+  int64_t frontierLimit = 1024;
+};
+
+/// The plan with the least time per sample, or an error saying why there is
+/// none (no stage fits in memory). Deterministic.
+llvm::Expected<ParallelPlan> planParallel(const ParallelProblem &problem,
+                                          const ParallelPlanOptions &options = {});
+
+/// The time per sample of `plan` (stages in pipeline order) computed from
+/// its stages alone, or an error naming what is invalid (a layer in no stage
+/// or two, an edge going back, a degree or configuration that does not
+/// exist, too many devices, memory over the limit). Independent of the
+/// planner: tests re-score its plans with it.
+llvm::Expected<double> scoreParallelPlan(const ParallelProblem &problem,
+                                         const ParallelPlan &plan);
+
+/// The plan as JSON: time per sample, devices, and per stage its layers
+/// (ids), degrees, configuration ids, time and memory.
+llvm::json::Value parallelPlanToJson(const ParallelProblem &problem,
+                                     const ParallelPlan &plan);
+
+} // namespace placer::solver
+
+#endif // PLACER_SOLVER_PARALLELPLAN_H

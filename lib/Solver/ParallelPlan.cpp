@@ -1,0 +1,529 @@
+//===- ParallelPlan.cpp - Tensor x data x pipeline plans, exactly ---------===//
+//
+// A stage is the difference D = J \ I of two ideals I < J of the layer graph
+// (prefix-closed sets), so the stages of a plan are a chain of ideals, as in
+// the contiguous-split DP. What a stage costs depends on its degrees (t, d),
+// on y (the microbatches in flight, which depends on the stages after it)
+// and on which configuration each of its layers takes. The planner:
+//
+//  1. For each pair (I, J) and degree t, builds the Pareto frontier of the
+//     configuration choices of D's layers over four sums: X (compute plus
+//     cut-edge traffic / bandwidth), W (parameter bytes), A and B (the two
+//     memory terms). Every quantity of the problem is a nonnegative
+//     combination of these, so a choice off the frontier is never needed:
+//     the knapsack inside a stage is solved exactly, for every d and y at
+//     once.
+//  2. For each (I, J, t, d), turns the frontier into a step function: the
+//     least stage time for each y (points sorted by time; the largest y a
+//     point fits at is floor((M - B) / A)). Its values are the candidate
+//     answers.
+//  3. Searches the sorted candidates for the least time T at which a plan
+//     fits: feasibility is a DP over ideals from the end of the pipeline,
+//       f[I][s] = least devices placing the layers outside I in stages
+//                 whose data-parallel degrees sum to at most s,
+//     where a stage (J \ I, t, d) is allowed when its step function is at
+//     most T at y = ceil(s / d), i.e. when s <= d * Y_T.
+//  4. Reconstructs the plan at the least feasible T and the frontier point
+//     each stage used.
+//
+// Piper's own code runs a DP over (ideal, devices, s) with a greedy knapsack
+// per y; this one is exact and its table has no device dimension.
+//
+//===----------------------------------------------------------------------===//
+
+#include "placer/Solver/ParallelPlan.h"
+
+#include "IdealLattice.h"
+#include "Timing.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+using namespace placer::solver;
+using namespace placer::solver::detail;
+
+namespace {
+
+constexpr int kNoDevices = std::numeric_limits<int>::max() / 2;
+
+/// Piper's data-parallel resynchronisation, in bytes per sample.
+double resyncBytes(double parameterBytes, int d, int microbatches) {
+  return 4.0 * (d - 1) * parameterBytes / d / microbatches;
+}
+
+/// One configuration choice of a stage's layers, as the four sums that
+/// decide its time and memory.
+struct FrontierPoint {
+  double x = 0, w = 0, a = 0, b = 0;
+  /// The point of the previous layer's frontier it extends, and the
+  /// configuration it took (for reconstruction).
+  int previous = -1, config = -1;
+};
+
+bool dominates(const FrontierPoint &p, const FrontierPoint &q) {
+  return p.x <= q.x && p.w <= q.w && p.a <= q.a && p.b <= q.b;
+}
+
+/// The layers of stage D for degree t, each with its configurations' terms.
+struct StageTerms {
+  /// Per layer of D, per configuration: (x, w, a, b).
+  std::vector<std::vector<FrontierPoint>> options;
+};
+
+/// The Pareto frontiers, layer by layer (the last one is the stage's).
+/// Returns false when some layer of D has no configuration for t, or no
+/// choice fits in memory.
+bool buildFrontier(const ParallelProblem &problem,
+                   const std::vector<int> &stage,
+                   const std::vector<char> &inStage, int t,
+                   std::vector<std::vector<FrontierPoint>> &levels,
+                   int64_t limit, bool &overflow) {
+  levels.assign(1, {FrontierPoint{}});
+  std::vector<FrontierPoint> next;
+  for (int v : stage) {
+    auto it = problem.layers[v].configs.find(t);
+    if (it == problem.layers[v].configs.end() || it->second.empty())
+      return false;
+    const std::vector<TensorConfig> &configs = it->second;
+    const std::vector<FrontierPoint> &current = levels.back();
+    next.clear();
+    for (auto [c, config] : llvm::enumerate(configs)) {
+      // Each cut edge moves its bytes plus this configuration's sync bytes
+      // both ways (forward activation, backward gradient).
+      double traffic = 0;
+      for (auto [i, e] : llvm::enumerate(problem.inEdges[v]))
+        if (!inStage[problem.edges[e].from])
+          traffic += 2 * (problem.edges[e].bytes + config.syncIn[i]);
+      for (auto [i, e] : llvm::enumerate(problem.outEdges[v]))
+        if (!inStage[problem.edges[e].to])
+          traffic += 2 * (problem.edges[e].bytes + config.syncOut[i]);
+      double x = config.timePerSample + traffic / problem.bandwidth;
+      for (auto [p, point] : llvm::enumerate(current)) {
+        FrontierPoint extended{point.x + x, point.w + config.parameterBytes,
+                               point.a + config.stashBytes,
+                               point.b + config.fixedBytes,
+                               static_cast<int>(p), static_cast<int>(c)};
+        // Memory only grows as layers join: a choice that does not fit at
+        // y = 1 never will.
+        if (extended.a + extended.b <= problem.memoryPerDevice)
+          next.push_back(extended);
+      }
+    }
+    // Keep the undominated points (of equal ones, the first): sorted
+    // lexicographically, a point can only be dominated by one before it.
+    std::stable_sort(next.begin(), next.end(),
+                     [](const FrontierPoint &p, const FrontierPoint &q) {
+                       return std::tie(p.x, p.w, p.a, p.b) <
+                              std::tie(q.x, q.w, q.a, q.b);
+                     });
+    std::vector<FrontierPoint> kept;
+    for (const FrontierPoint &point : next)
+      if (llvm::none_of(kept, [&](const FrontierPoint &k) {
+            return dominates(k, point);
+          }))
+        kept.push_back(point);
+    bool fits = !kept.empty();
+    if (static_cast<int64_t>(kept.size()) > limit) {
+      overflow = true;
+      return false;
+    }
+    levels.push_back(std::move(kept));
+    if (!fits)
+      return false;
+  }
+  return true;
+}
+
+/// A stage option (I -> J with degrees t, d) and its step function: the
+/// least time for y <= records[i].maxY is records[i].time, records sorted
+/// by time with maxY increasing.
+struct StageOption {
+  int64_t to = 0;
+  int t = 1, d = 1;
+  uint32_t first = 0, count = 0; // into Planner::records
+};
+
+struct StepRecord {
+  double time = 0;
+  int maxY = 0;
+  int point = 0; // index in the stage's frontier
+};
+
+class Planner {
+public:
+  Planner(const ParallelProblem &problem, const ParallelPlanOptions &options)
+      : problem(problem), options(options) {}
+
+  llvm::Expected<ParallelPlan> run();
+
+private:
+  llvm::Error buildLattice();
+  llvm::Error buildOptions();
+  /// f for threshold T; with `choices`, the option each state took.
+  bool feasible(double threshold, std::vector<int64_t> *choices);
+  int largestY(const StageOption &option, double threshold) const;
+  std::vector<int> stageLayers(int64_t from, int64_t to) const;
+  ParallelPlan reconstruct(double threshold);
+
+  const ParallelProblem &problem;
+  const ParallelPlanOptions &options;
+  /// Largest sum of data-parallel degrees: min(N, devices).
+  int maxS = 0;
+  IdealLattice lattice;
+  std::vector<std::vector<char>> members;
+  /// Options by source ideal: optionsFrom[I] .. optionsFrom[I + 1].
+  std::vector<StageOption> stageOptions;
+  std::vector<int64_t> optionsFrom;
+  std::vector<StepRecord> records;
+  std::vector<double> candidates;
+  std::vector<int> table; // f[I][s], ideals x (maxS + 1)
+  ParallelPlan stats;
+};
+
+llvm::Error Planner::buildLattice() {
+  int n = problem.size();
+  std::vector<std::vector<int>> successors(n), predecessors(n);
+  for (const ParallelEdge &edge : problem.edges) {
+    successors[edge.from].push_back(edge.to);
+    predecessors[edge.to].push_back(edge.from);
+  }
+  if (!lattice.build(successors, predecessors, options.idealLimit))
+    return llvm::createStringError(
+        "the layer graph has more than " + std::to_string(options.idealLimit) +
+        " ideals (contiguous splits); coarsen it into fewer layers");
+  members.resize(lattice.size());
+  for (int64_t i = 0; i < lattice.size(); ++i) {
+    members[i].assign(n, 0);
+    lattice.members(i, members[i]);
+  }
+  stats.ideals = lattice.size();
+  return llvm::Error::success();
+}
+
+std::vector<int> Planner::stageLayers(int64_t from, int64_t to) const {
+  std::vector<int> layers;
+  for (int v = 0; v < problem.size(); ++v)
+    if (members[to][v] && !members[from][v])
+      layers.push_back(v);
+  return layers;
+}
+
+llvm::Error Planner::buildOptions() {
+  int64_t count = lattice.size();
+  optionsFrom.assign(count + 1, 0);
+  std::vector<int> degrees;
+  for (const ParallelLayer &layer : problem.layers)
+    for (const auto &[t, configs] : layer.configs)
+      if (!configs.empty() && t <= problem.maxDevices)
+        degrees.push_back(t);
+  llvm::sort(degrees);
+  degrees.erase(std::unique(degrees.begin(), degrees.end()), degrees.end());
+  std::vector<int> dataDegrees;
+  for (int d = 1; d <= maxS; ++d)
+    if (problem.microbatches % d == 0)
+      dataDegrees.push_back(d);
+
+  // Per ideal, the sum over its layers of the least memory any of their
+  // configurations takes at y = 1: a stage's memory is at least the
+  // difference of its two ideals'.
+  std::vector<double> leastLayerMemory(problem.size(), 0);
+  for (int v = 0; v < problem.size(); ++v) {
+    double least = std::numeric_limits<double>::infinity();
+    for (const auto &[t, configs] : problem.layers[v].configs)
+      for (const TensorConfig &config : configs)
+        least = std::min(least, config.stashBytes + config.fixedBytes);
+    leastLayerMemory[v] = std::isfinite(least) ? least : 0;
+  }
+  std::vector<double> leastMemory(count, 0);
+  for (int64_t i = 1; i < count; ++i)
+    leastMemory[i] = leastMemory[lattice.parent[i]] +
+                     leastLayerMemory[lattice.added[i]];
+
+  std::vector<std::vector<FrontierPoint>> levels;
+  std::vector<char> inStage(problem.size());
+  std::vector<int64_t> stamp(count, -1);
+  std::vector<std::pair<double, int>> byTime; // (time, point)
+  for (int64_t from = 0; from < count; ++from) {
+    optionsFrom[from] = static_cast<int64_t>(stageOptions.size());
+    // Every larger ideal J whose difference can fit on a device, reached
+    // over the lattice's edges: memory only grows with the stage, so the
+    // search stops at the first J whose layers' least memory exceeds M.
+    std::vector<int64_t> reached, queue = {from};
+    stamp[from] = from;
+    while (!queue.empty()) {
+      int64_t i = queue.back();
+      queue.pop_back();
+      for (auto [v, next] : lattice.addable[i])
+        if (stamp[next] != from) {
+          stamp[next] = from;
+          if (leastMemory[next] - leastMemory[from] >
+              problem.memoryPerDevice)
+            continue;
+          reached.push_back(next);
+          queue.push_back(next);
+        }
+    }
+    llvm::sort(reached);
+    stats.pairs += static_cast<int64_t>(reached.size());
+    if (stats.pairs > options.pairLimit)
+      return llvm::createStringError(
+          "more than " + std::to_string(options.pairLimit) +
+          " candidate stages (pairs of ideals that fit in memory) among " +
+          std::to_string(count) + " ideals; coarsen the layer graph");
+    for (int64_t to : reached) {
+      std::vector<int> stage = stageLayers(from, to);
+      for (int v = 0; v < problem.size(); ++v)
+        inStage[v] = members[to][v] && !members[from][v];
+      for (int t : degrees) {
+        bool overflow = false;
+        if (t > problem.maxDevices ||
+            !buildFrontier(problem, stage, inStage, t, levels,
+                           options.frontierLimit, overflow)) {
+          if (overflow)
+            return llvm::createStringError(
+                "the configurations of the " + std::to_string(stage.size()) +
+                " layers from " + problem.layers[stage.front()].name +
+                " to " + problem.layers[stage.back()].name + " at t = " +
+                std::to_string(t) + " have more than " +
+                std::to_string(options.frontierLimit) +
+                " Pareto-optimal combinations (time, parameters, memory); "
+                "the exact knapsack would not finish: coarsen the graph");
+          continue;
+        }
+        const std::vector<FrontierPoint> &frontier = levels.back();
+        stats.largestFrontier = std::max(
+            stats.largestFrontier, static_cast<int64_t>(frontier.size()));
+        for (int d : dataDegrees) {
+          if (static_cast<int64_t>(t) * d > problem.maxDevices)
+            break;
+          byTime.clear();
+          for (auto [p, point] : llvm::enumerate(frontier)) {
+            double time =
+                point.x / d + resyncBytes(point.w, d, problem.microbatches) /
+                                  problem.bandwidth;
+            byTime.emplace_back(time, static_cast<int>(p));
+          }
+          llvm::sort(byTime);
+          StageOption option{to, t, d,
+                             static_cast<uint32_t>(records.size()), 0};
+          int bestY = 0;
+          for (auto [time, p] : byTime) {
+            const FrontierPoint &point = frontier[p];
+            // The largest y with y * a + b <= M (at most maxS: y never
+            // exceeds the sum of degrees).
+            int maxY = 0;
+            if (point.b <= problem.memoryPerDevice) {
+              if (point.a <= 0) {
+                maxY = maxS;
+              } else {
+                double y = std::floor((problem.memoryPerDevice - point.b) /
+                                      point.a);
+                maxY = static_cast<int>(std::min<double>(y, maxS));
+                // Rounding: the product decides, as scoring checks it.
+                while (maxY > 0 &&
+                       maxY * point.a + point.b > problem.memoryPerDevice)
+                  --maxY;
+                while (maxY < maxS &&
+                       (maxY + 1) * point.a + point.b <=
+                           problem.memoryPerDevice)
+                  ++maxY;
+              }
+            }
+            if (maxY > bestY) {
+              bestY = maxY;
+              records.push_back({time, maxY, p});
+              candidates.push_back(time);
+            }
+          }
+          option.count =
+              static_cast<uint32_t>(records.size()) - option.first;
+          if (option.count > 0)
+            stageOptions.push_back(option);
+        }
+      }
+    }
+  }
+  optionsFrom[count] = static_cast<int64_t>(stageOptions.size());
+  stats.options = static_cast<int64_t>(stageOptions.size());
+  llvm::sort(candidates);
+  candidates.erase(std::unique(candidates.begin(), candidates.end()),
+                   candidates.end());
+  stats.candidates = static_cast<int64_t>(candidates.size());
+  return llvm::Error::success();
+}
+
+int Planner::largestY(const StageOption &option, double threshold) const {
+  // Records are sorted by time with maxY rising: the last one at most T.
+  const StepRecord *begin = records.data() + option.first;
+  const StepRecord *end = begin + option.count;
+  const StepRecord *it = std::upper_bound(
+      begin, end, threshold,
+      [](double t, const StepRecord &record) { return t < record.time; });
+  return it == begin ? 0 : (it - 1)->maxY;
+}
+
+bool Planner::feasible(double threshold, std::vector<int64_t> *choices) {
+  ++stats.passes;
+  int64_t count = lattice.size();
+  int width = maxS + 1;
+  table.assign(count * width, kNoDevices);
+  if (choices)
+    choices->assign(count * width, -1);
+  // The full set: nothing left to place.
+  std::fill_n(table.begin() + (count - 1) * width, width, 0);
+  for (int64_t from = count - 2; from >= 0; --from) {
+    int *row = &table[from * width];
+    for (int64_t o = optionsFrom[from]; o < optionsFrom[from + 1]; ++o) {
+      const StageOption &option = stageOptions[o];
+      int maxY = largestY(option, threshold);
+      if (maxY == 0)
+        continue;
+      const int *after = &table[option.to * width];
+      int devices = option.t * option.d;
+      int last = static_cast<int>(
+          std::min<int64_t>(maxS, static_cast<int64_t>(option.d) * maxY));
+      for (int s = option.d; s <= last; ++s) {
+        int total = after[s - option.d] + devices;
+        if (total < row[s]) {
+          row[s] = total;
+          if (choices)
+            (*choices)[from * width + s] = o;
+        }
+      }
+    }
+    // "At most s": a plan for s also serves every larger s. (Memory was
+    // checked at y = ceil(s / d), which only grows with s, so the carried
+    // plan is checked at the s it was built for.)
+    for (int s = 1; s < width; ++s)
+      if (row[s - 1] < row[s]) {
+        row[s] = row[s - 1];
+        if (choices)
+          (*choices)[from * width + s] = -2 - (s - 1);
+      }
+  }
+  return table[maxS] <= problem.maxDevices;
+}
+
+ParallelPlan Planner::reconstruct(double threshold) {
+  std::vector<int64_t> choices;
+  bool fits = feasible(threshold, &choices);
+  (void)fits;
+  int width = maxS + 1;
+  ParallelPlan plan = stats;
+  int64_t at = 0;
+  int s = maxS;
+  std::vector<std::vector<FrontierPoint>> levels;
+  std::vector<char> inStage(problem.size());
+  while (at != lattice.size() - 1) {
+    int64_t choice = choices[at * width + s];
+    // A carried entry points at the smaller s it came from.
+    while (choice <= -2) {
+      s = static_cast<int>(-2 - choice);
+      choice = choices[at * width + s];
+    }
+    const StageOption &option = stageOptions[choice];
+    ParallelStage stage;
+    stage.layers = stageLayers(at, option.to);
+    stage.tensorDegree = option.t;
+    stage.dataDegree = option.d;
+    for (int v = 0; v < problem.size(); ++v)
+      inStage[v] = members[option.to][v] && !members[at][v];
+    bool overflow = false;
+    buildFrontier(problem, stage.layers, inStage, option.t, levels,
+                  options.frontierLimit, overflow);
+    // The record in force at y = ceil(s / d) and T: the last one at most T
+    // (its maxY covers y).
+    const StepRecord *begin = records.data() + option.first;
+    const StepRecord *end = begin + option.count;
+    const StepRecord *record =
+        std::upper_bound(begin, end, threshold,
+                         [](double t, const StepRecord &r) {
+                           return t < r.time;
+                         }) -
+        1;
+    // The configurations, back along the frontier levels.
+    stage.configs.assign(stage.layers.size(), 0);
+    int point = record->point;
+    for (size_t level = levels.size() - 1; level > 0; --level) {
+      const FrontierPoint &p = levels[level][point];
+      stage.configs[level - 1] = p.config;
+      point = p.previous;
+    }
+    plan.stages.push_back(std::move(stage));
+    plan.devicesUsed += option.t * option.d;
+    s -= option.d;
+    at = option.to;
+  }
+  return plan;
+}
+
+llvm::Expected<ParallelPlan> Planner::run() {
+  auto start = std::chrono::steady_clock::now();
+  if (problem.size() == 0)
+    return llvm::createStringError("the layer graph is empty");
+  maxS = std::min(problem.microbatches, problem.maxDevices);
+  if (llvm::Error error = buildLattice())
+    return std::move(error);
+  if (llvm::Error error = buildOptions())
+    return std::move(error);
+  if (candidates.empty() || !feasible(candidates.back(), nullptr))
+    return llvm::createStringError(
+        "no plan fits in " + std::to_string(problem.memoryPerDevice) +
+        " bytes per device on " + std::to_string(problem.maxDevices) +
+        " devices: some layers fit in no stage at any degree");
+  // The least candidate at which a plan fits.
+  size_t lo = 0, hi = candidates.size() - 1;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (feasible(candidates[mid], nullptr))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  ParallelPlan plan = reconstruct(candidates[lo]);
+  // Stage times and memory from the plan itself.
+  int suffix = 0;
+  for (const ParallelStage &stage : plan.stages)
+    suffix += stage.dataDegree;
+  for (ParallelStage &stage : plan.stages) {
+    int y = (suffix + stage.dataDegree - 1) / stage.dataDegree;
+    suffix -= stage.dataDegree;
+    std::vector<char> inStage(problem.size(), 0);
+    for (int v : stage.layers)
+      inStage[v] = 1;
+    double x = 0, w = 0;
+    for (auto [i, v] : llvm::enumerate(stage.layers)) {
+      const TensorConfig &config =
+          problem.layers[v].configs.at(stage.tensorDegree)[stage.configs[i]];
+      double traffic = 0;
+      for (auto [k, e] : llvm::enumerate(problem.inEdges[v]))
+        if (!inStage[problem.edges[e].from])
+          traffic += 2 * (problem.edges[e].bytes + config.syncIn[k]);
+      for (auto [k, e] : llvm::enumerate(problem.outEdges[v]))
+        if (!inStage[problem.edges[e].to])
+          traffic += 2 * (problem.edges[e].bytes + config.syncOut[k]);
+      x += config.timePerSample + traffic / problem.bandwidth;
+      w += config.parameterBytes;
+      stage.memory += config.stashBytes * y + config.fixedBytes;
+    }
+    stage.time = x / stage.dataDegree +
+                 resyncBytes(w, stage.dataDegree, problem.microbatches) /
+                     problem.bandwidth;
+    plan.timePerSample = std::max(plan.timePerSample, stage.time);
+  }
+  plan.passes = stats.passes;
+  plan.seconds = secondsSince(start);
+  return plan;
+}
+
+} // namespace
+
+llvm::Expected<ParallelPlan>
+placer::solver::planParallel(const ParallelProblem &problem,
+                             const ParallelPlanOptions &options) {
+  return Planner(problem, options).run();
+}

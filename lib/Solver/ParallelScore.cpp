@@ -1,0 +1,141 @@
+//===- ParallelScore.cpp - Scoring a three-dimensional plan ---------------===//
+//
+// Written from ParallelProblem's definition alone (the formulas in
+// ParallelPlan.h, which are Piper's getTPSForResult), sharing no code with
+// the planner, so that a test re-scoring the planner's plans checks it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "placer/Solver/ParallelPlan.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <string>
+
+using namespace placer::solver;
+
+llvm::Expected<double>
+placer::solver::scoreParallelPlan(const ParallelProblem &problem,
+                                  const ParallelPlan &plan) {
+  auto invalid = [](const std::string &what) {
+    return llvm::createStringError("invalid plan: " + what);
+  };
+  int n = problem.size();
+  std::vector<int> stageOf(n, -1);
+  int64_t devices = 0, degreeSum = 0;
+  for (auto [i, stage] : llvm::enumerate(plan.stages)) {
+    std::string name = "stage " + std::to_string(i);
+    if (stage.dataDegree < 1 || stage.tensorDegree < 1)
+      return invalid(name + " has a degree below 1");
+    if (problem.microbatches % stage.dataDegree != 0)
+      return invalid(name + ": d = " + std::to_string(stage.dataDegree) +
+                     " does not divide " +
+                     std::to_string(problem.microbatches) + " microbatches");
+    if (stage.configs.size() != stage.layers.size())
+      return invalid(name + " gives " + std::to_string(stage.configs.size()) +
+                     " configurations for " +
+                     std::to_string(stage.layers.size()) + " layers");
+    for (int v : stage.layers) {
+      if (v < 0 || v >= n)
+        return invalid(name + " names layer " + std::to_string(v));
+      if (stageOf[v] >= 0)
+        return invalid("layer " + problem.layers[v].name + " is in stages " +
+                       std::to_string(stageOf[v]) + " and " +
+                       std::to_string(i));
+      stageOf[v] = static_cast<int>(i);
+    }
+    devices += int64_t(stage.dataDegree) * stage.tensorDegree;
+    degreeSum += stage.dataDegree;
+  }
+  for (int v = 0; v < n; ++v)
+    if (stageOf[v] < 0)
+      return invalid("layer " + problem.layers[v].name + " (id " +
+                     std::to_string(problem.layers[v].id) + ") is in no stage");
+  for (const ParallelEdge &edge : problem.edges)
+    if (stageOf[edge.from] > stageOf[edge.to])
+      return invalid("the edge from " + problem.layers[edge.from].name +
+                     " goes back from stage " +
+                     std::to_string(stageOf[edge.from]) + " to " +
+                     std::to_string(stageOf[edge.to]));
+  if (devices > problem.maxDevices)
+    return invalid(std::to_string(devices) + " devices, " +
+                   std::to_string(problem.maxDevices) + " available");
+  if (degreeSum > problem.microbatches)
+    return invalid("data-parallel degrees sum to " +
+                   std::to_string(degreeSum) + ", over " +
+                   std::to_string(problem.microbatches) + " microbatches");
+
+  double worst = 0;
+  int64_t later = degreeSum; // this stage's d and every later one's
+  for (auto [i, stage] : llvm::enumerate(plan.stages)) {
+    int d = stage.dataDegree, t = stage.tensorDegree;
+    int64_t y = (later + d - 1) / d;
+    later -= d;
+    double compute = 0, edgeBytes = 0, resync = 0, memory = 0;
+    for (auto [k, v] : llvm::enumerate(stage.layers)) {
+      auto found = problem.layers[v].configs.find(t);
+      if (found == problem.layers[v].configs.end() || stage.configs[k] < 0 ||
+          stage.configs[k] >= static_cast<int>(found->second.size()))
+        return invalid("layer " + problem.layers[v].name + " has no " +
+                       "configuration " + std::to_string(stage.configs[k]) +
+                       " for t = " + std::to_string(t));
+      const TensorConfig &config = found->second[stage.configs[k]];
+      compute += config.timePerSample;
+      for (size_t j = 0; j < problem.inEdges[v].size(); ++j) {
+        const ParallelEdge &edge = problem.edges[problem.inEdges[v][j]];
+        if (stageOf[edge.from] != static_cast<int>(i))
+          edgeBytes += 2 * (edge.bytes + config.syncIn[j]);
+      }
+      for (size_t j = 0; j < problem.outEdges[v].size(); ++j) {
+        const ParallelEdge &edge = problem.edges[problem.outEdges[v][j]];
+        if (stageOf[edge.to] != static_cast<int>(i))
+          edgeBytes += 2 * (edge.bytes + config.syncOut[j]);
+      }
+      resync += 4.0 * (d - 1) * config.parameterBytes / d /
+                problem.microbatches;
+      memory += config.stashBytes * static_cast<double>(y) + config.fixedBytes;
+    }
+    if (memory > problem.memoryPerDevice)
+      return invalid("stage " + std::to_string(i) + " needs " +
+                     std::to_string(memory) + " bytes per device, over " +
+                     std::to_string(problem.memoryPerDevice));
+    double time =
+        (edgeBytes / d + resync) / problem.bandwidth + compute / d;
+    worst = std::max(worst, time);
+  }
+  return worst;
+}
+
+llvm::json::Value
+placer::solver::parallelPlanToJson(const ParallelProblem &problem,
+                                   const ParallelPlan &plan) {
+  llvm::json::Array stages;
+  for (const ParallelStage &stage : plan.stages) {
+    llvm::json::Array layers, configs;
+    for (auto [k, v] : llvm::enumerate(stage.layers)) {
+      layers.push_back(problem.layers[v].id);
+      configs.push_back(problem.layers[v]
+                            .configs.at(stage.tensorDegree)[stage.configs[k]]
+                            .id);
+    }
+    stages.push_back(llvm::json::Object{
+        {"layers", std::move(layers)},
+        {"tensor_degree", stage.tensorDegree},
+        {"data_degree", stage.dataDegree},
+        {"configs", std::move(configs)},
+        {"time", stage.time},
+        {"memory", stage.memory}});
+  }
+  return llvm::json::Object{{"time_per_sample", plan.timePerSample},
+                            {"devices_used", plan.devicesUsed},
+                            {"devices", problem.maxDevices},
+                            {"microbatches", problem.microbatches},
+                            {"stages", std::move(stages)},
+                            {"ideals", plan.ideals},
+                            {"pairs", plan.pairs},
+                            {"candidates", plan.candidates},
+                            {"passes", plan.passes},
+                            {"largest_frontier", plan.largestFrontier},
+                            {"seconds", plan.seconds}};
+}

@@ -1,0 +1,315 @@
+//===- ParallelPlanTest.cpp - Tensor x data x pipeline plans --------------===//
+//
+// The planner against exhaustive search on random small layer graphs (every
+// chain of stages, degrees and configuration), scored by the independent
+// scoreParallelPlan; Piper's BERT-32 input against the time per sample
+// Piper's own planner reports; and the reader's errors.
+//
+//===----------------------------------------------------------------------===//
+#include "placer/Solver/ParallelPlan.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+using namespace placer::solver;
+
+namespace {
+
+std::string piperInput() {
+  return std::string(PLACER_WORKLOADS_DIR) + "/piper/bert32a100.json";
+}
+
+/// A random DAG of `n` layers (edges from lower to higher index), each with
+/// 1-3 configurations for degrees 1 and 2 whose times, memory and sync
+/// bytes differ, so that no greedy choice is exact by accident.
+ParallelProblem randomProblem(std::mt19937 &rng, int n) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  ParallelProblem problem;
+  problem.maxDevices = 2 + static_cast<int>(rng() % 3);
+  problem.microbatches = (rng() % 2) ? 4 : 2;
+  problem.bandwidth = 10;
+  problem.memoryPerDevice = 1.5 + 6 * unit(rng);
+  for (int v = 0; v < n; ++v) {
+    ParallelLayer layer;
+    layer.id = 10 * v + 1;
+    layer.name = "L" + std::to_string(v);
+    problem.layers.push_back(layer);
+  }
+  for (int v = 1; v < n; ++v) {
+    problem.edges.push_back({v - 1, v, 1 + 4 * unit(rng)});
+    if (v >= 2 && rng() % 3 == 0)
+      problem.edges.push_back({v - 2, v, 1 + 4 * unit(rng)});
+  }
+  problem.indexEdges();
+  for (int v = 0; v < n; ++v)
+    for (int t : {1, 2}) {
+      int count = 1 + static_cast<int>(rng() % 3);
+      for (int c = 0; c < count; ++c) {
+        TensorConfig config;
+        config.id = "c" + std::to_string(c);
+        config.timePerSample = (1 + 3 * unit(rng)) / t;
+        config.parameterBytes = 10 * unit(rng);
+        config.stashBytes = 1.5 * unit(rng);
+        config.fixedBytes = 2 * unit(rng) / t;
+        config.syncIn.assign(problem.inEdges[v].size(), 0);
+        config.syncOut.assign(problem.outEdges[v].size(), 0);
+        for (double &sync : config.syncIn)
+          sync = 2 * unit(rng);
+        for (double &sync : config.syncOut)
+          sync = 2 * unit(rng);
+        problem.layers[v].configs[t].push_back(config);
+      }
+    }
+  return problem;
+}
+
+/// The least time per sample over every plan: stages that extend a
+/// prefix-closed set, every (t, d) and configuration; scored by
+/// scoreParallelPlan. Infinity when none is valid.
+double bruteForce(const ParallelProblem &problem) {
+  int n = problem.size();
+  double best = std::numeric_limits<double>::infinity();
+  ParallelPlan plan;
+  std::vector<char> placed(n, 0);
+  std::function<void()> extend = [&] {
+    if (llvm::all_of(placed, [](char p) { return p; })) {
+      llvm::Expected<double> score = scoreParallelPlan(problem, plan);
+      if (score)
+        best = std::min(best, *score);
+      else
+        llvm::consumeError(score.takeError());
+      return;
+    }
+    // Every nonempty set of unplaced layers whose predecessors are placed
+    // or in it.
+    for (unsigned mask = 1; mask < (1u << n); ++mask) {
+      std::vector<int> stage;
+      bool ok = true;
+      for (int v = 0; v < n && ok; ++v) {
+        if (!(mask >> v & 1))
+          continue;
+        ok = !placed[v];
+        stage.push_back(v);
+      }
+      for (const ParallelEdge &edge : problem.edges)
+        if ((mask >> edge.to & 1) && !(mask >> edge.from & 1) &&
+            !placed[edge.from])
+          ok = false;
+      if (!ok)
+        continue;
+      for (int v : stage)
+        placed[v] = 1;
+      for (int t : {1, 2})
+        for (int d = 1; d <= problem.microbatches; ++d) {
+          if (problem.microbatches % d)
+            continue;
+          ParallelStage s;
+          s.layers = stage;
+          s.tensorDegree = t;
+          s.dataDegree = d;
+          s.configs.assign(stage.size(), 0);
+          // Every configuration of every layer, as an odometer.
+          while (true) {
+            plan.stages.push_back(s);
+            extend();
+            plan.stages.pop_back();
+            size_t k = 0;
+            for (; k < stage.size(); ++k) {
+              int count = static_cast<int>(
+                  problem.layers[stage[k]].configs.at(t).size());
+              if (++s.configs[k] < count)
+                break;
+              s.configs[k] = 0;
+            }
+            if (k == stage.size())
+              break;
+          }
+        }
+      for (int v : stage)
+        placed[v] = 0;
+    }
+  };
+  extend();
+  return best;
+}
+
+TEST(ParallelPlan, OptimalOnRandomSmallGraphs) {
+  std::mt19937 rng(2026);
+  int infeasible = 0;
+  for (int trial = 0; trial < 150; ++trial) {
+    ParallelProblem problem = randomProblem(rng, 2 + trial % 3);
+    double expected = bruteForce(problem);
+    llvm::Expected<ParallelPlan> plan = planParallel(problem);
+    if (std::isinf(expected)) {
+      ++infeasible;
+      EXPECT_FALSE(static_cast<bool>(plan)) << "trial " << trial;
+      if (!plan)
+        llvm::consumeError(plan.takeError());
+      continue;
+    }
+    ASSERT_TRUE(static_cast<bool>(plan))
+        << "trial " << trial << ": " << llvm::toString(plan.takeError());
+    EXPECT_NEAR(plan->timePerSample, expected, 1e-12 * expected)
+        << "trial " << trial;
+    llvm::Expected<double> score = scoreParallelPlan(problem, *plan);
+    ASSERT_TRUE(static_cast<bool>(score))
+        << "trial " << trial << ": " << llvm::toString(score.takeError());
+    EXPECT_NEAR(*score, plan->timePerSample, 1e-12 * expected);
+  }
+  // The memory limits make some trials infeasible, not most.
+  EXPECT_GT(infeasible, 0);
+  EXPECT_LT(infeasible, 75);
+}
+
+/// Piper's own planner (algo.cpp, built by benchmarks/placement/piper.sh)
+/// on the paper's configuration: 8 GiB per device, N = 1920, 25 GiB/s.
+TEST(ParallelPlan, BertMatchesPiperOnItsConfiguration) {
+  llvm::Expected<ParallelProblem> problem = readPiperWorkloadFile(piperInput());
+  ASSERT_TRUE(static_cast<bool>(problem))
+      << llvm::toString(problem.takeError());
+  EXPECT_EQ(problem->size(), 37);
+  EXPECT_EQ(problem->edges.size(), 67u);
+  problem->memoryPerDevice = 8.0 * (1 << 30);
+  problem->microbatches = 1920;
+  problem->bandwidth = 25.0 * (1 << 30);
+  struct Case {
+    int devices;
+    double piper;
+  };
+  for (Case c : {Case{8, 0.16585575}, Case{64, 0.0202005503},
+                 Case{512, 0.00256112785}}) {
+    problem->maxDevices = c.devices;
+    llvm::Expected<ParallelPlan> plan = planParallel(*problem);
+    ASSERT_TRUE(static_cast<bool>(plan)) << llvm::toString(plan.takeError());
+    EXPECT_NEAR(plan->timePerSample, c.piper, 1e-8 * c.piper) << c.devices;
+    EXPECT_LE(plan->devicesUsed, c.devices);
+    llvm::Expected<double> score = scoreParallelPlan(*problem, *plan);
+    ASSERT_TRUE(static_cast<bool>(score));
+    EXPECT_DOUBLE_EQ(*score, plan->timePerSample);
+  }
+  // One device cannot hold BERT-32 in 8 GiB.
+  problem->maxDevices = 1;
+  llvm::Expected<ParallelPlan> none = planParallel(*problem);
+  ASSERT_FALSE(static_cast<bool>(none));
+  EXPECT_NE(llvm::toString(none.takeError()).find("no plan fits"),
+            std::string::npos);
+}
+
+TEST(ParallelPlan, RepeatLayerGrowsBert) {
+  llvm::Expected<ParallelProblem> problem = readPiperWorkloadFile(piperInput());
+  ASSERT_TRUE(static_cast<bool>(problem));
+  for (int i = 0; i < 32; ++i)
+    ASSERT_FALSE(static_cast<bool>(
+        repeatLayer(*problem, "ParallelTransformerLayer")));
+  EXPECT_EQ(problem->size(), 69);
+  EXPECT_EQ(problem->edges.size(), 99u);
+  // Twice the transformers on twice the devices: no faster per sample.
+  problem->memoryPerDevice = 8.0 * (1 << 30);
+  problem->microbatches = 1920;
+  problem->bandwidth = 25.0 * (1 << 30);
+  problem->maxDevices = 128;
+  llvm::Expected<ParallelPlan> plan = planParallel(*problem);
+  ASSERT_TRUE(static_cast<bool>(plan));
+  llvm::Expected<double> score = scoreParallelPlan(*problem, *plan);
+  ASSERT_TRUE(static_cast<bool>(score));
+  EXPECT_DOUBLE_EQ(*score, plan->timePerSample);
+  llvm::Error missing = repeatLayer(*problem, "NoSuchLayer");
+  EXPECT_EQ(llvm::toString(std::move(missing)),
+            "no layer named 'NoSuchLayer' between two others of that name");
+}
+
+TEST(ParallelPlan, ScoreRefusesInvalidPlans) {
+  std::mt19937 rng(7);
+  ParallelProblem problem = randomProblem(rng, 3);
+  problem.memoryPerDevice = 1e9;
+  ParallelPlan plan;
+  plan.stages.push_back({{1, 2}, 1, 1, {0, 0}, 0, 0});
+  plan.stages.push_back({{0}, 1, 1, {0}, 0, 0});
+  llvm::Expected<double> back = scoreParallelPlan(problem, plan);
+  ASSERT_FALSE(static_cast<bool>(back));
+  EXPECT_EQ(llvm::toString(back.takeError()),
+            "invalid plan: the edge from L0 goes back from stage 1 to 0");
+  plan.stages = {{{0, 1}, 1, 1, {0, 0}, 0, 0}};
+  llvm::Expected<double> missing = scoreParallelPlan(problem, plan);
+  ASSERT_FALSE(static_cast<bool>(missing));
+  EXPECT_EQ(llvm::toString(missing.takeError()),
+            "invalid plan: layer L2 (id 21) is in no stage");
+  plan.stages = {{{0, 1, 2}, 1, 3, {0, 0, 0}, 0, 0}};
+  llvm::Expected<double> divides = scoreParallelPlan(problem, plan);
+  ASSERT_FALSE(static_cast<bool>(divides));
+  EXPECT_NE(llvm::toString(divides.takeError()).find("does not divide"),
+            std::string::npos);
+}
+
+/// A malformed input names the field at fault.
+TEST(PiperWorkload, ErrorsNameTheField) {
+  auto parse = [](llvm::StringRef text) {
+    llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
+    EXPECT_TRUE(static_cast<bool>(json));
+    llvm::Expected<ParallelProblem> problem =
+        parsePiperWorkload(*json, "p.json");
+    return problem ? std::string("ok")
+                   : llvm::toString(problem.takeError());
+  };
+  std::string top = R"("maxMemoryPerDevice": 8, "maxDevices": 2,
+                       "bandwidth": 1, "mbsInBatch": 4, )";
+  std::string config = R"({"id": "v", "timePerSample": 1,
+      "parameterSize": 1, "memoryUsageA": 1, "memoryUsageB": 1,
+      "syncTimeFw": SYNCIN, "syncTimeBw": SYNCOUT})";
+  auto node = [&](int id, llvm::StringRef in, llvm::StringRef out,
+                  llvm::StringRef degree = "1") {
+    std::string c = config;
+    c.replace(c.find("SYNCIN"), 6, in.str());
+    c.replace(c.find("SYNCOUT"), 7, out.str());
+    return "{\"id\": " + std::to_string(id) + ", \"TMPCs\": {\"" +
+           degree.str() + "\": [" + c + "]}}";
+  };
+  std::string edge = R"([{"sourceId": 1, "destId": 2,
+                         "communicationCost": 5}])";
+  auto file = [&](const std::string &nodes, const std::string &edges) {
+    return "{" + top + "\"nodes\": [" + nodes + "], \"edges\": " + edges +
+           "}";
+  };
+  EXPECT_EQ(parse(file(node(1, "{}", R"({"2": 0})") + "," +
+                           node(2, R"({"1": 0})", "{}"),
+                       edge)),
+            "ok");
+  EXPECT_EQ(parse("{\"maxDevices\": 2}"),
+            "p.json: maxMemoryPerDevice: missing value");
+  EXPECT_EQ(parse(file(node(1, "{}", R"({"3": 0})") + "," +
+                           node(2, R"({"1": 0})", "{}"),
+                       edge)),
+            "p.json: nodes[0].TMPCs.1[0].syncTimeBw.3: no edge to node 3");
+  EXPECT_EQ(parse(file(node(1, "{}", "{}") + "," +
+                           node(2, R"({"1": 0})", "{}"),
+                       edge)),
+            "p.json: nodes[0].TMPCs.1[0].syncTimeBw: misses the edge to "
+            "node 2");
+  EXPECT_EQ(parse(file(node(1, "{}", R"({"2": 0})", "two") + "," +
+                           node(2, R"({"1": 0})", "{}"),
+                       edge)),
+            "p.json: nodes[0].TMPCs.two: a tensor-parallel degree is a "
+            "number from 1 to maxDevices");
+  EXPECT_EQ(parse(file(node(1, "{}", R"({"2": 0})") + "," +
+                           node(2, R"({"1": 0})", "{}"),
+                       R"([{"sourceId": 1, "destId": 9,
+                           "communicationCost": 5}])")),
+            "p.json: edges[0].destId: no node has id 9");
+  EXPECT_EQ(parse(file(node(1, R"({"2": 0})", R"({"2": 0})") + "," +
+                           node(2, R"({"1": 0})", R"({"1": 0})"),
+                       R"([{"sourceId": 1, "destId": 2,
+                           "communicationCost": 5},
+                          {"sourceId": 2, "destId": 1,
+                           "communicationCost": 5}])")),
+            "p.json: edges: the graph has a cycle");
+  EXPECT_EQ(parse(file(node(1, "{}", R"({"2": -1})") + "," +
+                           node(2, R"({"1": 0})", "{}"),
+                       edge)),
+            "p.json: nodes[0].TMPCs.1[0].syncTimeBw.2: must not be "
+            "negative");
+}
+
+} // namespace
