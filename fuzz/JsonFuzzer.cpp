@@ -1,17 +1,20 @@
 //===- JsonFuzzer.cpp - Arbitrary bytes as one of the JSON inputs ---------===//
 //
-// The first byte picks the reader: workload, cluster, profile (against the
-// default cluster) or split file (against a small fixed workload); the rest
-// is the document. Any input must give a value or an error, never a crash.
+// The first byte picks the reader: 'p' Piper's input (planned when small),
+// else by its value modulo 4 workload, cluster, profile (against the default
+// cluster) or split file (against a small fixed workload); the rest is the
+// document. Any input must give a value or an error, never a crash.
 //
 //===----------------------------------------------------------------------===//
 
 #include "placer/Analysis/Cluster.h"
 #include "placer/Analysis/Profile.h"
+#include "placer/Solver/ParallelPlan.h"
 #include "placer/Solver/Workload.h"
 
 #include "llvm/Support/JSON.h"
 
+#include <cmath>
 #include <cstdlib>
 
 namespace {
@@ -65,6 +68,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   if (!json) {
     llvm::consumeError(json.takeError());
+    return 0;
+  }
+  if (data[0] == 'p') {
+    llvm::Expected<placer::solver::ParallelProblem> problem =
+        placer::solver::parsePiperWorkload(*json, "fuzz.json");
+    if (!problem) {
+      llvm::consumeError(problem.takeError());
+      return 0;
+    }
+    // The planner on what is small enough to plan in a moment; a plan it
+    // gives must score as it says.
+    if (problem->size() <= 12 && problem->maxDevices <= 64 &&
+        problem->microbatches <= 64) {
+      llvm::Expected<placer::solver::ParallelPlan> plan =
+          placer::solver::planParallel(*problem);
+      if (plan) {
+        double score = check(scoreParallelPlan(*problem, *plan));
+        if (std::abs(score - plan->timePerSample) >
+            1e-9 * std::max(1.0, score))
+          std::abort();
+      } else {
+        llvm::consumeError(plan.takeError());
+      }
+    }
     return 0;
   }
   switch (data[0] % 4) {

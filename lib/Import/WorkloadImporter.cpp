@@ -5,7 +5,9 @@
 #include "placer/Analysis/CostModel.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
+#include "placer/Solver/ParallelPlan.h"
 #include "placer/Solver/Workload.h"
+#include "placer/Support/Json.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -13,6 +15,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <numeric>
 
 using namespace mlir;
 using namespace placer;
@@ -42,6 +45,144 @@ Cluster workloadCluster(const solver::Problem &problem, StringRef name) {
   return Cluster(name.str(), std::move(kinds), Link{1.0, 0.0});
 }
 
+/// Piper's machine: maxDevices accelerators of maxMemoryPerDevice bytes
+/// joined by links of its one bandwidth, training with mbsInBatch
+/// microbatches per batch.
+Cluster piperCluster(const solver::ParallelProblem &problem, StringRef name) {
+  DeviceKind kind;
+  kind.name = "accelerator";
+  kind.isAccelerator = true;
+  kind.count = problem.maxDevices;
+  kind.peakFlops = {{"default", 1.0}};
+  kind.memoryBandwidth = 1.0;
+  kind.memoryCapacity = problem.memoryPerDevice;
+  TrainingSetup training;
+  training.microbatches = problem.microbatches;
+  return Cluster(name.str(), {kind}, Link{problem.bandwidth, 0.0},
+                 std::nullopt, {}, {}, training);
+}
+
+/// Piper's input: one graph.node per layer, its operands its incoming edges
+/// (in the input's edge order) with their bytes in `placer.edge_bytes`, its
+/// configurations in `placer.tensor_configs` (sync_out in the order of the
+/// node's uses: consumers in program order, then operand number).
+OwningOpRef<ModuleOp> importPiper(const solver::ParallelProblem &problem,
+                                  StringRef path, MLIRContext *context) {
+  auto fileLoc = FileLineColLoc::get(context, path, 0, 0);
+  OpBuilder b(context);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  setCluster(*module, ClusterAttr::get(context, piperCluster(problem, path)));
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(b, fileLoc, "main_graph",
+                                   b.getFunctionType({}, {}));
+  b.setInsertionPointToStart(func.addEntryBlock());
+
+  // Program order: Kahn's, smallest index first, so it is deterministic.
+  int n = problem.size();
+  std::vector<int> indegree(n, 0), order, position(n, 0);
+  for (const solver::ParallelEdge &edge : problem.edges)
+    ++indegree[edge.to];
+  std::vector<int> ready;
+  for (int v = n - 1; v >= 0; --v)
+    if (indegree[v] == 0)
+      ready.push_back(v);
+  while (!ready.empty()) {
+    int v = ready.back();
+    ready.pop_back();
+    position[v] = static_cast<int>(order.size());
+    order.push_back(v);
+    std::vector<int> next;
+    for (int e : problem.outEdges[v])
+      if (--indegree[problem.edges[e].to] == 0)
+        next.push_back(problem.edges[e].to);
+    llvm::sort(next, std::greater<int>());
+    ready.insert(ready.end(), next.begin(), next.end());
+    llvm::sort(ready, std::greater<int>());
+  }
+  // Each node's out-edges in the order of its uses.
+  std::vector<std::vector<int>> usesOrder(n);
+  for (int v = 0; v < n; ++v) {
+    std::vector<int> positions(problem.outEdges[v].size());
+    std::iota(positions.begin(), positions.end(), 0);
+    auto key = [&](int k) {
+      const solver::ParallelEdge &edge =
+          problem.edges[problem.outEdges[v][k]];
+      const std::vector<int> &in = problem.inEdges[edge.to];
+      int operand = static_cast<int>(
+          llvm::find(in, problem.outEdges[v][k]) - in.begin());
+      return std::make_pair(position[edge.to], operand);
+    };
+    llvm::sort(positions, [&](int x, int y) { return key(x) < key(y); });
+    usesOrder[v] = std::move(positions);
+  }
+
+  std::vector<Value> values(n);
+  SmallVector<Value> sinks;
+  Type unknown = graph::UnknownType::get(context);
+  for (int v : order) {
+    const solver::ParallelLayer &layer = problem.layers[v];
+    SmallVector<Value> inputs;
+    SmallVector<double> edgeBytes;
+    for (int e : problem.inEdges[v]) {
+      inputs.push_back(values[problem.edges[e].from]);
+      edgeBytes.push_back(problem.edges[e].bytes);
+    }
+    SmallVector<Attribute> degrees;
+    for (const auto &[degree, configs] : layer.configs) {
+      if (configs.empty())
+        continue;
+      SmallVector<Attribute> entries;
+      for (const solver::TensorConfig &config : configs) {
+        SmallVector<double> syncOut;
+        for (int k : usesOrder[v])
+          syncOut.push_back(config.syncOut[k]);
+        entries.push_back(TensorConfigAttr::get(
+            context, config.id, config.timePerSample, config.parameterBytes,
+            config.stashBytes, config.fixedBytes,
+            DenseF64ArrayAttr::get(context, config.syncIn),
+            DenseF64ArrayAttr::get(context, syncOut)));
+      }
+      degrees.push_back(
+          TensorDegreeAttr::get(context, degree, b.getArrayAttr(entries)));
+    }
+    std::string output = "n" + std::to_string(layer.id);
+    OperationState state(NameLoc::get(b.getStringAttr(layer.name)),
+                         graph::NodeOp::getOperationName());
+    state.addOperands(inputs);
+    state.addTypes(unknown);
+    state.addAttribute("op_type", b.getStringAttr("Node"));
+    state.addAttribute("domain", b.getStringAttr(kWorkloadDomain));
+    state.addAttribute("version", b.getI64IntegerAttr(1));
+    state.addAttribute("name", b.getStringAttr(layer.name));
+    state.addAttribute("output_names", b.getStrArrayAttr({output}));
+    state.addAttribute(
+        "attrs", b.getDictionaryAttr(
+                     b.getNamedAttr("id", b.getI64IntegerAttr(layer.id))));
+    Operation *op = b.create(state);
+    // The degree-1 time as the node's workload cost, so that cost
+    // estimation keeps it and per-op tools have a figure.
+    const solver::TensorConfig &base = layer.configs.begin()->second.front();
+    setCost(op, CostAttr::get(
+                    context, 0, 0, 0, std::llround(base.parameterBytes), 0,
+                    b.getDictionaryAttr(b.getNamedAttr(
+                        "accelerator", b.getF64FloatAttr(base.timePerSample))),
+                    0.0, CostSource::Workload, DictionaryAttr(),
+                    std::nullopt));
+    op->setAttr(PlacerDialect::TensorConfigsAttrHelper::getNameStr(),
+                b.getArrayAttr(degrees));
+    op->setAttr(PlacerDialect::EdgeBytesAttrHelper::getNameStr(),
+                DenseF64ArrayAttr::get(context, edgeBytes));
+    values[v] = op->getResult(0);
+    if (problem.outEdges[v].empty())
+      sinks.push_back(values[v]);
+  }
+  func::ReturnOp::create(b, fileLoc, sinks);
+  func.setFunctionType(b.getFunctionType({}, ValueRange(sinks).getTypes()));
+  if (failed(verify(*module)))
+    return {};
+  return module;
+}
+
 } // namespace
 
 OwningOpRef<ModuleOp> placer::importWorkloadFile(StringRef path,
@@ -51,7 +192,22 @@ OwningOpRef<ModuleOp> placer::importWorkloadFile(StringRef path,
   auto fileLoc = FileLineColLoc::get(context, path, 0, 0);
   // The messages name the file and the field themselves.
   auto unknownLoc = UnknownLoc::get(context);
-  llvm::Expected<solver::Workload> workload = solver::readWorkloadFile(path);
+  llvm::Expected<llvm::json::Value> json = readJsonFile(path);
+  if (!json) {
+    emitError(unknownLoc) << llvm::toString(json.takeError());
+    return {};
+  }
+  if (solver::isPiperWorkload(*json)) {
+    llvm::Expected<solver::ParallelProblem> problem =
+        solver::parsePiperWorkload(*json, path);
+    if (!problem) {
+      emitError(unknownLoc) << llvm::toString(problem.takeError());
+      return {};
+    }
+    return importPiper(*problem, path, context);
+  }
+  llvm::Expected<solver::Workload> workload =
+      solver::parseWorkload(*json, path);
   if (!workload) {
     emitError(unknownLoc) << llvm::toString(workload.takeError());
     return {};

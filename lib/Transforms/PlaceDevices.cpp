@@ -21,6 +21,8 @@
 #include "placer/Transforms/Passes.h"
 #include "placer/Transforms/Reports.h"
 
+#include "PlaceParallel.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"
@@ -561,6 +563,17 @@ struct PlaceDevicesPass
         requireCluster(module, "--placer-place-devices");
     if (failed(cluster))
       return signalPassFailure();
+    if (hasTensorConfigs(module)) {
+      FailureOr<llvm::json::Value> report =
+          placeParallel(module, settings, *cluster);
+      if (failed(report) ||
+          (!settings.report.empty() &&
+           failed(writeJson(loc, settings.report, *report,
+                            "--placer-place-devices: report"))))
+        return signalPassFailure();
+      setReport(std::move(*report));
+      return;
+    }
     ClusterDevices devices(*cluster);
     FailureOr<ModuleProblem> built =
         buildProblem(module, devices, settings.activations);
@@ -659,7 +672,8 @@ struct PlaceDevicesPass
             recomputing.empty() ? DenseI64ArrayAttr()
                                 : DenseI64ArrayAttr::get(context, recomputing),
             replicaOf.empty() ? DenseI64ArrayAttr()
-                              : DenseI64ArrayAttr::get(context, replicaOf)));
+                              : DenseI64ArrayAttr::get(context, replicaOf),
+            /*stages=*/ArrayAttr()));
 
     auto remark = emitRemark(getModuleRemarkLoc(module))
                   << "placed " << problem.size() << " ops on "

@@ -401,6 +401,17 @@ private:
 struct SplitDevicesPass
     : public placer::impl::SplitDevicesBase<SplitDevicesPass> {
   void runOnOperation() override {
+    // Per-device programs of a three-dimensional plan need its tensor-
+    // parallel groups sharded, with collectives: not built yet.
+    if (PlacementAttr placement = getPlacement(getOperation());
+        placement && placement.getStages()) {
+      mlir::emitError(getOperation().getLoc(),
+                      "--placer-split-devices: the placement is a "
+                      "three-dimensional plan (stages with tensor- and "
+                      "data-parallel degrees), which does not split into "
+                      "per-device programs yet; place with split=false");
+      return signalPassFailure();
+    }
     // Replicated stages (the placement's `replica_of`): one function, run
     // by the stage's device and its copies.
     std::map<int64_t, SmallVector<int64_t>> copies;

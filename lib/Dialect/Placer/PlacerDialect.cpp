@@ -173,7 +173,7 @@ PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       solver::Objective, StringRef, F64, F64, bool, int64_t,
                       int64_t, std::optional<F64>, solver::Schedule schedule,
                       int64_t microbatches, DenseI64ArrayAttr recompute,
-                      DenseI64ArrayAttr replicaOf) {
+                      DenseI64ArrayAttr replicaOf, ArrayAttr stages) {
   bool inference = schedule == solver::Schedule::Inference;
   if (inference != (microbatches == 0))
     return emitError() << "placement schedule and microbatches come together "
@@ -205,6 +205,76 @@ PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            << " cannot copy device " << leader << " in "
                            << replicaOf;
   }
+  if (stages) {
+    // Consecutive devices from 0, in pipeline order.
+    int64_t next = 0;
+    for (Attribute attr : stages) {
+      auto stage = dyn_cast<ParallelStageAttr>(attr);
+      if (!stage)
+        return emitError() << "placement stages must be #placer.parallel_stage "
+                              "attributes, got "
+                           << attr;
+      if (stage.getFirst() != next)
+        return emitError() << "placement stages must take consecutive "
+                              "devices: a stage starts at device "
+                           << stage.getFirst() << ", expected " << next;
+      next += stage.getTensor() * stage.getData();
+    }
+  }
+  return success();
+}
+
+LogicalResult
+TensorConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         StringRef id, F64 time, F64 paramBytes,
+                         F64 stashBytes, F64 fixedBytes,
+                         DenseF64ArrayAttr syncIn, DenseF64ArrayAttr syncOut) {
+  if (id.empty())
+    return emitError() << "tensor_config needs an id";
+  for (double value : {double(time), double(paramBytes), double(stashBytes),
+                       double(fixedBytes)})
+    if (!(value >= 0) || !std::isfinite(value))
+      return emitError() << "tensor_config '" << id
+                         << "': times and bytes must be finite and not "
+                            "negative";
+  for (DenseF64ArrayAttr sync : {syncIn, syncOut})
+    for (double value : sync.asArrayRef())
+      if (!(value >= 0) || !std::isfinite(value))
+        return emitError() << "tensor_config '" << id
+                           << "': sync bytes must be finite and not negative";
+  return success();
+}
+
+LogicalResult
+TensorDegreeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         int64_t degree, ArrayAttr configs) {
+  if (degree < 1)
+    return emitError() << "tensor_degree must be at least 1, got " << degree;
+  if (configs.empty())
+    return emitError() << "tensor_degree " << degree
+                       << " needs at least one configuration";
+  llvm::StringSet<> ids;
+  for (Attribute attr : configs) {
+    auto config = dyn_cast<TensorConfigAttr>(attr);
+    if (!config)
+      return emitError() << "tensor_degree " << degree
+                         << ": configs must be #placer.tensor_config, got "
+                         << attr;
+    if (!ids.insert(config.getId()).second)
+      return emitError() << "tensor_degree " << degree
+                         << ": two configurations named '" << config.getId()
+                         << "'";
+  }
+  return success();
+}
+
+LogicalResult
+ParallelStageAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          int64_t first, int64_t tensor, int64_t data, F64,
+                          F64) {
+  if (first < 0 || tensor < 1 || data < 1)
+    return emitError() << "parallel_stage needs first >= 0 and tensor, data "
+                          ">= 1";
   return success();
 }
 
@@ -421,6 +491,76 @@ LogicalResult DeviceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 // Where the attributes may appear
 //===----------------------------------------------------------------------===//
 
+/// `placer.tensor_configs`, `placer.tensor_config` and `placer.edge_bytes`
+/// on a graph.node: the configurations by ascending degree, each with one
+/// sync entry per operand and per use by a node; the chosen id one of them;
+/// one edge size per operand.
+static LogicalResult verifyTensorParallelAttr(Operation *op,
+                                              NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (op->getName().getStringRef() != "graph.node")
+    return op->emitError() << "'" << name << "' belongs on a graph.node";
+  int64_t inputs = op->getNumOperands();
+  // Out-edges are uses by other nodes (a return is no edge).
+  int64_t uses = 0;
+  for (Value result : op->getResults())
+    for (OpOperand &use : result.getUses())
+      uses += use.getOwner()->getName() == op->getName();
+  if (name == PlacerDialect::TensorConfigsAttrHelper::getNameStr()) {
+    auto degrees = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!degrees || degrees.empty())
+      return op->emitError() << "'" << name
+                             << "' must be a nonempty array of "
+                                "#placer.tensor_degree";
+    int64_t previous = 0;
+    for (Attribute entry : degrees) {
+      auto degree = dyn_cast<TensorDegreeAttr>(entry);
+      if (!degree)
+        return op->emitError() << "'" << name
+                               << "' must hold #placer.tensor_degree, got "
+                               << entry;
+      if (degree.getDegree() <= previous)
+        return op->emitError() << "'" << name
+                               << "' must list degrees in ascending order";
+      previous = degree.getDegree();
+      for (auto config : degree.getConfigs().getAsRange<TensorConfigAttr>())
+        if (static_cast<int64_t>(config.getSyncIn().size()) != inputs ||
+            static_cast<int64_t>(config.getSyncOut().size()) != uses)
+          return op->emitError()
+                 << "'" << name << "': configuration '" << config.getId()
+                 << "' of degree " << degree.getDegree() << " has "
+                 << config.getSyncIn().size() << " sync_in and "
+                 << config.getSyncOut().size()
+                 << " sync_out entries; the node has " << inputs
+                 << " inputs and " << uses << " uses";
+    }
+    return success();
+  }
+  if (name == PlacerDialect::TensorConfigAttrHelper::getNameStr()) {
+    auto id = dyn_cast<StringAttr>(attr.getValue());
+    auto degrees = op->getAttrOfType<ArrayAttr>(
+        PlacerDialect::TensorConfigsAttrHelper::getNameStr());
+    if (!id || !degrees)
+      return op->emitError() << "'" << name
+                             << "' must be a string naming one of the "
+                                "node's placer.tensor_configs";
+    for (auto degree : degrees.getAsRange<TensorDegreeAttr>())
+      for (auto config : degree.getConfigs().getAsRange<TensorConfigAttr>())
+        if (config && config.getId() == id.getValue())
+          return success();
+    return op->emitError() << "'" << name << "' names '" << id.getValue()
+                           << "', which no placer.tensor_configs entry has";
+  }
+  auto bytes = dyn_cast<DenseF64ArrayAttr>(attr.getValue());
+  if (!bytes || static_cast<int64_t>(bytes.size()) != inputs ||
+      llvm::any_of(bytes.asArrayRef(),
+                   [](double b) { return !(b >= 0) || !std::isfinite(b); }))
+    return op->emitError() << "'" << name
+                           << "' must give one non-negative size per input ("
+                           << inputs << ")";
+  return success();
+}
+
 LogicalResult PlacerDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
@@ -462,6 +602,11 @@ LogicalResult PlacerDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be a non-negative integer";
     return success();
   }
+
+  if (name == PlacerDialect::TensorConfigsAttrHelper::getNameStr() ||
+      name == PlacerDialect::TensorConfigAttrHelper::getNameStr() ||
+      name == PlacerDialect::EdgeBytesAttrHelper::getNameStr())
+    return verifyTensorParallelAttr(op, attr);
 
   if (name == kMicrobatchesAttrName || name == kScheduleAttrName) {
     if (op->getName().getStringRef() != "func.func")

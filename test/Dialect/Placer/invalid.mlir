@@ -237,3 +237,62 @@ func.func @f(%x: tensor<2xf32>) -> (tensor<2xf32> {placer.replica}) {
 func.func @f(%x: tensor<2xf32>) -> (tensor<2xf32> {placer.updates = "w", placer.replica = 1 : i64}) {
   return %x : tensor<2xf32>
 }
+
+// -----
+
+// expected-error @+1 {{tensor_config 'v': times and bytes must be finite and not negative}}
+module attributes {placer.x = #placer.tensor_config<id = "v", time = -1.0, param_bytes = 0.0, stash_bytes = 0.0, fixed_bytes = 0.0, sync_in = [], sync_out = []>} {}
+
+// -----
+
+// expected-error @+1 {{tensor_degree 2: two configurations named 'v'}}
+module attributes {placer.x = #placer.tensor_degree<degree = 2, configs = [#placer.tensor_config<id = "v", time = 1.0, param_bytes = 0.0, stash_bytes = 0.0, fixed_bytes = 0.0, sync_in = [], sync_out = []>, #placer.tensor_config<id = "v", time = 2.0, param_bytes = 0.0, stash_bytes = 0.0, fixed_bytes = 0.0, sync_in = [], sync_out = []>]>} {}
+
+// -----
+
+// expected-error @+1 {{tensor_degree must be at least 1, got 0}}
+module attributes {placer.x = #placer.tensor_degree<degree = 0, configs = [#placer.tensor_config<id = "v", time = 1.0, param_bytes = 0.0, stash_bytes = 0.0, fixed_bytes = 0.0, sync_in = [], sync_out = []>]>} {}
+
+// -----
+
+// expected-error @+1 {{placement stages must take consecutive devices: a stage starts at device 3, expected 2}}
+module attributes {placer.x = #placer.placement<objective = throughput, algorithm = "parallel", max_load = 1.0, lower_bound = 1.0, optimal = true, accelerators = 4, cpus = 0, stages = [#placer.parallel_stage<first = 0, tensor = 2, data = 1, time = 1.0, memory = 1.0>, #placer.parallel_stage<first = 3, tensor = 1, data = 1, time = 1.0, memory = 1.0>]>} {}
+
+// -----
+
+func.func @sync_counts() {
+  // expected-error @+1 {{'placer.tensor_configs': configuration 'v' of degree 1 has 1 sync_in and 0 sync_out entries; the node has 0 inputs and 0 uses}}
+  %a = graph.node "Node"() attributes {domain = "placer.workload", name = "a", output_names = ["a"], version = 1 : i64, placer.tensor_configs = [#placer.tensor_degree<degree = 1, configs = [#placer.tensor_config<id = "v", time = 1.0, param_bytes = 0.0, stash_bytes = 0.0, fixed_bytes = 0.0, sync_in = [0.0], sync_out = []>]>]} : () -> !graph.unknown
+  return
+}
+
+// -----
+
+func.func @degrees_ascend() {
+  // expected-error @+1 {{'placer.tensor_configs' must list degrees in ascending order}}
+  %a = graph.node "Node"() attributes {domain = "placer.workload", name = "a", output_names = ["a"], version = 1 : i64, placer.tensor_configs = [#placer.tensor_degree<degree = 2, configs = [#placer.tensor_config<id = "v", time = 1.0, param_bytes = 0.0, stash_bytes = 0.0, fixed_bytes = 0.0, sync_in = [], sync_out = []>]>, #placer.tensor_degree<degree = 1, configs = [#placer.tensor_config<id = "v", time = 1.0, param_bytes = 0.0, stash_bytes = 0.0, fixed_bytes = 0.0, sync_in = [], sync_out = []>]>]} : () -> !graph.unknown
+  return
+}
+
+// -----
+
+func.func @chosen_config() {
+  // expected-error @+1 {{'placer.tensor_config' names 'r', which no placer.tensor_configs entry has}}
+  %a = graph.node "Node"() attributes {domain = "placer.workload", name = "a", output_names = ["a"], version = 1 : i64, placer.tensor_config = "r", placer.tensor_configs = [#placer.tensor_degree<degree = 1, configs = [#placer.tensor_config<id = "v", time = 1.0, param_bytes = 0.0, stash_bytes = 0.0, fixed_bytes = 0.0, sync_in = [], sync_out = []>]>]} : () -> !graph.unknown
+  return
+}
+
+// -----
+
+func.func @edge_bytes() {
+  // expected-error @+1 {{'placer.edge_bytes' must give one non-negative size per input (0)}}
+  %a = graph.node "Node"() attributes {domain = "placer.workload", name = "a", output_names = ["a"], version = 1 : i64, placer.edge_bytes = array<f64: 1.0>} : () -> !graph.unknown
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'placer.tensor_configs' belongs on a graph.node}}
+func.func @not_on_a_node() attributes {placer.tensor_configs = []} {
+  return
+}

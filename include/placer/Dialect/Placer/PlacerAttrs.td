@@ -42,7 +42,10 @@ def Placer_Dialect : Dialect {
     "::placer::ClusterAttr":$cluster,
     "::placer::CostAttr":$cost,
     "::placer::DeviceAttr":$device,
-    "::placer::PlacementAttr":$placement
+    "::placer::PlacementAttr":$placement,
+    "::mlir::ArrayAttr":$tensor_configs,
+    "::mlir::StringAttr":$tensor_config,
+    "::mlir::DenseF64ArrayAttr":$edge_bytes
   );
 }
 
@@ -254,6 +257,59 @@ def Placer_CostAttr : Placer_Attr<"Cost", "cost"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Tensor-parallel configurations (three-dimensional plans)
+//===----------------------------------------------------------------------===//
+
+def Placer_TensorConfigAttr : Placer_Attr<"TensorConfig", "tensor_config"> {
+  let summary = "one way of running a layer on a tensor-parallel group";
+  let description = [{
+    Piper's TMPC (include/placer/Solver/ParallelPlan.h, TensorConfig): the
+    forward and backward `time` of one sample on the group, the
+    `param_bytes` a data-parallel copy all-reduces, memory per device
+    `stash_bytes * y + fixed_bytes` (y microbatches in flight), and the
+    extra bytes per sample over each incoming (`sync_in`, in operand order)
+    and outgoing edge (`sync_out`, in the order of the node's uses).
+  }];
+  let parameters = (ins StringRefParameter<"configuration id">:$id,
+                        Placer_F64Param<"seconds per sample">:$time,
+                        Placer_F64Param<"bytes">:$param_bytes,
+                        Placer_F64Param<"bytes per microbatch">:$stash_bytes,
+                        Placer_F64Param<"bytes">:$fixed_bytes,
+                        "::mlir::DenseF64ArrayAttr":$sync_in,
+                        "::mlir::DenseF64ArrayAttr":$sync_out);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Placer_TensorDegreeAttr : Placer_Attr<"TensorDegree", "tensor_degree"> {
+  let summary = "a layer's configurations for one tensor-parallel degree";
+  let description = [{
+    `configs` holds #placer.tensor_config attributes with distinct ids. A
+    graph.node lists one per degree it supports, by ascending degree, as
+    `placer.tensor_configs`; the three-dimensional planner chooses a
+    degree per stage and one of these per node, recorded as
+    `placer.tensor_config` (the chosen id).
+  }];
+  let parameters = (ins "int64_t":$degree, "::mlir::ArrayAttr":$configs);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Placer_ParallelStageAttr : Placer_Attr<"ParallelStage", "parallel_stage"> {
+  let summary = "a stage of a three-dimensional plan";
+  let description = [{
+    The stage runs on the `tensor * data` consecutive devices from `first`:
+    `data` copies, each a tensor-parallel group of `tensor` devices;
+    `time` is its time per sample and `memory` its bytes per device.
+  }];
+  let parameters = (ins "int64_t":$first, "int64_t":$tensor, "int64_t":$data,
+                        Placer_F64Param<"seconds per sample">:$time,
+                        Placer_F64Param<"bytes per device">:$memory);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def Placer_DeviceAttr : Placer_Attr<"Device", "device"> {
   let summary = "the device an op runs on: an index into the cluster's devices";
   let parameters = (ins "int64_t":$index);
@@ -272,7 +328,9 @@ def Placer_PlacementAttr : Placer_Attr<"Placement", "placement"> {
     `recompute` lists the devices (ascending) whose stage recomputes its
     activations instead of stashing them (`recompute=true`). `replica_of`
     (with `replication=true`) gives, per cluster device, the device whose
-    stage it runs a copy of, or -1.
+    stage it runs a copy of, or -1. A three-dimensional plan (nodes with
+    `placer.tensor_configs`) lists its `stages` (#placer.parallel_stage, in
+    pipeline order, on consecutive devices from 0).
   }];
   let parameters = (ins
     Placer_ObjectiveParam:$objective,
@@ -287,7 +345,8 @@ def Placer_PlacementAttr : Placer_Attr<"Placement", "placement"> {
                          "::placer::solver::Schedule::Inference">:$schedule,
     Placer_DefaultI64Param<"microbatches per iteration", "0">:$microbatches,
     OptionalParameter<"::mlir::DenseI64ArrayAttr">:$recompute,
-    OptionalParameter<"::mlir::DenseI64ArrayAttr">:$replica_of);
+    OptionalParameter<"::mlir::DenseI64ArrayAttr">:$replica_of,
+    OptionalParameter<"::mlir::ArrayAttr">:$stages);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

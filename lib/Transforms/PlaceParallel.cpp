@@ -1,0 +1,212 @@
+//===- PlaceParallel.cpp - Three-dimensional plans in the placement -------===//
+//
+// Adapts IR to solver::planParallel and back: the layers are the function's
+// graph.nodes, the edges their operands (sizes in placer.edge_bytes), the
+// configurations placer.tensor_configs; sync_out entries follow the node's
+// uses by nodes in program order, which is the order the edges get here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PlaceParallel.h"
+
+#include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
+#include "placer/Solver/ParallelPlan.h"
+#include "placer/Transforms/Reports.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+
+using namespace mlir;
+using namespace placer;
+
+bool placer::hasTensorConfigs(ModuleOp module) {
+  bool found = false;
+  module.walk([&](graph::NodeOp node) {
+    found |= node->hasAttr(PlacerDialect::TensorConfigsAttrHelper::getNameStr());
+    return found ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return found;
+}
+
+namespace {
+
+/// The problem of the module's one function, or an error on the module.
+FailureOr<solver::ParallelProblem>
+buildParallelProblem(ModuleOp module, SmallVectorImpl<graph::NodeOp> &nodes) {
+  auto funcs = module.getOps<func::FuncOp>();
+  if (std::distance(funcs.begin(), funcs.end()) != 1)
+    return mlir::emitError(module.getLoc(),
+                           "--placer-place-devices: a module with "
+                           "tensor-parallel configurations needs exactly one "
+                           "function");
+  func::FuncOp func = *funcs.begin();
+  llvm::DenseMap<Operation *, int> index;
+  solver::ParallelProblem problem;
+  for (auto node : func.getOps<graph::NodeOp>()) {
+    auto degrees = node->getAttrOfType<ArrayAttr>(
+        PlacerDialect::TensorConfigsAttrHelper::getNameStr());
+    if (!degrees)
+      return node.emitError("--placer-place-devices: node '")
+             << node.getDisplayName()
+             << "' has no placer.tensor_configs while others do";
+    index[node] = static_cast<int>(nodes.size());
+    nodes.push_back(node);
+    solver::ParallelLayer layer;
+    layer.id = static_cast<int64_t>(nodes.size()) - 1;
+    layer.name = node.getDisplayName().str();
+    for (auto degree : degrees.getAsRange<TensorDegreeAttr>()) {
+      std::vector<solver::TensorConfig> &configs =
+          layer.configs[static_cast<int>(degree.getDegree())];
+      for (auto attr : degree.getConfigs().getAsRange<TensorConfigAttr>()) {
+        solver::TensorConfig config;
+        config.id = attr.getId().str();
+        config.timePerSample = attr.getTime();
+        config.parameterBytes = attr.getParamBytes();
+        config.stashBytes = attr.getStashBytes();
+        config.fixedBytes = attr.getFixedBytes();
+        config.syncIn.assign(attr.getSyncIn().asArrayRef().begin(),
+                             attr.getSyncIn().asArrayRef().end());
+        config.syncOut.assign(attr.getSyncOut().asArrayRef().begin(),
+                              attr.getSyncOut().asArrayRef().end());
+        configs.push_back(std::move(config));
+      }
+    }
+    problem.layers.push_back(std::move(layer));
+  }
+  // Edges consumer by consumer, operand by operand: each layer's incoming
+  // edges in operand order and its outgoing ones in the order of its uses.
+  for (graph::NodeOp node : nodes) {
+    auto bytes = node->getAttrOfType<DenseF64ArrayAttr>(
+        PlacerDialect::EdgeBytesAttrHelper::getNameStr());
+    for (auto [i, operand] : llvm::enumerate(node->getOperands())) {
+      auto it = index.find(operand.getDefiningOp());
+      if (it == index.end())
+        return node.emitError("--placer-place-devices: input #")
+               << i << " of node '" << node.getDisplayName()
+               << "' comes from no node (a three-dimensional plan takes a "
+                  "graph of layers only)";
+      problem.edges.push_back(
+          {it->second, index[node], bytes ? bytes.asArrayRef()[i] : 0.0});
+    }
+  }
+  problem.indexEdges();
+  return problem;
+}
+
+} // namespace
+
+FailureOr<llvm::json::Value>
+placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
+                      const Cluster &cluster) {
+  MLIRContext *context = module.getContext();
+  Location loc = module.getLoc();
+  if (settings.solve.objective != solver::Objective::Throughput ||
+      settings.solve.algorithm != solver::Algorithm::Auto)
+    return mlir::emitError(loc, "--placer-place-devices: a module with "
+                                "tensor-parallel configurations is planned "
+                                "by the three-dimensional planner, for "
+                                "throughput; leave objective and algorithm "
+                                "at their defaults");
+  SmallVector<graph::NodeOp> nodes;
+  FailureOr<solver::ParallelProblem> built =
+      buildParallelProblem(module, nodes);
+  if (failed(built))
+    return failure();
+  solver::ParallelProblem &problem = *built;
+  int64_t accelerators = 0;
+  double capacity = 0;
+  for (const DeviceKind &kind : cluster.getKinds())
+    if (kind.isAccelerator) {
+      accelerators += kind.count;
+      if (capacity == 0 || (kind.memoryCapacity > 0 &&
+                            kind.memoryCapacity < capacity))
+        capacity = kind.memoryCapacity;
+    }
+  // Piper's inputs fix no machine (its experiments vary maxDevices): a
+  // cluster of one kind with one link for all grows to devices= of it.
+  bool uniform = cluster.getKinds().size() == 1 &&
+                 cluster.getKinds().front().isAccelerator &&
+                 !cluster.getHierarchy() && cluster.getKindPairs().empty() &&
+                 cluster.getDevicePairs().empty();
+  if (accelerators == 0 || (settings.devices > accelerators && !uniform))
+    return mlir::emitError(loc, "--placer-place-devices: devices=")
+           << settings.devices << ": the cluster has " << accelerators
+           << " accelerators (only a cluster of one kind and one link grows "
+              "to more)";
+  if (settings.devices > accelerators) {
+    std::vector<DeviceKind> kinds = cluster.getKinds();
+    kinds.front().count = settings.devices;
+    setCluster(module,
+               ClusterAttr::get(context,
+                                Cluster(cluster.getName(), std::move(kinds),
+                                        cluster.getDefaultLink(), std::nullopt,
+                                        {}, {}, cluster.getTraining())));
+  }
+  problem.maxDevices = static_cast<int>(
+      settings.devices > 0 ? settings.devices : accelerators);
+  problem.memoryPerDevice = settings.memory > 0 ? settings.memory : capacity;
+  problem.microbatches = static_cast<int>(
+      settings.microbatches > 0 ? settings.microbatches
+                                : cluster.getTraining().microbatches);
+  problem.bandwidth = cluster.getLink(0, problem.maxDevices > 1 ? 1 : 0)
+                          .bandwidth;
+  if (!(problem.memoryPerDevice > 0) || !(problem.bandwidth > 0))
+    return mlir::emitError(loc, "--placer-place-devices: a three-dimensional "
+                                "plan needs a memory limit (memory= or the "
+                                "cluster's) and a link bandwidth");
+  llvm::Expected<solver::ParallelPlan> plan = solver::planParallel(problem);
+  if (!plan)
+    return mlir::emitError(loc, "--placer-place-devices: ")
+           << llvm::toString(plan.takeError());
+
+  OpBuilder b(context);
+  SmallVector<Attribute> stages;
+  int64_t first = 0;
+  for (const solver::ParallelStage &stage : plan->stages) {
+    stages.push_back(ParallelStageAttr::get(context, first,
+                                            stage.tensorDegree,
+                                            stage.dataDegree, stage.time,
+                                            stage.memory));
+    for (auto [k, v] : llvm::enumerate(stage.layers)) {
+      Operation *op = nodes[v];
+      setDevice(op, first);
+      op->setAttr(PlacerDialect::TensorConfigAttrHelper::getNameStr(),
+                  b.getStringAttr(problem.layers[v]
+                                      .configs.at(stage.tensorDegree)
+                                          [stage.configs[k]]
+                                      .id));
+    }
+    first += int64_t(stage.tensorDegree) * stage.dataDegree;
+  }
+  setPlacement(module,
+               PlacementAttr::get(
+                   context, solver::Objective::Throughput, "parallel",
+                   plan->timePerSample, plan->timePerSample,
+                   /*optimal=*/true, problem.maxDevices, /*cpus=*/0,
+                   std::nullopt, solver::Schedule::Inference, 0,
+                   DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                   b.getArrayAttr(stages)));
+  emitRemark(getModuleRemarkLoc(module))
+      << "planned " << problem.size() << " layers as " << plan->stages.size()
+      << " stages on " << plan->devicesUsed << " of " << problem.maxDevices
+      << " devices (tensor x data x pipeline): " << plan->timePerSample
+      << " s per sample";
+  llvm::json::Value report = solver::parallelPlanToJson(problem, *plan);
+  llvm::json::Object &object = *report.getAsObject();
+  object["objective"] = "throughput";
+  object["algorithm"] = "parallel";
+  object["max_load"] = plan->timePerSample;
+  object["memory_limit"] = problem.memoryPerDevice;
+  object["bandwidth"] = problem.bandwidth;
+  // Layer names beside the ids the JSON gives.
+  if (llvm::json::Array *list = object.getArray("stages"))
+    for (auto [i, stage] : llvm::enumerate(plan->stages)) {
+      llvm::json::Array names;
+      for (int v : stage.layers)
+        names.push_back(problem.layers[v].name);
+      (*(*list)[i].getAsObject())["names"] = std::move(names);
+    }
+  return report;
+}

@@ -1,0 +1,35 @@
+//===- PlaceParallel.h - Three-dimensional plans ----------------*- C++ -*-===//
+//
+// Internal to the transforms library: --placer-place-devices on a module
+// whose nodes carry tensor-parallel configurations (placer.tensor_configs,
+// e.g. Piper's input through placer-translate --import-workload).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLACER_LIB_TRANSFORMS_PLACEPARALLEL_H
+#define PLACER_LIB_TRANSFORMS_PLACEPARALLEL_H
+
+#include "placer/Analysis/Cluster.h"
+#include "placer/Transforms/PlacementOptions.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/JSON.h"
+
+namespace placer {
+
+/// Whether some node of `module` has placer.tensor_configs.
+bool hasTensorConfigs(mlir::ModuleOp module);
+
+/// Plans the module's nodes as stages with tensor- and data-parallel
+/// degrees (solver::planParallel), with the devices, memory and
+/// microbatches of `settings` or else the cluster's and the bandwidth of the
+/// cluster's link between its first two accelerators. Annotates each node
+/// with its stage's first device and its configuration, the module with
+/// placer.placement (its `stages`), and gives the report; errors are emitted
+/// on the module and leave it unchanged.
+mlir::FailureOr<llvm::json::Value>
+placeParallel(mlir::ModuleOp module, const PlacementSettings &settings,
+              const Cluster &cluster);
+
+} // namespace placer
+
+#endif // PLACER_LIB_TRANSFORMS_PLACEPARALLEL_H
