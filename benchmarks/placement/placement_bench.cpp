@@ -6,6 +6,8 @@
 //   placer-placement-bench --generate SHAPE NODES ACCELERATORS [SEED [LIMIT]]
 //   placer-placement-bench --parallel PIPER.json DEVICES MEMORY_GIB
 //                          MICROBATCHES BANDWIDTH_GIB [TRANSFORMERS [PLAN]]
+//   placer-placement-bench --piper-plan PIPER.json DEVICES MEMORY_GIB
+//                          MICROBATCHES BANDWIDTH_GIB PIPER_PLAN.json
 //
 // The first two print one line: name, nodes, ideals, DP seconds and
 // max-load, PipeDream-style max-load, lower bound, peak RSS. --solve runs
@@ -22,19 +24,24 @@
 // its ParallelTransformerLayer up to TRANSFORMERS layers, and prints
 // layers, devices, time per sample, the same re-scored independently,
 // devices used, stages, ideals, pairs, candidates, passes, seconds and peak
-// RSS; PLAN gets the plan as JSON.
+// RSS; PLAN gets the plan as JSON. --piper-plan scores the plan Piper's
+// planner wrote (benchmarks/placement/piper_driver.cpp) and, stage by
+// stage, compares its configuration choice with the exact one for the same
+// layers, degrees and y: one line per stage whose choice is slower.
 //
 //===----------------------------------------------------------------------===//
 
 #include "placer/Solver/ParallelPlan.h"
 #include "placer/Solver/Solve.h"
 #include "placer/Solver/Workload.h"
+#include "placer/Support/Json.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <map>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -271,6 +278,97 @@ static int runGenerated(int argc, char **argv) {
   return dp.feasible() ? 0 : 1;
 }
 
+/// Piper's top-level numbers replaced as on the command line (GiB = 2^30).
+static bool overrideParallel(ParallelProblem &problem, char **argv) {
+  constexpr double kGiB = double(1 << 30);
+  problem.maxDevices = std::atoi(argv[3]);
+  problem.memoryPerDevice = std::atof(argv[4]) * kGiB;
+  problem.microbatches = std::atoi(argv[5]);
+  problem.bandwidth = std::atof(argv[6]) * kGiB;
+  return problem.maxDevices >= 1 && problem.memoryPerDevice > 0 &&
+         problem.microbatches >= 1 && problem.bandwidth > 0;
+}
+
+/// --piper-plan PIPER.json DEVICES MEMORY_GIB MICROBATCHES BANDWIDTH_GIB
+///              PIPER_PLAN.json
+static int runPiperPlan(char **argv) {
+  llvm::Expected<ParallelProblem> problem = readPiperWorkloadFile(argv[2]);
+  llvm::Expected<llvm::json::Value> json =
+      problem ? placer::readJsonFile(argv[7])
+              : llvm::Expected<llvm::json::Value>(problem.takeError());
+  if (!json) {
+    std::fprintf(stderr, "%s\n", llvm::toString(json.takeError()).c_str());
+    return 1;
+  }
+  if (!overrideParallel(*problem, argv))
+    return 2;
+  std::map<int64_t, int> indexOfId;
+  for (auto [i, layer] : llvm::enumerate(problem->layers))
+    indexOfId[layer.id] = static_cast<int>(i);
+  ParallelPlan plan;
+  const llvm::json::Object *root = json->getAsObject();
+  const llvm::json::Array *stages = root ? root->getArray("stages") : nullptr;
+  if (!stages) {
+    std::fprintf(stderr, "%s: no stages\n", argv[7]);
+    return 1;
+  }
+  for (const llvm::json::Value &entry : *stages) {
+    const llvm::json::Object *stage = entry.getAsObject();
+    ParallelStage out;
+    out.tensorDegree = static_cast<int>(
+        stage->getInteger("tensorParallelDegree").value_or(0));
+    out.dataDegree =
+        static_cast<int>(stage->getInteger("dataParallelDegree").value_or(0));
+    std::map<int, std::string> chosen;
+    for (const llvm::json::Value &pair : *stage->getArray("TMPCids")) {
+      const llvm::json::Array &p = *pair.getAsArray();
+      chosen[indexOfId.at(*p[0].getAsInteger())] = p[1].getAsString()->str();
+    }
+    for (auto &[v, id] : chosen) {
+      const std::vector<TensorConfig> &configs =
+          problem->layers[v].configs.at(out.tensorDegree);
+      out.layers.push_back(v);
+      out.configs.push_back(static_cast<int>(
+          llvm::find_if(configs,
+                        [&](const TensorConfig &c) { return c.id == id; }) -
+          configs.begin()));
+    }
+    plan.stages.push_back(std::move(out));
+  }
+  llvm::Expected<double> score = scoreParallelPlan(*problem, plan);
+  if (!score) {
+    std::fprintf(stderr, "%s\n", llvm::toString(score.takeError()).c_str());
+    return 1;
+  }
+  std::printf("piper's plan: %.9g s per sample, %zu stages\n", *score,
+              plan.stages.size());
+  int later = 0;
+  for (const ParallelStage &stage : plan.stages)
+    later += stage.dataDegree;
+  for (auto [i, stage] : llvm::enumerate(plan.stages)) {
+    int y = (later + stage.dataDegree - 1) / stage.dataDegree;
+    later -= stage.dataDegree;
+    llvm::Expected<ParallelStage> best = bestStageChoice(
+        *problem, stage.layers, stage.tensorDegree, stage.dataDegree, y);
+    if (!best) {
+      llvm::consumeError(best.takeError());
+      continue;
+    }
+    if (best->time < stage.time * (1 - 1e-12)) {
+      std::string layers;
+      for (auto [k, v] : llvm::enumerate(stage.layers))
+        if (best->configs[k] != stage.configs[k])
+          layers += " " + problem->layers[v].name + "(" +
+                    std::to_string(problem->layers[v].id) + ")";
+      std::printf("stage %zu (t=%d, d=%d, y=%d): piper's choice %.9g s, "
+                  "exact %.9g s; differs at%s\n",
+                  i, stage.tensorDegree, stage.dataDegree, y, stage.time,
+                  best->time, layers.c_str());
+    }
+  }
+  return 0;
+}
+
 /// --parallel PIPER.json DEVICES MEMORY_GIB MICROBATCHES BANDWIDTH_GIB
 ///            [TRANSFORMERS [PLAN]]
 static int runParallel(int argc, char **argv) {
@@ -279,13 +377,7 @@ static int runParallel(int argc, char **argv) {
     std::fprintf(stderr, "%s\n", llvm::toString(problem.takeError()).c_str());
     return 1;
   }
-  constexpr double kGiB = double(1 << 30);
-  problem->maxDevices = std::atoi(argv[3]);
-  problem->memoryPerDevice = std::atof(argv[4]) * kGiB;
-  problem->microbatches = std::atoi(argv[5]);
-  problem->bandwidth = std::atof(argv[6]) * kGiB;
-  if (problem->maxDevices < 1 || problem->memoryPerDevice <= 0 ||
-      problem->microbatches < 1 || problem->bandwidth <= 0) {
+  if (!overrideParallel(*problem, argv)) {
     std::fprintf(stderr, "devices, memory, microbatches and bandwidth must "
                          "be positive\n");
     return 2;
@@ -338,6 +430,8 @@ int main(int argc, char **argv) {
   std::string name;
   if (argc == 6 && std::string(argv[1]) == "--solve")
     return runSolve(argv);
+  if (argc == 8 && std::string(argv[1]) == "--piper-plan")
+    return runPiperPlan(argv);
   if (argc >= 7 && argc <= 9 && std::string(argv[1]) == "--parallel")
     return runParallel(argc, argv);
   if (argc >= 5 && argc <= 7 && std::string(argv[1]) == "--generate")

@@ -527,3 +527,45 @@ placer::solver::planParallel(const ParallelProblem &problem,
                              const ParallelPlanOptions &options) {
   return Planner(problem, options).run();
 }
+
+llvm::Expected<ParallelStage>
+placer::solver::bestStageChoice(const ParallelProblem &problem,
+                                std::vector<int> layers, int t, int d, int y) {
+  std::vector<char> inStage(problem.size(), 0);
+  for (int v : layers)
+    inStage[v] = 1;
+  std::vector<std::vector<FrontierPoint>> levels;
+  bool overflow = false;
+  if (!buildFrontier(problem, layers, inStage, t, levels,
+                     ParallelPlanOptions().frontierLimit, overflow))
+    return llvm::createStringError(
+        overflow ? "too many Pareto-optimal choices"
+                 : "a layer has no configuration for this degree, or none "
+                   "fits");
+  const std::vector<FrontierPoint> &frontier = levels.back();
+  int best = -1;
+  double bestTime = 0;
+  for (auto [p, point] : llvm::enumerate(frontier)) {
+    if (y * point.a + point.b > problem.memoryPerDevice)
+      continue;
+    double time = point.x / d + resyncBytes(point.w, d, problem.microbatches) /
+                                    problem.bandwidth;
+    if (best < 0 || time < bestTime)
+      best = static_cast<int>(p), bestTime = time;
+  }
+  if (best < 0)
+    return llvm::createStringError("no choice fits at this y");
+  ParallelStage stage;
+  stage.layers = std::move(layers);
+  stage.tensorDegree = t;
+  stage.dataDegree = d;
+  stage.time = bestTime;
+  stage.memory = y * frontier[best].a + frontier[best].b;
+  stage.configs.assign(stage.layers.size(), 0);
+  int point = best;
+  for (size_t level = levels.size() - 1; level > 0; --level) {
+    stage.configs[level - 1] = levels[level][point].config;
+    point = levels[level][point].previous;
+  }
+  return stage;
+}

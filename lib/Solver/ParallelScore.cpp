@@ -17,7 +17,7 @@ using namespace placer::solver;
 
 llvm::Expected<double>
 placer::solver::scoreParallelPlan(const ParallelProblem &problem,
-                                  const ParallelPlan &plan) {
+                                  ParallelPlan &plan) {
   auto invalid = [](const std::string &what) {
     return llvm::createStringError("invalid plan: " + what);
   };
@@ -102,6 +102,8 @@ placer::solver::scoreParallelPlan(const ParallelProblem &problem,
                      std::to_string(problem.memoryPerDevice));
     double time =
         (edgeBytes / d + resync) / problem.bandwidth + compute / d;
+    stage.time = time;
+    stage.memory = memory;
     worst = std::max(worst, time);
   }
   return worst;

@@ -138,13 +138,23 @@ struct ParallelPlanOptions {
 llvm::Expected<ParallelPlan> planParallel(const ParallelProblem &problem,
                                           const ParallelPlanOptions &options = {});
 
+/// The fastest configuration choice for one stage: `layers` (ascending) at
+/// tensor degree t and data degree d with y microbatches in flight, by the
+/// planner's exact knapsack; `configs`, `time` and `memory` filled. An error
+/// when some layer has no configuration for t or no choice fits. (To check
+/// another planner's stages one by one.)
+llvm::Expected<ParallelStage> bestStageChoice(const ParallelProblem &problem,
+                                              std::vector<int> layers, int t,
+                                              int d, int y);
+
 /// The time per sample of `plan` (stages in pipeline order) computed from
 /// its stages alone, or an error naming what is invalid (a layer in no stage
 /// or two, an edge going back, a degree or configuration that does not
-/// exist, too many devices, memory over the limit). Independent of the
-/// planner: tests re-score its plans with it.
+/// exist, too many devices, memory over the limit). Fills each stage's
+/// time and memory. Independent of the planner: tests re-score its plans
+/// with it, and it scores other planners' plans.
 llvm::Expected<double> scoreParallelPlan(const ParallelProblem &problem,
-                                         const ParallelPlan &plan);
+                                         ParallelPlan &plan);
 
 /// The plan as JSON: time per sample, devices, and per stage its layers
 /// (ids), degrees, configuration ids, time and memory.
