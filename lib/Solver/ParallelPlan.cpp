@@ -42,6 +42,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 using namespace placer::solver;
 using namespace placer::solver::detail;
@@ -298,13 +299,15 @@ llvm::Error Planner::buildOptions() {
         stats.largestFrontier = std::max(
             stats.largestFrontier, static_cast<int64_t>(frontier.size()));
         for (int d : dataDegrees) {
-          if (static_cast<int64_t>(t) * d > problem.maxDevices)
-            break;
+          int64_t devices = problem.footprint(t, d);
+          if (devices == 0 || devices > problem.maxDevices)
+            continue;
+          double resyncBandwidth = problem.resyncBandwidth(t, d);
           byTime.clear();
           for (auto [p, point] : llvm::enumerate(frontier)) {
             double time =
                 point.x / d + resyncBytes(point.w, d, problem.microbatches) /
-                                  problem.bandwidth;
+                                  resyncBandwidth;
             byTime.emplace_back(time, static_cast<int>(p));
           }
           llvm::sort(byTime);
@@ -383,7 +386,7 @@ bool Planner::feasible(double threshold, std::vector<int64_t> *choices) {
       if (maxY == 0)
         continue;
       const int *after = &table[option.to * width];
-      int devices = option.t * option.d;
+      int devices = static_cast<int>(problem.footprint(option.t, option.d));
       int last = static_cast<int>(
           std::min<int64_t>(maxS, static_cast<int64_t>(option.d) * maxY));
       for (int s = option.d; s <= last; ++s) {
@@ -454,17 +457,47 @@ ParallelPlan Planner::reconstruct(double threshold) {
       point = p.previous;
     }
     plan.stages.push_back(std::move(stage));
-    plan.devicesUsed += option.t * option.d;
+    plan.devicesUsed += static_cast<int>(problem.footprint(option.t, option.d));
     s -= option.d;
     at = option.to;
   }
   return plan;
 }
 
+/// Devices for each stage: consecutive in pipeline order on a flat
+/// network; with nodes, blocks by footprint, largest first, each at an
+/// offset that is a multiple of its size (all sizes are powers of two up to
+/// a node, or whole nodes), so no block of a node's size or less straddles
+/// two nodes.
+void layOut(const ParallelProblem &problem, ParallelPlan &plan) {
+  std::vector<size_t> order(plan.stages.size());
+  std::iota(order.begin(), order.end(), 0);
+  if (problem.devicesPerNode > 0)
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      const ParallelStage &x = plan.stages[a], &y = plan.stages[b];
+      return problem.footprint(x.tensorDegree, x.dataDegree) >
+             problem.footprint(y.tensorDegree, y.dataDegree);
+    });
+  int64_t next = 0;
+  for (size_t i : order) {
+    ParallelStage &stage = plan.stages[i];
+    stage.firstDevice = next;
+    next += problem.footprint(stage.tensorDegree, stage.dataDegree);
+  }
+}
+
 llvm::Expected<ParallelPlan> Planner::run() {
   auto start = std::chrono::steady_clock::now();
   if (problem.size() == 0)
     return llvm::createStringError("the layer graph is empty");
+  if (problem.devicesPerNode < 0 ||
+      (problem.devicesPerNode > 0 &&
+       ((problem.devicesPerNode & (problem.devicesPerNode - 1)) != 0 ||
+        !(problem.intraNodeBandwidth > 0))))
+    return llvm::createStringError(
+        "devices per node must be a power of two, with an intra-node "
+        "bandwidth (got " +
+        std::to_string(problem.devicesPerNode) + ")");
   maxS = std::min(problem.microbatches, problem.maxDevices);
   if (llvm::Error error = buildLattice())
     return std::move(error);
@@ -512,9 +545,11 @@ llvm::Expected<ParallelPlan> Planner::run() {
     }
     stage.time = x / stage.dataDegree +
                  resyncBytes(w, stage.dataDegree, problem.microbatches) /
-                     problem.bandwidth;
+                     problem.resyncBandwidth(stage.tensorDegree,
+                                             stage.dataDegree);
     plan.timePerSample = std::max(plan.timePerSample, stage.time);
   }
+  layOut(problem, plan);
   plan.passes = stats.passes;
   plan.seconds = secondsSince(start);
   return plan;
@@ -549,7 +584,7 @@ placer::solver::bestStageChoice(const ParallelProblem &problem,
     if (y * point.a + point.b > problem.memoryPerDevice)
       continue;
     double time = point.x / d + resyncBytes(point.w, d, problem.microbatches) /
-                                    problem.bandwidth;
+                                    problem.resyncBandwidth(t, d);
     if (best < 0 || time < bestTime)
       best = static_cast<int>(p), bestTime = time;
   }

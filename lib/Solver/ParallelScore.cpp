@@ -45,7 +45,13 @@ placer::solver::scoreParallelPlan(const ParallelProblem &problem,
                        std::to_string(i));
       stageOf[v] = static_cast<int>(i);
     }
-    devices += int64_t(stage.dataDegree) * stage.tensorDegree;
+    int64_t footprint =
+        problem.footprint(stage.tensorDegree, stage.dataDegree);
+    if (footprint == 0)
+      return invalid(name + ": t = " + std::to_string(stage.tensorDegree) +
+                     " does not divide a node of " +
+                     std::to_string(problem.devicesPerNode) + " devices");
+    devices += footprint;
     degreeSum += stage.dataDegree;
   }
   for (int v = 0; v < n; ++v)
@@ -100,8 +106,13 @@ placer::solver::scoreParallelPlan(const ParallelProblem &problem,
       return invalid("stage " + std::to_string(i) + " needs " +
                      std::to_string(memory) + " bytes per device, over " +
                      std::to_string(problem.memoryPerDevice));
+    // Piper's expression where one bandwidth carries both.
+    double resyncBandwidth = problem.resyncBandwidth(t, d);
     double time =
-        (edgeBytes / d + resync) / problem.bandwidth + compute / d;
+        resyncBandwidth == problem.bandwidth
+            ? (edgeBytes / d + resync) / problem.bandwidth + compute / d
+            : edgeBytes / d / problem.bandwidth + resync / resyncBandwidth +
+                  compute / d;
     stage.time = time;
     stage.memory = memory;
     worst = std::max(worst, time);
@@ -123,6 +134,7 @@ placer::solver::parallelPlanToJson(const ParallelProblem &problem,
     }
     stages.push_back(llvm::json::Object{
         {"layers", std::move(layers)},
+        {"first_device", stage.firstDevice},
         {"tensor_degree", stage.tensorDegree},
         {"data_degree", stage.dataDegree},
         {"configs", std::move(configs)},

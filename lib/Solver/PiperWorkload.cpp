@@ -99,6 +99,26 @@ void ParallelProblem::indexEdges() {
   }
 }
 
+int64_t ParallelProblem::footprint(int t, int d) const {
+  int64_t devices = int64_t(t) * d;
+  if (devicesPerNode <= 0)
+    return devices;
+  if (t > devicesPerNode || devicesPerNode % t != 0)
+    return 0;
+  if (devices > devicesPerNode)
+    return (devices + devicesPerNode - 1) / devicesPerNode * devicesPerNode;
+  int64_t block = 1;
+  while (block < devices)
+    block *= 2;
+  return block;
+}
+
+double ParallelProblem::resyncBandwidth(int t, int d) const {
+  return devicesPerNode > 0 && int64_t(t) * d <= devicesPerNode
+             ? intraNodeBandwidth
+             : bandwidth;
+}
+
 bool placer::solver::isPiperWorkload(const llvm::json::Value &json) {
   const llvm::json::Object *object = json.getAsObject();
   return object && object->get("mbsInBatch") && !object->get("maxFPGAs");

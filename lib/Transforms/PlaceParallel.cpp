@@ -150,8 +150,16 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
   problem.microbatches = static_cast<int>(
       settings.microbatches > 0 ? settings.microbatches
                                 : cluster.getTraining().microbatches);
-  problem.bandwidth = cluster.getLink(0, problem.maxDevices > 1 ? 1 : 0)
-                          .bandwidth;
+  // Two levels: nodes of a power-of-two size (the planner checks); else
+  // the link between the first two accelerators for every transfer.
+  if (const std::optional<Cluster::Hierarchy> &nodes = cluster.getHierarchy()) {
+    problem.devicesPerNode = static_cast<int>(nodes->devicesPerNode);
+    problem.intraNodeBandwidth = nodes->intraNode.bandwidth;
+    problem.bandwidth = nodes->interNode.bandwidth;
+  } else {
+    problem.bandwidth =
+        cluster.getLink(0, problem.maxDevices > 1 ? 1 : 0).bandwidth;
+  }
   if (!(problem.memoryPerDevice > 0) || !(problem.bandwidth > 0))
     return mlir::emitError(loc, "--placer-place-devices: a three-dimensional "
                                 "plan needs a memory limit (memory= or the "
@@ -163,8 +171,8 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
 
   OpBuilder b(context);
   SmallVector<Attribute> stages;
-  int64_t first = 0;
   for (const solver::ParallelStage &stage : plan->stages) {
+    int64_t first = stage.firstDevice;
     stages.push_back(ParallelStageAttr::get(context, first,
                                             stage.tensorDegree,
                                             stage.dataDegree, stage.time,
@@ -178,7 +186,6 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
                                           [stage.configs[k]]
                                       .id));
     }
-    first += int64_t(stage.tensorDegree) * stage.dataDegree;
   }
   setPlacement(module,
                PlacementAttr::get(
@@ -200,6 +207,10 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
   object["max_load"] = plan->timePerSample;
   object["memory_limit"] = problem.memoryPerDevice;
   object["bandwidth"] = problem.bandwidth;
+  if (problem.devicesPerNode > 0) {
+    object["devices_per_node"] = problem.devicesPerNode;
+    object["intra_node_bandwidth"] = problem.intraNodeBandwidth;
+  }
   // Layer names beside the ids the JSON gives.
   if (llvm::json::Array *list = object.getArray("stages"))
     for (auto [i, stage] : llvm::enumerate(plan->stages)) {

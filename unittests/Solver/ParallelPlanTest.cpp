@@ -164,6 +164,62 @@ TEST(ParallelPlan, OptimalOnRandomSmallGraphs) {
   EXPECT_LT(infeasible, 75);
 }
 
+/// Two-level clusters: nodes of 2 devices, the all-reduce 4x faster inside
+/// one; footprints rounded to blocks, all against exhaustive search.
+TEST(ParallelPlan, OptimalWithNodes) {
+  std::mt19937 rng(53);
+  int feasible = 0;
+  for (int trial = 0; trial < 100; ++trial) {
+    ParallelProblem problem = randomProblem(rng, 2 + trial % 3);
+    problem.maxDevices = 2 + static_cast<int>(rng() % 4);
+    problem.devicesPerNode = 2;
+    problem.intraNodeBandwidth = 4 * problem.bandwidth;
+    double expected = bruteForce(problem);
+    llvm::Expected<ParallelPlan> plan = planParallel(problem);
+    if (std::isinf(expected)) {
+      EXPECT_FALSE(static_cast<bool>(plan)) << "trial " << trial;
+      if (!plan)
+        llvm::consumeError(plan.takeError());
+      continue;
+    }
+    ++feasible;
+    ASSERT_TRUE(static_cast<bool>(plan))
+        << "trial " << trial << ": " << llvm::toString(plan.takeError());
+    EXPECT_NEAR(plan->timePerSample, expected, 1e-12 * expected)
+        << "trial " << trial;
+    // Blocks aligned to their size: none of a node's size or less
+    // straddles two nodes, and none overlaps another.
+    std::vector<int> owner(problem.maxDevices, -1);
+    for (auto [i, stage] : llvm::enumerate(plan->stages)) {
+      int64_t size = problem.footprint(stage.tensorDegree, stage.dataDegree);
+      EXPECT_EQ(stage.firstDevice % std::min<int64_t>(size, 2), 0);
+      for (int64_t dev = stage.firstDevice; dev < stage.firstDevice + size;
+           ++dev) {
+        ASSERT_LT(dev, problem.maxDevices) << "trial " << trial;
+        EXPECT_EQ(owner[dev], -1) << "trial " << trial;
+        owner[dev] = static_cast<int>(i);
+      }
+    }
+  }
+  EXPECT_GT(feasible, 50);
+}
+
+TEST(ParallelPlan, FootprintsOnNodes) {
+  ParallelProblem problem;
+  EXPECT_EQ(problem.footprint(2, 3), 6); // flat: t * d
+  problem.devicesPerNode = 4;
+  problem.bandwidth = 1;
+  problem.intraNodeBandwidth = 10;
+  EXPECT_EQ(problem.footprint(1, 3), 4);
+  EXPECT_EQ(problem.footprint(2, 3), 8);
+  EXPECT_EQ(problem.footprint(1, 5), 8);
+  EXPECT_EQ(problem.footprint(4, 1), 4);
+  EXPECT_EQ(problem.footprint(8, 1), 0); // a group larger than a node
+  EXPECT_EQ(problem.footprint(3, 1), 0); // 3 does not divide 4
+  EXPECT_EQ(problem.resyncBandwidth(2, 2), 10);
+  EXPECT_EQ(problem.resyncBandwidth(2, 3), 1);
+}
+
 /// Piper's own planner (algo.cpp, built by benchmarks/placement/piper.sh)
 /// on the paper's configuration: 8 GiB per device, N = 1920, 25 GiB/s.
 TEST(ParallelPlan, BertMatchesPiperOnItsConfiguration) {
@@ -226,18 +282,18 @@ TEST(ParallelPlan, ScoreRefusesInvalidPlans) {
   ParallelProblem problem = randomProblem(rng, 3);
   problem.memoryPerDevice = 1e9;
   ParallelPlan plan;
-  plan.stages.push_back({{1, 2}, 1, 1, {0, 0}, 0, 0});
-  plan.stages.push_back({{0}, 1, 1, {0}, 0, 0});
+  plan.stages.push_back({{1, 2}, 1, 1, 0, {0, 0}, 0, 0});
+  plan.stages.push_back({{0}, 1, 1, 0, {0}, 0, 0});
   llvm::Expected<double> back = scoreParallelPlan(problem, plan);
   ASSERT_FALSE(static_cast<bool>(back));
   EXPECT_EQ(llvm::toString(back.takeError()),
             "invalid plan: the edge from L0 goes back from stage 1 to 0");
-  plan.stages = {{{0, 1}, 1, 1, {0, 0}, 0, 0}};
+  plan.stages = {{{0, 1}, 1, 1, 0, {0, 0}, 0, 0}};
   llvm::Expected<double> missing = scoreParallelPlan(problem, plan);
   ASSERT_FALSE(static_cast<bool>(missing));
   EXPECT_EQ(llvm::toString(missing.takeError()),
             "invalid plan: layer L2 (id 21) is in no stage");
-  plan.stages = {{{0, 1, 2}, 1, 3, {0, 0, 0}, 0, 0}};
+  plan.stages = {{{0, 1, 2}, 1, 3, 0, {0, 0, 0}, 0, 0}};
   llvm::Expected<double> divides = scoreParallelPlan(problem, plan);
   ASSERT_FALSE(static_cast<bool>(divides));
   EXPECT_NE(llvm::toString(divides.takeError()).find("does not divide"),

@@ -63,11 +63,29 @@ struct ParallelEdge {
 /// d divides N, the microbatches per batch; the d's sum to at most N and
 /// the t * d's to at most maxDevices. These are Piper's formulas (its
 /// algo.cpp): the factor 4 models a parameter-server all-reduce.
+///
+/// With nodes (devicesPerNode > 0, a power of two: Placer's two-level
+/// clusters), `bandwidth` is the network between nodes and
+/// `intraNodeBandwidth` the link inside one: a tensor-parallel group stays
+/// inside a node (t divides devicesPerNode), a stage takes a block of
+/// devices aligned to its size, t * d rounded up to a power of two within a
+/// node or to whole nodes beyond (footprint()), and its data-parallel
+/// all-reduce runs at the intra-node bandwidth when the block fits in a
+/// node. Cut edges are priced at `bandwidth` (the stages may sit on two
+/// nodes). Without nodes this is Piper's flat model exactly.
 struct ParallelProblem {
   double memoryPerDevice = 0;
   int maxDevices = 0;
   double bandwidth = 0;
   int microbatches = 0;
+  int devicesPerNode = 0;
+  double intraNodeBandwidth = 0;
+
+  /// Devices a stage of degrees (t, d) occupies, or 0 when its groups
+  /// cannot be laid out (t does not divide a node).
+  int64_t footprint(int t, int d) const;
+  /// The bandwidth of a stage's data-parallel all-reduce.
+  double resyncBandwidth(int t, int d) const;
   std::vector<ParallelLayer> layers;
   std::vector<ParallelEdge> edges;
   /// Per layer, the indices into `edges` of its incoming and outgoing
@@ -99,6 +117,10 @@ struct ParallelStage {
   /// Layer indices, ascending.
   std::vector<int> layers;
   int tensorDegree = 1, dataDegree = 1;
+  /// Its devices: [firstDevice, firstDevice + tensorDegree * dataDegree).
+  /// Consecutive in pipeline order on a flat network; with nodes, blocks
+  /// aligned to their footprint, largest first.
+  int64_t firstDevice = 0;
   /// Per entry of `layers`, the index of its configuration in
   /// `configs[tensorDegree]`.
   std::vector<int> configs;
@@ -111,6 +133,7 @@ struct ParallelPlan {
   std::vector<ParallelStage> stages;
   /// The largest stage time: the plan's time per sample.
   double timePerSample = 0;
+  /// Devices the stages occupy (their footprints).
   int devicesUsed = 0;
   /// How the search went: ideals, (ideal, larger ideal) pairs, stage
   /// options (pair, t, d) kept, candidate times, feasibility passes, and the

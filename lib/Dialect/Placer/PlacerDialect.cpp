@@ -206,20 +206,26 @@ PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            << replicaOf;
   }
   if (stages) {
-    // Consecutive devices from 0, in pipeline order.
-    int64_t next = 0;
+    // Disjoint device ranges (consecutive on a flat network; aligned blocks
+    // on nodes, not in pipeline order).
+    SmallVector<std::pair<int64_t, int64_t>> ranges;
     for (Attribute attr : stages) {
       auto stage = dyn_cast<ParallelStageAttr>(attr);
       if (!stage)
         return emitError() << "placement stages must be #placer.parallel_stage "
                               "attributes, got "
                            << attr;
-      if (stage.getFirst() != next)
-        return emitError() << "placement stages must take consecutive "
-                              "devices: a stage starts at device "
-                           << stage.getFirst() << ", expected " << next;
-      next += stage.getTensor() * stage.getData();
+      ranges.push_back({stage.getFirst(),
+                        stage.getFirst() + stage.getTensor() * stage.getData()});
     }
+    llvm::sort(ranges);
+    for (size_t i = 1; i < ranges.size(); ++i)
+      if (ranges[i].first < ranges[i - 1].second)
+        return emitError() << "placement stages overlap: devices ["
+                           << ranges[i - 1].first << ", "
+                           << ranges[i - 1].second << ") and ["
+                           << ranges[i].first << ", " << ranges[i].second
+                           << ")";
   }
   return success();
 }

@@ -255,8 +255,8 @@ module attributes {placer.x = #placer.tensor_degree<degree = 0, configs = [#plac
 
 // -----
 
-// expected-error @+1 {{placement stages must take consecutive devices: a stage starts at device 3, expected 2}}
-module attributes {placer.x = #placer.placement<objective = throughput, algorithm = "parallel", max_load = 1.0, lower_bound = 1.0, optimal = true, accelerators = 4, cpus = 0, stages = [#placer.parallel_stage<first = 0, tensor = 2, data = 1, time = 1.0, memory = 1.0>, #placer.parallel_stage<first = 3, tensor = 1, data = 1, time = 1.0, memory = 1.0>]>} {}
+// expected-error @+1 {{placement stages overlap: devices [0, 2) and [1, 2)}}
+module attributes {placer.x = #placer.placement<objective = throughput, algorithm = "parallel", max_load = 1.0, lower_bound = 1.0, optimal = true, accelerators = 4, cpus = 0, stages = [#placer.parallel_stage<first = 0, tensor = 2, data = 1, time = 1.0, memory = 1.0>, #placer.parallel_stage<first = 1, tensor = 1, data = 1, time = 1.0, memory = 1.0>]>} {}
 
 // -----
 
