@@ -85,8 +85,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           placer::solver::planParallel(*problem);
       if (plan) {
         double score = check(scoreParallelPlan(*problem, *plan));
-        if (std::abs(score - plan->timePerSample) >
-            1e-9 * std::max(1.0, score))
+        if (std::abs(score - plan->timePerSample) > 1e-9 * std::max(1.0, score))
           std::abort();
       } else {
         llvm::consumeError(plan.takeError());

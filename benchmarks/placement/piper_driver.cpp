@@ -66,8 +66,9 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (argc != 7 && argc != 8) {
-    std::fprintf(stderr, "usage: %s PIPER.json DEVICES MEMORY_GIB "
-                         "MICROBATCHES BANDWIDTH_GIB TRANSFORMERS [PLAN]\n",
+    std::fprintf(stderr,
+                 "usage: %s PIPER.json DEVICES MEMORY_GIB "
+                 "MICROBATCHES BANDWIDTH_GIB TRANSFORMERS [PLAN]\n",
                  argv[0]);
     return 2;
   }

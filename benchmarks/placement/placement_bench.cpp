@@ -41,9 +41,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
-#include <map>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -315,8 +315,8 @@ static int runPiperPlan(char **argv) {
   for (const llvm::json::Value &entry : *stages) {
     const llvm::json::Object *stage = entry.getAsObject();
     ParallelStage out;
-    out.tensorDegree = static_cast<int>(
-        stage->getInteger("tensorParallelDegree").value_or(0));
+    out.tensorDegree =
+        static_cast<int>(stage->getInteger("tensorParallelDegree").value_or(0));
     out.dataDegree =
         static_cast<int>(stage->getInteger("dataParallelDegree").value_or(0));
     std::map<int, std::string> chosen;
@@ -389,8 +389,7 @@ static int runParallel(int argc, char **argv) {
     });
   };
   while (countNamed() < transformers)
-    if (llvm::Error error =
-            repeatLayer(*problem, "ParallelTransformerLayer")) {
+    if (llvm::Error error = repeatLayer(*problem, "ParallelTransformerLayer")) {
       std::fprintf(stderr, "%s\n", llvm::toString(std::move(error)).c_str());
       return 1;
     }
@@ -413,15 +412,14 @@ static int runParallel(int argc, char **argv) {
     }
     os << llvm::formatv("{0:2}", parallelPlanToJson(*problem, *plan)) << "\n";
   }
-  std::printf("%4d %5d %.9g %.9g %5d %3zu %6lld %8lld %9lld %3lld %9.3f "
-              "%9.1f\n",
-              problem->size(), problem->maxDevices, plan->timePerSample,
-              *score, plan->devicesUsed, plan->stages.size(),
-              static_cast<long long>(plan->ideals),
-              static_cast<long long>(plan->pairs),
-              static_cast<long long>(plan->candidates),
-              static_cast<long long>(plan->passes), plan->seconds,
-              peakRssMiB());
+  std::printf(
+      "%4d %5d %.9g %.9g %5d %3zu %6lld %8lld %9lld %3lld %9.3f "
+      "%9.1f\n",
+      problem->size(), problem->maxDevices, plan->timePerSample, *score,
+      plan->devicesUsed, plan->stages.size(),
+      static_cast<long long>(plan->ideals), static_cast<long long>(plan->pairs),
+      static_cast<long long>(plan->candidates),
+      static_cast<long long>(plan->passes), plan->seconds, peakRssMiB());
   return 0;
 }
 

@@ -58,8 +58,8 @@ Cluster piperCluster(const solver::ParallelProblem &problem, StringRef name) {
   kind.memoryCapacity = problem.memoryPerDevice;
   TrainingSetup training;
   training.microbatches = problem.microbatches;
-  return Cluster(name.str(), {kind}, Link{problem.bandwidth, 0.0},
-                 std::nullopt, {}, {}, training);
+  return Cluster(name.str(), {kind}, Link{problem.bandwidth, 0.0}, std::nullopt,
+                 {}, {}, training);
 }
 
 /// Piper's input: one graph.node per layer, its operands its incoming edges
@@ -73,8 +73,8 @@ OwningOpRef<ModuleOp> importPiper(const solver::ParallelProblem &problem,
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   setCluster(*module, ClusterAttr::get(context, piperCluster(problem, path)));
   b.setInsertionPointToEnd(module->getBody());
-  auto func = func::FuncOp::create(b, fileLoc, "main_graph",
-                                   b.getFunctionType({}, {}));
+  auto func =
+      func::FuncOp::create(b, fileLoc, "main_graph", b.getFunctionType({}, {}));
   b.setInsertionPointToStart(func.addEntryBlock());
 
   // Program order: Kahn's, smallest index first, so it is deterministic.
@@ -105,11 +105,10 @@ OwningOpRef<ModuleOp> importPiper(const solver::ParallelProblem &problem,
     std::vector<int> positions(problem.outEdges[v].size());
     std::iota(positions.begin(), positions.end(), 0);
     auto key = [&](int k) {
-      const solver::ParallelEdge &edge =
-          problem.edges[problem.outEdges[v][k]];
+      const solver::ParallelEdge &edge = problem.edges[problem.outEdges[v][k]];
       const std::vector<int> &in = problem.inEdges[edge.to];
-      int operand = static_cast<int>(
-          llvm::find(in, problem.outEdges[v][k]) - in.begin());
+      int operand =
+          static_cast<int>(llvm::find(in, problem.outEdges[v][k]) - in.begin());
       return std::make_pair(position[edge.to], operand);
     };
     llvm::sort(positions, [&](int x, int y) { return key(x) < key(y); });
@@ -155,9 +154,8 @@ OwningOpRef<ModuleOp> importPiper(const solver::ParallelProblem &problem,
     state.addAttribute("version", b.getI64IntegerAttr(1));
     state.addAttribute("name", b.getStringAttr(layer.name));
     state.addAttribute("output_names", b.getStrArrayAttr({output}));
-    state.addAttribute(
-        "attrs", b.getDictionaryAttr(
-                     b.getNamedAttr("id", b.getI64IntegerAttr(layer.id))));
+    state.addAttribute("attrs", b.getDictionaryAttr(b.getNamedAttr(
+                                    "id", b.getI64IntegerAttr(layer.id))));
     Operation *op = b.create(state);
     // The degree-1 time as the node's workload cost, so that cost
     // estimation keeps it and per-op tools have a figure.
@@ -166,8 +164,7 @@ OwningOpRef<ModuleOp> importPiper(const solver::ParallelProblem &problem,
                     context, 0, 0, 0, std::llround(base.parameterBytes), 0,
                     b.getDictionaryAttr(b.getNamedAttr(
                         "accelerator", b.getF64FloatAttr(base.timePerSample))),
-                    0.0, CostSource::Workload, DictionaryAttr(),
-                    std::nullopt));
+                    0.0, CostSource::Workload, DictionaryAttr(), std::nullopt));
     op->setAttr(PlacerDialect::TensorConfigsAttrHelper::getNameStr(),
                 b.getArrayAttr(degrees));
     op->setAttr(PlacerDialect::EdgeBytesAttrHelper::getNameStr(),

@@ -94,4 +94,3 @@ bool IdealLattice::build(const std::vector<std::vector<int>> &successors,
   }
   return true;
 }
-

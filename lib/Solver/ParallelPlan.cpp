@@ -84,12 +84,23 @@ bool buildFrontier(const ParallelProblem &problem,
                    std::vector<std::vector<FrontierPoint>> &levels,
                    int64_t limit, bool &overflow) {
   levels.assign(1, {FrontierPoint{}});
-  std::vector<FrontierPoint> next;
-  for (int v : stage) {
-    auto it = problem.layers[v].configs.find(t);
-    if (it == problem.layers[v].configs.end() || it->second.empty())
+  // The least memory (at y = 1) the layers after each one add, whatever
+  // they choose: a partial choice that cannot fit with it never will.
+  std::vector<double> rest(stage.size() + 1, 0);
+  for (size_t i = stage.size(); i-- > 0;) {
+    auto it = problem.layers[stage[i]].configs.find(t);
+    if (it == problem.layers[stage[i]].configs.end() || it->second.empty())
       return false;
-    const std::vector<TensorConfig> &configs = it->second;
+    double least = std::numeric_limits<double>::infinity();
+    for (const TensorConfig &config : it->second)
+      least = std::min(least, config.stashBytes + config.fixedBytes);
+    rest[i] = rest[i + 1] + least;
+  }
+  std::vector<FrontierPoint> next;
+  for (auto [index, v] : llvm::enumerate(stage)) {
+    const std::vector<TensorConfig> &configs =
+        problem.layers[v].configs.find(t)->second;
+    double later = rest[index + 1];
     const std::vector<FrontierPoint> &current = levels.back();
     next.clear();
     for (auto [c, config] : llvm::enumerate(configs)) {
@@ -104,13 +115,15 @@ bool buildFrontier(const ParallelProblem &problem,
           traffic += 2 * (problem.edges[e].bytes + config.syncOut[i]);
       double x = config.timePerSample + traffic / problem.bandwidth;
       for (auto [p, point] : llvm::enumerate(current)) {
-        FrontierPoint extended{point.x + x, point.w + config.parameterBytes,
+        FrontierPoint extended{point.x + x,
+                               point.w + config.parameterBytes,
                                point.a + config.stashBytes,
                                point.b + config.fixedBytes,
-                               static_cast<int>(p), static_cast<int>(c)};
-        // Memory only grows as layers join: a choice that does not fit at
-        // y = 1 never will.
-        if (extended.a + extended.b <= problem.memoryPerDevice)
+                               static_cast<int>(p),
+                               static_cast<int>(c)};
+        // Memory only grows as layers join and with y: a choice that does
+        // not fit at y = 1 with the least the later layers add never will.
+        if (extended.a + extended.b + later <= problem.memoryPerDevice)
           next.push_back(extended);
       }
     }
@@ -241,8 +254,8 @@ llvm::Error Planner::buildOptions() {
   }
   std::vector<double> leastMemory(count, 0);
   for (int64_t i = 1; i < count; ++i)
-    leastMemory[i] = leastMemory[lattice.parent[i]] +
-                     leastLayerMemory[lattice.added[i]];
+    leastMemory[i] =
+        leastMemory[lattice.parent[i]] + leastLayerMemory[lattice.added[i]];
 
   std::vector<std::vector<FrontierPoint>> levels;
   std::vector<char> inStage(problem.size());
@@ -261,8 +274,7 @@ llvm::Error Planner::buildOptions() {
       for (auto [v, next] : lattice.addable[i])
         if (stamp[next] != from) {
           stamp[next] = from;
-          if (leastMemory[next] - leastMemory[from] >
-              problem.memoryPerDevice)
+          if (leastMemory[next] - leastMemory[from] > problem.memoryPerDevice)
             continue;
           reached.push_back(next);
           queue.push_back(next);
@@ -287,17 +299,17 @@ llvm::Error Planner::buildOptions() {
           if (overflow)
             return llvm::createStringError(
                 "the configurations of the " + std::to_string(stage.size()) +
-                " layers from " + problem.layers[stage.front()].name +
-                " to " + problem.layers[stage.back()].name + " at t = " +
-                std::to_string(t) + " have more than " +
+                " layers from " + problem.layers[stage.front()].name + " to " +
+                problem.layers[stage.back()].name +
+                " at t = " + std::to_string(t) + " have more than " +
                 std::to_string(options.frontierLimit) +
                 " Pareto-optimal combinations (time, parameters, memory); "
                 "the exact knapsack would not finish: coarsen the graph");
           continue;
         }
         const std::vector<FrontierPoint> &frontier = levels.back();
-        stats.largestFrontier = std::max(
-            stats.largestFrontier, static_cast<int64_t>(frontier.size()));
+        stats.largestFrontier = std::max(stats.largestFrontier,
+                                         static_cast<int64_t>(frontier.size()));
         for (int d : dataDegrees) {
           int64_t devices = problem.footprint(t, d);
           if (devices == 0 || devices > problem.maxDevices)
@@ -306,13 +318,13 @@ llvm::Error Planner::buildOptions() {
           byTime.clear();
           for (auto [p, point] : llvm::enumerate(frontier)) {
             double time =
-                point.x / d + resyncBytes(point.w, d, problem.microbatches) /
-                                  resyncBandwidth;
+                point.x / d +
+                resyncBytes(point.w, d, problem.microbatches) / resyncBandwidth;
             byTime.emplace_back(time, static_cast<int>(p));
           }
           llvm::sort(byTime);
-          StageOption option{to, t, d,
-                             static_cast<uint32_t>(records.size()), 0};
+          StageOption option{to, t, d, static_cast<uint32_t>(records.size()),
+                             0};
           int bestY = 0;
           for (auto [time, p] : byTime) {
             const FrontierPoint &point = frontier[p];
@@ -323,16 +335,15 @@ llvm::Error Planner::buildOptions() {
               if (point.a <= 0) {
                 maxY = maxS;
               } else {
-                double y = std::floor((problem.memoryPerDevice - point.b) /
-                                      point.a);
+                double y =
+                    std::floor((problem.memoryPerDevice - point.b) / point.a);
                 maxY = static_cast<int>(std::min<double>(y, maxS));
                 // Rounding: the product decides, as scoring checks it.
                 while (maxY > 0 &&
                        maxY * point.a + point.b > problem.memoryPerDevice)
                   --maxY;
-                while (maxY < maxS &&
-                       (maxY + 1) * point.a + point.b <=
-                           problem.memoryPerDevice)
+                while (maxY < maxS && (maxY + 1) * point.a + point.b <=
+                                          problem.memoryPerDevice)
                   ++maxY;
               }
             }
@@ -342,8 +353,7 @@ llvm::Error Planner::buildOptions() {
               candidates.push_back(time);
             }
           }
-          option.count =
-              static_cast<uint32_t>(records.size()) - option.first;
+          option.count = static_cast<uint32_t>(records.size()) - option.first;
           if (option.count > 0)
             stageOptions.push_back(option);
         }
@@ -443,10 +453,9 @@ ParallelPlan Planner::reconstruct(double threshold) {
     const StepRecord *begin = records.data() + option.first;
     const StepRecord *end = begin + option.count;
     const StepRecord *record =
-        std::upper_bound(begin, end, threshold,
-                         [](double t, const StepRecord &r) {
-                           return t < r.time;
-                         }) -
+        std::upper_bound(
+            begin, end, threshold,
+            [](double t, const StepRecord &r) { return t < r.time; }) -
         1;
     // The configurations, back along the frontier levels.
     stage.configs.assign(stage.layers.size(), 0);
@@ -543,10 +552,10 @@ llvm::Expected<ParallelPlan> Planner::run() {
       w += config.parameterBytes;
       stage.memory += config.stashBytes * y + config.fixedBytes;
     }
-    stage.time = x / stage.dataDegree +
-                 resyncBytes(w, stage.dataDegree, problem.microbatches) /
-                     problem.resyncBandwidth(stage.tensorDegree,
-                                             stage.dataDegree);
+    stage.time =
+        x / stage.dataDegree +
+        resyncBytes(w, stage.dataDegree, problem.microbatches) /
+            problem.resyncBandwidth(stage.tensorDegree, stage.dataDegree);
     plan.timePerSample = std::max(plan.timePerSample, stage.time);
   }
   layOut(problem, plan);

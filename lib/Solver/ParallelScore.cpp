@@ -45,8 +45,7 @@ placer::solver::scoreParallelPlan(const ParallelProblem &problem,
                        std::to_string(i));
       stageOf[v] = static_cast<int>(i);
     }
-    int64_t footprint =
-        problem.footprint(stage.tensorDegree, stage.dataDegree);
+    int64_t footprint = problem.footprint(stage.tensorDegree, stage.dataDegree);
     if (footprint == 0)
       return invalid(name + ": t = " + std::to_string(stage.tensorDegree) +
                      " does not divide a node of " +
@@ -68,9 +67,9 @@ placer::solver::scoreParallelPlan(const ParallelProblem &problem,
     return invalid(std::to_string(devices) + " devices, " +
                    std::to_string(problem.maxDevices) + " available");
   if (degreeSum > problem.microbatches)
-    return invalid("data-parallel degrees sum to " +
-                   std::to_string(degreeSum) + ", over " +
-                   std::to_string(problem.microbatches) + " microbatches");
+    return invalid("data-parallel degrees sum to " + std::to_string(degreeSum) +
+                   ", over " + std::to_string(problem.microbatches) +
+                   " microbatches");
 
   double worst = 0;
   int64_t later = degreeSum; // this stage's d and every later one's
@@ -98,8 +97,8 @@ placer::solver::scoreParallelPlan(const ParallelProblem &problem,
         if (stageOf[edge.to] != static_cast<int>(i))
           edgeBytes += 2 * (edge.bytes + config.syncOut[j]);
       }
-      resync += 4.0 * (d - 1) * config.parameterBytes / d /
-                problem.microbatches;
+      resync +=
+          4.0 * (d - 1) * config.parameterBytes / d / problem.microbatches;
       memory += config.stashBytes * static_cast<double>(y) + config.fixedBytes;
     }
     if (memory > problem.memoryPerDevice)
@@ -132,14 +131,13 @@ placer::solver::parallelPlanToJson(const ParallelProblem &problem,
                             .configs.at(stage.tensorDegree)[stage.configs[k]]
                             .id);
     }
-    stages.push_back(llvm::json::Object{
-        {"layers", std::move(layers)},
-        {"first_device", stage.firstDevice},
-        {"tensor_degree", stage.tensorDegree},
-        {"data_degree", stage.dataDegree},
-        {"configs", std::move(configs)},
-        {"time", stage.time},
-        {"memory", stage.memory}});
+    stages.push_back(llvm::json::Object{{"layers", std::move(layers)},
+                                        {"first_device", stage.firstDevice},
+                                        {"tensor_degree", stage.tensorDegree},
+                                        {"data_degree", stage.dataDegree},
+                                        {"configs", std::move(configs)},
+                                        {"time", stage.time},
+                                        {"memory", stage.memory}});
   }
   return llvm::json::Object{{"time_per_sample", plan.timePerSample},
                             {"devices_used", plan.devicesUsed},

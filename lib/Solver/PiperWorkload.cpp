@@ -126,11 +126,12 @@ bool placer::solver::isPiperWorkload(const llvm::json::Value &json) {
 
 /// Fills `out` (one entry per edge of `edges`, in order) from a sync map
 /// keyed by the node ids at the edges' other ends.
-static llvm::Error
-mapSyncTimes(const std::map<std::string, NonNegative> &times,
-             const std::vector<int> &edges, const ParallelProblem &problem,
-             bool incoming, std::vector<double> &out, llvm::StringRef source,
-             const std::string &path) {
+static llvm::Error mapSyncTimes(const std::map<std::string, NonNegative> &times,
+                                const std::vector<int> &edges,
+                                const ParallelProblem &problem, bool incoming,
+                                std::vector<double> &out,
+                                llvm::StringRef source,
+                                const std::string &path) {
   std::map<int64_t, int> position; // other end's id -> index in `edges`
   for (auto [i, e] : llvm::enumerate(edges)) {
     const ParallelEdge &edge = problem.edges[e];
@@ -155,12 +156,11 @@ mapSyncTimes(const std::map<std::string, NonNegative> &times,
   for (auto [i, e] : llvm::enumerate(edges))
     if (!seen[i]) {
       const ParallelEdge &edge = problem.edges[e];
-      return jsonError(source, path,
-                       llvm::Twine("misses the edge ") +
-                           (incoming ? "from node " : "to node ") +
-                           llvm::Twine(problem.layers[incoming ? edge.from
-                                                               : edge.to]
-                                           .id));
+      return jsonError(
+          source, path,
+          llvm::Twine("misses the edge ") +
+              (incoming ? "from node " : "to node ") +
+              llvm::Twine(problem.layers[incoming ? edge.from : edge.to].id));
     }
   return llvm::Error::success();
 }
@@ -260,9 +260,9 @@ placer::solver::parsePiperWorkload(const llvm::json::Value &json,
         tensor.parameterBytes = config.parameterSize.value;
         tensor.stashBytes = config.memoryUsageA.value;
         tensor.fixedBytes = config.memoryUsageB.value;
-        if (llvm::Error error = mapSyncTimes(
-                config.syncTimeFw, problem.inEdges[i], problem, true,
-                tensor.syncIn, source, path + ".syncTimeFw"))
+        if (llvm::Error error =
+                mapSyncTimes(config.syncTimeFw, problem.inEdges[i], problem,
+                             true, tensor.syncIn, source, path + ".syncTimeFw"))
           return std::move(error);
         if (llvm::Error error = mapSyncTimes(
                 config.syncTimeBw, problem.outEdges[i], problem, false,
@@ -318,12 +318,10 @@ llvm::Error placer::solver::repeatLayer(ParallelProblem &problem,
   for (const ParallelLayer &l : problem.layers)
     maxId = std::max(maxId, l.id);
   added.id = maxId + 1;
-  int inPos = static_cast<int>(
-      llvm::find(problem.inEdges[layer], prevEdge) -
-      problem.inEdges[layer].begin());
-  int outPos = static_cast<int>(
-      llvm::find(problem.outEdges[layer], nextEdge) -
-      problem.outEdges[layer].begin());
+  int inPos = static_cast<int>(llvm::find(problem.inEdges[layer], prevEdge) -
+                               problem.inEdges[layer].begin());
+  int outPos = static_cast<int>(llvm::find(problem.outEdges[layer], nextEdge) -
+                                problem.outEdges[layer].begin());
   for (auto &[degree, configs] : added.configs)
     for (TensorConfig &config : configs) {
       config.syncIn = {config.syncIn[inPos]};

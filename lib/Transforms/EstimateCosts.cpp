@@ -86,7 +86,8 @@ bool isWorkloadCost(Operation *op) {
 struct EstimateCostsPass
     : public placer::impl::EstimateCostsBase<EstimateCostsPass> {
   EstimateCostsPass() = default;
-  explicit EstimateCostsPass(EstimateCostsOptions options) : EstimateCostsBase(std::move(options)) {}
+  explicit EstimateCostsPass(EstimateCostsOptions options)
+      : EstimateCostsBase(std::move(options)) {}
   EstimateCostsPass(const EstimateCostsPass &other)
       : EstimateCostsBase(other), preset(other.preset) {}
   explicit EstimateCostsPass(CostSettings settings)

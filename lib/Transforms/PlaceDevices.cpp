@@ -401,7 +401,8 @@ struct PlaceDevicesPass
     : public placer::impl::PlaceDevicesBase<PlaceDevicesPass>,
       public ReportingPass {
   PlaceDevicesPass() = default;
-  explicit PlaceDevicesPass(PlaceDevicesOptions options) : PlaceDevicesBase(std::move(options)) {}
+  explicit PlaceDevicesPass(PlaceDevicesOptions options)
+      : PlaceDevicesBase(std::move(options)) {}
   PlaceDevicesPass(const PlaceDevicesPass &other)
       : PlaceDevicesBase(other), preset(other.preset) {}
   explicit PlaceDevicesPass(PlacementSettings settings)
@@ -789,11 +790,10 @@ struct PartitionDevicesPass
       StringRef text,
       function_ref<LogicalResult(const Twine &)> errorHandler) override {
     std::string expanded = expandDevicesShorthand(text);
-    if (failed(Pass::initializeOptions(
-            expanded, [&](const Twine &problem) {
-              return errorHandler("--partition-devices: " +
-                                  describeOptionError(expanded, problem.str()));
-            })))
+    if (failed(Pass::initializeOptions(expanded, [&](const Twine &problem) {
+          return errorHandler("--partition-devices: " +
+                              describeOptionError(expanded, problem.str()));
+        })))
       return failure();
     if (llvm::Expected<PlacementSettings> place = readPlacementSettings(*this);
         !place)

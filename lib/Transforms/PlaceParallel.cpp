@@ -24,7 +24,8 @@ using namespace placer;
 bool placer::hasTensorConfigs(ModuleOp module) {
   bool found = false;
   module.walk([&](graph::NodeOp node) {
-    found |= node->hasAttr(PlacerDialect::TensorConfigsAttrHelper::getNameStr());
+    found |=
+        node->hasAttr(PlacerDialect::TensorConfigsAttrHelper::getNameStr());
     return found ? WalkResult::interrupt() : WalkResult::advance();
   });
   return found;
@@ -120,8 +121,8 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
   for (const DeviceKind &kind : cluster.getKinds())
     if (kind.isAccelerator) {
       accelerators += kind.count;
-      if (capacity == 0 || (kind.memoryCapacity > 0 &&
-                            kind.memoryCapacity < capacity))
+      if (capacity == 0 ||
+          (kind.memoryCapacity > 0 && kind.memoryCapacity < capacity))
         capacity = kind.memoryCapacity;
     }
   // Piper's inputs fix no machine (its experiments vary maxDevices): a
@@ -144,8 +145,8 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
                                         cluster.getDefaultLink(), std::nullopt,
                                         {}, {}, cluster.getTraining())));
   }
-  problem.maxDevices = static_cast<int>(
-      settings.devices > 0 ? settings.devices : accelerators);
+  problem.maxDevices =
+      static_cast<int>(settings.devices > 0 ? settings.devices : accelerators);
   problem.memoryPerDevice = settings.memory > 0 ? settings.memory : capacity;
   problem.microbatches = static_cast<int>(
       settings.microbatches > 0 ? settings.microbatches
@@ -173,28 +174,26 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
   SmallVector<Attribute> stages;
   for (const solver::ParallelStage &stage : plan->stages) {
     int64_t first = stage.firstDevice;
-    stages.push_back(ParallelStageAttr::get(context, first,
-                                            stage.tensorDegree,
+    stages.push_back(ParallelStageAttr::get(context, first, stage.tensorDegree,
                                             stage.dataDegree, stage.time,
                                             stage.memory));
     for (auto [k, v] : llvm::enumerate(stage.layers)) {
       Operation *op = nodes[v];
       setDevice(op, first);
-      op->setAttr(PlacerDialect::TensorConfigAttrHelper::getNameStr(),
-                  b.getStringAttr(problem.layers[v]
-                                      .configs.at(stage.tensorDegree)
-                                          [stage.configs[k]]
-                                      .id));
+      op->setAttr(
+          PlacerDialect::TensorConfigAttrHelper::getNameStr(),
+          b.getStringAttr(problem.layers[v]
+                              .configs.at(stage.tensorDegree)[stage.configs[k]]
+                              .id));
     }
   }
-  setPlacement(module,
-               PlacementAttr::get(
-                   context, solver::Objective::Throughput, "parallel",
-                   plan->timePerSample, plan->timePerSample,
-                   /*optimal=*/true, problem.maxDevices, /*cpus=*/0,
-                   std::nullopt, solver::Schedule::Inference, 0,
-                   DenseI64ArrayAttr(), DenseI64ArrayAttr(),
-                   b.getArrayAttr(stages)));
+  setPlacement(module, PlacementAttr::get(
+                           context, solver::Objective::Throughput, "parallel",
+                           plan->timePerSample, plan->timePerSample,
+                           /*optimal=*/true, problem.maxDevices, /*cpus=*/0,
+                           std::nullopt, solver::Schedule::Inference, 0,
+                           DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                           b.getArrayAttr(stages)));
   emitRemark(getModuleRemarkLoc(module))
       << "planned " << problem.size() << " layers as " << plan->stages.size()
       << " stages on " << plan->devicesUsed << " of " << problem.maxDevices

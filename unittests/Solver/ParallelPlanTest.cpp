@@ -258,8 +258,8 @@ TEST(ParallelPlan, RepeatLayerGrowsBert) {
   llvm::Expected<ParallelProblem> problem = readPiperWorkloadFile(piperInput());
   ASSERT_TRUE(static_cast<bool>(problem));
   for (int i = 0; i < 32; ++i)
-    ASSERT_FALSE(static_cast<bool>(
-        repeatLayer(*problem, "ParallelTransformerLayer")));
+    ASSERT_FALSE(
+        static_cast<bool>(repeatLayer(*problem, "ParallelTransformerLayer")));
   EXPECT_EQ(problem->size(), 69);
   EXPECT_EQ(problem->edges.size(), 99u);
   // Twice the transformers on twice the devices: no faster per sample.
@@ -307,8 +307,7 @@ TEST(PiperWorkload, ErrorsNameTheField) {
     EXPECT_TRUE(static_cast<bool>(json));
     llvm::Expected<ParallelProblem> problem =
         parsePiperWorkload(*json, "p.json");
-    return problem ? std::string("ok")
-                   : llvm::toString(problem.takeError());
+    return problem ? std::string("ok") : llvm::toString(problem.takeError());
   };
   std::string top = R"("maxMemoryPerDevice": 8, "maxDevices": 2,
                        "bandwidth": 1, "mbsInBatch": 4, )";
@@ -326,8 +325,7 @@ TEST(PiperWorkload, ErrorsNameTheField) {
   std::string edge = R"([{"sourceId": 1, "destId": 2,
                          "communicationCost": 5}])";
   auto file = [&](const std::string &nodes, const std::string &edges) {
-    return "{" + top + "\"nodes\": [" + nodes + "], \"edges\": " + edges +
-           "}";
+    return "{" + top + "\"nodes\": [" + nodes + "], \"edges\": " + edges + "}";
   };
   EXPECT_EQ(parse(file(node(1, "{}", R"({"2": 0})") + "," +
                            node(2, R"({"1": 0})", "{}"),
@@ -339,8 +337,7 @@ TEST(PiperWorkload, ErrorsNameTheField) {
                            node(2, R"({"1": 0})", "{}"),
                        edge)),
             "p.json: nodes[0].TMPCs.1[0].syncTimeBw.3: no edge to node 3");
-  EXPECT_EQ(parse(file(node(1, "{}", "{}") + "," +
-                           node(2, R"({"1": 0})", "{}"),
+  EXPECT_EQ(parse(file(node(1, "{}", "{}") + "," + node(2, R"({"1": 0})", "{}"),
                        edge)),
             "p.json: nodes[0].TMPCs.1[0].syncTimeBw: misses the edge to "
             "node 2");

@@ -158,8 +158,9 @@ struct ParallelPlanOptions {
 
 /// The plan with the least time per sample, or an error saying why there is
 /// none (no stage fits in memory). Deterministic.
-llvm::Expected<ParallelPlan> planParallel(const ParallelProblem &problem,
-                                          const ParallelPlanOptions &options = {});
+llvm::Expected<ParallelPlan>
+planParallel(const ParallelProblem &problem,
+             const ParallelPlanOptions &options = {});
 
 /// The fastest configuration choice for one stage: `layers` (ascending) at
 /// tensor degree t and data degree d with y microbatches in flight, by the

@@ -80,7 +80,8 @@ CostSettings readCostSettings(const Options &options) {
 /// The settings the options of `PlaceOptionList` (Passes.td) give, or an
 /// error naming the option whose value is unknown.
 template <typename Options>
-llvm::Expected<PlacementSettings> readPlacementSettings(const Options &options) {
+llvm::Expected<PlacementSettings>
+readPlacementSettings(const Options &options) {
   PlacementSettings settings;
   settings.devices = options.devices;
   settings.cpus = options.cpus;

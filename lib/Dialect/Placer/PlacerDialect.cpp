@@ -215,8 +215,9 @@ PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
         return emitError() << "placement stages must be #placer.parallel_stage "
                               "attributes, got "
                            << attr;
-      ranges.push_back({stage.getFirst(),
-                        stage.getFirst() + stage.getTensor() * stage.getData()});
+      ranges.push_back(
+          {stage.getFirst(),
+           stage.getFirst() + stage.getTensor() * stage.getData()});
     }
     llvm::sort(ranges);
     for (size_t i = 1; i < ranges.size(); ++i)
@@ -232,9 +233,9 @@ PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult
 TensorConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                         StringRef id, F64 time, F64 paramBytes,
-                         F64 stashBytes, F64 fixedBytes,
-                         DenseF64ArrayAttr syncIn, DenseF64ArrayAttr syncOut) {
+                         StringRef id, F64 time, F64 paramBytes, F64 stashBytes,
+                         F64 fixedBytes, DenseF64ArrayAttr syncIn,
+                         DenseF64ArrayAttr syncOut) {
   if (id.empty())
     return emitError() << "tensor_config needs an id";
   for (double value : {double(time), double(paramBytes), double(stashBytes),
@@ -522,12 +523,12 @@ static LogicalResult verifyTensorParallelAttr(Operation *op,
     for (Attribute entry : degrees) {
       auto degree = dyn_cast<TensorDegreeAttr>(entry);
       if (!degree)
-        return op->emitError() << "'" << name
-                               << "' must hold #placer.tensor_degree, got "
-                               << entry;
+        return op->emitError()
+               << "'" << name << "' must hold #placer.tensor_degree, got "
+               << entry;
       if (degree.getDegree() <= previous)
-        return op->emitError() << "'" << name
-                               << "' must list degrees in ascending order";
+        return op->emitError()
+               << "'" << name << "' must list degrees in ascending order";
       previous = degree.getDegree();
       for (auto config : degree.getConfigs().getAsRange<TensorConfigAttr>())
         if (static_cast<int64_t>(config.getSyncIn().size()) != inputs ||
