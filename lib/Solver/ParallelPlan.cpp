@@ -42,6 +42,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 
 using namespace placer::solver;
@@ -65,22 +66,22 @@ struct FrontierPoint {
   int previous = -1, config = -1;
 };
 
-bool dominates(const FrontierPoint &p, const FrontierPoint &q) {
-  return p.x <= q.x && p.w <= q.w && p.a <= q.a && p.b <= q.b;
+/// Whether p is no worse than q for every d and every y in [1, maxY]:
+/// times are nonnegative combinations of x and w, and memory y * a + b is
+/// linear in y, so comparing it at both ends of the range covers every y
+/// between (a weaker condition than a and b apart, so more points go). The
+/// comparison survives adding the same configuration to both.
+bool dominates(const FrontierPoint &p, const FrontierPoint &q, int maxY) {
+  return p.x <= q.x && p.w <= q.w && p.a + p.b <= q.a + q.b &&
+         maxY * p.a + p.b <= maxY * q.a + q.b;
 }
-
-/// The layers of stage D for degree t, each with its configurations' terms.
-struct StageTerms {
-  /// Per layer of D, per configuration: (x, w, a, b).
-  std::vector<std::vector<FrontierPoint>> options;
-};
 
 /// The Pareto frontiers, layer by layer (the last one is the stage's).
 /// Returns false when some layer of D has no configuration for t, or no
 /// choice fits in memory.
 bool buildFrontier(const ParallelProblem &problem,
                    const std::vector<int> &stage,
-                   const std::vector<char> &inStage, int t,
+                   const std::vector<char> &inStage, int t, int maxY,
                    std::vector<std::vector<FrontierPoint>> &levels,
                    int64_t limit, bool &overflow) {
   levels.assign(1, {FrontierPoint{}});
@@ -129,17 +130,40 @@ bool buildFrontier(const ParallelProblem &problem,
     }
     // Keep the undominated points (of equal ones, the first): sorted
     // lexicographically, a point can only be dominated by one before it.
+    auto key = [maxY](const FrontierPoint &p) {
+      return std::make_tuple(p.x, p.w, p.a + p.b, maxY * p.a + p.b);
+    };
     std::stable_sort(next.begin(), next.end(),
-                     [](const FrontierPoint &p, const FrontierPoint &q) {
-                       return std::tie(p.x, p.w, p.a, p.b) <
-                              std::tie(q.x, q.w, q.a, q.b);
+                     [&](const FrontierPoint &p, const FrontierPoint &q) {
+                       return key(p) < key(q);
                      });
     std::vector<FrontierPoint> kept;
-    for (const FrontierPoint &point : next)
-      if (llvm::none_of(kept, [&](const FrontierPoint &k) {
-            return dominates(k, point);
-          }))
+    bool sameW = llvm::all_of(next, [&](const FrontierPoint &p) {
+      return p.w == next.front().w;
+    });
+    if (sameW) {
+      // Every earlier point has x (and w) no larger: p is dominated iff a
+      // kept point is no larger in both memories. The kept points'
+      // undominated memories form a staircase (memory at y = 1 rising, at
+      // maxY falling), queried and updated in log time.
+      std::map<double, double> staircase;
+      for (const FrontierPoint &point : next) {
+        double low = point.a + point.b, high = maxY * point.a + point.b;
+        auto it = staircase.upper_bound(low);
+        if (it != staircase.begin() && std::prev(it)->second <= high)
+          continue;
         kept.push_back(point);
+        while (it != staircase.end() && it->second >= high)
+          it = staircase.erase(it);
+        staircase[low] = high;
+      }
+    } else {
+      for (const FrontierPoint &point : next)
+        if (llvm::none_of(kept, [&](const FrontierPoint &k) {
+              return dominates(k, point, maxY);
+            }))
+          kept.push_back(point);
+    }
     bool fits = !kept.empty();
     if (static_cast<int64_t>(kept.size()) > limit) {
       overflow = true;
@@ -294,7 +318,7 @@ llvm::Error Planner::buildOptions() {
       for (int t : degrees) {
         bool overflow = false;
         if (t > problem.maxDevices ||
-            !buildFrontier(problem, stage, inStage, t, levels,
+            !buildFrontier(problem, stage, inStage, t, maxS, levels,
                            options.frontierLimit, overflow)) {
           if (overflow)
             return llvm::createStringError(
@@ -446,7 +470,7 @@ ParallelPlan Planner::reconstruct(double threshold) {
     for (int v = 0; v < problem.size(); ++v)
       inStage[v] = members[option.to][v] && !members[at][v];
     bool overflow = false;
-    buildFrontier(problem, stage.layers, inStage, option.t, levels,
+    buildFrontier(problem, stage.layers, inStage, option.t, maxS, levels,
                   options.frontierLimit, overflow);
     // The record in force at y = ceil(s / d) and T: the last one at most T
     // (its maxY covers y).
@@ -580,7 +604,7 @@ placer::solver::bestStageChoice(const ParallelProblem &problem,
     inStage[v] = 1;
   std::vector<std::vector<FrontierPoint>> levels;
   bool overflow = false;
-  if (!buildFrontier(problem, layers, inStage, t, levels,
+  if (!buildFrontier(problem, layers, inStage, t, y, levels,
                      ParallelPlanOptions().frontierLimit, overflow))
     return llvm::createStringError(
         overflow ? "too many Pareto-optimal choices"

@@ -25,7 +25,8 @@ std::string piperInput() {
 /// A random DAG of `n` layers (edges from lower to higher index), each with
 /// 1-3 configurations for degrees 1 and 2 whose times, memory and sync
 /// bytes differ, so that no greedy choice is exact by accident.
-ParallelProblem randomProblem(std::mt19937 &rng, int n) {
+ParallelProblem randomProblem(std::mt19937 &rng, int n,
+                              bool sameParameters = false) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   ParallelProblem problem;
   problem.maxDevices = 2 + static_cast<int>(rng() % 3);
@@ -51,9 +52,21 @@ ParallelProblem randomProblem(std::mt19937 &rng, int n) {
         TensorConfig config;
         config.id = "c" + std::to_string(c);
         config.timePerSample = (1 + 3 * unit(rng)) / t;
-        config.parameterBytes = 10 * unit(rng);
+        // Configurations of one layer that differ only in time and memory
+        // (Piper's recomputation choice) take the planner's staircase path.
+        config.parameterBytes =
+            sameParameters ? 5.0 * (v + 1) / t : 10 * unit(rng);
         config.stashBytes = 1.5 * unit(rng);
         config.fixedBytes = 2 * unit(rng) / t;
+        if (sameParameters) {
+          // Stash traded for fixed bytes and time, as recomputation
+          // trades them: the faster, the more each microbatch in flight
+          // costs, so which choice fits depends on y.
+          double u = unit(rng);
+          config.stashBytes = 1.5 * u;
+          config.fixedBytes = 0.5 + 1.5 * (1 - u);
+          config.timePerSample = (1 + 2 * (1 - u)) / t;
+        }
         config.syncIn.assign(problem.inEdges[v].size(), 0);
         config.syncOut.assign(problem.outEdges[v].size(), 0);
         for (double &sync : config.syncIn)
@@ -162,6 +175,25 @@ TEST(ParallelPlan, OptimalOnRandomSmallGraphs) {
   // The memory limits make some trials infeasible, not most.
   EXPECT_GT(infeasible, 0);
   EXPECT_LT(infeasible, 75);
+}
+
+TEST(ParallelPlan, OptimalWhenConfigurationsShareParameters) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 200; ++trial) {
+    ParallelProblem problem = randomProblem(rng, 2 + trial % 3, true);
+    double expected = bruteForce(problem);
+    llvm::Expected<ParallelPlan> plan = planParallel(problem);
+    if (std::isinf(expected)) {
+      EXPECT_FALSE(static_cast<bool>(plan)) << "trial " << trial;
+      if (!plan)
+        llvm::consumeError(plan.takeError());
+      continue;
+    }
+    ASSERT_TRUE(static_cast<bool>(plan))
+        << "trial " << trial << ": " << llvm::toString(plan.takeError());
+    EXPECT_NEAR(plan->timePerSample, expected, 1e-12 * expected)
+        << "trial " << trial;
+  }
 }
 
 /// Two-level clusters: nodes of 2 devices, the all-reduce 4x faster inside

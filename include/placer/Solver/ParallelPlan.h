@@ -153,7 +153,7 @@ struct ParallelPlanOptions {
   /// refuses too (the knapsack inside a stage is exact, so exponential in
   /// the worst case; layers with one configuration, or identical ones as in
   /// a transformer stack, stay far below it).
-  int64_t frontierLimit = 1024;
+  int64_t frontierLimit = 8192;
 };
 
 /// The plan with the least time per sample, or an error saying why there is
