@@ -24,7 +24,8 @@
 // its ParallelTransformerLayer up to TRANSFORMERS layers, and prints
 // layers, devices, time per sample, the same re-scored independently,
 // devices used, stages, ideals, pairs, candidates, passes, seconds and peak
-// RSS; PLAN gets the plan as JSON. --piper-plan scores the plan Piper's
+// RSS; PLAN gets the plan as JSON (PLACER_PAIR_LIMIT=N in the environment
+// raises the planner's pair limit). --piper-plan scores the plan Piper's
 // planner wrote (benchmarks/placement/piper_driver.cpp) and, stage by
 // stage, compares its configuration choice with the exact one for the same
 // layers, degrees and y: one line per stage whose choice is slower.
@@ -393,7 +394,12 @@ static int runParallel(int argc, char **argv) {
       std::fprintf(stderr, "%s\n", llvm::toString(std::move(error)).c_str());
       return 1;
     }
-  llvm::Expected<ParallelPlan> plan = planParallel(*problem);
+  // PLACER_PAIR_LIMIT raises the planner's limit on candidate stages (each
+  // costs memory; Piper's GNMT input needs about 14 million).
+  ParallelPlanOptions planOptions;
+  if (const char *limit = std::getenv("PLACER_PAIR_LIMIT"))
+    planOptions.pairLimit = std::atoll(limit);
+  llvm::Expected<ParallelPlan> plan = planParallel(*problem, planOptions);
   if (!plan) {
     std::fprintf(stderr, "%s\n", llvm::toString(plan.takeError()).c_str());
     return 1;
