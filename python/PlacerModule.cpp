@@ -169,6 +169,18 @@ std::unique_ptr<Module> importFile(const std::string &path,
   return std::make_unique<Module>(context, module);
 }
 
+std::unique_ptr<Module> importWorkload(const std::string &path) {
+  auto context = std::make_shared<Context>();
+  MlirModule module;
+  PlacerStatus status;
+  {
+    py::gil_scoped_release release;
+    status = placerImportWorkloadFile(context->get(), toRef(path), &module);
+  }
+  check(status);
+  return std::make_unique<Module>(context, module);
+}
+
 std::unique_ptr<Module> importBytes(const py::bytes &bytes,
                                     const std::string &modelDir,
                                     const std::string &dims, bool shapesOnly) {
@@ -367,6 +379,7 @@ PYBIND11_MODULE(_placer, m) {
 
   m.def("import_onnx_file", &importFile, py::arg("path"), py::arg("dims"),
         py::arg("shapes_only"));
+  m.def("import_workload_file", &importWorkload, py::arg("path"));
   m.def("import_onnx_bytes", &importBytes, py::arg("data"),
         py::arg("model_dir"), py::arg("dims"), py::arg("shapes_only"));
 

@@ -72,6 +72,11 @@ MLIR_CAPI_EXPORTED PlacerImportOptions placerImportOptionsGetDefault(void);
 MLIR_CAPI_EXPORTED PlacerStatus placerImportOnnxFile(
     MlirContext context, MlirStringRef path, PlacerImportOptions options,
     MlirModule *result);
+/* Imports a workload JSON file: the seed paper's format, or Piper's (layers
+ * with tensor-parallel configurations; docs/Placement.md), detected. */
+MLIR_CAPI_EXPORTED PlacerStatus placerImportWorkloadFile(MlirContext context,
+                                                         MlirStringRef path,
+                                                         MlirModule *result);
 /* Imports a serialized ModelProto; external data files are looked up under
  * `modelDir`. */
 MLIR_CAPI_EXPORTED PlacerStatus placerImportOnnxBytes(

@@ -1,6 +1,7 @@
 //===- Placer.cpp - The compiler's C API ----------------------------------===//
 
 #include "placer-c/Placer.h"
+#include "placer/Import/WorkloadImporter.h"
 
 #include "Support.h"
 #include "placer/Export/OnnxExporter.h"
@@ -140,6 +141,18 @@ PlacerStatus placerImportOnnxFile(MlirContext context, MlirStringRef path,
                     [&](mlir::MLIRContext *ctx, const OnnxImportOptions &o) {
                       return importOnnxFile(unwrapString(path), ctx, o);
                     });
+}
+
+PlacerStatus placerImportWorkloadFile(MlirContext context, MlirStringRef path,
+                                      MlirModule *result) {
+  mlir::MLIRContext *ctx = unwrap(context);
+  DiagnosticCapture diagnostics(ctx);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      importWorkloadFile(unwrapString(path), ctx);
+  if (!module)
+    return diagnostics.failure("the workload import failed");
+  *result = wrap(module.release());
+  return success();
 }
 
 PlacerStatus placerImportOnnxBytes(MlirContext context, MlirStringRef bytes,

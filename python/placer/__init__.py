@@ -30,6 +30,7 @@ __all__ = [
     "Session",
     "compile",
     "import_onnx",
+    "import_workload",
     "simulate",
 ]
 
@@ -238,6 +239,13 @@ def import_onnx(model, dims=None, shapes_only=False):
                                                 shapes_only))
     raise TypeError("import_onnx: expected a path, bytes or onnx.ModelProto, "
                     "got %s" % type(model).__name__)
+
+
+def import_workload(path):
+    """Imports a workload JSON file: the seed paper's format, or Piper's
+    (layers with tensor-parallel configurations, planned in three
+    dimensions by `partition`; docs/Placement.md)."""
+    return Module(_placer.import_workload_file(os.fspath(path)))
 
 
 def compile(module, profile=False, microbatches=1, cache_dir=None, threads=1):

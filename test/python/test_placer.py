@@ -348,3 +348,32 @@ def test_external_weights_are_embedded_or_kept_beside(tmp_path, x):
                                  cache_dir=str(tmp_path / "cache"))
         values.update(session.run({i: values[i] for i in stage["inputs"]}))
     np.testing.assert_allclose(values["y"], reference(x), atol=1e-5)
+
+
+PIPER_BERT = (pathlib.Path(__file__).resolve().parents[1] / "Inputs" /
+              "workloads" / "piper" / "bert32a100.json")
+
+
+def test_three_dimensional_plan_of_piper_input():
+    # Piper's BERT-32 (its file's 25e9 B/s) on 64 devices of 8 GiB, N = 1920:
+    # the same plan as placer-opt gives (test/Transforms/place-parallel.test).
+    module = placer.import_workload(PIPER_BERT)
+    placement = module.partition(devices=64, memory=8 << 30,
+                                 microbatches=1920, split=False)
+    report = placement.report
+    assert report["algorithm"] == "parallel"
+    assert report["time_per_sample"] == pytest.approx(0.020320224693333333,
+                                                      rel=1e-12)
+    assert report["devices_used"] == 64
+    stages = report["stages"]
+    assert len(stages) == 13
+    assert sum(s["tensor_degree"] * s["data_degree"] for s in stages) == 64
+    assert stages[0]["names"][:3] == ["tensor", "tensor", "Embedding"]
+
+
+def test_workload_import_errors_name_the_field(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"maxMemoryPerDevice": 1, "maxDevices": 1, '
+                   '"bandwidth": 1, "mbsInBatch": 0, "nodes": [], "edges": []}')
+    with pytest.raises(placer.Error, match=r"bad.json: mbsInBatch"):
+        placer.import_workload(bad)
