@@ -55,7 +55,10 @@ buildParallelProblem(ModuleOp module, SmallVectorImpl<graph::NodeOp> &nodes) {
     index[node] = static_cast<int>(nodes.size());
     nodes.push_back(node);
     solver::ParallelLayer layer;
-    layer.id = static_cast<int64_t>(nodes.size()) - 1;
+    // The input's id where the import kept one (Piper's), else the
+    // node's position.
+    auto id = node.getAttrs().getAs<IntegerAttr>("id");
+    layer.id = id ? id.getInt() : static_cast<int64_t>(nodes.size()) - 1;
     layer.name = node.getDisplayName().str();
     for (auto degree : degrees.getAsRange<TensorDegreeAttr>()) {
       std::vector<solver::TensorConfig> &configs =
