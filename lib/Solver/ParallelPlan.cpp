@@ -381,6 +381,12 @@ llvm::Error Planner::buildOptions() {
           if (option.count > 0)
             stageOptions.push_back(option);
         }
+        if (static_cast<int64_t>(records.size()) > options.recordLimit)
+          return llvm::createStringError(
+              "more than " + std::to_string(options.recordLimit) +
+              " stage time steps to search (candidate stages x degrees x "
+              "Pareto-optimal choices); coarsen the layer graph or give "
+              "fewer devices");
       }
     }
   }
@@ -534,6 +540,14 @@ llvm::Expected<ParallelPlan> Planner::run() {
   maxS = std::min(problem.microbatches, problem.maxDevices);
   if (llvm::Error error = buildLattice())
     return std::move(error);
+  // The feasibility table has a row of maxS + 1 entries per ideal.
+  if (lattice.size() * (int64_t(maxS) + 1) > options.tableLimit)
+    return llvm::createStringError(
+        std::to_string(lattice.size()) + " ideals x " +
+        std::to_string(int64_t(maxS) + 1) +
+        " sums of data-parallel degrees exceed the planner's table of " +
+        std::to_string(options.tableLimit) +
+        " entries; give fewer devices or microbatches, or coarsen the graph");
   if (llvm::Error error = buildOptions())
     return std::move(error);
   if (candidates.empty() || !feasible(candidates.back(), nullptr))

@@ -139,6 +139,10 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
            << settings.devices << ": the cluster has " << accelerators
            << " accelerators (only a cluster of one kind and one link grows "
               "to more)";
+  if (settings.devices > kMaxDevicesPerKind)
+    return mlir::emitError(loc, "--placer-place-devices: devices=")
+           << settings.devices << ": a cluster holds at most "
+           << kMaxDevicesPerKind << " devices of a kind";
   if (settings.devices > accelerators) {
     std::vector<DeviceKind> kinds = cluster.getKinds();
     kinds.front().count = settings.devices;

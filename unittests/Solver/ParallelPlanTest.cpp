@@ -309,6 +309,21 @@ TEST(ParallelPlan, RepeatLayerGrowsBert) {
             "no layer named 'NoSuchLayer' between two others of that name");
 }
 
+/// Sizes that would not fit in memory are refused up front, not allocated.
+TEST(ParallelPlan, RefusesTablesTooLargeToHold) {
+  std::mt19937 rng(5);
+  ParallelProblem problem = randomProblem(rng, 4);
+  problem.maxDevices = 1 << 20;
+  problem.microbatches = 1 << 20;
+  ParallelPlanOptions options;
+  options.tableLimit = 1000000;
+  llvm::Expected<ParallelPlan> plan = planParallel(problem, options);
+  ASSERT_FALSE(static_cast<bool>(plan));
+  EXPECT_NE(llvm::toString(plan.takeError())
+                .find("exceed the planner's table of 1000000 entries"),
+            std::string::npos);
+}
+
 TEST(ParallelPlan, ScoreRefusesInvalidPlans) {
   std::mt19937 rng(7);
   ParallelProblem problem = randomProblem(rng, 3);

@@ -154,6 +154,11 @@ struct ParallelPlanOptions {
   /// the worst case; layers with one configuration, or identical ones as in
   /// a transformer stack, stay far below it).
   int64_t frontierLimit = 8192;
+  /// Past this many (ideal, sum of data-parallel degrees) entries in its
+  /// feasibility table, or this many stage time steps, it refuses too: both
+  /// are memory (4 and 16 bytes each).
+  int64_t tableLimit = 250000000;
+  int64_t recordLimit = 200000000;
 };
 
 /// The plan with the least time per sample, or an error saying why there is
