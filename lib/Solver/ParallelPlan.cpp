@@ -461,6 +461,7 @@ ParallelPlan Planner::reconstruct(double threshold) {
   int s = maxS;
   std::vector<std::vector<FrontierPoint>> levels;
   std::vector<char> inStage(problem.size());
+  std::vector<std::pair<double, double>> stashAndFixed;
   while (at != lattice.size() - 1) {
     int64_t choice = choices[at * width + s];
     // A carried entry points at the smaller s it came from.
@@ -487,7 +488,11 @@ ParallelPlan Planner::reconstruct(double threshold) {
             begin, end, threshold,
             [](double t, const StepRecord &r) { return t < r.time; }) -
         1;
-    // The configurations, back along the frontier levels.
+    // Its time is the record's; its memory waits for y (the degrees of the
+    // stages after it). The configurations, back along the frontier levels.
+    stage.time = record->time;
+    const FrontierPoint &chosen = levels.back()[record->point];
+    stashAndFixed.emplace_back(chosen.a, chosen.b);
     stage.configs.assign(stage.layers.size(), 0);
     int point = record->point;
     for (size_t level = levels.size() - 1; level > 0; --level) {
@@ -499,6 +504,15 @@ ParallelPlan Planner::reconstruct(double threshold) {
     plan.devicesUsed += static_cast<int>(problem.footprint(option.t, option.d));
     s -= option.d;
     at = option.to;
+  }
+  int later = 0; // this stage's d and every later one's
+  for (const ParallelStage &stage : plan.stages)
+    later += stage.dataDegree;
+  for (auto [stage, memory] : llvm::zip(plan.stages, stashAndFixed)) {
+    int y = (later + stage.dataDegree - 1) / stage.dataDegree;
+    later -= stage.dataDegree;
+    stage.memory = y * memory.first + memory.second;
+    plan.timePerSample = std::max(plan.timePerSample, stage.time);
   }
   return plan;
 }
@@ -565,37 +579,6 @@ llvm::Expected<ParallelPlan> Planner::run() {
       lo = mid + 1;
   }
   ParallelPlan plan = reconstruct(candidates[lo]);
-  // Stage times and memory from the plan itself.
-  int suffix = 0;
-  for (const ParallelStage &stage : plan.stages)
-    suffix += stage.dataDegree;
-  for (ParallelStage &stage : plan.stages) {
-    int y = (suffix + stage.dataDegree - 1) / stage.dataDegree;
-    suffix -= stage.dataDegree;
-    std::vector<char> inStage(problem.size(), 0);
-    for (int v : stage.layers)
-      inStage[v] = 1;
-    double x = 0, w = 0;
-    for (auto [i, v] : llvm::enumerate(stage.layers)) {
-      const TensorConfig &config =
-          problem.layers[v].configs.at(stage.tensorDegree)[stage.configs[i]];
-      double traffic = 0;
-      for (auto [k, e] : llvm::enumerate(problem.inEdges[v]))
-        if (!inStage[problem.edges[e].from])
-          traffic += 2 * (problem.edges[e].bytes + config.syncIn[k]);
-      for (auto [k, e] : llvm::enumerate(problem.outEdges[v]))
-        if (!inStage[problem.edges[e].to])
-          traffic += 2 * (problem.edges[e].bytes + config.syncOut[k]);
-      x += config.timePerSample + traffic / problem.bandwidth;
-      w += config.parameterBytes;
-      stage.memory += config.stashBytes * y + config.fixedBytes;
-    }
-    stage.time =
-        x / stage.dataDegree +
-        resyncBytes(w, stage.dataDegree, problem.microbatches) /
-            problem.resyncBandwidth(stage.tensorDegree, stage.dataDegree);
-    plan.timePerSample = std::max(plan.timePerSample, stage.time);
-  }
   layOut(problem, plan);
   plan.passes = stats.passes;
   plan.seconds = secondsSince(start);
