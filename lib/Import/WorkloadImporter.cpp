@@ -45,6 +45,24 @@ Cluster workloadCluster(const solver::Problem &problem, StringRef name) {
   return Cluster(name.str(), std::move(kinds), Link{1.0, 0.0});
 }
 
+/// A workload node: `graph.node "Node"` in domain placer.workload, one
+/// output `n<id>` of unknown type, at a location naming it.
+Operation *createWorkloadNode(OpBuilder &b, StringRef name, int64_t id,
+                              ValueRange inputs, DictionaryAttr attrs) {
+  OperationState state(NameLoc::get(b.getStringAttr(name)),
+                       graph::NodeOp::getOperationName());
+  state.addOperands(inputs);
+  state.addTypes(graph::UnknownType::get(b.getContext()));
+  state.addAttribute("op_type", b.getStringAttr("Node"));
+  state.addAttribute("domain", b.getStringAttr(kWorkloadDomain));
+  state.addAttribute("version", b.getI64IntegerAttr(1));
+  state.addAttribute("name", b.getStringAttr(name));
+  state.addAttribute("output_names",
+                     b.getStrArrayAttr({"n" + std::to_string(id)}));
+  state.addAttribute("attrs", attrs);
+  return b.create(state);
+}
+
 /// Piper's machine: maxDevices accelerators of maxMemoryPerDevice bytes
 /// joined by links of its one bandwidth, training with mbsInBatch
 /// microbatches per batch.
@@ -77,28 +95,11 @@ OwningOpRef<ModuleOp> importPiper(const solver::ParallelProblem &problem,
       func::FuncOp::create(b, fileLoc, "main_graph", b.getFunctionType({}, {}));
   b.setInsertionPointToStart(func.addEntryBlock());
 
-  // Program order: Kahn's, smallest index first, so it is deterministic.
+  // Program order: a topological one, deterministic.
   int n = problem.size();
-  std::vector<int> indegree(n, 0), order, position(n, 0);
-  for (const solver::ParallelEdge &edge : problem.edges)
-    ++indegree[edge.to];
-  std::vector<int> ready;
-  for (int v = n - 1; v >= 0; --v)
-    if (indegree[v] == 0)
-      ready.push_back(v);
-  while (!ready.empty()) {
-    int v = ready.back();
-    ready.pop_back();
-    position[v] = static_cast<int>(order.size());
-    order.push_back(v);
-    std::vector<int> next;
-    for (int e : problem.outEdges[v])
-      if (--indegree[problem.edges[e].to] == 0)
-        next.push_back(problem.edges[e].to);
-    llvm::sort(next, std::greater<int>());
-    ready.insert(ready.end(), next.begin(), next.end());
-    llvm::sort(ready, std::greater<int>());
-  }
+  std::vector<int> order = problem.topologicalOrder(), position(n, 0);
+  for (auto [i, v] : llvm::enumerate(order))
+    position[v] = static_cast<int>(i);
   // Each node's out-edges in the order of its uses.
   std::vector<std::vector<int>> usesOrder(n);
   for (int v = 0; v < n; ++v) {
@@ -117,7 +118,6 @@ OwningOpRef<ModuleOp> importPiper(const solver::ParallelProblem &problem,
 
   std::vector<Value> values(n);
   SmallVector<Value> sinks;
-  Type unknown = graph::UnknownType::get(context);
   for (int v : order) {
     const solver::ParallelLayer &layer = problem.layers[v];
     SmallVector<Value> inputs;
@@ -144,19 +144,10 @@ OwningOpRef<ModuleOp> importPiper(const solver::ParallelProblem &problem,
       degrees.push_back(
           TensorDegreeAttr::get(context, degree, b.getArrayAttr(entries)));
     }
-    std::string output = "n" + std::to_string(layer.id);
-    OperationState state(NameLoc::get(b.getStringAttr(layer.name)),
-                         graph::NodeOp::getOperationName());
-    state.addOperands(inputs);
-    state.addTypes(unknown);
-    state.addAttribute("op_type", b.getStringAttr("Node"));
-    state.addAttribute("domain", b.getStringAttr(kWorkloadDomain));
-    state.addAttribute("version", b.getI64IntegerAttr(1));
-    state.addAttribute("name", b.getStringAttr(layer.name));
-    state.addAttribute("output_names", b.getStrArrayAttr({output}));
-    state.addAttribute("attrs", b.getDictionaryAttr(b.getNamedAttr(
-                                    "id", b.getI64IntegerAttr(layer.id))));
-    Operation *op = b.create(state);
+    Operation *op = createWorkloadNode(
+        b, layer.name, layer.id, inputs,
+        b.getDictionaryAttr(
+            b.getNamedAttr("id", b.getI64IntegerAttr(layer.id))));
     // The degree-1 time as the node's workload cost, so that cost
     // estimation keeps it and per-op tools have a figure.
     const solver::TensorConfig &base = layer.configs.begin()->second.front();
@@ -224,7 +215,6 @@ OwningOpRef<ModuleOp> placer::importWorkloadFile(StringRef path,
   std::vector<Value> values(problem.size());
   std::vector<std::vector<int>> predecessors = problem.predecessors();
   SmallVector<Value> sinks;
-  Type unknown = graph::UnknownType::get(context);
   for (int index : solver::topologicalOrder(problem)) {
     const solver::Node &node = problem.nodes[index];
     SmallVector<Value> inputs;
@@ -250,18 +240,8 @@ OwningOpRef<ModuleOp> placer::importWorkloadFile(StringRef path,
         b.getDictionaryAttr(times), node.transferCost, CostSource::Workload,
         /*backwardTime=*/DictionaryAttr(),
         /*trainingParamBytes=*/std::nullopt);
-    std::string output = "n" + std::to_string(node.id);
-    OperationState state(NameLoc::get(b.getStringAttr(node.name)),
-                         graph::NodeOp::getOperationName());
-    state.addOperands(inputs);
-    state.addTypes(unknown);
-    state.addAttribute("op_type", b.getStringAttr("Node"));
-    state.addAttribute("domain", b.getStringAttr(kWorkloadDomain));
-    state.addAttribute("version", b.getI64IntegerAttr(1));
-    state.addAttribute("name", b.getStringAttr(node.name));
-    state.addAttribute("output_names", b.getStrArrayAttr({output}));
-    state.addAttribute("attrs", b.getDictionaryAttr(attrs));
-    Operation *op = b.create(state);
+    Operation *op = createWorkloadNode(b, node.name, node.id, inputs,
+                                       b.getDictionaryAttr(attrs));
     setCost(op, cost);
     values[index] = op->getResult(0);
     if (problem.successors[index].empty())

@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <map>
+#include <queue>
 #include <set>
 
 using namespace placer;
@@ -119,6 +120,25 @@ double ParallelProblem::resyncBandwidth(int t, int d) const {
              : bandwidth;
 }
 
+std::vector<int> ParallelProblem::topologicalOrder() const {
+  std::vector<int> indegree(size(), 0), order;
+  for (const ParallelEdge &edge : edges)
+    ++indegree[edge.to];
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+  for (int v = 0; v < size(); ++v)
+    if (indegree[v] == 0)
+      ready.push(v);
+  while (!ready.empty()) {
+    int v = ready.top();
+    ready.pop();
+    order.push_back(v);
+    for (int e : outEdges[v])
+      if (--indegree[edges[e].to] == 0)
+        ready.push(edges[e].to);
+  }
+  return order;
+}
+
 bool placer::solver::isPiperWorkload(const llvm::json::Value &json) {
   const llvm::json::Object *object = json.getAsObject();
   return object && object->get("mbsInBatch") && !object->get("maxFPGAs");
@@ -214,23 +234,8 @@ placer::solver::parsePiperWorkload(const llvm::json::Value &json,
   }
   problem.indexEdges();
 
-  // Acyclic (Kahn): the planner's ideals need a DAG.
-  std::vector<int> indegree(problem.size(), 0), ready;
-  for (const ParallelEdge &edge : problem.edges)
-    ++indegree[edge.to];
-  for (int v = 0; v < problem.size(); ++v)
-    if (indegree[v] == 0)
-      ready.push_back(v);
-  int visited = 0;
-  while (!ready.empty()) {
-    int v = ready.back();
-    ready.pop_back();
-    ++visited;
-    for (int e : problem.outEdges[v])
-      if (--indegree[problem.edges[e].to] == 0)
-        ready.push_back(problem.edges[e].to);
-  }
-  if (visited != problem.size())
+  // The planner's ideals need a DAG.
+  if (static_cast<int>(problem.topologicalOrder().size()) != problem.size())
     return jsonError(source, "edges", "the graph has a cycle");
 
   for (auto [i, node] : llvm::enumerate(file.nodes)) {

@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <random>
 
 using namespace placer::solver;
@@ -149,29 +150,43 @@ double bruteForce(const ParallelProblem &problem) {
   return best;
 }
 
+/// The planner on `problem` against exhaustive search: both find nothing,
+/// or the planner's time is the optimum and the scorer agrees with it. Its
+/// plan when there is one.
+std::optional<ParallelPlan> expectOptimal(const ParallelProblem &problem,
+                                          int trial) {
+  double expected = bruteForce(problem);
+  llvm::Expected<ParallelPlan> plan = planParallel(problem);
+  if (std::isinf(expected)) {
+    EXPECT_FALSE(static_cast<bool>(plan)) << "trial " << trial;
+    if (!plan)
+      llvm::consumeError(plan.takeError());
+    return std::nullopt;
+  }
+  if (!plan) {
+    ADD_FAILURE() << "trial " << trial << ": "
+                  << llvm::toString(plan.takeError());
+    return std::nullopt;
+  }
+  EXPECT_NEAR(plan->timePerSample, expected, 1e-12 * expected)
+      << "trial " << trial;
+  ParallelPlan rescored = *plan;
+  llvm::Expected<double> score = scoreParallelPlan(problem, rescored);
+  if (!score) {
+    ADD_FAILURE() << "trial " << trial << ": "
+                  << llvm::toString(score.takeError());
+    return std::nullopt;
+  }
+  EXPECT_NEAR(*score, plan->timePerSample, 1e-12 * expected)
+      << "trial " << trial;
+  return std::move(*plan);
+}
+
 TEST(ParallelPlan, OptimalOnRandomSmallGraphs) {
   std::mt19937 rng(2026);
   int infeasible = 0;
-  for (int trial = 0; trial < 150; ++trial) {
-    ParallelProblem problem = randomProblem(rng, 2 + trial % 3);
-    double expected = bruteForce(problem);
-    llvm::Expected<ParallelPlan> plan = planParallel(problem);
-    if (std::isinf(expected)) {
-      ++infeasible;
-      EXPECT_FALSE(static_cast<bool>(plan)) << "trial " << trial;
-      if (!plan)
-        llvm::consumeError(plan.takeError());
-      continue;
-    }
-    ASSERT_TRUE(static_cast<bool>(plan))
-        << "trial " << trial << ": " << llvm::toString(plan.takeError());
-    EXPECT_NEAR(plan->timePerSample, expected, 1e-12 * expected)
-        << "trial " << trial;
-    llvm::Expected<double> score = scoreParallelPlan(problem, *plan);
-    ASSERT_TRUE(static_cast<bool>(score))
-        << "trial " << trial << ": " << llvm::toString(score.takeError());
-    EXPECT_NEAR(*score, plan->timePerSample, 1e-12 * expected);
-  }
+  for (int trial = 0; trial < 150; ++trial)
+    infeasible += !expectOptimal(randomProblem(rng, 2 + trial % 3), trial);
   // The memory limits make some trials infeasible, not most.
   EXPECT_GT(infeasible, 0);
   EXPECT_LT(infeasible, 75);
@@ -179,21 +194,8 @@ TEST(ParallelPlan, OptimalOnRandomSmallGraphs) {
 
 TEST(ParallelPlan, OptimalWhenConfigurationsShareParameters) {
   std::mt19937 rng(11);
-  for (int trial = 0; trial < 200; ++trial) {
-    ParallelProblem problem = randomProblem(rng, 2 + trial % 3, true);
-    double expected = bruteForce(problem);
-    llvm::Expected<ParallelPlan> plan = planParallel(problem);
-    if (std::isinf(expected)) {
-      EXPECT_FALSE(static_cast<bool>(plan)) << "trial " << trial;
-      if (!plan)
-        llvm::consumeError(plan.takeError());
-      continue;
-    }
-    ASSERT_TRUE(static_cast<bool>(plan))
-        << "trial " << trial << ": " << llvm::toString(plan.takeError());
-    EXPECT_NEAR(plan->timePerSample, expected, 1e-12 * expected)
-        << "trial " << trial;
-  }
+  for (int trial = 0; trial < 200; ++trial)
+    expectOptimal(randomProblem(rng, 2 + trial % 3, true), trial);
 }
 
 /// Two-level clusters: nodes of 2 devices, the all-reduce 4x faster inside
@@ -206,19 +208,10 @@ TEST(ParallelPlan, OptimalWithNodes) {
     problem.maxDevices = 2 + static_cast<int>(rng() % 4);
     problem.devicesPerNode = 2;
     problem.intraNodeBandwidth = 4 * problem.bandwidth;
-    double expected = bruteForce(problem);
-    llvm::Expected<ParallelPlan> plan = planParallel(problem);
-    if (std::isinf(expected)) {
-      EXPECT_FALSE(static_cast<bool>(plan)) << "trial " << trial;
-      if (!plan)
-        llvm::consumeError(plan.takeError());
+    std::optional<ParallelPlan> plan = expectOptimal(problem, trial);
+    if (!plan)
       continue;
-    }
     ++feasible;
-    ASSERT_TRUE(static_cast<bool>(plan))
-        << "trial " << trial << ": " << llvm::toString(plan.takeError());
-    EXPECT_NEAR(plan->timePerSample, expected, 1e-12 * expected)
-        << "trial " << trial;
     // Blocks aligned to their size: none of a node's size or less
     // straddles two nodes, and none overlaps another.
     std::vector<int> owner(problem.maxDevices, -1);

@@ -95,6 +95,9 @@ struct ParallelProblem {
   int size() const { return static_cast<int>(layers.size()); }
   /// Fills inEdges and outEdges from `edges`.
   void indexEdges();
+  /// The layers in a topological order, the smallest index first among
+  /// those ready (deterministic); fewer than size() of them on a cycle.
+  std::vector<int> topologicalOrder() const;
 };
 
 /// Piper's JSON input (its README and algo.cpp): maxMemoryPerDevice,
