@@ -134,7 +134,8 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
                  cluster.getKinds().front().isAccelerator &&
                  !cluster.getHierarchy() && cluster.getKindPairs().empty() &&
                  cluster.getDevicePairs().empty();
-  if (accelerators == 0 || (settings.devices > accelerators && !uniform))
+  if (accelerators == 0 || settings.devices < 0 ||
+      (settings.devices > accelerators && !uniform))
     return mlir::emitError(loc, "--placer-place-devices: devices=")
            << settings.devices << ": the cluster has " << accelerators
            << " accelerators (only a cluster of one kind and one link grows "
@@ -143,15 +144,6 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
     return mlir::emitError(loc, "--placer-place-devices: devices=")
            << settings.devices << ": a cluster holds at most "
            << kMaxDevicesPerKind << " devices of a kind";
-  if (settings.devices > accelerators) {
-    std::vector<DeviceKind> kinds = cluster.getKinds();
-    kinds.front().count = settings.devices;
-    setCluster(module,
-               ClusterAttr::get(context,
-                                Cluster(cluster.getName(), std::move(kinds),
-                                        cluster.getDefaultLink(), std::nullopt,
-                                        {}, {}, cluster.getTraining())));
-  }
   problem.maxDevices =
       static_cast<int>(settings.devices > 0 ? settings.devices : accelerators);
   problem.memoryPerDevice = settings.memory > 0 ? settings.memory : capacity;
@@ -168,6 +160,9 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
     problem.bandwidth =
         cluster.getLink(0, problem.maxDevices > 1 ? 1 : 0).bandwidth;
   }
+  if (settings.memory < 0)
+    return mlir::emitError(
+        loc, "--placer-place-devices: memory must not be negative");
   if (!(problem.memoryPerDevice > 0) || !(problem.bandwidth > 0))
     return mlir::emitError(loc, "--placer-place-devices: a three-dimensional "
                                 "plan needs a memory limit (memory= or the "
@@ -177,6 +172,16 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
     return mlir::emitError(loc, "--placer-place-devices: ")
            << llvm::toString(plan.takeError());
 
+  // Only once there is a plan: errors leave the module as it was.
+  if (settings.devices > accelerators) {
+    std::vector<DeviceKind> kinds = cluster.getKinds();
+    kinds.front().count = settings.devices;
+    setCluster(module,
+               ClusterAttr::get(context,
+                                Cluster(cluster.getName(), std::move(kinds),
+                                        cluster.getDefaultLink(), std::nullopt,
+                                        {}, {}, cluster.getTraining())));
+  }
   OpBuilder b(context);
   SmallVector<Attribute> stages;
   for (const solver::ParallelStage &stage : plan->stages) {
