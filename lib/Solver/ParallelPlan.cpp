@@ -453,8 +453,8 @@ bool Planner::feasible(double threshold, std::vector<int64_t> *choices) {
 
 ParallelPlan Planner::reconstruct(double threshold) {
   std::vector<int64_t> choices;
-  bool fits = feasible(threshold, &choices);
-  (void)fits;
+  // The search found `threshold` feasible; this pass records the choices.
+  feasible(threshold, &choices);
   int width = maxS + 1;
   ParallelPlan plan = stats;
   int64_t at = 0;
