@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Scale of the DP over ideals (issue #16): generated graphs of 5,000,
-# 20,000 and 50,000 operators (placement_bench.cpp's --generate: residual
+# Scale of the DP over ideals (issues #16, #54): generated graphs of 5,000,
+# 20,000, 50,000 and 200,000 operators (placement_bench.cpp's --generate: residual
 # chains, 2- and 4-branch towers, transformer stacks; seeded, so every run
 # sees the same graphs) on 4 and 8 accelerators, then GPT-2-style decoders
 # of 96 and 192 layers exported by torch.onnx.export (export_decoder.py,
@@ -17,7 +17,7 @@ bench="$(cd "${1:-$root/build}/bin" && pwd)/placer-placement-bench"
 limit="${2:-600}"
 shift 2 2>/dev/null || shift $# 
 sizes=("$@")
-[ ${#sizes[@]} -gt 0 ] || sizes=(5000 20000 50000)
+[ ${#sizes[@]} -gt 0 ] || sizes=(5000 20000 50000 200000)
 
 printf "%-12s %6s %3s %9s %9s %14s %14s %9s %-9s %9s\n" shape nodes k ideals \
   dp_sec max_load lower_bound gap status rss_MiB

@@ -31,6 +31,8 @@
 #include "placer/Solver/Memory.h"
 #include "placer/Solver/Solvers.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -67,18 +69,35 @@ public:
       peak.emplace(*memoryGraph);
       order = topologicalOrder(problem);
     }
+    // move() runs twice per difference the DP enumerates: what it reads
+    // lies in flat arrays, not in Node (whose strings and vectors spread one
+    // node over several cache lines) or in vectors of vectors.
+    int size = problem.size();
+    transfer.resize(size);
+    outDegree.resize(size);
+    for (int u = 0; u < size; ++u) {
+      const Node &node = problem.nodes[u];
+      transfer[u] = node.transferCost;
+      outDegree[u] = static_cast<int>(problem.successors[u].size());
+      perMember |= node.outputBytes != 0 || node.recomputeTime != 0 ||
+                   node.gradientBytes != 0;
+    }
+    perMember |= !kindCompute.empty();
     // The original nodes whose charge can change when a super-node moves:
     // its members and their predecessors (once each).
-    std::vector<int> stamp(problem.size(), -1);
-    affected.resize(graph.numSuper);
+    std::vector<int> stamp(size, -1);
     for (int s = 0; s < graph.numSuper; ++s) {
       for (int m : graph.members[s]) {
         if (stamp[m] != s)
-          affected[s].push_back(m), stamp[m] = s;
-        for (int p : preds[m])
+          affected.items.push_back(m), stamp[m] = s;
+        for (int p : preds[m]) {
+          memberPredecessors.items.push_back(p);
           if (stamp[p] != s)
-            affected[s].push_back(p), stamp[p] = s;
+            affected.items.push_back(p), stamp[p] = s;
+        }
       }
+      affected.close();
+      memberPredecessors.close();
     }
   }
 
@@ -196,60 +215,95 @@ private:
   /// c(u) is charged once if u is in D with a successor outside (an
   /// output), or outside D with a successor inside (an input).
   bool isOutput(int u) const {
-    return inSet[u] &&
-           successorsInSet[u] < static_cast<int>(problem.successors[u].size());
+    return inSet[u] && successorsInSet[u] < outDegree[u];
   }
 
   /// u's activation enters D from another device.
   bool isInput(int u) const { return !inSet[u] && successorsInSet[u] > 0; }
 
+  /// Every sum keeps the order of its terms it would have with one loop
+  /// doing everything, so results do not depend on which parts run.
   void move(int s, int sign) {
-    bool inputs = canRecompute();
-    for (int u : affected[s]) {
-      if (isOutput(u))
-        communicationOut -= problem.nodes[u].transferCost;
-      if (isInput(u))
-        communicationIn -= problem.nodes[u].transferCost;
-      if (peak && touched(u))
-        touchedActivations -= problem.nodes[u].outputBytes;
-      if (inputs && isInput(u))
-        inputBytes -= problem.nodes[u].outputBytes;
-    }
+    llvm::ArrayRef<int> nodes = affected[s];
+    bool activations = peak || canRecompute();
+    if (activations)
+      chargeActivations(nodes, -1);
+    chargeCommunication(nodes, -1);
     for (int m : graph.members[s]) {
       inSet[m] = sign > 0;
-      for (size_t kind = 0; kind < kindCompute.size(); ++kind) {
-        double time = problem.getTime(m, static_cast<int>(kind));
-        if (time == kInfinity)
-          kindUnsupported[kind] += sign;
-        else
-          kindCompute[kind] += sign * time;
-      }
-      stash += sign * problem.nodes[m].outputBytes;
-      recomputeTime += sign * problem.nodes[m].recomputeTime;
-      gradientBytes += sign * problem.nodes[m].gradientBytes;
-      for (int p : preds[m])
-        successorsInSet[p] += sign;
+      if (perMember)
+        moveMember(m, sign);
     }
-    for (int u : affected[s]) {
-      if (isOutput(u))
-        communicationOut += problem.nodes[u].transferCost;
-      if (isInput(u))
-        communicationIn += problem.nodes[u].transferCost;
-      if (peak && touched(u))
-        touchedActivations += problem.nodes[u].outputBytes;
-      if (inputs && isInput(u))
-        inputBytes += problem.nodes[u].outputBytes;
-    }
+    for (int p : memberPredecessors[s])
+      successorsInSet[p] += sign;
+    chargeCommunication(nodes, +1);
+    if (activations)
+      chargeActivations(nodes, +1);
     acceleratorCompute += sign * graph.acceleratorTime[s];
     cpuCompute += sign * graph.cpuTime[s];
     memory += sign * graph.memory[s];
     unsupported += sign * (graph.supported[s] ? 0 : 1);
   }
 
+  /// Adds (sign +1) or takes back (-1) the transfers `nodes` cost D now.
+  void chargeCommunication(llvm::ArrayRef<int> nodes, int sign) {
+    for (int u : nodes) {
+      if (isOutput(u))
+        communicationOut += sign * transfer[u];
+      if (isInput(u))
+        communicationIn += sign * transfer[u];
+    }
+  }
+
+  /// The same for the activations `nodes` put on D's device or send it.
+  void chargeActivations(llvm::ArrayRef<int> nodes, int sign) {
+    bool inputs = canRecompute();
+    for (int u : nodes) {
+      double bytes = problem.nodes[u].outputBytes;
+      if (peak && touched(u))
+        touchedActivations += sign * bytes;
+      if (inputs && isInput(u))
+        inputBytes += sign * bytes;
+    }
+  }
+
+  /// What a member adds beside communication: its time per kind, stash,
+  /// recomputation and gradients.
+  void moveMember(int m, int sign) {
+    for (size_t kind = 0; kind < kindCompute.size(); ++kind) {
+      double time = problem.getTime(m, static_cast<int>(kind));
+      if (time == kInfinity)
+        kindUnsupported[kind] += sign;
+      else
+        kindCompute[kind] += sign * time;
+    }
+    stash += sign * problem.nodes[m].outputBytes;
+    recomputeTime += sign * problem.nodes[m].recomputeTime;
+    gradientBytes += sign * problem.nodes[m].gradientBytes;
+  }
+
+  /// Lists of ints per super-node, in one array.
+  struct FlatLists {
+    std::vector<int> start{0}, items;
+    /// Ends the list of the next super-node.
+    void close() { start.push_back(static_cast<int>(items.size())); }
+    llvm::ArrayRef<int> operator[](int s) const {
+      return llvm::ArrayRef<int>(items).slice(start[s],
+                                              start[s + 1] - start[s]);
+    }
+  };
+
   const Problem &problem;
   const Contracted &graph;
   std::vector<std::vector<int>> preds;
-  std::vector<std::vector<int>> affected;
+  FlatLists affected;
+  /// Per super-node, the predecessors of each member (repeated as often).
+  FlatLists memberPredecessors;
+  /// Per original node: c(u) and its number of successors.
+  std::vector<double> transfer;
+  std::vector<int> outDegree;
+  /// Whether moveMember() has anything to add.
+  bool perMember = false;
   std::vector<char> inSet;
   std::vector<int> successorsInSet;
   double communicationIn = 0, communicationOut = 0;
@@ -312,6 +366,8 @@ public:
       work[v] = measure.work(accelerator, cpu);
       total += work[v];
       largest = std::max(largest, std::min(accelerator, cpu));
+      if (work[v] < kInfinity)
+        largestWork = std::max(largestWork, work[v]);
     }
     if (problem.replication)
       largest = 0; // copies divide a node's time
@@ -326,6 +382,22 @@ public:
     double capacity = measure.capacity(k, l);
     return capacity > 0 ? std::max(largest, total / capacity) : kInfinity;
   }
+
+  /// Where the parametric search starts, relative to lowerBound(): stage
+  /// boundaries fall between super-nodes, so on a graph of many small ones
+  /// the optimum lies about one super-node's work above the bound (plus
+  /// the transfers the bound leaves out), and a pass costs in proportion to
+  /// its excess (the bands' width). Never above 0.5%, where the search
+  /// started before it looked at the graph.
+  double startingExcess() const {
+    double capacity = measure.capacity(k, l);
+    if (!(capacity > 0) || !(total > 0) || !(total < kInfinity))
+      return kMaxStartingExcess;
+    return std::clamp(largestWork * capacity / total, kMinStartingExcess,
+                      kMaxStartingExcess);
+  }
+  static constexpr double kMinStartingExcess = 1e-6,
+                          kMaxStartingExcess = 0.005;
 
   /// Per ideal, whether it can bound a stage of a split with loads <= B
   /// (given with the DP's rounding slack).
@@ -352,7 +424,7 @@ public:
 private:
   int k, l;
   WorkMeasure measure;
-  double total = 0, largest = 0;
+  double total = 0, largest = 0, largestWork = 0;
   /// P(I) per ideal.
   std::vector<double> prefix;
 };
@@ -465,40 +537,69 @@ private:
       }
   }
 
-  /// Every nonempty D = rest \ current with rest an ideal, once each.
-  void explore(int64_t rest) {
-    size_t marked = undo.size();
-    for (auto [v, bigger] : lattice.addable[rest]) {
-      if (forbidden[v])
-        continue;
-      ++steps;
-      // The clock is read every 65,536 differences (a few milliseconds).
-      if ((steps & 0xFFFF) == 0 && deadline &&
-          std::chrono::steady_clock::now() >= *deadline)
-        timedOut = true;
-      if (exhausted())
-        break;
-      cost.add(v);
-      double floor = k > 0 && cost.unsupported == 0 && cost.mayFit()
-                         ? replicatedFloor()
-                         : kInfinity;
-      bool acceleratorUseful = floor <= bound;
-      bool cpuUseful = l > 0 && cost.cpuCompute <= bound;
-      if (acceleratorUseful || cpuUseful) {
-        if (viable[bigger])
-          relax(bigger, acceleratorUseful ? cost.acceleratorCost() : kInfinity,
-                floor, cpuUseful ? cost.cpuCompute : kInfinity);
-        explore(bigger);
+  /// Every nonempty D = rest \ current with rest an ideal, once each: a
+  /// depth-first search that adds one addable node at a time. It keeps its
+  /// own stack, not the call stack: on a long chain a stage holds tens of
+  /// thousands of nodes, one level each.
+  void explore(int64_t root) {
+    frames.clear();
+    frames.push_back(Frame{root, 0, undo.size(), -1});
+    while (!frames.empty()) {
+      Frame &frame = frames.back();
+      if (frame.child >= 0) {
+        leave(frame.child);
+        frame.child = -1;
       }
-      cost.remove(v);
-      // Later siblings' differences do not contain v.
-      forbidden[v] = 1;
-      undo.push_back(v);
+      const auto &addable = lattice.addable[frame.rest];
+      int64_t deeper = -1;
+      while (frame.next < addable.size()) {
+        auto [v, bigger] = addable[frame.next++];
+        if (forbidden[v])
+          continue;
+        ++steps;
+        // The clock is read every 65,536 differences (a few milliseconds).
+        if ((steps & 0xFFFF) == 0 && deadline &&
+            std::chrono::steady_clock::now() >= *deadline)
+          timedOut = true;
+        if (exhausted()) {
+          frame.next = addable.size();
+          break;
+        }
+        cost.add(v);
+        double floor = k > 0 && cost.unsupported == 0 && cost.mayFit()
+                           ? replicatedFloor()
+                           : kInfinity;
+        bool acceleratorUseful = floor <= bound;
+        bool cpuUseful = l > 0 && cost.cpuCompute <= bound;
+        if (acceleratorUseful || cpuUseful) {
+          if (viable[bigger])
+            relax(bigger,
+                  acceleratorUseful ? cost.acceleratorCost() : kInfinity,
+                  floor, cpuUseful ? cost.cpuCompute : kInfinity);
+          frame.child = v;
+          deeper = bigger;
+          break;
+        }
+        leave(v);
+      }
+      if (deeper >= 0) {
+        frames.push_back(Frame{deeper, 0, undo.size(), -1}); // frame dangles
+        continue;
+      }
+      while (undo.size() > frame.marked) {
+        forbidden[undo.back()] = 0;
+        undo.pop_back();
+      }
+      frames.pop_back();
     }
-    while (undo.size() > marked) {
-      forbidden[undo.back()] = 0;
-      undo.pop_back();
-    }
+  }
+
+  /// Takes v back out of D once every difference with it is done: later
+  /// siblings' differences do not contain it.
+  void leave(int v) {
+    cost.remove(v);
+    forbidden[v] = 1;
+    undo.push_back(v);
   }
 
   /// The least D's load can be on any number of copies: its fastest
@@ -665,6 +766,16 @@ private:
   std::vector<int> replicas; ///< per state, with replication
   std::vector<char> forbidden;
   std::vector<int> undo;
+  /// explore()'s stack: an ideal, its next addable entry, the undo mark
+  /// its siblings' exclusions go back to, and the node whose differences
+  /// it is in (-1: none).
+  struct Frame {
+    int64_t rest;
+    size_t next;
+    size_t marked;
+    int child;
+  };
+  std::vector<Frame> frames;
 };
 
 /// Places the nodes the reduction left out with their earliest successor
@@ -694,10 +805,11 @@ void placeFreeNodes(const Problem &problem, const std::vector<int> &freeNodes,
 /// A parametric search on the max load: a pass with bound B finds the best
 /// split among those whose every stage's least load is at most B, and only
 /// visits ideals that can bound such a split (IdealBands), so a pass costs
-/// little when B is close to the optimum. B starts 0.5% above the bands'
-/// lower bound and its excess doubles after each pass that finds nothing
-/// within B; past ten times the lower bound, or at `upperBound`, the last
-/// pass runs at `upperBound`. The first pass whose optimum is within its B
+/// little when B is close to the optimum. B starts above the bands' lower
+/// bound by IdealBands::startingExcess() (at most 0.5%, about one
+/// super-node's work on fine graphs) and its excess doubles after each
+/// pass that finds nothing within B; past ten times the lower bound, or at
+/// `upperBound`, the last pass runs at `upperBound`. The first pass whose optimum is within its B
 /// is exact: a better split would have every least load within B too.
 /// A pass that enumerates about as many differences as the one before
 /// (under 5% more) shows the bound has stopped pruning, so each pass at a
@@ -737,7 +849,7 @@ Solution runDP(const Problem &problem, const Contracted &graph,
   double least = bands.lowerBound();
   int64_t previousSteps = 0;
   double previousBound = least;
-  for (double excess = 0.005;; excess *= 2) {
+  for (double excess = bands.startingExcess();; excess *= 2) {
     double bound = least * (1 + excess);
     // A pass costs more the higher its bound, steeply so near the optimum,
     // and one whose optimum ends above its bound is followed by another at

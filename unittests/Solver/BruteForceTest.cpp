@@ -344,6 +344,31 @@ TEST(DPParametricSearch, ManyPassesStillFindTheOptimum) {
   EXPECT_GE(farAboveTheLeastWork, 5);
 }
 
+// A chain of 300,000 unit ops on two accelerators: each stage's differences
+// are one search 150,000 nodes deep, which overflowed the call stack while
+// the search recursed. The best split halves the chain and pays the one
+// crossing transfer at both ends.
+TEST(DPScale, LongStagesDoNotOverflowTheStack) {
+  constexpr int kNodes = 300000;
+  Problem problem;
+  problem.numAccelerators = 2;
+  problem.nodes.resize(kNodes);
+  problem.successors.resize(kNodes);
+  for (int u = 0; u < kNodes; ++u) {
+    problem.nodes[u].id = u;
+    problem.nodes[u].acceleratorTime = 1;
+    problem.nodes[u].cpuTime = 1;
+    problem.nodes[u].transferCost = 0.5;
+    if (u + 1 < kNodes)
+      problem.successors[u].push_back(u + 1);
+  }
+  Solution solution = solveIdealDP(problem);
+  ASSERT_TRUE(solution.feasible());
+  EXPECT_DOUBLE_EQ(solution.maxLoad, kNodes / 2 + 0.5);
+  EXPECT_EQ(solution.assignment[kNodes / 2 - 1], solution.assignment[0]);
+  EXPECT_NE(solution.assignment[kNodes / 2], solution.assignment[0]);
+}
+
 // Past the ideal limit: the PipeDream-style split refined exactly within
 // windows of the lattice. Never worse than that split, never better than
 // the optimum, the bound still valid; sometimes the optimum itself.
