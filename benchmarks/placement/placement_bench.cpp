@@ -8,6 +8,7 @@
 //                          MICROBATCHES BANDWIDTH_GIB [TRANSFORMERS [PLAN]]
 //   placer-placement-bench --piper-plan PIPER.json DEVICES MEMORY_GIB
 //                          MICROBATCHES BANDWIDTH_GIB PIPER_PLAN.json
+//   placer-placement-bench --degree-one WORKLOAD.json
 //
 // The first two print one line: name, nodes, ideals, DP seconds and
 // max-load, PipeDream-style max-load, lower bound, peak RSS. --solve runs
@@ -29,6 +30,10 @@
 // planner wrote (benchmarks/placement/piper_driver.cpp) and, stage by
 // stage, compares its configuration choice with the exact one for the same
 // layers, degrees and y: one line per stage whose choice is slower.
+// --degree-one solves a seed-paper workload without its CPU cores by the DP
+// and by the three-dimensional planner at t = 1 and prints name, nodes,
+// accelerators, the DP's max load, seconds and ideals, the planner's time
+// per sample, seconds, ideals and pairs, and peak RSS.
 //
 //===----------------------------------------------------------------------===//
 
@@ -429,11 +434,54 @@ static int runParallel(int argc, char **argv) {
   return 0;
 }
 
+/// --degree-one WORKLOAD.json: the seed paper's workload on its
+/// accelerators alone (no CPU core), by the contiguous-split DP and by the
+/// three-dimensional planner at t = 1 (parallelProblemOf).
+static int runDegreeOne(char **argv) {
+  std::string name;
+  Problem problem = readWorkload(argv[2], name);
+  problem.numCpus = 0;
+  Solution dp = solveIdealDP(problem);
+  std::vector<int> layerOf;
+  llvm::Expected<ParallelProblem> parallel =
+      parallelProblemOf(problem, layerOf);
+  if (!parallel) {
+    std::fprintf(stderr, "%s\n", llvm::toString(parallel.takeError()).c_str());
+    return 1;
+  }
+  ParallelPlanOptions options;
+  options.pairLimit = 20000000;
+  llvm::Expected<ParallelPlan> plan = planParallel(*parallel, options);
+  // Past the ideal limit: with zero-time leaves kept by their producers,
+  // as the DP first solves it (it then certifies that).
+  if (!plan) {
+    llvm::consumeError(plan.takeError());
+    parallel =
+        parallelProblemOf(problem, layerOf, /*mergeWeightedLeaves=*/true);
+    plan = parallel ? planParallel(*parallel, options)
+                    : llvm::Expected<ParallelPlan>(parallel.takeError());
+  }
+  if (!plan) {
+    std::fprintf(stderr, "%s\n", llvm::toString(plan.takeError()).c_str());
+    return 1;
+  }
+  std::printf("%-36s %6d %3d %14.9f %9.3f %6lld %14.9f %9.3f %6lld %9lld "
+              "%9.1f\n",
+              name.c_str(), problem.size(), problem.numAccelerators,
+              dp.maxLoad, dp.seconds, static_cast<long long>(dp.numIdeals),
+              plan->timePerSample, plan->seconds,
+              static_cast<long long>(plan->ideals),
+              static_cast<long long>(plan->pairs), peakRssMiB());
+  return 0;
+}
+
 int main(int argc, char **argv) {
   Problem problem;
   std::string name;
   if (argc == 6 && std::string(argv[1]) == "--solve")
     return runSolve(argv);
+  if (argc == 3 && std::string(argv[1]) == "--degree-one")
+    return runDegreeOne(argv);
   if (argc == 8 && std::string(argv[1]) == "--piper-plan")
     return runPiperPlan(argv);
   if (argc >= 7 && argc <= 9 && std::string(argv[1]) == "--parallel")

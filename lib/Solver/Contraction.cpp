@@ -185,7 +185,8 @@ Contracted placer::solver::detail::linearizeOutside(
 
 Reduced placer::solver::detail::reduce(const Problem &problem,
                                        const Contracted &graph,
-                                       bool keepLeafMemory) {
+                                       bool keepLeafMemory,
+                                       bool weightlessLeavesOnly) {
   int n = graph.numSuper;
   std::vector<std::vector<int>> preds = problem.predecessors();
   // (The fastest kind takes no time: nor may the others.)
@@ -262,6 +263,9 @@ Reduced placer::solver::detail::reduce(const Problem &problem,
   };
   for (int s = 0; s < n; ++s) {
     if (removed[s] || !isZeroTime(s) || !noActivation(s) || !noGradients(s))
+      continue;
+    if (weightlessLeavesOnly && graph.memory[s] != 0 &&
+        problem.memoryLimit < kInfinity)
       continue;
     std::vector<int> neighbours = outsideNeighbours(s, /*successors=*/false);
     for (int next : outsideNeighbours(s, /*successors=*/true))

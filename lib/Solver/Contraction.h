@@ -54,8 +54,10 @@ struct Reduced {
   int mergedLeaves = 0;
   int mergedChains = 0;
 };
+/// `weightlessLeavesOnly` merges only leaves without memory where memory is
+/// limited: exact, with no relaxation to certify it.
 Reduced reduce(const Problem &problem, const Contracted &graph,
-               bool keepLeafMemory);
+               bool keepLeafMemory, bool weightlessLeavesOnly = false);
 
 /// Adds an edge between consecutive super-nodes (in their topological
 /// numbering): the graph becomes a chain whose ideals are its prefixes.

@@ -76,6 +76,29 @@ bool dominates(const FrontierPoint &p, const FrontierPoint &q, int maxY) {
          maxY * p.a + p.b <= maxY * q.a + q.b;
 }
 
+/// The stage's transfers in the seed paper's model (ParallelTensor): a
+/// tensor costs its time once when it crosses the stage's border, whichever
+/// way and to however many readers.
+double tensorTime(const ParallelProblem &problem, const std::vector<int> &stage,
+                  const std::vector<char> &inStage) {
+  if (problem.tensors.empty())
+    return 0;
+  std::vector<int> touched;
+  for (int v : stage)
+    llvm::append_range(touched, problem.tensorsAt[v]);
+  llvm::sort(touched);
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  double time = 0;
+  for (int i : touched) {
+    const ParallelTensor &tensor = problem.tensors[i];
+    bool inside = inStage[tensor.producer];
+    if (llvm::any_of(tensor.consumers,
+                     [&](int consumer) { return inStage[consumer] != inside; }))
+      time += tensor.time;
+  }
+  return time;
+}
+
 /// The Pareto frontiers, layer by layer (the last one is the stage's).
 /// Returns false when some layer of D has no configuration for t, or no
 /// choice fits in memory.
@@ -84,7 +107,10 @@ bool buildFrontier(const ParallelProblem &problem,
                    const std::vector<char> &inStage, int t, int maxY,
                    std::vector<std::vector<FrontierPoint>> &levels,
                    int64_t limit, bool &overflow) {
-  levels.assign(1, {FrontierPoint{}});
+  // Transfers of the seed model depend on the stage, not on the choice.
+  FrontierPoint empty;
+  empty.x = tensorTime(problem, stage, inStage);
+  levels.assign(1, {empty});
   // The least memory (at y = 1) the layers after each one add, whatever
   // they choose: a partial choice that cannot fit with it never will.
   std::vector<double> rest(stage.size() + 1, 0);
@@ -261,7 +287,10 @@ llvm::Error Planner::buildOptions() {
   llvm::sort(degrees);
   degrees.erase(std::unique(degrees.begin(), degrees.end()), degrees.end());
   std::vector<int> dataDegrees;
-  for (int d = 1; d <= maxS; ++d)
+  int largestD = problem.maxDataDegree > 0
+                     ? std::min(maxS, problem.maxDataDegree)
+                     : maxS;
+  for (int d = 1; d <= largestD; ++d)
     if (problem.microbatches % d == 0)
       dataDegrees.push_back(d);
 

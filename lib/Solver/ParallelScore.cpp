@@ -28,6 +28,10 @@ placer::solver::scoreParallelPlan(const ParallelProblem &problem,
     std::string name = "stage " + std::to_string(i);
     if (stage.dataDegree < 1 || stage.tensorDegree < 1)
       return invalid(name + " has a degree below 1");
+    if (problem.maxDataDegree > 0 && stage.dataDegree > problem.maxDataDegree)
+      return invalid(name + ": d = " + std::to_string(stage.dataDegree) +
+                     " is above the largest data-parallel degree, " +
+                     std::to_string(problem.maxDataDegree));
     if (problem.microbatches % stage.dataDegree != 0)
       return invalid(name + ": d = " + std::to_string(stage.dataDegree) +
                      " does not divide " +
@@ -71,6 +75,20 @@ placer::solver::scoreParallelPlan(const ParallelProblem &problem,
                    ", over " + std::to_string(problem.microbatches) +
                    " microbatches");
 
+  // Seed-model tensors: each stage that holds the producer or a reader
+  // pays once if the tensor crosses between stages at all.
+  std::vector<double> tensorSeconds(plan.stages.size(), 0);
+  for (const ParallelTensor &tensor : problem.tensors) {
+    std::vector<int> stages = {stageOf[tensor.producer]};
+    for (int consumer : tensor.consumers)
+      stages.push_back(stageOf[consumer]);
+    llvm::sort(stages);
+    stages.erase(std::unique(stages.begin(), stages.end()), stages.end());
+    if (stages.size() > 1)
+      for (int stage : stages)
+        tensorSeconds[stage] += tensor.time;
+  }
+
   double worst = 0;
   int64_t later = degreeSum; // this stage's d and every later one's
   for (auto [i, stage] : llvm::enumerate(plan.stages)) {
@@ -112,6 +130,7 @@ placer::solver::scoreParallelPlan(const ParallelProblem &problem,
             ? (edgeBytes / d + resync) / problem.bandwidth + compute / d
             : edgeBytes / d / problem.bandwidth + resync / resyncBandwidth +
                   compute / d;
+    time += tensorSeconds[i] / d;
     stage.time = time;
     stage.memory = memory;
     worst = std::max(worst, time);

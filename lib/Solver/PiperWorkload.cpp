@@ -94,9 +94,17 @@ constexpr int64_t kMaxMicrobatches = 1 << 24;
 void ParallelProblem::indexEdges() {
   inEdges.assign(layers.size(), {});
   outEdges.assign(layers.size(), {});
+  tensorsAt.assign(layers.size(), {});
   for (size_t e = 0; e < edges.size(); ++e) {
     outEdges[edges[e].from].push_back(static_cast<int>(e));
     inEdges[edges[e].to].push_back(static_cast<int>(e));
+  }
+  for (auto [i, tensor] : llvm::enumerate(tensors)) {
+    tensorsAt[tensor.producer].push_back(static_cast<int>(i));
+    for (int consumer : tensor.consumers)
+      if (tensorsAt[consumer].empty() ||
+          tensorsAt[consumer].back() != static_cast<int>(i))
+        tensorsAt[consumer].push_back(static_cast<int>(i));
   }
 }
 

@@ -3,10 +3,15 @@
 // The planner against exhaustive search on random small layer graphs (every
 // chain of stages, degrees and configuration), scored by the independent
 // scoreParallelPlan; Piper's BERT-32 input against the time per sample
-// Piper's own planner reports; and the reader's errors.
+// Piper's own planner reports; the seed paper's problem at t = 1 against
+// the contiguous-split DP; and the reader's errors.
 //
 //===----------------------------------------------------------------------===//
 #include "placer/Solver/ParallelPlan.h"
+
+#include "RandomProblems.h"
+#include "placer/Solver/Solvers.h"
+#include "placer/Solver/Workload.h"
 
 #include <gtest/gtest.h>
 
@@ -406,3 +411,152 @@ TEST(PiperWorkload, ErrorsNameTheField) {
 }
 
 } // namespace
+
+// The seed paper's problem restated for the planner (parallelProblemOf):
+// at t = 1, d = 1 the planner's optimum is the contiguous-split DP's, and
+// its plan, mapped back to nodes and evaluated by the seed model's own
+// evaluator, costs what the planner says.
+namespace seed {
+
+/// The plan as the seed model's assignment: every node on its stage's
+/// device, a node left out with its earliest consumer (the first stage if
+/// none).
+Assignment assignmentOf(const Problem &problem, const ParallelPlan &plan,
+                        const std::vector<int> &layerOf) {
+  std::vector<int> stageOfLayer(layerOf.size(), -1);
+  for (auto [i, stage] : llvm::enumerate(plan.stages))
+    for (int v : stage.layers)
+      stageOfLayer[v] = static_cast<int>(i);
+  int n = problem.size();
+  std::vector<int> stageOf(n, -1);
+  for (int u = 0; u < n; ++u)
+    if (layerOf[u] >= 0)
+      stageOf[u] = stageOfLayer[layerOf[u]];
+  // Left-out nodes are sources peeled in topological order: in reverse,
+  // each one's consumers have their stages.
+  for (int u = n - 1; u >= 0; --u)
+    if (layerOf[u] < 0) {
+      int earliest = static_cast<int>(plan.stages.size()) - 1;
+      for (int v : problem.successors[u])
+        earliest = std::min(earliest, stageOf[v]);
+      stageOf[u] = problem.successors[u].empty() ? 0 : earliest;
+    }
+  Assignment assignment(n);
+  for (int u = 0; u < n; ++u)
+    assignment[u] = static_cast<int>(plan.stages[stageOf[u]].firstDevice);
+  return assignment;
+}
+
+/// Plans `problem` both ways and checks they agree; returns the optimum.
+double expectSameOptimum(const Problem &problem, const std::string &what,
+                         bool mergeWeightedLeaves = false) {
+  Solution dp = solveIdealDP(problem);
+  std::vector<int> layerOf;
+  llvm::Expected<ParallelProblem> parallel =
+      parallelProblemOf(problem, layerOf, mergeWeightedLeaves);
+  if (!parallel) {
+    ADD_FAILURE() << what << ": " << llvm::toString(parallel.takeError());
+    return 0;
+  }
+  ParallelPlanOptions options;
+  options.pairLimit = 20000000;
+  llvm::Expected<ParallelPlan> plan = planParallel(*parallel, options);
+  if (!dp.feasible()) {
+    EXPECT_FALSE(plan) << what;
+    if (!plan)
+      llvm::consumeError(plan.takeError());
+    return kInfinity;
+  }
+  if (!plan) {
+    ADD_FAILURE() << what << ": " << llvm::toString(plan.takeError());
+    return 0;
+  }
+  EXPECT_TRUE(dp.optimal) << what;
+  EXPECT_NEAR(plan->timePerSample, dp.maxLoad, 1e-9 * dp.maxLoad) << what;
+  ParallelPlan rescored = *plan;
+  llvm::Expected<double> score = scoreParallelPlan(*parallel, rescored);
+  EXPECT_TRUE(bool(score)) << what;
+  if (score)
+    EXPECT_NEAR(*score, plan->timePerSample, 1e-9 * dp.maxLoad) << what;
+  Evaluation evaluation =
+      evaluate(problem, assignmentOf(problem, *plan, layerOf));
+  EXPECT_TRUE(evaluation.feasible()) << what << ": " << evaluation.violation;
+  EXPECT_NEAR(evaluation.maxLoad, dp.maxLoad, 1e-9 * dp.maxLoad) << what;
+  for (const ParallelStage &stage : plan->stages) {
+    EXPECT_EQ(stage.tensorDegree, 1) << what;
+    EXPECT_EQ(stage.dataDegree, 1) << what;
+  }
+  return dp.maxLoad;
+}
+
+} // namespace seed
+
+TEST(ParallelPlanSeedModel, DegreeOneIsTheDPOnRandomGraphs) {
+  std::mt19937 rng(5454);
+  int infeasible = 0;
+  for (int trial = 0; trial < 120; ++trial) {
+    // Some with zero-time nodes, which the DP's reductions leave out or
+    // merge, as parallelProblemOf does.
+    placer::solver::testing::Shape shape{
+        6 + trial % 5, 1 + trial % 4, 0,         trial % 3 == 0, false,
+        trial % 4 == 1, trial % 5 == 2};
+    Problem problem = placer::solver::testing::randomProblem(rng, shape);
+    infeasible += seed::expectSameOptimum(
+                      problem, "trial " + std::to_string(trial)) == kInfinity;
+  }
+  // Tight memory leaves some without any split: both say so.
+  EXPECT_GT(infeasible, 0);
+  EXPECT_LT(infeasible, 30);
+}
+
+// The other two operator graphs agree too but take the planner 16 s each
+// (it enumerates every stage that fits in memory, where the DP's bands skip
+// most): `placer-placement-bench --degree-one` runs all eight
+// (benchmarks/README.md, "Three-dimensional plans").
+TEST(ParallelPlanSeedModel, DegreeOneIsTheDPOnPublishedWorkloads) {
+  for (const char *file : {"LayerGraphs/bert24_inference",
+                           "LayerGraphs/bert24_training",
+                           "LayerGraphs/gnmt_inference",
+                           "LayerGraphs/resnet50_inference",
+                           "OperatorGraphs/bert_l-3_inference",
+                           "OperatorGraphs/resnet50_inference"}) {
+    std::string path = std::string(PLACER_WORKLOADS_DIR) + "/throughput/" +
+                       file + ".json";
+    llvm::Expected<Workload> workload = readWorkloadFile(path);
+    ASSERT_TRUE(bool(workload)) << llvm::toString(workload.takeError());
+    // The planner has no CPU cores: both solve the accelerators alone.
+    workload->problem.numCpus = 0;
+    // GNMT's lattice is small only with its weighted leaves merged; the DP
+    // proves its answer optimal, so the restricted plan equalling it shows
+    // the restriction lost nothing.
+    bool gnmt = std::string(file).find("gnmt") != std::string::npos;
+    double optimum = seed::expectSameOptimum(workload->problem, file, gnmt);
+    EXPECT_GT(optimum, 0) << file;
+    EXPECT_LT(optimum, kInfinity) << file;
+  }
+}
+
+TEST(ParallelPlanSeedModel, NamesWhatItDoesNotModel) {
+  Problem problem;
+  problem.nodes.resize(2);
+  problem.successors = {{1}, {}};
+  problem.numAccelerators = 2;
+  problem.numCpus = 1;
+  std::vector<int> layerOf;
+  auto error = [&] {
+    llvm::Expected<ParallelProblem> parallel =
+        parallelProblemOf(problem, layerOf);
+    return parallel ? std::string()
+                    : llvm::toString(parallel.takeError());
+  };
+  EXPECT_NE(error().find("CPU cores (1 given)"), std::string::npos);
+  problem.numCpus = 0;
+  problem.nodes[1].supported = false;
+  problem.nodes[1].name = "softmax";
+  EXPECT_NE(error().find("node softmax"), std::string::npos);
+  problem.nodes[1].supported = true;
+  problem.schedule = Schedule::OneFOneB;
+  EXPECT_NE(error().find("training schedules"), std::string::npos);
+  problem.schedule = Schedule::Inference;
+  EXPECT_EQ(error(), "");
+}

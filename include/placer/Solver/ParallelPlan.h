@@ -23,6 +23,8 @@
 
 namespace placer::solver {
 
+struct Problem;
+
 /// One way of running a layer on a tensor-parallel group of t devices
 /// (Piper's TMPC: e.g. with or without activation recomputation).
 struct TensorConfig {
@@ -54,11 +56,25 @@ struct ParallelEdge {
   double bytes = 0;
 };
 
+/// A transfer as the seed paper's throughput model charges it (Problem,
+/// docs/Placement.md): a tensor of `producer` read by `consumers` costs
+/// `time` seconds per sample once on the stage it leaves (if some consumer
+/// is elsewhere) and once on each other stage that reads it, however many
+/// of its readers are there. Independent of configurations. Piper's inputs
+/// have none; parallelProblemOf() makes them, so that the planner at t = 1
+/// is the contiguous-split DP's problem.
+struct ParallelTensor {
+  int producer = 0;
+  std::vector<int> consumers;
+  double time = 0;
+};
+
 /// A stage of t * d devices holding layers S with configurations c runs at
 ///   time(S) = (sum of c.timePerSample + sum over cut edges e at a layer of
 ///             2 (e.bytes + that layer's c.sync) / bandwidth) / d
 ///           + sum of 4 (d - 1) c.parameterBytes / (d * N * bandwidth),
-/// and needs sum of (c.stashBytes * y + c.fixedBytes) <= memoryPerDevice
+/// (plus its tensors' time, over d, where it has any), and needs
+/// sum of (c.stashBytes * y + c.fixedBytes) <= memoryPerDevice
 /// bytes per device, y = ceil(sum of d over this and later stages / d).
 /// d divides N, the microbatches per batch; the d's sum to at most N and
 /// the t * d's to at most maxDevices. These are Piper's formulas (its
@@ -80,6 +96,10 @@ struct ParallelProblem {
   int microbatches = 0;
   int devicesPerNode = 0;
   double intraNodeBandwidth = 0;
+  /// The largest data-parallel degree a stage may take; 0: no limit beyond
+  /// the microbatches and devices (1: pipeline stages only, as in the seed
+  /// model without replication).
+  int maxDataDegree = 0;
 
   /// Devices a stage of degrees (t, d) occupies, or 0 when its groups
   /// cannot be laid out (t does not divide a node).
@@ -88,17 +108,42 @@ struct ParallelProblem {
   double resyncBandwidth(int t, int d) const;
   std::vector<ParallelLayer> layers;
   std::vector<ParallelEdge> edges;
+  /// Transfers charged as the seed paper's model does; their producers and
+  /// consumers must also be joined by edges (edges alone order the layers).
+  std::vector<ParallelTensor> tensors;
   /// Per layer, the indices into `edges` of its incoming and outgoing
-  /// edges, in the order TensorConfig::syncIn / syncOut follow.
-  std::vector<std::vector<int>> inEdges, outEdges;
+  /// edges, in the order TensorConfig::syncIn / syncOut follow, and into
+  /// `tensors` of those it produces or reads.
+  std::vector<std::vector<int>> inEdges, outEdges, tensorsAt;
 
   int size() const { return static_cast<int>(layers.size()); }
-  /// Fills inEdges and outEdges from `edges`.
+  /// Fills inEdges, outEdges and tensorsAt from `edges` and `tensors`.
   void indexEdges();
   /// The layers in a topological order, the smallest index first among
   /// those ready (deterministic); fewer than size() of them on a cycle.
   std::vector<int> topologicalOrder() const;
 };
+
+/// The seed paper's problem as the t = 1 case of this one: one layer per
+/// super-node of `problem` (color classes and cycles merged, as the DP
+/// contracts them), each with one configuration at t = 1 (its accelerator
+/// time and bytes), d = 1 (maxDataDegree), k devices and microbatches (so
+/// up to k stages), and each node's
+/// transfer as a ParallelTensor. The planner's optimum is then the
+/// contiguous-split DP's (tests check it on every published workload).
+/// `layerOf` receives each node's layer, or -1 for a node the DP's exact
+/// reductions leave out (a free source: no time, memory or transfer cost;
+/// put it with its earliest consumer's stage). Zero-time leaves join their
+/// producer's layer when they have no weights, or with
+/// `mergeWeightedLeaves` all of them (as the DP does first, then certifies):
+/// fewer ideals, but only plans that keep a leaf's weights with its
+/// producer, so possibly worse where memory binds there. An error names
+/// what the planner
+/// does not model: CPU cores, several device kinds or links, training
+/// schedules, replication, nodes no accelerator runs.
+llvm::Expected<ParallelProblem>
+parallelProblemOf(const Problem &problem, std::vector<int> &layerOf,
+                  bool mergeWeightedLeaves = false);
 
 /// Piper's JSON input (its README and algo.cpp): maxMemoryPerDevice,
 /// maxDevices, bandwidth, mbsInBatch, nodes with TMPCs per degree, edges
