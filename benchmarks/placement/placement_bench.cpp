@@ -467,8 +467,8 @@ static int runDegreeOne(char **argv) {
   }
   std::printf("%-36s %6d %3d %14.9f %9.3f %6lld %14.9f %9.3f %6lld %9lld "
               "%9.1f\n",
-              name.c_str(), problem.size(), problem.numAccelerators,
-              dp.maxLoad, dp.seconds, static_cast<long long>(dp.numIdeals),
+              name.c_str(), problem.size(), problem.numAccelerators, dp.maxLoad,
+              dp.seconds, static_cast<long long>(dp.numIdeals),
               plan->timePerSample, plan->seconds,
               static_cast<long long>(plan->ideals),
               static_cast<long long>(plan->pairs), peakRssMiB());

@@ -396,8 +396,7 @@ public:
     return std::clamp(largestWork * capacity / total, kMinStartingExcess,
                       kMaxStartingExcess);
   }
-  static constexpr double kMinStartingExcess = 1e-6,
-                          kMaxStartingExcess = 0.005;
+  static constexpr double kMinStartingExcess = 1e-6, kMaxStartingExcess = 0.005;
 
   /// Per ideal, whether it can bound a stage of a split with loads <= B
   /// (given with the DP's rounding slack).
@@ -574,8 +573,8 @@ private:
         if (acceleratorUseful || cpuUseful) {
           if (viable[bigger])
             relax(bigger,
-                  acceleratorUseful ? cost.acceleratorCost() : kInfinity,
-                  floor, cpuUseful ? cost.cpuCompute : kInfinity);
+                  acceleratorUseful ? cost.acceleratorCost() : kInfinity, floor,
+                  cpuUseful ? cost.cpuCompute : kInfinity);
           frame.child = v;
           deeper = bigger;
           break;
@@ -809,13 +808,14 @@ void placeFreeNodes(const Problem &problem, const std::vector<int> &freeNodes,
 /// bound by IdealBands::startingExcess() (at most 0.5%, about one
 /// super-node's work on fine graphs) and its excess doubles after each
 /// pass that finds nothing within B; past ten times the lower bound, or at
-/// `upperBound`, the last pass runs at `upperBound`. The first pass whose optimum is within its B
-/// is exact: a better split would have every least load within B too.
-/// A pass that enumerates about as many differences as the one before
-/// (under 5% more) shows the bound has stopped pruning, so each pass at a
-/// higher bound would cost as much again: the exact pass at `upperBound`
-/// is then tried at once, allowed twice that pass's differences, and
-/// dropped for the next bound if it needs more.
+/// `upperBound`, the last pass runs at `upperBound`. The first pass whose
+/// optimum is within its B is exact: a better split would have every least
+/// load within B too. A pass that enumerates about as many differences as the
+/// one before (under 5% more) shows the bound has stopped pruning, so each pass
+/// at a higher bound would cost as much again: the exact pass at `upperBound`
+/// is then tried at once, allowed twice that pass's differences, and dropped
+/// for the next bound if it needs more.
+///
 /// `overLimit`: the lattice has more than `idealLimit` ideals, or the
 /// passes enumerated more than `stepLimit` differences, or `deadline`
 /// passed.

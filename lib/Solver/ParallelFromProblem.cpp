@@ -73,8 +73,8 @@ placer::solver::parallelProblemOf(const Problem &problem,
     ParallelLayer layer;
     const Node &first = problem.nodes[graph.members[s].front()];
     layer.id = first.id;
-    layer.name = first.name.empty() ? "node " + std::to_string(first.id)
-                                    : first.name;
+    layer.name =
+        first.name.empty() ? "node " + std::to_string(first.id) : first.name;
     TensorConfig config;
     config.id = "t1";
     config.timePerSample = graph.acceleratorTime[s];

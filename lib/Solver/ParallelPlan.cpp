@@ -287,9 +287,8 @@ llvm::Error Planner::buildOptions() {
   llvm::sort(degrees);
   degrees.erase(std::unique(degrees.begin(), degrees.end()), degrees.end());
   std::vector<int> dataDegrees;
-  int largestD = problem.maxDataDegree > 0
-                     ? std::min(maxS, problem.maxDataDegree)
-                     : maxS;
+  int largestD =
+      problem.maxDataDegree > 0 ? std::min(maxS, problem.maxDataDegree) : maxS;
   for (int d = 1; d <= largestD; ++d)
     if (problem.microbatches % d == 0)
       dataDegrees.push_back(d);

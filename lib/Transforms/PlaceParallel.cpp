@@ -18,6 +18,8 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace placer;
 
@@ -99,7 +101,91 @@ buildParallelProblem(ModuleOp module, SmallVectorImpl<graph::NodeOp> &nodes) {
   return problem;
 }
 
+/// Two levels: nodes of a power-of-two size (the planner checks); else the
+/// link between the first two accelerators for every transfer.
+void setLinks(solver::ParallelProblem &problem, const Cluster &cluster) {
+  if (const std::optional<Cluster::Hierarchy> &nodes = cluster.getHierarchy()) {
+    problem.devicesPerNode = static_cast<int>(nodes->devicesPerNode);
+    problem.intraNodeBandwidth = nodes->intraNode.bandwidth;
+    problem.bandwidth = nodes->interNode.bandwidth;
+  } else {
+    problem.bandwidth =
+        cluster.getLink(0, problem.maxDevices > 1 ? 1 : 0).bandwidth;
+  }
+}
+
 } // namespace
+
+FailureOr<PlacedParallelPlan> placer::readParallelPlan(ModuleOp module) {
+  Location loc = module.getLoc();
+  PlacementAttr placement = getPlacement(module);
+  ClusterAttr cluster = getCluster(module);
+  if (!placement || !placement.getStages() || !cluster)
+    return mlir::emitError(loc, "no three-dimensional plan: run "
+                                "--placer-place-devices on a module with "
+                                "tensor-parallel configurations first");
+  PlacedParallelPlan placed;
+  FailureOr<solver::ParallelProblem> built =
+      buildParallelProblem(module, placed.nodes);
+  if (failed(built))
+    return failure();
+  placed.problem = std::move(*built);
+  solver::ParallelProblem &problem = placed.problem;
+  problem.maxDevices = static_cast<int>(placement.getAccelerators());
+  problem.microbatches = static_cast<int>(placement.getMicrobatches());
+  // Memory was checked when planning (against limits the options may have
+  // overridden); the stages record what each needs.
+  problem.memoryPerDevice = std::numeric_limits<double>::infinity();
+  setLinks(problem, cluster.getCluster());
+
+  llvm::DenseMap<int64_t, size_t> stageAt; // first device -> stage
+  for (auto stage : placement.getStages().getAsRange<ParallelStageAttr>()) {
+    solver::ParallelStage planned;
+    planned.firstDevice = stage.getFirst();
+    planned.tensorDegree = static_cast<int>(stage.getTensor());
+    planned.dataDegree = static_cast<int>(stage.getData());
+    stageAt[stage.getFirst()] = placed.plan.stages.size();
+    placed.plan.stages.push_back(std::move(planned));
+  }
+  for (auto [v, node] : llvm::enumerate(placed.nodes)) {
+    std::optional<int64_t> device = getDevice(node);
+    auto chosen = node->getAttrOfType<StringAttr>(
+        PlacerDialect::TensorConfigAttrHelper::getNameStr());
+    auto stage = device ? stageAt.find(*device) : stageAt.end();
+    if (!chosen || stage == stageAt.end())
+      return node.emitError("node '")
+             << node.getDisplayName()
+             << "' has no placer.tensor_config or no device that starts a "
+                "stage of the plan";
+    solver::ParallelStage &planned = placed.plan.stages[stage->second];
+    const std::vector<solver::TensorConfig> *configs = nullptr;
+    auto found = problem.layers[v].configs.find(planned.tensorDegree);
+    if (found != problem.layers[v].configs.end())
+      configs = &found->second;
+    auto config = configs ? llvm::find_if(*configs,
+                                          [&](const solver::TensorConfig &c) {
+                                            return c.id == chosen.getValue();
+                                          })
+                          : std::vector<solver::TensorConfig>::const_iterator();
+    if (!configs || config == configs->end())
+      return node.emitError("node '")
+             << node.getDisplayName() << "' has no configuration '"
+             << chosen.getValue() << "' at tensor degree "
+             << planned.tensorDegree;
+    planned.layers.push_back(static_cast<int>(v));
+    planned.configs.push_back(static_cast<int>(config - configs->begin()));
+  }
+  llvm::Expected<double> score =
+      solver::scoreParallelPlan(problem, placed.plan);
+  if (!score)
+    return mlir::emitError(loc, "the module's three-dimensional plan: ")
+           << llvm::toString(score.takeError());
+  placed.plan.timePerSample = *score;
+  for (const solver::ParallelStage &stage : placed.plan.stages)
+    placed.plan.devicesUsed += static_cast<int>(
+        problem.footprint(stage.tensorDegree, stage.dataDegree));
+  return placed;
+}
 
 FailureOr<llvm::json::Value>
 placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
@@ -150,16 +236,7 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
   problem.microbatches = static_cast<int>(
       settings.microbatches > 0 ? settings.microbatches
                                 : cluster.getTraining().microbatches);
-  // Two levels: nodes of a power-of-two size (the planner checks); else
-  // the link between the first two accelerators for every transfer.
-  if (const std::optional<Cluster::Hierarchy> &nodes = cluster.getHierarchy()) {
-    problem.devicesPerNode = static_cast<int>(nodes->devicesPerNode);
-    problem.intraNodeBandwidth = nodes->intraNode.bandwidth;
-    problem.bandwidth = nodes->interNode.bandwidth;
-  } else {
-    problem.bandwidth =
-        cluster.getLink(0, problem.maxDevices > 1 ? 1 : 0).bandwidth;
-  }
+  setLinks(problem, cluster);
   if (settings.memory < 0)
     return mlir::emitError(
         loc, "--placer-place-devices: memory must not be negative");
@@ -203,7 +280,10 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
                            context, solver::Objective::Throughput, "parallel",
                            plan->timePerSample, plan->timePerSample,
                            /*optimal=*/true, problem.maxDevices, /*cpus=*/0,
-                           std::nullopt, solver::Schedule::Inference, 0,
+                           std::nullopt,
+                           // Piper's memory model keeps y microbatches in
+                           // flight per stage, as 1F1B does.
+                           solver::Schedule::OneFOneB, problem.microbatches,
                            DenseI64ArrayAttr(), DenseI64ArrayAttr(),
                            b.getArrayAttr(stages)));
   emitRemark(getModuleRemarkLoc(module))

@@ -9,6 +9,8 @@
 #define PLACER_LIB_TRANSFORMS_PLACEPARALLEL_H
 
 #include "placer/Analysis/Cluster.h"
+#include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Solver/ParallelPlan.h"
 #include "placer/Transforms/PlacementOptions.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -29,6 +31,21 @@ bool hasTensorConfigs(mlir::ModuleOp module);
 mlir::FailureOr<llvm::json::Value>
 placeParallel(mlir::ModuleOp module, const PlacementSettings &settings,
               const Cluster &cluster);
+
+/// A placed module's three-dimensional plan, read back from its attributes
+/// (the layers in program order, as placeParallel numbered them).
+struct PlacedParallelPlan {
+  solver::ParallelProblem problem;
+  solver::ParallelPlan plan;
+  llvm::SmallVector<graph::NodeOp> nodes;
+};
+
+/// The plan placeParallel left on `module`: the problem rebuilt from its
+/// nodes, cluster and placement (the planned devices and microbatches;
+/// memory is not checked again), each stage's layers from placer.device and
+/// their configurations from placer.tensor_config, re-scored. Errors name
+/// the node or what is invalid, on the module.
+mlir::FailureOr<PlacedParallelPlan> readParallelPlan(mlir::ModuleOp module);
 
 } // namespace placer
 

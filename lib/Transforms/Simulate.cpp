@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PlaceParallel.h"
 #include "placer/Analysis/Cluster.h"
 #include "placer/Analysis/CostModel.h"
 #include "placer/Analysis/OpNames.h"
@@ -900,6 +901,70 @@ llvm::json::Object makeReport(const Headline &h, std::vector<Stage> &stages,
   return report;
 }
 
+/// A three-dimensional plan (placer.placement with `stages`, not split):
+/// one batch stage by stage (solver::simulateParallelPlan).
+FailureOr<Simulation> simulateParallel(ModuleOp module,
+                                       const SimulationSettings &settings) {
+  Location loc = module.getLoc();
+  if (!settings.schedule.empty())
+    return emitError(loc, "--placer-simulate: schedule=")
+           << settings.schedule
+           << " does not apply to a three-dimensional plan: its layers give "
+              "one time for forward and backward, so a microbatch is one "
+              "task per stage";
+  if (settings.timeline)
+    return emitError(loc, "--placer-simulate: timeline= draws split "
+                          "programs; a three-dimensional plan has a report");
+  FailureOr<PlacedParallelPlan> placed = readParallelPlan(module);
+  if (failed(placed))
+    return failure();
+  const solver::ParallelPlan &plan = placed->plan;
+  solver::ParallelRun run = solver::simulateParallelPlan(
+      placed->problem, plan, settings.microbatches, settings.overlap);
+  int64_t microbatches = settings.microbatches > 0
+                             ? settings.microbatches
+                             : placed->problem.microbatches;
+  llvm::json::Array stages;
+  for (auto [stage, figures] : llvm::zip(plan.stages, run.stages))
+    stages.push_back(llvm::json::Object{
+        {"first_device", stage.firstDevice},
+        {"tensor_degree", stage.tensorDegree},
+        {"data_degree", stage.dataDegree},
+        {"layers", static_cast<int64_t>(stage.layers.size())},
+        {"model_time_per_sample", stage.time},
+        {"receive", figures.receive},
+        {"compute", figures.compute},
+        {"send", figures.send},
+        {"all_reduce", figures.allReduce},
+        {"busy", figures.busy},
+        {"finish", figures.finish}});
+  Simulation result;
+  result.report =
+      llvm::json::Object{{"plan", "three-dimensional"},
+                         {"microbatches", microbatches},
+                         {"overlap", settings.overlap},
+                         {"latency", run.firstMicrobatchSeconds},
+                         {"total", run.batchSeconds},
+                         {"time_per_sample", run.timePerSample},
+                         {"model_time_per_sample", plan.timePerSample},
+                         {"bubble_fraction", run.bubbleFraction},
+                         {"devices_used", plan.devicesUsed},
+                         {"stages", std::move(stages)}};
+  llvm::raw_string_ostream summary(result.summary);
+  summary << "simulated " << microbatches
+          << " microbatch(es) of a three-dimensional plan ("
+          << plan.stages.size() << " stages on " << plan.devicesUsed
+          << " devices, "
+          << (settings.overlap ? "transfers overlap compute"
+                               : "transfers serialized")
+          << "): latency " << formatNumber(run.firstMicrobatchSeconds)
+          << ", total " << formatNumber(run.batchSeconds)
+          << ", time per sample " << formatNumber(run.timePerSample)
+          << " (model " << formatNumber(plan.timePerSample)
+          << "), bubble fraction " << formatNumber(run.bubbleFraction);
+  return result;
+}
+
 } // namespace
 
 FailureOr<Simulation> placer::simulate(ModuleOp module,
@@ -909,16 +974,20 @@ FailureOr<Simulation> placer::simulate(ModuleOp module,
   StringRef schedule = settings.schedule;
   bool overlap = settings.overlap;
   auto programs = llvm::to_vector(module.getOps<dist::ProgramOp>());
-  if (programs.size() != 1 || !getCluster(module))
-    return emitError(loc, "--placer-simulate needs a placed and split module "
-                          "(one dist.program and placer.cluster): run "
-                          "--partition-devices first");
   // Every microbatch's events are kept: bound what one run may ask for.
   constexpr int64_t kMaxMicrobatches = 1000000;
   if (microbatches < 0 || microbatches > kMaxMicrobatches)
     return emitError(loc,
                      "--placer-simulate: microbatches must be between 0 and ")
            << kMaxMicrobatches << ", got " << microbatches;
+  if (PlacementAttr plan = getPlacement(module);
+      programs.empty() && plan && plan.getStages())
+    return simulateParallel(module, settings);
+  if (programs.size() != 1 || !getCluster(module))
+    return emitError(loc, "--placer-simulate needs a placed and split module "
+                          "(one dist.program and placer.cluster; run "
+                          "--partition-devices first) or a "
+                          "three-dimensional plan");
   std::optional<solver::Schedule> forced;
   if (!schedule.empty()) {
     forced = solver::parseTrainingSchedule(schedule);

@@ -284,6 +284,85 @@ TEST(ParallelPlan, BertMatchesPiperOnItsConfiguration) {
             std::string::npos);
 }
 
+// Two layers on two stages, by hand: stage 0 computes 1 s and sends 1 s per
+// microbatch, stage 1 receives 1 s and computes 2 s. Serialized, stage 1
+// is the bottleneck at 3 s after a 2 s fill; overlapped, it computes only.
+TEST(ParallelSimulation, TwoStagesByHand) {
+  ParallelProblem problem;
+  problem.maxDevices = 2;
+  problem.microbatches = 4;
+  problem.bandwidth = 1;
+  problem.memoryPerDevice = 10;
+  for (double time : {1.0, 2.0}) {
+    ParallelLayer layer;
+    layer.name = "L" + std::to_string(problem.layers.size());
+    TensorConfig config;
+    config.id = "c";
+    config.timePerSample = time;
+    layer.configs[1].push_back(config);
+    problem.layers.push_back(layer);
+  }
+  problem.edges.push_back({0, 1, 0.5});
+  problem.indexEdges();
+  problem.layers[0].configs[1][0].syncOut = {0};
+  problem.layers[1].configs[1][0].syncIn = {0};
+  ParallelPlan plan;
+  for (int v : {0, 1}) {
+    ParallelStage stage;
+    stage.layers = {v};
+    stage.configs = {0};
+    stage.firstDevice = v;
+    plan.stages.push_back(stage);
+  }
+  llvm::Expected<double> score = scoreParallelPlan(problem, plan);
+  ASSERT_TRUE(bool(score)) << llvm::toString(score.takeError());
+  EXPECT_DOUBLE_EQ(*score, 3);
+
+  ParallelRun run = simulateParallelPlan(problem, plan);
+  EXPECT_DOUBLE_EQ(run.batchSeconds, 14);
+  EXPECT_DOUBLE_EQ(run.timePerSample, 3.5);
+  EXPECT_DOUBLE_EQ(run.firstMicrobatchSeconds, 5);
+  EXPECT_DOUBLE_EQ(run.bubbleFraction, 1 - 20.0 / 28);
+  EXPECT_DOUBLE_EQ(run.stages[0].send, 1);
+  EXPECT_DOUBLE_EQ(run.stages[1].receive, 1);
+  EXPECT_DOUBLE_EQ(run.stages[1].busy, 12);
+
+  ParallelRun overlapped =
+      simulateParallelPlan(problem, plan, 0, /*overlap=*/true);
+  EXPECT_DOUBLE_EQ(overlapped.batchSeconds, 10);
+  EXPECT_DOUBLE_EQ(overlapped.firstMicrobatchSeconds, 4);
+
+  // More microbatches than the problem's: the fill is paid once.
+  EXPECT_DOUBLE_EQ(simulateParallelPlan(problem, plan, 100).batchSeconds,
+                   2 + 3 * 100);
+}
+
+// BERT-32 on 64 devices: the simulated batch takes at least the model's
+// time per sample for each microbatch (the bottleneck copy's work is exactly
+// that) and little more (the fill and drain of a deep pipeline over 1,920
+// microbatches).
+TEST(ParallelSimulation, BertApproachesTheModel) {
+  llvm::Expected<ParallelProblem> problem = readPiperWorkloadFile(piperInput());
+  ASSERT_TRUE(static_cast<bool>(problem))
+      << llvm::toString(problem.takeError());
+  problem->memoryPerDevice = 8.0 * (1 << 30);
+  problem->microbatches = 1920;
+  problem->bandwidth = 25.0 * (1 << 30);
+  problem->maxDevices = 64;
+  llvm::Expected<ParallelPlan> plan = planParallel(*problem);
+  ASSERT_TRUE(static_cast<bool>(plan)) << llvm::toString(plan.takeError());
+  ParallelRun run = simulateParallelPlan(*problem, *plan);
+  double model = plan->timePerSample;
+  EXPECT_GE(run.timePerSample, model * (1 - 1e-12));
+  EXPECT_LE(run.timePerSample, model * 1.05);
+  double busiest = 0;
+  for (const ParallelRun::Stage &stage : run.stages)
+    busiest = std::max(busiest, stage.busy);
+  EXPECT_NEAR(busiest, model * 1920, 1e-9 * model * 1920);
+  EXPECT_GT(run.bubbleFraction, 0);
+  EXPECT_LT(run.bubbleFraction, 0.5);
+}
+
 TEST(ParallelPlan, RepeatLayerGrowsBert) {
   llvm::Expected<ParallelProblem> problem = readPiperWorkloadFile(piperInput());
   ASSERT_TRUE(static_cast<bool>(problem));
@@ -498,7 +577,7 @@ TEST(ParallelPlanSeedModel, DegreeOneIsTheDPOnRandomGraphs) {
     // Some with zero-time nodes, which the DP's reductions leave out or
     // merge, as parallelProblemOf does.
     placer::solver::testing::Shape shape{
-        6 + trial % 5, 1 + trial % 4, 0,         trial % 3 == 0, false,
+        6 + trial % 5,  1 + trial % 4, 0, trial % 3 == 0, false,
         trial % 4 == 1, trial % 5 == 2};
     Problem problem = placer::solver::testing::randomProblem(rng, shape);
     infeasible += seed::expectSameOptimum(
@@ -514,14 +593,13 @@ TEST(ParallelPlanSeedModel, DegreeOneIsTheDPOnRandomGraphs) {
 // most): `placer-placement-bench --degree-one` runs all eight
 // (benchmarks/README.md, "Three-dimensional plans").
 TEST(ParallelPlanSeedModel, DegreeOneIsTheDPOnPublishedWorkloads) {
-  for (const char *file : {"LayerGraphs/bert24_inference",
-                           "LayerGraphs/bert24_training",
-                           "LayerGraphs/gnmt_inference",
-                           "LayerGraphs/resnet50_inference",
-                           "OperatorGraphs/bert_l-3_inference",
-                           "OperatorGraphs/resnet50_inference"}) {
-    std::string path = std::string(PLACER_WORKLOADS_DIR) + "/throughput/" +
-                       file + ".json";
+  for (const char *file :
+       {"LayerGraphs/bert24_inference", "LayerGraphs/bert24_training",
+        "LayerGraphs/gnmt_inference", "LayerGraphs/resnet50_inference",
+        "OperatorGraphs/bert_l-3_inference",
+        "OperatorGraphs/resnet50_inference"}) {
+    std::string path =
+        std::string(PLACER_WORKLOADS_DIR) + "/throughput/" + file + ".json";
     llvm::Expected<Workload> workload = readWorkloadFile(path);
     ASSERT_TRUE(bool(workload)) << llvm::toString(workload.takeError());
     // The planner has no CPU cores: both solve the accelerators alone.
@@ -546,8 +624,7 @@ TEST(ParallelPlanSeedModel, NamesWhatItDoesNotModel) {
   auto error = [&] {
     llvm::Expected<ParallelProblem> parallel =
         parallelProblemOf(problem, layerOf);
-    return parallel ? std::string()
-                    : llvm::toString(parallel.takeError());
+    return parallel ? std::string() : llvm::toString(parallel.takeError());
   };
   EXPECT_NE(error().find("CPU cores (1 given)"), std::string::npos);
   problem.numCpus = 0;

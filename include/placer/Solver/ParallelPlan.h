@@ -233,6 +233,46 @@ llvm::Expected<ParallelStage> bestStageChoice(const ParallelProblem &problem,
 llvm::Expected<double> scoreParallelPlan(const ParallelProblem &problem,
                                          ParallelPlan &plan);
 
+/// One batch of a plan run stage copy by stage copy (simulateParallelPlan).
+struct ParallelRun {
+  /// The batch: from the first microbatch's start to the end of the last
+  /// all-reduce; per sample, that over the microbatches.
+  double batchSeconds = 0, timePerSample = 0;
+  /// When the first microbatch has left every stage.
+  double firstMicrobatchSeconds = 0;
+  /// The share of device time the copies wait: 1 - busy / (batch x copies).
+  double bubbleFraction = 0;
+  struct Stage {
+    /// Seconds of one microbatch on a copy: receiving, computing, sending
+    /// (serialized, as the model charges them).
+    double receive = 0, compute = 0, send = 0;
+    /// The data-parallel all-reduce at the end of the batch.
+    double allReduce = 0;
+    /// The busiest copy's busy seconds, and when the stage's last copy is
+    /// done (all-reduce included).
+    double busy = 0, finish = 0;
+  };
+  std::vector<Stage> stages;
+};
+
+/// Runs `microbatches` microbatches (0: the problem's) through a valid plan
+/// (one that scoreParallelPlan accepts), in order: copy c of a stage with d
+/// copies takes the microbatches m = c mod d; a copy receives a
+/// microbatch's tensors from each earlier stage once they are sent,
+/// computes, and sends to each later stage; after its last microbatch a
+/// stage's copies all-reduce their parameters (Piper's 4 (d - 1) W / (d b)
+/// per batch). Piper's layers give one time for forward and backward
+/// together, so a microbatch is one task per stage. With `overlap`,
+/// transfers run beside compute, one at a time per pair of stages;
+/// without, sender and receiver are each busy for their share, as the
+/// model's stage time charges them. The per-sample time tends to the plan's
+/// as the microbatches grow; the difference is the pipeline's fill and
+/// drain.
+ParallelRun simulateParallelPlan(const ParallelProblem &problem,
+                                 const ParallelPlan &plan,
+                                 int64_t microbatches = 0,
+                                 bool overlap = false);
+
 /// The plan as JSON: time per sample, devices, and per stage its layers
 /// (ids), degrees, configuration ids, time and memory.
 llvm::json::Value parallelPlanToJson(const ParallelProblem &problem,

@@ -268,6 +268,13 @@ def Simulate : Pass<"placer-simulate", "::mlir::ModuleOp"> {
     latency, total time, time per sample, bubble fraction, idle time and
     peak memory per device (remark, and JSON with `report=`); draws the
     timeline as SVG with `timeline=`. docs/Simulator.md has the model.
+
+    A three-dimensional plan (`--placer-place-devices` on nodes with
+    tensor-parallel configurations, not split) runs as one batch stage by
+    stage instead: each stage's data-parallel copies take every d-th
+    microbatch, receive, compute and send it, and all-reduce at the end;
+    the report gives the batch, the time per sample beside the plan's, and
+    per stage its figures (docs/Simulator.md, "Three-dimensional plans").
   }];
   let options = [
     Option<"microbatches", "microbatches", "int64_t", /*default=*/"0",
