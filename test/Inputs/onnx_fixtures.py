@@ -305,7 +305,61 @@ def future_opset():
                  opsets=[helper.make_opsetid("", 21)])
 
 
+def transformer_block(batch=1):
+    """One pre-norm transformer block (d 64, 4 heads of 16, MLP 256, seq 8)
+    with a fused q/k/v projection, as GPT-2 exports it: Megatron-LM's
+    tensor-parallel pattern. `batch` None: a symbolic batch."""
+    d, heads, seq, hidden = 64, 4, 8, 256
+    rng = np.random.default_rng(7)
+
+    def w(name, *shape):
+        return f32(name, rng.standard_normal(shape) * 0.1)
+
+    def i64(name, values):
+        return numpy_helper.from_array(np.asarray(values, dtype=np.int64), name)
+
+    n = helper.make_node
+    nodes = [
+        n("LayerNormalization", ["x", "ln1.g", "ln1.b"], ["ln1"], name="ln1"),
+        n("MatMul", ["ln1", "qkv.w"], ["qkv"], name="qkv"),
+        n("Add", ["qkv", "qkv.b"], ["qkv_bias"], name="qkv_bias"),
+        n("Split", ["qkv_bias"], ["q", "k", "v"], name="split", axis=-1),
+    ]
+    for t, perm in (("q", [0, 2, 1, 3]), ("k", [0, 2, 3, 1]), ("v", [0, 2, 1, 3])):
+        nodes += [n("Reshape", [t, "heads_shape"], [t + "_heads"], name=t + "_heads"),
+                  n("Transpose", [t + "_heads"], [t + "_t"], name=t + "_t", perm=perm)]
+    nodes += [
+        n("MatMul", ["q_t", "k_t"], ["scores"], name="scores"),
+        n("Mul", ["scores", "scale"], ["scaled"], name="scaled"),
+        n("Softmax", ["scaled"], ["probs"], name="probs", axis=-1),
+        n("MatMul", ["probs", "v_t"], ["ctx"], name="ctx"),
+        n("Transpose", ["ctx"], ["ctx_t"], name="ctx_t", perm=[0, 2, 1, 3]),
+        n("Reshape", ["ctx_t", "model_shape"], ["ctx_merged"], name="ctx_merged"),
+        n("MatMul", ["ctx_merged", "proj.w"], ["proj"], name="proj"),
+        n("Add", ["x", "proj"], ["residual1"], name="residual1"),
+        n("LayerNormalization", ["residual1", "ln2.g", "ln2.b"], ["ln2"], name="ln2"),
+        n("MatMul", ["ln2", "fc.w"], ["fc"], name="fc"),
+        n("Relu", ["fc"], ["act"], name="act"),
+        n("MatMul", ["act", "out.w"], ["mlp"], name="mlp"),
+        n("Add", ["residual1", "mlp"], ["y"], name="residual2"),
+    ]
+    inits = [f32("ln1.g", np.ones(d)), f32("ln1.b", np.zeros(d)),
+             w("qkv.w", d, 3 * d), w("qkv.b", 3 * d),
+             i64("heads_shape", [0, seq, heads, d // heads]),
+             i64("model_shape", [0, seq, d]), f32("scale", 0.25),
+             w("proj.w", d, d), f32("ln2.g", np.ones(d)), f32("ln2.b", np.zeros(d)),
+             w("fc.w", d, hidden), w("out.w", hidden, d)]
+    dims = [batch if batch else "batch", seq, d]
+    return model(nodes, [tensor("x", dims)], [tensor("y", dims)], inits,
+                 opsets=[helper.make_opsetid("", 17)])
+
+
+def transformer_block_symbolic():
+    return transformer_block(batch=None)
+
+
 FIXTURES = {f.__name__.replace("_", "-"): f for f in [
+    transformer_block, transformer_block_symbolic,
     conv, unsorted, cycle, undefined_input, duplicate_output, negative_dim,
     overflow_dim, wrong_attr_type, external, external_missing, symbolic,
     dynamic_batch, subgraph_if, loop, custom_op, unimported_domain, optional_io,

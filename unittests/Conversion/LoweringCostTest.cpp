@@ -42,9 +42,10 @@ TEST(OpRegistry, HoldsEveryRuleOfAnOp) {
   EXPECT_EQ(matMul->work->kind, placer::WorkKind::Compute);
   EXPECT_EQ(matMul->backwardFactor, 2.0);
   EXPECT_NE(matMul->gradient, nullptr);
-  ASSERT_EQ(matMul->sharding.strategies.size(), 2u);
+  ASSERT_EQ(matMul->sharding.strategies.size(), 3u);
   EXPECT_EQ(matMul->sharding.strategies[1].collective,
             placer::Collective::AllReduce);
+  EXPECT_EQ(matMul->sharding.strategies[2].name, "batch");
   // "ai.onnx" is the default domain; another domain's op of the same name
   // is not ONNX's.
   EXPECT_EQ(registry.find("ai.onnx", "MatMul", 13), matMul);
@@ -54,13 +55,16 @@ TEST(OpRegistry, HoldsEveryRuleOfAnOp) {
   ASSERT_NE(mish, nullptr);
   EXPECT_EQ(mish->lower, nullptr);
   EXPECT_TRUE(mish->work.has_value());
-  // Folds from types, and on import from known values; views do not
-  // shard.
+  // Folds from types, and on import from known values; a reshape carries
+  // a split where its attributes and shapes say (placer/Analysis/
+  // Sharding.h), a Relu runs on whatever slice it gets.
   EXPECT_NE(registry.find("Shape", 15)->foldFromTypes, nullptr);
   ASSERT_TRUE(registry.find("Shape", 15)->fold.has_value());
   EXPECT_EQ(registry.find("Reshape", 14)->fold->knownInputs, 2u);
   EXPECT_FALSE(registry.find("Relu", 14)->fold.has_value());
-  EXPECT_FALSE(registry.find("Reshape", 14)->sharding.isSharded());
+  EXPECT_NE(registry.find("Reshape", 14)->sharding.carry, nullptr);
+  EXPECT_FALSE(registry.find("Reshape", 14)->sharding.followsInput);
+  EXPECT_FALSE(registry.find("Conv", 11)->sharding.isSharded());
   EXPECT_TRUE(registry.find("Relu", 14)->sharding.followsInput);
 }
 

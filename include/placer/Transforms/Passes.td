@@ -411,6 +411,27 @@ def LoadWeights : Pass<"placer-load-weights", "::mlir::ModuleOp"> {
   ];
 }
 
+def ReportSharding : Pass<"placer-report-sharding", "::mlir::ModuleOp"> {
+  let summary = "Say how each node runs on a tensor-parallel group";
+  let description = [{
+    Plans the module's graph function for a tensor-parallel group of
+    `degree` devices (placer/Analysis/Sharding.h, docs/Sharding.md): per
+    node, the sharding rule of its op registry entry it uses (a product's
+    column-, row- or batch-parallel strategy; elementwise ops on the slices
+    they get; a split carried through a reshape, transpose, split or
+    normalization; else whole on every device), how its results come out
+    cut, and the collectives it needs. One remark per node that is cut or
+    communicates, a summary remark, and with `report=` the whole plan as
+    JSON. Changes nothing.
+  }];
+  let options = [
+    Option<"degree", "degree", "int64_t", /*default=*/"2",
+           "Devices of the tensor-parallel group">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "Write the plan as JSON">
+  ];
+}
+
 def ExportDot : Pass<"placer-export-dot", "::mlir::ModuleOp"> {
   let summary = "Write the placed operator graph as Graphviz DOT";
   let description = [{

@@ -460,13 +460,15 @@ void placer::lowering::registerContractionOps(OpRegistry &r) {
       "with partial pivoting in `scf.for` loops, per matrix.");
   // Megatron-LM's pair: column-parallel (B cut along its columns, each
   // device computes its columns of Y) feeds row-parallel (A's and B's
-  // reduction axis cut, partial sums all-reduced).
+  // reduction axis cut, partial sums all-reduced). Batched products of
+  // split attention heads (scores, context) cut their batch axis alike.
   r.add("MatMul", lowerMatMul)
       .work(work::matMul())
       .backward(2.0)
       .gradient(gradients::matmul)
       .shard({"column", {kUnsplit, -1}, -1, Collective::None})
-      .shard({"row", {-1, -2}, kUnsplit, Collective::AllReduce});
+      .shard({"row", {-1, -2}, kUnsplit, Collective::AllReduce})
+      .shard({"batch", {-3, -3}, -3, Collective::None});
   r.add("Gemm", lowerGemm)
       .work(work::gemm())
       .backward(2.0)

@@ -358,16 +358,21 @@ void placer::lowering::registerNormalizationOps(OpRegistry &r) {
       "summing the squares of the channel window.");
   r.add("Softmax", lowerSoftmax<false, false>)
       .work(work::perInputElement(5))
-      .backward(1.0);
-  r.add("Softmax", lowerSoftmax<false, true>, 13).gradient(gradients::softmax);
+      .backward(1.0)
+      .carriesSplit(sharding::softmax);
+  r.add("Softmax", lowerSoftmax<false, true>, 13)
+      .gradient(gradients::softmax)
+      .carriesSplit(sharding::softmax);
   r.add("LogSoftmax", lowerSoftmax<true, false>)
       .work(work::perInputElement(5))
-      .backward(1.0);
+      .backward(1.0)
+      .carriesSplit(sharding::softmax);
   r.add("LogSoftmax", lowerSoftmax<true, true>, 13);
   r.add("LayerNormalization", lowerLayerNorm)
       .work(work::perInputElement(8))
       .backward(2.0)
-      .gradient(gradients::layerNorm);
+      .gradient(gradients::layerNorm)
+      .carriesSplit(sharding::layerNorm);
   r.add("BatchNormalization", lowerBatchNorm)
       .work(work::perInputElement(4))
       .backward(2.0)

@@ -1,9 +1,11 @@
 //===- Rules.h - Rules the op families register -----------------*- C++ -*-===//
 //
 // The cost model's work rules (Work.cpp), the gradient rules
-// (Gradients.cpp) and the importer's shape folders (Folders.cpp) that more
-// than one family, or one family's many ops, register: each family file names them in its ops' registry entries, so an
-// op's whole description stays in one statement (OpRegistry.h).
+// (Gradients.cpp), the importer's shape folders (Folders.cpp) and the
+// tensor-parallel carry rules (Sharding.cpp) that more
+// than one family, or one family's many ops, register: each family file names
+// them in its ops' registry entries, so an op's whole description stays in one
+// statement (OpRegistry.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLACER_LIB_CONVERSION_GRAPHTOLINALG_RULES_H
@@ -125,5 +127,25 @@ PLACER_GRADIENT(averagePool)
 #undef PLACER_GRADIENT
 
 } // namespace placer::gradients
+
+namespace placer::sharding {
+
+/// ShardCarryFn rules (OpRegistry.h): Reshape-like ops (Reshape, Flatten,
+/// Squeeze, Unsqueeze: the split stays where the same elements stay
+/// contiguous), Transpose (the split follows its axis), Softmax and
+/// LayerNormalization (kept off the normalized axes), Split (a blocked axis
+/// handed out, one block a piece; other axes kept).
+std::optional<ShardSplit> reshape(graph::NodeOp node, unsigned result,
+                                  ShardSplit input, int64_t degree);
+std::optional<ShardSplit> transpose(graph::NodeOp node, unsigned result,
+                                    ShardSplit input, int64_t degree);
+std::optional<ShardSplit> softmax(graph::NodeOp node, unsigned result,
+                                  ShardSplit input, int64_t degree);
+std::optional<ShardSplit> layerNorm(graph::NodeOp node, unsigned result,
+                                    ShardSplit input, int64_t degree);
+std::optional<ShardSplit> split(graph::NodeOp node, unsigned result,
+                                ShardSplit input, int64_t degree);
+
+} // namespace placer::sharding
 
 #endif // PLACER_LIB_CONVERSION_GRAPHTOLINALG_RULES_H

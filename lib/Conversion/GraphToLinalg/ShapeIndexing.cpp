@@ -771,26 +771,31 @@ void placer::lowering::registerShapeIndexingOps(OpRegistry &r) {
       .work(WorkRule::view())
       .backward(0.0)
       .gradient(gradients::reshape)
-      .fold(folders::reshape());
+      .fold(folders::reshape())
+      .carriesSplit(sharding::reshape);
   r.add("Flatten", lowerReshape)
       .work(WorkRule::view())
       .backward(0.0)
-      .gradient(gradients::reshape);
+      .gradient(gradients::reshape)
+      .carriesSplit(sharding::reshape);
   r.add("Squeeze", lowerReshape)
       .work(WorkRule::view())
       .backward(0.0)
       .gradient(gradients::reshape)
-      .fold(folders::squeeze());
+      .fold(folders::squeeze())
+      .carriesSplit(sharding::reshape);
   r.add("Unsqueeze", lowerReshape)
       .work(WorkRule::view())
       .backward(0.0)
       .gradient(gradients::reshape)
-      .fold(folders::unsqueeze());
+      .fold(folders::unsqueeze())
+      .carriesSplit(sharding::reshape);
   r.add("Transpose", lowerTranspose)
       .work(WorkRule::dataMovement())
       .backward(1.0)
       .gradient(gradients::transpose)
-      .fold(folders::transpose());
+      .fold(folders::transpose())
+      .carriesSplit(sharding::transpose);
   r.add("Concat", lowerConcat)
       .work(WorkRule::dataMovement())
       .backward(1.0)
@@ -804,7 +809,8 @@ void placer::lowering::registerShapeIndexingOps(OpRegistry &r) {
   r.add("Split", lowerSplit)
       .work(WorkRule::dataMovement())
       .backward(1.0)
-      .gradient(gradients::split);
+      .gradient(gradients::split)
+      .carriesSplit(sharding::split);
   r.add("Gather", lowerGather)
       .work(WorkRule::sparseRead())
       .backward(1.0)

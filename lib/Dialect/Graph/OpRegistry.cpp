@@ -135,6 +135,12 @@ OpRegistry::EntryBuilder &OpRegistry::EntryBuilder::followsInput() {
   return *this;
 }
 
+OpRegistry::EntryBuilder &
+OpRegistry::EntryBuilder::carriesSplit(ShardCarryFn fn) {
+  entry().sharding.carry = fn;
+  return *this;
+}
+
 void OpRegistry::beginFamily(StringRef name, StringRef description) {
   families.push_back({name.str(), description.str()});
 }
@@ -272,7 +278,9 @@ static std::string describeSharding(const ShardingRule &rule) {
   std::string text;
   llvm::raw_string_ostream os(text);
   if (rule.followsInput)
-    os << "follows input 0";
+    os << "follows its split inputs";
+  if (rule.carry)
+    os << "carries input 0's split";
   for (const ShardingStrategy &strategy : rule.strategies) {
     if (!text.empty())
       os << "; ";

@@ -197,15 +197,46 @@ struct ShardingStrategy {
   Collective collective = Collective::None;
 };
 
-/// How an op shards. An op with no strategies and `followsInput` unset is
-/// not sharded: it stays whole (replicated) inside a tensor-parallel group.
+/// How a tensor is cut over a tensor-parallel group of `degree` devices:
+/// along `axis` (from 0), in `degree` equal slices, one a device. With
+/// `blocks` > 1 the axis is that many equal blocks, each cut in `degree`
+/// slices, and a device holds its slice of every block: the layout of a
+/// fused projection (q, k and v side by side) whose Split then hands every
+/// device its heads of each.
+struct ShardSplit {
+  int64_t axis = 0;
+  int64_t blocks = 1;
+  bool operator==(const ShardSplit &other) const {
+    return axis == other.axis && blocks == other.blocks;
+  }
+};
+
+/// For an op whose attributes decide where a split goes (a Reshape moves
+/// the axis, a Transpose permutes it, a Softmax keeps it unless it is the
+/// normalized axis, a Split hands a blocked axis on): the split of result
+/// `result` when input 0 is split as `input` over `degree` devices, or
+/// std::nullopt when the op needs input 0 whole. Shapes are static when it
+/// is called.
+using ShardCarryFn = std::optional<ShardSplit> (*)(graph::NodeOp node,
+                                                   unsigned result,
+                                                   ShardSplit input,
+                                                   int64_t degree);
+
+/// How an op shards. An op with no strategies, `followsInput` unset and no
+/// `carry` is not sharded: it stays whole (replicated) inside a
+/// tensor-parallel group.
 struct ShardingRule {
   std::vector<ShardingStrategy> strategies;
-  /// Elementwise in its first input: it runs on whatever slice of input 0
-  /// a device holds (other inputs broadcast or cut alike), no collective.
+  /// Elementwise: it runs on whatever slice its split inputs hold (inputs
+  /// held whole are cut alike, or broadcast), no collective.
   bool followsInput = false;
+  /// Carries a split of input 0 through the op (see ShardCarryFn); its
+  /// other inputs (shapes, scales of unsplit axes) stay whole.
+  ShardCarryFn carry = nullptr;
 
-  bool isSharded() const { return followsInput || !strategies.empty(); }
+  bool isSharded() const {
+    return followsInput || carry || !strategies.empty();
+  }
 };
 
 /// The names a collective and a rule's axes print as (the coverage table,
@@ -262,6 +293,7 @@ public:
     EntryBuilder &dynamicDims();
     EntryBuilder &shard(ShardingStrategy strategy);
     EntryBuilder &followsInput();
+    EntryBuilder &carriesSplit(ShardCarryFn fn);
 
   private:
     OpEntry &entry();

@@ -1,0 +1,309 @@
+//===- Sharding.cpp - Tensor-parallel layouts of a graph ------------------===//
+//
+// One pass over the function's nodes in program order: each value is split
+// (ShardSplit) or whole on every device; a node reads its inputs' layouts,
+// picks the rule of its registry entry that needs the least communication
+// and records the layouts of its results and the collectives it needs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "placer/Analysis/Sharding.h"
+
+#include "placer/Analysis/CostModel.h"
+#include "placer/Conversion/OnnxOps.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <tuple>
+
+using namespace mlir;
+using namespace placer;
+
+int64_t ShardingPlan::countCollectives(Collective kind) const {
+  int64_t count = llvm::count_if(
+      outputs, [&](const CollectiveUse &use) { return use.kind == kind; });
+  for (const NodeSharding &node : nodes)
+    count += llvm::count_if(node.collectives, [&](const CollectiveUse &use) {
+      return use.kind == kind;
+    });
+  return count;
+}
+
+namespace {
+
+/// `axis` (negative: from the end) of a rank-`rank` tensor from 0, or -1.
+int64_t normalizeAxis(int64_t axis, int64_t rank) {
+  int64_t positive = axis < 0 ? axis + rank : axis;
+  return positive >= 0 && positive < rank ? positive : -1;
+}
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<ShapedType>(value.getType()).getShape();
+}
+
+bool isTensor(Value value) { return isa<RankedTensorType>(value.getType()); }
+
+class ShardingPlanner {
+public:
+  explicit ShardingPlanner(int64_t degree) { plan.degree = degree; }
+
+  LogicalResult visit(graph::NodeOp node);
+  void finish(func::ReturnOp ret);
+  ShardingPlan plan;
+
+private:
+  std::optional<ShardSplit> splitOf(Value value) const {
+    auto it = plan.splits.find(value);
+    return it == plan.splits.end() ? std::nullopt
+                                   : std::optional<ShardSplit>(it->second);
+  }
+  /// Whether `axis` of `value` cuts into `degree` slices of `blocks` blocks.
+  bool cuts(Value value, int64_t axis, int64_t blocks = 1) const {
+    return shapeOf(value)[axis] % (plan.degree * blocks) == 0;
+  }
+  static int64_t bytesOf(Value value) {
+    return getValueBytes(value.getType()).value_or(0);
+  }
+  void gather(NodeSharding &sharding, unsigned operand) {
+    Value value = sharding.node->getOperand(operand);
+    sharding.collectives.push_back(
+        {Collective::AllGather, static_cast<int>(operand), -1, bytesOf(value)});
+  }
+  /// Gathers every split input but those in `kept`.
+  void gatherInputs(NodeSharding &sharding,
+                    llvm::ArrayRef<unsigned> kept = {}) {
+    for (auto [i, operand] : llvm::enumerate(sharding.node->getOperands()))
+      if (splitOf(operand) && !llvm::is_contained(kept, i))
+        gather(sharding, i);
+  }
+  bool tryStrategies(NodeSharding &sharding, const ShardingRule &rule);
+  void follow(NodeSharding &sharding);
+  void carry(NodeSharding &sharding, ShardCarryFn fn);
+  int64_t blocksFor(graph::NodeOp node, int64_t axis) const;
+};
+
+/// A product whose result goes (alone, maybe through elementwise ops of
+/// its shape: a bias) to a Split along `axis` into k equal pieces comes out
+/// blocked by k (each device's slice of each piece: its heads of q, k and
+/// v), so the Split hands every piece on split; otherwise 1.
+int64_t ShardingPlanner::blocksFor(graph::NodeOp node, int64_t axis) const {
+  Value result = node->getResult(0);
+  graph::NodeOp user;
+  for (Value value = result; value.hasOneUse();) {
+    user = dyn_cast<graph::NodeOp>(*value.user_begin());
+    const OpEntry *entry = user ? getOnnxOps().find(user) : nullptr;
+    if (!entry || !entry->sharding.followsInput || user->getNumResults() != 1 ||
+        user->getResult(0).getType() != result.getType())
+      break;
+    value = user->getResult(0);
+    user = nullptr;
+  }
+  if (!user || user.getOpType() != "Split" || user->getNumResults() < 2)
+    return 1;
+  int64_t rank = static_cast<int64_t>(shapeOf(result).size());
+  int64_t splitAxis = 0;
+  if (auto attr = user.getAttrs().getAs<IntegerAttr>("axis"))
+    splitAxis = attr.getInt();
+  int64_t pieces = user->getNumResults();
+  if (normalizeAxis(splitAxis, rank) != axis || !cuts(result, axis, pieces))
+    return 1;
+  for (Value piece : user->getResults())
+    if (shapeOf(piece)[axis] * pieces != shapeOf(result)[axis])
+      return 1;
+  return pieces;
+}
+
+bool ShardingPlanner::tryStrategies(NodeSharding &sharding,
+                                    const ShardingRule &rule) {
+  graph::NodeOp node = sharding.node;
+  // (gathers, collectives after, splits not consumed, order): least first.
+  using Score = std::tuple<int, int, int, size_t>;
+  std::optional<Score> best;
+  const ShardingStrategy *chosen = nullptr;
+  for (auto [index, strategy] : llvm::enumerate(rule.strategies)) {
+    int gathers = 0, consumed = 0, splits = 0;
+    bool applicable =
+        node->getNumResults() >= 1 && isTensor(node->getResult(0));
+    for (auto [i, operand] : llvm::enumerate(node->getOperands())) {
+      if (!applicable || !isTensor(operand))
+        continue;
+      std::optional<ShardSplit> current = splitOf(operand);
+      splits += current.has_value();
+      int64_t wanted =
+          i < strategy.inputAxes.size() ? strategy.inputAxes[i] : kUnsplit;
+      if (wanted == kUnsplit) {
+        gathers += current.has_value();
+        continue;
+      }
+      int64_t axis =
+          normalizeAxis(wanted, static_cast<int64_t>(shapeOf(operand).size()));
+      if (axis < 0 || !cuts(operand, axis)) {
+        applicable = false;
+        continue;
+      }
+      if (current && current->axis == axis && current->blocks == 1)
+        ++consumed;
+      else if (current)
+        ++gathers;
+    }
+    if (applicable && strategy.resultAxis != kUnsplit) {
+      Value result = node->getResult(0);
+      int64_t axis = normalizeAxis(
+          strategy.resultAxis, static_cast<int64_t>(shapeOf(result).size()));
+      applicable = axis >= 0 && cuts(result, axis);
+    }
+    if (!applicable)
+      continue;
+    Score score{gathers, strategy.collective != Collective::None ? 1 : 0,
+                splits - consumed, index};
+    if (!best || score < *best) {
+      best = score;
+      chosen = &strategy;
+    }
+  }
+  if (!chosen)
+    return false;
+  sharding.strategy = chosen->name;
+  for (auto [i, operand] : llvm::enumerate(node->getOperands())) {
+    std::optional<ShardSplit> current = splitOf(operand);
+    if (!isTensor(operand) || !current)
+      continue;
+    int64_t wanted =
+        i < chosen->inputAxes.size() ? chosen->inputAxes[i] : kUnsplit;
+    int64_t axis =
+        wanted == kUnsplit
+            ? -1
+            : normalizeAxis(wanted,
+                            static_cast<int64_t>(shapeOf(operand).size()));
+    if (!(current->axis == axis && current->blocks == 1))
+      gather(sharding, static_cast<unsigned>(i));
+  }
+  Value result = node->getResult(0);
+  if (chosen->collective == Collective::AllReduce) {
+    sharding.collectives.push_back(
+        {Collective::AllReduce, -1, 0, bytesOf(result)});
+  } else if (chosen->resultAxis != kUnsplit) {
+    int64_t axis = normalizeAxis(chosen->resultAxis,
+                                 static_cast<int64_t>(shapeOf(result).size()));
+    sharding.results[0] = ShardSplit{axis, blocksFor(node, axis)};
+  }
+  return true;
+}
+
+void ShardingPlanner::follow(NodeSharding &sharding) {
+  graph::NodeOp node = sharding.node;
+  if (node->getNumResults() == 0 || !isTensor(node->getResult(0))) {
+    sharding.strategy = "replicated";
+    gatherInputs(sharding);
+    return;
+  }
+  Value result = node->getResult(0);
+  int64_t rank = static_cast<int64_t>(shapeOf(result).size());
+  // The first split input decides; an input aligned from the end.
+  std::optional<ShardSplit> out;
+  for (Value operand : node->getOperands())
+    if (std::optional<ShardSplit> split = splitOf(operand); split && !out) {
+      int64_t offset = rank - static_cast<int64_t>(shapeOf(operand).size());
+      out = ShardSplit{split->axis + offset, split->blocks};
+    }
+  if (!out) {
+    sharding.strategy = "replicated";
+    return;
+  }
+  sharding.strategy = "follow";
+  for (auto [i, operand] : llvm::enumerate(node->getOperands())) {
+    if (!isTensor(operand))
+      continue;
+    int64_t offset = rank - static_cast<int64_t>(shapeOf(operand).size());
+    int64_t position = out->axis - offset;
+    std::optional<ShardSplit> split = splitOf(operand);
+    if (split) {
+      if (split->axis != position || split->blocks != out->blocks)
+        gather(sharding, static_cast<unsigned>(i));
+      continue;
+    }
+    // Held whole: broadcast along the axis, or cut alike for free.
+    (void)position;
+  }
+  for (auto [r, value] : llvm::enumerate(node->getResults()))
+    if (isTensor(value) && shapeOf(value) == shapeOf(result))
+      sharding.results[r] = out;
+}
+
+void ShardingPlanner::carry(NodeSharding &sharding, ShardCarryFn fn) {
+  graph::NodeOp node = sharding.node;
+  std::optional<ShardSplit> input =
+      node->getNumOperands() > 0 ? splitOf(node->getOperand(0)) : std::nullopt;
+  SmallVector<std::optional<ShardSplit>, 1> carried;
+  if (input)
+    for (auto [r, value] : llvm::enumerate(node->getResults()))
+      carried.push_back(isTensor(value) ? fn(node, static_cast<unsigned>(r),
+                                             *input, plan.degree)
+                                        : std::nullopt);
+  if (!input || carried.empty() || !carried.front()) {
+    sharding.strategy = "replicated";
+    gatherInputs(sharding);
+    return;
+  }
+  sharding.strategy = "carry";
+  gatherInputs(sharding, /*kept=*/{0});
+  sharding.results.assign(carried.begin(), carried.end());
+}
+
+LogicalResult ShardingPlanner::visit(graph::NodeOp node) {
+  for (Value value :
+       llvm::concat<Value>(node->getOperands(), node->getResults()))
+    if (auto type = dyn_cast<ShapedType>(value.getType());
+        type && !type.hasStaticShape())
+      return node.emitError("cannot plan tensor parallelism for node '")
+             << node.getDisplayName() << "': it has a tensor of type " << type
+             << ", not a static shape (bind the dims on import)";
+  NodeSharding sharding;
+  sharding.node = node;
+  sharding.results.resize(node->getNumResults());
+  const OpEntry *entry = getOnnxOps().find(node);
+  // One device holds everything: nothing to cut.
+  ShardingRule rule =
+      entry && plan.degree > 1 ? entry->sharding : ShardingRule();
+  if (!rule.strategies.empty() && tryStrategies(sharding, rule)) {
+  } else if (rule.followsInput) {
+    follow(sharding);
+  } else if (rule.carry) {
+    carry(sharding, rule.carry);
+  } else {
+    sharding.strategy = "replicated";
+    gatherInputs(sharding);
+  }
+  for (auto [value, split] : llvm::zip(node->getResults(), sharding.results))
+    if (split)
+      plan.splits[value] = *split;
+  plan.nodes.push_back(std::move(sharding));
+  return success();
+}
+
+void ShardingPlanner::finish(func::ReturnOp ret) {
+  for (auto [i, value] : llvm::enumerate(ret.getOperands()))
+    if (splitOf(value))
+      plan.outputs.push_back(
+          {Collective::AllGather, static_cast<int>(i), -1, bytesOf(value)});
+}
+
+} // namespace
+
+FailureOr<ShardingPlan> placer::planSharding(func::FuncOp func,
+                                             int64_t degree) {
+  if (degree < 1)
+    return func.emitError("tensor-parallel degree must be at least 1, got ")
+           << degree;
+  ShardingPlanner planner(degree);
+  if (func.getBody().empty())
+    return planner.plan;
+  Block &body = func.getBody().front();
+  for (Operation &op : body)
+    if (auto node = dyn_cast<graph::NodeOp>(op))
+      if (failed(planner.visit(node)))
+        return failure();
+  if (auto ret = dyn_cast<func::ReturnOp>(body.getTerminator()))
+    planner.finish(ret);
+  return std::move(planner.plan);
+}

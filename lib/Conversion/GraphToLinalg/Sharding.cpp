@@ -1,0 +1,131 @@
+//===- Sharding.cpp - Where an op carries a tensor-parallel split ---------===//
+//
+// The ShardCarryFn rules the op families register (Rules.h): for ops whose
+// attributes decide whether a split of input 0 survives them and on which
+// axis of the result (OpRegistry.h, ShardingRule::carry).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Rules.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace placer;
+
+namespace {
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<ShapedType>(value.getType()).getShape();
+}
+
+int64_t getIntAttr(graph::NodeOp node, StringRef name, int64_t fallback) {
+  if (auto attr = node.getAttrs().getAs<IntegerAttr>(name))
+    return attr.getInt();
+  return fallback;
+}
+
+int64_t product(ArrayRef<int64_t> dims) {
+  int64_t result = 1;
+  for (int64_t dim : dims)
+    result *= dim;
+  return result;
+}
+
+/// `axis` (possibly negative) counted from 0 in a rank-`rank` tensor, or -1.
+int64_t normalize(int64_t axis, int64_t rank) {
+  int64_t positive = axis < 0 ? axis + rank : axis;
+  return positive >= 0 && positive < rank ? positive : -1;
+}
+
+} // namespace
+
+std::optional<ShardSplit> sharding::reshape(graph::NodeOp node, unsigned result,
+                                            ShardSplit input, int64_t degree) {
+  // A row-major reshape keeps a split whole slices of which stay whole
+  // slices: the same count of elements before the axis, and the axis with
+  // everything after it one contiguous run of the same length, cut at the
+  // same places (the new axis's size divisible by the degree).
+  if (input.blocks != 1 || result != 0)
+    return std::nullopt;
+  ArrayRef<int64_t> in = shapeOf(node->getOperand(0));
+  ArrayRef<int64_t> out = shapeOf(node->getResult(0));
+  int64_t before = product(in.take_front(input.axis));
+  int64_t run = product(in.drop_front(input.axis));
+  int64_t prefix = 1;
+  for (auto [j, dim] : llvm::enumerate(out)) {
+    if (prefix == before && product(out.drop_front(j)) == run &&
+        dim % degree == 0)
+      return ShardSplit{static_cast<int64_t>(j), 1};
+    prefix *= dim;
+    if (prefix > before)
+      break;
+  }
+  return std::nullopt;
+}
+
+std::optional<ShardSplit> sharding::transpose(graph::NodeOp node,
+                                              unsigned result, ShardSplit input,
+                                              int64_t) {
+  int64_t rank = static_cast<int64_t>(shapeOf(node->getOperand(0)).size());
+  SmallVector<int64_t> perm;
+  if (auto attr = node.getAttrs().getAs<DenseI64ArrayAttr>("perm"))
+    perm.assign(attr.asArrayRef().begin(), attr.asArrayRef().end());
+  else
+    for (int64_t d = rank - 1; d >= 0; --d)
+      perm.push_back(d);
+  // out[j] = in[perm[j]]: the split moves to where its axis went.
+  for (auto [j, from] : llvm::enumerate(perm))
+    if (from == input.axis && result == 0)
+      return ShardSplit{static_cast<int64_t>(j), input.blocks};
+  return std::nullopt;
+}
+
+std::optional<ShardSplit> sharding::softmax(graph::NodeOp node, unsigned result,
+                                            ShardSplit input, int64_t) {
+  // Opset 13 normalizes along `axis` (default -1); before, along every axis
+  // from `axis` (default 1) on, as a 2-D coercion.
+  int64_t rank = static_cast<int64_t>(shapeOf(node->getOperand(0)).size());
+  bool single = node.getVersion() >= 13;
+  int64_t axis = normalize(getIntAttr(node, "axis", single ? -1 : 1), rank);
+  bool normalized = single ? input.axis == axis : input.axis >= axis;
+  if (result != 0 || axis < 0 || normalized)
+    return std::nullopt;
+  return input;
+}
+
+std::optional<ShardSplit> sharding::layerNorm(graph::NodeOp node,
+                                              unsigned result, ShardSplit input,
+                                              int64_t) {
+  // Normalized over every axis from `axis` (default -1) on; the mean and
+  // inverse deviation results (1 and 2) keep the leading axes too.
+  int64_t rank = static_cast<int64_t>(shapeOf(node->getOperand(0)).size());
+  int64_t axis = normalize(getIntAttr(node, "axis", -1), rank);
+  if (axis < 0 || input.axis >= axis)
+    return std::nullopt;
+  (void)result;
+  return input;
+}
+
+std::optional<ShardSplit> sharding::split(graph::NodeOp node, unsigned result,
+                                          ShardSplit input, int64_t degree) {
+  int64_t rank = static_cast<int64_t>(shapeOf(node->getOperand(0)).size());
+  int64_t axis = normalize(getIntAttr(node, "axis", 0), rank);
+  if (axis < 0)
+    return std::nullopt;
+  // Another axis than the one split apart: every piece keeps the split.
+  if (input.axis != axis)
+    return input;
+  // The split axis cut into its blocks: piece r is block r, which every
+  // device holds its slice of, if the pieces are the blocks.
+  unsigned pieces = node->getNumResults();
+  int64_t size = shapeOf(node->getOperand(0))[axis];
+  if (input.blocks != static_cast<int64_t>(pieces) || size % pieces != 0)
+    return std::nullopt;
+  for (Value piece : node->getResults())
+    if (shapeOf(piece)[axis] != size / pieces ||
+        shapeOf(piece)[axis] % degree != 0)
+      return std::nullopt;
+  (void)result;
+  return ShardSplit{axis, 1};
+}
