@@ -165,11 +165,12 @@ bool ShardingPlanner::tryStrategies(NodeSharding &sharding,
     return false;
   sharding.strategy = chosen->name;
   for (auto [i, operand] : llvm::enumerate(node->getOperands())) {
+    int64_t wanted =
+        i < chosen->inputAxes.size() ? chosen->inputAxes[i] : kUnsplit;
+    sharding.cutInputs[i] = isTensor(operand) && wanted != kUnsplit;
     std::optional<ShardSplit> current = splitOf(operand);
     if (!isTensor(operand) || !current)
       continue;
-    int64_t wanted =
-        i < chosen->inputAxes.size() ? chosen->inputAxes[i] : kUnsplit;
     int64_t axis =
         wanted == kUnsplit
             ? -1
@@ -220,10 +221,13 @@ void ShardingPlanner::follow(NodeSharding &sharding) {
     if (split) {
       if (split->axis != position || split->blocks != out->blocks)
         gather(sharding, static_cast<unsigned>(i));
+      else
+        sharding.cutInputs[i] = true;
       continue;
     }
     // Held whole: broadcast along the axis, or cut alike for free.
-    (void)position;
+    sharding.cutInputs[i] = position >= 0 && shapeOf(operand)[position] ==
+                                                 shapeOf(result)[out->axis];
   }
   for (auto [r, value] : llvm::enumerate(node->getResults()))
     if (isTensor(value) && shapeOf(value) == shapeOf(result))
@@ -246,6 +250,7 @@ void ShardingPlanner::carry(NodeSharding &sharding, ShardCarryFn fn) {
     return;
   }
   sharding.strategy = "carry";
+  sharding.cutInputs[0] = true;
   gatherInputs(sharding, /*kept=*/{0});
   sharding.results.assign(carried.begin(), carried.end());
 }
@@ -261,6 +266,7 @@ LogicalResult ShardingPlanner::visit(graph::NodeOp node) {
   NodeSharding sharding;
   sharding.node = node;
   sharding.results.resize(node->getNumResults());
+  sharding.cutInputs.assign(node->getNumOperands(), false);
   const OpEntry *entry = getOnnxOps().find(node);
   // One device holds everything: nothing to cut.
   ShardingRule rule =

@@ -564,6 +564,12 @@ struct PlaceDevicesPass
         requireCluster(module, "--placer-place-devices");
     if (failed(cluster))
       return signalPassFailure();
+    // Degrees beyond 1: configurations from the costs, then the
+    // three-dimensional planner.
+    if (settings.tensorDegrees != std::vector<int64_t>{1} &&
+        !hasTensorConfigs(module) &&
+        failed(deriveTensorConfigs(module, settings.tensorDegrees, *cluster)))
+      return signalPassFailure();
     if (hasTensorConfigs(module)) {
       FailureOr<llvm::json::Value> report =
           placeParallel(module, settings, *cluster);

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <limits>
 
@@ -83,20 +84,30 @@ buildParallelProblem(ModuleOp module, SmallVectorImpl<graph::NodeOp> &nodes) {
   }
   // Edges consumer by consumer, operand by operand: each layer's incoming
   // edges in operand order and its outgoing ones in the order of its uses.
-  for (graph::NodeOp node : nodes) {
+  // Operands from no node (graph inputs, weights, omitted inputs) are no
+  // edges: every device of a stage reads them where it is.
+  SmallVector<SmallVector<unsigned>> edgeOperands(nodes.size());
+  for (auto [v, node] : llvm::enumerate(nodes)) {
     auto bytes = node->getAttrOfType<DenseF64ArrayAttr>(
         PlacerDialect::EdgeBytesAttrHelper::getNameStr());
     for (auto [i, operand] : llvm::enumerate(node->getOperands())) {
       auto it = index.find(operand.getDefiningOp());
       if (it == index.end())
-        return node.emitError("--placer-place-devices: input #")
-               << i << " of node '" << node.getDisplayName()
-               << "' comes from no node (a three-dimensional plan takes a "
-                  "graph of layers only)";
+        continue;
+      edgeOperands[v].push_back(static_cast<unsigned>(i));
       problem.edges.push_back(
           {it->second, index[node], bytes ? bytes.asArrayRef()[i] : 0.0});
     }
   }
+  // sync_in has an entry per operand: keep those of the edges.
+  for (auto [v, layer] : llvm::enumerate(problem.layers))
+    for (auto &[degree, configs] : layer.configs)
+      for (solver::TensorConfig &config : configs) {
+        std::vector<double> syncIn;
+        for (unsigned i : edgeOperands[v])
+          syncIn.push_back(i < config.syncIn.size() ? config.syncIn[i] : 0.0);
+        config.syncIn = std::move(syncIn);
+      }
   problem.indexEdges();
   return problem;
 }
@@ -286,13 +297,43 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
                            solver::Schedule::OneFOneB, problem.microbatches,
                            DenseI64ArrayAttr(), DenseI64ArrayAttr(),
                            b.getArrayAttr(stages)));
-  emitRemark(getModuleRemarkLoc(module))
-      << "planned " << problem.size() << " layers as " << plan->stages.size()
-      << " stages on " << plan->devicesUsed << " of " << problem.maxDevices
-      << " devices (tensor x data x pipeline): " << plan->timePerSample
-      << " s per sample";
+  // Why tensor parallelism: the best plan without it, where the plan uses
+  // it and every layer could run whole.
+  std::optional<std::string> withoutTensor;
+  llvm::json::Object withoutTensorJson;
+  bool usesTensor = llvm::any_of(
+      plan->stages, [](const auto &stage) { return stage.tensorDegree > 1; });
+  bool canRunWhole = llvm::all_of(problem.layers, [](const auto &layer) {
+    return layer.configs.count(1) && !layer.configs.at(1).empty();
+  });
+  if (usesTensor && canRunWhole) {
+    solver::ParallelProblem whole = problem;
+    for (solver::ParallelLayer &layer : whole.layers)
+      layer.configs = {{1, layer.configs.at(1)}};
+    llvm::Expected<solver::ParallelPlan> alone = solver::planParallel(whole);
+    if (alone) {
+      withoutTensor = llvm::formatv("{0} s per sample", alone->timePerSample);
+      withoutTensorJson["time_per_sample"] = alone->timePerSample;
+    } else {
+      std::string why = llvm::toString(alone.takeError());
+      withoutTensor = why;
+      withoutTensorJson["error"] = why;
+    }
+  }
+  {
+    InFlightDiagnostic remark = emitRemark(getModuleRemarkLoc(module));
+    remark << "planned " << problem.size() << " layers as "
+           << plan->stages.size() << " stages on " << plan->devicesUsed
+           << " of " << problem.maxDevices
+           << " devices (tensor x data x pipeline): " << plan->timePerSample
+           << " s per sample";
+    if (withoutTensor)
+      remark << "; without tensor parallelism: " << *withoutTensor;
+  }
   llvm::json::Value report = solver::parallelPlanToJson(problem, *plan);
   llvm::json::Object &object = *report.getAsObject();
+  if (withoutTensor)
+    object["without_tensor_parallelism"] = std::move(withoutTensorJson);
   object["objective"] = "throughput";
   object["algorithm"] = "parallel";
   object["max_load"] = plan->timePerSample;

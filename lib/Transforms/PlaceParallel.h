@@ -32,6 +32,15 @@ mlir::FailureOr<llvm::json::Value>
 placeParallel(mlir::ModuleOp module, const PlacementSettings &settings,
               const Cluster &cluster);
 
+/// Gives every graph.node of the module's function placer.tensor_configs
+/// (one configuration per degree of `degrees`, named by the sharding
+/// strategy it uses) and placer.edge_bytes, from its placer.cost on the
+/// cluster's first accelerator kind and planSharding at each degree
+/// (docs/Sharding.md, "Configurations"). Errors name the node.
+mlir::LogicalResult deriveTensorConfigs(mlir::ModuleOp module,
+                                        llvm::ArrayRef<int64_t> degrees,
+                                        const Cluster &cluster);
+
 /// A placed module's three-dimensional plan, read back from its attributes
 /// (the layers in program order, as placeParallel numbered them).
 struct PlacedParallelPlan {

@@ -47,6 +47,9 @@ struct NodeSharding {
   /// whole (after this node's collectives).
   llvm::SmallVector<std::optional<ShardSplit>, 1> results;
   llvm::SmallVector<CollectiveUse, 1> collectives;
+  /// Per input: whether each device reads only its slice of it (split
+  /// already, or cut from a whole value: a weight sliced at compile time).
+  llvm::SmallVector<bool, 3> cutInputs;
   /// Whether each device does 1 / degree of the node's work.
   bool isSharded() const { return strategy != "replicated"; }
 };

@@ -48,6 +48,11 @@ defvar PlaceOptionList = [
   Option<"microbatches", "microbatches", "int64_t", /*default=*/"0",
          "Training graphs: microbatches per iteration (0: the cluster's, 8 "
          "by default)">,
+  ListOption<"tensorDegrees", "tensor-degrees", "int64_t",
+             "Tensor-parallel degrees a stage may take (default 1: pipeline "
+             "stages only; more than 1 plans tensor x data x pipeline with "
+             "configurations derived from the costs; one degree forces it "
+             "on every stage)">,
   Option<"recompute", "recompute", "bool", /*default=*/"false",
          "Training graphs: a stage whose stashed activations do not fit may "
          "recompute them in its backward pass (activation checkpointing at "
@@ -408,6 +413,31 @@ def LoadWeights : Pass<"placer-load-weights", "::mlir::ModuleOp"> {
   let options = [
     Option<"dir", "dir", "std::string", /*default=*/"\"\"",
            "The folder of <name>.npy files">,
+  ];
+}
+
+def DeriveTensorConfigs
+    : Pass<"placer-derive-tensor-configs", "::mlir::ModuleOp"> {
+  let summary = "Give each node Piper-style configurations per tensor-parallel degree";
+  let description = [{
+    For every graph.node and every degree t of `degrees`, derives what the
+    three-dimensional planner needs (placer.tensor_configs, the form Piper's
+    inputs import to, and placer.edge_bytes) from the node's `placer.cost`
+    on the cluster's first accelerator kind and the layout
+    `planSharding` gives it on t devices (docs/Sharding.md): time per sample
+    divided by t where each device runs a slice (forward, plus backward
+    where the costs have it), plus its collectives as ring all-reduces and
+    all-gathers on the group's link (the intra-node link of a hierarchy,
+    else the first two devices'; twice in training, whose backward pass
+    mirrors them); weights it reads cut held 1 / t; its output stashed 1 / t
+    when it stays split; parameter bytes all-reduced by data parallelism
+    only in training. Each configuration is named by its strategy (`whole`
+    at t = 1). Run `--placer-estimate-costs` first; `--placer-place-devices`
+    with `tensor-degrees=` runs this itself.
+  }];
+  let options = [
+    ListOption<"degrees", "degrees", "int64_t",
+               "Tensor-parallel degrees (default 1)">
   ];
 }
 

@@ -35,6 +35,9 @@ struct CostSettings {
 };
 
 /// What --placer-place-devices needs, typed.
+/// The largest tensor-parallel degree an option may ask for.
+inline constexpr int64_t kMaxTensorDegree = 4096;
+
 struct PlacementSettings {
   /// Accelerators to use, the cluster's first ones in device order (every
   /// accelerator kind); 0: all of them.
@@ -51,6 +54,9 @@ struct PlacementSettings {
   int64_t microbatches = 0;
   /// Training graphs: a stage whose stash does not fit may recompute it.
   bool recompute = false;
+  /// Tensor-parallel degrees a stage may take (ascending, distinct); {1}:
+  /// pipeline stages only (the contiguous-split DP).
+  std::vector<int64_t> tensorDegrees = {1};
   /// A stage may run on several accelerators (data parallel within it).
   bool replication = false;
   /// The solver sees every link as the one c(u) is priced on (the report
@@ -100,6 +106,20 @@ readPlacementSettings(const Options &options) {
         "microbatches=" + std::to_string(microbatches) +
         ": must be at least 1 (0: the cluster's)");
   settings.microbatches = microbatches;
+  settings.tensorDegrees.assign(options.tensorDegrees.begin(),
+                                options.tensorDegrees.end());
+  if (settings.tensorDegrees.empty())
+    settings.tensorDegrees = {1};
+  for (int64_t degree : settings.tensorDegrees)
+    if (degree < 1 || degree > kMaxTensorDegree)
+      return llvm::createStringError(
+          "tensor-degrees=" + std::to_string(degree) +
+          ": a degree must be between 1 and " +
+          std::to_string(kMaxTensorDegree));
+  llvm::sort(settings.tensorDegrees);
+  settings.tensorDegrees.erase(
+      std::unique(settings.tensorDegrees.begin(), settings.tensorDegrees.end()),
+      settings.tensorDegrees.end());
   settings.recompute = options.recompute;
   settings.replication = options.replication;
   const std::string &links = options.links;

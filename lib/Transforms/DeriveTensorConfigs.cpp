@@ -1,0 +1,202 @@
+//===- DeriveTensorConfigs.cpp - Piper's configurations from a model ------===//
+//
+// What the three-dimensional planner needs of each node at each
+// tensor-parallel degree t (placer.tensor_configs, the form Piper's inputs
+// import to), derived from the node's estimated cost and the layout
+// planSharding gives it at t: a node each device of the group runs a slice
+// of takes 1 / t of the time (its per-op overhead in full), a weight it reads
+// cut takes 1 / t of the memory, a result it leaves split 1 / t of the stash,
+// and the collectives it needs are priced on the group's link as ring
+// all-reduces and all-gathers. docs/Sharding.md, "Configurations".
+//
+//===----------------------------------------------------------------------===//
+
+#include "PlaceParallel.h"
+
+#include "placer/Analysis/CostModel.h"
+#include "placer/Analysis/OpRoles.h"
+#include "placer/Analysis/Sharding.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
+#include "placer/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+#include <map>
+
+namespace placer {
+#define GEN_PASS_DEF_DERIVETENSORCONFIGS
+#include "placer/Transforms/Passes.h.inc"
+} // namespace placer
+
+using namespace mlir;
+using namespace placer;
+
+namespace {
+
+/// Seconds of a collective over t devices on `link`: a ring all-reduce
+/// moves 2 (t - 1) / t of the bytes over each link in 2 (t - 1) steps, an
+/// all-gather half as much.
+double collectiveTime(Collective kind, double bytes, int64_t t,
+                      const Link &link) {
+  if (t <= 1 || kind == Collective::None)
+    return 0;
+  double steps = static_cast<double>(t - 1);
+  double share = bytes * steps / static_cast<double>(t);
+  if (kind == Collective::AllReduce)
+    return 2 * share / link.bandwidth + 2 * steps * link.latency;
+  return share / link.bandwidth + steps * link.latency;
+}
+
+} // namespace
+
+LogicalResult placer::deriveTensorConfigs(ModuleOp module,
+                                          ArrayRef<int64_t> degrees,
+                                          const Cluster &cluster) {
+  Location loc = module.getLoc();
+  auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
+  if (funcs.size() != 1)
+    return emitError(loc, "tensor-parallel configurations: the module needs "
+                          "exactly one function, not ")
+           << funcs.size();
+  func::FuncOp func = funcs.front();
+  const DeviceKind *kind = nullptr;
+  for (const DeviceKind &candidate : cluster.getKinds())
+    if (candidate.isAccelerator && !kind)
+      kind = &candidate;
+  if (!kind)
+    return emitError(loc, "tensor-parallel configurations: the cluster has "
+                          "no accelerator");
+  // A tensor-parallel group stays inside a node: its link.
+  Link link = cluster.getHierarchy() ? cluster.getHierarchy()->intraNode
+                                     : cluster.getLink(0, 1);
+  if (!(link.bandwidth > 0))
+    return emitError(loc, "tensor-parallel configurations: the group's link "
+                          "has no bandwidth");
+
+  std::vector<int64_t> sorted(degrees.begin(), degrees.end());
+  llvm::sort(sorted);
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  std::map<int64_t, ShardingPlan> plans;
+  for (int64_t t : sorted) {
+    FailureOr<ShardingPlan> plan = planSharding(func, t);
+    if (failed(plan))
+      return failure();
+    plans.emplace(t, std::move(*plan));
+  }
+
+  Block &body = func.getBody().front();
+  OpRoles roles(body);
+  SmallVector<graph::NodeOp> nodes(func.getOps<graph::NodeOp>());
+  for (graph::NodeOp node : nodes)
+    if (roles.isPlaced(node) && !getCost(node))
+      return node.emitError("tensor-parallel configurations: node '")
+             << node.getDisplayName()
+             << "' has no cost: run --placer-estimate-costs first";
+  MLIRContext *context = module.getContext();
+  OpBuilder b(context);
+  for (auto [index, node] : llvm::enumerate(nodes)) {
+    CostAttr cost = getCost(node);
+    bool placed = roles.isPlaced(node) && cost;
+    double forward = placed ? cost.getTimeOn(kind->name).value_or(0) : 0;
+    std::optional<double> backward =
+        placed ? cost.getBackwardTimeOn(kind->name) : std::nullopt;
+    bool training = backward.has_value();
+    // Weights: the constants the node reads, some maybe cut.
+    double weightBytes = 0;
+    for (Value operand : node->getOperands())
+      if (isa_and_nonnull<graph::ConstantOp>(operand.getDefiningOp()))
+        weightBytes += getValueBytes(operand.getType()).value_or(0);
+    double resident = placed ? static_cast<double>(cost.getResidentBytes()) : 0;
+    double parameters = placed ? static_cast<double>(cost.getParamBytes()) : 0;
+    double output = placed ? static_cast<double>(cost.getOutputBytes()) : 0;
+
+    SmallVector<Attribute> entries;
+    for (auto &[t, plan] : plans) {
+      const NodeSharding &sharding = plan.nodes[index];
+      double cutWeights = 0;
+      for (auto [i, operand] : llvm::enumerate(node->getOperands()))
+        if (sharding.cutInputs[i] &&
+            isa_and_nonnull<graph::ConstantOp>(operand.getDefiningOp()))
+          cutWeights += getValueBytes(operand.getType()).value_or(0);
+      double kept =
+          weightBytes > 0
+              ? (weightBytes - cutWeights + cutWeights / t) / weightBytes
+              : 1.0;
+      // Each device runs a 1 / t slice, and still pays the op's overhead
+      // (a kernel launch) in full.
+      auto slice = [&](double seconds) {
+        double overhead = std::min(seconds, kind->opOverhead);
+        return sharding.isSharded() ? (seconds - overhead) / t + overhead
+                                    : seconds;
+      };
+      double seconds = slice(forward) + slice(backward.value_or(0));
+      // Training mirrors each collective in the backward pass (the
+      // gradient of a cut input is summed, of a gathered one cut).
+      double mirrored = training ? 2 : 1;
+      for (const CollectiveUse &use : sharding.collectives)
+        seconds += mirrored * collectiveTime(use.kind, use.bytes, t, link);
+      // The function's results that come out split are gathered by the
+      // node that produced them.
+      for (const CollectiveUse &use : plan.outputs) {
+        Value returned = body.getTerminator()->getOperand(use.operand);
+        if (returned.getDefiningOp() == node.getOperation())
+          seconds += collectiveTime(use.kind, use.bytes, t, link);
+      }
+      bool split = llvm::any_of(sharding.results,
+                                [](const auto &s) { return s.has_value(); });
+      int64_t uses = 0;
+      for (Value result : node->getResults())
+        for (Operation *user : result.getUsers())
+          uses += isa<graph::NodeOp>(user);
+      auto zeros = [&](int64_t n) {
+        return DenseF64ArrayAttr::get(context, SmallVector<double>(n, 0.0));
+      };
+      auto config = TensorConfigAttr::get(
+          context, t == 1 ? "whole" : sharding.strategy, seconds,
+          training ? parameters * kept : 0.0,
+          split ? output / static_cast<double>(t) : output, resident * kept,
+          zeros(node->getNumOperands()), zeros(uses));
+      entries.push_back(
+          TensorDegreeAttr::get(context, t, b.getArrayAttr({config})));
+    }
+    SmallVector<double> edgeBytes;
+    for (Value operand : node->getOperands())
+      edgeBytes.push_back(
+          isa_and_nonnull<graph::NodeOp>(operand.getDefiningOp())
+              ? static_cast<double>(
+                    getValueBytes(operand.getType()).value_or(0))
+              : 0.0);
+    node->setAttr(PlacerDialect::TensorConfigsAttrHelper::getNameStr(),
+                  b.getArrayAttr(entries));
+    node->setAttr(PlacerDialect::EdgeBytesAttrHelper::getNameStr(),
+                  DenseF64ArrayAttr::get(context, edgeBytes));
+  }
+  return success();
+}
+
+namespace {
+
+struct DeriveTensorConfigsPass
+    : public placer::impl::DeriveTensorConfigsBase<DeriveTensorConfigsPass> {
+  using DeriveTensorConfigsBase::DeriveTensorConfigsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<int64_t> list(degrees.begin(), degrees.end());
+    if (list.empty())
+      list.push_back(1);
+    for (int64_t t : list)
+      if (t < 1 || t > kMaxTensorDegree) {
+        emitError(module.getLoc(), "--placer-derive-tensor-configs: degree ")
+            << t << " is not between 1 and " << kMaxTensorDegree;
+        return signalPassFailure();
+      }
+    FailureOr<Cluster> cluster =
+        requireCluster(module, "--placer-derive-tensor-configs");
+    if (failed(cluster) || failed(deriveTensorConfigs(module, list, *cluster)))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

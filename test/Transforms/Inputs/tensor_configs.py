@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""Prints the placer.tensor_configs of named nodes of a module, one line a
+configuration: name degree id time param_bytes stash_bytes fixed_bytes,
+and the node's placer.edge_bytes, so lit tests can compare them.
+
+    tensor_configs.py MODULE.mlir NAME...
+"""
+import re
+import sys
+
+CONFIG = re.compile(r'#placer\.tensor_degree<degree = (\d+), configs = \['
+                    r'#placer\.tensor_config<id = "([^"]*)", time = ([^,]+), '
+                    r'param_bytes = ([^,]+), stash_bytes = ([^,]+), '
+                    r'fixed_bytes = ([^,]+),')
+
+
+def main():
+    path, names = sys.argv[1], sys.argv[2:]
+    lines = {}
+    for line in open(path):
+        m = re.search(r'graph\.node .*name = "([^"]*)"', line)
+        if m and m.group(1) in names:
+            lines[m.group(1)] = line
+    for name in names:
+        line = lines[name]
+        for degree, cid, time, param, stash, fixed in CONFIG.findall(line):
+            print(name, degree, cid, float(time), float(param), float(stash),
+                  float(fixed))
+        edges = re.search(r'placer\.edge_bytes = array<f64(?:: ([^>]*))?>', line)
+        print(name, "edges", [float(x) for x in (edges.group(1) or "").split(",") if x])
+
+
+if __name__ == "__main__":
+    main()
