@@ -88,6 +88,15 @@ LogicalResult placer::deriveTensorConfigs(ModuleOp module,
   Block &body = func.getBody().front();
   OpRoles roles(body);
   SmallVector<graph::NodeOp> nodes(func.getOps<graph::NodeOp>());
+  // Piper's layers run forward and backward together, so a stage keeps
+  // both: a training step whose backward nodes stand apart could be cut
+  // between them.
+  for (graph::NodeOp node : nodes)
+    if (isBackwardOp(node))
+      return node.emitError("tensor-parallel configurations: node '")
+             << node.getDisplayName()
+             << "' is a backward node; plan the forward graph priced for "
+                "training instead (--placer-estimate-costs training=true)";
   for (graph::NodeOp node : nodes)
     if (roles.isPlaced(node) && !getCost(node))
       return node.emitError("tensor-parallel configurations: node '")
