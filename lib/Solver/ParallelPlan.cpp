@@ -99,21 +99,50 @@ double tensorTime(const ParallelProblem &problem, const std::vector<int> &stage,
   return time;
 }
 
-/// The Pareto frontiers, layer by layer (the last one is the stage's).
-/// Returns false when some layer of D has no configuration for t, or no
-/// choice fits in memory.
+/// The Pareto frontiers of a stage's configuration choices, layer by
+/// layer: level 0 is the empty choice, level i the first i layers'. One is
+/// reused for every stage a planner looks at (millions on op-level graphs),
+/// so its vectors keep their capacity.
+struct StageFrontier {
+  std::vector<std::vector<FrontierPoint>> levels;
+  /// The last level built.
+  size_t depth = 0;
+  /// Scratch: candidates of the next level, least memory after each layer.
+  std::vector<FrontierPoint> next;
+  std::vector<double> rest;
+
+  std::vector<FrontierPoint> &level(size_t i) {
+    if (levels.size() <= i)
+      levels.resize(i + 1);
+    return levels[i];
+  }
+  const std::vector<FrontierPoint> &last() const { return levels[depth]; }
+  /// Each layer's configuration in point `point` of the last level.
+  std::vector<int> configsOf(int point) const {
+    std::vector<int> configs(depth, 0);
+    for (size_t level = depth; level > 0; --level) {
+      configs[level - 1] = levels[level][point].config;
+      point = levels[level][point].previous;
+    }
+    return configs;
+  }
+};
+
+/// Builds `frontier` for `stage` at degree t. Returns false when some layer
+/// of D has no configuration for t, or no choice fits in memory.
 bool buildFrontier(const ParallelProblem &problem,
                    const std::vector<int> &stage,
                    const std::vector<char> &inStage, int t, int maxY,
-                   std::vector<std::vector<FrontierPoint>> &levels,
-                   int64_t limit, bool &overflow) {
+                   StageFrontier &frontier, int64_t limit, bool &overflow) {
   // Transfers of the seed model depend on the stage, not on the choice.
   FrontierPoint empty;
   empty.x = tensorTime(problem, stage, inStage);
-  levels.assign(1, {empty});
+  frontier.depth = 0;
+  frontier.level(0).assign(1, empty);
   // The least memory (at y = 1) the layers after each one add, whatever
   // they choose: a partial choice that cannot fit with it never will.
-  std::vector<double> rest(stage.size() + 1, 0);
+  std::vector<double> &rest = frontier.rest;
+  rest.assign(stage.size() + 1, 0);
   for (size_t i = stage.size(); i-- > 0;) {
     auto it = problem.layers[stage[i]].configs.find(t);
     if (it == problem.layers[stage[i]].configs.end() || it->second.empty())
@@ -123,12 +152,12 @@ bool buildFrontier(const ParallelProblem &problem,
       least = std::min(least, config.stashBytes + config.fixedBytes);
     rest[i] = rest[i + 1] + least;
   }
-  std::vector<FrontierPoint> next;
+  std::vector<FrontierPoint> &next = frontier.next;
   for (auto [index, v] : llvm::enumerate(stage)) {
     const std::vector<TensorConfig> &configs =
         problem.layers[v].configs.find(t)->second;
     double later = rest[index + 1];
-    const std::vector<FrontierPoint> &current = levels.back();
+    const std::vector<FrontierPoint> &current = frontier.levels[index];
     next.clear();
     for (auto [c, config] : llvm::enumerate(configs)) {
       // Each cut edge moves its bytes plus this configuration's sync bytes
@@ -154,49 +183,55 @@ bool buildFrontier(const ParallelProblem &problem,
           next.push_back(extended);
       }
     }
-    // Keep the undominated points (of equal ones, the first): sorted
-    // lexicographically, a point can only be dominated by one before it.
-    auto key = [maxY](const FrontierPoint &p) {
-      return std::make_tuple(p.x, p.w, p.a + p.b, maxY * p.a + p.b);
-    };
-    std::stable_sort(next.begin(), next.end(),
-                     [&](const FrontierPoint &p, const FrontierPoint &q) {
-                       return key(p) < key(q);
-                     });
-    std::vector<FrontierPoint> kept;
-    bool sameW = llvm::all_of(next, [&](const FrontierPoint &p) {
-      return p.w == next.front().w;
-    });
-    if (sameW) {
-      // Every earlier point has x (and w) no larger: p is dominated iff a
-      // kept point is no larger in both memories. The kept points'
-      // undominated memories form a staircase (memory at y = 1 rising, at
-      // maxY falling), queried and updated in log time.
-      std::map<double, double> staircase;
-      for (const FrontierPoint &point : next) {
-        double low = point.a + point.b, high = maxY * point.a + point.b;
-        auto it = staircase.upper_bound(low);
-        if (it != staircase.begin() && std::prev(it)->second <= high)
-          continue;
-        kept.push_back(point);
-        while (it != staircase.end() && it->second >= high)
-          it = staircase.erase(it);
-        staircase[low] = high;
-      }
+    std::vector<FrontierPoint> &kept = frontier.level(index + 1);
+    kept.clear();
+    frontier.depth = index + 1;
+    if (next.size() <= 1) {
+      // One candidate (a layer with one configuration after a single
+      // point, as every layer of a derived model): nothing to compare.
+      kept.assign(next.begin(), next.end());
     } else {
-      for (const FrontierPoint &point : next)
-        if (llvm::none_of(kept, [&](const FrontierPoint &k) {
-              return dominates(k, point, maxY);
-            }))
+      // Keep the undominated points (of equal ones, the first): sorted
+      // lexicographically, a point can only be dominated by one before it.
+      auto key = [maxY](const FrontierPoint &p) {
+        return std::make_tuple(p.x, p.w, p.a + p.b, maxY * p.a + p.b);
+      };
+      std::stable_sort(next.begin(), next.end(),
+                       [&](const FrontierPoint &p, const FrontierPoint &q) {
+                         return key(p) < key(q);
+                       });
+      bool sameW = llvm::all_of(next, [&](const FrontierPoint &p) {
+        return p.w == next.front().w;
+      });
+      if (sameW) {
+        // Every earlier point has x (and w) no larger: p is dominated iff
+        // a kept point is no larger in both memories. The kept points'
+        // undominated memories form a staircase (memory at y = 1 rising, at
+        // maxY falling), queried and updated in log time.
+        std::map<double, double> staircase;
+        for (const FrontierPoint &point : next) {
+          double low = point.a + point.b, high = maxY * point.a + point.b;
+          auto it = staircase.upper_bound(low);
+          if (it != staircase.begin() && std::prev(it)->second <= high)
+            continue;
           kept.push_back(point);
+          while (it != staircase.end() && it->second >= high)
+            it = staircase.erase(it);
+          staircase[low] = high;
+        }
+      } else {
+        for (const FrontierPoint &point : next)
+          if (llvm::none_of(kept, [&](const FrontierPoint &k) {
+                return dominates(k, point, maxY);
+              }))
+            kept.push_back(point);
+      }
     }
-    bool fits = !kept.empty();
     if (static_cast<int64_t>(kept.size()) > limit) {
       overflow = true;
       return false;
     }
-    levels.push_back(std::move(kept));
-    if (!fits)
+    if (kept.empty())
       return false;
   }
   return true;
@@ -309,7 +344,7 @@ llvm::Error Planner::buildOptions() {
     leastMemory[i] =
         leastMemory[lattice.parent[i]] + leastLayerMemory[lattice.added[i]];
 
-  std::vector<std::vector<FrontierPoint>> levels;
+  StageFrontier levels;
   std::vector<char> inStage(problem.size());
   std::vector<int64_t> stamp(count, -1);
   std::vector<std::pair<double, int>> byTime; // (time, point)
@@ -359,7 +394,7 @@ llvm::Error Planner::buildOptions() {
                 "the exact knapsack would not finish: coarsen the graph");
           continue;
         }
-        const std::vector<FrontierPoint> &frontier = levels.back();
+        const std::vector<FrontierPoint> &frontier = levels.last();
         stats.largestFrontier = std::max(stats.largestFrontier,
                                          static_cast<int64_t>(frontier.size()));
         for (int d : dataDegrees) {
@@ -487,7 +522,7 @@ ParallelPlan Planner::reconstruct(double threshold) {
   ParallelPlan plan = stats;
   int64_t at = 0;
   int s = maxS;
-  std::vector<std::vector<FrontierPoint>> levels;
+  StageFrontier levels;
   std::vector<char> inStage(problem.size());
   std::vector<std::pair<double, double>> stashAndFixed;
   while (at != lattice.size() - 1) {
@@ -519,15 +554,9 @@ ParallelPlan Planner::reconstruct(double threshold) {
     // Its time is the record's; its memory waits for y (the degrees of the
     // stages after it). The configurations, back along the frontier levels.
     stage.time = record->time;
-    const FrontierPoint &chosen = levels.back()[record->point];
+    const FrontierPoint &chosen = levels.last()[record->point];
     stashAndFixed.emplace_back(chosen.a, chosen.b);
-    stage.configs.assign(stage.layers.size(), 0);
-    int point = record->point;
-    for (size_t level = levels.size() - 1; level > 0; --level) {
-      const FrontierPoint &p = levels[level][point];
-      stage.configs[level - 1] = p.config;
-      point = p.previous;
-    }
+    stage.configs = levels.configsOf(record->point);
     plan.stages.push_back(std::move(stage));
     plan.devicesUsed += static_cast<int>(problem.footprint(option.t, option.d));
     s -= option.d;
@@ -627,7 +656,7 @@ placer::solver::bestStageChoice(const ParallelProblem &problem,
   std::vector<char> inStage(problem.size(), 0);
   for (int v : layers)
     inStage[v] = 1;
-  std::vector<std::vector<FrontierPoint>> levels;
+  StageFrontier levels;
   bool overflow = false;
   if (!buildFrontier(problem, layers, inStage, t, y, levels,
                      ParallelPlanOptions().frontierLimit, overflow))
@@ -635,7 +664,7 @@ placer::solver::bestStageChoice(const ParallelProblem &problem,
         overflow ? "too many Pareto-optimal choices"
                  : "a layer has no configuration for this degree, or none "
                    "fits");
-  const std::vector<FrontierPoint> &frontier = levels.back();
+  const std::vector<FrontierPoint> &frontier = levels.last();
   int best = -1;
   double bestTime = 0;
   for (auto [p, point] : llvm::enumerate(frontier)) {
@@ -654,11 +683,6 @@ placer::solver::bestStageChoice(const ParallelProblem &problem,
   stage.dataDegree = d;
   stage.time = bestTime;
   stage.memory = y * frontier[best].a + frontier[best].b;
-  stage.configs.assign(stage.layers.size(), 0);
-  int point = best;
-  for (size_t level = levels.size() - 1; level > 0; --level) {
-    stage.configs[level - 1] = levels[level][point].config;
-    point = levels[level][point].previous;
-  }
+  stage.configs = levels.configsOf(best);
   return stage;
 }
