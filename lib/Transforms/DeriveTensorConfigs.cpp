@@ -102,6 +102,11 @@ LogicalResult placer::deriveTensorConfigs(ModuleOp module,
       return node.emitError("tensor-parallel configurations: node '")
              << node.getDisplayName()
              << "' has no cost: run --placer-estimate-costs first";
+  // Priced for training: the costs give backward times.
+  bool training = llvm::any_of(nodes, [&](graph::NodeOp node) {
+    CostAttr cost = getCost(node);
+    return cost && cost.getBackwardTimeOn(kind->name).has_value();
+  });
   MLIRContext *context = module.getContext();
   OpBuilder b(context);
   for (auto [index, node] : llvm::enumerate(nodes)) {
@@ -110,7 +115,6 @@ LogicalResult placer::deriveTensorConfigs(ModuleOp module,
     double forward = placed ? cost.getTimeOn(kind->name).value_or(0) : 0;
     std::optional<double> backward =
         placed ? cost.getBackwardTimeOn(kind->name) : std::nullopt;
-    bool training = backward.has_value();
     // Weights: the constants the node reads, some maybe cut.
     double weightBytes = 0;
     for (Value operand : node->getOperands())
@@ -161,20 +165,26 @@ LogicalResult placer::deriveTensorConfigs(ModuleOp module,
       auto zeros = [&](int64_t n) {
         return DenseF64ArrayAttr::get(context, SmallVector<double>(n, 0.0));
       };
+      // Training stashes a node's output for every microbatch in flight
+      // until its backward pass; inference holds one microbatch's (fixed).
+      double activation = split ? output / static_cast<double>(t) : output;
       auto config = TensorConfigAttr::get(
           context, t == 1 ? "whole" : sharding.strategy, seconds,
-          training ? parameters * kept : 0.0,
-          split ? output / static_cast<double>(t) : output, resident * kept,
+          training ? parameters * kept : 0.0, training ? activation : 0.0,
+          resident * kept + (training ? 0.0 : activation),
           zeros(node->getNumOperands()), zeros(uses));
       entries.push_back(
           TensorDegreeAttr::get(context, t, b.getArrayAttr({config})));
     }
+    // The planner charges a cut edge both ways (the activation and its
+    // gradient); inference sends the activation only.
+    double direction = training ? 1.0 : 0.5;
     SmallVector<double> edgeBytes;
     for (Value operand : node->getOperands())
       edgeBytes.push_back(
           isa_and_nonnull<graph::NodeOp>(operand.getDefiningOp())
-              ? static_cast<double>(
-                    getValueBytes(operand.getType()).value_or(0))
+              ? direction * static_cast<double>(
+                                getValueBytes(operand.getType()).value_or(0))
               : 0.0);
     node->setAttr(PlacerDialect::TensorConfigsAttrHelper::getNameStr(),
                   b.getArrayAttr(entries));

@@ -429,10 +429,13 @@ def DeriveTensorConfigs
     where the costs have it), plus its collectives as ring all-reduces and
     all-gathers on the group's link (the intra-node link of a hierarchy,
     else the first two devices'; twice in training, whose backward pass
-    mirrors them); weights it reads cut held 1 / t; its output stashed 1 / t
-    when it stays split; parameter bytes all-reduced by data parallelism
-    only in training. Each configuration is named by its strategy (`whole`
-    at t = 1). Run `--placer-estimate-costs` first; `--placer-place-devices`
+    mirrors them); weights it reads cut held 1 / t; its output 1 / t when
+    it stays split, stashed per microbatch in flight in training, held once
+    in inference; parameter bytes all-reduced by data parallelism only in
+    training; edges the bytes of each input another node produces (half in
+    inference: the planner charges an edge both ways, activation and
+    gradient). Each configuration is named by its strategy (`whole` at
+    t = 1). Run `--placer-estimate-costs` first; `--placer-place-devices`
     with `tensor-degrees=` runs this itself.
   }];
   let options = [
