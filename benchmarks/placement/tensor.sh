@@ -21,7 +21,7 @@ work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 "$bin/placer-translate" --import-onnx "$work/decoder.onnx" --shapes-only \
   --dim batch=1 -o "$work/decoder.mlir"
 for training in false true; do
-  for memory in 0 1000000000 400000000 300000000; do
+  for memory in 0 1000000000 300000000 200000000; do
     for degrees in 1 1,2,4,8; do
       if ! "$bin/placer-opt" "$work/decoder.mlir" -o /dev/null 2> "$work/err.txt" \
           --placer-estimate-costs="training=$training" \
