@@ -76,7 +76,8 @@ private:
       if (splitOf(operand) && !llvm::is_contained(kept, i))
         gather(sharding, i);
   }
-  bool tryStrategies(NodeSharding &sharding, const ShardingRule &rule);
+  bool tryStrategies(NodeSharding &sharding,
+                     llvm::ArrayRef<ShardingStrategy> strategies);
   void follow(NodeSharding &sharding);
   void carry(NodeSharding &sharding, ShardCarryFn fn);
   int64_t blocksFor(graph::NodeOp node, int64_t axis) const;
@@ -113,14 +114,14 @@ int64_t ShardingPlanner::blocksFor(graph::NodeOp node, int64_t axis) const {
   return pieces;
 }
 
-bool ShardingPlanner::tryStrategies(NodeSharding &sharding,
-                                    const ShardingRule &rule) {
+bool ShardingPlanner::tryStrategies(
+    NodeSharding &sharding, llvm::ArrayRef<ShardingStrategy> strategies) {
   graph::NodeOp node = sharding.node;
   // (gathers, collectives after, splits not consumed, order): least first.
   using Score = std::tuple<int, int, int, size_t>;
   std::optional<Score> best;
   const ShardingStrategy *chosen = nullptr;
-  for (auto [index, strategy] : llvm::enumerate(rule.strategies)) {
+  for (auto [index, strategy] : llvm::enumerate(strategies)) {
     int gathers = 0, consumed = 0, splits = 0;
     bool applicable =
         node->getNumResults() >= 1 && isTensor(node->getResult(0));
@@ -271,7 +272,11 @@ LogicalResult ShardingPlanner::visit(graph::NodeOp node) {
   // One device holds everything: nothing to cut.
   ShardingRule rule =
       entry && plan.degree > 1 ? entry->sharding : ShardingRule();
-  if (!rule.strategies.empty() && tryStrategies(sharding, rule)) {
+  llvm::SmallVector<ShardingStrategy, 2> strategies(rule.strategies.begin(),
+                                                    rule.strategies.end());
+  if (rule.strategiesFor)
+    strategies = rule.strategiesFor(node);
+  if (!strategies.empty() && tryStrategies(sharding, strategies)) {
   } else if (rule.followsInput) {
     follow(sharding);
   } else if (rule.carry) {

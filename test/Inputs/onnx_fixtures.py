@@ -354,12 +354,32 @@ def transformer_block(batch=1):
                  opsets=[helper.make_opsetid("", 17)])
 
 
+def embedding_mlp():
+    """An embedding lookup (Gather of a 64 x 16 table) and a two-layer MLP
+    of Gemms, the first with transB and a bias, the second without: the
+    registry's attribute-dependent sharding rules."""
+    rng = np.random.default_rng(3)
+    n = helper.make_node
+    nodes = [
+        n("Gather", ["table", "ids"], ["emb"], name="embed", axis=0),
+        n("Gemm", ["emb", "w1", "b1"], ["h"], name="up", transB=1),
+        n("Relu", ["h"], ["a"], name="act"),
+        n("Gemm", ["a", "w2"], ["y"], name="down"),
+    ]
+    inits = [f32("table", rng.standard_normal((64, 16))),
+             f32("w1", rng.standard_normal((32, 16))),
+             f32("b1", rng.standard_normal(32)),
+             f32("w2", rng.standard_normal((32, 16)))]
+    return model(nodes, [tensor("ids", [8], TensorProto.INT64)],
+                 [tensor("y", [8, 16])], inits)
+
+
 def transformer_block_symbolic():
     return transformer_block(batch=None)
 
 
 FIXTURES = {f.__name__.replace("_", "-"): f for f in [
-    transformer_block, transformer_block_symbolic,
+    transformer_block, transformer_block_symbolic, embedding_mlp,
     conv, unsorted, cycle, undefined_input, duplicate_output, negative_dim,
     overflow_dim, wrong_attr_type, external, external_missing, symbolic,
     dynamic_batch, subgraph_if, loop, custom_op, unimported_domain, optional_io,

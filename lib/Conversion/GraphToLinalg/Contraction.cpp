@@ -472,7 +472,8 @@ void placer::lowering::registerContractionOps(OpRegistry &r) {
   r.add("Gemm", lowerGemm)
       .work(work::gemm())
       .backward(2.0)
-      .gradient(gradients::gemm);
+      .gradient(gradients::gemm)
+      .shardBy(sharding::gemm);
   r.add("Einsum", lowerEinsum).work(work::einsum()).backward(2.0);
   r.add("Det", lowerDet).work(work::determinant());
   r.allowDynamicDims({"MatMul", "Gemm"});

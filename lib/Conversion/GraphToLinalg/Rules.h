@@ -146,6 +146,15 @@ std::optional<ShardSplit> layerNorm(graph::NodeOp node, unsigned result,
 std::optional<ShardSplit> split(graph::NodeOp node, unsigned result,
                                 ShardSplit input, int64_t degree);
 
+/// ShardStrategiesFn rules: Gemm's column- and row-parallel products on
+/// its (maybe transposed) operands, the row one only without a bias C (it
+/// would be added on every device before the sum); Gather's
+/// vocabulary-parallel lookup of a table cut along the gathered axis 0
+/// (each device finds the rows it holds, zeros elsewhere, and an
+/// all-reduce sums them).
+llvm::SmallVector<ShardingStrategy, 2> gemm(graph::NodeOp node);
+llvm::SmallVector<ShardingStrategy, 2> gather(graph::NodeOp node);
+
 } // namespace placer::sharding
 
 #endif // PLACER_LIB_CONVERSION_GRAPHTOLINALG_RULES_H

@@ -814,7 +814,8 @@ void placer::lowering::registerShapeIndexingOps(OpRegistry &r) {
   r.add("Gather", lowerGather)
       .work(WorkRule::sparseRead())
       .backward(1.0)
-      .fold(folders::gather());
+      .fold(folders::gather())
+      .shardBy(sharding::gather);
   // The gradient scatters with reduction=add, which opset 16 brought.
   r.add("Gather", lowerGather, 16).gradient(gradients::gather);
   r.add("Expand", lowerExpand)

@@ -129,3 +129,36 @@ std::optional<ShardSplit> sharding::split(graph::NodeOp node, unsigned result,
   (void)result;
   return ShardSplit{axis, 1};
 }
+
+SmallVector<ShardingStrategy, 2> sharding::gemm(graph::NodeOp node) {
+  // Y = A' B' + C with A' = transA ? Aᵀ : A (M x K), B' = transB ? Bᵀ : B
+  // (K x N): B's N axis is 0 when transposed, its K axis 1.
+  bool transA = getIntAttr(node, "transA", 0) != 0;
+  bool transB = getIntAttr(node, "transB", 0) != 0;
+  bool hasBias = node->getNumOperands() > 2 &&
+                 isa<ShapedType>(node->getOperand(2).getType());
+  SmallVector<ShardingStrategy, 2> strategies;
+  ShardingStrategy column{
+      "column", {kUnsplit, transB ? 0 : 1}, 1, Collective::None};
+  if (hasBias) {
+    // C broadcasts to M x N: its last axis is N unless it is 1 wide.
+    ArrayRef<int64_t> bias = shapeOf(node->getOperand(2));
+    column.inputAxes.push_back(!bias.empty() && bias.back() != 1 ? -1
+                                                                 : kUnsplit);
+  }
+  strategies.push_back(column);
+  if (!hasBias)
+    strategies.push_back({"row",
+                          {transA ? 0 : 1, transB ? 1 : 0},
+                          kUnsplit,
+                          Collective::AllReduce});
+  return strategies;
+}
+
+SmallVector<ShardingStrategy, 2> sharding::gather(graph::NodeOp node) {
+  // Only a lookup along the table's first axis, as an embedding is.
+  if (getIntAttr(node, "axis", 0) != 0)
+    return {};
+  return {ShardingStrategy{
+      "vocabulary", {0, kUnsplit}, kUnsplit, Collective::AllReduce}};
+}

@@ -141,6 +141,12 @@ OpRegistry::EntryBuilder::carriesSplit(ShardCarryFn fn) {
   return *this;
 }
 
+OpRegistry::EntryBuilder &
+OpRegistry::EntryBuilder::shardBy(ShardStrategiesFn fn) {
+  entry().sharding.strategiesFor = fn;
+  return *this;
+}
+
 void OpRegistry::beginFamily(StringRef name, StringRef description) {
   families.push_back({name.str(), description.str()});
 }
@@ -281,6 +287,8 @@ static std::string describeSharding(const ShardingRule &rule) {
     os << "follows its split inputs";
   if (rule.carry)
     os << "carries input 0's split";
+  if (rule.strategiesFor)
+    os << "strategies from its attributes";
   for (const ShardingStrategy &strategy : rule.strategies) {
     if (!text.empty())
       os << "; ";

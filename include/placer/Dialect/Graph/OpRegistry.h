@@ -222,11 +222,17 @@ using ShardCarryFn = std::optional<ShardSplit> (*)(graph::NodeOp node,
                                                    ShardSplit input,
                                                    int64_t degree);
 
+/// The strategies of a node whose attributes decide its axes (Gemm's
+/// transposes, Gather's axis): they replace ShardingRule::strategies for it.
+using ShardStrategiesFn =
+    llvm::SmallVector<ShardingStrategy, 2> (*)(graph::NodeOp node);
+
 /// How an op shards. An op with no strategies, `followsInput` unset and no
 /// `carry` is not sharded: it stays whole (replicated) inside a
 /// tensor-parallel group.
 struct ShardingRule {
   std::vector<ShardingStrategy> strategies;
+  ShardStrategiesFn strategiesFor = nullptr;
   /// Elementwise: it runs on whatever slice its split inputs hold (inputs
   /// held whole are cut alike, or broadcast), no collective.
   bool followsInput = false;
@@ -235,7 +241,7 @@ struct ShardingRule {
   ShardCarryFn carry = nullptr;
 
   bool isSharded() const {
-    return followsInput || carry || !strategies.empty();
+    return followsInput || carry || strategiesFor || !strategies.empty();
   }
 };
 
@@ -294,6 +300,7 @@ public:
     EntryBuilder &shard(ShardingStrategy strategy);
     EntryBuilder &followsInput();
     EntryBuilder &carriesSplit(ShardCarryFn fn);
+    EntryBuilder &shardBy(ShardStrategiesFn fn);
 
   private:
     OpEntry &entry();
