@@ -377,3 +377,24 @@ def test_workload_import_errors_name_the_field(tmp_path):
                    '"bandwidth": 1, "mbsInBatch": 0, "nodes": [], "edges": []}')
     with pytest.raises(placer.Error, match=r"bad.json: mbsInBatch"):
         placer.import_workload(bad)
+
+
+def test_tensor_degrees_shard_a_transformer_block_that_fits_no_pipeline(tmp_path):
+    # test/Inputs/onnx_fixtures.py's transformer block in 150,000 bytes per
+    # device: no pipeline of two devices holds it, tensor parallelism at
+    # t = 2 does (test/Transforms/derive-tensor-configs.test), and the report
+    # says what the plan would be without it.
+    import subprocess
+    import sys
+    path = tmp_path / "block.onnx"
+    subprocess.run([sys.executable, str(ROOT / "test" / "Inputs" / "onnx_fixtures.py"),
+                    "transformer-block", str(path)], check=True)
+    module = placer.import_onnx(str(path))
+    placement = module.partition(devices=2, tensor_degrees=[1, 2],
+                                 memory_limit=150000, split=False)
+    report = placement.report
+    assert report["algorithm"] == "parallel"
+    assert [(s["tensor_degree"], s["data_degree"]) for s in report["stages"]] == [(2, 1)]
+    assert "no plan fits in 150000" in report["without_tensor_parallelism"]["error"]
+    with pytest.raises(placer.Error, match=r"tensor-degrees=0: a degree must be"):
+        module.partition(devices=2, tensor_degrees=[0, 2], split=False)
