@@ -711,24 +711,31 @@ void placer::lowering::registerConvolutionPoolingOps(OpRegistry &r) {
   r.add("Conv", lowerConv)
       .work(work::conv())
       .backward(2.0)
-      .gradient(gradients::conv);
+      .gradient(gradients::conv)
+      .shardBy(sharding::conv);
   r.add("ConvTranspose", lowerConvTranspose)
       .work(work::convTranspose())
       .backward(2.0);
-  r.add("MaxPool", lowerPool<true>).work(work::pool()).backward(1.0);
+  r.add("MaxPool", lowerPool<true>)
+      .work(work::pool())
+      .backward(1.0)
+      .carriesSplit(sharding::channels);
   // The gradient scatters with reduction=add, which opset 16 brought.
   r.add("MaxPool", lowerPool<true>, 16).gradient(gradients::maxPool);
   r.add("AveragePool", lowerPool<false>)
       .work(work::pool())
       .backward(1.0)
-      .gradient(gradients::averagePool);
+      .gradient(gradients::averagePool)
+      .carriesSplit(sharding::channels);
   r.add("GlobalAveragePool", lowerGlobalPool<false>)
       .work(work::perInputElement(1))
       .backward(1.0)
-      .gradient(gradients::globalAveragePool);
+      .gradient(gradients::globalAveragePool)
+      .carriesSplit(sharding::channels);
   r.add("GlobalMaxPool", lowerGlobalPool<true>)
       .work(work::perInputElement(1))
-      .backward(1.0);
+      .backward(1.0)
+      .carriesSplit(sharding::channels);
   // A dynamic batch (dim 0): see checkBatchOnlyDynamic.
   r.allowDynamicDims(
       {"Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool"});

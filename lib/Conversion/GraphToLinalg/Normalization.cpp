@@ -376,7 +376,8 @@ void placer::lowering::registerNormalizationOps(OpRegistry &r) {
   r.add("BatchNormalization", lowerBatchNorm)
       .work(work::perInputElement(4))
       .backward(2.0)
-      .gradient(gradients::batchNorm);
+      .gradient(gradients::batchNorm)
+      .carriesSplit(sharding::channels);
   r.add("InstanceNormalization", lowerInstanceNorm)
       .work(work::perInputElement(8))
       .backward(2.0);

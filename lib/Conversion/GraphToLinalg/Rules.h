@@ -154,6 +154,13 @@ std::optional<ShardSplit> split(graph::NodeOp node, unsigned result,
 /// all-reduce sums them).
 llvm::SmallVector<ShardingStrategy, 2> gemm(graph::NodeOp node);
 llvm::SmallVector<ShardingStrategy, 2> gather(graph::NodeOp node);
+/// Conv with one group: output channels (a bias cut alike) or, without a
+/// bias, input channels with an all-reduce: Gemm's column and row.
+llvm::SmallVector<ShardingStrategy, 2> conv(graph::NodeOp node);
+/// ShardCarryFn of pooling and batch normalization: a split of the batch or
+/// channel axis stays; a spatial one does not.
+std::optional<ShardSplit> channels(graph::NodeOp node, unsigned result,
+                                   ShardSplit input, int64_t degree);
 
 } // namespace placer::sharding
 

@@ -162,3 +162,34 @@ SmallVector<ShardingStrategy, 2> sharding::gather(graph::NodeOp node) {
   return {ShardingStrategy{
       "vocabulary", {0, kUnsplit}, kUnsplit, Collective::AllReduce}};
 }
+
+SmallVector<ShardingStrategy, 2> sharding::conv(graph::NodeOp node) {
+  // X [N, C, ...] and W [M, C / group, ...]: with one group, output
+  // channels are Gemm's columns (W's axis 0, the result's axis 1, a bias
+  // cut alike) and input channels its reduction axis (X's and W's axis 1,
+  // partial sums, no bias).
+  if (getIntAttr(node, "group", 1) != 1)
+    return {};
+  bool hasBias = node->getNumOperands() > 2 &&
+                 isa<ShapedType>(node->getOperand(2).getType());
+  SmallVector<ShardingStrategy, 2> strategies;
+  ShardingStrategy outputs{
+      "output-channels", {kUnsplit, 0}, 1, Collective::None};
+  if (hasBias)
+    outputs.inputAxes.push_back(0);
+  strategies.push_back(outputs);
+  if (!hasBias)
+    strategies.push_back(
+        {"input-channels", {1, 1}, kUnsplit, Collective::AllReduce});
+  return strategies;
+}
+
+std::optional<ShardSplit> sharding::channels(graph::NodeOp, unsigned result,
+                                             ShardSplit input, int64_t) {
+  // Batch and channels are independent in a pooling or a batch
+  // normalization (its per-channel parameters cut alike); spatial axes are
+  // not.
+  if (result != 0 || input.axis > 1)
+    return std::nullopt;
+  return input;
+}
