@@ -143,7 +143,11 @@ FailureOr<PlacedParallelPlan> placer::readParallelPlan(ModuleOp module) {
   placed.problem = std::move(*built);
   solver::ParallelProblem &problem = placed.problem;
   problem.maxDevices = static_cast<int>(placement.getAccelerators());
-  problem.microbatches = static_cast<int>(placement.getMicrobatches());
+  // Placements made before the plan recorded N: the cluster's.
+  problem.microbatches = static_cast<int>(
+      placement.getMicrobatches() > 0
+          ? placement.getMicrobatches()
+          : cluster.getCluster().getTraining().microbatches);
   // Memory was checked when planning (against limits the options may have
   // overridden); the stages record what each needs.
   problem.memoryPerDevice = std::numeric_limits<double>::infinity();
@@ -216,6 +220,20 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
   if (failed(built))
     return failure();
   solver::ParallelProblem &problem = *built;
+  // tensor-degrees= other than the default keeps only those degrees (one
+  // forces it on every stage).
+  if (settings.tensorDegrees != std::vector<int64_t>{1}) {
+    for (auto [layer, node] : llvm::zip(problem.layers, nodes)) {
+      for (auto it = layer.configs.begin(); it != layer.configs.end();)
+        it = llvm::is_contained(settings.tensorDegrees, it->first)
+                 ? std::next(it)
+                 : layer.configs.erase(it);
+      if (layer.configs.empty())
+        return node.emitError("--placer-place-devices: node '")
+               << node.getDisplayName()
+               << "' has no configuration at the tensor-degrees asked for";
+    }
+  }
   int64_t accelerators = 0;
   double capacity = 0;
   for (const DeviceKind &kind : cluster.getKinds())

@@ -50,8 +50,10 @@ defvar PlaceOptionList = [
          "by default)">,
   ListOption<"tensorDegrees", "tensor-degrees", "int64_t",
              "Tensor-parallel degrees a stage may take (default 1: pipeline "
-             "stages only; more than 1 plans tensor x data x pipeline with "
-             "configurations derived from the costs; one degree forces it "
+             "stages only, or every degree of a module that lists its own "
+             "configurations, as Piper's inputs do; otherwise tensor x data "
+             "x pipeline with configurations derived from the costs, or "
+             "only those degrees of the module's own; one degree forces it "
              "on every stage)">,
   Option<"recompute", "recompute", "bool", /*default=*/"false",
          "Training graphs: a stage whose stashed activations do not fit may "
