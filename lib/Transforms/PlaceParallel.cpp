@@ -305,6 +305,17 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
                               .id));
     }
   }
+  // Without tensor parallelism a stage's data-parallel copies are the
+  // replicated stages --placer-split-devices already builds: each copy
+  // points at the stage's first device.
+  SmallVector<int64_t> replicaOf;
+  if (llvm::all_of(plan->stages,
+                   [](const auto &stage) { return stage.tensorDegree == 1; }))
+    for (const solver::ParallelStage &stage : plan->stages)
+      for (int64_t copy = 1; copy < stage.dataDegree; ++copy) {
+        replicaOf.resize(getCluster(module).getCluster().getNumDevices(), -1);
+        replicaOf[stage.firstDevice + copy] = stage.firstDevice;
+      }
   setPlacement(module, PlacementAttr::get(
                            context, solver::Objective::Throughput, "parallel",
                            plan->timePerSample, plan->timePerSample,
@@ -313,7 +324,10 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
                            // Piper's memory model keeps y microbatches in
                            // flight per stage, as 1F1B does.
                            solver::Schedule::OneFOneB, problem.microbatches,
-                           DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                           DenseI64ArrayAttr(),
+                           replicaOf.empty()
+                               ? DenseI64ArrayAttr()
+                               : DenseI64ArrayAttr::get(context, replicaOf),
                            b.getArrayAttr(stages)));
   // Why tensor parallelism: the best plan without it, where the plan uses
   // it and every layer could run whole.

@@ -401,17 +401,32 @@ private:
 struct SplitDevicesPass
     : public placer::impl::SplitDevicesBase<SplitDevicesPass> {
   void runOnOperation() override {
-    // Per-device programs of a three-dimensional plan need its tensor-
-    // parallel groups sharded, with collectives: not built yet.
+    // Per-device programs of tensor-parallel stages need their groups
+    // sharded, with collectives: not built yet. Stages of degree 1 are
+    // pipeline stages whose data-parallel copies are replicated stages.
     if (PlacementAttr placement = getPlacement(getOperation());
-        placement && placement.getStages()) {
+        placement && placement.getStages() &&
+        llvm::any_of(placement.getStages().getAsRange<ParallelStageAttr>(),
+                     [](ParallelStageAttr stage) {
+                       return stage.getTensor() > 1;
+                     })) {
       mlir::emitError(getOperation().getLoc(),
                       "--placer-split-devices: the placement is a "
-                      "three-dimensional plan (stages with tensor- and "
-                      "data-parallel degrees), which does not split into "
-                      "per-device programs yet; place with split=false");
+                      "three-dimensional plan with tensor-parallel stages "
+                      "(degree above 1), which do not split into per-device "
+                      "programs yet; place with split=false");
       return signalPassFailure();
     }
+    // What the three-dimensional planner read (configurations, edge sizes)
+    // describes the graph it planned, not the per-device programs: their
+    // nodes' uses become sends.
+    if (PlacementAttr placement = getPlacement(getOperation());
+        placement && placement.getStages())
+      getOperation().walk([](graph::NodeOp node) {
+        node->removeAttr(PlacerDialect::TensorConfigsAttrHelper::getNameStr());
+        node->removeAttr(PlacerDialect::TensorConfigAttrHelper::getNameStr());
+        node->removeAttr(PlacerDialect::EdgeBytesAttrHelper::getNameStr());
+      });
     // Replicated stages (the placement's `replica_of`): one function, run
     // by the stage's device and its copies.
     std::map<int64_t, SmallVector<int64_t>> copies;
