@@ -8,9 +8,11 @@
 // A module with symbolic dims is also lowered whole as imported (code for
 // any size), then placed with every symbol bound to 2.
 // The input's last byte also picks a training step (bit 0), GPipe instead
-// of 1F1B (bit 1), recomputation (bit 2) and stage replication (bit 3), so
-// the training placement, replicated splits and the simulator see every
-// model too.
+// of 1F1B (bit 1), recomputation (bit 2), stage replication (bit 3) and
+// tensor-parallel degrees 1 and 2 (bit 4: the sharding analysis, derived
+// configurations and the three-dimensional planner), so the training
+// placement, replicated splits, three-dimensional plans and the simulator
+// see every model too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +60,11 @@ placer::PlacementSettings placementSettings(uint8_t flags) {
                                 : placer::solver::Schedule::OneFOneB;
   settings.recompute = flags & 4;
   settings.replication = flags & 8;
+  if (flags & 16) {
+    // The three-dimensional planner takes the default algorithm only.
+    settings.tensorDegrees = {1, 2};
+    settings.solve.algorithm = placer::solver::Algorithm::Auto;
+  }
   return settings;
 }
 
@@ -90,6 +97,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   mlir::PassManager pm(&context);
   pm.addPass(placer::createEstimateCosts(costs));
+  if (flags & 16)
+    pm.addPass(placer::createReportSharding());
   pm.addPass(placer::createPlaceDevices(placementSettings(flags)));
   pm.addPass(placer::createSplitDevices());
   pm.addPass(placer::createSimulate());
