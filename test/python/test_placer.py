@@ -396,5 +396,10 @@ def test_tensor_degrees_shard_a_transformer_block_that_fits_no_pipeline(tmp_path
     assert report["algorithm"] == "parallel"
     assert [(s["tensor_degree"], s["data_degree"]) for s in report["stages"]] == [(2, 1)]
     assert "no plan fits in 150000" in report["without_tensor_parallelism"]["error"]
+    # The unsplit plan simulates stage by stage (docs/Simulator.md).
+    simulation = placement.simulate(microbatches=4)
+    assert simulation["plan"] == "three-dimensional"
+    assert simulation["time_per_sample"] == pytest.approx(
+        report["time_per_sample"], rel=1e-9)
     with pytest.raises(placer.Error, match=r"tensor-degrees=0: a degree must be"):
         module.partition(devices=2, tensor_degrees=[0, 2], split=False)
