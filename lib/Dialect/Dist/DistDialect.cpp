@@ -171,6 +171,77 @@ void RecvOp::getEffects(
   effects.emplace_back(MemoryEffects::Write::get(), ChannelResource::get());
 }
 
+namespace {
+/// The group's devices communicate through one resource: collectives are
+/// ordered with each other and with sends and receives.
+struct GroupResource : public SideEffects::Resource::Base<GroupResource> {
+  StringRef getName() final { return "dist.group"; }
+};
+
+/// A tensor-parallel group: two or more devices, distinct, ascending.
+LogicalResult verifyGroup(Operation *op, ArrayRef<int64_t> group) {
+  if (group.size() < 2)
+    return op->emitOpError("needs a group of at least two devices, got ")
+           << group.size();
+  for (size_t i = 0; i < group.size(); ++i)
+    if (group[i] < 0 || (i > 0 && group[i] <= group[i - 1]))
+      return op->emitOpError("group must list distinct device indices in "
+                             "ascending order, got [")
+             << group << "]";
+  return success();
+}
+
+void addCollectiveEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), GroupResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), GroupResource::get());
+  effects.emplace_back(MemoryEffects::Read::get(), ChannelResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), ChannelResource::get());
+}
+} // namespace
+
+void AllReduceOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  addCollectiveEffects(effects);
+}
+
+LogicalResult AllReduceOp::verify() {
+  return verifyGroup(getOperation(), getGroup());
+}
+
+void AllGatherOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  addCollectiveEffects(effects);
+}
+
+LogicalResult AllGatherOp::verify() {
+  if (failed(verifyGroup(getOperation(), getGroup())))
+    return failure();
+  auto in = cast<RankedTensorType>(getValue().getType());
+  auto out = cast<RankedTensorType>(getResult().getType());
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis >= in.getRank())
+    return emitOpError("axis ") << axis << " is not an axis of " << in;
+  if (in.getRank() != out.getRank() ||
+      in.getElementType() != out.getElementType())
+    return emitOpError("result ")
+           << out << " must have the rank and element type of " << in;
+  int64_t size = static_cast<int64_t>(getGroup().size());
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    int64_t expected = in.getDimSize(d);
+    if (d == axis && !ShapedType::isDynamic(expected))
+      expected *= size;
+    if (out.getDimSize(d) != expected)
+      return emitOpError("result ")
+             << out << " must be " << in << " with axis " << axis << " "
+             << size << " times as long";
+  }
+  return success();
+}
+
 LogicalResult RecvOp::verify() {
   if (static_cast<bool>(getBuffer()) == static_cast<bool>(getResult()))
     return emitOpError("needs exactly one of a result and an 'into' buffer");

@@ -210,3 +210,68 @@ dist.program @g {channels = [], devices = array<i64: 0>, replicas = array<i64: 2
 func.func @a() { return }
 // expected-error @+1 {{lists replica devices but no replicas}}
 dist.program @g {channels = [], devices = array<i64: 0>, replica_devices = array<i64: 1>, stages = [@a]}
+
+// -----
+
+// Collectives: a group of two or more distinct devices, ascending.
+func.func @lonely(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{needs a group of at least two devices, got 1}}
+  %0 = dist.all_reduce %x over [3] : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @repeated(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{group must list distinct device indices in ascending order, got [1, 1]}}
+  %0 = dist.all_reduce %x over [1, 1] : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @unsorted(%x: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{group must list distinct device indices in ascending order, got [2, 0]}}
+  %0 = dist.all_gather %x over [2, 0] along 0 : tensor<4xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @negative(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{group must list distinct device indices in ascending order, got [-1, 0]}}
+  %0 = dist.all_reduce %x over [-1, 0] : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @reshaped(%x: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{all of {value, result} have same type}}
+  %0 = "dist.all_reduce"(%x) <{group = array<i64: 0, 1>}> : (tensor<4xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @short(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{result 'tensor<2x4xf32>' must be 'tensor<2x4xf32>' with axis 1 2 times as long}}
+  %0 = dist.all_gather %x over [0, 1] along 1 : tensor<2x4xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @axis(%x: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{axis 1 is not an axis of 'tensor<4xf32>'}}
+  %0 = dist.all_gather %x over [0, 1] along 1 : tensor<4xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @element(%x: tensor<4xf32>) -> tensor<8xf16> {
+  // expected-error @+1 {{result 'tensor<8xf16>' must have the rank and element type of 'tensor<4xf32>'}}
+  %0 = dist.all_gather %x over [0, 1] along 0 : tensor<4xf32> -> tensor<8xf16>
+  return %0 : tensor<8xf16>
+}

@@ -33,3 +33,18 @@ func.func @beside_copies(%m: memref<2xf32>) attributes {dist.ranks = array<i64: 
   dist.send %m to 5 channel 1 : memref<2xf32>
   return
 }
+
+// Collectives of a tensor-parallel group (placer/Analysis/Sharding.h): the
+// partial sums of a row-parallel product summed, a split value gathered.
+// CHECK-LABEL: func.func @collectives
+// CHECK: %0 = dist.all_reduce %arg0 over [0, 1] : tensor<8x64xf32>
+// CHECK: %1 = dist.all_gather %arg1 over [2, 3, 5, 7] along 1 : tensor<8x16xf32> -> tensor<8x64xf32>
+// CHECK: %2 = dist.all_gather %arg2 over [0, 1] along 0 : tensor<?x4xf32> -> tensor<?x4xf32>
+func.func @collectives(%partial: tensor<8x64xf32>, %slice: tensor<8x16xf32>,
+                       %rows: tensor<?x4xf32>)
+    -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<?x4xf32>) {
+  %0 = dist.all_reduce %partial over [0, 1] : tensor<8x64xf32>
+  %1 = dist.all_gather %slice over [2, 3, 5, 7] along 1 : tensor<8x16xf32> -> tensor<8x64xf32>
+  %2 = dist.all_gather %rows over [0, 1] along 0 : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %0, %1, %2 : tensor<8x64xf32>, tensor<8x64xf32>, tensor<?x4xf32>
+}

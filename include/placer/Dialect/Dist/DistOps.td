@@ -134,4 +134,57 @@ def Dist_RecvOp : Dist_Op<"recv",
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Collectives of a tensor-parallel group
+//===----------------------------------------------------------------------===//
+
+class Dist_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : Dist_Op<mnemonic,
+              !listconcat([DeclareOpInterfaceMethods<MemoryEffectsOpInterface>],
+                          traits)> {
+  code commonDeclaration = [{
+    /// The group's devices, ascending.
+    ::llvm::ArrayRef<int64_t> getDevices() { return getGroup(); }
+  }];
+}
+
+def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce",
+    [AllTypesMatch<["value", "result"]>]> {
+  let summary = "sum a tensor over a tensor-parallel group";
+  let description = [{
+    Every device of `group` (cluster device indices, at least two, distinct,
+    ascending) runs this op on a tensor of the same type, at the same point
+    of its program relative to the group's other collectives; each gets the
+    element-wise sum of all of them: the partial sums of a row-parallel
+    product (placer/Analysis/Sharding.h, docs/Sharding.md) made whole. The
+    op reads and writes the group's communication, so it is never removed
+    or reordered with other transfers.
+  }];
+  let arguments = (ins AnyRankedTensor:$value, DenseI64ArrayAttr:$group);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$value `over` $group attr-dict `:` type($value)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = commonDeclaration;
+}
+
+def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather"> {
+  let summary = "concatenate a tensor's slices from a tensor-parallel group";
+  let description = [{
+    Every device of `group` (as for `dist.all_reduce`) runs this op on its
+    slice; each gets the slices concatenated along `axis` in the group's
+    order: a split value made whole for a consumer that needs it whole. The
+    result's `axis` is the operand's times the group's size, its other
+    dimensions and its element type the operand's.
+  }];
+  let arguments = (ins AnyRankedTensor:$value, DenseI64ArrayAttr:$group,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$axis);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $value `over` $group `along` $axis attr-dict `:` type($value) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = commonDeclaration;
+}
+
 #endif // PLACER_DIALECT_DIST_DISTOPS_TD
