@@ -67,16 +67,16 @@ LogicalResult placer::deriveTensorConfigs(ModuleOp module,
   if (!kind)
     return emitError(loc, "tensor-parallel configurations: the cluster has "
                           "no accelerator");
-  // A tensor-parallel group stays inside a node: its link.
-  Link link = cluster.getHierarchy() ? cluster.getHierarchy()->intraNode
-                                     : cluster.getLink(0, 1);
-  if (!(link.bandwidth > 0))
-    return emitError(loc, "tensor-parallel configurations: the group's link "
-                          "has no bandwidth");
-
   std::vector<int64_t> sorted(degrees.begin(), degrees.end());
   llvm::sort(sorted);
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  // A tensor-parallel group stays inside a node: its link.
+  Link link = cluster.getHierarchy()
+                  ? cluster.getHierarchy()->intraNode
+                  : cluster.getLink(0, cluster.getNumDevices() > 1 ? 1 : 0);
+  if (!sorted.empty() && sorted.back() > 1 && !(link.bandwidth > 0))
+    return emitError(loc, "tensor-parallel configurations: the group's link "
+                          "has no bandwidth");
   std::map<int64_t, ShardingPlan> plans;
   for (int64_t t : sorted) {
     FailureOr<ShardingPlan> plan = planSharding(func, t);
