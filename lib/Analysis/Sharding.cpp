@@ -81,7 +81,38 @@ private:
   void follow(NodeSharding &sharding);
   void carry(NodeSharding &sharding, ShardCarryFn fn);
   int64_t blocksFor(graph::NodeOp node, int64_t axis) const;
+  bool gathersInput(OpOperand &use, ShardSplit split, int depth = 0) const;
 };
+
+/// Whether the user of `use` would gather its operand if it came split as
+/// `split`: it has no sharding rule, or carries input 0 and cannot carry
+/// this split, or is elementwise of the same shape and every user of its
+/// result gathers (a bias add before a Split; a few ops deep at most).
+/// Ops with strategies may take it.
+bool ShardingPlanner::gathersInput(OpOperand &use, ShardSplit split,
+                                   int depth) const {
+  auto user = dyn_cast<graph::NodeOp>(use.getOwner());
+  if (!user)
+    return true; // a function result is gathered at the end
+  const OpEntry *entry = getOnnxOps().find(user);
+  if (!entry || !entry->sharding.isSharded())
+    return true;
+  const ShardingRule &rule = entry->sharding;
+  if (rule.followsInput) {
+    if (depth >= 4 || user->getNumResults() != 1 ||
+        user->getResult(0).getType() != use.get().getType() ||
+        user->getResult(0).use_empty())
+      return false;
+    return llvm::all_of(user->getResult(0).getUses(), [&](OpOperand &next) {
+      return gathersInput(next, split, depth + 1);
+    });
+  }
+  if (rule.strategiesFor || !rule.strategies.empty())
+    return false;
+  if (use.getOperandNumber() != 0)
+    return true; // carried ops keep only input 0's split
+  return !rule.carry(user, 0, split, plan.degree).has_value();
+}
 
 /// A product whose result goes (alone, maybe through elementwise ops of
 /// its shape: a bias) to a Split along `axis` into k equal pieces comes out
@@ -164,6 +195,24 @@ bool ShardingPlanner::tryStrategies(
   }
   if (!chosen)
     return false;
+  // A result cut only to be gathered again by every user (a Split that
+  // cannot carry the cut, an op with no rule) buys nothing: run the node
+  // whole instead, unless it consumes a split it was given.
+  if (std::get<0>(*best) == 0 && std::get<2>(*best) == 0 &&
+      chosen->collective == Collective::None &&
+      chosen->resultAxis != kUnsplit &&
+      llvm::count_if(node->getOperands(), [&](Value operand) {
+        return splitOf(operand).has_value();
+      }) == 0) {
+    Value result = node->getResult(0);
+    int64_t axis = normalizeAxis(chosen->resultAxis,
+                                 static_cast<int64_t>(shapeOf(result).size()));
+    if (!result.use_empty() &&
+        llvm::all_of(result.getUses(), [&](OpOperand &use) {
+          return gathersInput(use, ShardSplit{axis, blocksFor(node, axis)});
+        }))
+      return false;
+  }
   sharding.strategy = chosen->name;
   for (auto [i, operand] : llvm::enumerate(node->getOperands())) {
     int64_t wanted =
