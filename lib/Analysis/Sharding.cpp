@@ -198,12 +198,11 @@ bool ShardingPlanner::tryStrategies(
   // A result cut only to be gathered again by every user (a Split that
   // cannot carry the cut, an op with no rule) buys nothing: run the node
   // whole instead, unless it consumes a split it was given.
-  if (std::get<0>(*best) == 0 && std::get<2>(*best) == 0 &&
-      chosen->collective == Collective::None &&
+  if (chosen->collective == Collective::None &&
       chosen->resultAxis != kUnsplit &&
-      llvm::count_if(node->getOperands(), [&](Value operand) {
+      llvm::none_of(node->getOperands(), [&](Value operand) {
         return splitOf(operand).has_value();
-      }) == 0) {
+      })) {
     Value result = node->getResult(0);
     int64_t axis = normalizeAxis(chosen->resultAxis,
                                  static_cast<int64_t>(shapeOf(result).size()));

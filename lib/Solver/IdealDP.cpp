@@ -53,7 +53,7 @@ public:
   SetCost(const Problem &problem, const Contracted &graph)
       : problem(problem), graph(graph), inSet(problem.size(), 0),
         successorsInSet(problem.size(), 0) {
-    preds = problem.predecessors();
+    std::vector<std::vector<int>> preds = problem.predecessors();
     twoWay = std::any_of(problem.nodes.begin(), problem.nodes.end(),
                          [](const Node &node) { return node.backward; });
     if (!problem.isUniform()) {
@@ -295,7 +295,6 @@ private:
 
   const Problem &problem;
   const Contracted &graph;
-  std::vector<std::vector<int>> preds;
   FlatLists affected;
   /// Per super-node, the predecessors of each member (repeated as often).
   FlatLists memberPredecessors;

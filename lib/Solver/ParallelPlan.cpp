@@ -265,7 +265,9 @@ private:
   /// f for threshold T; with `choices`, the option each state took.
   bool feasible(double threshold, std::vector<int64_t> *choices);
   int largestY(const StageOption &option, double threshold) const;
-  std::vector<int> stageLayers(int64_t from, int64_t to) const;
+  /// The layers of J \ I, ascending, marked in `inStage` (one per layer).
+  std::vector<int> stageLayers(int64_t from, int64_t to,
+                               std::vector<char> &inStage) const;
   ParallelPlan reconstruct(double threshold);
 
   const ParallelProblem &problem;
@@ -303,11 +305,14 @@ llvm::Error Planner::buildLattice() {
   return llvm::Error::success();
 }
 
-std::vector<int> Planner::stageLayers(int64_t from, int64_t to) const {
+std::vector<int> Planner::stageLayers(int64_t from, int64_t to,
+                                      std::vector<char> &inStage) const {
   std::vector<int> layers;
-  for (int v = 0; v < problem.size(); ++v)
-    if (members[to][v] && !members[from][v])
+  for (int v = 0; v < problem.size(); ++v) {
+    inStage[v] = members[to][v] && !members[from][v];
+    if (inStage[v])
       layers.push_back(v);
+  }
   return layers;
 }
 
@@ -375,13 +380,10 @@ llvm::Error Planner::buildOptions() {
           " candidate stages (pairs of ideals that fit in memory) among " +
           std::to_string(count) + " ideals; coarsen the layer graph");
     for (int64_t to : reached) {
-      std::vector<int> stage = stageLayers(from, to);
-      for (int v = 0; v < problem.size(); ++v)
-        inStage[v] = members[to][v] && !members[from][v];
-      for (int t : degrees) {
+      std::vector<int> stage = stageLayers(from, to, inStage);
+      for (int t : degrees) { // each at most maxDevices
         bool overflow = false;
-        if (t > problem.maxDevices ||
-            !buildFrontier(problem, stage, inStage, t, maxS, levels,
+        if (!buildFrontier(problem, stage, inStage, t, maxS, levels,
                            options.frontierLimit, overflow)) {
           if (overflow)
             return llvm::createStringError(
@@ -534,11 +536,9 @@ ParallelPlan Planner::reconstruct(double threshold) {
     }
     const StageOption &option = stageOptions[choice];
     ParallelStage stage;
-    stage.layers = stageLayers(at, option.to);
+    stage.layers = stageLayers(at, option.to, inStage);
     stage.tensorDegree = option.t;
     stage.dataDegree = option.d;
-    for (int v = 0; v < problem.size(); ++v)
-      inStage[v] = members[option.to][v] && !members[at][v];
     bool overflow = false;
     buildFrontier(problem, stage.layers, inStage, option.t, maxS, levels,
                   options.frontierLimit, overflow);

@@ -42,27 +42,24 @@ ParallelRun placer::solver::simulateParallelPlan(const ParallelProblem &problem,
     }
 
   ParallelRun run;
+  run.microbatches = n;
   run.stages.resize(count);
   std::map<std::pair<int, int>, Channel> channels; // (from, to) stages
-  for (auto [e, edge] : llvm::enumerate(problem.edges)) {
-    int from = stageOf[edge.from], to = stageOf[edge.to];
-    if (from == to)
-      continue;
-    // Forward activation and backward gradient, plus each side's sync.
-    auto position = [](const std::vector<int> &list, size_t e) {
-      return std::find(list.begin(), list.end(), static_cast<int>(e)) -
-             list.begin();
-    };
-    double sendBytes =
-        2 *
-        (edge.bytes + configOf[edge.from]
-                          ->syncOut[position(problem.outEdges[edge.from], e)]);
-    double receiveBytes =
-        2 * (edge.bytes +
-             configOf[edge.to]->syncIn[position(problem.inEdges[edge.to], e)]);
-    Channel &channel = channels[{from, to}];
-    channel.send += sendBytes / problem.bandwidth;
-    channel.receive += receiveBytes / problem.bandwidth;
+  // Each cut edge moves its activation and its gradient, plus each side's
+  // sync bytes (the sender's configuration's, the receiver's).
+  for (int v = 0; v < problem.size(); ++v) {
+    for (auto [i, e] : llvm::enumerate(problem.outEdges[v])) {
+      const ParallelEdge &edge = problem.edges[e];
+      if (stageOf[edge.to] != stageOf[v])
+        channels[{stageOf[v], stageOf[edge.to]}].send +=
+            2 * (edge.bytes + configOf[v]->syncOut[i]) / problem.bandwidth;
+    }
+    for (auto [i, e] : llvm::enumerate(problem.inEdges[v])) {
+      const ParallelEdge &edge = problem.edges[e];
+      if (stageOf[edge.from] != stageOf[v])
+        channels[{stageOf[edge.from], stageOf[v]}].receive +=
+            2 * (edge.bytes + configOf[v]->syncIn[i]) / problem.bandwidth;
+    }
   }
   // Seed-model tensors: each reading stage pays once, the producing stage
   // once (on its channel to the first reader).
@@ -98,43 +95,48 @@ ParallelRun placer::solver::simulateParallelPlan(const ParallelProblem &problem,
     busy[i].assign(d, 0);
     copies += d;
   }
-  for (const auto &[pair, channel] : channels) {
-    run.stages[pair.first].send += channel.send;
-    run.stages[pair.second].receive += channel.receive;
+  // The channels in (from, to) order, and per stage the ones it receives
+  // and sends on.
+  std::vector<std::pair<std::pair<int, int>, Channel>> links(channels.begin(),
+                                                            channels.end());
+  std::vector<std::vector<size_t>> incoming(count), outgoing(count);
+  for (auto [c, link] : llvm::enumerate(links)) {
+    auto [from, to] = link.first;
+    run.stages[from].send += link.second.send;
+    run.stages[to].receive += link.second.receive;
+    outgoing[from].push_back(c);
+    incoming[to].push_back(c);
   }
 
-  // arrival[(from, to)]: when the current microbatch's tensors are there.
-  std::map<std::pair<int, int>, double> arrival, linkFree;
+  // Per channel: when the current microbatch's tensors are there, and
+  // (overlapped) when the link is free.
+  std::vector<double> arrival(links.size(), 0), linkFree(links.size(), 0);
   for (int64_t m = 0; m < n; ++m) {
     for (size_t i = 0; i < count; ++i) {
       const ParallelStage &stage = plan.stages[i];
       size_t copy = static_cast<size_t>(m % stage.dataDegree);
       double time = free[i][copy];
       double &worked = busy[i][copy];
-      for (auto it = channels.begin(); it != channels.end(); ++it) {
-        if (it->first.second != static_cast<int>(i))
-          continue;
-        time = std::max(time, arrival[it->first]);
+      for (size_t c : incoming[i]) {
+        time = std::max(time, arrival[c]);
         if (!overlap) {
-          time += it->second.receive;
-          worked += it->second.receive;
+          time += links[c].second.receive;
+          worked += links[c].second.receive;
         }
       }
       time += run.stages[i].compute;
       worked += run.stages[i].compute;
-      for (auto it = channels.lower_bound({static_cast<int>(i), 0});
-           it != channels.end() && it->first.first == static_cast<int>(i);
-           ++it) {
+      for (size_t c : outgoing[i]) {
+        const Channel &channel = links[c].second;
         if (overlap) {
           // The link moves it while the device goes on.
-          double &link = linkFree[it->first];
-          link = std::max(link, time) +
-                 std::max(it->second.send, it->second.receive);
-          arrival[it->first] = link;
+          linkFree[c] = std::max(linkFree[c], time) +
+                        std::max(channel.send, channel.receive);
+          arrival[c] = linkFree[c];
         } else {
-          time += it->second.send;
-          worked += it->second.send;
-          arrival[it->first] = time;
+          time += channel.send;
+          worked += channel.send;
+          arrival[c] = time;
         }
       }
       free[i][copy] = time;

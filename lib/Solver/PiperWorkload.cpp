@@ -9,12 +9,12 @@
 
 #include "placer/Solver/ParallelPlan.h"
 
+#include "placer/Support/Graph.h"
 #include "placer/Support/Json.h"
 
 #include "llvm/ADT/StringExtras.h"
 
 #include <map>
-#include <queue>
 #include <set>
 
 using namespace placer;
@@ -129,22 +129,11 @@ double ParallelProblem::resyncBandwidth(int t, int d) const {
 }
 
 std::vector<int> ParallelProblem::topologicalOrder() const {
-  std::vector<int> indegree(size(), 0), order;
+  // The smallest index first among those ready: Support/Graph.h's order.
+  std::vector<std::vector<int>> successors(size());
   for (const ParallelEdge &edge : edges)
-    ++indegree[edge.to];
-  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
-  for (int v = 0; v < size(); ++v)
-    if (indegree[v] == 0)
-      ready.push(v);
-  while (!ready.empty()) {
-    int v = ready.top();
-    ready.pop();
-    order.push_back(v);
-    for (int e : outEdges[v])
-      if (--indegree[edges[e].to] == 0)
-        ready.push(edges[e].to);
-  }
-  return order;
+    successors[edge.from].push_back(edge.to);
+  return placer::topologicalOrder(successors);
 }
 
 bool placer::solver::isPiperWorkload(const llvm::json::Value &json) {

@@ -54,12 +54,11 @@ LogicalResult placer::deriveTensorConfigs(ModuleOp module,
                                           ArrayRef<int64_t> degrees,
                                           const Cluster &cluster) {
   Location loc = module.getLoc();
-  auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
-  if (funcs.size() != 1)
-    return emitError(loc, "tensor-parallel configurations: the module needs "
-                          "exactly one function, not ")
-           << funcs.size();
-  func::FuncOp func = funcs.front();
+  FailureOr<func::FuncOp> sole =
+      getSoleFunction(module, "tensor-parallel configurations");
+  if (failed(sole))
+    return failure();
+  func::FuncOp func = *sole;
   const DeviceKind *kind = nullptr;
   for (const DeviceKind &candidate : cluster.getKinds())
     if (candidate.isAccelerator && !kind)

@@ -34,18 +34,27 @@ bool placer::hasTensorConfigs(ModuleOp module) {
   return found;
 }
 
+FailureOr<func::FuncOp> placer::getSoleFunction(ModuleOp module,
+                                                StringRef what) {
+  auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
+  if (funcs.size() != 1)
+    return mlir::emitError(module.getLoc())
+           << what << ": the module needs exactly one function, not "
+           << funcs.size();
+  return funcs.front();
+}
+
 namespace {
 
 /// The problem of the module's one function, or an error on the module.
 FailureOr<solver::ParallelProblem>
 buildParallelProblem(ModuleOp module, SmallVectorImpl<graph::NodeOp> &nodes) {
-  auto funcs = module.getOps<func::FuncOp>();
-  if (std::distance(funcs.begin(), funcs.end()) != 1)
-    return mlir::emitError(module.getLoc(),
-                           "--placer-place-devices: a module with "
-                           "tensor-parallel configurations needs exactly one "
-                           "function");
-  func::FuncOp func = *funcs.begin();
+  FailureOr<func::FuncOp> sole =
+      getSoleFunction(module, "--placer-place-devices: tensor-parallel "
+                              "configurations");
+  if (failed(sole))
+    return failure();
+  func::FuncOp func = *sole;
   llvm::DenseMap<Operation *, int> index;
   solver::ParallelProblem problem;
   for (auto node : func.getOps<graph::NodeOp>()) {
@@ -173,22 +182,20 @@ FailureOr<PlacedParallelPlan> placer::readParallelPlan(ModuleOp module) {
              << "' has no placer.tensor_config or no device that starts a "
                 "stage of the plan";
     solver::ParallelStage &planned = placed.plan.stages[stage->second];
-    const std::vector<solver::TensorConfig> *configs = nullptr;
+    // The chosen id among the layer's configurations at the stage's degree.
+    std::optional<int> config;
     auto found = problem.layers[v].configs.find(planned.tensorDegree);
     if (found != problem.layers[v].configs.end())
-      configs = &found->second;
-    auto config = configs ? llvm::find_if(*configs,
-                                          [&](const solver::TensorConfig &c) {
-                                            return c.id == chosen.getValue();
-                                          })
-                          : std::vector<solver::TensorConfig>::const_iterator();
-    if (!configs || config == configs->end())
+      for (auto [index, candidate] : llvm::enumerate(found->second))
+        if (candidate.id == chosen.getValue() && !config)
+          config = static_cast<int>(index);
+    if (!config)
       return node.emitError("node '")
              << node.getDisplayName() << "' has no configuration '"
              << chosen.getValue() << "' at tensor degree "
              << planned.tensorDegree;
     planned.layers.push_back(static_cast<int>(v));
-    planned.configs.push_back(static_cast<int>(config - configs->begin()));
+    planned.configs.push_back(*config);
   }
   llvm::Expected<double> score =
       solver::scoreParallelPlan(problem, placed.plan);
@@ -308,14 +315,17 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
   // Without tensor parallelism a stage's data-parallel copies are the
   // replicated stages --placer-split-devices already builds: each copy
   // points at the stage's first device.
+  bool usesTensor = llvm::any_of(
+      plan->stages, [](const auto &stage) { return stage.tensorDegree > 1; });
   SmallVector<int64_t> replicaOf;
-  if (llvm::all_of(plan->stages,
-                   [](const auto &stage) { return stage.tensorDegree == 1; }))
+  bool copies = llvm::any_of(
+      plan->stages, [](const auto &stage) { return stage.dataDegree > 1; });
+  if (!usesTensor && copies) {
+    replicaOf.assign(getCluster(module).getCluster().getNumDevices(), -1);
     for (const solver::ParallelStage &stage : plan->stages)
-      for (int64_t copy = 1; copy < stage.dataDegree; ++copy) {
-        replicaOf.resize(getCluster(module).getCluster().getNumDevices(), -1);
+      for (int64_t copy = 1; copy < stage.dataDegree; ++copy)
         replicaOf[stage.firstDevice + copy] = stage.firstDevice;
-      }
+  }
   setPlacement(module, PlacementAttr::get(
                            context, solver::Objective::Throughput, "parallel",
                            plan->timePerSample, plan->timePerSample,
@@ -333,8 +343,6 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
   // it and every layer could run whole.
   std::optional<std::string> withoutTensor;
   llvm::json::Object withoutTensorJson;
-  bool usesTensor = llvm::any_of(
-      plan->stages, [](const auto &stage) { return stage.tensorDegree > 1; });
   bool canRunWhole = llvm::all_of(problem.layers, [](const auto &layer) {
     return layer.configs.count(1) && !layer.configs.at(1).empty();
   });

@@ -13,6 +13,7 @@
 #include "placer/Solver/ParallelPlan.h"
 #include "placer/Transforms/PlacementOptions.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/JSON.h"
 
@@ -31,6 +32,12 @@ bool hasTensorConfigs(mlir::ModuleOp module);
 mlir::FailureOr<llvm::json::Value>
 placeParallel(mlir::ModuleOp module, const PlacementSettings &settings,
               const Cluster &cluster);
+
+/// The module's one function, or an error on the module starting with
+/// `what` (three-dimensional plans and tensor-parallel layouts are of one
+/// graph function).
+mlir::FailureOr<mlir::func::FuncOp> getSoleFunction(mlir::ModuleOp module,
+                                                    llvm::StringRef what);
 
 /// Gives every graph.node of the module's function placer.tensor_configs
 /// (one configuration per degree of `degrees`, named by the sharding

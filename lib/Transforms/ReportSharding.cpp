@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PlaceParallel.h"
 #include "placer/Analysis/Sharding.h"
 #include "placer/Transforms/Passes.h"
 #include "placer/Transforms/Reports.h"
@@ -48,14 +49,11 @@ struct ReportShardingPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
-    if (funcs.size() != 1) {
-      emitError(module.getLoc(), "--placer-report-sharding: the module needs "
-                                 "exactly one function, not ")
-          << funcs.size();
+    FailureOr<func::FuncOp> func =
+        getSoleFunction(module, "--placer-report-sharding");
+    if (failed(func))
       return signalPassFailure();
-    }
-    FailureOr<ShardingPlan> plan = planSharding(funcs.front(), degree);
+    FailureOr<ShardingPlan> plan = planSharding(*func, degree);
     if (failed(plan))
       return signalPassFailure();
     llvm::json::Array nodes;

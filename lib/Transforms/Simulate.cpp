@@ -921,9 +921,7 @@ FailureOr<Simulation> simulateParallel(ModuleOp module,
   const solver::ParallelPlan &plan = placed->plan;
   solver::ParallelRun run = solver::simulateParallelPlan(
       placed->problem, plan, settings.microbatches, settings.overlap);
-  int64_t microbatches = settings.microbatches > 0
-                             ? settings.microbatches
-                             : placed->problem.microbatches;
+  int64_t microbatches = run.microbatches;
   llvm::json::Array stages;
   for (auto [stage, figures] : llvm::zip(plan.stages, run.stages))
     stages.push_back(llvm::json::Object{

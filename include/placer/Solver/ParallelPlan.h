@@ -235,6 +235,8 @@ llvm::Expected<double> scoreParallelPlan(const ParallelProblem &problem,
 
 /// One batch of a plan run stage copy by stage copy (simulateParallelPlan).
 struct ParallelRun {
+  /// Microbatches run (the problem's when none were asked for).
+  int64_t microbatches = 0;
   /// The batch: from the first microbatch's start to the end of the last
   /// all-reduce; per sample, that over the microbatches.
   double batchSeconds = 0, timePerSample = 0;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Rules.h"
+#include "Utils.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -32,9 +33,10 @@ int64_t product(ArrayRef<int64_t> dims) {
   return result;
 }
 
-/// `axis` (possibly negative) counted from 0 in a rank-`rank` tensor, or -1.
+/// `axis` (possibly negative) counted from 0 in a rank-`rank` tensor, or -1
+/// when it is not one of its axes (an attribute from a hostile model).
 int64_t normalize(int64_t axis, int64_t rank) {
-  int64_t positive = axis < 0 ? axis + rank : axis;
+  int64_t positive = lowering::normalizeAxis(axis, rank);
   return positive >= 0 && positive < rank ? positive : -1;
 }
 
@@ -94,21 +96,20 @@ std::optional<ShardSplit> sharding::softmax(graph::NodeOp node, unsigned result,
   return input;
 }
 
-std::optional<ShardSplit> sharding::layerNorm(graph::NodeOp node,
-                                              unsigned result, ShardSplit input,
-                                              int64_t) {
+std::optional<ShardSplit> sharding::layerNorm(graph::NodeOp node, unsigned,
+                                              ShardSplit input, int64_t) {
   // Normalized over every axis from `axis` (default -1) on; the mean and
   // inverse deviation results (1 and 2) keep the leading axes too.
   int64_t rank = static_cast<int64_t>(shapeOf(node->getOperand(0)).size());
   int64_t axis = normalize(getIntAttr(node, "axis", -1), rank);
   if (axis < 0 || input.axis >= axis)
     return std::nullopt;
-  (void)result;
   return input;
 }
 
-std::optional<ShardSplit> sharding::split(graph::NodeOp node, unsigned result,
+std::optional<ShardSplit> sharding::split(graph::NodeOp node, unsigned,
                                           ShardSplit input, int64_t degree) {
+  // Every piece comes out alike.
   int64_t rank = static_cast<int64_t>(shapeOf(node->getOperand(0)).size());
   int64_t axis = normalize(getIntAttr(node, "axis", 0), rank);
   if (axis < 0)
@@ -126,7 +127,6 @@ std::optional<ShardSplit> sharding::split(graph::NodeOp node, unsigned result,
     if (shapeOf(piece)[axis] != size / pieces ||
         shapeOf(piece)[axis] % degree != 0)
       return std::nullopt;
-  (void)result;
   return ShardSplit{axis, 1};
 }
 
