@@ -296,3 +296,51 @@ func.func @dynamic_spatial(%x: tensor<1x3x?x8xf32> {graph.dim_params = ["", "", 
   %y = graph.node "MaxPool"(%x) attributes {attrs = {kernel_shape = array<i64: 1, 1>}, name = "pool", output_dims = [["", "", "h", ""]], output_names = ["y"], version = 12 : i64} : (tensor<1x3x?x8xf32>) -> tensor<1x3x?x8xf32>
   return %y : tensor<1x3x?x8xf32>
 }
+
+// -----
+
+// Subgraphs lower inside their node, under the conversion: a loop-carried
+// unsigned value divides unsigned (the body's argument keeps its declared
+// type for the lowering), and a branch nested in the body reads the body's
+// argument (a value of the scope around it).
+// CHECK-LABEL: func.func @nested_unsigned(
+// CHECK-SAME: %{{.*}}: tensor<i64>, %[[X:.*]]: tensor<2xi8> {graph.element_type = ui8}, %{{.*}}: tensor<i1>)
+// CHECK-SAME: -> (tensor<2xi8> {graph.element_type = ui8})
+// CHECK: scf.while
+// CHECK: ^bb0(%{{.*}}: i64, %{{.*}}: i1, %[[V:.*]]: tensor<2xi8>):
+// CHECK: arith.divui
+// CHECK: scf.if
+// CHECK: linalg.generic {{.*}} ins(%[[V]]
+// CHECK: scf.yield
+// CHECK: } else {
+// CHECK-NOT: graph.
+func.func @nested_unsigned(%m: tensor<i64>, %x: tensor<2xui8>, %c: tensor<i1>) -> tensor<2xui8> {
+  %t = graph.constant "t" : tensor<i1> = dense<true> : tensor<i1>
+  %two = graph.constant "two" : tensor<2xui8> = dense<2> : tensor<2xui8>
+  %y = graph.node "Loop"(%m, %t, %x) attributes {name = "loop", output_names = ["y"], subgraphs = ["body"], version = 13 : i64} {
+  ^bb0(%i: tensor<i64>, %go: tensor<i1>, %v: tensor<2xui8>):
+    %h = graph.node "Div"(%v, %two) attributes {name = "half", output_names = ["h"], version = 14 : i64} : (tensor<2xui8>, tensor<2xui8>) -> tensor<2xui8>
+    %w = graph.node "If"(%c) attributes {name = "pick", output_names = ["w"], subgraphs = ["then_branch", "else_branch"], version = 13 : i64} {
+      %s = graph.node "Add"(%v, %h) attributes {name = "sum", output_names = ["s"], version = 14 : i64} : (tensor<2xui8>, tensor<2xui8>) -> tensor<2xui8>
+      graph.yield %s : tensor<2xui8> {graph_name = "then", input_names = [], output_names = ["s"]}
+    }, {
+      graph.yield %h : tensor<2xui8> {graph_name = "else", input_names = [], output_names = ["h"]}
+    } : (tensor<i1>) -> tensor<2xui8>
+    graph.yield %go, %w : tensor<i1>, tensor<2xui8> {graph_name = "body", input_names = ["i", "go", "v"], output_names = ["go", "w"]}
+  } : (tensor<i64>, tensor<i1>, tensor<2xui8>) -> tensor<2xui8>
+  return %y : tensor<2xui8>
+}
+
+// -----
+
+// A node of a subgraph that cannot lower is named; nothing else is reported.
+func.func @bad_in_branch(%c: tensor<i1>, %x: tensor<4xi32>) -> tensor<4xi32> {
+  %y = graph.node "If"(%c) attributes {name = "if", output_names = ["y"], subgraphs = ["then_branch", "else_branch"], version = 13 : i64} {
+    // expected-error @below {{cannot lower node 'dir' (BitShift): unknown direction 'UP'}}
+    %s = graph.node "BitShift"(%x, %x) attributes {attrs = {direction = "UP"}, name = "dir", output_names = ["s"], version = 11 : i64} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+    graph.yield %s : tensor<4xi32> {graph_name = "then", input_names = [], output_names = ["s"]}
+  }, {
+    graph.yield %x : tensor<4xi32> {graph_name = "else", input_names = [], output_names = ["x"]}
+  } : (tensor<i1>) -> tensor<4xi32>
+  return %y : tensor<4xi32>
+}

@@ -2,9 +2,12 @@
 //
 // The pass checks the whole module first (op types with a lowering, static
 // shapes), so a model with several problems gets one error listing them all
-// and no half-lowered output. Then, per function: constants become
-// arith.constant or weight arguments, and every node is replaced, in program
-// order, by what its lowering builds.
+// and no half-lowered output. Then large constants become weight arguments,
+// and the conversion driver replaces every node, in program order, by what
+// its registry entry's lowering builds (an OpConversionPattern dispatching
+// through the registry), small constants by arith.constant, and ONNX's
+// unsigned integer types by signless ones (a TypeConverter; the lowerings
+// read the declared types off the original node).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,7 +21,10 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace placer {
@@ -186,57 +192,64 @@ LogicalResult checkLowerable(ModuleOp module) {
   return failure();
 }
 
-/// Small constants become arith.constant; larger ones, and without
-/// `inlineWeights` every floating-point initializer, become weight arguments
-/// appended to the function, so their bytes stay in the model's files.
-LogicalResult lowerConstants(func::FuncOp func, int64_t inlineLimit,
-                             bool inlineWeights,
-                             DenseMap<Value, Type> &declaredTypes) {
-  SmallVector<ConstantOp> constants(func.getOps<ConstantOp>());
-  // A training step's weights and optimizer state change between steps:
-  // arguments, whatever their size (--placer-build-training).
+/// Whether `constant` becomes a weight argument of its function rather than
+/// an arith.constant: what does not hold its values inline, what is larger
+/// than `inlineLimit` bytes, without `inlineWeights` every floating-point
+/// initializer (so their bytes stay in the model's files), and what a
+/// training step updates (--placer-build-training: weights and optimizer
+/// state change between steps).
+bool becomesArgument(ConstantOp constant, int64_t inlineLimit,
+                     bool inlineWeights, const llvm::StringSet<> &updated) {
+  auto type = cast<RankedTensorType>(getSignlessType(constant.getType()));
+  int64_t bytes = type.getNumElements() *
+                  graph::getElementByteSize(type.getElementType());
+  bool parameter = !constant.getNode() && isa<FloatType>(type.getElementType());
+  return !isa<ElementsAttr>(constant.getValue()) || bytes > inlineLimit ||
+         (parameter && !inlineWeights) || updated.contains(constant.getName());
+}
+
+/// Turns the constants that become arguments (becomesArgument) into weight
+/// arguments appended to the function, of the constant's declared type: the
+/// signature conversion makes them signless with the other arguments. The
+/// others stay for LowerConstant.
+LogicalResult moveWeightsToArguments(func::FuncOp func, int64_t inlineLimit,
+                                     bool inlineWeights) {
   llvm::StringSet<> updated;
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     if (auto name = func.getResultAttrOfType<StringAttr>(i, kUpdatesAttrName))
       updated.insert(name.getValue());
+  SmallVector<ConstantOp> constants(func.getOps<ConstantOp>());
   for (ConstantOp constant : constants) {
-    auto type = cast<RankedTensorType>(getSignlessType(constant.getType()));
-    int64_t bytes = type.getNumElements() *
-                    graph::getElementByteSize(type.getElementType());
-    auto elements = dyn_cast<ElementsAttr>(constant.getValue());
-    OpBuilder builder(constant);
-    bool parameter =
-        !constant.getNode() && isa<FloatType>(type.getElementType());
-    if (elements && bytes <= inlineLimit && (inlineWeights || !parameter) &&
-        !updated.contains(constant.getName())) {
-      auto dense = dyn_cast<DenseElementsAttr>(elements);
-      if (dense && dense.getType() != type)
-        elements = dense.bitcast(type.getElementType());
-      Value value = arith::ConstantOp::create(builder, constant.getLoc(),
-                                              cast<TypedAttr>(elements));
-      if (type != constant.getType())
-        declaredTypes[value] = constant.getType();
-      constant.replaceAllUsesWith(value);
-      constant.erase();
+    if (!becomesArgument(constant, inlineLimit, inlineWeights, updated))
       continue;
-    }
+    Builder builder(constant.getContext());
     NamedAttrList weight;
     weight.set("name", constant.getNameAttr());
     weight.set("value", constant.getValue());
     unsigned index = func.getNumArguments();
     if (failed(func.insertArgument(
-            index, type,
+            index, constant.getType(),
             builder.getDictionaryAttr(builder.getNamedAttr(
                 kWeightAttrName, weight.getDictionary(builder.getContext()))),
             constant.getLoc())))
       return constant.emitError("cannot add a weight argument for '")
              << constant.getName() << "'";
-    if (type != constant.getType())
-      declaredTypes[func.getArgument(index)] = constant.getType();
     constant.replaceAllUsesWith(func.getArgument(index));
     constant.erase();
   }
   return success();
+}
+
+/// The arith.constant holding `constant`'s values (unsigned integers as
+/// signless ones of the same bits).
+Value buildInlineConstant(OpBuilder &builder, ConstantOp constant) {
+  auto type = cast<RankedTensorType>(getSignlessType(constant.getType()));
+  auto elements = cast<ElementsAttr>(constant.getValue());
+  if (auto dense = dyn_cast<DenseElementsAttr>(elements);
+      dense && dense.getType() != type)
+    elements = dense.bitcast(type.getElementType());
+  return arith::ConstantOp::create(builder, constant.getLoc(),
+                                   cast<TypedAttr>(elements));
 }
 
 /// Calls to the profile hooks (declared once per module) around nodes.
@@ -279,25 +292,56 @@ private:
   bool declared = false;
 };
 
-/// Lowers one node and replaces its outputs; fails after an error naming it.
-/// What the lowering of one function's nodes shares: each lowered value's
-/// declared type where it differs (unsigned integers), and each symbolic
-/// dim's size at run time.
-struct FunctionState {
-  DenseMap<Value, Type> declaredTypes;
-  llvm::StringMap<Value> symbolSizes;
+/// ONNX's unsigned integers lower to signless ones of the same width
+/// (upstream arith and linalg take signless integers only); every other
+/// type as it is. The conversion driver keeps each original value, with its
+/// declared type, until the end: lowerings read the declared types off the
+/// node (unsigned division, comparison, casts) and build on the converted
+/// operands.
+class SignlessTypeConverter : public TypeConverter {
+public:
+  SignlessTypeConverter() {
+    addConversion([](Type type) { return getSignlessType(type); });
+  }
 };
 
-LogicalResult lowerNode(NodeOp node, ProfileHooks *profile,
-                        FunctionState &state);
+/// What the lowering of a module's nodes shares.
+struct LoweringState {
+  /// Per function, each symbolic dim's size at run time (readSymbolSizes).
+  DenseMap<Operation *, llvm::StringMap<Value>> symbolSizes;
+  /// Subgraph values (block arguments and the results of the nodes inside)
+  /// -> what they lowered to: the conversion replaces uses only at its end,
+  /// and a subgraph lowers inside its node's pattern.
+  IRMapping subgraphValues;
+  /// The profile hooks when --profile is set.
+  ProfileHooks *profile = nullptr;
+};
 
-/// Moves a subgraph's ops to `builder`'s insertion point and lowers them
-/// there (constants inline, nodes by their lowerings, nested subgraphs
-/// recursively), its block arguments replaced by `arguments`.
-FailureOr<SmallVector<Value>> lowerSubgraph(OpBuilder &builder, Region &region,
-                                            ValueRange arguments,
-                                            FunctionState &state) {
-  DenseMap<Value, Type> &declaredTypes = state.declaredTypes;
+/// `node`'s replacement for the conversion: one value per used output (an
+/// unused output is dropped).
+void replaceNode(ConversionPatternRewriter &rewriter, NodeOp node,
+                 ArrayRef<Value> results) {
+  SmallVector<SmallVector<Value>> replacements;
+  for (unsigned i = 0; i < node.getNumResults(); ++i) {
+    replacements.emplace_back();
+    if (i < results.size() && results[i])
+      replacements.back().push_back(results[i]);
+  }
+  rewriter.replaceOpWithMultiple(node, std::move(replacements));
+}
+
+FailureOr<SmallVector<Value>> lowerNode(ConversionPatternRewriter &rewriter,
+                                        NodeOp node, ValueRange operands,
+                                        LoweringState &state,
+                                        ProfileHooks *profile);
+
+/// Moves a subgraph's ops to `at`'s insertion point and lowers them there
+/// (constants inline, nodes by their lowerings, nested subgraphs
+/// recursively), its block arguments bound to `arguments`; returns what it
+/// yields.
+FailureOr<SmallVector<Value>>
+lowerSubgraph(ConversionPatternRewriter &rewriter, OpBuilder &at,
+              Region &region, ValueRange arguments, LoweringState &state) {
   Block &body = region.front();
   if (body.getNumArguments() != arguments.size())
     return region.getParentOp()->emitError("the subgraph takes ")
@@ -307,65 +351,84 @@ FailureOr<SmallVector<Value>> lowerSubgraph(OpBuilder &builder, Region &region,
         !isa<UnrankedTensorType>(arg.getType()))
       return region.getParentOp()->emitError("a subgraph input has type ")
              << arg.getType() << ", given " << value.getType();
-    if (arg.getType() != value.getType())
-      declaredTypes[value] = arg.getType();
-    arg.replaceAllUsesWith(value);
+    state.subgraphValues.map(arg, value);
+    rewriter.replaceAllUsesWith(arg, value);
   }
+  // A value of the subgraph, one from the scopes around it, or one of the
+  // function's, in what it lowered to.
+  auto lowered = [&](Value value) {
+    if (Value mapped = state.subgraphValues.lookupOrNull(value))
+      return mapped;
+    return rewriter.getRemappedValue(value);
+  };
   auto yield = cast<YieldOp>(body.getTerminator());
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
-  Block *target = builder.getInsertionBlock();
-  Block::iterator at = builder.getInsertionPoint();
+  OpBuilder::InsertionGuard guard(rewriter);
   for (Operation *op : ops)
-    op->moveBefore(target, at);
-  bool lowered = true;
+    rewriter.moveOpBefore(op, at.getInsertionBlock(), at.getInsertionPoint());
+  bool allLowered = true;
   for (Operation *op : ops) {
+    rewriter.setInsertionPoint(op);
     if (auto constant = dyn_cast<ConstantOp>(op)) {
-      auto type = cast<RankedTensorType>(getSignlessType(constant.getType()));
-      auto elements = dyn_cast<DenseElementsAttr>(constant.getValue());
-      if (!elements) {
-        lowered = false;
+      if (!isa<DenseElementsAttr>(constant.getValue())) {
+        allLowered = false;
         constant.emitError("a subgraph constant must hold its values");
         continue;
       }
-      if (elements.getType() != type)
-        elements = elements.bitcast(type.getElementType());
-      OpBuilder b(constant);
-      Value value = arith::ConstantOp::create(b, constant.getLoc(), elements);
-      if (type != constant.getType())
-        declaredTypes[value] = constant.getType();
-      constant.replaceAllUsesWith(value);
-      constant.erase();
+      Value value = buildInlineConstant(rewriter, constant);
+      state.subgraphValues.map(constant.getResult(), value);
+      rewriter.replaceOp(constant, value);
     } else if (auto node = dyn_cast<NodeOp>(op)) {
-      lowered &= succeeded(lowerNode(node, nullptr, state));
+      SmallVector<Value> operands;
+      for (Value input : node.getInputs())
+        operands.push_back(lowered(input));
+      FailureOr<SmallVector<Value>> results =
+          lowerNode(rewriter, node, operands, state, /*profile=*/nullptr);
+      if (failed(results)) {
+        allLowered = false;
+        continue;
+      }
+      for (auto [output, result] : llvm::zip(node.getOutputs(), *results))
+        if (result)
+          state.subgraphValues.map(output, result);
+      replaceNode(rewriter, node, *results);
     }
   }
-  if (!lowered)
+  if (!allLowered)
     return failure();
-  return SmallVector<Value>(yield.getOperands());
+  SmallVector<Value> yielded;
+  for (Value value : yield.getOperands())
+    yielded.push_back(lowered(value));
+  return yielded;
 }
 
-LogicalResult lowerNode(NodeOp node, ProfileHooks *profile,
-                        FunctionState &state) {
-  DenseMap<Value, Type> &declaredTypes = state.declaredTypes;
-  OpBuilder builder(node);
+/// Lowers `node` on `operands` (its inputs, lowered) before it; returns one
+/// value per output (null for an unused one), or fails after an error naming
+/// the node.
+FailureOr<SmallVector<Value>> lowerNode(ConversionPatternRewriter &rewriter,
+                                        NodeOp node, ValueRange operands,
+                                        LoweringState &state,
+                                        ProfileHooks *profile) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(node);
   if (profile)
-    profile->enter(builder, node);
-  NodeLowering lowering{
-      builder, node,
-      SmallVector<Value>(node.getInputs().begin(), node.getInputs().end())};
+    profile->enter(rewriter, node);
+  NodeLowering lowering{rewriter, node, SmallVector<Value>(operands)};
+  // The node's own operands and results keep their declared types until
+  // the conversion ends.
   for (Value input : node.getInputs())
-    lowering.inputElementTypes.push_back(getElementTypeOrSelf(
-        declaredTypes.lookup(input) ? declaredTypes.lookup(input)
-                                    : input.getType()));
+    lowering.inputElementTypes.push_back(
+        getElementTypeOrSelf(input.getType()));
   for (Value output : node.getOutputs())
     lowering.outputElementTypes.push_back(
         getElementTypeOrSelf(output.getType()));
-  lowering.symbolSizes = &state.symbolSizes;
+  lowering.symbolSizes =
+      &state.symbolSizes[node->getParentOfType<func::FuncOp>()];
   lowering.lowerRegion = [&](OpBuilder &at, Region &region,
                              ValueRange arguments) {
-    return lowerSubgraph(at, region, arguments, state);
+    return lowerSubgraph(rewriter, at, region, arguments, state);
   };
   // Every lowering computes output #0 (the importer checks ONNX arity;
   // MLIR written by hand is not).
@@ -376,77 +439,92 @@ LogicalResult lowerNode(NodeOp node, ProfileHooks *profile,
   FailureOr<SmallVector<Value>> results = fn(lowering);
   if (failed(results))
     return failure();
+  results->resize(node.getNumResults());
   for (auto [i, output] : llvm::enumerate(node.getOutputs())) {
-    if (output.use_empty())
+    Value &result = (*results)[i];
+    if (output.use_empty()) {
+      result = nullptr;
       continue;
-    if (i >= results->size() || !(*results)[i])
+    }
+    if (!result)
       return lowering.fail("output #" + Twine(i) + " is not produced");
     Type declared = getSignlessType(output.getType());
-    Value &result = (*results)[i];
     // A lowering may know a dynamic dim statically (or the reverse): the
     // declared type is what the node's users take.
     if (result.getType() != declared &&
         tensor::CastOp::areCastCompatible(result.getType(), declared))
-      result = tensor::CastOp::create(builder, node.getLoc(), declared, result);
+      result =
+          tensor::CastOp::create(rewriter, node.getLoc(), declared, result);
     if (result.getType() != declared)
       return lowering.fail("the lowering of output #" + Twine(i) +
                            " has the wrong type");
   }
-  for (auto [i, output] : llvm::enumerate(node.getOutputs())) {
-    if (output.use_empty())
-      continue;
-    if (output.getType() != (*results)[i].getType())
-      declaredTypes[(*results)[i]] = output.getType();
-    output.replaceAllUsesWith((*results)[i]);
-  }
   if (profile)
-    profile->exit(builder, node);
-  node.erase();
-  return success();
+    profile->exit(rewriter, node);
+  return results;
 }
 
-/// Lowers every node in program order. A node that cannot be lowered (an
-/// attribute combination no lowering handles) does not stop the others: the
-/// pass reports every such node, then fails.
-LogicalResult lowerNodes(func::FuncOp func, ProfileHooks *profile,
-                         FunctionState &state) {
-  SmallVector<NodeOp> nodes(func.getOps<NodeOp>());
-  bool allLowered = true;
-  for (NodeOp node : nodes)
-    allLowered &= succeeded(lowerNode(node, profile, state));
-  if (!allLowered)
-    return failure();
-  for (NoneOp none : llvm::make_early_inc_range(func.getOps<NoneOp>()))
-    if (none->use_empty())
-      none.erase();
-  return success();
-}
+/// A node of a function's body (those of subgraphs lower with their node).
+class LowerNode : public OpConversionPattern<NodeOp> {
+public:
+  LowerNode(const TypeConverter &converter, MLIRContext *context,
+            LoweringState &state)
+      : OpConversionPattern(converter, context), state(state) {}
 
-/// Unsigned integer arguments and results become signless (upstream arith
-/// and linalg take signless integers only); each keeps its declared type in
-/// `graph.element_type` for the runtime, and in `declaredTypes` for the
-/// lowerings (unsigned division, comparison, casts).
-void makeSignless(func::FuncOp func, DenseMap<Value, Type> &declaredTypes) {
-  SmallVector<Type> inputs, results;
-  Builder builder(func.getContext());
-  for (BlockArgument arg : func.getArguments()) {
-    Type signless = getSignlessType(arg.getType());
-    if (signless != arg.getType()) {
-      func.setArgAttr(arg.getArgNumber(), graph::attrs::kElementType,
-                      TypeAttr::get(getElementTypeOrSelf(arg.getType())));
-      declaredTypes[arg] = arg.getType();
-      arg.setType(signless);
-    }
-    inputs.push_back(signless);
+  LogicalResult
+  matchAndRewrite(NodeOp node, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<SmallVector<Value>> results =
+        lowerNode(rewriter, node, adaptor.getInputs(), state, state.profile);
+    if (failed(results))
+      return failure();
+    replaceNode(rewriter, node, *results);
+    return success();
   }
-  for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
-    Type signless = getSignlessType(type);
-    if (signless != type)
+
+private:
+  LoweringState &state;
+};
+
+/// A constant of a function's body that stays inline (moveWeightsToArguments
+/// took the others).
+struct LowerConstant : public OpConversionPattern<ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ConstantOp constant, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(constant, buildInlineConstant(rewriter, constant));
+    return success();
+  }
+};
+
+/// The run-time size of a symbolic dim read off an unsigned argument
+/// (readSymbolSizes): the same dim of the signless one.
+struct ConvertDim : public OpConversionPattern<tensor::DimOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tensor::DimOp dim, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<tensor::DimOp>(dim, adaptor.getSource(),
+                                               adaptor.getIndex());
+    return success();
+  }
+};
+
+/// Unsigned integer arguments and results keep their declared type in
+/// `graph.element_type`, for the runtime; the conversion makes the types
+/// signless.
+void recordUnsignedTypes(func::FuncOp func) {
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+    if (getSignlessType(type) != type)
+      func.setArgAttr(i, graph::attrs::kElementType,
+                      TypeAttr::get(getElementTypeOrSelf(type)));
+  for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
+    if (getSignlessType(type) != type)
       func.setResultAttr(i, graph::attrs::kElementType,
                          TypeAttr::get(getElementTypeOrSelf(type)));
-    results.push_back(signless);
-  }
-  func.setType(builder.getFunctionType(inputs, results));
 }
 
 /// Results with dynamic dims say which symbols they are (the runtime sizes
@@ -483,6 +561,58 @@ void readSymbolSizes(func::FuncOp func, llvm::StringMap<Value> &sizes) {
   }
 }
 
+/// Replaces every node and inline constant, in program order, under the
+/// conversion driver: function signatures and returns become signless, a
+/// node by what its registry entry's lowering builds. A node that cannot be
+/// lowered (an attribute combination no lowering handles) does not stop the
+/// others: its pattern fails after naming it, the partial conversion leaves
+/// it, and the pass reports every such node, then fails.
+LogicalResult lowerNodes(ModuleOp module, LoweringState &state) {
+  MLIRContext *context = module.getContext();
+  SignlessTypeConverter converter;
+  ConversionTarget target(*context);
+  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+  target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp func) {
+    return func.isDeclaration() ||
+           converter.isSignatureLegal(func.getFunctionType());
+  });
+  target.addDynamicallyLegalOp<func::ReturnOp, tensor::DimOp>(
+      [&](Operation *op) { return converter.isLegal(op); });
+  // Unknown rather than illegal: a node whose lowering fails stays, and the
+  // driver goes on to the others. The ops of a subgraph lower with their
+  // node.
+  target.addDynamicallyLegalOp<NodeOp, ConstantOp>(
+      [](Operation *op) -> std::optional<bool> {
+        if (isa<NodeOp>(op->getParentOp()))
+          return true;
+        return std::nullopt;
+      });
+  RewritePatternSet patterns(context);
+  patterns.add<LowerNode>(converter, context, state);
+  patterns.add<LowerConstant, ConvertDim>(converter, context);
+  populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                 converter);
+  populateReturnOpTypeConversionPattern(patterns, converter);
+  ConversionConfig config;
+  // The lowerings build exactly the IR they mean to: nothing is folded.
+  config.foldingMode = DialectConversionFoldingMode::Never;
+  if (failed(applyPartialConversion(module, target, std::move(patterns),
+                                    config)))
+    return failure();
+  bool allLowered = true;
+  module.walk([&](NodeOp) {
+    allLowered = false;
+    return WalkResult::interrupt();
+  });
+  if (!allLowered)
+    return failure();
+  module.walk([](NoneOp none) {
+    if (none->use_empty())
+      none.erase();
+  });
+  return success();
+}
+
 struct LowerGraphToLinalgPass
     : public placer::impl::LowerGraphToLinalgBase<LowerGraphToLinalgPass> {
   using LowerGraphToLinalgBase::LowerGraphToLinalgBase;
@@ -492,23 +622,27 @@ struct LowerGraphToLinalgPass
     if (failed(checkLowerable(module)))
       return signalPassFailure();
     ProfileHooks hooks(module);
-    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    LoweringState state;
+    if (profile)
+      state.profile = &hooks;
+    SmallVector<func::FuncOp> funcs;
+    for (func::FuncOp func : module.getOps<func::FuncOp>())
+      if (!func.isDeclaration())
+        funcs.push_back(func);
     for (func::FuncOp func : funcs) {
-      if (func.isDeclaration())
-        continue;
-      FunctionState state;
       nameResultDims(func);
-      makeSignless(func, state.declaredTypes);
-      readSymbolSizes(func, state.symbolSizes);
-      if (failed(lowerConstants(func, inlineLimit, inlineWeights,
-                                state.declaredTypes)) ||
-          failed(lowerNodes(func, profile ? &hooks : nullptr, state)))
+      recordUnsignedTypes(func);
+      readSymbolSizes(func, state.symbolSizes[func]);
+      if (failed(moveWeightsToArguments(func, inlineLimit, inlineWeights)))
         return signalPassFailure();
+    }
+    if (failed(lowerNodes(module, state)))
+      return signalPassFailure();
+    for (func::FuncOp func : funcs)
       // Runners call public functions through their C interface.
       if (func.isPublic())
         func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                       UnitAttr::get(&getContext()));
-    }
     if (profile)
       hooks.recordNames();
   }
