@@ -3,7 +3,9 @@
 // After deallocation, each dist.send/recv of a stage function becomes an MPI
 // transfer of one dense byte range: a call into libplacer_rt's pipelined
 // transfers, or upstream's blocking mpi.send/recv (docs/Execution.md says
-// which parts are upstream and which are ours).
+// which parts are upstream and which are ours). Each dist.all_reduce and
+// dist.all_gather of a tensor-parallel group becomes a call of libplacer_rt's
+// collective hooks, in either mode.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +37,13 @@ constexpr llvm::StringLiteral kProgressHook = "placer_dist_progress";
 /// (first rank, replicas) -> the rank of this microbatch's copy, for
 /// upstream's blocking transfers to a replicated stage.
 constexpr llvm::StringLiteral kRouteHook = "placer_dist_route";
+/// The collectives of a tensor-parallel group, whichever the transfers:
+/// (in, out, elements, element kind, first rank, ranks) and (in, out, rows,
+/// bytes of a slice's row, first rank, ranks). Upstream's mpi.allreduce
+/// sums in MPI's order, which may differ between ranks and runs; the hook
+/// adds the group's tensors in rank order on every rank.
+constexpr llvm::StringLiteral kAllReduceHook = "placer_dist_all_reduce";
+constexpr llvm::StringLiteral kAllGatherHook = "placer_dist_all_gather";
 
 /// The ranks that run a transfer's peer: `replicas` consecutive ranks from
 /// `first`, microbatch m on first + m mod replicas.
@@ -73,6 +82,7 @@ struct LowerDistToMPIPass
     bool any = false;
     for (auto func : module.getOps<func::FuncOp>()) {
       SmallVector<Transfer> found;
+      SmallVector<Operation *> collectives;
       WalkResult walk = func.walk([&](Operation *op) {
         if (auto send = dyn_cast<dist::SendOp>(op))
           found.push_back({op, send.getValue(), int64_t(send.getChannel()),
@@ -80,7 +90,16 @@ struct LowerDistToMPIPass
         else if (auto recv = dyn_cast<dist::RecvOp>(op))
           found.push_back({op, recv.getBuffer(), int64_t(recv.getChannel()),
                            int64_t(recv.getPeer()), false});
-        else
+        else if (isa<dist::AllReduceOp, dist::AllGatherOp>(op)) {
+          // The tensor form has a result; the bufferized one an 'into'.
+          if (op->getNumResults() && op->getResult(0)) {
+            op->emitOpError("must be bufferized before "
+                            "--placer-lower-dist-to-mpi");
+            return WalkResult::interrupt();
+          }
+          collectives.push_back(op);
+          return WalkResult::advance();
+        } else
           return WalkResult::advance();
         if (!found.back().buffer ||
             !isa<MemRefType>(found.back().buffer.getType())) {
@@ -96,6 +115,9 @@ struct LowerDistToMPIPass
         addProgressCalls(module, func);
       for (const Transfer &transfer : found)
         if (failed(lower(module, func, transfer)))
+          return signalPassFailure();
+      for (Operation *collective : collectives)
+        if (failed(lowerCollective(module, func, collective)))
           return signalPassFailure();
       any |= !found.empty();
       // Peers are ranks now; the map has no meaning past this pass.
@@ -187,6 +209,120 @@ struct LowerDistToMPIPass
       memref::DeallocOp::create(b, loc, dense);
     }
     transfer.op->erase();
+    return success();
+  }
+
+  /// The ranks of a collective's group: consecutive ones (the split lays a
+  /// tensor-parallel group's devices out side by side), as (first, count).
+  FailureOr<std::pair<int64_t, int64_t>>
+  groupRanks(func::FuncOp func, Operation *op, ArrayRef<int64_t> group) {
+    auto ranks = func->getAttrOfType<DenseI64ArrayAttr>(dist::kRanksAttrName);
+    SmallVector<int64_t> found;
+    for (int64_t device : group) {
+      if (!ranks) {
+        found.push_back(device);
+        continue;
+      }
+      auto it = llvm::find(ranks.asArrayRef(), device);
+      if (it == ranks.asArrayRef().end())
+        return op->emitOpError("group device ")
+               << device << " is not in the function's "
+               << dist::kRanksAttrName;
+      found.push_back(it - ranks.asArrayRef().begin());
+    }
+    for (size_t i = 1; i < found.size(); ++i)
+      if (found[i] != found[0] + int64_t(i))
+        return op->emitOpError("group [")
+               << group << "] runs on ranks that are not consecutive";
+    if (found.back() > std::numeric_limits<int32_t>::max())
+      return op->emitOpError("group rank does not fit an MPI rank (32 bits)");
+    return std::make_pair(found.front(), int64_t(found.size()));
+  }
+
+  /// `buffer` as one dense byte range: itself, or a copy (`copyIn`: of its
+  /// values) that the caller copies back and frees.
+  static Value denseBuffer(OpBuilder &b, Location loc, Value buffer,
+                           bool copyIn) {
+    auto type = cast<MemRefType>(buffer.getType());
+    if (memref::isStaticShapeAndContiguousRowMajor(type) &&
+        type.getLayout().isIdentity())
+      return buffer;
+    auto denseType = MemRefType::get(type.getShape(), type.getElementType());
+    Value dense = memref::AllocOp::create(b, loc, denseType);
+    if (copyIn)
+      memref::CopyOp::create(b, loc, buffer, dense);
+    return dense;
+  }
+
+  /// A bufferized all_reduce or all_gather as a call of its hook.
+  LogicalResult lowerCollective(ModuleOp module, func::FuncOp func,
+                                Operation *op) {
+    auto reduce = dyn_cast<dist::AllReduceOp>(op);
+    auto gather = dyn_cast<dist::AllGatherOp>(op);
+    Value in = reduce ? reduce.getValue() : gather.getValue();
+    Value out = reduce ? reduce.getBuffer() : gather.getBuffer();
+    auto inType = cast<MemRefType>(in.getType());
+    auto outType = cast<MemRefType>(out.getType());
+    if (!inType.hasStaticShape() || !outType.hasStaticShape())
+      return op->emitOpError("collectives need static shapes, got ")
+             << inType;
+    FailureOr<std::pair<int64_t, int64_t>> ranks =
+        groupRanks(func, op, reduce ? reduce.getGroup() : gather.getGroup());
+    if (failed(ranks))
+      return failure();
+    Type element = inType.getElementType();
+    int64_t elementBytes = graph::getElementByteSize(element);
+    // The element kinds the hook sums (its enum, DistHooks.h).
+    int64_t kind = element.isF32()                       ? 0
+                   : element.isF64()                     ? 1
+                   : element.isSignlessInteger(32)       ? 2
+                   : element.isSignlessInteger(64)       ? 3
+                                                         : -1;
+    if (reduce && kind < 0)
+      return op->emitOpError("cannot sum ")
+             << element << " (f32, f64, i32 and i64 are summed)";
+
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Type i64 = b.getI64Type();
+    auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+    auto constant = [&](int64_t v) -> Value {
+      return arith::ConstantIntOp::create(b, loc, i64, v);
+    };
+    auto pointer = [&](Value buffer) -> Value {
+      Value address =
+          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+      return LLVM::IntToPtrOp::create(
+          b, loc, ptrType,
+          arith::IndexCastOp::create(b, loc, i64, address).getResult());
+    };
+    Value denseIn = denseBuffer(b, loc, in, /*copyIn=*/true);
+    Value denseOut = denseBuffer(b, loc, out, /*copyIn=*/false);
+    StringRef hook = reduce ? kAllReduceHook : kAllGatherHook;
+    declare(module, hook,
+            b.getFunctionType({ptrType, ptrType, i64, i64, i64, i64}, {}));
+    SmallVector<Value> args = {pointer(denseIn), pointer(denseOut)};
+    if (reduce) {
+      args.append({constant(inType.getNumElements()), constant(kind)});
+    } else {
+      // Rows: the dims before the axis; a row of a slice: the rest.
+      int64_t axis = static_cast<int64_t>(gather.getAxis());
+      int64_t rows = 1;
+      for (int64_t d = 0; d < axis; ++d)
+        rows *= inType.getDimSize(d);
+      int64_t rowBytes =
+          rows ? inType.getNumElements() / rows * elementBytes : 0;
+      args.append({constant(rows), constant(rowBytes)});
+    }
+    args.append({constant(ranks->first), constant(ranks->second)});
+    func::CallOp::create(b, loc, hook, TypeRange(), args);
+    if (denseIn != in)
+      memref::DeallocOp::create(b, loc, denseIn);
+    if (denseOut != out) {
+      memref::CopyOp::create(b, loc, denseOut, out);
+      memref::DeallocOp::create(b, loc, denseOut);
+    }
+    op->erase();
     return success();
   }
 

@@ -30,3 +30,29 @@ func.func @f(%x: memref<?xf32>) {
   dist.send %x to 1 channel 0 : memref<?xf32>
   return
 }
+
+// -----
+
+// A collective's group must run on consecutive ranks, as the split lays
+// groups out.
+func.func @f(%x: memref<2xf32>, %y: memref<2xf32>) attributes {dist.ranks = array<i64: 0, 2, 1>} {
+  // expected-error @+1 {{group [0, 1] runs on ranks that are not consecutive}}
+  dist.all_reduce %x over [0, 1] into %y : memref<2xf32> -> memref<2xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: memref<2xi8>, %y: memref<2xi8>) {
+  // expected-error @+1 {{cannot sum 'i8' (f32, f64, i32 and i64 are summed)}}
+  dist.all_reduce %x over [0, 1] into %y : memref<2xi8> -> memref<2xi8>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{must be bufferized before --placer-lower-dist-to-mpi}}
+  %0 = dist.all_reduce %x over [0, 1] : tensor<2xf32> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

@@ -191,9 +191,17 @@ LogicalResult verifyGroup(Operation *op, ArrayRef<int64_t> group) {
   return success();
 }
 
+/// The group's communication, and once bufferized the buffer read and the
+/// one written.
+template <typename Op>
 void addCollectiveEffects(
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
-        &effects) {
+    Op op, SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+               &effects) {
+  if (op.getBuffer()) {
+    effects.emplace_back(MemoryEffects::Read::get(), &op.getValueMutable());
+    effects.emplace_back(MemoryEffects::Write::get(),
+                         &op.getBufferMutable()[0]);
+  }
   effects.emplace_back(MemoryEffects::Read::get(), GroupResource::get());
   effects.emplace_back(MemoryEffects::Write::get(), GroupResource::get());
   effects.emplace_back(MemoryEffects::Read::get(), ChannelResource::get());
@@ -204,24 +212,53 @@ void addCollectiveEffects(
 void AllReduceOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  addCollectiveEffects(effects);
+  addCollectiveEffects(*this, effects);
+}
+
+/// The type a collective yields or writes: its result's, or its buffer's.
+static ShapedType getOutputType(Operation *op, Value buffer, Value result) {
+  return cast<ShapedType>(buffer ? buffer.getType() : result.getType());
+}
+
+/// Either form of a collective: a tensor in and a tensor result, or (once
+/// bufferized) a buffer in and an `into` buffer.
+static LogicalResult verifyForm(Operation *op, Value value, Value buffer,
+                                Value result) {
+  if (static_cast<bool>(buffer) == static_cast<bool>(result))
+    return op->emitOpError("needs exactly one of a result and an 'into' "
+                           "buffer");
+  if (isa<MemRefType>(value.getType()) != static_cast<bool>(buffer))
+    return op->emitOpError(buffer ? "reads a buffer once it writes one, got "
+                                  : "takes a tensor when it yields one, got ")
+           << value.getType();
+  return success();
 }
 
 LogicalResult AllReduceOp::verify() {
-  return verifyGroup(getOperation(), getGroup());
+  if (failed(verifyGroup(getOperation(), getGroup())) ||
+      failed(verifyForm(getOperation(), getValue(), getBuffer(), getResult())))
+    return failure();
+  auto in = cast<ShapedType>(getValue().getType());
+  ShapedType out = getOutputType(getOperation(), getBuffer(), getResult());
+  if (in.getShape() != out.getShape() ||
+      in.getElementType() != out.getElementType())
+    return emitOpError("result ") << out << " must have the shape and element "
+                                  << "type of " << in;
+  return success();
 }
 
 void AllGatherOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  addCollectiveEffects(effects);
+  addCollectiveEffects(*this, effects);
 }
 
 LogicalResult AllGatherOp::verify() {
-  if (failed(verifyGroup(getOperation(), getGroup())))
+  if (failed(verifyGroup(getOperation(), getGroup())) ||
+      failed(verifyForm(getOperation(), getValue(), getBuffer(), getResult())))
     return failure();
-  auto in = cast<RankedTensorType>(getValue().getType());
-  auto out = cast<RankedTensorType>(getResult().getType());
+  auto in = cast<ShapedType>(getValue().getType());
+  ShapedType out = getOutputType(getOperation(), getBuffer(), getResult());
   int64_t axis = static_cast<int64_t>(getAxis());
   if (axis >= in.getRank())
     return emitOpError("axis ") << axis << " is not an axis of " << in;

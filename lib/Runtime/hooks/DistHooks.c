@@ -291,6 +291,147 @@ void placer_dist_end(void) {
 
 const placer_dist_stats *placer_dist_get_stats(void) { return &stats; }
 
+/* The communicators of tensor-parallel groups, each `count` consecutive
+ * ranks from `first`, made on a group's first collective. */
+typedef struct Group {
+  int64_t first, count;
+  MPI_Comm comm;
+} Group;
+
+static Group *groups;
+static int64_t numGroups;
+/* The group's tensors side by side, as the all-gather under each
+ * collective leaves them. */
+static char *scratch;
+static size_t scratchBytes;
+
+static MPI_Comm groupComm(int64_t first, int64_t count) {
+  for (int64_t i = 0; i < numGroups; ++i)
+    if (groups[i].first == first && groups[i].count == count)
+      return groups[i].comm;
+  if (count < 2 || first < 0 || myRank < first || myRank >= first + count ||
+      first + count - 1 > INT_MAX)
+    fail("a collective names the group of ranks %lld..%lld, which this rank "
+         "is not in",
+         (long long)first, (long long)(first + count - 1));
+  MPI_Group world, sub;
+  int range[1][3] = {{(int)first, (int)(first + count - 1), 1}};
+  MPI_Comm comm = MPI_COMM_NULL;
+  /* Only the group's ranks take part; groups of one program are disjoint,
+     so the first rank tells their creations apart. */
+  if (MPI_Comm_group(MPI_COMM_WORLD, &world) != MPI_SUCCESS ||
+      MPI_Group_range_incl(world, 1, range, &sub) != MPI_SUCCESS ||
+      MPI_Comm_create_group(MPI_COMM_WORLD, sub, (int)(first % 32768),
+                            &comm) != MPI_SUCCESS)
+    fail("cannot make the communicator of ranks %lld..%lld", (long long)first,
+         (long long)(first + count - 1));
+  MPI_Group_free(&sub);
+  MPI_Group_free(&world);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  Group *grown = realloc(groups, (size_t)(numGroups + 1) * sizeof(Group));
+  if (!grown)
+    fail("out of memory for %lld groups", (long long)(numGroups + 1));
+  groups = grown;
+  groups[numGroups++] = (Group){first, count, comm};
+  return comm;
+}
+
+/* Gathers `bytes` from every rank of the group into the scratch buffer,
+ * rank by rank. The channels' transfers progress while it waits, and a
+ * peer that never comes is an error after the timeout, not a hang. */
+static void gatherGroup(const void *data, int64_t bytes, int64_t first,
+                        int64_t count, const char *what) {
+  MPI_Comm comm = groupComm(first, count);
+  if (bytes < 0 || bytes > INT_MAX)
+    fail("%s of %lld bytes; one MPI message holds at most %d", what,
+         (long long)bytes, INT_MAX);
+  size_t needed = (size_t)bytes * (size_t)count;
+  if (needed > scratchBytes) {
+    char *grown = realloc(scratch, needed);
+    if (!grown)
+      fail("out of memory for the %lld bytes of %s", (long long)needed, what);
+    scratch = grown;
+    scratchBytes = needed;
+  }
+  MPI_Request request;
+  if (MPI_Iallgather(data, (int)bytes, MPI_BYTE, scratch, (int)bytes,
+                     MPI_BYTE, comm, &request) != MPI_SUCCESS)
+    fail("%s over ranks %lld..%lld failed to start (microbatch %lld)", what,
+         (long long)first, (long long)(first + count - 1),
+         (long long)microbatch);
+  double start = MPI_Wtime();
+  for (int done = 0; !done;) {
+    if (MPI_Test(&request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      fail("%s over ranks %lld..%lld failed (microbatch %lld)", what,
+           (long long)first, (long long)(first + count - 1),
+           (long long)microbatch);
+    if (done)
+      break;
+    placer_dist_progress();
+    if (MPI_Wtime() - start > timeoutSeconds)
+      fail("%s over ranks %lld..%lld waited %.0f s (microbatch %lld): a "
+           "rank of the group is not there",
+           what, (long long)first, (long long)(first + count - 1),
+           timeoutSeconds, (long long)microbatch);
+    sched_yield();
+  }
+  double waited = MPI_Wtime() - start;
+  stats.recv_wait_seconds += waited;
+  stats.bytes_sent += bytes * (count - 1);
+  stats.messages_sent += count - 1;
+  stats.bytes_received += bytes * (count - 1);
+}
+
+/* Sums element kind `T` over the gathered tensors in rank order: every
+ * rank adds the same numbers in the same order, so all hold the same bits. */
+#define SUM_IN_RANK_ORDER(T)                                                   \
+  do {                                                                         \
+    const T *parts = (const T *)scratch;                                       \
+    T *sum = (T *)out;                                                         \
+    for (int64_t i = 0; i < elements; ++i) {                                   \
+      T total = parts[i];                                                      \
+      for (int64_t r = 1; r < count; ++r)                                      \
+        total += parts[r * elements + i];                                      \
+      sum[i] = total;                                                          \
+    }                                                                          \
+  } while (0)
+
+void placer_dist_all_reduce(const void *in, void *out, int64_t elements,
+                            int64_t kind, int64_t first, int64_t count) {
+  static const int64_t sizes[] = {4, 8, 4, 8};
+  if (kind < 0 || kind > 3 || elements < 0)
+    fail("an all-reduce of %lld elements of kind %lld", (long long)elements,
+         (long long)kind);
+  gatherGroup(in, elements * sizes[kind], first, count, "an all-reduce");
+  switch (kind) {
+  case 0:
+    SUM_IN_RANK_ORDER(float);
+    break;
+  case 1:
+    SUM_IN_RANK_ORDER(double);
+    break;
+  case 2:
+    SUM_IN_RANK_ORDER(int32_t);
+    break;
+  default:
+    SUM_IN_RANK_ORDER(int64_t);
+    break;
+  }
+}
+
+void placer_dist_all_gather(const void *in, void *out, int64_t rows,
+                            int64_t row_bytes, int64_t first, int64_t count) {
+  if (rows < 0 || row_bytes < 0)
+    fail("an all-gather of %lld rows of %lld bytes", (long long)rows,
+         (long long)row_bytes);
+  gatherGroup(in, rows * row_bytes, first, count, "an all-gather");
+  /* Rank r's row i goes to row i's r-th place. */
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t r = 0; r < count; ++r)
+      memcpy((char *)out + (i * count + r) * row_bytes,
+             scratch + (r * rows + i) * row_bytes, (size_t)row_bytes);
+}
+
 int placer_dist_init(int *argc, char ***argv, int *rank, int *size) {
   if (MPI_Init(argc, argv) != MPI_SUCCESS)
     return -1;
@@ -309,6 +450,14 @@ int placer_dist_finalize(void) {
   free(channels);
   channels = NULL;
   numChannels = capacity = inFlight = 0;
+  for (int64_t i = 0; i < numGroups; ++i)
+    MPI_Comm_free(&groups[i].comm);
+  free(groups);
+  groups = NULL;
+  numGroups = 0;
+  free(scratch);
+  scratch = NULL;
+  scratchBytes = 0;
   if (hostComm != MPI_COMM_NULL)
     MPI_Comm_free(&hostComm);
   return MPI_Finalize() == MPI_SUCCESS ? 0 : -1;

@@ -26,3 +26,21 @@ func.func @relay() {
   dist.send %0 to 2 channel 3 : tensor<8xf32>
   return
 }
+
+// A collective reads its operand's buffer and writes a fresh one, which
+// deallocation frees after its last reader.
+// CHECK-LABEL: func.func @collectives(
+// CHECK-SAME: %[[P:.*]]: memref<4x8xf32>
+// CHECK: %[[SUM:.*]] = memref.alloc() {{.*}}: memref<4x8xf32>
+// CHECK: dist.all_reduce %[[P]] over [0, 1] into %[[SUM]] : memref<4x8xf32> -> memref<4x8xf32>
+// CHECK: %[[WHOLE:.*]] = memref.alloc() {{.*}}: memref<4x16xf32>
+// CHECK: dist.all_gather %[[SUM]] over [0, 1] along 1 into %[[WHOLE]] : memref<4x8xf32> -> memref<4x16xf32>
+// CHECK: return %[[WHOLE]]
+// DEALLOC-LABEL: func.func @collectives
+// DEALLOC: dist.all_gather
+// DEALLOC: memref.dealloc %{{.*}} : memref<4x8xf32>
+func.func @collectives(%partial: tensor<4x8xf32>) -> tensor<4x16xf32> {
+  %0 = dist.all_reduce %partial over [0, 1] : tensor<4x8xf32> -> tensor<4x8xf32>
+  %1 = dist.all_gather %0 over [0, 1] along 1 : tensor<4x8xf32> -> tensor<4x16xf32>
+  return %1 : tensor<4x16xf32>
+}

@@ -216,7 +216,7 @@ dist.program @g {channels = [], devices = array<i64: 0>, replica_devices = array
 // Collectives: a group of two or more distinct devices, ascending.
 func.func @lonely(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{needs a group of at least two devices, got 1}}
-  %0 = dist.all_reduce %x over [3] : tensor<4xf32>
+  %0 = dist.all_reduce %x over [3] : tensor<4xf32> -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
@@ -224,7 +224,7 @@ func.func @lonely(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 func.func @repeated(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{group must list distinct device indices in ascending order, got [1, 1]}}
-  %0 = dist.all_reduce %x over [1, 1] : tensor<4xf32>
+  %0 = dist.all_reduce %x over [1, 1] : tensor<4xf32> -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
@@ -240,15 +240,15 @@ func.func @unsorted(%x: tensor<4xf32>) -> tensor<8xf32> {
 
 func.func @negative(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{group must list distinct device indices in ascending order, got [-1, 0]}}
-  %0 = dist.all_reduce %x over [-1, 0] : tensor<4xf32>
+  %0 = dist.all_reduce %x over [-1, 0] : tensor<4xf32> -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
 // -----
 
 func.func @reshaped(%x: tensor<4xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{all of {value, result} have same type}}
-  %0 = "dist.all_reduce"(%x) <{group = array<i64: 0, 1>}> : (tensor<4xf32>) -> tensor<8xf32>
+  // expected-error @+1 {{result 'tensor<8xf32>' must have the shape and element type of 'tensor<4xf32>'}}
+  %0 = dist.all_reduce %x over [0, 1] : tensor<4xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
 
@@ -274,4 +274,21 @@ func.func @element(%x: tensor<4xf32>) -> tensor<8xf16> {
   // expected-error @+1 {{result 'tensor<8xf16>' must have the rank and element type of 'tensor<4xf32>'}}
   %0 = dist.all_gather %x over [0, 1] along 0 : tensor<4xf32> -> tensor<8xf16>
   return %0 : tensor<8xf16>
+}
+
+// -----
+
+// One form or the other: a tensor in and out, or a buffer in and 'into' one.
+func.func @both(%x: memref<4xf32>, %y: memref<4xf32>) {
+  // expected-error @+1 {{needs exactly one of a result and an 'into' buffer}}
+  %0 = "dist.all_reduce"(%x, %y) <{group = array<i64: 0, 1>}> : (memref<4xf32>, memref<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @tensor_into(%x: tensor<4xf32>, %y: memref<8xf32>) {
+  // expected-error @+1 {{reads a buffer once it writes one, got 'tensor<4xf32>'}}
+  dist.all_gather %x over [0, 1] along 0 into %y : tensor<4xf32> -> memref<8xf32>
+  return
 }

@@ -37,14 +37,25 @@ func.func @beside_copies(%m: memref<2xf32>) attributes {dist.ranks = array<i64: 
 // Collectives of a tensor-parallel group (placer/Analysis/Sharding.h): the
 // partial sums of a row-parallel product summed, a split value gathered.
 // CHECK-LABEL: func.func @collectives
-// CHECK: %0 = dist.all_reduce %arg0 over [0, 1] : tensor<8x64xf32>
+// CHECK: %0 = dist.all_reduce %arg0 over [0, 1] : tensor<8x64xf32> -> tensor<8x64xf32>
 // CHECK: %1 = dist.all_gather %arg1 over [2, 3, 5, 7] along 1 : tensor<8x16xf32> -> tensor<8x64xf32>
 // CHECK: %2 = dist.all_gather %arg2 over [0, 1] along 0 : tensor<?x4xf32> -> tensor<?x4xf32>
 func.func @collectives(%partial: tensor<8x64xf32>, %slice: tensor<8x16xf32>,
                        %rows: tensor<?x4xf32>)
     -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<?x4xf32>) {
-  %0 = dist.all_reduce %partial over [0, 1] : tensor<8x64xf32>
+  %0 = dist.all_reduce %partial over [0, 1] : tensor<8x64xf32> -> tensor<8x64xf32>
   %1 = dist.all_gather %slice over [2, 3, 5, 7] along 1 : tensor<8x16xf32> -> tensor<8x64xf32>
   %2 = dist.all_gather %rows over [0, 1] along 0 : tensor<?x4xf32> -> tensor<?x4xf32>
   return %0, %1, %2 : tensor<8x64xf32>, tensor<8x64xf32>, tensor<?x4xf32>
+}
+
+// Bufferized, a collective reads a buffer and writes a fresh one.
+// CHECK-LABEL: func.func @buffers
+// CHECK: dist.all_reduce %arg0 over [0, 1] into %arg1 : memref<8x64xf32> -> memref<8x64xf32>
+// CHECK: dist.all_gather %arg2 over [0, 1] along 1 into %arg3 : memref<8x32xf32, strided<[64, 1]>> -> memref<8x64xf32>
+func.func @buffers(%partial: memref<8x64xf32>, %sum: memref<8x64xf32>,
+                   %slice: memref<8x32xf32, strided<[64, 1]>>, %whole: memref<8x64xf32>) {
+  dist.all_reduce %partial over [0, 1] into %sum : memref<8x64xf32> -> memref<8x64xf32>
+  dist.all_gather %slice over [0, 1] along 1 into %whole : memref<8x32xf32, strided<[64, 1]>> -> memref<8x64xf32>
+  return
 }

@@ -148,8 +148,7 @@ class Dist_CollectiveOp<string mnemonic, list<Trait> traits = []>
   }];
 }
 
-def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce",
-    [AllTypesMatch<["value", "result"]>]> {
+def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce"> {
   let summary = "sum a tensor over a tensor-parallel group";
   let description = [{
     Every device of `group` (cluster device indices, at least two, distinct,
@@ -157,12 +156,24 @@ def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce",
     of its program relative to the group's other collectives; each gets the
     element-wise sum of all of them: the partial sums of a row-parallel
     product (placer/Analysis/Sharding.h, docs/Sharding.md) made whole. The
-    op reads and writes the group's communication, so it is never removed
-    or reordered with other transfers.
+    sum adds the devices' tensors in the group's order on every device, so
+    all of them hold the same bits, run after run. The op reads and writes
+    the group's communication, so it is never removed or reordered with
+    other transfers.
+
+    Before bufferization it takes a tensor and yields one of the same type;
+    bufferization gives it a fresh buffer to sum `into` instead (its operand
+    then the buffer it reads), as `dist.recv` does. Exactly one of the two
+    forms.
   }];
-  let arguments = (ins AnyRankedTensor:$value, DenseI64ArrayAttr:$group);
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$value `over` $group attr-dict `:` type($value)";
+  let arguments = (ins AnyTypeOf<[AnyRankedTensor, AnyMemRef]>:$value,
+                       DenseI64ArrayAttr:$group,
+                       Optional<AnyMemRef>:$buffer);
+  let results = (outs Optional<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    $value `over` $group (`into` $buffer^)? attr-dict `:` type($value) `->`
+    custom<TransferType>(type($buffer), type($result))
+  }];
   let hasVerifier = 1;
   let extraClassDeclaration = commonDeclaration;
 }
@@ -174,14 +185,17 @@ def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather"> {
     slice; each gets the slices concatenated along `axis` in the group's
     order: a split value made whole for a consumer that needs it whole. The
     result's `axis` is the operand's times the group's size, its other
-    dimensions and its element type the operand's.
+    dimensions and its element type the operand's. Before bufferization a
+    tensor op; after, it gathers `into` a fresh buffer (as `dist.all_reduce`).
   }];
-  let arguments = (ins AnyRankedTensor:$value, DenseI64ArrayAttr:$group,
-                       ConfinedAttr<I64Attr, [IntNonNegative]>:$axis);
-  let results = (outs AnyRankedTensor:$result);
+  let arguments = (ins AnyTypeOf<[AnyRankedTensor, AnyMemRef]>:$value,
+                       DenseI64ArrayAttr:$group,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$axis,
+                       Optional<AnyMemRef>:$buffer);
+  let results = (outs Optional<AnyRankedTensor>:$result);
   let assemblyFormat = [{
-    $value `over` $group `along` $axis attr-dict `:` type($value) `->`
-    type($result)
+    $value `over` $group `along` $axis (`into` $buffer^)? attr-dict `:`
+    type($value) `->` custom<TransferType>(type($buffer), type($result))
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = commonDeclaration;
