@@ -213,10 +213,30 @@ bool ShardingPlanner::tryStrategies(
       return false;
   }
   sharding.strategy = chosen->name;
+  Value result = node->getResult(0);
+  std::optional<ShardSplit> resultSplit;
+  if (chosen->collective != Collective::AllReduce &&
+      chosen->resultAxis != kUnsplit) {
+    int64_t axis = normalizeAxis(chosen->resultAxis,
+                                 static_cast<int64_t>(shapeOf(result).size()));
+    resultSplit = ShardSplit{axis, blocksFor(node, axis)};
+  }
   for (auto [i, operand] : llvm::enumerate(node->getOperands())) {
     int64_t wanted =
         i < chosen->inputAxes.size() ? chosen->inputAxes[i] : kUnsplit;
     sharding.cutInputs[i] = isTensor(operand) && wanted != kUnsplit;
+    if (sharding.cutInputs[i]) {
+      int64_t axis =
+          normalizeAxis(wanted, static_cast<int64_t>(shapeOf(operand).size()));
+      // A whole input whose cut axis is the blocked result axis (the
+      // weight of a fused projection) is cut in the same blocks.
+      int64_t blocks = resultSplit && !splitOf(operand) &&
+                               shapeOf(operand)[axis] ==
+                                   shapeOf(result)[resultSplit->axis]
+                           ? resultSplit->blocks
+                           : 1;
+      sharding.inputSplits[i] = ShardSplit{axis, blocks};
+    }
     std::optional<ShardSplit> current = splitOf(operand);
     if (!isTensor(operand) || !current)
       continue;
@@ -228,15 +248,11 @@ bool ShardingPlanner::tryStrategies(
     if (!(current->axis == axis && current->blocks == 1))
       gather(sharding, static_cast<unsigned>(i));
   }
-  Value result = node->getResult(0);
-  if (chosen->collective == Collective::AllReduce) {
+  if (chosen->collective == Collective::AllReduce)
     sharding.collectives.push_back(
         {Collective::AllReduce, -1, 0, bytesOf(result)});
-  } else if (chosen->resultAxis != kUnsplit) {
-    int64_t axis = normalizeAxis(chosen->resultAxis,
-                                 static_cast<int64_t>(shapeOf(result).size()));
-    sharding.results[0] = ShardSplit{axis, blocksFor(node, axis)};
-  }
+  else
+    sharding.results[0] = resultSplit;
   return true;
 }
 
@@ -268,15 +284,19 @@ void ShardingPlanner::follow(NodeSharding &sharding) {
     int64_t position = out->axis - offset;
     std::optional<ShardSplit> split = splitOf(operand);
     if (split) {
-      if (split->axis != position || split->blocks != out->blocks)
+      if (split->axis != position || split->blocks != out->blocks) {
         gather(sharding, static_cast<unsigned>(i));
-      else
+      } else {
         sharding.cutInputs[i] = true;
+        sharding.inputSplits[i] = split;
+      }
       continue;
     }
     // Held whole: broadcast along the axis, or cut alike for free.
     sharding.cutInputs[i] = position >= 0 && shapeOf(operand)[position] ==
                                                  shapeOf(result)[out->axis];
+    if (sharding.cutInputs[i])
+      sharding.inputSplits[i] = ShardSplit{position, out->blocks};
   }
   for (auto [r, value] : llvm::enumerate(node->getResults()))
     if (isTensor(value) && shapeOf(value) == shapeOf(result))
@@ -300,6 +320,7 @@ void ShardingPlanner::carry(NodeSharding &sharding, ShardCarryFn fn) {
   }
   sharding.strategy = "carry";
   sharding.cutInputs[0] = true;
+  sharding.inputSplits[0] = input;
   gatherInputs(sharding, /*kept=*/{0});
   sharding.results.assign(carried.begin(), carried.end());
 }
@@ -316,6 +337,7 @@ LogicalResult ShardingPlanner::visit(graph::NodeOp node) {
   sharding.node = node;
   sharding.results.resize(node->getNumResults());
   sharding.cutInputs.assign(node->getNumOperands(), false);
+  sharding.inputSplits.resize(node->getNumOperands());
   const OpEntry *entry = getOnnxOps().find(node);
   // One device holds everything: nothing to cut.
   ShardingRule rule =

@@ -5,6 +5,7 @@
 #include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Transforms/Gradients.h"
 #include "placer/Transforms/Passes.h"
+#include "placer/Transforms/TensorParallel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -401,22 +402,24 @@ private:
 struct SplitDevicesPass
     : public placer::impl::SplitDevicesBase<SplitDevicesPass> {
   void runOnOperation() override {
-    // Per-device programs of tensor-parallel stages need their groups
-    // sharded, with collectives: not built yet. Stages of degree 1 are
-    // pipeline stages whose data-parallel copies are replicated stages.
+    // Tensor-parallel stages (a three-dimensional plan's degree above 1)
+    // split like any stage first, on their first device; then each becomes
+    // one program per device of its group (buildGroupPrograms).
+    SmallVector<ParallelStageAttr> tensorStages;
     if (PlacementAttr placement = getPlacement(getOperation());
-        placement && placement.getStages() &&
-        llvm::any_of(placement.getStages().getAsRange<ParallelStageAttr>(),
-                     [](ParallelStageAttr stage) {
-                       return stage.getTensor() > 1;
-                     })) {
-      mlir::emitError(getOperation().getLoc(),
-                      "--placer-split-devices: the placement is a "
-                      "three-dimensional plan with tensor-parallel stages "
-                      "(degree above 1), which do not split into per-device "
-                      "programs yet; place with split=false");
-      return signalPassFailure();
-    }
+        placement && placement.getStages())
+      for (auto stage : placement.getStages().getAsRange<ParallelStageAttr>())
+        if (stage.getTensor() > 1) {
+          if (stage.getData() > 1) {
+            mlir::emitError(getOperation().getLoc(),
+                            "--placer-split-devices: a stage both tensor- "
+                            "and data-parallel (degrees ")
+                << stage.getTensor() << " and " << stage.getData()
+                << ") does not split into per-device programs yet";
+            return signalPassFailure();
+          }
+          tensorStages.push_back(stage);
+        }
     // What the three-dimensional planner read (configurations, edge sizes)
     // describes the graph it planned, not the per-device programs: their
     // nodes' uses become sends.
@@ -451,6 +454,47 @@ struct SplitDevicesPass
                      .run()))
         return signalPassFailure();
     }
+    for (ParallelStageAttr stage : tensorStages)
+      if (failed(splitTensorStage(stage)))
+        return signalPassFailure();
+  }
+
+  /// Replaces the function of `stage` (on its first device) in the split
+  /// program by its group's per-device programs, side by side in the
+  /// program's stages, so that the group's ranks are consecutive.
+  LogicalResult splitTensorStage(ParallelStageAttr stage) {
+    ModuleOp module = getOperation();
+    for (auto program : module.getOps<dist::ProgramOp>()) {
+      ArrayRef<int64_t> devices = program.getDevices();
+      auto it = llvm::find(devices, stage.getFirst());
+      if (it == devices.end())
+        continue;
+      size_t position = it - devices.begin();
+      auto name = cast<FlatSymbolRefAttr>(program.getStages()[position]);
+      auto func = module.lookupSymbol<func::FuncOp>(name.getValue());
+      SmallVector<int64_t> group;
+      for (int64_t i = 0; i < stage.getTensor(); ++i)
+        group.push_back(stage.getFirst() + i);
+      FailureOr<SmallVector<func::FuncOp>> members =
+          buildGroupPrograms(func, group);
+      if (failed(members))
+        return failure();
+      SmallVector<Attribute> stages(program.getStages().begin(),
+                                    program.getStages().end());
+      SmallVector<int64_t> newDevices(devices);
+      for (size_t i = 1; i < members->size(); ++i) {
+        stages.insert(stages.begin() + position + i,
+                      FlatSymbolRefAttr::get((*members)[i].getNameAttr()));
+        newDevices.insert(newDevices.begin() + position + i, group[i]);
+      }
+      OpBuilder b(program);
+      program.setStagesAttr(b.getArrayAttr(stages));
+      program.setDevicesAttr(b.getDenseI64ArrayAttr(newDevices));
+      return success();
+    }
+    return mlir::emitError(module.getLoc(), "--placer-split-devices: no "
+                                            "split program has device ")
+           << stage.getFirst() << " of a tensor-parallel stage";
   }
 };
 

@@ -50,6 +50,10 @@ struct NodeSharding {
   /// Per input: whether each device reads only its slice of it (split
   /// already, or cut from a whole value: a weight sliced at compile time).
   llvm::SmallVector<bool, 3> cutInputs;
+  /// Per cut input: the slice each device reads (of a whole input, the cut
+  /// the per-device programs make: a weight column-cut in the blocks of a
+  /// fused projection's result).
+  llvm::SmallVector<std::optional<ShardSplit>, 3> inputSplits;
   /// Whether each device does 1 / degree of the node's work.
   bool isSharded() const { return strategy != "replicated"; }
 };

@@ -1,0 +1,463 @@
+//===- TensorParallel.cpp - Per-device programs of a tensor-parallel group ===//
+//
+// Each member of the group gets a copy of the stage in which every value
+// that planSharding splits is this device's slice: a sharded node takes its
+// slices (a weight cut at compile time, another whole value by Slice
+// nodes), yields its result's slice, and is followed by the all-reduce that
+// its partial sums need; an input split another way than the node takes it
+// is all-gathered first. Shape inputs that describe a split dim (a
+// Reshape's target, a Split's sizes) are rewritten to the slice's sizes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "placer/Transforms/TensorParallel.h"
+
+#include "placer/Analysis/Sharding.h"
+#include "placer/Conversion/OnnxOps.h"
+#include "placer/Dialect/Dist/DistDialect.h"
+#include "placer/Dialect/Graph/GraphDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace placer;
+
+namespace {
+
+/// `type` with `split`'s axis cut in `degree` slices (of each block).
+RankedTensorType sliceType(RankedTensorType type, ShardSplit split,
+                           int64_t degree) {
+  SmallVector<int64_t> shape(type.getShape());
+  shape[split.axis] /= degree;
+  return type.clone(shape);
+}
+
+/// The row-major bytes of a constant's values when the module holds them
+/// (dense or a blob; a splat or bit-packed i1 is not such bytes).
+std::optional<ArrayRef<char>> getRawValues(Attribute value) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    if (dense.isSplat() || dense.getElementType().isInteger(1))
+      return std::nullopt;
+    return dense.getRawData();
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value))
+    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
+      return blob->getData();
+  return std::nullopt;
+}
+
+/// The op types whose split form is the node itself on sliced operands,
+/// with no attribute or shape input to change (elementwise ops, which
+/// follow their input, are found by their registry entry).
+bool keepsItsForm(StringRef opType) {
+  static const llvm::StringSet<> kept = {
+      "MatMul",           "Gemm",         "Conv",      "Transpose",
+      "Softmax",          "LogSoftmax",   "Flatten",   "Squeeze",
+      "Unsqueeze",        "MaxPool",      "AveragePool",
+      "GlobalAveragePool", "GlobalMaxPool", "LayerNormalization",
+      "Reshape",          "Split"};
+  return kept.contains(opType);
+}
+
+class MemberBuilder {
+public:
+  MemberBuilder(func::FuncOp stage, const ShardingPlan &plan,
+                ArrayRef<int64_t> group, int64_t index)
+      : stage(stage), plan(plan), group(group), index(index),
+        degree(static_cast<int64_t>(group.size())) {
+    for (const NodeSharding &sharding : plan.nodes)
+      shardings[sharding.node] = &sharding;
+  }
+
+  FailureOr<func::FuncOp> build(OpBuilder &top, StringRef name);
+
+private:
+  std::optional<ShardSplit> splitOf(Value value) const {
+    auto it = plan.splits.find(value);
+    return it == plan.splits.end() ? std::nullopt
+                                   : std::optional<ShardSplit>(it->second);
+  }
+  DenseI64ArrayAttr groupAttr(OpBuilder &b) const {
+    return b.getDenseI64ArrayAttr(group);
+  }
+  Value cut(OpBuilder &b, Location loc, Value whole, ShardSplit split);
+  Value gather(OpBuilder &b, Location loc, Value slice, ShardSplit split,
+               RankedTensorType wholeType);
+  Value sliceAlong(OpBuilder &b, Location loc, Value value, int64_t axis,
+                   int64_t start, int64_t length);
+  Value concat(OpBuilder &b, Location loc, ArrayRef<Value> parts,
+               int64_t axis, RankedTensorType type);
+  Value constantI64(OpBuilder &b, Location loc, ArrayRef<int64_t> values);
+  Value helperNode(OpBuilder &b, Location loc, StringRef opType,
+                   ValueRange inputs, Type result, NamedAttrList attrs = {});
+  LogicalResult checkRewritable(graph::NodeOp node,
+                                const NodeSharding &sharding);
+  LogicalResult rewriteNode(OpBuilder &b, graph::NodeOp node,
+                            const NodeSharding &sharding);
+
+  func::FuncOp stage;
+  const ShardingPlan &plan;
+  ArrayRef<int64_t> group;
+  int64_t index, degree;
+  /// Stage value -> this member's: its slice where the plan splits it.
+  IRMapping values;
+  DenseMap<Operation *, const NodeSharding *> shardings;
+  /// (whole value, axis, blocks) -> this member's cut of it.
+  std::map<std::tuple<const void *, int64_t, int64_t>, Value> cuts;
+  /// Numbers the helper nodes and constants the rewrite adds.
+  int64_t helpers = 0;
+};
+
+Value MemberBuilder::constantI64(OpBuilder &b, Location loc,
+                                 ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    b.getI64Type());
+  std::string name =
+      (stage.getName() + ".tp" + Twine(index) + ".c" + Twine(helpers++)).str();
+  return graph::ConstantOp::create(b, loc, type, b.getStringAttr(name),
+                                   DenseIntElementsAttr::get(type, values),
+                                   StringAttr());
+}
+
+Value MemberBuilder::helperNode(OpBuilder &b, Location loc, StringRef opType,
+                                ValueRange inputs, Type result,
+                                NamedAttrList attrs) {
+  std::string name = (stage.getName() + ".tp" + Twine(index) + "." + opType +
+                      Twine(helpers++))
+                         .str();
+  OperationState state(loc, graph::NodeOp::getOperationName());
+  state.addOperands(inputs);
+  state.addTypes(result);
+  state.addAttribute("op_type", b.getStringAttr(opType));
+  state.addAttribute("version", b.getI64IntegerAttr(13));
+  state.addAttribute("name", b.getStringAttr(name));
+  state.addAttribute("output_names", b.getStrArrayAttr({name}));
+  state.addAttribute("attrs", attrs.getDictionary(b.getContext()));
+  return b.create(state)->getResult(0);
+}
+
+Value MemberBuilder::sliceAlong(OpBuilder &b, Location loc, Value value,
+                                int64_t axis, int64_t start, int64_t length) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[axis] = length;
+  return helperNode(b, loc, "Slice",
+                    {value, constantI64(b, loc, {start}),
+                     constantI64(b, loc, {start + length}),
+                     constantI64(b, loc, {axis})},
+                    type.clone(shape));
+}
+
+Value MemberBuilder::concat(OpBuilder &b, Location loc, ArrayRef<Value> parts,
+                            int64_t axis, RankedTensorType type) {
+  if (parts.size() == 1)
+    return parts.front();
+  NamedAttrList attrs;
+  attrs.set("axis", b.getI64IntegerAttr(axis));
+  return helperNode(b, loc, "Concat", parts, type, attrs);
+}
+
+/// This device's slice of a whole value: of each of `split.blocks` blocks
+/// along the axis, the index-th of `degree` equal pieces.
+Value MemberBuilder::cut(OpBuilder &b, Location loc, Value whole,
+                         ShardSplit split) {
+  auto key = std::make_tuple(whole.getAsOpaquePointer(), split.axis,
+                             split.blocks);
+  if (auto it = cuts.find(key); it != cuts.end())
+    return it->second;
+  auto type = cast<RankedTensorType>(whole.getType());
+  RankedTensorType result = sliceType(type, split, degree);
+  int64_t dim = type.getDimSize(split.axis);
+  int64_t blockSize = dim / split.blocks, piece = blockSize / degree;
+  Value sliced;
+  // A weight the module holds is cut now: the device's program holds only
+  // its slice.
+  if (auto constant = whole.getDefiningOp<graph::ConstantOp>()) {
+    Attribute value = constant.getValue();
+    Attribute slicedValue;
+    if (auto dense = dyn_cast<DenseElementsAttr>(value); dense && dense.isSplat())
+      slicedValue = DenseElementsAttr::get(result, dense.getSplatValue<Attribute>());
+    else if (std::optional<ArrayRef<char>> raw = getRawValues(value)) {
+      int64_t bytes = graph::getElementByteSize(type.getElementType());
+      // Rows before the axis, bytes of one index of the axis after it.
+      int64_t outer = 1, inner = bytes;
+      for (int64_t d = 0; d < split.axis; ++d)
+        outer *= type.getDimSize(d);
+      for (int64_t d = split.axis + 1; d < type.getRank(); ++d)
+        inner *= type.getDimSize(d);
+      std::vector<char> out;
+      out.reserve(static_cast<size_t>(result.getNumElements() * bytes));
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t block = 0; block < split.blocks; ++block) {
+          int64_t start = (o * dim + block * blockSize + index * piece) * inner;
+          out.insert(out.end(), raw->begin() + start,
+                     raw->begin() + start + piece * inner);
+        }
+      slicedValue = DenseElementsAttr::getFromRawBuffer(result, out);
+    }
+    if (slicedValue)
+      sliced = graph::ConstantOp::create(
+          b, loc, result,
+          b.getStringAttr(constant.getName() + ".tp" + Twine(index)),
+          slicedValue, StringAttr());
+  }
+  if (!sliced) {
+    SmallVector<Value> pieces;
+    for (int64_t block = 0; block < split.blocks; ++block)
+      pieces.push_back(sliceAlong(b, loc, whole, split.axis,
+                                  block * blockSize + index * piece, piece));
+    sliced = concat(b, loc, pieces, split.axis, result);
+  }
+  cuts[key] = sliced;
+  return sliced;
+}
+
+/// The whole value from every device's slice. A blocked split gathers
+/// device by device ([device][block][piece] along the axis) and is put
+/// back in block order ([block][device][piece]).
+Value MemberBuilder::gather(OpBuilder &b, Location loc, Value slice,
+                            ShardSplit split, RankedTensorType wholeType) {
+  Value gathered = dist::AllGatherOp::create(
+      b, loc, wholeType, slice, groupAttr(b),
+      b.getI64IntegerAttr(split.axis), Value()).getResult();
+  if (split.blocks == 1)
+    return gathered;
+  int64_t piece =
+      cast<RankedTensorType>(slice.getType()).getDimSize(split.axis) /
+      split.blocks;
+  SmallVector<Value> parts;
+  for (int64_t block = 0; block < split.blocks; ++block)
+    for (int64_t device = 0; device < degree; ++device)
+      parts.push_back(sliceAlong(b, loc, gathered, split.axis,
+                                 (device * split.blocks + block) * piece,
+                                 piece));
+  return concat(b, loc, parts, split.axis, wholeType);
+}
+
+LogicalResult MemberBuilder::checkRewritable(graph::NodeOp node,
+                                             const NodeSharding &sharding) {
+  auto refuse = [&](const Twine &why) {
+    return node.emitError("--placer-split-devices: cannot split node '")
+           << node.getDisplayName() << "' (" << node.getOpType()
+           << ") over its tensor-parallel group: " << why;
+  };
+  if (!sharding.isSharded()) {
+    // Whole on every device; a subgraph must not read a slice.
+    bool readsSlice = false;
+    node->walk([&](Operation *inner) {
+      if (inner != node.getOperation())
+        for (Value operand : inner->getOperands())
+          readsSlice |= splitOf(operand).has_value();
+    });
+    return readsSlice ? refuse("its subgraph reads a split value")
+                      : success();
+  }
+  StringRef opType = node.getOpType();
+  if (node->getNumRegions())
+    return refuse("it has subgraphs");
+  if (sharding.strategy == "vocabulary")
+    return refuse("a lookup in a vocabulary-split table (each device masking "
+                  "the ids of the others' rows) is not built yet");
+  if (opType == "Conv")
+    if (auto groups = node.getAttrs().getAs<IntegerAttr>("group");
+        groups && groups.getInt() != 1)
+      return refuse("a grouped convolution's groups would split too");
+  const OpEntry *entry = getOnnxOps().find(node);
+  if (!keepsItsForm(opType) && !(entry && entry->sharding.followsInput))
+    return refuse("its split form would change attributes or shape inputs, "
+                  "which the rewrite does not do for this op yet");
+  return success();
+}
+
+LogicalResult MemberBuilder::rewriteNode(OpBuilder &b, graph::NodeOp node,
+                                         const NodeSharding &sharding) {
+  if (failed(checkRewritable(node, sharding)))
+    return failure();
+  Location loc = node.getLoc();
+  SmallVector<Value> operands;
+  for (auto [i, input] : llvm::enumerate(node.getInputs())) {
+    Value value = values.lookup(input);
+    std::optional<ShardSplit> held = splitOf(input);
+    bool gathered = llvm::any_of(sharding.collectives, [&](auto &c) {
+      return c.kind == Collective::AllGather &&
+             c.operand == static_cast<int>(i);
+    });
+    if (held && gathered) {
+      value = gather(b, loc, value, *held,
+                     cast<RankedTensorType>(input.getType()));
+      held.reset();
+    }
+    if (sharding.cutInputs[i]) {
+      ShardSplit wanted = *sharding.inputSplits[i];
+      if (!held)
+        value = cut(b, loc, value, wanted);
+      else if (!(*held == wanted))
+        return node.emitError("--placer-split-devices: node '")
+               << node.getDisplayName() << "' reads input #" << i
+               << " cut along axis " << wanted.axis << ", given a cut along "
+               << held->axis;
+    } else if (held) {
+      return node.emitError("--placer-split-devices: node '")
+             << node.getDisplayName() << "' reads input #" << i
+             << " whole, given a slice";
+    }
+    operands.push_back(value);
+  }
+  SmallVector<Type> types;
+  for (auto [r, result] : llvm::enumerate(node.getOutputs())) {
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    types.push_back(type && sharding.results[r]
+                        ? Type(sliceType(type, *sharding.results[r], degree))
+                        : result.getType());
+  }
+  // Shape inputs that name sizes of a split dim take the slice's sizes.
+  DictionaryAttr attrs = node.getAttrs();
+  StringRef opType = node.getOpType();
+  if (sharding.isSharded() && opType == "Reshape" && operands.size() > 1)
+    operands[1] = constantI64(b, loc, cast<RankedTensorType>(types[0]).getShape());
+  if (sharding.isSharded() && opType == "Split") {
+    int64_t rank = cast<RankedTensorType>(types[0]).getRank();
+    int64_t axis = 0;
+    if (auto attr = attrs.getAs<IntegerAttr>("axis"))
+      axis = attr.getInt() < 0 ? attr.getInt() + rank : attr.getInt();
+    SmallVector<int64_t> sizes;
+    for (Type type : types)
+      sizes.push_back(cast<RankedTensorType>(type).getDimSize(axis));
+    if (operands.size() > 1 && !isa<NoneType>(operands[1].getType()))
+      operands[1] = constantI64(b, loc, sizes);
+    if (attrs.get("split")) {
+      NamedAttrList list(attrs);
+      list.set("split", b.getDenseI64ArrayAttr(sizes));
+      attrs = list.getDictionary(b.getContext());
+    }
+  }
+  // The node on its operands: its direct ones mapped for the clone alone.
+  SmallVector<std::pair<Value, Value>> saved;
+  for (auto [input, operand] : llvm::zip(node.getInputs(), operands)) {
+    saved.emplace_back(input, values.lookupOrNull(input));
+    values.map(input, operand);
+  }
+  Operation *clone = b.clone(*node.getOperation(), values);
+  for (auto [input, previous] : llvm::reverse(saved))
+    values.map(input, previous);
+  for (auto [r, type] : llvm::enumerate(types))
+    clone->getResult(r).setType(type);
+  clone->setAttr("attrs", attrs);
+  for (auto [r, result] : llvm::enumerate(node.getOutputs())) {
+    Value value = clone->getResult(r);
+    bool reduced = llvm::any_of(sharding.collectives, [&](auto &c) {
+      return c.kind == Collective::AllReduce &&
+             c.result == static_cast<int>(r);
+    });
+    if (reduced)
+      value = dist::AllReduceOp::create(b, loc, value.getType(), value,
+                                        groupAttr(b), Value())
+                  .getResult();
+    values.map(result, value);
+  }
+  return success();
+}
+
+FailureOr<func::FuncOp> MemberBuilder::build(OpBuilder &top, StringRef name) {
+  MLIRContext *context = stage.getContext();
+  SmallVector<Type> results;
+  if (index == 0)
+    results.assign(stage.getResultTypes().begin(),
+                   stage.getResultTypes().end());
+  auto member = func::FuncOp::create(
+      top, stage.getLoc(), name,
+      FunctionType::get(context, stage.getArgumentTypes(), results));
+  for (NamedAttribute attr : stage->getDiscardableAttrs())
+    member->setAttr(attr.getName(), attr.getValue());
+  for (unsigned i = 0; i < stage.getNumArguments(); ++i)
+    member.setArgAttrs(i, stage.getArgAttrDict(i));
+  if (index == 0)
+    for (unsigned i = 0; i < stage.getNumResults(); ++i)
+      member.setResultAttrs(i, stage.getResultAttrDict(i));
+  Block *body = member.addEntryBlock();
+  for (auto [from, to] :
+       llvm::zip(stage.getArguments(), body->getArguments()))
+    values.map(from, to);
+  OpBuilder b = OpBuilder::atBlockEnd(body);
+  for (Operation &op : stage.getBody().front()) {
+    if (auto node = dyn_cast<graph::NodeOp>(&op)) {
+      if (failed(rewriteNode(b, node, *shardings.lookup(node)))) {
+        member->erase();
+        return failure();
+      }
+    } else if (auto ret = dyn_cast<func::ReturnOp>(&op)) {
+      // Results that come out split are gathered on every member (all
+      // take part); the first returns them.
+      SmallVector<Value> returned;
+      for (Value value : ret.getOperands()) {
+        Value mine = values.lookup(value);
+        if (std::optional<ShardSplit> split = splitOf(value))
+          mine = gather(b, ret.getLoc(), mine, *split,
+                        cast<RankedTensorType>(value.getType()));
+        returned.push_back(mine);
+      }
+      func::ReturnOp::create(b, ret.getLoc(),
+                             index == 0 ? ValueRange(returned) : ValueRange());
+    } else if (isa<dist::SendOp, dist::RecvOp>(op)) {
+      op.emitError("--placer-split-devices: a tensor-parallel stage that "
+                   "exchanges tensors with other stages does not split yet "
+                   "(a pipeline of tensor-parallel stages)");
+      member->erase();
+      return failure();
+    } else {
+      b.clone(op, values);
+    }
+  }
+  // Whole weights only cut ones read are not loaded at all.
+  bool erased = true;
+  while (erased) {
+    erased = false;
+    for (Operation &op : llvm::make_early_inc_range(*body))
+      if (isa<graph::ConstantOp, graph::NoneOp>(op) && op.use_empty()) {
+        op.erase();
+        erased = true;
+      }
+  }
+  return member;
+}
+
+} // namespace
+
+FailureOr<SmallVector<func::FuncOp>>
+placer::buildGroupPrograms(func::FuncOp stage, ArrayRef<int64_t> group) {
+  if (group.size() < 2)
+    return stage.emitError("a tensor-parallel group needs two or more "
+                           "devices, got ")
+           << group.size();
+  FailureOr<ShardingPlan> plan =
+      planSharding(stage, static_cast<int64_t>(group.size()));
+  if (failed(plan))
+    return failure();
+  OpBuilder top(stage->getContext());
+  top.setInsertionPointAfter(stage);
+  SmallVector<func::FuncOp> members;
+  std::string base = stage.getName().str();
+  for (size_t i = 0; i < group.size(); ++i) {
+    std::string name = base + "_t" + std::to_string(i);
+    FailureOr<func::FuncOp> member =
+        MemberBuilder(stage, *plan, group, static_cast<int64_t>(i))
+            .build(top, name);
+    if (failed(member)) {
+      for (func::FuncOp built : members)
+        built->erase();
+      return failure();
+    }
+    members.push_back(*member);
+    top.setInsertionPointAfter(*member);
+  }
+  // The first member takes the stage's place (and name).
+  stage->erase();
+  members.front().setName(base);
+  return members;
+}
