@@ -475,10 +475,42 @@ struct SplitDevicesPass
       SmallVector<int64_t> group;
       for (int64_t i = 0; i < stage.getTensor(); ++i)
         group.push_back(stage.getFirst() + i);
+      // Member i receives on a channel of its own, fed by a second send of
+      // the same value from the sender.
+      SmallVector<Attribute> channels(program.getChannels().begin(),
+                                      program.getChannels().end());
+      int64_t nextChannel = 0;
+      for (Attribute attr : channels)
+        nextChannel = std::max(
+            nextChannel, cast<dist::ChannelAttr>(attr).getId() + 1);
+      auto receiveOn = [&](dist::RecvOp recv,
+                           int64_t member) -> FailureOr<int64_t> {
+        int64_t original = static_cast<int64_t>(recv.getChannel());
+        dist::SendOp send;
+        for (auto sender : module.getOps<func::FuncOp>())
+          sender.walk([&](dist::SendOp op) {
+            if (static_cast<int64_t>(op.getChannel()) == original)
+              send = op;
+          });
+        if (!send)
+          return mlir::emitError(recv.getLoc(),
+                                 "--placer-split-devices: no send on channel ")
+                 << original;
+        int64_t id = nextChannel++;
+        OpBuilder after(send);
+        after.setInsertionPointAfter(send);
+        dist::SendOp::create(after, send.getLoc(), send.getValue(), id,
+                             group[member]);
+        channels.push_back(dist::ChannelAttr::get(
+            module.getContext(), id, static_cast<int64_t>(recv.getPeer()),
+            group[member], recv.getTransferType()));
+        return id;
+      };
       FailureOr<SmallVector<func::FuncOp>> members =
-          buildGroupPrograms(func, group);
+          buildGroupPrograms(func, group, receiveOn);
       if (failed(members))
         return failure();
+      program.setChannelsAttr(ArrayAttr::get(module.getContext(), channels));
       SmallVector<Attribute> stages(program.getStages().begin(),
                                     program.getStages().end());
       SmallVector<int64_t> newDevices(devices);

@@ -16,6 +16,7 @@
 #include "placer/Conversion/OnnxOps.h"
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -61,16 +62,17 @@ bool keepsItsForm(StringRef opType) {
       "Softmax",          "LogSoftmax",   "Flatten",   "Squeeze",
       "Unsqueeze",        "MaxPool",      "AveragePool",
       "GlobalAveragePool", "GlobalMaxPool", "LayerNormalization",
-      "Reshape",          "Split"};
+      "Reshape",          "Split",        "Gather"};
   return kept.contains(opType);
 }
 
 class MemberBuilder {
 public:
   MemberBuilder(func::FuncOp stage, const ShardingPlan &plan,
-                ArrayRef<int64_t> group, int64_t index)
+                ArrayRef<int64_t> group, int64_t index,
+                ReceiveChannelFn receiveOn)
       : stage(stage), plan(plan), group(group), index(index),
-        degree(static_cast<int64_t>(group.size())) {
+        degree(static_cast<int64_t>(group.size())), receiveOn(receiveOn) {
     for (const NodeSharding &sharding : plan.nodes)
       shardings[sharding.node] = &sharding;
   }
@@ -87,13 +89,19 @@ private:
     return b.getDenseI64ArrayAttr(group);
   }
   Value cut(OpBuilder &b, Location loc, Value whole, ShardSplit split);
+  /// The whole value of `slice` (gathered once, then reused).
   Value gather(OpBuilder &b, Location loc, Value slice, ShardSplit split,
                RankedTensorType wholeType);
+  Value gatherOnce(OpBuilder &b, Location loc, Value slice, ShardSplit split,
+                   RankedTensorType wholeType);
   Value sliceAlong(OpBuilder &b, Location loc, Value value, int64_t axis,
                    int64_t start, int64_t length);
   Value concat(OpBuilder &b, Location loc, ArrayRef<Value> parts,
                int64_t axis, RankedTensorType type);
   Value constantI64(OpBuilder &b, Location loc, ArrayRef<int64_t> values);
+  Value scalar(OpBuilder &b, Location loc, Type elementType, int64_t value);
+  Value lookupRows(OpBuilder &b, Location loc, graph::NodeOp node,
+                   Value table, Value ids);
   Value helperNode(OpBuilder &b, Location loc, StringRef opType,
                    ValueRange inputs, Type result, NamedAttrList attrs = {});
   LogicalResult checkRewritable(graph::NodeOp node,
@@ -105,12 +113,17 @@ private:
   const ShardingPlan &plan;
   ArrayRef<int64_t> group;
   int64_t index, degree;
+  ReceiveChannelFn receiveOn;
   /// Stage value -> this member's: its slice where the plan splits it.
   IRMapping values;
   DenseMap<Operation *, const NodeSharding *> shardings;
+  /// This member's slices -> the whole values gathered from them.
+  DenseMap<Value, Value> gathers;
   /// (whole value, axis, blocks) -> this member's cut of it.
   std::map<std::tuple<const void *, int64_t, int64_t>, Value> cuts;
-  /// Numbers the helper nodes and constants the rewrite adds.
+  /// Names the helper nodes and constants the rewrite adds: the node they
+  /// serve, a slash, their op and a number.
+  std::string helperPrefix;
   int64_t helpers = 0;
 };
 
@@ -118,19 +131,80 @@ Value MemberBuilder::constantI64(OpBuilder &b, Location loc,
                                  ArrayRef<int64_t> values) {
   auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
                                     b.getI64Type());
-  std::string name =
-      (stage.getName() + ".tp" + Twine(index) + ".c" + Twine(helpers++)).str();
+  std::string name = (helperPrefix + "/shape" + Twine(helpers++)).str();
   return graph::ConstantOp::create(b, loc, type, b.getStringAttr(name),
                                    DenseIntElementsAttr::get(type, values),
                                    StringAttr());
 }
 
+/// A rank-0 constant of `elementType` (an integer or float type).
+Value MemberBuilder::scalar(OpBuilder &b, Location loc, Type elementType,
+                            int64_t value) {
+  auto type = RankedTensorType::get({}, elementType);
+  std::string name = (helperPrefix + "/c" + Twine(helpers++)).str();
+  Attribute element =
+      isa<FloatType>(elementType)
+          ? Attribute(b.getFloatAttr(elementType, static_cast<double>(value)))
+          : Attribute(b.getIntegerAttr(elementType, value));
+  return graph::ConstantOp::create(b, loc, type, b.getStringAttr(name),
+                                   DenseElementsAttr::get(type, element),
+                                   StringAttr());
+}
+
+/// A Gather on this device's rows of a table cut along axis 0: ids of other
+/// devices' rows look up row 0 and are zeroed, so the all-reduce after it
+/// sums each id's one real row (negative ids count from the end, as ONNX
+/// says).
+Value MemberBuilder::lookupRows(OpBuilder &b, Location loc, graph::NodeOp node,
+                                Value table, Value ids) {
+  auto idsType = cast<RankedTensorType>(ids.getType());
+  auto resultType = cast<RankedTensorType>(node->getResult(0).getType());
+  auto bools = idsType.clone(b.getI1Type());
+  Type idType = idsType.getElementType();
+  int64_t rows = cast<RankedTensorType>(table.getType()).getDimSize(0);
+  int64_t total = rows * degree;
+  Value negative =
+      helperNode(b, loc, "Less", {ids, scalar(b, loc, idType, 0)}, bools);
+  Value wrapped = helperNode(
+      b, loc, "Where",
+      {negative,
+       helperNode(b, loc, "Add", {ids, scalar(b, loc, idType, total)}, idsType),
+       ids},
+      idsType);
+  Value local = helperNode(
+      b, loc, "Sub", {wrapped, scalar(b, loc, idType, index * rows)}, idsType);
+  Value valid = helperNode(
+      b, loc, "And",
+      {helperNode(b, loc, "GreaterOrEqual", {local, scalar(b, loc, idType, 0)},
+                  bools),
+       helperNode(b, loc, "Less", {local, scalar(b, loc, idType, rows)},
+                  bools)},
+      bools);
+  Value safe = helperNode(b, loc, "Where",
+                          {valid, local, scalar(b, loc, idType, 0)}, idsType);
+  NamedAttrList attrs;
+  attrs.set("axis", b.getI64IntegerAttr(0));
+  Value found = helperNode(b, loc, "Gather", {table, safe}, resultType, attrs);
+  // The mask over the looked-up rows' trailing dims.
+  SmallVector<int64_t> axes, maskShape(idsType.getShape());
+  for (int64_t d = idsType.getRank(); d < resultType.getRank(); ++d) {
+    axes.push_back(d);
+    maskShape.push_back(1);
+  }
+  Value mask = valid;
+  if (!axes.empty())
+    mask = helperNode(b, loc, "Unsqueeze", {valid, constantI64(b, loc, axes)},
+                      RankedTensorType::get(maskShape, b.getI1Type()));
+  return helperNode(
+      b, loc, "Where",
+      {mask, found, scalar(b, loc, resultType.getElementType(), 0)},
+      resultType);
+}
+
 Value MemberBuilder::helperNode(OpBuilder &b, Location loc, StringRef opType,
                                 ValueRange inputs, Type result,
                                 NamedAttrList attrs) {
-  std::string name = (stage.getName() + ".tp" + Twine(index) + "." + opType +
-                      Twine(helpers++))
-                         .str();
+  std::string name = (helperPrefix + "/" + opType + Twine(helpers++)).str();
   OperationState state(loc, graph::NodeOp::getOperationName());
   state.addOperands(inputs);
   state.addTypes(result);
@@ -223,6 +297,14 @@ Value MemberBuilder::cut(OpBuilder &b, Location loc, Value whole,
 /// back in block order ([block][device][piece]).
 Value MemberBuilder::gather(OpBuilder &b, Location loc, Value slice,
                             ShardSplit split, RankedTensorType wholeType) {
+  Value &whole = gathers[slice];
+  if (!whole)
+    whole = gatherOnce(b, loc, slice, split, wholeType);
+  return whole;
+}
+
+Value MemberBuilder::gatherOnce(OpBuilder &b, Location loc, Value slice,
+                                ShardSplit split, RankedTensorType wholeType) {
   Value gathered = dist::AllGatherOp::create(
       b, loc, wholeType, slice, groupAttr(b),
       b.getI64IntegerAttr(split.axis), Value()).getResult();
@@ -243,7 +325,8 @@ Value MemberBuilder::gather(OpBuilder &b, Location loc, Value slice,
 LogicalResult MemberBuilder::checkRewritable(graph::NodeOp node,
                                              const NodeSharding &sharding) {
   auto refuse = [&](const Twine &why) {
-    return node.emitError("--placer-split-devices: cannot split node '")
+    return mlir::emitError(node.getLoc(),
+                           "--placer-split-devices: cannot split node '")
            << node.getDisplayName() << "' (" << node.getOpType()
            << ") over its tensor-parallel group: " << why;
   };
@@ -261,9 +344,6 @@ LogicalResult MemberBuilder::checkRewritable(graph::NodeOp node,
   StringRef opType = node.getOpType();
   if (node->getNumRegions())
     return refuse("it has subgraphs");
-  if (sharding.strategy == "vocabulary")
-    return refuse("a lookup in a vocabulary-split table (each device masking "
-                  "the ids of the others' rows) is not built yet");
   if (opType == "Conv")
     if (auto groups = node.getAttrs().getAs<IntegerAttr>("group");
         groups && groups.getInt() != 1)
@@ -280,6 +360,7 @@ LogicalResult MemberBuilder::rewriteNode(OpBuilder &b, graph::NodeOp node,
   if (failed(checkRewritable(node, sharding)))
     return failure();
   Location loc = node.getLoc();
+  helperPrefix = node.getDisplayName().str();
   SmallVector<Value> operands;
   for (auto [i, input] : llvm::enumerate(node.getInputs())) {
     Value value = values.lookup(input);
@@ -298,12 +379,12 @@ LogicalResult MemberBuilder::rewriteNode(OpBuilder &b, graph::NodeOp node,
       if (!held)
         value = cut(b, loc, value, wanted);
       else if (!(*held == wanted))
-        return node.emitError("--placer-split-devices: node '")
+        return mlir::emitError(node.getLoc(), "--placer-split-devices: node '")
                << node.getDisplayName() << "' reads input #" << i
                << " cut along axis " << wanted.axis << ", given a cut along "
                << held->axis;
     } else if (held) {
-      return node.emitError("--placer-split-devices: node '")
+      return mlir::emitError(node.getLoc(), "--placer-split-devices: node '")
              << node.getDisplayName() << "' reads input #" << i
              << " whole, given a slice";
     }
@@ -337,20 +418,26 @@ LogicalResult MemberBuilder::rewriteNode(OpBuilder &b, graph::NodeOp node,
       attrs = list.getDictionary(b.getContext());
     }
   }
-  // The node on its operands: its direct ones mapped for the clone alone.
-  SmallVector<std::pair<Value, Value>> saved;
-  for (auto [input, operand] : llvm::zip(node.getInputs(), operands)) {
-    saved.emplace_back(input, values.lookupOrNull(input));
-    values.map(input, operand);
+  SmallVector<Value> produced;
+  if (sharding.strategy == "vocabulary") {
+    produced.push_back(lookupRows(b, loc, node, operands[0], operands[1]));
+  } else {
+    // The node on its operands: its direct ones mapped for the clone alone.
+    SmallVector<std::pair<Value, Value>> saved;
+    for (auto [input, operand] : llvm::zip(node.getInputs(), operands)) {
+      saved.emplace_back(input, values.lookupOrNull(input));
+      values.map(input, operand);
+    }
+    Operation *clone = b.clone(*node.getOperation(), values);
+    for (auto [input, previous] : llvm::reverse(saved))
+      values.map(input, previous);
+    for (auto [r, type] : llvm::enumerate(types))
+      clone->getResult(r).setType(type);
+    clone->setAttr("attrs", attrs);
+    produced.assign(clone->result_begin(), clone->result_end());
   }
-  Operation *clone = b.clone(*node.getOperation(), values);
-  for (auto [input, previous] : llvm::reverse(saved))
-    values.map(input, previous);
-  for (auto [r, type] : llvm::enumerate(types))
-    clone->getResult(r).setType(type);
-  clone->setAttr("attrs", attrs);
   for (auto [r, result] : llvm::enumerate(node.getOutputs())) {
-    Value value = clone->getResult(r);
+    Value value = produced[r];
     bool reduced = llvm::any_of(sharding.collectives, [&](auto &c) {
       return c.kind == Collective::AllReduce &&
              c.result == static_cast<int>(r);
@@ -394,6 +481,7 @@ FailureOr<func::FuncOp> MemberBuilder::build(OpBuilder &top, StringRef name) {
     } else if (auto ret = dyn_cast<func::ReturnOp>(&op)) {
       // Results that come out split are gathered on every member (all
       // take part); the first returns them.
+      helperPrefix = "outputs";
       SmallVector<Value> returned;
       for (Value value : ret.getOperands()) {
         Value mine = values.lookup(value);
@@ -404,16 +492,38 @@ FailureOr<func::FuncOp> MemberBuilder::build(OpBuilder &top, StringRef name) {
       }
       func::ReturnOp::create(b, ret.getLoc(),
                              index == 0 ? ValueRange(returned) : ValueRange());
-    } else if (isa<dist::SendOp, dist::RecvOp>(op)) {
-      op.emitError("--placer-split-devices: a tensor-parallel stage that "
-                   "exchanges tensors with other stages does not split yet "
-                   "(a pipeline of tensor-parallel stages)");
-      member->erase();
-      return failure();
+    } else if (auto send = dyn_cast<dist::SendOp>(op)) {
+      // Sent whole, once: every member gathers a split value, the first
+      // sends it.
+      Value mine = values.lookup(send.getValue());
+      if (std::optional<ShardSplit> split = splitOf(send.getValue()))
+        mine = gather(b, send.getLoc(), mine, *split,
+                      cast<RankedTensorType>(send.getValue().getType()));
+      if (index == 0)
+        dist::SendOp::create(b, send.getLoc(), mine, send.getChannel(),
+                             send.getPeer());
+    } else if (auto recv = dyn_cast<dist::RecvOp>(op)) {
+      // Every member receives the value whole, each on its own channel.
+      int64_t channel = static_cast<int64_t>(recv.getChannel());
+      if (index > 0) {
+        FailureOr<int64_t> own = receiveOn(recv, index);
+        if (failed(own)) {
+          member->erase();
+          return failure();
+        }
+        channel = *own;
+      }
+      auto copy = cast<dist::RecvOp>(b.clone(op, values));
+      copy.setChannel(channel);
     } else {
       b.clone(op, values);
     }
   }
+  // The member's nodes run on its device.
+  body->walk([&](graph::NodeOp node) {
+    if (getDevice(node))
+      setDevice(node, group[index]);
+  });
   // Whole weights only cut ones read are not loaded at all.
   bool erased = true;
   while (erased) {
@@ -430,7 +540,8 @@ FailureOr<func::FuncOp> MemberBuilder::build(OpBuilder &top, StringRef name) {
 } // namespace
 
 FailureOr<SmallVector<func::FuncOp>>
-placer::buildGroupPrograms(func::FuncOp stage, ArrayRef<int64_t> group) {
+placer::buildGroupPrograms(func::FuncOp stage, ArrayRef<int64_t> group,
+                           ReceiveChannelFn receiveOn) {
   if (group.size() < 2)
     return stage.emitError("a tensor-parallel group needs two or more "
                            "devices, got ")
@@ -446,7 +557,7 @@ placer::buildGroupPrograms(func::FuncOp stage, ArrayRef<int64_t> group) {
   for (size_t i = 0; i < group.size(); ++i) {
     std::string name = base + "_t" + std::to_string(i);
     FailureOr<func::FuncOp> member =
-        MemberBuilder(stage, *plan, group, static_cast<int64_t>(i))
+        MemberBuilder(stage, *plan, group, static_cast<int64_t>(i), receiveOn)
             .build(top, name);
     if (failed(member)) {
       for (func::FuncOp built : members)

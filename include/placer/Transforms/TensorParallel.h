@@ -12,6 +12,8 @@
 #ifndef PLACER_TRANSFORMS_TENSORPARALLEL_H
 #define PLACER_TRANSFORMS_TENSORPARALLEL_H
 
+#include "placer/Dialect/Dist/DistDialect.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace placer {
@@ -24,11 +26,20 @@ namespace placer {
 /// Weights held inline are sliced at compile time; other whole values a
 /// node needs cut are sliced by Slice nodes. Fails, leaving `stage` as it
 /// was, after an error naming the node when a sharded node has no
-/// per-device form yet (a vocabulary-split Gather, a grouped convolution,
-/// BatchNormalization on a split channel, an op whose shape inputs would
-/// change).
+/// per-device form yet (a grouped convolution, an op whose attributes or
+/// shape inputs would change).
+///
+/// Transfers with other stages: what the stage sends, the first member
+/// sends (whole: a split value is gathered by every member first); what it
+/// receives, every member receives, the first on the stage's channel and
+/// member i on the channel `receiveOn(recv, i)` returns, which the caller
+/// makes (a new channel, and a send of the same value to member i's device
+/// where the sender sends to the stage).
+using ReceiveChannelFn = llvm::function_ref<mlir::FailureOr<int64_t>(
+    placer::dist::RecvOp recv, int64_t member)>;
 mlir::FailureOr<llvm::SmallVector<mlir::func::FuncOp>>
-buildGroupPrograms(mlir::func::FuncOp stage, llvm::ArrayRef<int64_t> group);
+buildGroupPrograms(mlir::func::FuncOp stage, llvm::ArrayRef<int64_t> group,
+                   ReceiveChannelFn receiveOn);
 
 } // namespace placer
 
