@@ -274,7 +274,10 @@ private:
   const ParallelPlanOptions &options;
   /// Largest sum of data-parallel degrees: min(N, devices).
   int maxS = 0;
+  /// The ideals of the layer graph with each free source glued to its
+  /// successor (groupOf: layer -> its group, the lattice's nodes).
   IdealLattice lattice;
+  std::vector<int> groupOf;
   std::vector<std::vector<char>> members;
   /// Options by source ideal: optionsFrom[I] .. optionsFrom[I + 1].
   std::vector<StageOption> stageOptions;
@@ -285,6 +288,37 @@ private:
   ParallelPlan stats;
 };
 
+/// Whether layer `v` is a free source: no predecessors, one successor, no
+/// transfer of its own, and every configuration costs nothing (an Identity
+/// of a constant, a view of a weight). Putting it in its successor's stage
+/// is then optimal (it adds no time or memory there, and its edge is never
+/// cut), so the lattice glues the two: without that, k such sources before
+/// one consumer multiply the ideals by 2^k.
+bool isFreeSource(const ParallelProblem &problem, int v,
+                  const std::vector<std::vector<int>> &successors,
+                  const std::vector<std::vector<int>> &predecessors) {
+  if (!predecessors[v].empty() || successors[v].empty() ||
+      llvm::any_of(successors[v],
+                   [&](int w) { return w != successors[v].front(); }))
+    return false;
+  if (v < static_cast<int>(problem.tensorsAt.size()) &&
+      !problem.tensorsAt[v].empty())
+    return false;
+  const ParallelLayer &layer = problem.layers[v];
+  for (const auto &[t, configs] : layer.configs)
+    for (const TensorConfig &config : configs)
+      if (config.timePerSample != 0 || config.parameterBytes != 0 ||
+          config.stashBytes != 0 || config.fixedBytes != 0)
+        return false;
+  // It must run at every degree its successor may.
+  for (const auto &[t, configs] :
+       problem.layers[successors[v].front()].configs)
+    if (!configs.empty() && (!layer.configs.count(t) ||
+                             layer.configs.find(t)->second.empty()))
+      return false;
+  return true;
+}
+
 llvm::Error Planner::buildLattice() {
   int n = problem.size();
   std::vector<std::vector<int>> successors(n), predecessors(n);
@@ -292,14 +326,41 @@ llvm::Error Planner::buildLattice() {
     successors[edge.from].push_back(edge.to);
     predecessors[edge.to].push_back(edge.from);
   }
-  if (!lattice.build(successors, predecessors, options.idealLimit))
+  // Free sources join their successor's group (chains of them too: the
+  // successor's group is known first in reverse topological order).
+  std::vector<int> representative(n);
+  std::iota(representative.begin(), representative.end(), 0);
+  std::vector<int> order = problem.topologicalOrder();
+  for (auto it = order.rbegin(); it != order.rend(); ++it)
+    if (isFreeSource(problem, *it, successors, predecessors))
+      representative[*it] = representative[successors[*it].front()];
+  groupOf.assign(n, -1);
+  int groups = 0;
+  for (int v = 0; v < n; ++v)
+    if (representative[v] == v)
+      groupOf[v] = groups++;
+  for (int v = 0; v < n; ++v)
+    groupOf[v] = groupOf[representative[v]];
+  std::vector<std::vector<int>> groupSuccessors(groups),
+      groupPredecessors(groups);
+  for (const ParallelEdge &edge : problem.edges) {
+    int from = groupOf[edge.from], to = groupOf[edge.to];
+    if (from == to || llvm::is_contained(groupSuccessors[from], to))
+      continue;
+    groupSuccessors[from].push_back(to);
+    groupPredecessors[to].push_back(from);
+  }
+  if (!lattice.build(groupSuccessors, groupPredecessors, options.idealLimit))
     return llvm::createStringError(
         "the layer graph has more than " + std::to_string(options.idealLimit) +
         " ideals (contiguous splits); coarsen it into fewer layers");
   members.resize(lattice.size());
+  std::vector<char> inGroups(groups);
   for (int64_t i = 0; i < lattice.size(); ++i) {
-    members[i].assign(n, 0);
-    lattice.members(i, members[i]);
+    lattice.members(i, inGroups);
+    members[i].resize(n);
+    for (int v = 0; v < n; ++v)
+      members[i][v] = inGroups[groupOf[v]];
   }
   stats.ideals = lattice.size();
   return llvm::Error::success();
@@ -336,18 +397,19 @@ llvm::Error Planner::buildOptions() {
   // Per ideal, the sum over its layers of the least memory any of their
   // configurations takes at y = 1: a stage's memory is at least the
   // difference of its two ideals'.
-  std::vector<double> leastLayerMemory(problem.size(), 0);
+  // (The lattice adds a group of layers at a time: buildLattice.)
+  std::vector<double> leastGroupMemory(problem.size(), 0);
   for (int v = 0; v < problem.size(); ++v) {
     double least = std::numeric_limits<double>::infinity();
     for (const auto &[t, configs] : problem.layers[v].configs)
       for (const TensorConfig &config : configs)
         least = std::min(least, config.stashBytes + config.fixedBytes);
-    leastLayerMemory[v] = std::isfinite(least) ? least : 0;
+    leastGroupMemory[groupOf[v]] += std::isfinite(least) ? least : 0;
   }
   std::vector<double> leastMemory(count, 0);
   for (int64_t i = 1; i < count; ++i)
     leastMemory[i] =
-        leastMemory[lattice.parent[i]] + leastLayerMemory[lattice.added[i]];
+        leastMemory[lattice.parent[i]] + leastGroupMemory[lattice.added[i]];
 
   StageFrontier levels;
   std::vector<char> inStage(problem.size());

@@ -546,6 +546,21 @@ placer::buildGroupPrograms(func::FuncOp stage, ArrayRef<int64_t> group,
     return stage.emitError("a tensor-parallel group needs two or more "
                            "devices, got ")
            << group.size();
+  // A workload's layers (Piper's, the paper's) are costs, not ops.
+  graph::NodeOp opaque;
+  stage.walk([&](graph::NodeOp node) {
+    for (Value value :
+         llvm::concat<Value>(node->getOperands(), node->getResults()))
+      if (!opaque && !isa<RankedTensorType, NoneType>(value.getType()))
+        opaque = node;
+  });
+  if (opaque)
+    return mlir::emitError(opaque.getLoc(),
+                           "--placer-split-devices: node '")
+           << opaque.getDisplayName()
+           << "' of a tensor-parallel stage has values that are not "
+              "tensors (a workload's layer): there is nothing to split into "
+              "per-device programs; place with split=false";
   FailureOr<ShardingPlan> plan =
       planSharding(stage, static_cast<int64_t>(group.size()));
   if (failed(plan))

@@ -197,6 +197,58 @@ TEST(ParallelPlan, OptimalOnRandomSmallGraphs) {
   EXPECT_LT(infeasible, 75);
 }
 
+/// `problem` with `count` free sources added (no predecessors, one
+/// consumer among the first layers, configurations that cost nothing at
+/// every degree, an edge of some bytes and sync): Identity nodes of
+/// constants, as an exported model has them.
+ParallelProblem withFreeSources(ParallelProblem problem, int count,
+                                std::mt19937 &rng) {
+  int n = problem.size();
+  std::vector<ParallelEdge> edges = problem.edges;
+  for (int k = 0; k < count; ++k) {
+    ParallelLayer source;
+    source.id = 1000 + k;
+    source.name = "free" + std::to_string(k);
+    problem.layers.push_back(source);
+    edges.push_back({n + k, static_cast<int>(rng() % n), 3.0 + k});
+  }
+  problem.edges = edges;
+  problem.indexEdges();
+  for (int v = 0; v < problem.size(); ++v)
+    for (auto &[t, configs] : problem.layers[v].configs) {
+      for (TensorConfig &config : configs) {
+        config.syncIn.resize(problem.inEdges[v].size(), 1.0);
+        config.syncOut.resize(problem.outEdges[v].size(), 1.0);
+      }
+    }
+  for (int k = 0; k < count; ++k) {
+    int v = n + k;
+    for (int t : {1, 2}) {
+      TensorConfig config;
+      config.id = "free";
+      config.syncOut.assign(problem.outEdges[v].size(), 0.5);
+      problem.layers[v].configs[t].push_back(config);
+    }
+  }
+  return problem;
+}
+
+// Free sources are glued to their consumer in the lattice: still the
+// optimum of every contiguous split (exhaustive search places them
+// anywhere), and 24 of them before one layer are 2 ideals more, not 2^24.
+TEST(ParallelPlan, FreeSourcesJoinTheirConsumer) {
+  std::mt19937 rng(77);
+  for (int trial = 0; trial < 60; ++trial)
+    expectOptimal(withFreeSources(randomProblem(rng, 2 + trial % 3),
+                                  1 + trial % 2, rng),
+                  trial);
+  ParallelProblem wide = withFreeSources(randomProblem(rng, 2), 24, rng);
+  wide.memoryPerDevice = 1e9;
+  llvm::Expected<ParallelPlan> plan = planParallel(wide);
+  ASSERT_TRUE(static_cast<bool>(plan)) << llvm::toString(plan.takeError());
+  EXPECT_EQ(plan->ideals, 3);
+}
+
 TEST(ParallelPlan, OptimalWhenConfigurationsShareParameters) {
   std::mt19937 rng(11);
   for (int trial = 0; trial < 200; ++trial)

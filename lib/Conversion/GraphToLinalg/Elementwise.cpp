@@ -506,27 +506,33 @@ void placer::lowering::registerElementwiseOps(OpRegistry &r) {
       .fold(folders::div());
   r.add("Mod", lowerElementwise<mod>)
       .work(work::perOutputElement(1))
-      .fold(folders::mod());
+      .fold(folders::mod())
+      .followsInput();
   r.add("Pow", lowerElementwise<power>)
       .work(work::perOutputElement(4))
       .backward(2.0)
       .gradient(gradients::pow)
-      .fold(folders::pow());
+      .fold(folders::pow())
+      .followsInput();
   r.add("BitShift", lowerBitShift).work(work::perOutputElement(1));
   r.add("Max", lowerElementwise<variadic<MaximumFOp, MaxSIOp, MaxUIOp>>)
       .work(work::variadic())
       .backward(1.0)
-      .fold(folders::max());
+      .fold(folders::max())
+      .followsInput();
   r.add("Min", lowerElementwise<variadic<MinimumFOp, MinSIOp, MinUIOp>>)
       .work(work::variadic())
       .backward(1.0)
-      .fold(folders::min());
+      .fold(folders::min())
+      .followsInput();
   r.add("Sum", lowerElementwise<variadic<AddFOp, AddIOp>>)
       .work(work::variadic())
-      .backward(1.0);
+      .backward(1.0)
+      .followsInput();
   r.add("Mean", lowerElementwise<variadic<AddFOp, AddIOp, AddIOp, true>>)
       .work(work::variadic())
-      .backward(1.0);
+      .backward(1.0)
+      .followsInput();
   r.add("Relu", lowerElementwise<relu>)
       .work(work::perOutputElement(1))
       .backward(1.0)
@@ -663,57 +669,69 @@ void placer::lowering::registerElementwiseOps(OpRegistry &r) {
       .work(work::perOutputElement(1))
       .backward(1.0)
       .followsInput();
-  r.add("IsNaN", lowerElementwise<isNaN>).work(work::perOutputElement(1));
-  r.add("IsInf", lowerElementwise<isInf>).work(work::perOutputElement(1));
+  r.add("IsNaN", lowerElementwise<isNaN>).work(work::perOutputElement(1))
+      .followsInput();
+  r.add("IsInf", lowerElementwise<isInf>).work(work::perOutputElement(1))
+      .followsInput();
   r.add("Equal",
         lowerElementwise<compare<CmpFPredicate::OEQ, CmpIPredicate::eq>>)
       .work(work::perOutputElement(1))
       .backward(0.0)
-      .fold(folders::equal());
+      .fold(folders::equal())
+      .followsInput();
   r.add(
        "Less",
        lowerElementwise<
            compare<CmpFPredicate::OLT, CmpIPredicate::slt, CmpIPredicate::ult>>)
       .work(work::perOutputElement(1))
       .backward(0.0)
-      .fold(folders::less());
+      .fold(folders::less())
+      .followsInput();
   r.add(
        "Greater",
        lowerElementwise<
            compare<CmpFPredicate::OGT, CmpIPredicate::sgt, CmpIPredicate::ugt>>)
       .work(work::perOutputElement(1))
       .backward(0.0)
-      .fold(folders::greater());
+      .fold(folders::greater())
+      .followsInput();
   r.add(
        "LessOrEqual",
        lowerElementwise<
            compare<CmpFPredicate::OLE, CmpIPredicate::sle, CmpIPredicate::ule>>)
       .work(work::perOutputElement(1))
-      .backward(0.0);
+      .backward(0.0)
+      .followsInput();
   r.add(
        "GreaterOrEqual",
        lowerElementwise<
            compare<CmpFPredicate::OGE, CmpIPredicate::sge, CmpIPredicate::uge>>)
       .work(work::perOutputElement(1))
-      .backward(0.0);
+      .backward(0.0)
+      .followsInput();
   r.add("And", lowerElementwise<logical<AndIOp>>)
       .work(work::perOutputElement(1))
-      .backward(0.0);
+      .backward(0.0)
+      .followsInput();
   r.add("Or", lowerElementwise<logical<OrIOp>>)
       .work(work::perOutputElement(1))
-      .backward(0.0);
+      .backward(0.0)
+      .followsInput();
   r.add("Xor", lowerElementwise<logical<XOrIOp>>)
       .work(work::perOutputElement(1))
-      .backward(0.0);
+      .backward(0.0)
+      .followsInput();
   r.add("Not", lowerElementwise<logicalNot>)
       .work(work::perOutputElement(1))
       .backward(0.0)
-      .fold(folders::logicalNot());
+      .fold(folders::logicalNot())
+      .followsInput();
   r.add("Where", lowerElementwise<where>)
       .work(work::perOutputElement(1))
       .backward(1.0)
       .gradient(gradients::where)
-      .fold(folders::where());
+      .fold(folders::where())
+      .followsInput();
   r.add("Cast", lowerElementwise<castElement>)
       .work(WorkRule::dataMovement())
       .backward(1.0)
