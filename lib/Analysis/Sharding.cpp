@@ -88,12 +88,18 @@ private:
 /// `split`: it has no sharding rule, or carries input 0 and cannot carry
 /// this split, or is elementwise of the same shape and every user of its
 /// result gathers (a bias add before a Split; a few ops deep at most).
-/// Ops with strategies may take it.
+/// Ops with strategies may take it, and the function's results do.
 bool ShardingPlanner::gathersInput(OpOperand &use, ShardSplit split,
                                    int depth) const {
   auto user = dyn_cast<graph::NodeOp>(use.getOwner());
+  // A function result is gathered once, at the end, and only for the
+  // device that returns it: the others would not compute a whole result at
+  // all (nothing reads it there), so cutting it splits the work, as for a
+  // language model's head, at the price of one gather.
+  if (isa<func::ReturnOp>(use.getOwner()))
+    return false;
   if (!user)
-    return true; // a function result is gathered at the end
+    return true;
   const OpEntry *entry = getOnnxOps().find(user);
   if (!entry || !entry->sharding.isSharded())
     return true;
