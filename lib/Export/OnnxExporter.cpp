@@ -41,6 +41,9 @@ namespace {
 using RelocateFn =
     std::function<FailureOr<ExternalDataAttr>(Operation *, ExternalDataAttr)>;
 
+/// The domain of a tensor-parallel group's collectives in exported stages.
+constexpr llvm::StringLiteral kCollectiveDomain = "ai.placer.dist";
+
 class Exporter {
 public:
   /// `channelNames` names the tensor each channel carries, for exporting a
@@ -57,6 +60,8 @@ public:
 private:
   LogicalResult exportBlock(Block &block, onnx::GraphProto &graph);
   LogicalResult exportNode(NodeOp node, onnx::GraphProto &graph);
+  template <typename Op>
+  LogicalResult exportCollective(Op op, onnx::GraphProto &graph);
   LogicalResult exportConstant(ConstantOp op, onnx::GraphProto &graph);
   LogicalResult exportTensor(Operation *op, Attribute value,
                              onnx::TensorProto &tensor);
@@ -81,6 +86,8 @@ private:
   llvm::DenseMap<Value, std::string> names;
   llvm::StringSet<> usedNames;
   unsigned nextFreshName = 0;
+  /// Whether a collective was exported (its domain needs an opset).
+  bool usesCollectives = false;
 };
 
 } // namespace
@@ -349,6 +356,36 @@ LogicalResult Exporter::exportNode(NodeOp op, onnx::GraphProto &graph) {
   return success();
 }
 
+/// A collective of a tensor-parallel group as a node of Placer's own domain
+/// (kCollectiveDomain: AllReduce with `group`, AllGather with `group` and
+/// `axis`), which no other runtime runs: the stage's model says plainly
+/// where its group communicates, rather than leaving the node out.
+template <typename Op>
+LogicalResult Exporter::exportCollective(Op op, onnx::GraphProto &graph) {
+  if (op.getBuffer())
+    return op.emitError("a bufferized collective has no ONNX form");
+  onnx::NodeProto *node = graph.add_node();
+  node->set_domain(kCollectiveDomain.str());
+  node->set_op_type(std::is_same_v<Op, dist::AllReduceOp> ? "AllReduce"
+                                                          : "AllGather");
+  node->add_input(nameOf(op.getValue()));
+  node->add_output(nameOf(op.getResult()));
+  onnx::AttributeProto *group = node->add_attribute();
+  group->set_name("group");
+  group->set_type(onnx::AttributeProto::INTS);
+  for (int64_t device : op.getGroup())
+    group->add_ints(device);
+  if constexpr (std::is_same_v<Op, dist::AllGatherOp>) {
+    onnx::AttributeProto *axis = node->add_attribute();
+    axis->set_name("axis");
+    axis->set_type(onnx::AttributeProto::INT);
+    axis->set_i(static_cast<int64_t>(op.getAxis()));
+  }
+  usesCollectives = true;
+  addValueInfo(op.getResult(), graph);
+  return success();
+}
+
 LogicalResult Exporter::exportBlock(Block &block, onnx::GraphProto &graph) {
   auto yield = dyn_cast<YieldOp>(block.getTerminator());
   if (yield) {
@@ -389,6 +426,8 @@ LogicalResult Exporter::exportBlock(Block &block, onnx::GraphProto &graph) {
               sent.emplace_back(send.getValue(), send.getLoc());
               return success();
             })
+            .Case<dist::AllReduceOp, dist::AllGatherOp>(
+                [&](auto collective) { return exportCollective(collective, graph); })
             .Default([&](Operation *other) {
               return other->emitError("op has no ONNX form; only graph "
                                       "dialect ops can be exported");
@@ -536,6 +575,14 @@ LogicalResult Exporter::run(onnx::ModelProto &model) {
                                 return outputNames.contains(info.name());
                               }),
                infos->end());
+  if (usesCollectives &&
+      llvm::none_of(model.opset_import(), [](const auto &opset) {
+        return opset.domain() == kCollectiveDomain;
+      })) {
+    auto *opset = model.add_opset_import();
+    opset->set_domain(kCollectiveDomain.str());
+    opset->set_version(1);
+  }
   return success();
 }
 
