@@ -38,8 +38,8 @@ constexpr llvm::StringLiteral kProgressHook = "placer_dist_progress";
 /// upstream's blocking transfers to a replicated stage.
 constexpr llvm::StringLiteral kRouteHook = "placer_dist_route";
 /// The collectives of a tensor-parallel group, whichever the transfers:
-/// (in, out, elements, element kind, first rank, ranks) and (in, out, rows,
-/// bytes of a slice's row, first rank, ranks). Upstream's mpi.allreduce
+/// (in, out, elements, element kind, first rank, ranks, stride) and (in,
+/// out, rows, bytes of a slice's row, first rank, ranks, stride). Upstream's mpi.allreduce
 /// sums in MPI's order, which may differ between ranks and runs; the hook
 /// adds the group's tensors in rank order on every rank.
 constexpr llvm::StringLiteral kAllReduceHook = "placer_dist_all_reduce";
@@ -212,10 +212,14 @@ struct LowerDistToMPIPass
     return success();
   }
 
-  /// The ranks of a collective's group: consecutive ones (the split lays a
-  /// tensor-parallel group's devices out side by side), as (first, count).
-  FailureOr<std::pair<int64_t, int64_t>>
-  groupRanks(func::FuncOp func, Operation *op, ArrayRef<int64_t> group) {
+  /// The ranks of a collective's group as (first, count, stride): the
+  /// split lays a tensor-parallel group's programs side by side, each
+  /// followed by its data-parallel copies, so its ranks are evenly spaced.
+  struct GroupRanks {
+    int64_t first, count, stride;
+  };
+  FailureOr<GroupRanks> groupRanks(func::FuncOp func, Operation *op,
+                                   ArrayRef<int64_t> group) {
     auto ranks = func->getAttrOfType<DenseI64ArrayAttr>(dist::kRanksAttrName);
     SmallVector<int64_t> found;
     for (int64_t device : group) {
@@ -230,13 +234,14 @@ struct LowerDistToMPIPass
                << dist::kRanksAttrName;
       found.push_back(it - ranks.asArrayRef().begin());
     }
+    int64_t stride = found[1] - found[0];
     for (size_t i = 1; i < found.size(); ++i)
-      if (found[i] != found[0] + int64_t(i))
+      if (stride < 1 || found[i] - found[i - 1] != stride)
         return op->emitOpError("group [")
-               << group << "] runs on ranks that are not consecutive";
+               << group << "] runs on ranks that are not evenly spaced";
     if (found.back() > std::numeric_limits<int32_t>::max())
       return op->emitOpError("group rank does not fit an MPI rank (32 bits)");
-    return std::make_pair(found.front(), int64_t(found.size()));
+    return GroupRanks{found.front(), int64_t(found.size()), stride};
   }
 
   /// `buffer` as one dense byte range: itself, or a copy (`copyIn`: of its
@@ -266,7 +271,7 @@ struct LowerDistToMPIPass
     if (!inType.hasStaticShape() || !outType.hasStaticShape())
       return op->emitOpError("collectives need static shapes, got ")
              << inType;
-    FailureOr<std::pair<int64_t, int64_t>> ranks =
+    FailureOr<GroupRanks> ranks =
         groupRanks(func, op, reduce ? reduce.getGroup() : gather.getGroup());
     if (failed(ranks))
       return failure();
@@ -300,7 +305,7 @@ struct LowerDistToMPIPass
     Value denseOut = denseBuffer(b, loc, out, /*copyIn=*/false);
     StringRef hook = reduce ? kAllReduceHook : kAllGatherHook;
     declare(module, hook,
-            b.getFunctionType({ptrType, ptrType, i64, i64, i64, i64}, {}));
+            b.getFunctionType({ptrType, ptrType, i64, i64, i64, i64, i64}, {}));
     SmallVector<Value> args = {pointer(denseIn), pointer(denseOut)};
     if (reduce) {
       args.append({constant(inType.getNumElements()), constant(kind)});
@@ -314,7 +319,8 @@ struct LowerDistToMPIPass
           rows ? inType.getNumElements() / rows * elementBytes : 0;
       args.append({constant(rows), constant(rowBytes)});
     }
-    args.append({constant(ranks->first), constant(ranks->second)});
+    args.append({constant(ranks->first), constant(ranks->count),
+                 constant(ranks->stride)});
     func::CallOp::create(b, loc, hook, TypeRange(), args);
     if (denseIn != in)
       memref::DeallocOp::create(b, loc, denseIn);

@@ -409,17 +409,8 @@ struct SplitDevicesPass
     if (PlacementAttr placement = getPlacement(getOperation());
         placement && placement.getStages())
       for (auto stage : placement.getStages().getAsRange<ParallelStageAttr>())
-        if (stage.getTensor() > 1) {
-          if (stage.getData() > 1) {
-            mlir::emitError(getOperation().getLoc(),
-                            "--placer-split-devices: a stage both tensor- "
-                            "and data-parallel (degrees ")
-                << stage.getTensor() << " and " << stage.getData()
-                << ") does not split into per-device programs yet";
-            return signalPassFailure();
-          }
+        if (stage.getTensor() > 1)
           tensorStages.push_back(stage);
-        }
     // What the three-dimensional planner read (configurations, edge sizes)
     // describes the graph it planned, not the per-device programs: their
     // nodes' uses become sends.
@@ -438,6 +429,16 @@ struct SplitDevicesPass
         for (auto [device, leader] : llvm::enumerate(replicaOf.asArrayRef()))
           if (leader >= 0)
             copies[leader].push_back(static_cast<int64_t>(device));
+    // A three-dimensional plan with tensor-parallel stages: the copies of
+    // its stages of degree 1 are replicated stages as above; those of a
+    // tensor-parallel stage are its members' (splitTensorStage).
+    if (!tensorStages.empty())
+      for (auto stage : getPlacement(getOperation())
+                            .getStages()
+                            .getAsRange<ParallelStageAttr>())
+        if (stage.getTensor() == 1)
+          for (int64_t copy = 1; copy < stage.getData(); ++copy)
+            copies[stage.getFirst()].push_back(stage.getFirst() + copy);
     SmallVector<func::FuncOp> placed;
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (!func.isExternal() &&
@@ -520,6 +521,37 @@ struct SplitDevicesPass
         newDevices.insert(newDevices.begin() + position + i, group[i]);
       }
       OpBuilder b(program);
+      // Data-parallel copies: copy c of the group runs on the t devices
+      // after copy c - 1's, so member i's copies are its stage's replicas.
+      int64_t data = stage.getData();
+      if (data > 1 || program.getReplicas()) {
+        SmallVector<int64_t> replicas, replicaDevices;
+        ArrayRef<int64_t> oldReplicas =
+            program.getReplicas().value_or(ArrayRef<int64_t>());
+        ArrayRef<int64_t> oldCopies =
+            program.getReplicaDevices().value_or(ArrayRef<int64_t>());
+        size_t next = 0;
+        for (size_t k = 0; k < newDevices.size(); ++k) {
+          bool member = k >= position && k < position + members->size();
+          if (member) {
+            int64_t i = static_cast<int64_t>(k - position);
+            replicas.push_back(data);
+            for (int64_t copy = 1; copy < data; ++copy)
+              replicaDevices.push_back(stage.getFirst() +
+                                       copy * stage.getTensor() + i);
+            continue;
+          }
+          // A stage already in the program keeps its copies (the first
+          // member took the split stage's entry, which had none).
+          size_t old = k < position ? k : k - (members->size() - 1);
+          int64_t count = old < oldReplicas.size() ? oldReplicas[old] : 1;
+          replicas.push_back(count);
+          for (int64_t copy = 1; copy < count; ++copy)
+            replicaDevices.push_back(oldCopies[next++]);
+        }
+        program.setReplicasAttr(b.getDenseI64ArrayAttr(replicas));
+        program.setReplicaDevicesAttr(b.getDenseI64ArrayAttr(replicaDevices));
+      }
       program.setStagesAttr(b.getArrayAttr(stages));
       program.setDevicesAttr(b.getDenseI64ArrayAttr(newDevices));
       return success();

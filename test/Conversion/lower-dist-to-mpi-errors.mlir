@@ -33,11 +33,11 @@ func.func @f(%x: memref<?xf32>) {
 
 // -----
 
-// A collective's group must run on consecutive ranks, as the split lays
+// A collective's group must run on evenly spaced ranks, as the split lays
 // groups out.
-func.func @f(%x: memref<2xf32>, %y: memref<2xf32>) attributes {dist.ranks = array<i64: 0, 2, 1>} {
-  // expected-error @+1 {{group [0, 1] runs on ranks that are not consecutive}}
-  dist.all_reduce %x over [0, 1] into %y : memref<2xf32> -> memref<2xf32>
+func.func @f(%x: memref<2xf32>, %y: memref<2xf32>) attributes {dist.ranks = array<i64: 0, 1, 3, 2>} {
+  // expected-error @+1 {{group [0, 1, 2] runs on ranks that are not evenly spaced}}
+  dist.all_reduce %x over [0, 1, 2] into %y : memref<2xf32> -> memref<2xf32>
   return
 }
 

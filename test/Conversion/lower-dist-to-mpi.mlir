@@ -100,22 +100,22 @@ func.func @replicated(%x: memref<2xf32>) attributes {dist.ranks = array<i64: 2, 
 // -----
 
 // Collectives, in either transfer mode: libplacer_rt's hooks with (in, out,
-// elements, kind, first rank, ranks) and (in, out, rows, bytes of a slice's
-// row, first rank, ranks); devices 4 and 5 are ranks 1 and 2. A strided
-// slice goes through a dense copy. Kind 0 is f32.
-// CHECK-DAG: func.func private @placer_dist_all_reduce(!llvm.ptr, !llvm.ptr, i64, i64, i64, i64)
-// CHECK-DAG: func.func private @placer_dist_all_gather(!llvm.ptr, !llvm.ptr, i64, i64, i64, i64)
+// elements, kind, first rank, ranks, stride) and (in, out, rows, bytes of a
+// slice's row, first rank, ranks, stride); devices 4 and 5 are ranks 1 and
+// 2. A strided slice goes through a dense copy. Kind 0 is f32.
+// CHECK-DAG: func.func private @placer_dist_all_reduce(!llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64)
+// CHECK-DAG: func.func private @placer_dist_all_gather(!llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64)
 // CHECK-LABEL: func.func @member(
 // CHECK-DAG: %[[ELEMENTS:.*]] = arith.constant 32 : i64
 // CHECK-DAG: %[[KIND:.*]] = arith.constant 0 : i64
 // CHECK-DAG: %[[FIRST:.*]] = arith.constant 1 : i64
 // CHECK-DAG: %[[COUNT:.*]] = arith.constant 2 : i64
-// CHECK: call @placer_dist_all_reduce(%{{.*}}, %{{.*}}, %[[ELEMENTS]], %[[KIND]], %[[FIRST]], %[[COUNT]])
+// CHECK: call @placer_dist_all_reduce(%{{.*}}, %{{.*}}, %[[ELEMENTS]], %[[KIND]], %[[FIRST]], %[[COUNT]], %c1_i64{{.*}})
 // CHECK: %[[DENSE:.*]] = memref.alloc() : memref<4x4xf32>
 // CHECK: memref.copy %arg2, %[[DENSE]]
 // CHECK-DAG: %[[ROWS:.*]] = arith.constant 4 : i64
 // CHECK-DAG: %[[ROWBYTES:.*]] = arith.constant 16 : i64
-// CHECK: call @placer_dist_all_gather(%{{.*}}, %{{.*}}, %[[ROWS]], %[[ROWBYTES]], %{{.*}}, %{{.*}})
+// CHECK: call @placer_dist_all_gather(%{{.*}}, %{{.*}}, %[[ROWS]], %[[ROWBYTES]], %{{.*}}, %{{.*}}, %{{.*}})
 // CHECK: memref.dealloc %[[DENSE]]
 // BLOCKING-LABEL: func.func @member(
 // BLOCKING: call @placer_dist_all_reduce
@@ -125,5 +125,19 @@ func.func @member(%partial: memref<4x8xf32>, %sum: memref<4x8xf32>,
     attributes {dist.ranks = array<i64: 0, 4, 5>} {
   dist.all_reduce %partial over [4, 5] into %sum : memref<4x8xf32> -> memref<4x8xf32>
   dist.all_gather %slice over [4, 5] along 1 into %whole : memref<4x4xf32, strided<[8, 1]>> -> memref<4x8xf32>
+  return
+}
+
+// -----
+
+// A tensor-parallel group whose members each have data-parallel copies:
+// devices 0 and 1 are ranks 0 and 2 (each followed by its copy), so the
+// group is every second rank from 0, and copy c's group starts c further
+// (the hook adds this rank's copy).
+// CHECK-LABEL: func.func @copies(
+// CHECK: call @placer_dist_all_reduce(%{{.*}}, %{{.*}}, %c4_i64, %c0_i64, %c0_i64{{.*}}, %c2_i64, %c2_i64{{.*}})
+func.func @copies(%partial: memref<4xf32>, %sum: memref<4xf32>)
+    attributes {dist.ranks = array<i64: 0, 2, 1, 3>} {
+  dist.all_reduce %partial over [0, 1] into %sum : memref<4xf32> -> memref<4xf32>
   return
 }

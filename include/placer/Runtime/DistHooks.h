@@ -70,17 +70,21 @@ void placer_dist_recv(void *data, int64_t bytes, int64_t rank, int64_t replicas,
 int32_t placer_dist_route(int64_t rank, int64_t replicas);
 /* Between the program's ops: lets MPI advance transfers in flight. */
 void placer_dist_progress(void);
-/* The collectives of a tensor-parallel group of `count` consecutive ranks
- * from `first`, each called by every rank of the group at the same point
- * of its program. An all-reduce sums `elements` of kind 0 (f32), 1 (f64),
- * 2 (i32) or 3 (i64) into `out`, adding the ranks' tensors in rank order on
- * every rank (the same bits everywhere, run after run); an all-gather
- * concatenates each rank's slice of `rows` rows of `row_bytes` along the
- * axis after the rows, in rank order. */
+/* The collectives of a tensor-parallel group of `count` ranks from `first`,
+ * `stride` apart (as compiled for copy 0 of the group's stages; a rank of
+ * data-parallel copy c takes the group c ranks further), each called by
+ * every rank of the group at the same point of its program. An all-reduce
+ * sums `elements` of kind 0 (f32), 1 (f64), 2 (i32) or 3 (i64) into `out`,
+ * adding the ranks' tensors in rank order on every rank (the same bits
+ * everywhere, run after run); an all-gather concatenates each rank's slice
+ * of `rows` rows of `row_bytes` along the axis after the rows, in rank
+ * order. */
 void placer_dist_all_reduce(const void *in, void *out, int64_t elements,
-                            int64_t kind, int64_t first, int64_t count);
+                            int64_t kind, int64_t first, int64_t count,
+                            int64_t stride);
 void placer_dist_all_gather(const void *in, void *out, int64_t rows,
-                            int64_t row_bytes, int64_t first, int64_t count);
+                            int64_t row_bytes, int64_t first, int64_t count,
+                            int64_t stride);
 
 #ifdef __cplusplus
 }

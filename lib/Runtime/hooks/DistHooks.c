@@ -291,10 +291,10 @@ void placer_dist_end(void) {
 
 const placer_dist_stats *placer_dist_get_stats(void) { return &stats; }
 
-/* The communicators of tensor-parallel groups, each `count` consecutive
- * ranks from `first`, made on a group's first collective. */
+/* The communicators of tensor-parallel groups, each `count` ranks from
+ * `first`, `stride` apart, made on a group's first collective. */
 typedef struct Group {
-  int64_t first, count;
+  int64_t first, count, stride;
   MPI_Comm comm;
 } Group;
 
@@ -305,17 +305,23 @@ static int64_t numGroups;
 static char *scratch;
 static size_t scratchBytes;
 
-static MPI_Comm groupComm(int64_t first, int64_t count) {
+/* The group of a collective compiled for copy 0 of its stages: a
+ * data-parallel copy c of a tensor-parallel group runs the same programs on
+ * the ranks c further (each member's copies are consecutive ranks). */
+static MPI_Comm groupComm(int64_t first, int64_t count, int64_t stride) {
+  first += myCopy;
   for (int64_t i = 0; i < numGroups; ++i)
-    if (groups[i].first == first && groups[i].count == count)
+    if (groups[i].first == first && groups[i].count == count &&
+        groups[i].stride == stride)
       return groups[i].comm;
-  if (count < 2 || first < 0 || myRank < first || myRank >= first + count ||
-      first + count - 1 > INT_MAX)
-    fail("a collective names the group of ranks %lld..%lld, which this rank "
-         "is not in",
-         (long long)first, (long long)(first + count - 1));
+  int64_t last = first + (count - 1) * stride;
+  if (count < 2 || stride < 1 || first < 0 || last > INT_MAX ||
+      myRank < first || myRank > last || (myRank - first) % stride)
+    fail("a collective names the group of ranks %lld..%lld (every %lld), "
+         "which this rank is not in",
+         (long long)first, (long long)last, (long long)stride);
   MPI_Group world, sub;
-  int range[1][3] = {{(int)first, (int)(first + count - 1), 1}};
+  int range[1][3] = {{(int)first, (int)last, (int)stride}};
   MPI_Comm comm = MPI_COMM_NULL;
   /* Only the group's ranks take part; groups of one program are disjoint,
      so the first rank tells their creations apart. */
@@ -324,7 +330,7 @@ static MPI_Comm groupComm(int64_t first, int64_t count) {
       MPI_Comm_create_group(MPI_COMM_WORLD, sub, (int)(first % 32768),
                             &comm) != MPI_SUCCESS)
     fail("cannot make the communicator of ranks %lld..%lld", (long long)first,
-         (long long)(first + count - 1));
+         (long long)last);
   MPI_Group_free(&sub);
   MPI_Group_free(&world);
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
@@ -332,7 +338,7 @@ static MPI_Comm groupComm(int64_t first, int64_t count) {
   if (!grown)
     fail("out of memory for %lld groups", (long long)(numGroups + 1));
   groups = grown;
-  groups[numGroups++] = (Group){first, count, comm};
+  groups[numGroups++] = (Group){first, count, stride, comm};
   return comm;
 }
 
@@ -340,8 +346,8 @@ static MPI_Comm groupComm(int64_t first, int64_t count) {
  * rank by rank. The channels' transfers progress while it waits, and a
  * peer that never comes is an error after the timeout, not a hang. */
 static void gatherGroup(const void *data, int64_t bytes, int64_t first,
-                        int64_t count, const char *what) {
-  MPI_Comm comm = groupComm(first, count);
+                        int64_t count, int64_t stride, const char *what) {
+  MPI_Comm comm = groupComm(first, count, stride);
   if (bytes < 0 || bytes > INT_MAX)
     fail("%s of %lld bytes; one MPI message holds at most %d", what,
          (long long)bytes, INT_MAX);
@@ -357,13 +363,13 @@ static void gatherGroup(const void *data, int64_t bytes, int64_t first,
   if (MPI_Iallgather(data, (int)bytes, MPI_BYTE, scratch, (int)bytes,
                      MPI_BYTE, comm, &request) != MPI_SUCCESS)
     fail("%s over ranks %lld..%lld failed to start (microbatch %lld)", what,
-         (long long)first, (long long)(first + count - 1),
+         (long long)first, (long long)(first + (count - 1) * stride),
          (long long)microbatch);
   double start = MPI_Wtime();
   for (int done = 0; !done;) {
     if (MPI_Test(&request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
       fail("%s over ranks %lld..%lld failed (microbatch %lld)", what,
-           (long long)first, (long long)(first + count - 1),
+           (long long)first, (long long)(first + (count - 1) * stride),
            (long long)microbatch);
     if (done)
       break;
@@ -371,7 +377,7 @@ static void gatherGroup(const void *data, int64_t bytes, int64_t first,
     if (MPI_Wtime() - start > timeoutSeconds)
       fail("%s over ranks %lld..%lld waited %.0f s (microbatch %lld): a "
            "rank of the group is not there",
-           what, (long long)first, (long long)(first + count - 1),
+           what, (long long)first, (long long)(first + (count - 1) * stride),
            timeoutSeconds, (long long)microbatch);
     sched_yield();
   }
@@ -397,12 +403,14 @@ static void gatherGroup(const void *data, int64_t bytes, int64_t first,
   } while (0)
 
 void placer_dist_all_reduce(const void *in, void *out, int64_t elements,
-                            int64_t kind, int64_t first, int64_t count) {
+                            int64_t kind, int64_t first, int64_t count,
+                            int64_t stride) {
   static const int64_t sizes[] = {4, 8, 4, 8};
   if (kind < 0 || kind > 3 || elements < 0)
     fail("an all-reduce of %lld elements of kind %lld", (long long)elements,
          (long long)kind);
-  gatherGroup(in, elements * sizes[kind], first, count, "an all-reduce");
+  gatherGroup(in, elements * sizes[kind], first, count, stride,
+              "an all-reduce");
   switch (kind) {
   case 0:
     SUM_IN_RANK_ORDER(float);
@@ -420,11 +428,12 @@ void placer_dist_all_reduce(const void *in, void *out, int64_t elements,
 }
 
 void placer_dist_all_gather(const void *in, void *out, int64_t rows,
-                            int64_t row_bytes, int64_t first, int64_t count) {
+                            int64_t row_bytes, int64_t first, int64_t count,
+                            int64_t stride) {
   if (rows < 0 || row_bytes < 0)
     fail("an all-gather of %lld rows of %lld bytes", (long long)rows,
          (long long)row_bytes);
-  gatherGroup(in, rows * row_bytes, first, count, "an all-gather");
+  gatherGroup(in, rows * row_bytes, first, count, stride, "an all-gather");
   /* Rank r's row i goes to row i's r-th place. */
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t r = 0; r < count; ++r)

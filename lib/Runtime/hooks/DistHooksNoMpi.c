@@ -69,11 +69,13 @@ int32_t placer_dist_route(int64_t rank, int64_t replicas) {
 void placer_dist_progress(void) {}
 
 void placer_dist_all_reduce(const void *in, void *out, int64_t elements,
-                            int64_t kind, int64_t first, int64_t count) {
+                            int64_t kind, int64_t first, int64_t count,
+                            int64_t stride) {
   missing("a collective of a tensor-parallel group");
 }
 
 void placer_dist_all_gather(const void *in, void *out, int64_t rows,
-                            int64_t row_bytes, int64_t first, int64_t count) {
+                            int64_t row_bytes, int64_t first, int64_t count,
+                            int64_t stride) {
   missing("a collective of a tensor-parallel group");
 }
