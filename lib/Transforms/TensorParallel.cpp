@@ -400,13 +400,21 @@ LogicalResult MemberBuilder::rewriteNode(OpBuilder &b, graph::NodeOp node,
   // Shape inputs that name sizes of a split dim take the slice's sizes.
   DictionaryAttr attrs = node.getAttrs();
   StringRef opType = node.getOpType();
-  if (sharding.isSharded() && opType == "Reshape" && operands.size() > 1)
-    operands[1] = constantI64(b, loc, cast<RankedTensorType>(types[0]).getShape());
-  if (sharding.isSharded() && opType == "Split") {
+  bool rankedResults = llvm::all_of(
+      types, [](Type type) { return isa<RankedTensorType>(type); });
+  if (sharding.isSharded() && opType == "Reshape" && operands.size() > 1 &&
+      rankedResults)
+    operands[1] =
+        constantI64(b, loc, cast<RankedTensorType>(types[0]).getShape());
+  if (sharding.isSharded() && opType == "Split" && rankedResults) {
     int64_t rank = cast<RankedTensorType>(types[0]).getRank();
     int64_t axis = 0;
     if (auto attr = attrs.getAs<IntegerAttr>("axis"))
       axis = attr.getInt() < 0 ? attr.getInt() + rank : attr.getInt();
+    if (axis < 0 || axis >= rank)
+      return mlir::emitError(loc, "--placer-split-devices: node '")
+             << node.getDisplayName() << "' splits along axis " << axis
+             << ", which its results of rank " << rank << " do not have";
     SmallVector<int64_t> sizes;
     for (Type type : types)
       sizes.push_back(cast<RankedTensorType>(type).getDimSize(axis));
