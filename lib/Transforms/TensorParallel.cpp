@@ -62,7 +62,7 @@ bool keepsItsForm(StringRef opType) {
       "Softmax",          "LogSoftmax",   "Flatten",   "Squeeze",
       "Unsqueeze",        "MaxPool",      "AveragePool",
       "GlobalAveragePool", "GlobalMaxPool", "LayerNormalization",
-      "Reshape",          "Split",        "Gather"};
+      "Reshape",          "Split",        "Gather",    "BatchNormalization"};
   return kept.contains(opType);
 }
 
@@ -348,6 +348,10 @@ LogicalResult MemberBuilder::checkRewritable(graph::NodeOp node,
     if (auto groups = node.getAttrs().getAs<IntegerAttr>("group");
         groups && groups.getInt() != 1)
       return refuse("a grouped convolution's groups would split too");
+  if (opType == "BatchNormalization" &&
+      (node->getNumResults() != 1 || node->getNumOperands() != 5))
+    return refuse("only inference's form (one output) splits: training's "
+                  "running statistics would be partial");
   const OpEntry *entry = getOnnxOps().find(node);
   if (!keepsItsForm(opType) && !(entry && entry->sharding.followsInput))
     return refuse("its split form would change attributes or shape inputs, "
@@ -390,6 +394,13 @@ LogicalResult MemberBuilder::rewriteNode(OpBuilder &b, graph::NodeOp node,
     }
     operands.push_back(value);
   }
+  // BatchNormalization cut along its channels: each device normalizes its
+  // channels with their scale, bias, mean and variance.
+  if (node.getOpType() == "BatchNormalization" && sharding.results[0] &&
+      sharding.results[0]->axis == 1)
+    for (unsigned i = 1; i < operands.size(); ++i)
+      operands[i] = cut(b, loc, operands[i],
+                        ShardSplit{0, sharding.results[0]->blocks});
   SmallVector<Type> types;
   for (auto [r, result] : llvm::enumerate(node.getOutputs())) {
     auto type = dyn_cast<RankedTensorType>(result.getType());
