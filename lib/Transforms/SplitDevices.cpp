@@ -579,6 +579,24 @@ struct MergeDevicesPass
           program, cast<SymbolRefAttr>(ref)));
     if (llvm::is_contained(stages, func::FuncOp()))
       return program.emitError("names a stage that does not exist");
+    // A tensor-parallel group's programs each compute a part: there is no
+    // one function to put back together from them.
+    for (func::FuncOp stage : stages) {
+      Operation *collective = nullptr;
+      stage.walk([&](Operation *op) {
+        if (!collective && isa<dist::AllReduceOp, dist::AllGatherOp>(op))
+          collective = op;
+      });
+      if (collective)
+        return mlir::emitError(collective->getLoc(),
+                               "--placer-merge-devices: stage '")
+               << stage.getName()
+               << "' is one device's part of a tensor-parallel group (it "
+                  "has collectives): the program runs as one process per "
+                  "device (mpirun -n "
+               << program.getRankDevices().size()
+               << "), not merged back into one";
+    }
 
     // The original signature, from dist.arg / dist.result.
     std::map<int64_t, std::pair<Type, DictionaryAttr>> args, results;

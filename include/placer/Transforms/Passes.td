@@ -221,6 +221,15 @@ def SplitDevices : Pass<"placer-split-devices", "::mlir::ModuleOp"> {
     update is no optimizer node is refused. An accumulated step
     (`placer.microbatches`) has its replicas' work placed already, so each
     of their devices gets a function of its own.
+
+    A stage that a three-dimensional plan runs on a tensor-parallel group
+    of t devices (`#placer.parallel_stage` with tensor > 1) becomes t
+    functions side by side in the program (`@<stage>` on the group's first
+    device, `@<stage>_t<i>` on the others): each holds its slices of the
+    weights and computes its part of every node the sharding analysis cuts,
+    with `dist.all_reduce` and `dist.all_gather` where the plan needs a
+    value whole (docs/Sharding.md, "Per-device programs"); with
+    data-parallel copies, each member is a replicated stage.
   }];
   let dependentDialects = ["::placer::dist::DistDialect"];
 }
