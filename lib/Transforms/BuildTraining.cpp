@@ -158,6 +158,45 @@ struct BuildTrainingPass : placer::impl::BuildTrainingBase<BuildTrainingPass> {
     }
     if (failed(buildStep(module, funcs.front())))
       return signalPassFailure();
+    if (PlacementAttr placement = getPlacement(module);
+        placement && placement.getStages())
+      placeLikeForward(funcs.front(), placement);
+  }
+
+  /// A forward graph that the three-dimensional planner placed, priced for
+  /// training (Piper's layers run forward and backward together): the
+  /// step's new nodes run where the forward node of their class does, the
+  /// others (loss, optimizer) with the first node before them that has a
+  /// device, or on the first stage. What the planner read of the forward
+  /// graph (configurations, edge sizes) no longer describes the step.
+  void placeLikeForward(func::FuncOp func, PlacementAttr placement) {
+    llvm::DenseMap<int64_t, int64_t> deviceOfClass;
+    func.walk([&](NodeOp node) {
+      auto color = node->getAttrOfType<IntegerAttr>(kColorClassAttrName);
+      if (std::optional<int64_t> device = getDevice(node); device && color)
+        deviceOfClass.try_emplace(color.getInt(), *device);
+    });
+    int64_t first =
+        cast<ParallelStageAttr>(placement.getStages()[0]).getFirst();
+    func.walk([&](NodeOp node) {
+      node->removeAttr(PlacerDialect::TensorConfigsAttrHelper::getNameStr());
+      node->removeAttr(PlacerDialect::TensorConfigAttrHelper::getNameStr());
+      node->removeAttr(PlacerDialect::EdgeBytesAttrHelper::getNameStr());
+      if (getDevice(node))
+        return;
+      auto color = node->getAttrOfType<IntegerAttr>(kColorClassAttrName);
+      if (color && deviceOfClass.count(color.getInt())) {
+        setDevice(node, deviceOfClass.lookup(color.getInt()));
+        return;
+      }
+      for (Value input : node.getInputs())
+        if (Operation *producer = input.getDefiningOp())
+          if (std::optional<int64_t> device = getDevice(producer)) {
+            setDevice(node, *device);
+            return;
+          }
+      setDevice(node, first);
+    });
   }
 
   LogicalResult checkOptions(ModuleOp module) {

@@ -17,6 +17,7 @@
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
+#include "placer/Transforms/Gradients.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -72,7 +73,8 @@ public:
                 ArrayRef<int64_t> group, int64_t index,
                 ReceiveChannelFn receiveOn)
       : stage(stage), plan(plan), group(group), index(index),
-        degree(static_cast<int64_t>(group.size())), receiveOn(receiveOn) {
+        degree(static_cast<int64_t>(group.size())), receiveOn(receiveOn),
+        updatedState(getUpdatedState(stage)) {
     for (const NodeSharding &sharding : plan.nodes)
       shardings[sharding.node] = &sharding;
   }
@@ -114,6 +116,8 @@ private:
   ArrayRef<int64_t> group;
   int64_t index, degree;
   ReceiveChannelFn receiveOn;
+  /// The training state the stage updates (weights, optimizer state).
+  llvm::StringSet<> updatedState;
   /// Stage value -> this member's: its slice where the plan splits it.
   IRMapping values;
   DenseMap<Operation *, const NodeSharding *> shardings;
@@ -251,8 +255,10 @@ Value MemberBuilder::cut(OpBuilder &b, Location loc, Value whole,
   int64_t blockSize = dim / split.blocks, piece = blockSize / degree;
   Value sliced;
   // A weight the module holds is cut now: the device's program holds only
-  // its slice.
-  if (auto constant = whole.getDefiningOp<graph::ConstantOp>()) {
+  // its slice. Not the state a training step updates: each step's new
+  // value comes in whole under the state's name, and is cut as it is read.
+  auto constant = whole.getDefiningOp<graph::ConstantOp>();
+  if (constant && !updatedState.contains(constant.getName())) {
     Attribute value = constant.getValue();
     Attribute slicedValue;
     if (auto dense = dyn_cast<DenseElementsAttr>(value); dense && dense.isSplat())
@@ -472,10 +478,16 @@ LogicalResult MemberBuilder::rewriteNode(OpBuilder &b, graph::NodeOp node,
 
 FailureOr<func::FuncOp> MemberBuilder::build(OpBuilder &top, StringRef name) {
   MLIRContext *context = stage.getContext();
+  // The first member returns every result; the others the next values of
+  // the training state they hold (their own copy of each weight, as a
+  // replica: every member steps its weights alike).
+  SmallVector<unsigned> returnedResults;
+  for (unsigned i = 0; i < stage.getNumResults(); ++i)
+    if (index == 0 || stage.getResultAttr(i, kUpdatesAttrName))
+      returnedResults.push_back(i);
   SmallVector<Type> results;
-  if (index == 0)
-    results.assign(stage.getResultTypes().begin(),
-                   stage.getResultTypes().end());
+  for (unsigned i : returnedResults)
+    results.push_back(stage.getResultTypes()[i]);
   auto member = func::FuncOp::create(
       top, stage.getLoc(), name,
       FunctionType::get(context, stage.getArgumentTypes(), results));
@@ -483,9 +495,11 @@ FailureOr<func::FuncOp> MemberBuilder::build(OpBuilder &top, StringRef name) {
     member->setAttr(attr.getName(), attr.getValue());
   for (unsigned i = 0; i < stage.getNumArguments(); ++i)
     member.setArgAttrs(i, stage.getArgAttrDict(i));
-  if (index == 0)
-    for (unsigned i = 0; i < stage.getNumResults(); ++i)
-      member.setResultAttrs(i, stage.getResultAttrDict(i));
+  for (auto [k, i] : llvm::enumerate(returnedResults)) {
+    member.setResultAttrs(k, stage.getResultAttrDict(i));
+    if (index > 0)
+      member.setResultAttr(k, kReplicaAttrName, UnitAttr::get(context));
+  }
   Block *body = member.addEntryBlock();
   for (auto [from, to] :
        llvm::zip(stage.getArguments(), body->getArguments()))
@@ -499,7 +513,7 @@ FailureOr<func::FuncOp> MemberBuilder::build(OpBuilder &top, StringRef name) {
       }
     } else if (auto ret = dyn_cast<func::ReturnOp>(&op)) {
       // Results that come out split are gathered on every member (all
-      // take part); the first returns them.
+      // take part); the first returns them (the others their state).
       helperPrefix = "outputs";
       SmallVector<Value> returned;
       for (Value value : ret.getOperands()) {
@@ -509,8 +523,10 @@ FailureOr<func::FuncOp> MemberBuilder::build(OpBuilder &top, StringRef name) {
                         cast<RankedTensorType>(value.getType()));
         returned.push_back(mine);
       }
-      func::ReturnOp::create(b, ret.getLoc(),
-                             index == 0 ? ValueRange(returned) : ValueRange());
+      SmallVector<Value> kept;
+      for (unsigned i : returnedResults)
+        kept.push_back(returned[i]);
+      func::ReturnOp::create(b, ret.getLoc(), kept);
     } else if (auto send = dyn_cast<dist::SendOp>(op)) {
       // Sent whole, once: every member gathers a split value, the first
       // sends it.

@@ -3,6 +3,7 @@
 // RUN: placer-opt %s --placer-build-training="optimizer=adam beta1=0.5" | FileCheck %s --check-prefix=ADAM
 // RUN: placer-opt %s --placer-build-training="loss=cross-entropy output=z" | FileCheck %s --check-prefix=CE
 // RUN: placer-opt %s --placer-build-training | placer-opt --partition-devices="devices=2" | FileCheck %s --check-prefix=PLACED
+// RUN: placer-opt %s --placer-estimate-costs=training=true --placer-place-devices="devices=2 tensor-degrees=2" --placer-build-training | FileCheck %s --check-prefix=PARALLEL
 // RUN: not placer-opt %s --placer-build-training="learning-rate=nan" 2>&1 | FileCheck %s --check-prefix=BADRATE
 // RUN: not placer-opt %s --placer-build-training="loss=hinge" 2>&1 | FileCheck %s --check-prefix=BADLOSS
 // RUN: not placer-opt %s --placer-build-training="output=nothing" 2>&1 | FileCheck %s --check-prefix=BADOUTPUT
@@ -79,3 +80,13 @@ func.func @main_graph(%x: tensor<2x4xf32> {graph.name = "x"}) -> (tensor<2x3xf32
 // BADLOSS: error: placer-build-training: loss must be mse or cross-entropy, not 'hinge'
 // BADOUTPUT: error: placer-build-training: no graph output named 'nothing'
 // BADNORM: error: placer-build-training: batch-norm must be running or batch, not 'frozen'
+
+// A forward graph that the three-dimensional planner placed (priced for
+// training): the step's backward nodes run where their forward twins do,
+// the loss and the optimizer with what they read, and what the planner read
+// of the forward graph (its configurations) is gone.
+// PARALLEL-NOT: placer.tensor_config
+// PARALLEL: graph.node "MatMul"(%arg0, %t) {{.*}}name = "fc1"{{.*}}placer.device = #placer.device<0>
+// PARALLEL: graph.node "ReduceMean"{{.*}}name = "loss/2"{{.*}}placer.device = #placer.device<0>
+// PARALLEL: graph.node "MatMul"{{.*}}name = "fc2/grad/1"{{.*}}placer.backward, placer.color_class = 4 : i64, placer.device = #placer.device<0>
+// PARALLEL-NOT: placer.tensor_config
