@@ -54,19 +54,6 @@ std::optional<ArrayRef<char>> getRawValues(Attribute value) {
   return std::nullopt;
 }
 
-/// The op types whose split form is the node itself on sliced operands,
-/// with no attribute or shape input to change (elementwise ops, which
-/// follow their input, are found by their registry entry).
-bool keepsItsForm(StringRef opType) {
-  static const llvm::StringSet<> kept = {
-      "MatMul",           "Gemm",         "Conv",      "Transpose",
-      "Softmax",          "LogSoftmax",   "Flatten",   "Squeeze",
-      "Unsqueeze",        "MaxPool",      "AveragePool",
-      "GlobalAveragePool", "GlobalMaxPool", "LayerNormalization",
-      "Reshape",          "Split",        "Gather",    "BatchNormalization"};
-  return kept.contains(opType);
-}
-
 class MemberBuilder {
 public:
   MemberBuilder(func::FuncOp stage, const ShardingPlan &plan,
@@ -358,10 +345,13 @@ LogicalResult MemberBuilder::checkRewritable(graph::NodeOp node,
       (node->getNumResults() != 1 || node->getNumOperands() != 5))
     return refuse("only inference's form (one output) splits: training's "
                   "running statistics would be partial");
+  // The analysis cuts only ops with a sharding rule in the registry; each
+  // runs on its slices as it is, but for the shape inputs and statistics
+  // rewriteNode adapts (Reshape, Split, BatchNormalization) and the
+  // vocabulary lookup it builds.
   const OpEntry *entry = getOnnxOps().find(node);
-  if (!keepsItsForm(opType) && !(entry && entry->sharding.followsInput))
-    return refuse("its split form would change attributes or shape inputs, "
-                  "which the rewrite does not do for this op yet");
+  if (!entry || !entry->sharding.isSharded())
+    return refuse("it has no sharding rule in the op registry");
   return success();
 }
 

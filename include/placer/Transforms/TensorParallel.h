@@ -26,8 +26,8 @@ namespace placer {
 /// Weights held inline are sliced at compile time; other whole values a
 /// node needs cut are sliced by Slice nodes. Fails, leaving `stage` as it
 /// was, after an error naming the node when a sharded node has no
-/// per-device form yet (a grouped convolution, an op whose attributes or
-/// shape inputs would change).
+/// per-device form yet (subgraphs, a grouped convolution, training-mode
+/// BatchNormalization).
 ///
 /// Transfers with other stages: what the stage sends, the first member
 /// sends (whole: a split value is gathered by every member first); what it
