@@ -462,7 +462,8 @@ struct SplitDevicesPass
 
   /// Replaces the function of `stage` (on its first device) in the split
   /// program by its group's per-device programs, side by side in the
-  /// program's stages, so that the group's ranks are evenly spaced (its members' copies between).
+  /// program's stages, so that the group's ranks are evenly spaced (each
+  /// member's copies between).
   LogicalResult splitTensorStage(ParallelStageAttr stage) {
     ModuleOp module = getOperation();
     for (auto program : module.getOps<dist::ProgramOp>()) {
