@@ -348,6 +348,7 @@ static MPI_Comm groupComm(int64_t first, int64_t count, int64_t stride) {
 static void gatherGroup(const void *data, int64_t bytes, int64_t first,
                         int64_t count, int64_t stride, const char *what) {
   MPI_Comm comm = groupComm(first, count, stride);
+  first += myCopy; /* this copy's group, for the messages */
   if (bytes < 0 || bytes > INT_MAX)
     fail("%s of %lld bytes; one MPI message holds at most %d", what,
          (long long)bytes, INT_MAX);
