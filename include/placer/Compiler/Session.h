@@ -140,7 +140,8 @@ private:
 
 /// --placer-simulate on a copy of a split module for `microbatches`
 /// samples: its prediction, or nothing when the module has no cluster or
-/// costs to simulate with (its diagnostics are dropped).
+/// costs to simulate with, or collectives the simulator does not model
+/// (its diagnostics are dropped).
 std::optional<Simulated> simulateQuietly(mlir::ModuleOp module,
                                          int64_t microbatches);
 
