@@ -49,19 +49,20 @@ def cluster(path, ranks, link):
         }, f, indent=1)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+def mpi_arguments(parser, repeat):
+    """The options of a benchmark that runs MPI ranks on this machine."""
     parser.add_argument("--bin", required=True)
     parser.add_argument("--work", required=True)
-    parser.add_argument("--cases", default="gpt2,resnet50")
     parser.add_argument("--ranks", type=int, default=2)
-    parser.add_argument("--microbatches", type=int, default=8)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=repeat)
     parser.add_argument("--bandwidth", type=float, default=5e9,
-                        help="link bytes/s between ranks, for the simulator")
+                        help="link bytes/s between ranks, for the prediction")
     parser.add_argument("--latency", type=float, default=2e-6)
-    args = parser.parse_args()
+
+
+def mpi_setup(args):
+    """The work folder, a tool's path, the compile cache, the environment
+    of mpirun, and WORK/cluster.json describing the ranks."""
     os.makedirs(args.work, exist_ok=True)
     tool = lambda name: os.path.join(args.bin, name)  # noqa: E731
     cache = os.path.join(args.work, "cache")
@@ -71,6 +72,17 @@ def main():
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     cluster_json = os.path.join(args.work, "cluster.json")
     cluster(cluster_json, args.ranks, {"bandwidth": args.bandwidth, "latency": args.latency})
+    return tool, cache, env, cluster_json
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    mpi_arguments(parser, repeat=3)
+    parser.add_argument("--cases", default="gpt2,resnet50")
+    parser.add_argument("--microbatches", type=int, default=8)
+    args = parser.parse_args()
+    tool, cache, env, cluster_json = mpi_setup(args)
 
     results = []
     print("%-9s %6s %12s %12s %8s %12s %9s  %s" % (

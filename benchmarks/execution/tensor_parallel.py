@@ -30,32 +30,19 @@ import compare  # noqa: E402  (the decoder and its export)
 import pipeline  # noqa: E402  (this machine as a cluster of ranks)
 
 
-def run(cmd, env=None):
-    return pipeline.run(cmd, env)
+run = pipeline.run
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bin", required=True)
-    parser.add_argument("--work", required=True)
+    pipeline.mpi_arguments(parser, repeat=9)
     parser.add_argument("--d", type=int, default=1024)
     parser.add_argument("--heads", type=int, default=16)
     parser.add_argument("--layers", type=int, default=4)
-    parser.add_argument("--repeat", type=int, default=9)
-    parser.add_argument("--ranks", type=int, default=2)
-    parser.add_argument("--bandwidth", type=float, default=5e9,
-                        help="link bytes/s between ranks, for the planner")
-    parser.add_argument("--latency", type=float, default=2e-6)
     args = parser.parse_args()
     import torch
-    os.makedirs(args.work, exist_ok=True)
-    tool = lambda name: os.path.join(args.bin, name)  # noqa: E731
-    cache = os.path.join(args.work, "cache")
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    cluster_json = os.path.join(args.work, "cluster.json")
-    pipeline.cluster(cluster_json, args.ranks,
-                     {"bandwidth": args.bandwidth, "latency": args.latency})
+    tool, cache, env, cluster_json = pipeline.mpi_setup(args)
 
     torch.manual_seed(0)
     model = compare.Decoder(d=args.d, heads=args.heads, layers=args.layers).eval()

@@ -308,15 +308,6 @@ placer::runtime::simulateQuietly(mlir::ModuleOp module, int64_t microbatches) {
   if (module.getOps<dist::ProgramOp>().empty() ||
       !module->hasAttr("placer.cluster"))
     return std::nullopt;
-  // A tensor-parallel group's programs keep their nodes' whole costs, and
-  // the simulator has no model of collectives: no prediction to compare
-  // with (the plan's own time per sample is one: docs/Sharding.md).
-  bool collectives = false;
-  module.walk([&](mlir::Operation *op) {
-    collectives |= mlir::isa<dist::AllReduceOp, dist::AllGatherOp>(op);
-  });
-  if (collectives)
-    return std::nullopt;
   mlir::ScopedDiagnosticHandler quiet(
       module.getContext(), [](mlir::Diagnostic &) { return mlir::success(); });
   SimulationSettings settings;

@@ -156,19 +156,30 @@ struct LowerDistToMPIPass
 
   /// The ranks that run `device`: its position in the function's dist.ranks
   /// (the device itself where the function has none) and its stage's copies.
-  FailureOr<PeerRanks> ranksOf(func::FuncOp func, const Transfer &transfer) {
+  /// The rank that runs `device` (`role` names it in the error): its
+  /// position in the function's dist.ranks, or the device itself where the
+  /// function has none.
+  static FailureOr<int64_t> rankOf(func::FuncOp func, Operation *op,
+                                   int64_t device, StringRef role) {
     auto ranks = func->getAttrOfType<DenseI64ArrayAttr>(dist::kRanksAttrName);
     if (!ranks)
-      return PeerRanks{transfer.peer, 1};
-    auto it = llvm::find(ranks.asArrayRef(), transfer.peer);
+      return device;
+    auto it = llvm::find(ranks.asArrayRef(), device);
     if (it == ranks.asArrayRef().end())
-      return transfer.op->emitOpError("peer device ")
-             << transfer.peer << " is not in the function's "
+      return op->emitOpError()
+             << role << " device " << device << " is not in the function's "
              << dist::kRanksAttrName;
-    int64_t first = it - ranks.asArrayRef().begin();
+    return it - ranks.asArrayRef().begin();
+  }
+
+  FailureOr<PeerRanks> ranksOf(func::FuncOp func, const Transfer &transfer) {
+    FailureOr<int64_t> first =
+        rankOf(func, transfer.op, transfer.peer, "peer");
+    if (failed(first))
+      return failure();
     auto replicas =
         func->getAttrOfType<DenseI64ArrayAttr>(dist::kReplicasAttrName);
-    return PeerRanks{first, replicas ? replicas[first] : 1};
+    return PeerRanks{*first, replicas ? replicas[*first] : 1};
   }
 
   LogicalResult lower(ModuleOp module, func::FuncOp func,
@@ -187,16 +198,8 @@ struct LowerDistToMPIPass
 
     OpBuilder b(transfer.op);
     Location loc = transfer.op->getLoc();
-    // A message is one dense byte range: strided buffers go through a copy.
-    Value dense = transfer.buffer;
-    bool copied = !memref::isStaticShapeAndContiguousRowMajor(type) ||
-                  !type.getLayout().isIdentity();
-    if (copied) {
-      auto denseType = MemRefType::get(type.getShape(), type.getElementType());
-      dense = memref::AllocOp::create(b, loc, denseType);
-      if (transfer.isSend)
-        memref::CopyOp::create(b, loc, transfer.buffer, dense);
-    }
+    Value dense = denseBuffer(b, loc, transfer.buffer, transfer.isSend);
+    bool copied = dense != transfer.buffer;
     LogicalResult emitted =
         transfers == "pipelined"
             ? emitHookCall(b, module, loc, dense, transfer, *peer)
@@ -220,19 +223,12 @@ struct LowerDistToMPIPass
   };
   FailureOr<GroupRanks> groupRanks(func::FuncOp func, Operation *op,
                                    ArrayRef<int64_t> group) {
-    auto ranks = func->getAttrOfType<DenseI64ArrayAttr>(dist::kRanksAttrName);
     SmallVector<int64_t> found;
     for (int64_t device : group) {
-      if (!ranks) {
-        found.push_back(device);
-        continue;
-      }
-      auto it = llvm::find(ranks.asArrayRef(), device);
-      if (it == ranks.asArrayRef().end())
-        return op->emitOpError("group device ")
-               << device << " is not in the function's "
-               << dist::kRanksAttrName;
-      found.push_back(it - ranks.asArrayRef().begin());
+      FailureOr<int64_t> rank = rankOf(func, op, device, "group");
+      if (failed(rank))
+        return failure();
+      found.push_back(*rank);
     }
     int64_t stride = found[1] - found[0];
     for (size_t i = 1; i < found.size(); ++i)

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PlaceParallel.h"
 #include "placer/Conversion/OnnxOps.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Transforms/Gradients.h"
@@ -179,9 +180,7 @@ struct BuildTrainingPass : placer::impl::BuildTrainingBase<BuildTrainingPass> {
     int64_t first =
         cast<ParallelStageAttr>(placement.getStages()[0]).getFirst();
     func.walk([&](NodeOp node) {
-      node->removeAttr(PlacerDialect::TensorConfigsAttrHelper::getNameStr());
-      node->removeAttr(PlacerDialect::TensorConfigAttrHelper::getNameStr());
-      node->removeAttr(PlacerDialect::EdgeBytesAttrHelper::getNameStr());
+      dropTensorPlanInputs(node);
       if (getDevice(node))
         return;
       auto color = node->getAttrOfType<IntegerAttr>(kColorClassAttrName);

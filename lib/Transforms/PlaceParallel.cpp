@@ -24,6 +24,12 @@
 using namespace mlir;
 using namespace placer;
 
+void placer::dropTensorPlanInputs(graph::NodeOp node) {
+  node->removeAttr(PlacerDialect::TensorConfigsAttrHelper::getNameStr());
+  node->removeAttr(PlacerDialect::TensorConfigAttrHelper::getNameStr());
+  node->removeAttr(PlacerDialect::EdgeBytesAttrHelper::getNameStr());
+}
+
 bool placer::hasTensorConfigs(ModuleOp module) {
   bool found = false;
   module.walk([&](graph::NodeOp node) {

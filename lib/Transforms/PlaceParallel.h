@@ -22,6 +22,11 @@ namespace placer {
 /// Whether some node of `module` has placer.tensor_configs.
 bool hasTensorConfigs(mlir::ModuleOp module);
 
+/// Drops what the three-dimensional planner read of `node` and chose for it
+/// (configurations, the one taken, edge sizes): they describe the graph it
+/// planned, which a split or a training step's backward pass changes.
+void dropTensorPlanInputs(graph::NodeOp node);
+
 /// Plans the module's nodes as stages with tensor- and data-parallel
 /// degrees (solver::planParallel), with the devices, memory and
 /// microbatches of `settings` or else the cluster's and the bandwidth of the

@@ -986,6 +986,20 @@ FailureOr<Simulation> placer::simulate(ModuleOp module,
                           "(one dist.program and placer.cluster; run "
                           "--partition-devices first) or a "
                           "three-dimensional plan");
+  // A tensor-parallel group's programs keep their nodes' whole costs, and
+  // collectives have no model here: the plan is what simulates (before the
+  // split, stage by stage from its configurations).
+  Operation *collective = nullptr;
+  module.walk([&](Operation *op) {
+    if (!collective && isa<dist::AllReduceOp, dist::AllGatherOp>(op))
+      collective = op;
+  });
+  if (collective)
+    return emitError(collective->getLoc(),
+                     "--placer-simulate: the program holds the per-device "
+                     "parts of a tensor-parallel group, whose collectives the "
+                     "simulator does not model; simulate the "
+                     "three-dimensional plan before the split (split=false)");
   std::optional<solver::Schedule> forced;
   if (!schedule.empty()) {
     forced = solver::parseTrainingSchedule(schedule);

@@ -1,4 +1,5 @@
 //===- SplitDevices.cpp - Per-device functions with send/recv, and back ---===//
+#include "PlaceParallel.h"
 #include "placer/Analysis/OpRoles.h"
 #include "placer/Dialect/Dist/DistDialect.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
@@ -416,11 +417,7 @@ struct SplitDevicesPass
     // nodes' uses become sends.
     if (PlacementAttr placement = getPlacement(getOperation());
         placement && placement.getStages())
-      getOperation().walk([](graph::NodeOp node) {
-        node->removeAttr(PlacerDialect::TensorConfigsAttrHelper::getNameStr());
-        node->removeAttr(PlacerDialect::TensorConfigAttrHelper::getNameStr());
-        node->removeAttr(PlacerDialect::EdgeBytesAttrHelper::getNameStr());
-      });
+      getOperation().walk(dropTensorPlanInputs);
     // Replicated stages (the placement's `replica_of`): one function, run
     // by the stage's device and its copies.
     std::map<int64_t, SmallVector<int64_t>> copies;
@@ -485,15 +482,18 @@ struct SplitDevicesPass
       for (Attribute attr : channels)
         nextChannel = std::max(
             nextChannel, cast<dist::ChannelAttr>(attr).getId() + 1);
+      // Each channel's send, looked up once (the program's sends only).
+      llvm::DenseMap<int64_t, dist::SendOp> sendOn;
+      for (Attribute stageRef : program.getStages())
+        if (auto sender = module.lookupSymbol<func::FuncOp>(
+                cast<FlatSymbolRefAttr>(stageRef).getValue()))
+          sender.walk([&](dist::SendOp op) {
+            sendOn[static_cast<int64_t>(op.getChannel())] = op;
+          });
       auto receiveOn = [&](dist::RecvOp recv,
                            int64_t member) -> FailureOr<int64_t> {
         int64_t original = static_cast<int64_t>(recv.getChannel());
-        dist::SendOp send;
-        for (auto sender : module.getOps<func::FuncOp>())
-          sender.walk([&](dist::SendOp op) {
-            if (static_cast<int64_t>(op.getChannel()) == original)
-              send = op;
-          });
+        dist::SendOp send = sendOn.lookup(original);
         if (!send)
           return mlir::emitError(recv.getLoc(),
                                  "--placer-split-devices: no send on channel ")

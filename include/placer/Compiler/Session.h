@@ -139,9 +139,9 @@ private:
 };
 
 /// --placer-simulate on a copy of a split module for `microbatches`
-/// samples: its prediction, or nothing when the module has no cluster or
-/// costs to simulate with, or collectives the simulator does not model
-/// (its diagnostics are dropped).
+/// samples: its prediction, or nothing when the simulator cannot simulate
+/// it (no cluster or costs, a tensor-parallel group's collectives; its
+/// diagnostics are dropped).
 std::optional<Simulated> simulateQuietly(mlir::ModuleOp module,
                                          int64_t microbatches);
 

@@ -14,9 +14,11 @@ using namespace mlir::bufferization;
 namespace placer::dist {
 namespace {
 
-/// Reads its operand's buffer in place; no result, no alias.
-struct SendOpInterface
-    : public BufferizableOpInterface::ExternalModel<SendOpInterface, SendOp> {
+/// The operand half of a transfer or collective: it reads its operand's
+/// buffer in place and writes none of it; nothing aliases it.
+template <typename Model, typename Op>
+struct ReadsOperand
+    : public BufferizableOpInterface::ExternalModel<Model, Op> {
   bool bufferizesToMemoryRead(Operation *, OpOperand &,
                               const AnalysisState &) const {
     return true;
@@ -29,79 +31,14 @@ struct SendOpInterface
                                       const AnalysisState &) const {
     return {};
   }
-  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
-                          const BufferizationOptions &options,
-                          BufferizationState &state) const {
-    auto send = cast<SendOp>(op);
-    FailureOr<Value> buffer =
-        getBuffer(rewriter, send.getValue(), options, state);
-    if (failed(buffer))
-      return failure();
-    replaceOpWithNewBufferizedOp<SendOp>(rewriter, op, *buffer,
-                                         send.getChannel(), send.getPeer());
-    return success();
-  }
 };
 
-/// Allocates a contiguous buffer and receives into it: a message is a dense
-/// byte range, which only an identity layout can hold without a copy.
-struct RecvOpInterface
-    : public BufferizableOpInterface::ExternalModel<RecvOpInterface, RecvOp> {
-  bool bufferizesToAllocation(Operation *, Value) const { return true; }
-  bool resultBufferizesToMemoryWrite(Operation *, OpResult,
-                                     const AnalysisState &) const {
-    return true;
-  }
-  AliasingOpOperandList getAliasingOpOperands(Operation *, Value,
-                                              const AnalysisState &) const {
-    return {};
-  }
-  FailureOr<BufferLikeType>
-  getBufferType(Operation *op, Value value, const BufferizationOptions &,
-                const BufferizationState &, SmallVector<Value> &) const {
-    return cast<BufferLikeType>(getMemRefTypeWithStaticIdentityLayout(
-        cast<TensorType>(value.getType())));
-  }
-  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
-                          const BufferizationOptions &options,
-                          BufferizationState &) const {
-    auto recv = cast<RecvOp>(op);
-    auto tensorType = dyn_cast<RankedTensorType>(recv.getTransferType());
-    if (!tensorType || !tensorType.hasStaticShape())
-      return recv.emitOpError("needs a static tensor to bufferize, got ")
-             << recv.getTransferType();
-    auto type = cast<MemRefType>(
-        getMemRefTypeWithStaticIdentityLayout(tensorType));
-    FailureOr<Value> buffer =
-        options.createAlloc(rewriter, recv.getLoc(), type, {});
-    if (failed(buffer))
-      return failure();
-    RecvOp::create(rewriter, recv.getLoc(), Type(), recv.getChannel(),
-                   recv.getPeer(), *buffer);
-    replaceOpWithBufferizedValues(rewriter, op, *buffer);
-    return success();
-  }
-};
-
-/// A collective reads its operand's buffer and writes a fresh contiguous
-/// one (a message is a dense byte range, as for dist.recv): its result
-/// aliases nothing.
-template <typename Op>
-struct CollectiveOpInterface
-    : public BufferizableOpInterface::ExternalModel<CollectiveOpInterface<Op>,
-                                                    Op> {
-  bool bufferizesToMemoryRead(Operation *, OpOperand &,
-                              const AnalysisState &) const {
-    return true;
-  }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
-                               const AnalysisState &) const {
-    return false;
-  }
-  AliasingValueList getAliasingValues(Operation *, OpOperand &,
-                                      const AnalysisState &) const {
-    return {};
-  }
+/// The result half of a receive or collective (with a collective's operand
+/// half: a receive has no operand): a fresh buffer of identity
+/// layout it writes (a message is a dense byte range, which only an
+/// identity layout holds without a copy), aliasing no operand.
+template <typename Model, typename Op>
+struct WritesFreshBuffer : public ReadsOperand<Model, Op> {
   bool bufferizesToAllocation(Operation *, Value) const { return true; }
   bool resultBufferizesToMemoryWrite(Operation *, OpResult,
                                      const AnalysisState &) const {
@@ -117,22 +54,71 @@ struct CollectiveOpInterface
     return cast<BufferLikeType>(getMemRefTypeWithStaticIdentityLayout(
         cast<TensorType>(value.getType())));
   }
+
+protected:
+  /// The fresh buffer for a result of `type` (a static tensor, else an
+  /// error on `op`).
+  static FailureOr<Value> allocateResult(Operation *op, Type type,
+                                         RewriterBase &rewriter,
+                                         const BufferizationOptions &options) {
+    auto tensorType = dyn_cast<RankedTensorType>(type);
+    if (!tensorType || !tensorType.hasStaticShape())
+      return op->emitOpError("needs a static tensor to bufferize, got ")
+             << type;
+    return options.createAlloc(
+        rewriter, op->getLoc(),
+        cast<MemRefType>(getMemRefTypeWithStaticIdentityLayout(tensorType)),
+        {});
+  }
+};
+
+/// Reads its operand's buffer in place; no result.
+struct SendOpInterface : public ReadsOperand<SendOpInterface, SendOp> {
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto send = cast<SendOp>(op);
+    FailureOr<Value> buffer =
+        getBuffer(rewriter, send.getValue(), options, state);
+    if (failed(buffer))
+      return failure();
+    replaceOpWithNewBufferizedOp<SendOp>(rewriter, op, *buffer,
+                                         send.getChannel(), send.getPeer());
+    return success();
+  }
+};
+
+/// Receives into a fresh buffer.
+struct RecvOpInterface : public WritesFreshBuffer<RecvOpInterface, RecvOp> {
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &) const {
+    auto recv = cast<RecvOp>(op);
+    FailureOr<Value> buffer =
+        allocateResult(op, recv.getTransferType(), rewriter, options);
+    if (failed(buffer))
+      return failure();
+    RecvOp::create(rewriter, recv.getLoc(), Type(), recv.getChannel(),
+                   recv.getPeer(), *buffer);
+    replaceOpWithBufferizedValues(rewriter, op, *buffer);
+    return success();
+  }
+};
+
+/// Reads its operand's buffer and sums or gathers into a fresh one.
+template <typename Op>
+struct CollectiveOpInterface
+    : public WritesFreshBuffer<CollectiveOpInterface<Op>, Op> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
     auto collective = cast<Op>(op);
-    auto tensorType = cast<RankedTensorType>(collective.getResult().getType());
-    if (!tensorType.hasStaticShape())
-      return collective.emitOpError("needs a static tensor to bufferize, got ")
-             << tensorType;
     FailureOr<Value> input =
         getBuffer(rewriter, collective.getValue(), options, state);
     if (failed(input))
       return failure();
-    auto type = cast<MemRefType>(
-        getMemRefTypeWithStaticIdentityLayout(tensorType));
-    FailureOr<Value> output =
-        options.createAlloc(rewriter, op->getLoc(), type, {});
+    FailureOr<Value> output = this->allocateResult(
+        op, collective.getResult().getType(), rewriter, options);
     if (failed(output))
       return failure();
     rewriter.setInsertionPoint(op);

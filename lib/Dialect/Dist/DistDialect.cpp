@@ -215,31 +215,31 @@ void AllReduceOp::getEffects(
   addCollectiveEffects(*this, effects);
 }
 
-/// The type a collective yields or writes: its result's, or its buffer's.
-static ShapedType getOutputType(Operation *op, Value buffer, Value result) {
-  return cast<ShapedType>(buffer ? buffer.getType() : result.getType());
-}
-
-/// Either form of a collective: a tensor in and a tensor result, or (once
-/// bufferized) a buffer in and an `into` buffer.
-static LogicalResult verifyForm(Operation *op, Value value, Value buffer,
-                                Value result) {
+/// What both collectives check: the group, and either form (a tensor in and
+/// a tensor result, or once bufferized a buffer in and an `into` buffer).
+/// On success, the type read and the type yielded or written.
+template <typename Op>
+static FailureOr<std::pair<ShapedType, ShapedType>> verifyCollective(Op op) {
+  if (failed(verifyGroup(op, op.getGroup())))
+    return failure();
+  Value value = op.getValue(), buffer = op.getBuffer(), result = op.getResult();
   if (static_cast<bool>(buffer) == static_cast<bool>(result))
-    return op->emitOpError("needs exactly one of a result and an 'into' "
-                           "buffer");
+    return op.emitOpError("needs exactly one of a result and an 'into' "
+                          "buffer");
   if (isa<MemRefType>(value.getType()) != static_cast<bool>(buffer))
-    return op->emitOpError(buffer ? "reads a buffer once it writes one, got "
-                                  : "takes a tensor when it yields one, got ")
+    return op.emitOpError(buffer ? "reads a buffer once it writes one, got "
+                                 : "takes a tensor when it yields one, got ")
            << value.getType();
-  return success();
+  return std::make_pair(
+      cast<ShapedType>(value.getType()),
+      cast<ShapedType>(buffer ? buffer.getType() : result.getType()));
 }
 
 LogicalResult AllReduceOp::verify() {
-  if (failed(verifyGroup(getOperation(), getGroup())) ||
-      failed(verifyForm(getOperation(), getValue(), getBuffer(), getResult())))
+  FailureOr<std::pair<ShapedType, ShapedType>> types = verifyCollective(*this);
+  if (failed(types))
     return failure();
-  auto in = cast<ShapedType>(getValue().getType());
-  ShapedType out = getOutputType(getOperation(), getBuffer(), getResult());
+  auto [in, out] = *types;
   if (in.getShape() != out.getShape() ||
       in.getElementType() != out.getElementType())
     return emitOpError("result ") << out << " must have the shape and element "
@@ -254,11 +254,10 @@ void AllGatherOp::getEffects(
 }
 
 LogicalResult AllGatherOp::verify() {
-  if (failed(verifyGroup(getOperation(), getGroup())) ||
-      failed(verifyForm(getOperation(), getValue(), getBuffer(), getResult())))
+  FailureOr<std::pair<ShapedType, ShapedType>> types = verifyCollective(*this);
+  if (failed(types))
     return failure();
-  auto in = cast<ShapedType>(getValue().getType());
-  ShapedType out = getOutputType(getOperation(), getBuffer(), getResult());
+  auto [in, out] = *types;
   int64_t axis = static_cast<int64_t>(getAxis());
   if (axis >= in.getRank())
     return emitOpError("axis ") << axis << " is not an axis of " << in;
