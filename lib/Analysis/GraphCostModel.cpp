@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "placer/Analysis/CostModel.h"
+#include "placer/Analysis/RowFusion.h"
 #include "placer/Conversion/OnnxOps.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 
@@ -32,6 +33,165 @@ bool ownsConstant(NodeOp node, ConstantOp constant) {
   return first && first == self;
 }
 
+//===----------------------------------------------------------------------===//
+// Row kernels (RowFusion.h) over nodes
+//===----------------------------------------------------------------------===//
+
+/// A node that relabels its input 0 (Reshape, Squeeze, Identity...).
+bool isViewNode(Operation *op) {
+  auto node = dyn_cast<NodeOp>(op);
+  if (!node || node->getNumOperands() == 0)
+    return false;
+  const OpEntry *entry = getOnnxOps().find(node);
+  return entry && entry->work && entry->work->kind == WorkKind::View;
+}
+
+Value lookThroughViewNodes(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (!isViewNode(def))
+      break;
+    value = def->getOperand(0);
+  }
+  return value;
+}
+
+/// The ops that read `value` directly or through view nodes.
+void forEachNodeReader(Value value, llvm::function_ref<void(Operation *)> fn) {
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (isViewNode(user) && use.getOperandNumber() == 0) {
+      for (Value result : user->getResults())
+        forEachNodeReader(result, fn);
+      continue;
+    }
+    fn(user);
+  }
+}
+
+int64_t countElements(ArrayRef<int64_t> dims) {
+  int64_t count = 1;
+  for (int64_t dim : dims)
+    count *= dim;
+  return count;
+}
+
+/// A node's fusion role from the op registry (None for subgraph nodes and
+/// nodes without inputs or outputs).
+FusionRole getNodeRole(Operation *op) {
+  auto node = dyn_cast<NodeOp>(op);
+  const OpEntry *entry = node ? getOnnxOps().find(node) : nullptr;
+  if (!entry || node->getNumRegions() != 0 || node.getOutputs().empty() ||
+      node.getInputs().empty())
+    return {};
+  return entry->getFusionRole(node);
+}
+
+/// The contraction whose epilogue `node` is: an elementwise node that alone
+/// reads a contraction's (one) result, views looked through.
+Operation *getEpilogueHost(Operation *node) {
+  if (getNodeRole(node).kind != FusionKind::Elementwise)
+    return nullptr;
+  for (Value input : cast<NodeOp>(node).getInputs()) {
+    Operation *def = lookThroughViewNodes(input).getDefiningOp();
+    if (!isa_and_nonnull<NodeOp>(def) || def->getNumResults() != 1 ||
+        def->getBlock() != node->getBlock() ||
+        getNodeRole(def).kind != FusionKind::Contraction)
+      continue;
+    bool alone = true;
+    forEachNodeReader(def->getResult(0),
+                      [&](Operation *reader) { alone &= reader == node; });
+    if (alone)
+      return def;
+  }
+  return nullptr;
+}
+
+/// A graph's nodes as RowFusion.h units, their roles from the op registry:
+/// contractions and their epilogues are no row units.
+class NodeFusionGraph : public RowFusionGraph {
+public:
+  Role classify(Operation *unit) const override {
+    FusionRole fusion = getNodeRole(unit);
+    if (fusion.kind == FusionKind::Contraction || getEpilogueHost(unit))
+      return {};
+    auto node = cast<NodeOp>(unit);
+    auto in = dyn_cast<RankedTensorType>(node.getInputs()[0].getType());
+    auto out = dyn_cast<RankedTensorType>(node.getOutputs()[0].getType());
+    if (fusion.kind == FusionKind::None || !in || !out ||
+        !in.hasStaticShape() || !out.hasStaticShape())
+      return {};
+    Role role;
+    role.kind = fusion.kind;
+    if (fusion.kind == FusionKind::RowReduction)
+      role.rows = countElements(in.getShape().take_front(fusion.rowAxes));
+    else
+      role.shape.assign(out.getShape().begin(), out.getShape().end());
+    return role;
+  }
+  Operation *getProducer(Value value) const override {
+    Operation *def = lookThroughViewNodes(value).getDefiningOp();
+    return isa_and_nonnull<NodeOp>(def) ? def : nullptr;
+  }
+  SmallVector<Value, 4> getInputs(Operation *unit) const override {
+    llvm::SmallSetVector<Value, 4> inputs;
+    for (Value operand : cast<NodeOp>(unit).getInputs())
+      if (isa<TensorType>(operand.getType()))
+        inputs.insert(lookThroughViewNodes(operand));
+    return SmallVector<Value, 4>(inputs.begin(), inputs.end());
+  }
+  bool getConsumers(Operation *unit,
+                    SmallVectorImpl<Operation *> &consumers) const override {
+    bool contained = true;
+    for (Value result : unit->getResults())
+      forEachNodeReader(result, [&](Operation *user) {
+        if (isa<NodeOp>(user) && user->getBlock() == unit->getBlock()) {
+          if (!llvm::is_contained(consumers, user))
+            consumers.push_back(user);
+        } else {
+          contained = false;
+        }
+      });
+    return contained;
+  }
+};
+
+/// The node that launches the kernel `node` runs in: its contraction (an
+/// epilogue), its row kernel's reduction, or itself.
+Operation *getNodeKernel(Operation *node) {
+  if (Operation *host = getEpilogueHost(node))
+    return host;
+  if (Operation *rowKernel = getRowKernel(NodeFusionGraph(), node))
+    return rowKernel;
+  return node;
+}
+
+/// Whether `node`, in the row kernel `kernel`, reads `value` from memory:
+/// not when the kernel computes it, nor when an earlier node of it read it.
+bool nodeReadsFromMemory(NodeOp node, Value value, Operation *kernel) {
+  Value source = lookThroughViewNodes(value);
+  Operation *def = source.getDefiningOp();
+  if (isa_and_nonnull<NodeOp>(def) && getNodeKernel(def) == kernel)
+    return false;
+  bool earlier = false;
+  forEachNodeReader(source, [&](Operation *reader) {
+    if (!earlier && reader != node && isa<NodeOp>(reader) &&
+        reader->getBlock() == node->getBlock() &&
+        reader->isBeforeInBlock(node) && getNodeKernel(reader) == kernel)
+      earlier = true;
+  });
+  return !earlier;
+}
+
+/// Whether every reader of `result` runs in `kernel`: never written.
+bool nodeResultStaysInKernel(Value result, Operation *kernel) {
+  bool inside = !result.use_empty();
+  forEachNodeReader(result, [&](Operation *reader) {
+    if (!isa<NodeOp>(reader) || getNodeKernel(reader) != kernel)
+      inside = false;
+  });
+  return inside;
+}
+
 FailureOr<OpWork> estimateNodeWork(NodeOp node) {
   OpWork work;
   for (Value result : node.getOutputs()) {
@@ -49,7 +209,10 @@ FailureOr<OpWork> estimateNodeWork(NodeOp node) {
     return work;
   }
 
-  // Bytes: every tensor operand read once, every result written once.
+  // Bytes: every tensor operand read once, every result written once; in
+  // a row kernel, only what comes from outside it and what leaves it.
+  Operation *kernel = getNodeKernel(node);
+  work.isFused = kernel != node.getOperation();
   llvm::SmallPtrSet<Operation *, 4> countedConstants;
   for (Value operand : node.getInputs()) {
     std::optional<int64_t> bytes = getTypeBytes(operand.getType());
@@ -68,7 +231,8 @@ FailureOr<OpWork> estimateNodeWork(NodeOp node) {
       if (!constant.getNode() && countedConstants.insert(constant).second &&
           ownsConstant(node, constant))
         work.paramBytes += *bytes;
-    work.bytesRead += *bytes;
+    if (nodeReadsFromMemory(node, operand, kernel))
+      work.bytesRead += *bytes;
   }
   for (Value result : node.getOutputs()) {
     std::optional<int64_t> bytes = getTypeBytes(result.getType());
@@ -79,8 +243,9 @@ FailureOr<OpWork> estimateNodeWork(NodeOp node) {
              << ", not a static shape (bind symbolic dims on import with "
                 "--dim NAME=VALUE)";
     work.outputBytes += *bytes;
+    if (!nodeResultStaysInKernel(result, kernel))
+      work.bytesWritten += *bytes;
   }
-  work.bytesWritten = work.outputBytes;
 
   if (!rule || !rule->formula) {
     // Data movement costs its bytes; an op without a rule is not modelled.

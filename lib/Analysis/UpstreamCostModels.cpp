@@ -10,11 +10,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "placer/Analysis/CostModel.h"
+#include "placer/Analysis/RowFusion.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -182,35 +184,61 @@ bool isKernelOp(Operation *op) {
              tensor::InsertSliceOp, tensor::GatherOp, tensor::ScatterOp>(op);
 }
 
-/// Whether `value` is computed inside the kernel launched by `root`
-/// (looking through views): read from registers, not memory.
-bool isComputedInKernel(Value value, Operation *root);
+/// `value` with the views that produced it looked through.
+Value lookThroughViews(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (!isView(def) || def->getNumOperands() == 0)
+      break;
+    value = def->getOperand(0);
+  }
+  return value;
+}
+
+/// The ops that read `value` directly or through views.
+void forEachReader(Value value, llvm::function_ref<void(OpOperand &)> fn) {
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (isView(user) && use.getOperandNumber() == 0) {
+      for (Value result : user->getResults())
+        forEachReader(result, fn);
+      continue;
+    }
+    fn(use);
+  }
+}
 
 bool reducesInKernel(Operation *op) {
   auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
   return linalgOp && linalgOp.getNumReductionLoops() > 0;
 }
 
+RowFusionGraph::Role classifyStructure(Operation *op);
+
 /// The contraction or convolution a backend fuses `op` into by structure
 /// alone, whatever the locations say (IR printed without debug info and
 /// parsed again has one location per line): a tensor.pad it alone reads
 /// (the padding of a convolution), or the elementwise op that alone reads
-/// its result (its bias add: the epilogue cuDNN, cuBLASLt and oneDNN apply
-/// in the same call). One epilogue op only: an activation after the bias is
-/// a node of its own at the graph level, and a kernel of its own here.
+/// its result, views looked through (its bias add: the epilogue cuDNN,
+/// cuBLASLt and oneDNN apply in the same call). One epilogue op only, as
+/// at the graph level (FusionKind::Contraction).
 Operation *getStructuralRoot(Operation *op) {
   if (auto pad = dyn_cast<tensor::PadOp>(op)) {
     if (pad->hasOneUse() && reducesInKernel(*pad->user_begin()))
       return *pad->user_begin();
     return op;
   }
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp || linalgOp.getNumLoops() != linalgOp.getNumParallelLoops())
+  if (classifyStructure(op).kind != FusionKind::Elementwise)
     return op;
-  for (OpOperand *input : linalgOp.getDpsInputOperands()) {
-    Value value = input->get();
-    if (value.hasOneUse() && reducesInKernel(value.getDefiningOp()))
-      return value.getDefiningOp();
+  for (Value input : cast<linalg::LinalgOp>(op).getDpsInputs()) {
+    Value source = lookThroughViews(input);
+    Operation *def = source.getDefiningOp();
+    if (!reducesInKernel(def) || def->getNumResults() != 1)
+      continue;
+    bool alone = true;
+    forEachReader(source,
+                  [&](OpOperand &use) { alone &= use.getOwner() == op; });
+    if (alone)
+      return def;
   }
   return op;
 }
@@ -247,26 +275,16 @@ llvm::SmallSetVector<Operation *, 8> getLocationGroup(Operation *op) {
 /// a runtime runs that source op as one kernel. So ops with one known
 /// location, connected through their values, are one kernel, launched by
 /// its first op with reduction loops (the heavy one), else its first op.
-/// Where the locations group nothing around an op and the contraction it
-/// would join (hand-written IR, or IR printed without debug info, one
-/// location a line), the structure does (getStructuralRoot).
+/// An op its location groups with nothing (a node lowered to one op,
+/// hand-written IR, IR printed without debug info: one location a line)
+/// joins the contraction whose epilogue or padding it is
+/// (getStructuralRoot), as a bias Add node joins its MatMul at the graph
+/// level.
 Operation *getKernelRoot(Operation *op) {
   llvm::SmallSetVector<Operation *, 8> group = getLocationGroup(op);
   if (group.size() == 1) {
-    // Locations that name ops (NameLoc: a node's name, or hand-written
-    // names) say these are separate source ops. A lowering that gives a
-    // node's ops its location groups a contraction with its fill at least:
-    // a contraction alone in its group, at a mere position, is IR whose
-    // locations say nothing, and only then does the structure decide.
-    auto isPosition = [](Location loc) {
-      return isa<FileLineColLoc, UnknownLoc>(loc);
-    };
     Operation *root = getStructuralRoot(op);
-    return root != op && isPosition(op->getLoc()) &&
-                   isPosition(root->getLoc()) &&
-                   getLocationGroup(root).size() == 1
-               ? root
-               : op;
+    return root == op ? op : getKernelRoot(root);
   }
   Operation *root = nullptr;
   bool rootReduces = false;
@@ -284,11 +302,196 @@ Operation *getKernelRoot(Operation *op) {
   return root ? root : op;
 }
 
-bool isComputedInKernel(Value value, Operation *root) {
-  Operation *def = value.getDefiningOp();
-  while (def && isView(def) && def->getNumOperands() > 0)
-    def = def->getOperand(0).getDefiningOp();
-  return def && isKernelOp(def) && getKernelRoot(def) == root;
+//===----------------------------------------------------------------------===//
+// Row kernels: reductions with their elementwise neighbours
+//===----------------------------------------------------------------------===//
+
+/// An input map that broadcasts and does not permute: its results are
+/// loop dims in increasing order, or the constant 0 (a size-1 axis).
+bool isBroadcastMap(AffineMap map) {
+  int64_t last = -1;
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      if (static_cast<int64_t>(dim.getPosition()) <= last)
+        return false;
+      last = dim.getPosition();
+      continue;
+    }
+    auto constant = dyn_cast<AffineConstantExpr>(expr);
+    if (!constant || constant.getValue() != 0)
+      return false;
+  }
+  return true;
+}
+
+/// The fusion role of one linalg op by its structure (RowFusion.h): an
+/// elementwise op (parallel loops, a broadcasting read of each input, an
+/// identity write, scalar arithmetic only), or a row reduction (one input
+/// read whole, its trailing loops reduced into an output indexed by the
+/// leading ones). What a graph node's role says of its lowering.
+RowFusionGraph::Role classifyStructure(Operation *op) {
+  RowFusionGraph::Role role;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalgOp.hasPureTensorSemantics() ||
+      op->getNumResults() != 1 || op->getNumRegions() != 1 ||
+      !linalg::hasOnlyScalarElementwiseOp(op->getRegion(0)))
+    return role;
+  auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> loops = linalgOp.getStaticLoopRanges();
+  if (!resultType || !resultType.hasStaticShape() ||
+      llvm::any_of(loops, ShapedType::isDynamic))
+    return role;
+  unsigned numLoops = linalgOp.getNumLoops();
+  SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
+  AffineMap initMap = maps.back();
+  if (linalgOp.getNumReductionLoops() == 0) {
+    if (!initMap.isIdentity())
+      return role;
+    for (OpOperand *input : linalgOp.getDpsInputOperands())
+      if (!isBroadcastMap(linalgOp.getMatchingIndexingMap(input)))
+        return role;
+    role.kind = FusionKind::Elementwise;
+    role.shape.assign(resultType.getShape().begin(),
+                      resultType.getShape().end());
+    return role;
+  }
+  // A reduction: one input read whole, the reduced loops last.
+  SmallVector<OpOperand *> inputs;
+  for (OpOperand *input : linalgOp.getDpsInputOperands())
+    if (isa<ShapedType>(input->get().getType()))
+      inputs.push_back(input);
+  if (inputs.size() != 1 ||
+      !linalgOp.getMatchingIndexingMap(inputs[0]).isIdentity())
+    return role;
+  unsigned parallel = linalgOp.getNumParallelLoops();
+  SmallVector<utils::IteratorType> iterators = linalgOp.getIteratorTypesArray();
+  for (unsigned d = 0; d < numLoops; ++d)
+    if ((d < parallel) != (iterators[d] == utils::IteratorType::parallel))
+      return role;
+  // The output indexed by the leading loops: d0, ..., d(parallel - 1).
+  if (parallel == numLoops || initMap.getNumResults() != parallel)
+    return role;
+  for (unsigned d = 0; d < parallel; ++d)
+    if (initMap.getResult(d) != getAffineDimExpr(d, op->getContext()))
+      return role;
+  role.kind = FusionKind::RowReduction;
+  role.rows =
+      static_cast<int64_t>(product(ArrayRef(loops).take_front(parallel)));
+  return role;
+}
+
+/// A lowered module's units for RowFusion.h: its kernel ops, with views
+/// looked through. An op that runs inside a contraction's or a
+/// convolution's kernel (its location group or structural root) is no row
+/// unit.
+class LoweredFusionGraph : public RowFusionGraph {
+public:
+  Role classify(Operation *unit) const override {
+    for (Operation *member : getLocationGroup(unit))
+      if (!isView(member) && member != unit &&
+          classifyStructure(member).kind == FusionKind::None)
+        return {};
+    Operation *root = getKernelRoot(unit);
+    if (root != unit && classifyStructure(root).kind == FusionKind::None)
+      return {};
+    return classifyStructure(unit);
+  }
+  Operation *getProducer(Value value) const override {
+    // A fill of a constant runs inside whatever reads it: a leaf.
+    Operation *def = lookThroughViews(value).getDefiningOp();
+    return def && isKernelOp(def) && !isScalarInit(def) ? def : nullptr;
+  }
+  SmallVector<Value, 4> getInputs(Operation *unit) const override {
+    llvm::SmallSetVector<Value, 4> inputs;
+    for (Value operand : unit->getOperands())
+      if (isa<ShapedType>(operand.getType()))
+        inputs.insert(lookThroughViews(operand));
+    return SmallVector<Value, 4>(inputs.begin(), inputs.end());
+  }
+  bool getConsumers(Operation *unit,
+                    SmallVectorImpl<Operation *> &consumers) const override {
+    bool contained = true;
+    for (Value result : unit->getResults())
+      forEachReader(result, [&](OpOperand &use) {
+        Operation *user = use.getOwner();
+        if (isKernelOp(user) && user->getBlock() == unit->getBlock()) {
+          if (!llvm::is_contained(consumers, user))
+            consumers.push_back(user);
+        } else {
+          contained = false;
+        }
+      });
+    return contained;
+  }
+};
+
+/// The op that launches the kernel `op` runs in: its row kernel's
+/// reduction, else its location group's or structural root.
+Operation *getKernel(Operation *op) {
+  if (Operation *rowKernel = getRowKernel(LoweredFusionGraph(), op))
+    return rowKernel;
+  return getKernelRoot(op);
+}
+
+bool isComputedInKernel(Value value, Operation *kernel) {
+  Operation *def = lookThroughViews(value).getDefiningOp();
+  return def && isKernelOp(def) && getKernel(def) == kernel;
+}
+
+/// Whether `op`, in `kernel`, reads `value` from memory: not when the
+/// kernel computes it, nor when an earlier op of the kernel read it (a
+/// kernel reads each value once).
+bool readsFromMemory(Operation *op, Value value, Operation *kernel) {
+  // A fill of a constant is the accumulator's start, set in registers.
+  Operation *def = lookThroughViews(value).getDefiningOp();
+  if (isComputedInKernel(value, kernel) || (def && isScalarInit(def)))
+    return false;
+  bool earlier = false;
+  forEachReader(lookThroughViews(value), [&](OpOperand &use) {
+    Operation *reader = use.getOwner();
+    if (!earlier && reader != op && reader->getBlock() == op->getBlock() &&
+        reader->isBeforeInBlock(op) && isKernelOp(reader) &&
+        getKernel(reader) == kernel)
+      earlier = true;
+  });
+  return !earlier;
+}
+
+/// Whether every reader of `result` runs in `kernel`: the value stays in
+/// registers and is never written.
+bool staysInKernel(Value result, Operation *kernel) {
+  bool inside = !result.use_empty();
+  forEachReader(result, [&](OpOperand &use) {
+    Operation *reader = use.getOwner();
+    if (!isKernelOp(reader) || getKernel(reader) != kernel)
+      inside = false;
+  });
+  return inside;
+}
+
+/// The bytes of `op`'s kernel share: the `reads` it takes from memory and
+/// the results that leave the kernel.
+FailureOr<OpWork> countKernelBytes(Operation *op, ValueRange reads) {
+  Operation *kernel = getKernel(op);
+  SmallVector<Value> fromMemory;
+  for (Value value : reads)
+    if (readsFromMemory(op, value, kernel))
+      fromMemory.push_back(value);
+  FailureOr<OpWork> work = countBytes(op, fromMemory);
+  if (failed(work))
+    return failure();
+  // Weights are owned by their first reader, wherever it reads them from.
+  work->paramBytes = 0;
+  llvm::SmallPtrSet<Value, 4> counted;
+  for (Value value : reads)
+    if (isWeight(value) && counted.insert(value).second &&
+        ownsWeight(op, value))
+      work->paramBytes += getValueBytes(value.getType()).value_or(0);
+  for (Value result : op->getResults())
+    if (staysInKernel(result, kernel))
+      work->bytesWritten -= getValueBytes(result.getType()).value_or(0);
+  work->isFused = kernel != op;
+  return work;
 }
 
 FailureOr<OpWork> estimateLinalgWork(linalg::LinalgOp op) {
@@ -302,22 +505,16 @@ FailureOr<OpWork> estimateLinalgWork(linalg::LinalgOp op) {
 
   // Reads: the inputs, and the inits whose values the payload uses (a
   // matmul accumulates into its init; a map overwrites it).
-  // An op inside another op's kernel reads what that kernel computed from
-  // registers, not memory.
-  Operation *root = getKernelRoot(operation);
-  bool fused = root != operation;
   SmallVector<Value> reads;
-  auto read = [&](Value value) {
-    if (!fused || !isComputedInKernel(value, root))
-      reads.push_back(value);
-  };
   for (OpOperand *input : op.getDpsInputOperands())
-    read(input->get());
+    reads.push_back(input->get());
   for (OpOperand &init : op.getDpsInitsMutable())
     if (op.payloadUsesValueFromOperand(&init))
-      read(init.get());
+      reads.push_back(init.get());
 
-  FailureOr<OpWork> work = countBytes(operation, reads);
+  FailureOr<OpWork> work = op.hasPureTensorSemantics()
+                               ? countKernelBytes(operation, reads)
+                               : countBytes(operation, reads);
   if (failed(work))
     return failure();
   if (!op.hasPureTensorSemantics()) {
@@ -331,7 +528,6 @@ FailureOr<OpWork> estimateLinalgWork(linalg::LinalgOp op) {
     perPoint += getScalarFlops(&payload);
   work->flops = perPoint * product(loops);
   work->coversRegions = true;
-  work->isFused = fused;
   return work;
 }
 
@@ -357,11 +553,14 @@ struct TensorViewCostModel
 struct TensorMoveCostModel
     : public CostOpInterface::FallbackModel<TensorMoveCostModel> {
   FailureOr<OpWork> estimateWork(Operation *op) const {
-    FailureOr<OpWork> work = countBytes(op);
+    if (failed(checkStaticShapes(op)))
+      return failure();
+    FailureOr<OpWork> work = isKernelOp(op)
+                                 ? countKernelBytes(op, op->getOperands())
+                                 : countBytes(op, op->getOperands());
     if (failed(work))
       return failure();
     work->coversRegions = true; // a pad's or generate's yield computes nothing
-    work->isFused = isKernelOp(op) && getKernelRoot(op) != op;
     return work;
   }
 };

@@ -46,6 +46,7 @@ TEST(OpRegistry, HoldsEveryRuleOfAnOp) {
   EXPECT_EQ(matMul->sharding.strategies[1].collective,
             placer::Collective::AllReduce);
   EXPECT_EQ(matMul->sharding.strategies[2].name, "batch");
+  ASSERT_NE(matMul->fusion, nullptr);
   // "ai.onnx" is the default domain; another domain's op of the same name
   // is not ONNX's.
   EXPECT_EQ(registry.find("ai.onnx", "MatMul", 13), matMul);
@@ -64,6 +65,16 @@ TEST(OpRegistry, HoldsEveryRuleOfAnOp) {
   EXPECT_FALSE(registry.find("Relu", 14)->fold.has_value());
   EXPECT_NE(registry.find("Reshape", 14)->sharding.carry, nullptr);
   EXPECT_FALSE(registry.find("Reshape", 14)->sharding.followsInput);
+  // Softmax's rows: every axis from `axis` on before opset 13, `axis`
+  // alone after (two rules); MaxPool 16, which adds a gradient, inherits
+  // its rule.
+  ASSERT_NE(registry.find("Softmax", 11)->fusion, nullptr);
+  EXPECT_NE(registry.find("Softmax", 11)->fusion,
+            registry.find("Softmax", 13)->fusion);
+  ASSERT_NE(registry.find("MaxPool", 12)->fusion, nullptr);
+  EXPECT_NE(registry.find("MaxPool", 16), registry.find("MaxPool", 12));
+  EXPECT_EQ(registry.find("MaxPool", 16)->fusion,
+            registry.find("MaxPool", 12)->fusion);
   EXPECT_NE(registry.find("Conv", 11)->sharding.strategiesFor, nullptr);
   EXPECT_FALSE(registry.find("Acos", 7)->sharding.isSharded());
   EXPECT_TRUE(registry.find("Relu", 14)->sharding.followsInput);

@@ -466,6 +466,7 @@ void placer::lowering::registerContractionOps(OpRegistry &r) {
       .work(work::matMul())
       .backward(2.0)
       .gradient(gradients::matmul)
+      .fuses(fusion::contraction)
       .shard({"column", {kUnsplit, -1}, -1, Collective::None})
       .shard({"row", {-1, -2}, kUnsplit, Collective::AllReduce})
       .shard({"batch", {-3, -3}, -3, Collective::None});
@@ -473,7 +474,8 @@ void placer::lowering::registerContractionOps(OpRegistry &r) {
       .work(work::gemm())
       .backward(2.0)
       .gradient(gradients::gemm)
-      .shardBy(sharding::gemm);
+      .shardBy(sharding::gemm)
+      .fuses(fusion::gemm);
   r.add("Einsum", lowerEinsum).work(work::einsum()).backward(2.0);
   r.add("Det", lowerDet).work(work::determinant());
   r.allowDynamicDims({"MatMul", "Gemm"});

@@ -712,14 +712,17 @@ void placer::lowering::registerConvolutionPoolingOps(OpRegistry &r) {
       .work(work::conv())
       .backward(2.0)
       .gradient(gradients::conv)
-      .shardBy(sharding::conv);
+      .shardBy(sharding::conv)
+      .fuses(fusion::convolution);
   r.add("ConvTranspose", lowerConvTranspose)
       .work(work::convTranspose())
-      .backward(2.0);
+      .backward(2.0)
+      .fuses(fusion::convolution);
   r.add("MaxPool", lowerPool<true>)
       .work(work::pool())
       .backward(1.0)
-      .carriesSplit(sharding::channels);
+      .carriesSplit(sharding::channels)
+      .fuses(fusion::maxPool);
   // The gradient scatters with reduction=add, which opset 16 brought.
   r.add("MaxPool", lowerPool<true>, 16).gradient(gradients::maxPool);
   r.add("AveragePool", lowerPool<false>)
@@ -731,11 +734,13 @@ void placer::lowering::registerConvolutionPoolingOps(OpRegistry &r) {
       .work(work::perInputElement(1))
       .backward(1.0)
       .gradient(gradients::globalAveragePool)
-      .carriesSplit(sharding::channels);
+      .carriesSplit(sharding::channels)
+      .fuses(fusion::reduction);
   r.add("GlobalMaxPool", lowerGlobalPool<true>)
       .work(work::perInputElement(1))
       .backward(1.0)
-      .carriesSplit(sharding::channels);
+      .carriesSplit(sharding::channels)
+      .fuses(fusion::reduction);
   // A dynamic batch (dim 0): see checkBatchOnlyDynamic.
   r.allowDynamicDims(
       {"Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool"});

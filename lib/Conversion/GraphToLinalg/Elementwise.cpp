@@ -738,7 +738,8 @@ void placer::lowering::registerElementwiseOps(OpRegistry &r) {
       .followsInput()
       .fold(folders::cast());
   r.add("CastLike", lowerUnaryElementwise<castElement>)
-      .work(WorkRule::dataMovement());
+      .work(WorkRule::dataMovement())
+      .fuses(fusion::elementwise);
   // One generic over the output: any dims, dynamic ones included.
   r.allowDynamicDims({"Add",         "Sub",
                       "Mul",         "Div",

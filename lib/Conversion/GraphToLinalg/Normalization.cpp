@@ -359,28 +359,34 @@ void placer::lowering::registerNormalizationOps(OpRegistry &r) {
   r.add("Softmax", lowerSoftmax<false, false>)
       .work(work::perInputElement(5))
       .backward(1.0)
-      .carriesSplit(sharding::softmax);
+      .carriesSplit(sharding::softmax)
+      .fuses(fusion::coercedSoftmax);
   r.add("Softmax", lowerSoftmax<false, true>, 13)
       .gradient(gradients::softmax)
-      .carriesSplit(sharding::softmax);
+      .carriesSplit(sharding::softmax)
+      .fuses(fusion::softmax);
   r.add("LogSoftmax", lowerSoftmax<true, false>)
       .work(work::perInputElement(5))
       .backward(1.0)
-      .carriesSplit(sharding::softmax);
-  r.add("LogSoftmax", lowerSoftmax<true, true>, 13);
+      .carriesSplit(sharding::softmax)
+      .fuses(fusion::coercedSoftmax);
+  r.add("LogSoftmax", lowerSoftmax<true, true>, 13).fuses(fusion::softmax);
   r.add("LayerNormalization", lowerLayerNorm)
       .work(work::perInputElement(8))
       .backward(2.0)
       .gradient(gradients::layerNorm)
-      .carriesSplit(sharding::layerNorm);
+      .carriesSplit(sharding::layerNorm)
+      .fuses(fusion::layerNorm);
   r.add("BatchNormalization", lowerBatchNorm)
       .work(work::perInputElement(4))
       .backward(2.0)
       .gradient(gradients::batchNorm)
-      .carriesSplit(sharding::channels);
+      .carriesSplit(sharding::channels)
+      .fuses(fusion::batchNorm);
   r.add("InstanceNormalization", lowerInstanceNorm)
       .work(work::perInputElement(8))
-      .backward(2.0);
+      .backward(2.0)
+      .fuses(fusion::spatial);
   r.add("MeanVarianceNormalization", lowerMeanVarianceNorm)
       .work(work::perInputElement(8))
       .backward(2.0);

@@ -610,30 +610,41 @@ void placer::lowering::registerReductionOps(OpRegistry &r) {
   r.add("ReduceSum", lowerReduce<ReduceKind::Sum>)
       .work(work::perInputElement(1))
       .backward(1.0)
-      .gradient(gradients::reduceSum);
+      .gradient(gradients::reduceSum)
+      .fuses(fusion::reduction);
   r.add("ReduceMean", lowerReduce<ReduceKind::Mean>)
       .work(work::perInputElement(1))
       .backward(1.0)
-      .gradient(gradients::reduceMean);
+      .gradient(gradients::reduceMean)
+      .fuses(fusion::reduction);
   r.add("ReduceMax", lowerReduce<ReduceKind::Max>)
       .work(work::perInputElement(1))
-      .backward(1.0);
+      .backward(1.0)
+      .fuses(fusion::reduction);
   r.add("ReduceMin", lowerReduce<ReduceKind::Min>)
       .work(work::perInputElement(1))
-      .backward(1.0);
+      .backward(1.0)
+      .fuses(fusion::reduction);
   r.add("ReduceProd", lowerReduce<ReduceKind::Prod>)
-      .work(work::perInputElement(1));
+      .work(work::perInputElement(1))
+      .fuses(fusion::reduction);
   r.add("ReduceSumSquare", lowerReduce<ReduceKind::SumSquare>)
       .work(work::perInputElement(2))
-      .backward(1.0);
-  r.add("ReduceL1", lowerReduce<ReduceKind::L1>).work(work::perInputElement(1));
+      .backward(1.0)
+      .fuses(fusion::reduction);
+  r.add("ReduceL1", lowerReduce<ReduceKind::L1>)
+      .work(work::perInputElement(1))
+      .fuses(fusion::reduction);
   r.add("ReduceL2", lowerReduce<ReduceKind::L2>)
       .work(work::perInputElement(2))
-      .backward(1.0);
+      .backward(1.0)
+      .fuses(fusion::reduction);
   r.add("ReduceLogSum", lowerReduce<ReduceKind::LogSum>)
-      .work(work::perInputElement(1));
+      .work(work::perInputElement(1))
+      .fuses(fusion::reduction);
   r.add("ReduceLogSumExp", lowerReduce<ReduceKind::LogSumExp>)
-      .work(work::perInputElement(1));
+      .work(work::perInputElement(1))
+      .fuses(fusion::reduction);
   r.add("ArgMax", lowerArgExtreme<true>)
       .work(work::perInputElement(1))
       .backward(0.0);

@@ -164,4 +164,29 @@ std::optional<ShardSplit> channels(graph::NodeOp node, unsigned result,
 
 } // namespace placer::sharding
 
+namespace placer::fusion {
+
+/// FusionRoleFn rules (OpRegistry.h): an elementwise op that does not
+/// follow a split (Expand, CastLike); a reduction whose reduced axes the
+/// shapes tell (Reduce*, global pooling); Softmax and LogSoftmax (rows when
+/// the normalized axes are the last ones: from opset 13 one `axis`, before
+/// every axis from `axis` on); LayerNormalization (the axes
+/// before `axis`); InstanceNormalization (batch and channel); inference
+/// BatchNormalization (elementwise); MatMul, and Gemm, Conv, ConvTranspose
+/// and MaxPool when their lowering ends with the product or window
+/// reduction (no bias or scaling generic, one result): contractions.
+FusionRole elementwise(graph::NodeOp node);
+FusionRole contraction(graph::NodeOp node);
+FusionRole gemm(graph::NodeOp node);
+FusionRole convolution(graph::NodeOp node);
+FusionRole maxPool(graph::NodeOp node);
+FusionRole reduction(graph::NodeOp node);
+FusionRole coercedSoftmax(graph::NodeOp node);
+FusionRole softmax(graph::NodeOp node);
+FusionRole layerNorm(graph::NodeOp node);
+FusionRole spatial(graph::NodeOp node);
+FusionRole batchNorm(graph::NodeOp node);
+
+} // namespace placer::fusion
+
 #endif // PLACER_LIB_CONVERSION_GRAPHTOLINALG_RULES_H

@@ -821,7 +821,8 @@ void placer::lowering::registerShapeIndexingOps(OpRegistry &r) {
   r.add("Expand", lowerExpand)
       .work(WorkRule::dataMovement())
       .backward(1.0)
-      .gradient(gradients::expand);
+      .gradient(gradients::expand)
+      .fuses(fusion::elementwise);
   r.add("Pad", lowerPad).work(WorkRule::dataMovement()).backward(1.0);
   r.add("Tile", lowerTile).work(WorkRule::dataMovement()).backward(1.0);
   r.add("DepthToSpace", lowerDepthSpace<true>)

@@ -147,6 +147,19 @@ OpRegistry::EntryBuilder::shardBy(ShardStrategiesFn fn) {
   return *this;
 }
 
+OpRegistry::EntryBuilder &OpRegistry::EntryBuilder::fuses(FusionRoleFn fn) {
+  entry().fusion = fn;
+  return *this;
+}
+
+FusionRole OpEntry::getFusionRole(graph::NodeOp node) const {
+  if (fusion)
+    return fusion(node);
+  if (sharding.followsInput)
+    return {FusionKind::Elementwise};
+  return {};
+}
+
 void OpRegistry::beginFamily(StringRef name, StringRef description) {
   families.push_back({name.str(), description.str()});
 }
@@ -201,6 +214,8 @@ void OpRegistry::finalize() {
         entry.fold = before.fold;
       if (!entry.sharding.isSharded())
         entry.sharding = before.sharding;
+      if (!entry.fusion)
+        entry.fusion = before.fusion;
     }
   }
 }

@@ -1,7 +1,9 @@
 // Upstream ops for upstream-costs.mlir: linalg named, generic and reduction
 // ops, tensor views and moves, elementwise arith/math on tensors. Each op
 // has its own NameLoc (its name in the report), except `conv` and its bias
-// add, which share one: a lowering's two ops of one source op.
+// add, which share one: a lowering's two ops of one source op. The
+// structure fuses across names: `relu_exp` alone reads the matmul (its
+// epilogue), the conv alone reads `pad`.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #bias = affine_map<(d0, d1, d2, d3) -> (d3)>
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>

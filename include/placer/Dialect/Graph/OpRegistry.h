@@ -249,6 +249,33 @@ struct ShardingRule {
 /// diagnostics).
 llvm::StringRef stringifyCollective(Collective collective);
 
+/// How a backend fuses an op with its neighbours into one kernel
+/// (docs/CostModel.md, "Kernels"): a row reduction (Softmax,
+/// LayerNormalization, a ReduceMean over the last axes) runs with the
+/// elementwise ops that feed it or read it in one kernel per block of rows;
+/// a product or convolution runs the one elementwise op that alone reads its
+/// result as its epilogue (a bias add: cuBLASLt's, cuDNN's, oneDNN's
+/// post-op). The cost model groups units by these roles alike at the graph
+/// level and after lowering, so a model costs the same at both.
+enum class FusionKind {
+  None,         ///< its own kernel; a fusion boundary
+  Elementwise,  ///< one output element per element of its (broadcast) inputs
+  RowReduction, ///< reduces input 0 over its trailing axes, row by row
+  Contraction   ///< a product, convolution or pooling whose result comes
+                ///< straight from its reduction: takes an epilogue
+};
+
+/// A node's fusion role: its kind and, for a row reduction, how many leading
+/// axes of input 0 index the rows (the remaining ones are reduced).
+struct FusionRole {
+  FusionKind kind = FusionKind::None;
+  int64_t rowAxes = 0;
+};
+
+/// The role of a node whose attributes decide it (which axes a reduction
+/// reduces; whether a BatchNormalization computes batch statistics).
+using FusionRoleFn = FusionRole (*)(graph::NodeOp node);
+
 //===----------------------------------------------------------------------===//
 // Entries and the registry
 //===----------------------------------------------------------------------===//
@@ -277,7 +304,12 @@ struct OpEntry {
   /// arithmetic), before any MLIR exists.
   std::optional<FoldRule> fold;
   ShardingRule sharding;
+  /// Unset: elementwise when the op follows its input's split (the
+  /// elementwise ops), else no fusion.
+  FusionRoleFn fusion = nullptr;
 
+  /// The node's fusion role (see FusionRoleFn).
+  FusionRole getFusionRole(graph::NodeOp node) const;
   bool isDefaultDomain() const { return domain.empty(); }
   /// `opType`, prefixed by `domain.` outside the default domain.
   std::string getQualifiedName() const;
@@ -301,6 +333,7 @@ public:
     EntryBuilder &followsInput();
     EntryBuilder &carriesSplit(ShardCarryFn fn);
     EntryBuilder &shardBy(ShardStrategiesFn fn);
+    EntryBuilder &fuses(FusionRoleFn fn);
 
   private:
     OpEntry &entry();
