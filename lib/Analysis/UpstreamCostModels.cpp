@@ -222,10 +222,27 @@ RowFusionGraph::Role classifyStructure(Operation *op);
 /// cuBLASLt and oneDNN apply in the same call). One epilogue op only, as
 /// at the graph level (FusionKind::Contraction).
 Operation *getStructuralRoot(Operation *op) {
-  if (auto pad = dyn_cast<tensor::PadOp>(op)) {
-    if (pad->hasOneUse() && reducesInKernel(*pad->user_begin()))
-      return *pad->user_begin();
-    return op;
+  // A chain of insert_slices into one tensor (a concatenation) is one copy
+  // kernel, launched by its first.
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
+    Operation *head = op;
+    while (auto before = head->getOperand(1).getDefiningOp<tensor::InsertSliceOp>()) {
+      if (!before->hasOneUse())
+        break;
+      head = before;
+    }
+    return head;
+  }
+  if (isa<tensor::PadOp>(op)) {
+    // Read by one convolution alone, views looked through (a grouped one
+    // reads it reshaped).
+    Operation *reader = nullptr;
+    bool alone = true;
+    forEachReader(op->getResult(0), [&](OpOperand &use) {
+      alone &= !reader || reader == use.getOwner();
+      reader = use.getOwner();
+    });
+    return alone && reducesInKernel(reader) ? reader : op;
   }
   if (classifyStructure(op).kind != FusionKind::Elementwise)
     return op;
@@ -442,9 +459,11 @@ bool isComputedInKernel(Value value, Operation *kernel) {
 /// kernel computes it, nor when an earlier op of the kernel read it (a
 /// kernel reads each value once).
 bool readsFromMemory(Operation *op, Value value, Operation *kernel) {
-  // A fill of a constant is the accumulator's start, set in registers.
+  // A fill of a constant is the accumulator's start, set in registers; an
+  // empty tensor holds nothing to read.
   Operation *def = lookThroughViews(value).getDefiningOp();
-  if (isComputedInKernel(value, kernel) || (def && isScalarInit(def)))
+  if (isComputedInKernel(value, kernel) ||
+      (def && (isScalarInit(def) || isa<tensor::EmptyOp>(def))))
     return false;
   bool earlier = false;
   forEachReader(lookThroughViews(value), [&](OpOperand &use) {
@@ -480,13 +499,25 @@ FailureOr<OpWork> countKernelBytes(Operation *op, ValueRange reads) {
   FailureOr<OpWork> work = countBytes(op, fromMemory);
   if (failed(work))
     return failure();
-  // Weights are owned by their first reader, wherever it reads them from.
+  // Weights are owned by their first reader, wherever it reads them from
+  // and through whatever views (a grouped convolution reads its filter
+  // reshaped).
   work->paramBytes = 0;
   llvm::SmallPtrSet<Value, 4> counted;
-  for (Value value : reads)
-    if (isWeight(value) && counted.insert(value).second &&
-        ownsWeight(op, value))
-      work->paramBytes += getValueBytes(value.getType()).value_or(0);
+  for (Value value : reads) {
+    Value weight = lookThroughViews(value);
+    if (!isWeight(weight) || !counted.insert(weight).second)
+      continue;
+    Operation *first = nullptr;
+    forEachReader(weight, [&](OpOperand &use) {
+      Operation *reader =
+          op->getBlock()->findAncestorOpInBlock(*use.getOwner());
+      if (reader && (!first || reader->isBeforeInBlock(first)))
+        first = reader;
+    });
+    if (first == op)
+      work->paramBytes += getValueBytes(weight.getType()).value_or(0);
+  }
   for (Value result : op->getResults())
     if (staysInKernel(result, kernel))
       work->bytesWritten -= getValueBytes(result.getType()).value_or(0);
