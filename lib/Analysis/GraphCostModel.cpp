@@ -37,13 +37,17 @@ bool ownsConstant(NodeOp node, ConstantOp constant) {
 // Row kernels (RowFusion.h) over nodes
 //===----------------------------------------------------------------------===//
 
-/// A node that relabels its input 0 (Reshape, Squeeze, Identity...).
+/// A node that relabels its input 0 (Reshape, Squeeze, Identity...): a
+/// view of all of it. (A slice is a view of part: what reads it reads
+/// that part, not its input.)
 bool isViewNode(Operation *op) {
   auto node = dyn_cast<NodeOp>(op);
-  if (!node || node->getNumOperands() == 0)
+  if (!node || node->getNumOperands() == 0 || node->getNumResults() != 1)
     return false;
   const OpEntry *entry = getOnnxOps().find(node);
-  return entry && entry->work && entry->work->kind == WorkKind::View;
+  return entry && entry->work && entry->work->isViewFor(node) &&
+         getTypeBytes(node->getOperand(0).getType()) ==
+             getTypeBytes(node->getResult(0).getType());
 }
 
 Value lookThroughViewNodes(Value value) {
@@ -204,7 +208,7 @@ FailureOr<OpWork> estimateNodeWork(NodeOp node) {
   StringRef op = node.getOpType();
   const OpEntry *entry = getOnnxOps().find(node);
   const WorkRule *rule = entry && entry->work ? &*entry->work : nullptr;
-  if (rule && rule->kind == WorkKind::View) {
+  if (rule && rule->isViewFor(node)) {
     work.isFree = true;
     return work;
   }

@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
@@ -51,6 +52,13 @@ bool isPureStaticOp(Operation *op) {
 /// sending it would cost more.
 bool buildsFromScalars(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  // A region that reads a tensor from above copies from it.
+  llvm::SetVector<Value> captured;
+  for (Region &region : op->getRegions())
+    getUsedValuesDefinedAbove(region, captured);
+  if (llvm::any_of(captured,
+                   [](Value v) { return isa<ShapedType>(v.getType()); }))
+    return false;
   return llvm::all_of(op->getOpOperands(), [&](OpOperand &operand) {
     return !isa<ShapedType>(operand.get().getType()) ||
            (linalgOp && linalgOp.isDpsInit(&operand) &&
@@ -81,6 +89,14 @@ llvm::StringSet<> getUpdatedNames(Block &block) {
 
 } // namespace
 
+SmallVector<Value> placer::getReadValues(Operation *op) {
+  llvm::SetVector<Value> used(op->getOperands().begin(),
+                              op->getOperands().end());
+  for (Region &region : op->getRegions())
+    getUsedValuesDefinedAbove(region, used);
+  return used.takeVector();
+}
+
 OpRoles::OpRoles(Block &block) {
   llvm::StringSet<> updated = getUpdatedNames(block);
   auto isState = [&](Operation *def) {
@@ -90,7 +106,7 @@ OpRoles::OpRoles(Block &block) {
   // An op that reads training state runs once per step on one device:
   // a copy elsewhere would read a stale copy of the state.
   auto fromCompileTimeValues = [&](Operation &op) {
-    return llvm::all_of(op.getOperands(), [&](Value v) {
+    return llvm::all_of(getReadValues(&op), [&](Value v) {
       Operation *def = v.getDefiningOp();
       return def && def->getBlock() == &block &&
              getRole(def) != OpRole::Placed && !isState(def);

@@ -12,7 +12,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <map>
@@ -32,16 +31,6 @@ namespace {
 constexpr llvm::StringLiteral kPosition = dist::kPositionAttrName;
 constexpr llvm::StringLiteral kArg = dist::kArgAttrName;
 constexpr llvm::StringLiteral kResult = dist::kResultAttrName;
-
-/// Values `op` reads from outside itself: operands, and values its regions
-/// use but do not define.
-SmallVector<Value> getUsedValues(Operation *op) {
-  llvm::SetVector<Value> used(op->getOperands().begin(),
-                              op->getOperands().end());
-  for (Region &region : op->getRegions())
-    getUsedValuesDefinedAbove(region, used);
-  return used.takeVector();
-}
 
 bool isOptimizerNode(Operation *op) {
   return isa<graph::NodeOp>(op) && op->hasAttr(kOptimizerNodeAttrName);
@@ -192,7 +181,7 @@ public:
     for (Operation &op : body.without_terminator()) {
       if (!roles.isPlaced(&op))
         continue;
-      for (Value v : getUsedValues(&op))
+      for (Value v : getReadValues(&op))
         if (Operation *def = v.getDefiningOp())
           if (roles.isPlaced(def) && deviceOf.at(def) != deviceOf.at(&op))
             readers[v].insert(deviceOf.at(&op));
@@ -220,7 +209,7 @@ public:
         continue;
       }
       Stage &stage = stages[stageOf.at(deviceOf.at(&op))];
-      for (Value v : getUsedValues(&op))
+      for (Value v : getReadValues(&op))
         materialize(stage, v);
       Operation *clone = stage.builder.clone(op, stage.mapping);
       clone->setAttr(kPosition, stage.builder.getI64IntegerAttr(position));
@@ -365,7 +354,7 @@ private:
   /// node.
   void copyToStage(Stage &stage, Operation *def, OpRole role) {
     if (role == OpRole::Replicated)
-      for (Value operand : getUsedValues(def))
+      for (Value operand : getReadValues(def))
         materialize(stage, operand);
     OpBuilder::InsertionGuard guard(stage.builder);
     Block &entry = stage.func.getBody().front();
@@ -667,7 +656,7 @@ struct MergeDevicesPass
     OpBuilder body = OpBuilder::atBlockEnd(entry);
     std::map<int64_t, Operation *> replicas; // position -> merged copy
     for (auto &[position, op] : ops) {
-      for (Value v : getUsedValues(op)) {
+      for (Value v : getReadValues(op)) {
         if (mapping.contains(v))
           continue;
         auto recv = v.getDefiningOp<dist::RecvOp>();

@@ -53,6 +53,12 @@ private:
   llvm::DenseMap<mlir::Operation *, OpRole> roles;
 };
 
+/// The values `op` reads from outside itself: its operands, and the values
+/// its regions use but do not define (a tensor.generate's or a linalg
+/// payload's tensor.extract of a tensor from above). Roles, edges and
+/// channels all count both.
+llvm::SmallVector<mlir::Value> getReadValues(mlir::Operation *op);
+
 /// The constant a Folded op stands for: what its op registry entry folds
 /// it to from its operand types (OpEntry::foldFromTypes: Shape and Size of
 /// a static tensor), or null for any other op.

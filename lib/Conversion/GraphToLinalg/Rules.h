@@ -37,6 +37,10 @@ WorkRule nonMaxSuppression();
 WorkRule loss();
 WorkRule softmaxLoss();
 WorkRule recurrent();
+/// Slice: a view (tensor.extract_slice) when its starts, ends, axes and
+/// steps are known at compile time and every step is forward; otherwise a
+/// copy.
+WorkRule slice();
 
 } // namespace placer::work
 

@@ -802,12 +802,12 @@ void placer::lowering::registerShapeIndexingOps(OpRegistry &r) {
       .gradient(gradients::concat)
       .fold(folders::concat());
   r.add("Slice", lowerSlice)
-      .work(WorkRule::dataMovement())
+      .work(work::slice())
       .backward(1.0)
       .gradient(gradients::slice)
       .fold(folders::slice());
   r.add("Split", lowerSplit)
-      .work(WorkRule::dataMovement())
+      .work(WorkRule::view())
       .backward(1.0)
       .gradient(gradients::split)
       .carriesSplit(sharding::split);

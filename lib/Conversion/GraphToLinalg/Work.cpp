@@ -355,3 +355,47 @@ WorkRule work::recurrent() {
                            "2 · seq · batch · (numel(W) + numel(R)) + 4 · seq "
                            "· batch · gate elements");
 }
+
+namespace {
+
+/// The integers of a compile-time input of `node` (a graph.constant), or
+/// nothing.
+std::optional<SmallVector<int64_t>> constantInts(graph::NodeOp node,
+                                                 unsigned i) {
+  if (i >= node->getNumOperands())
+    return std::nullopt;
+  auto constant = node->getOperand(i).getDefiningOp<graph::ConstantOp>();
+  auto dense = constant ? dyn_cast<DenseIntElementsAttr>(constant.getValue())
+                        : DenseIntElementsAttr();
+  if (!dense)
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  for (const APInt &v : dense.getValues<APInt>())
+    values.push_back(v.getSExtValue());
+  return values;
+}
+
+bool isForwardSlice(graph::NodeOp node) {
+  // Opset 1: starts, ends and axes are attributes; steps are 1.
+  if (node.getAttrs().get("starts"))
+    return true;
+  auto absent = [&](unsigned i) {
+    return i >= node->getNumOperands() ||
+           isa<NoneType>(node->getOperand(i).getType());
+  };
+  if (!constantInts(node, 1) || !constantInts(node, 2) ||
+      !(absent(3) || constantInts(node, 3)))
+    return false;
+  if (absent(4))
+    return true;
+  std::optional<SmallVector<int64_t>> steps = constantInts(node, 4);
+  return steps && llvm::all_of(*steps, [](int64_t step) { return step > 0; });
+}
+
+} // namespace
+
+WorkRule work::slice() {
+  return WorkRule::viewOrCopy(
+      isForwardSlice, "view when starts, ends, axes and steps are constants "
+                      "and every step is forward; else 0 FLOPs: memory-bound");
+}

@@ -69,7 +69,7 @@ std::string WorkRule::describe() const {
   case WorkKind::View:
     return "view: no kernel";
   case WorkKind::DataMovement:
-    return "0 FLOPs: memory-bound";
+    return viewWhen ? text : "0 FLOPs: memory-bound";
   case WorkKind::SparseRead:
     return "0 FLOPs: reads the indices and the gathered rows only";
   case WorkKind::Compute:

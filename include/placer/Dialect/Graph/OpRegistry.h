@@ -84,6 +84,10 @@ requireStaticShape(graph::NodeOp node, mlir::Value value,
 using Flops = mlir::FailureOr<std::optional<double>>;
 using FlopsFormula = Flops (*)(const WorkArgs &);
 
+/// Whether a data-movement node's lowering is a view of its input for this
+/// node (a Slice with forward steps is a tensor.extract_slice).
+using ViewFn = bool (*)(graph::NodeOp node);
+
 /// The work of one node: its kind and, for compute, the formula and its
 /// per-element count (what perOutputElement-style formulas multiply by).
 struct WorkRule {
@@ -93,8 +97,19 @@ struct WorkRule {
   /// What the rule counts, as docs/OpCoverage.md prints it ("2 · numel(Y)
   /// · K"); per-element rules say it themselves.
   std::string text;
+  /// DataMovement: the nodes that are views after all.
+  ViewFn viewWhen = nullptr;
 
   static WorkRule view() { return {WorkKind::View}; }
+  /// Data movement, or a view for the nodes `fn` holds for (`text` says
+  /// which).
+  static WorkRule viewOrCopy(ViewFn fn, std::string text) {
+    return {WorkKind::DataMovement, nullptr, 0, std::move(text), fn};
+  }
+  /// Whether `node` launches no kernel: a view.
+  bool isViewFor(graph::NodeOp node) const {
+    return kind == WorkKind::View || (viewWhen && viewWhen(node));
+  }
   static WorkRule dataMovement() { return {WorkKind::DataMovement}; }
   static WorkRule sparseRead() { return {WorkKind::SparseRead}; }
   static WorkRule compute(FlopsFormula formula, double perElement,
