@@ -12,7 +12,9 @@ decoder is placed with tensor-degrees=RANKS on RANKS devices of a cluster
 describing this machine's MPI ranks (profiled op times, links of
 --bandwidth and --latency, as pipeline.py's): the three-dimensional planner
 predicts the time per sample from the profile and the collectives' link
-model. Then the unsplit model runs on one rank and the split one under
+model. With --objective latency (the default) it plans one sample's latency
+over degrees 1 and RANKS and chooses the degree itself (the table says
+which); with throughput, tensor-degrees=RANKS at one microbatch. Then the unsplit model runs on one rank and the split one under
 `mpirun -n RANKS`, one sample per run (batch 1, one microbatch); medians
 over --repeat runs. Outputs are compared with PyTorch's. Results: a table
 on stdout and WORK/tensor_parallel.json.
@@ -38,6 +40,7 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     pipeline.mpi_arguments(parser, repeat=9)
     parser.add_argument("--d", type=int, default=1024)
+    parser.add_argument("--objective", choices=["latency", "throughput"], default="latency")
     parser.add_argument("--heads", type=int, default=16)
     parser.add_argument("--layers", type=int, default=4)
     args = parser.parse_args()
@@ -62,9 +65,11 @@ def main():
          "--repeat", "3", "--cache-dir", cache])
     split = os.path.join(args.work, "tensor.mlir")
     plan_json = os.path.join(args.work, "plan.json")
+    degrees = ("1,%d" % args.ranks) if args.objective == "latency" else str(args.ranks)
     run([tool("placer-opt"), mlir,
-         "--partition-devices=devices=%d tensor-degrees=%d microbatches=1 cluster=%s "
-         "profile=%s report=%s" % (args.ranks, args.ranks, cluster_json, profile, plan_json),
+         "--partition-devices=devices=%d tensor-degrees=%s objective=%s microbatches=1 "
+         "cluster=%s profile=%s report=%s" % (args.ranks, degrees, args.objective,
+                                              cluster_json, profile, plan_json),
          "-o", split])
     with open(plan_json) as f:
         plan = json.load(f)
@@ -89,15 +94,17 @@ def main():
               for name, value in logits.items()}
     whole_s = whole["seconds_per_run"]["median"]
     tensor_s = split_run["seconds_per_run"]["median"]
-    predicted = plan["time_per_sample"]
-    stages = [(s.get("tensor"), s.get("data")) for s in plan["stages"]]
+    predicted = plan["latency"] if args.objective == "latency" else plan["time_per_sample"]
+    stages = [(s["tensor_degree"], s["data_degree"]) for s in plan["stages"]]
     row = {"d": args.d, "heads": args.heads, "layers": args.layers, "ranks": args.ranks,
+           "objective": args.objective,
            "plan_stages_tensor_data": stages,
            "whole_seconds": whole_s, "tensor_seconds": tensor_s,
            "tensor_over_whole": tensor_s / whole_s,
            "predicted_seconds": predicted, "measured_over_predicted": tensor_s / predicted,
            "max_rel_error_vs_torch": errors,
            "per_rank": split_run["ranks"]}
+    print("plan (%s): stages (t, d) %s" % (args.objective, stages))
     print("%6s %6s %12s %12s %8s %12s %9s  %s" % (
         "d", "ranks", "whole_s", "tensor_s", "ratio", "predicted_s", "meas/pred",
         "error vs torch (whole, tensor)"))

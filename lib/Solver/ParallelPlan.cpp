@@ -39,6 +39,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -99,6 +100,29 @@ double tensorTime(const ParallelProblem &problem, const std::vector<int> &stage,
   return time;
 }
 
+/// The same tensors on one sample's way: each that the stage reads from
+/// another stage, once.
+double tensorLatency(const ParallelProblem &problem,
+                     const std::vector<int> &stage,
+                     const std::vector<char> &inStage) {
+  if (problem.tensors.empty())
+    return 0;
+  std::vector<int> touched;
+  for (int v : stage)
+    llvm::append_range(touched, problem.tensorsAt[v]);
+  llvm::sort(touched);
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  double time = 0;
+  for (int i : touched) {
+    const ParallelTensor &tensor = problem.tensors[i];
+    if (!inStage[tensor.producer] &&
+        llvm::any_of(tensor.consumers,
+                     [&](int consumer) { return inStage[consumer] != 0; }))
+      time += tensor.time;
+  }
+  return time;
+}
+
 /// The Pareto frontiers of a stage's configuration choices, layer by
 /// layer: level 0 is the empty choice, level i the first i layers'. One is
 /// reused for every stage a planner looks at (millions on op-level graphs),
@@ -128,15 +152,20 @@ struct StageFrontier {
   }
 };
 
-/// Builds `frontier` for `stage` at degree t. Returns false when some layer
-/// of D has no configuration for t, or no choice fits in memory.
+/// Builds `frontier` for `stage` at degree t, its x the stage's time (for
+/// `objective`) before the data-parallel degree divides it. Returns false
+/// when some layer of D has no configuration for t, or no choice fits in
+/// memory.
 bool buildFrontier(const ParallelProblem &problem,
                    const std::vector<int> &stage,
                    const std::vector<char> &inStage, int t, int maxY,
-                   StageFrontier &frontier, int64_t limit, bool &overflow) {
+                   Objective objective, StageFrontier &frontier, int64_t limit,
+                   bool &overflow) {
+  bool latency = objective == Objective::Latency;
   // Transfers of the seed model depend on the stage, not on the choice.
   FrontierPoint empty;
-  empty.x = tensorTime(problem, stage, inStage);
+  empty.x = latency ? tensorLatency(problem, stage, inStage)
+                    : tensorTime(problem, stage, inStage);
   frontier.depth = 0;
   frontier.level(0).assign(1, empty);
   // The least memory (at y = 1) the layers after each one add, whatever
@@ -161,14 +190,16 @@ bool buildFrontier(const ParallelProblem &problem,
     next.clear();
     for (auto [c, config] : llvm::enumerate(configs)) {
       // Each cut edge moves its bytes plus this configuration's sync bytes
-      // both ways (forward activation, backward gradient).
+      // both ways (forward activation, backward gradient). On one sample's
+      // way an edge's bytes count once, where they arrive.
       double traffic = 0;
       for (auto [i, e] : llvm::enumerate(problem.inEdges[v]))
         if (!inStage[problem.edges[e].from])
           traffic += 2 * (problem.edges[e].bytes + config.syncIn[i]);
       for (auto [i, e] : llvm::enumerate(problem.outEdges[v]))
         if (!inStage[problem.edges[e].to])
-          traffic += 2 * (problem.edges[e].bytes + config.syncOut[i]);
+          traffic += 2 * ((latency ? 0 : problem.edges[e].bytes) +
+                          config.syncOut[i]);
       double x = config.timePerSample + traffic / problem.bandwidth;
       for (auto [p, point] : llvm::enumerate(current)) {
         FrontierPoint extended{point.x + x,
@@ -262,6 +293,9 @@ public:
 private:
   llvm::Error buildLattice();
   llvm::Error buildOptions();
+  /// Objective::Latency: the least latency within the devices, by a DP over
+  /// the ideals keeping (devices used, latency) Pareto pairs; the plan.
+  llvm::Expected<ParallelPlan> leastLatency();
   /// f for threshold T; with `choices`, the option each state took.
   bool feasible(double threshold, std::vector<int64_t> *choices);
   int largestY(const StageOption &option, double threshold) const;
@@ -272,6 +306,7 @@ private:
 
   const ParallelProblem &problem;
   const ParallelPlanOptions &options;
+  bool latency = options.objective == Objective::Latency;
   /// Largest sum of data-parallel degrees: min(N, devices).
   int maxS = 0;
   /// The ideals of the layer graph with each free source glued to its
@@ -391,7 +426,7 @@ llvm::Error Planner::buildOptions() {
   int largestD =
       problem.maxDataDegree > 0 ? std::min(maxS, problem.maxDataDegree) : maxS;
   for (int d = 1; d <= largestD; ++d)
-    if (problem.microbatches % d == 0)
+    if (problem.microbatches % d == 0 && (!latency || d == 1))
       dataDegrees.push_back(d);
 
   // Per ideal, the sum over its layers of the least memory any of their
@@ -445,8 +480,8 @@ llvm::Error Planner::buildOptions() {
       std::vector<int> stage = stageLayers(from, to, inStage);
       for (int t : degrees) { // each at most maxDevices
         bool overflow = false;
-        if (!buildFrontier(problem, stage, inStage, t, maxS, levels,
-                           options.frontierLimit, overflow)) {
+        if (!buildFrontier(problem, stage, inStage, t, maxS, options.objective,
+                           levels, options.frontierLimit, overflow)) {
           if (overflow)
             return llvm::createStringError(
                 "the configurations of the " + std::to_string(stage.size()) +
@@ -465,6 +500,18 @@ llvm::Error Planner::buildOptions() {
           int64_t devices = problem.footprint(t, d);
           if (devices == 0 || devices > problem.maxDevices)
             continue;
+          if (latency) {
+            // One sample in flight, every point fits: the fastest is the
+            // stage's only record.
+            int best = 0;
+            for (auto [p, point] : llvm::enumerate(frontier))
+              if (point.x < frontier[best].x)
+                best = static_cast<int>(p);
+            stageOptions.push_back({to, t, d,
+                                    static_cast<uint32_t>(records.size()), 1});
+            records.push_back({frontier[best].x, 1, best});
+            continue;
+          }
           double resyncBandwidth = problem.resyncBandwidth(t, d);
           byTime.clear();
           for (auto [p, point] : llvm::enumerate(frontier)) {
@@ -602,8 +649,8 @@ ParallelPlan Planner::reconstruct(double threshold) {
     stage.tensorDegree = option.t;
     stage.dataDegree = option.d;
     bool overflow = false;
-    buildFrontier(problem, stage.layers, inStage, option.t, maxS, levels,
-                  options.frontierLimit, overflow);
+    buildFrontier(problem, stage.layers, inStage, option.t, maxS,
+                  options.objective, levels, options.frontierLimit, overflow);
     // The record in force at y = ceil(s / d) and T: the last one at most T
     // (its maxY covers y).
     const StepRecord *begin = records.data() + option.first;
@@ -658,6 +705,90 @@ void layOut(const ParallelProblem &problem, ParallelPlan &plan) {
   }
 }
 
+llvm::Expected<ParallelPlan> Planner::leastLatency() {
+  // Per ideal, the plans of its layers that no other beats in both devices
+  // and latency, fewest devices first (latency then falls): each one a
+  // device count, its latency, the option that reached it, and the ideal
+  // and entry it extended.
+  struct Entry {
+    int devices = 0;
+    double latency = 0;
+    int64_t option = -1, from = -1, previous = -1;
+  };
+  int64_t count = lattice.size();
+  std::vector<std::vector<Entry>> best(count);
+  best[0].push_back({});
+  std::vector<Entry> merged;
+  for (int64_t from = 0; from < count; ++from)
+    for (int64_t o = optionsFrom[from]; o < optionsFrom[from + 1]; ++o) {
+      const StageOption &option = stageOptions[o];
+      assert(option.to > from && "a stage adds layers");
+      int devices = static_cast<int>(problem.footprint(option.t, option.d));
+      double time = records[option.first].time;
+      std::vector<Entry> &target = best[option.to];
+      merged.clear();
+      for (auto [e, entry] : llvm::enumerate(best[from]))
+        if (entry.devices + devices <= problem.maxDevices)
+          merged.push_back({entry.devices + devices, entry.latency + time, o,
+                            from, static_cast<int64_t>(e)});
+      if (merged.empty())
+        continue;
+      // Merge with what the ideal has, keeping the staircase (ties: the
+      // earlier, so the result is deterministic).
+      llvm::append_range(merged, target);
+      std::stable_sort(merged.begin(), merged.end(),
+                       [](const Entry &a, const Entry &b) {
+                         return a.devices < b.devices ||
+                                (a.devices == b.devices &&
+                                 a.latency < b.latency);
+                       });
+      target.clear();
+      for (const Entry &entry : merged)
+        if (target.empty() || entry.latency < target.back().latency)
+          target.push_back(entry);
+    }
+  const std::vector<Entry> &full = best[count - 1];
+  if (full.empty())
+    return llvm::createStringError(
+        "no plan fits in " + std::to_string(problem.memoryPerDevice) +
+        " bytes per device on " + std::to_string(problem.maxDevices) +
+        " devices: some layers fit in no stage at any degree");
+  // The staircase's last entry has the least latency.
+  std::vector<int64_t> path;
+  for (int64_t at = count - 1, e = static_cast<int64_t>(full.size()) - 1;
+       at != 0;) {
+    const Entry &entry = best[at][e];
+    path.push_back(entry.option);
+    at = entry.from;
+    e = entry.previous;
+  }
+  ParallelPlan plan = stats;
+  plan.objective = Objective::Latency;
+  StageFrontier levels;
+  std::vector<char> inStage(problem.size());
+  int64_t at = 0;
+  for (int64_t o : llvm::reverse(path)) {
+    const StageOption &option = stageOptions[o];
+    const StepRecord &record = records[option.first];
+    ParallelStage stage;
+    stage.layers = stageLayers(at, option.to, inStage);
+    stage.tensorDegree = option.t;
+    stage.dataDegree = option.d;
+    bool overflow = false;
+    buildFrontier(problem, stage.layers, inStage, option.t, 1,
+                  Objective::Latency, levels, options.frontierLimit, overflow);
+    const FrontierPoint &chosen = levels.last()[record.point];
+    stage.time = record.time;
+    stage.memory = chosen.a + chosen.b;
+    stage.configs = levels.configsOf(record.point);
+    plan.timePerSample += stage.time;
+    plan.devicesUsed += static_cast<int>(problem.footprint(option.t, option.d));
+    plan.stages.push_back(std::move(stage));
+    at = option.to;
+  }
+  return plan;
+}
+
 llvm::Expected<ParallelPlan> Planner::run() {
   auto start = std::chrono::steady_clock::now();
   if (problem.size() == 0)
@@ -670,7 +801,8 @@ llvm::Expected<ParallelPlan> Planner::run() {
         "devices per node must be a power of two, with an intra-node "
         "bandwidth (got " +
         std::to_string(problem.devicesPerNode) + ")");
-  maxS = std::min(problem.microbatches, problem.maxDevices);
+  // One sample in flight for latency: every stage at d = 1, y = 1.
+  maxS = latency ? 1 : std::min(problem.microbatches, problem.maxDevices);
   if (llvm::Error error = buildLattice())
     return std::move(error);
   // The feasibility table has a row of maxS + 1 entries per ideal.
@@ -683,6 +815,14 @@ llvm::Expected<ParallelPlan> Planner::run() {
         " entries; give fewer devices or microbatches, or coarsen the graph");
   if (llvm::Error error = buildOptions())
     return std::move(error);
+  if (latency) {
+    llvm::Expected<ParallelPlan> plan = leastLatency();
+    if (!plan)
+      return plan.takeError();
+    layOut(problem, *plan);
+    plan->seconds = secondsSince(start);
+    return plan;
+  }
   if (candidates.empty() || !feasible(candidates.back(), nullptr))
     return llvm::createStringError(
         "no plan fits in " + std::to_string(problem.memoryPerDevice) +
@@ -720,8 +860,8 @@ placer::solver::bestStageChoice(const ParallelProblem &problem,
     inStage[v] = 1;
   StageFrontier levels;
   bool overflow = false;
-  if (!buildFrontier(problem, layers, inStage, t, y, levels,
-                     ParallelPlanOptions().frontierLimit, overflow))
+  if (!buildFrontier(problem, layers, inStage, t, y, Objective::Throughput,
+                     levels, ParallelPlanOptions().frontierLimit, overflow))
     return llvm::createStringError(
         overflow ? "too many Pareto-optimal choices"
                  : "a layer has no configuration for this degree, or none "

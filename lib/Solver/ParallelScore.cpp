@@ -15,6 +15,69 @@
 
 using namespace placer::solver;
 
+namespace {
+
+/// One sample through `plan`, whose stages are checked but for their
+/// configurations (ParallelProblem, "One sample's latency").
+llvm::Expected<double> scoreLatency(const ParallelProblem &problem,
+                                    ParallelPlan &plan,
+                                    const std::vector<int> &stageOf) {
+  auto invalid = [](const std::string &what) {
+    return llvm::createStringError("invalid plan: " + what);
+  };
+  std::vector<double> tensorSeconds(plan.stages.size(), 0);
+  for (const ParallelTensor &tensor : problem.tensors) {
+    std::vector<int> readers;
+    for (int consumer : tensor.consumers)
+      if (stageOf[consumer] != stageOf[tensor.producer])
+        readers.push_back(stageOf[consumer]);
+    llvm::sort(readers);
+    readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
+    for (int stage : readers)
+      tensorSeconds[stage] += tensor.time;
+  }
+  double total = 0;
+  for (auto [i, stage] : llvm::enumerate(plan.stages)) {
+    if (stage.dataDegree != 1)
+      return invalid("stage " + std::to_string(i) + " has d = " +
+                     std::to_string(stage.dataDegree) +
+                     "; one sample's latency takes d = 1");
+    int t = stage.tensorDegree;
+    double compute = 0, traffic = 0, memory = 0;
+    for (auto [k, v] : llvm::enumerate(stage.layers)) {
+      auto found = problem.layers[v].configs.find(t);
+      if (found == problem.layers[v].configs.end() || stage.configs[k] < 0 ||
+          stage.configs[k] >= static_cast<int>(found->second.size()))
+        return invalid("layer " + problem.layers[v].name + " has no " +
+                       "configuration " + std::to_string(stage.configs[k]) +
+                       " for t = " + std::to_string(t));
+      const TensorConfig &config = found->second[stage.configs[k]];
+      compute += config.timePerSample;
+      memory += config.stashBytes + config.fixedBytes;
+      for (size_t j = 0; j < problem.inEdges[v].size(); ++j) {
+        const ParallelEdge &edge = problem.edges[problem.inEdges[v][j]];
+        if (stageOf[edge.from] != static_cast<int>(i))
+          traffic += 2 * (edge.bytes + config.syncIn[j]);
+      }
+      for (size_t j = 0; j < problem.outEdges[v].size(); ++j) {
+        const ParallelEdge &edge = problem.edges[problem.outEdges[v][j]];
+        if (stageOf[edge.to] != static_cast<int>(i))
+          traffic += 2 * config.syncOut[j];
+      }
+    }
+    if (memory > problem.memoryPerDevice)
+      return invalid("stage " + std::to_string(i) + " needs " +
+                     std::to_string(memory) + " bytes per device, over " +
+                     std::to_string(problem.memoryPerDevice));
+    stage.time = compute + traffic / problem.bandwidth + tensorSeconds[i];
+    stage.memory = memory;
+    total += stage.time;
+  }
+  return total;
+}
+
+} // namespace
+
 llvm::Expected<double>
 placer::solver::scoreParallelPlan(const ParallelProblem &problem,
                                   ParallelPlan &plan) {
@@ -70,6 +133,10 @@ placer::solver::scoreParallelPlan(const ParallelProblem &problem,
   if (devices > problem.maxDevices)
     return invalid(std::to_string(devices) + " devices, " +
                    std::to_string(problem.maxDevices) + " available");
+  // One sample runs through any number of stages; a pipelined batch needs
+  // a microbatch for each copy of each.
+  if (plan.objective == Objective::Latency)
+    return scoreLatency(problem, plan, stageOf);
   if (degreeSum > problem.microbatches)
     return invalid("data-parallel degrees sum to " + std::to_string(degreeSum) +
                    ", over " + std::to_string(problem.microbatches) +
@@ -158,7 +225,10 @@ placer::solver::parallelPlanToJson(const ParallelProblem &problem,
                                         {"time", stage.time},
                                         {"memory", stage.memory}});
   }
-  return llvm::json::Object{{"time_per_sample", plan.timePerSample},
+  bool latency = plan.objective == Objective::Latency;
+  return llvm::json::Object{{"objective", getName(plan.objective)},
+                            {latency ? "latency" : "time_per_sample",
+                             plan.timePerSample},
                             {"devices_used", plan.devicesUsed},
                             {"devices", problem.maxDevices},
                             {"microbatches", problem.microbatches},

@@ -156,6 +156,7 @@ FailureOr<PlacedParallelPlan> placer::readParallelPlan(ModuleOp module) {
   if (failed(built))
     return failure();
   placed.problem = std::move(*built);
+  placed.plan.objective = placement.getObjective();
   solver::ParallelProblem &problem = placed.problem;
   problem.maxDevices = static_cast<int>(placement.getAccelerators());
   // Placements made before the plan recorded N: the cluster's.
@@ -220,13 +221,16 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
                       const Cluster &cluster) {
   MLIRContext *context = module.getContext();
   Location loc = module.getLoc();
-  if (settings.solve.objective != solver::Objective::Throughput ||
-      settings.solve.algorithm != solver::Algorithm::Auto)
+  if (settings.solve.algorithm != solver::Algorithm::Auto)
     return mlir::emitError(loc, "--placer-place-devices: a module with "
                                 "tensor-parallel configurations is planned "
-                                "by the three-dimensional planner, for "
-                                "throughput; leave objective and algorithm "
-                                "at their defaults");
+                                "by the three-dimensional planner (for "
+                                "throughput or one sample's latency); leave "
+                                "algorithm at its default");
+  solver::Objective objective = settings.solve.objective;
+  bool latency = objective == solver::Objective::Latency;
+  solver::ParallelPlanOptions planOptions;
+  planOptions.objective = objective;
   SmallVector<graph::NodeOp> nodes;
   FailureOr<solver::ParallelProblem> built =
       buildParallelProblem(module, nodes);
@@ -286,7 +290,8 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
     return mlir::emitError(loc, "--placer-place-devices: a three-dimensional "
                                 "plan needs a memory limit (memory= or the "
                                 "cluster's) and a link bandwidth");
-  llvm::Expected<solver::ParallelPlan> plan = solver::planParallel(problem);
+  llvm::Expected<solver::ParallelPlan> plan =
+      solver::planParallel(problem, planOptions);
   if (!plan)
     return mlir::emitError(loc, "--placer-place-devices: ")
            << llvm::toString(plan.takeError());
@@ -333,7 +338,7 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
         replicaOf[stage.firstDevice + copy] = stage.firstDevice;
   }
   setPlacement(module, PlacementAttr::get(
-                           context, solver::Objective::Throughput, "parallel",
+                           context, objective, "parallel",
                            plan->timePerSample, plan->timePerSample,
                            /*optimal=*/true, problem.maxDevices, /*cpus=*/0,
                            std::nullopt,
@@ -356,10 +361,14 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
     solver::ParallelProblem whole = problem;
     for (solver::ParallelLayer &layer : whole.layers)
       layer.configs = {{1, layer.configs.at(1)}};
-    llvm::Expected<solver::ParallelPlan> alone = solver::planParallel(whole);
+    llvm::Expected<solver::ParallelPlan> alone =
+        solver::planParallel(whole, planOptions);
     if (alone) {
-      withoutTensor = llvm::formatv("{0} s per sample", alone->timePerSample);
-      withoutTensorJson["time_per_sample"] = alone->timePerSample;
+      withoutTensor = llvm::formatv(latency ? "{0} s latency"
+                                            : "{0} s per sample",
+                                    alone->timePerSample);
+      withoutTensorJson[latency ? "latency" : "time_per_sample"] =
+          alone->timePerSample;
     } else {
       std::string why = llvm::toString(alone.takeError());
       withoutTensor = why;
@@ -372,7 +381,7 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
            << plan->stages.size() << " stages on " << plan->devicesUsed
            << " of " << problem.maxDevices
            << " devices (tensor x data x pipeline): " << plan->timePerSample
-           << " s per sample";
+           << (latency ? " s latency (one sample)" : " s per sample");
     if (withoutTensor)
       remark << "; without tensor parallelism: " << *withoutTensor;
   }
@@ -380,9 +389,9 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
   llvm::json::Object &object = *report.getAsObject();
   if (withoutTensor)
     object["without_tensor_parallelism"] = std::move(withoutTensorJson);
-  object["objective"] = "throughput";
   object["algorithm"] = "parallel";
-  object["max_load"] = plan->timePerSample;
+  if (!latency)
+    object["max_load"] = plan->timePerSample;
   object["memory_limit"] = problem.memoryPerDevice;
   object["bandwidth"] = problem.bandwidth;
   if (problem.devicesPerNode > 0) {

@@ -85,13 +85,15 @@ ParallelProblem randomProblem(std::mt19937 &rng, int n,
   return problem;
 }
 
-/// The least time per sample over every plan: stages that extend a
-/// prefix-closed set, every (t, d) and configuration; scored by
+/// The least time per sample (or latency) over every plan: stages that
+/// extend a prefix-closed set, every (t, d) and configuration; scored by
 /// scoreParallelPlan. Infinity when none is valid.
-double bruteForce(const ParallelProblem &problem) {
+double bruteForce(const ParallelProblem &problem,
+                  Objective objective = Objective::Throughput) {
   int n = problem.size();
   double best = std::numeric_limits<double>::infinity();
   ParallelPlan plan;
+  plan.objective = objective;
   std::vector<char> placed(n, 0);
   std::function<void()> extend = [&] {
     if (llvm::all_of(placed, [](char p) { return p; })) {
@@ -158,10 +160,13 @@ double bruteForce(const ParallelProblem &problem) {
 /// The planner on `problem` against exhaustive search: both find nothing,
 /// or the planner's time is the optimum and the scorer agrees with it. Its
 /// plan when there is one.
-std::optional<ParallelPlan> expectOptimal(const ParallelProblem &problem,
-                                          int trial) {
-  double expected = bruteForce(problem);
-  llvm::Expected<ParallelPlan> plan = planParallel(problem);
+std::optional<ParallelPlan>
+expectOptimal(const ParallelProblem &problem, int trial,
+              Objective objective = Objective::Throughput) {
+  double expected = bruteForce(problem, objective);
+  ParallelPlanOptions options;
+  options.objective = objective;
+  llvm::Expected<ParallelPlan> plan = planParallel(problem, options);
   if (std::isinf(expected)) {
     EXPECT_FALSE(static_cast<bool>(plan)) << "trial " << trial;
     if (!plan)
@@ -195,6 +200,89 @@ TEST(ParallelPlan, OptimalOnRandomSmallGraphs) {
   // The memory limits make some trials infeasible, not most.
   EXPECT_GT(infeasible, 0);
   EXPECT_LT(infeasible, 75);
+}
+
+// One sample's latency: the least over every chain of stages at d = 1, as
+// exhaustive search scores it, on the same random graphs (their devices
+// and memory decide between one group at t = 2 and stages at t = 1).
+TEST(ParallelPlan, LeastLatencyOnRandomSmallGraphs) {
+  std::mt19937 rng(2027);
+  int infeasible = 0, tensorParallel = 0, staged = 0;
+  for (int trial = 0; trial < 150; ++trial) {
+    std::optional<ParallelPlan> plan = expectOptimal(
+        randomProblem(rng, 2 + trial % 3), trial, Objective::Latency);
+    if (!plan) {
+      ++infeasible;
+      continue;
+    }
+    EXPECT_EQ(plan->objective, Objective::Latency);
+    for (const ParallelStage &stage : plan->stages)
+      EXPECT_EQ(stage.dataDegree, 1) << "trial " << trial;
+    tensorParallel += llvm::any_of(plan->stages, [](const ParallelStage &s) {
+      return s.tensorDegree > 1;
+    });
+    staged += plan->stages.size() > 1;
+  }
+  EXPECT_LT(infeasible, 75);
+  // Both kinds of answer occur: the test covers the choice.
+  EXPECT_GT(tensorParallel, 0);
+  EXPECT_GT(staged, 0);
+}
+
+// Worked by hand: two layers of 4 s at t = 1 (2.5 s at t = 2, a sync of
+// 0.5 B into the second), 1 B between them, bandwidth 1 B/s, 3 bytes of
+// memory each at t = 1 and 1.6 at t = 2, 5 bytes a device.
+// One stage at t = 2: 2.5 + 2.5 + 0 (no cut) = 5 s on 2 devices. Two
+// stages at t = 1: 4 + 4 + 2 * 1 / 1 = 10 s. One stage at t = 1 needs 6
+// bytes: no. At 3 bytes a device neither one stage fits (6 or 3.2
+// bytes): two stages at t = 1 (two at t = 2 would need 4 devices). With
+// 1 device: nothing fits.
+TEST(ParallelPlan, LatencyByHand) {
+  ParallelProblem problem;
+  problem.maxDevices = 2;
+  problem.microbatches = 1;
+  problem.bandwidth = 1;
+  problem.memoryPerDevice = 5;
+  for (int v = 0; v < 2; ++v) {
+    ParallelLayer layer;
+    layer.id = v;
+    layer.name = "L" + std::to_string(v);
+    problem.layers.push_back(layer);
+  }
+  problem.edges.push_back({0, 1, 1.0});
+  problem.indexEdges();
+  for (int v = 0; v < 2; ++v) {
+    TensorConfig one{"one", 4.0, 0, 1.0, 2.0, {}, {}};
+    TensorConfig two{"two", 2.5, 0, 0.6, 1.0, {}, {}};
+    one.syncIn.assign(problem.inEdges[v].size(), 0);
+    one.syncOut.assign(problem.outEdges[v].size(), 0);
+    two.syncIn.assign(problem.inEdges[v].size(), 0.5);
+    two.syncOut.assign(problem.outEdges[v].size(), 0);
+    problem.layers[v].configs[1].push_back(one);
+    problem.layers[v].configs[2].push_back(two);
+  }
+  ParallelPlanOptions options;
+  options.objective = Objective::Latency;
+  llvm::Expected<ParallelPlan> plan = planParallel(problem, options);
+  ASSERT_TRUE(static_cast<bool>(plan)) << llvm::toString(plan.takeError());
+  EXPECT_DOUBLE_EQ(plan->timePerSample, 5.0);
+  ASSERT_EQ(plan->stages.size(), 1u);
+  EXPECT_EQ(plan->stages[0].tensorDegree, 2);
+  EXPECT_EQ(plan->devicesUsed, 2);
+  EXPECT_DOUBLE_EQ(plan->stages[0].memory, 3.2);
+
+  // Two stages at t = 1 when only that fits.
+  problem.memoryPerDevice = 3;
+  plan = planParallel(problem, options);
+  ASSERT_TRUE(static_cast<bool>(plan)) << llvm::toString(plan.takeError());
+  EXPECT_DOUBLE_EQ(plan->timePerSample, 10.0);
+  EXPECT_EQ(plan->stages.size(), 2u);
+
+  problem.maxDevices = 1;
+  plan = planParallel(problem, options);
+  ASSERT_FALSE(static_cast<bool>(plan));
+  EXPECT_NE(llvm::toString(plan.takeError()).find("no plan fits"),
+            std::string::npos);
 }
 
 /// `problem` with `count` free sources added (no predecessors, one
@@ -265,6 +353,8 @@ TEST(ParallelPlan, OptimalWithNodes) {
     problem.maxDevices = 2 + static_cast<int>(rng() % 4);
     problem.devicesPerNode = 2;
     problem.intraNodeBandwidth = 4 * problem.bandwidth;
+    // One sample's latency too (footprints rounded to blocks alike).
+    (void)expectOptimal(problem, trial, Objective::Latency);
     std::optional<ParallelPlan> plan = expectOptimal(problem, trial);
     if (!plan)
       continue;

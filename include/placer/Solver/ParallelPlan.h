@@ -13,6 +13,8 @@
 #ifndef PLACER_SOLVER_PARALLELPLAN_H
 #define PLACER_SOLVER_PARALLELPLAN_H
 
+#include "placer/Solver/Schedule.h"
+
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
@@ -89,6 +91,20 @@ struct ParallelTensor {
 /// all-reduce runs at the intra-node bandwidth when the block fits in a
 /// node. Cut edges are priced at `bandwidth` (the stages may sit on two
 /// nodes). Without nodes this is Piper's flat model exactly.
+///
+/// One sample's latency (Objective::Latency, the serving case): the stages
+/// run one after another, each with d = 1, so a plan takes
+///   latency = sum over stages of (sum of c.timePerSample
+///             + sum over cut edges e into a layer of 2 (e.bytes + that
+///               layer's c.syncIn) / bandwidth
+///             + sum over cut edges e out of a layer of 2 (that layer's
+///               c.syncOut) / bandwidth
+///             + the time of each tensor it reads from another stage),
+/// each edge's bytes once on the sample's way, under sum of (c.stashBytes +
+/// c.fixedBytes) <= memoryPerDevice per device (one sample in flight) and
+/// the stages' footprints within maxDevices. (An edge's `bytes` are half
+/// the traffic when only the activation goes, as for inference: the
+/// factor 2 is the throughput model's both ways.)
 struct ParallelProblem {
   double memoryPerDevice = 0;
   int maxDevices = 0;
@@ -177,9 +193,11 @@ struct ParallelStage {
 };
 
 struct ParallelPlan {
+  Objective objective = Objective::Throughput;
   /// In pipeline order (the first stage holds the graph's sources).
   std::vector<ParallelStage> stages;
-  /// The largest stage time: the plan's time per sample.
+  /// Throughput: the largest stage time, the plan's time per sample.
+  /// Latency: one sample's latency, the sum of the stages' times.
   double timePerSample = 0;
   /// Devices the stages occupy (their footprints).
   int devicesUsed = 0;
@@ -192,6 +210,9 @@ struct ParallelPlan {
 };
 
 struct ParallelPlanOptions {
+  /// Throughput (time per sample of a pipelined batch) or one sample's
+  /// latency (ParallelProblem defines both).
+  Objective objective = Objective::Throughput;
   /// Past this many ideals the planner refuses the graph.
   int64_t idealLimit = 200000;
   /// Past this many candidate stages (pairs of ideals whose difference can
@@ -224,7 +245,8 @@ llvm::Expected<ParallelStage> bestStageChoice(const ParallelProblem &problem,
                                               std::vector<int> layers, int t,
                                               int d, int y);
 
-/// The time per sample of `plan` (stages in pipeline order) computed from
+/// The time per sample of `plan` (stages in pipeline order; its latency for
+/// Objective::Latency, where every d must be 1) computed from
 /// its stages alone, or an error naming what is invalid (a layer in no stage
 /// or two, an edge going back, a degree or configuration that does not
 /// exist, too many devices, memory over the limit). Fills each stage's
