@@ -11,6 +11,28 @@
 using namespace mlir;
 using namespace placer;
 
+static thread_local KernelCache *innermostCache = nullptr;
+
+KernelCache::KernelCache() : outer(innermostCache) { innermostCache = this; }
+
+KernelCache::~KernelCache() { innermostCache = outer; }
+
+KernelCache *KernelCache::current() { return innermostCache; }
+
+Operation *
+KernelCache::lookup(Operation *op,
+                    llvm::function_ref<Operation *(Operation *)> compute) {
+  KernelCache *cache = current();
+  if (!cache)
+    return compute(op);
+  auto it = cache->kernels.find(op);
+  if (it != cache->kernels.end())
+    return it->second;
+  Operation *kernel = compute(op);
+  cache->kernels[op] = kernel;
+  return kernel;
+}
+
 int64_t placer::getActivationBytes(Value value) {
   if (std::optional<int64_t> bytes = getTypeBytes(value.getType()))
     return *bytes;

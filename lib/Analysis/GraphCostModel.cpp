@@ -162,11 +162,13 @@ public:
 /// The node that launches the kernel `node` runs in: its contraction (an
 /// epilogue), its row kernel's reduction, or itself.
 Operation *getNodeKernel(Operation *node) {
-  if (Operation *host = getEpilogueHost(node))
-    return host;
-  if (Operation *rowKernel = getRowKernel(NodeFusionGraph(), node))
-    return rowKernel;
-  return node;
+  return KernelCache::lookup(node, [](Operation *node) {
+    if (Operation *host = getEpilogueHost(node))
+      return host;
+    if (Operation *rowKernel = getRowKernel(NodeFusionGraph(), node))
+      return rowKernel;
+    return node;
+  });
 }
 
 /// Whether `node`, in the row kernel `kernel`, reads `value` from memory:

@@ -445,9 +445,11 @@ public:
 /// The op that launches the kernel `op` runs in: its row kernel's
 /// reduction, else its location group's or structural root.
 Operation *getKernel(Operation *op) {
-  if (Operation *rowKernel = getRowKernel(LoweredFusionGraph(), op))
-    return rowKernel;
-  return getKernelRoot(op);
+  return KernelCache::lookup(op, [](Operation *op) {
+    if (Operation *rowKernel = getRowKernel(LoweredFusionGraph(), op))
+      return rowKernel;
+    return getKernelRoot(op);
+  });
 }
 
 bool isComputedInKernel(Value value, Operation *kernel) {

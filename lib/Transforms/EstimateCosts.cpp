@@ -159,6 +159,8 @@ struct EstimateCostsPass
     bool failedAny = false;
     auto [from, to] = machine.getPricingPair();
 
+    // The walk changes attributes only: the kernels stay as first found.
+    KernelCache kernels;
     for (Operation *op : ops) {
       FailureOr<OpWork> work = estimateWithRegions(op, unmodeled);
       if (failed(work)) {

@@ -11,6 +11,8 @@
 #include "placer/Interfaces/CostOpInterface.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "mlir/IR/Operation.h"
 
 namespace placer {
@@ -25,6 +27,32 @@ void registerCostModels(mlir::DialectRegistry &registry);
 /// tosa ops, tensor views and data movement, and elementwise arith/math
 /// (on tensors; free on scalars). Each attaches when its dialect loads.
 void registerUpstreamCostModels(mlir::DialectRegistry &registry);
+
+/// While one is alive (on this thread), the cost models remember which
+/// kernel each op runs in (docs/CostModel.md, "Kernels"): a module's ops
+/// then cost linear time together instead of a search per reader of each
+/// operand (a constant read by every layer). The IR must not change
+/// meanwhile (attributes may); --placer-estimate-costs holds one while it
+/// estimates a module. Scopes nest.
+class KernelCache {
+public:
+  KernelCache();
+  ~KernelCache();
+  KernelCache(const KernelCache &) = delete;
+  KernelCache &operator=(const KernelCache &) = delete;
+
+  /// The innermost live cache, or null.
+  static KernelCache *current();
+  /// The kernel of `op` from the cache, computed by `compute` on a miss
+  /// (always computed when no cache is alive).
+  static mlir::Operation *
+  lookup(mlir::Operation *op,
+         llvm::function_ref<mlir::Operation *(mlir::Operation *)> compute);
+
+private:
+  llvm::DenseMap<mlir::Operation *, mlir::Operation *> kernels;
+  KernelCache *outer;
+};
 
 /// The estimate for an op with no model: it reads its operands and writes
 /// its results once, and computes nothing.
