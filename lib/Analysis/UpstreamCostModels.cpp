@@ -226,7 +226,8 @@ Operation *getStructuralRoot(Operation *op) {
   // kernel, launched by its first.
   if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
     Operation *head = op;
-    while (auto before = head->getOperand(1).getDefiningOp<tensor::InsertSliceOp>()) {
+    while (auto before =
+               head->getOperand(1).getDefiningOp<tensor::InsertSliceOp>()) {
       if (!before->hasOneUse())
         break;
       head = before;

@@ -198,8 +198,8 @@ bool buildFrontier(const ParallelProblem &problem,
           traffic += 2 * (problem.edges[e].bytes + config.syncIn[i]);
       for (auto [i, e] : llvm::enumerate(problem.outEdges[v]))
         if (!inStage[problem.edges[e].to])
-          traffic += 2 * ((latency ? 0 : problem.edges[e].bytes) +
-                          config.syncOut[i]);
+          traffic +=
+              2 * ((latency ? 0 : problem.edges[e].bytes) + config.syncOut[i]);
       double x = config.timePerSample + traffic / problem.bandwidth;
       for (auto [p, point] : llvm::enumerate(current)) {
         FrontierPoint extended{point.x + x,
@@ -507,8 +507,8 @@ llvm::Error Planner::buildOptions() {
             for (auto [p, point] : llvm::enumerate(frontier))
               if (point.x < frontier[best].x)
                 best = static_cast<int>(p);
-            stageOptions.push_back({to, t, d,
-                                    static_cast<uint32_t>(records.size()), 1});
+            stageOptions.push_back(
+                {to, t, d, static_cast<uint32_t>(records.size()), 1});
             records.push_back({frontier[best].x, 1, best});
             continue;
           }
@@ -736,12 +736,11 @@ llvm::Expected<ParallelPlan> Planner::leastLatency() {
       // Merge with what the ideal has, keeping the staircase (ties: the
       // earlier, so the result is deterministic).
       llvm::append_range(merged, target);
-      std::stable_sort(merged.begin(), merged.end(),
-                       [](const Entry &a, const Entry &b) {
-                         return a.devices < b.devices ||
-                                (a.devices == b.devices &&
-                                 a.latency < b.latency);
-                       });
+      std::stable_sort(
+          merged.begin(), merged.end(), [](const Entry &a, const Entry &b) {
+            return a.devices < b.devices ||
+                   (a.devices == b.devices && a.latency < b.latency);
+          });
       target.clear();
       for (const Entry &entry : merged)
         if (target.empty() || entry.latency < target.back().latency)

@@ -39,8 +39,8 @@ llvm::Expected<double> scoreLatency(const ParallelProblem &problem,
   double total = 0;
   for (auto [i, stage] : llvm::enumerate(plan.stages)) {
     if (stage.dataDegree != 1)
-      return invalid("stage " + std::to_string(i) + " has d = " +
-                     std::to_string(stage.dataDegree) +
+      return invalid("stage " + std::to_string(i) +
+                     " has d = " + std::to_string(stage.dataDegree) +
                      "; one sample's latency takes d = 1");
     int t = stage.tensorDegree;
     double compute = 0, traffic = 0, memory = 0;
@@ -226,17 +226,17 @@ placer::solver::parallelPlanToJson(const ParallelProblem &problem,
                                         {"memory", stage.memory}});
   }
   bool latency = plan.objective == Objective::Latency;
-  return llvm::json::Object{{"objective", getName(plan.objective)},
-                            {latency ? "latency" : "time_per_sample",
-                             plan.timePerSample},
-                            {"devices_used", plan.devicesUsed},
-                            {"devices", problem.maxDevices},
-                            {"microbatches", problem.microbatches},
-                            {"stages", std::move(stages)},
-                            {"ideals", plan.ideals},
-                            {"pairs", plan.pairs},
-                            {"candidates", plan.candidates},
-                            {"passes", plan.passes},
-                            {"largest_frontier", plan.largestFrontier},
-                            {"seconds", plan.seconds}};
+  return llvm::json::Object{
+      {"objective", getName(plan.objective)},
+      {latency ? "latency" : "time_per_sample", plan.timePerSample},
+      {"devices_used", plan.devicesUsed},
+      {"devices", problem.maxDevices},
+      {"microbatches", problem.microbatches},
+      {"stages", std::move(stages)},
+      {"ideals", plan.ideals},
+      {"pairs", plan.pairs},
+      {"candidates", plan.candidates},
+      {"passes", plan.passes},
+      {"largest_frontier", plan.largestFrontier},
+      {"seconds", plan.seconds}};
 }

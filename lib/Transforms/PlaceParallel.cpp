@@ -337,19 +337,18 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
       for (int64_t copy = 1; copy < stage.dataDegree; ++copy)
         replicaOf[stage.firstDevice + copy] = stage.firstDevice;
   }
-  setPlacement(module, PlacementAttr::get(
-                           context, objective, "parallel",
-                           plan->timePerSample, plan->timePerSample,
-                           /*optimal=*/true, problem.maxDevices, /*cpus=*/0,
-                           std::nullopt,
-                           // Piper's memory model keeps y microbatches in
-                           // flight per stage, as 1F1B does.
-                           solver::Schedule::OneFOneB, problem.microbatches,
-                           DenseI64ArrayAttr(),
-                           replicaOf.empty()
-                               ? DenseI64ArrayAttr()
-                               : DenseI64ArrayAttr::get(context, replicaOf),
-                           b.getArrayAttr(stages)));
+  setPlacement(
+      module,
+      PlacementAttr::get(
+          context, objective, "parallel", plan->timePerSample,
+          plan->timePerSample,
+          /*optimal=*/true, problem.maxDevices, /*cpus=*/0, std::nullopt,
+          // Piper's memory model keeps y microbatches in
+          // flight per stage, as 1F1B does.
+          solver::Schedule::OneFOneB, problem.microbatches, DenseI64ArrayAttr(),
+          replicaOf.empty() ? DenseI64ArrayAttr()
+                            : DenseI64ArrayAttr::get(context, replicaOf),
+          b.getArrayAttr(stages)));
   // Why tensor parallelism: the best plan without it, where the plan uses
   // it and every layer could run whole.
   std::optional<std::string> withoutTensor;
@@ -364,9 +363,8 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
     llvm::Expected<solver::ParallelPlan> alone =
         solver::planParallel(whole, planOptions);
     if (alone) {
-      withoutTensor = llvm::formatv(latency ? "{0} s latency"
-                                            : "{0} s per sample",
-                                    alone->timePerSample);
+      withoutTensor = llvm::formatv(
+          latency ? "{0} s latency" : "{0} s per sample", alone->timePerSample);
       withoutTensorJson[latency ? "latency" : "time_per_sample"] =
           alone->timePerSample;
     } else {

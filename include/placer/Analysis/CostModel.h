@@ -11,9 +11,9 @@
 #include "placer/Interfaces/CostOpInterface.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
-#include "mlir/IR/Operation.h"
 
 namespace placer {
 
