@@ -110,6 +110,8 @@ Operation *getEpilogueHost(Operation *node) {
   return nullptr;
 }
 
+Operation *getNodeKernel(Operation *node);
+
 /// A graph's nodes as RowFusion.h units, their roles from the op registry:
 /// contractions and their epilogues are no row units.
 class NodeFusionGraph : public RowFusionGraph {
@@ -132,30 +134,16 @@ public:
       role.shape.assign(out.getShape().begin(), out.getShape().end());
     return role;
   }
-  Operation *getProducer(Value value) const override {
-    Operation *def = lookThroughViewNodes(value).getDefiningOp();
-    return isa_and_nonnull<NodeOp>(def) ? def : nullptr;
+  bool isUnit(Operation *op) const override { return isa<NodeOp>(op); }
+  Value lookThroughViews(Value value) const override {
+    return lookThroughViewNodes(value);
   }
-  SmallVector<Value, 4> getInputs(Operation *unit) const override {
-    llvm::SmallSetVector<Value, 4> inputs;
-    for (Value operand : cast<NodeOp>(unit).getInputs())
-      if (isa<TensorType>(operand.getType()))
-        inputs.insert(lookThroughViewNodes(operand));
-    return SmallVector<Value, 4>(inputs.begin(), inputs.end());
+  void forEachReader(Value value,
+                     llvm::function_ref<void(Operation *)> fn) const override {
+    forEachNodeReader(value, fn);
   }
-  bool getConsumers(Operation *unit,
-                    SmallVectorImpl<Operation *> &consumers) const override {
-    bool contained = true;
-    for (Value result : unit->getResults())
-      forEachNodeReader(result, [&](Operation *user) {
-        if (isa<NodeOp>(user) && user->getBlock() == unit->getBlock()) {
-          if (!llvm::is_contained(consumers, user))
-            consumers.push_back(user);
-        } else {
-          contained = false;
-        }
-      });
-    return contained;
+  Operation *getKernel(Operation *op) const override {
+    return getNodeKernel(op);
   }
 };
 
@@ -169,33 +157,6 @@ Operation *getNodeKernel(Operation *node) {
       return rowKernel;
     return node;
   });
-}
-
-/// Whether `node`, in the row kernel `kernel`, reads `value` from memory:
-/// not when the kernel computes it, nor when an earlier node of it read it.
-bool nodeReadsFromMemory(NodeOp node, Value value, Operation *kernel) {
-  Value source = lookThroughViewNodes(value);
-  Operation *def = source.getDefiningOp();
-  if (isa_and_nonnull<NodeOp>(def) && getNodeKernel(def) == kernel)
-    return false;
-  bool earlier = false;
-  forEachNodeReader(source, [&](Operation *reader) {
-    if (!earlier && reader != node && isa<NodeOp>(reader) &&
-        reader->getBlock() == node->getBlock() &&
-        reader->isBeforeInBlock(node) && getNodeKernel(reader) == kernel)
-      earlier = true;
-  });
-  return !earlier;
-}
-
-/// Whether every reader of `result` runs in `kernel`: never written.
-bool nodeResultStaysInKernel(Value result, Operation *kernel) {
-  bool inside = !result.use_empty();
-  forEachNodeReader(result, [&](Operation *reader) {
-    if (!isa<NodeOp>(reader) || getNodeKernel(reader) != kernel)
-      inside = false;
-  });
-  return inside;
 }
 
 FailureOr<OpWork> estimateNodeWork(NodeOp node) {
@@ -217,7 +178,8 @@ FailureOr<OpWork> estimateNodeWork(NodeOp node) {
 
   // Bytes: every tensor operand read once, every result written once; in
   // a row kernel, only what comes from outside it and what leaves it.
-  Operation *kernel = getNodeKernel(node);
+  NodeFusionGraph graph;
+  Operation *kernel = graph.getKernel(node);
   work.isFused = kernel != node.getOperation();
   llvm::SmallPtrSet<Operation *, 4> countedConstants;
   for (Value operand : node.getInputs()) {
@@ -237,7 +199,7 @@ FailureOr<OpWork> estimateNodeWork(NodeOp node) {
       if (!constant.getNode() && countedConstants.insert(constant).second &&
           ownsConstant(node, constant))
         work.paramBytes += *bytes;
-    if (nodeReadsFromMemory(node, operand, kernel))
+    if (graph.readsFromMemory(node, operand, kernel))
       work.bytesRead += *bytes;
   }
   for (Value result : node.getOutputs()) {
@@ -249,7 +211,7 @@ FailureOr<OpWork> estimateNodeWork(NodeOp node) {
              << ", not a static shape (bind symbolic dims on import with "
                 "--dim NAME=VALUE)";
     work.outputBytes += *bytes;
-    if (!nodeResultStaysInKernel(result, kernel))
+    if (!graph.staysInKernel(result, kernel))
       work.bytesWritten += *bytes;
   }
 

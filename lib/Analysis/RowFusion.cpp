@@ -5,6 +5,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 
+#include "mlir/IR/BuiltinTypes.h"
+
 using namespace mlir;
 using namespace placer;
 
@@ -132,6 +134,62 @@ findSeeds(const RowFusionGraph &graph, Operation *unit) {
 }
 
 } // namespace
+
+Operation *RowFusionGraph::getProducer(Value value) const {
+  Value source = lookThroughViews(value);
+  Operation *def = source.getDefiningOp();
+  return def && isUnit(def) && !isFreeRead(source) ? def : nullptr;
+}
+
+SmallVector<Value, 4> RowFusionGraph::getInputs(Operation *unit) const {
+  llvm::SmallSetVector<Value, 4> inputs;
+  for (Value operand : unit->getOperands())
+    if (isa<ShapedType>(operand.getType()))
+      inputs.insert(lookThroughViews(operand));
+  return SmallVector<Value, 4>(inputs.begin(), inputs.end());
+}
+
+bool RowFusionGraph::getConsumers(
+    Operation *unit, SmallVectorImpl<Operation *> &consumers) const {
+  bool contained = true;
+  for (Value result : unit->getResults())
+    forEachReader(result, [&](Operation *user) {
+      if (isUnit(user) && user->getBlock() == unit->getBlock()) {
+        if (!llvm::is_contained(consumers, user))
+          consumers.push_back(user);
+      } else {
+        contained = false;
+      }
+    });
+  return contained;
+}
+
+bool RowFusionGraph::readsFromMemory(Operation *op, Value value,
+                                     Operation *kernel) const {
+  Value source = lookThroughViews(value);
+  if (isFreeRead(source))
+    return false;
+  Operation *def = source.getDefiningOp();
+  if (def && isUnit(def) && getKernel(def) == kernel)
+    return false;
+  bool earlier = false;
+  forEachReader(source, [&](Operation *reader) {
+    if (!earlier && reader != op && isUnit(reader) &&
+        reader->getBlock() == op->getBlock() && reader->isBeforeInBlock(op) &&
+        getKernel(reader) == kernel)
+      earlier = true;
+  });
+  return !earlier;
+}
+
+bool RowFusionGraph::staysInKernel(Value result, Operation *kernel) const {
+  bool inside = !result.use_empty();
+  forEachReader(result, [&](Operation *reader) {
+    if (!isUnit(reader) || getKernel(reader) != kernel)
+      inside = false;
+  });
+  return inside;
+}
 
 Operation *placer::getRowKernel(const RowFusionGraph &graph, Operation *unit) {
   if (graph.classify(unit).kind == FusionKind::None)

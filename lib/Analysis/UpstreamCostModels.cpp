@@ -185,7 +185,7 @@ bool isKernelOp(Operation *op) {
 }
 
 /// `value` with the views that produced it looked through.
-Value lookThroughViews(Value value) {
+Value stripViews(Value value) {
   while (Operation *def = value.getDefiningOp()) {
     if (!isView(def) || def->getNumOperands() == 0)
       break;
@@ -195,12 +195,12 @@ Value lookThroughViews(Value value) {
 }
 
 /// The ops that read `value` directly or through views.
-void forEachReader(Value value, llvm::function_ref<void(OpOperand &)> fn) {
+void forEachUse(Value value, llvm::function_ref<void(OpOperand &)> fn) {
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();
     if (isView(user) && use.getOperandNumber() == 0) {
       for (Value result : user->getResults())
-        forEachReader(result, fn);
+        forEachUse(result, fn);
       continue;
     }
     fn(use);
@@ -239,7 +239,7 @@ Operation *getStructuralRoot(Operation *op) {
     // reads it reshaped).
     Operation *reader = nullptr;
     bool alone = true;
-    forEachReader(op->getResult(0), [&](OpOperand &use) {
+    forEachUse(op->getResult(0), [&](OpOperand &use) {
       alone &= !reader || reader == use.getOwner();
       reader = use.getOwner();
     });
@@ -248,13 +248,12 @@ Operation *getStructuralRoot(Operation *op) {
   if (classifyStructure(op).kind != FusionKind::Elementwise)
     return op;
   for (Value input : cast<linalg::LinalgOp>(op).getDpsInputs()) {
-    Value source = lookThroughViews(input);
+    Value source = stripViews(input);
     Operation *def = source.getDefiningOp();
     if (!reducesInKernel(def) || def->getNumResults() != 1)
       continue;
     bool alone = true;
-    forEachReader(source,
-                  [&](OpOperand &use) { alone &= use.getOwner() == op; });
+    forEachUse(source, [&](OpOperand &use) { alone &= use.getOwner() == op; });
     if (alone)
       return def;
   }
@@ -414,90 +413,41 @@ public:
       return {};
     return classifyStructure(unit);
   }
-  Operation *getProducer(Value value) const override {
-    // A fill of a constant runs inside whatever reads it: a leaf.
-    Operation *def = lookThroughViews(value).getDefiningOp();
-    return def && isKernelOp(def) && !isScalarInit(def) ? def : nullptr;
+  bool isUnit(Operation *op) const override { return isKernelOp(op); }
+  Value lookThroughViews(Value value) const override {
+    return stripViews(value);
   }
-  SmallVector<Value, 4> getInputs(Operation *unit) const override {
-    llvm::SmallSetVector<Value, 4> inputs;
-    for (Value operand : unit->getOperands())
-      if (isa<ShapedType>(operand.getType()))
-        inputs.insert(lookThroughViews(operand));
-    return SmallVector<Value, 4>(inputs.begin(), inputs.end());
+  void forEachReader(Value value,
+                     llvm::function_ref<void(Operation *)> fn) const override {
+    forEachUse(value, [&](OpOperand &use) { fn(use.getOwner()); });
   }
-  bool getConsumers(Operation *unit,
-                    SmallVectorImpl<Operation *> &consumers) const override {
-    bool contained = true;
-    for (Value result : unit->getResults())
-      forEachReader(result, [&](OpOperand &use) {
-        Operation *user = use.getOwner();
-        if (isKernelOp(user) && user->getBlock() == unit->getBlock()) {
-          if (!llvm::is_contained(consumers, user))
-            consumers.push_back(user);
-        } else {
-          contained = false;
-        }
-      });
-    return contained;
+  Operation *getKernel(Operation *op) const override;
+  /// A fill of a constant is an accumulator's start, set in registers; an
+  /// empty tensor holds nothing to read.
+  bool isFreeRead(Value value) const override {
+    Operation *def = value.getDefiningOp();
+    return def && (isScalarInit(def) || isa<tensor::EmptyOp>(def));
   }
 };
 
 /// The op that launches the kernel `op` runs in: its row kernel's
 /// reduction, else its location group's or structural root.
-Operation *getKernel(Operation *op) {
-  return KernelCache::lookup(op, [](Operation *op) {
-    if (Operation *rowKernel = getRowKernel(LoweredFusionGraph(), op))
+Operation *LoweredFusionGraph::getKernel(Operation *op) const {
+  return KernelCache::lookup(op, [this](Operation *op) {
+    if (Operation *rowKernel = getRowKernel(*this, op))
       return rowKernel;
     return getKernelRoot(op);
   });
 }
 
-bool isComputedInKernel(Value value, Operation *kernel) {
-  Operation *def = lookThroughViews(value).getDefiningOp();
-  return def && isKernelOp(def) && getKernel(def) == kernel;
-}
-
-/// Whether `op`, in `kernel`, reads `value` from memory: not when the
-/// kernel computes it, nor when an earlier op of the kernel read it (a
-/// kernel reads each value once).
-bool readsFromMemory(Operation *op, Value value, Operation *kernel) {
-  // A fill of a constant is the accumulator's start, set in registers; an
-  // empty tensor holds nothing to read.
-  Operation *def = lookThroughViews(value).getDefiningOp();
-  if (isComputedInKernel(value, kernel) ||
-      (def && (isScalarInit(def) || isa<tensor::EmptyOp>(def))))
-    return false;
-  bool earlier = false;
-  forEachReader(lookThroughViews(value), [&](OpOperand &use) {
-    Operation *reader = use.getOwner();
-    if (!earlier && reader != op && reader->getBlock() == op->getBlock() &&
-        reader->isBeforeInBlock(op) && isKernelOp(reader) &&
-        getKernel(reader) == kernel)
-      earlier = true;
-  });
-  return !earlier;
-}
-
-/// Whether every reader of `result` runs in `kernel`: the value stays in
-/// registers and is never written.
-bool staysInKernel(Value result, Operation *kernel) {
-  bool inside = !result.use_empty();
-  forEachReader(result, [&](OpOperand &use) {
-    Operation *reader = use.getOwner();
-    if (!isKernelOp(reader) || getKernel(reader) != kernel)
-      inside = false;
-  });
-  return inside;
-}
-
 /// The bytes of `op`'s kernel share: the `reads` it takes from memory and
 /// the results that leave the kernel.
 FailureOr<OpWork> countKernelBytes(Operation *op, ValueRange reads) {
-  Operation *kernel = getKernel(op);
+  LoweredFusionGraph graph;
+  Operation *kernel = graph.getKernel(op);
   SmallVector<Value> fromMemory;
   for (Value value : reads)
-    if (readsFromMemory(op, value, kernel))
+    if (graph.readsFromMemory(op, value, kernel))
       fromMemory.push_back(value);
   FailureOr<OpWork> work = countBytes(op, fromMemory);
   if (failed(work))
@@ -508,11 +458,11 @@ FailureOr<OpWork> countKernelBytes(Operation *op, ValueRange reads) {
   work->paramBytes = 0;
   llvm::SmallPtrSet<Value, 4> counted;
   for (Value value : reads) {
-    Value weight = lookThroughViews(value);
+    Value weight = stripViews(value);
     if (!isWeight(weight) || !counted.insert(weight).second)
       continue;
     Operation *first = nullptr;
-    forEachReader(weight, [&](OpOperand &use) {
+    forEachUse(weight, [&](OpOperand &use) {
       Operation *reader =
           op->getBlock()->findAncestorOpInBlock(*use.getOwner());
       if (reader && (!first || reader->isBeforeInBlock(first)))
@@ -522,7 +472,7 @@ FailureOr<OpWork> countKernelBytes(Operation *op, ValueRange reads) {
       work->paramBytes += getValueBytes(weight.getType()).value_or(0);
   }
   for (Value result : op->getResults())
-    if (staysInKernel(result, kernel))
+    if (graph.staysInKernel(result, kernel))
       work->bytesWritten -= getValueBytes(result.getType()).value_or(0);
   work->isFused = kernel != op;
   return work;

@@ -23,9 +23,12 @@
 
 namespace placer {
 
-/// What the grouping sees of one level: its units (ops that run a kernel),
-/// their fusion roles, and the values between them with views looked
-/// through. Every unit lives in one block.
+/// What the kernel rules see of one level: its units (ops that run a
+/// kernel), their fusion roles, the values between them with views looked
+/// through, and which kernel each unit runs in. A graph's nodes and a
+/// lowered module's ops each implement it once (GraphCostModel.cpp,
+/// UpstreamCostModels.cpp); the grouping and the bytes a kernel moves are
+/// written once, below, over it. Every unit lives in one block.
 class RowFusionGraph {
 public:
   virtual ~RowFusionGraph() = default;
@@ -41,18 +44,42 @@ public:
 
   /// The role of unit `unit`.
   virtual Role classify(mlir::Operation *unit) const = 0;
-  /// The unit that computes `value` (a value views were looked through),
-  /// or null for a leaf: an argument, a constant, a value from another
-  /// block.
-  virtual mlir::Operation *getProducer(mlir::Value value) const = 0;
-  /// The values `unit` reads, views looked through, each once.
-  virtual llvm::SmallVector<mlir::Value, 4>
-  getInputs(mlir::Operation *unit) const = 0;
+  /// Whether `op` runs a kernel at this level.
+  virtual bool isUnit(mlir::Operation *op) const = 0;
+  /// `value` with the views that produced it looked through (views relabel
+  /// a whole tensor: a reshape, not a slice).
+  virtual mlir::Value lookThroughViews(mlir::Value value) const = 0;
+  /// Calls `fn` with every op that reads `value`, directly or through
+  /// views.
+  virtual void
+  forEachReader(mlir::Value value,
+                llvm::function_ref<void(mlir::Operation *)> fn) const = 0;
+  /// The op that launches the kernel `op` runs in (`op` alone: itself).
+  virtual mlir::Operation *getKernel(mlir::Operation *op) const = 0;
+  /// Whether a kernel reads `value` (views looked through) without moving
+  /// bytes: an empty tensor, a fill of a constant its accumulator starts
+  /// from. None by default.
+  virtual bool isFreeRead(mlir::Value) const { return false; }
+
+  /// The unit that computes `value`, views looked through, or null for a
+  /// leaf (an argument, a constant, a free read, a value from another
+  /// block).
+  mlir::Operation *getProducer(mlir::Value value) const;
+  /// The tensors `unit` reads, views looked through, each once.
+  llvm::SmallVector<mlir::Value, 4> getInputs(mlir::Operation *unit) const;
   /// The units that read `unit`'s results (through views); false when a
   /// result also goes elsewhere (returned, read by an op that is no unit).
-  virtual bool
-  getConsumers(mlir::Operation *unit,
-               llvm::SmallVectorImpl<mlir::Operation *> &consumers) const = 0;
+  bool getConsumers(mlir::Operation *unit,
+                    llvm::SmallVectorImpl<mlir::Operation *> &consumers) const;
+
+  /// Whether `op`, in `kernel`, reads `value` from memory: not when the
+  /// kernel computes it or it is a free read, nor when an earlier op of
+  /// the kernel read it (a kernel reads each value once).
+  bool readsFromMemory(mlir::Operation *op, mlir::Value value,
+                       mlir::Operation *kernel) const;
+  /// Whether every reader of `result` runs in `kernel`: the value stays in
+  /// registers and is never written.
+  bool staysInKernel(mlir::Value result, mlir::Operation *kernel) const;
 };
 
 /// The row reduction whose kernel unit `unit` runs in (the reduction
