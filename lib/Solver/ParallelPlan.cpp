@@ -601,15 +601,20 @@ bool Planner::feasible(double threshold, std::vector<int64_t> *choices) {
         continue;
       const int *after = &table[option.to * width];
       int devices = static_cast<int>(problem.footprint(option.t, option.d));
+      // Locals: the stores into `row` could otherwise alias the option's
+      // fields, reloaded every step of this, the planner's hottest loop.
+      const int d = option.d;
       int last = static_cast<int>(
-          std::min<int64_t>(maxS, static_cast<int64_t>(option.d) * maxY));
-      for (int s = option.d; s <= last; ++s) {
-        int total = after[s - option.d] + devices;
-        if (total < row[s]) {
-          row[s] = total;
-          if (choices)
+          std::min<int64_t>(maxS, static_cast<int64_t>(d) * maxY));
+      if (choices) {
+        for (int s = d; s <= last; ++s)
+          if (int total = after[s - d] + devices; total < row[s]) {
+            row[s] = total;
             (*choices)[from * width + s] = o;
-        }
+          }
+      } else {
+        for (int s = d; s <= last; ++s)
+          row[s] = std::min(row[s], after[s - d] + devices);
       }
     }
     // "At most s": a plan for s also serves every larger s. (Memory was
