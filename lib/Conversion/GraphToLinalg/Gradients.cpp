@@ -934,137 +934,40 @@ LogicalResult maxPoolRule(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
 
 } // namespace
 
-// The rules under the names the families register.
+// The rules under the names the families register (Rules.h).
 namespace placer::gradients {
 
-LogicalResult identity(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                       SmallVectorImpl<Value> &dx) {
-  return identityRule(g, node, dy, dx);
-}
-LogicalResult add(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                  SmallVectorImpl<Value> &dx) {
-  return addRule<false>(g, node, dy, dx);
-}
-LogicalResult sub(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                  SmallVectorImpl<Value> &dx) {
-  return addRule<true>(g, node, dy, dx);
-}
-LogicalResult mul(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                  SmallVectorImpl<Value> &dx) {
-  return mulRule(g, node, dy, dx);
-}
-LogicalResult div(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                  SmallVectorImpl<Value> &dx) {
-  return divRule(g, node, dy, dx);
-}
-LogicalResult relu(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                   SmallVectorImpl<Value> &dx) {
-  return reluRule(g, node, dy, dx);
-}
-LogicalResult sigmoid(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                      SmallVectorImpl<Value> &dx) {
-  return sigmoidRule(g, node, dy, dx);
-}
-LogicalResult tanh(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                   SmallVectorImpl<Value> &dx) {
-  return tanhRule(g, node, dy, dx);
-}
-LogicalResult matmul(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                     SmallVectorImpl<Value> &dx) {
-  return matmulRule(g, node, dy, dx);
-}
-LogicalResult gemm(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                   SmallVectorImpl<Value> &dx) {
-  return gemmRule(g, node, dy, dx);
-}
-LogicalResult reshape(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                      SmallVectorImpl<Value> &dx) {
-  return reshapeRule(g, node, dy, dx);
-}
-LogicalResult transpose(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                        SmallVectorImpl<Value> &dx) {
-  return transposeRule(g, node, dy, dx);
-}
-LogicalResult softmax(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                      SmallVectorImpl<Value> &dx) {
-  return softmaxRule(g, node, dy, dx);
-}
-LogicalResult conv(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                   SmallVectorImpl<Value> &dx) {
-  return convRule(g, node, dy, dx);
-}
-LogicalResult globalAveragePool(GradientBuilder &g, NodeOp node,
-                                ArrayRef<Value> dy,
-                                SmallVectorImpl<Value> &dx) {
-  return globalAveragePoolRule(g, node, dy, dx);
-}
-LogicalResult neg(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                  SmallVectorImpl<Value> &dx) {
-  return negRule(g, node, dy, dx);
-}
-LogicalResult exp(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                  SmallVectorImpl<Value> &dx) {
-  return expRule(g, node, dy, dx);
-}
-LogicalResult sqrt(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                   SmallVectorImpl<Value> &dx) {
-  return sqrtRule(g, node, dy, dx);
-}
-LogicalResult erf(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                  SmallVectorImpl<Value> &dx) {
-  return erfRule(g, node, dy, dx);
-}
-LogicalResult pow(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                  SmallVectorImpl<Value> &dx) {
-  return powRule(g, node, dy, dx);
-}
-LogicalResult where(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                    SmallVectorImpl<Value> &dx) {
-  return whereRule(g, node, dy, dx);
-}
-LogicalResult expand(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                     SmallVectorImpl<Value> &dx) {
-  return expandRule(g, node, dy, dx);
-}
-LogicalResult reduceSum(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                        SmallVectorImpl<Value> &dx) {
-  return reduceRule</*mean=*/false>(g, node, dy, dx);
-}
-LogicalResult reduceMean(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                         SmallVectorImpl<Value> &dx) {
-  return reduceRule</*mean=*/true>(g, node, dy, dx);
-}
-LogicalResult layerNorm(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                        SmallVectorImpl<Value> &dx) {
-  return layerNormRule(g, node, dy, dx);
-}
-LogicalResult gather(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                     SmallVectorImpl<Value> &dx) {
-  return gatherRule(g, node, dy, dx);
-}
-LogicalResult slice(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                    SmallVectorImpl<Value> &dx) {
-  return sliceRule(g, node, dy, dx);
-}
-LogicalResult concat(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                     SmallVectorImpl<Value> &dx) {
-  return concatRule(g, node, dy, dx);
-}
-LogicalResult split(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                    SmallVectorImpl<Value> &dx) {
-  return splitRule(g, node, dy, dx);
-}
-LogicalResult batchNorm(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                        SmallVectorImpl<Value> &dx) {
-  return batchNormRule(g, node, dy, dx);
-}
-LogicalResult maxPool(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                      SmallVectorImpl<Value> &dx) {
-  return maxPoolRule(g, node, dy, dx);
-}
-LogicalResult averagePool(GradientBuilder &g, NodeOp node, ArrayRef<Value> dy,
-                          SmallVectorImpl<Value> &dx) {
-  return averagePoolRule(g, node, dy, dx);
-}
+const GradientFn identity = identityRule;
+const GradientFn add = addRule<false>;
+const GradientFn sub = addRule<true>;
+const GradientFn mul = mulRule;
+const GradientFn div = divRule;
+const GradientFn relu = reluRule;
+const GradientFn sigmoid = sigmoidRule;
+const GradientFn tanh = tanhRule;
+const GradientFn matmul = matmulRule;
+const GradientFn gemm = gemmRule;
+const GradientFn reshape = reshapeRule;
+const GradientFn transpose = transposeRule;
+const GradientFn softmax = softmaxRule;
+const GradientFn conv = convRule;
+const GradientFn globalAveragePool = globalAveragePoolRule;
+const GradientFn neg = negRule;
+const GradientFn exp = expRule;
+const GradientFn sqrt = sqrtRule;
+const GradientFn erf = erfRule;
+const GradientFn pow = powRule;
+const GradientFn where = whereRule;
+const GradientFn expand = expandRule;
+const GradientFn reduceSum = reduceRule</*mean=*/false>;
+const GradientFn reduceMean = reduceRule</*mean=*/true>;
+const GradientFn layerNorm = layerNormRule;
+const GradientFn gather = gatherRule;
+const GradientFn slice = sliceRule;
+const GradientFn concat = concatRule;
+const GradientFn split = splitRule;
+const GradientFn batchNorm = batchNormRule;
+const GradientFn maxPool = maxPoolRule;
+const GradientFn averagePool = averagePoolRule;
 
 } // namespace placer::gradients

@@ -91,11 +91,9 @@ FoldRule greater();
 
 namespace placer::gradients {
 
-// One per op (or family of ops that share one), in Gradients.cpp.
-#define PLACER_GRADIENT(name)                                                  \
-  mlir::LogicalResult name(GradientBuilder &g, graph::NodeOp node,             \
-                           llvm::ArrayRef<mlir::Value> dy,                     \
-                           llvm::SmallVectorImpl<mlir::Value> &dx);
+// One per op (or family of ops that share one), bound to its rule in
+// Gradients.cpp.
+#define PLACER_GRADIENT(name) extern const GradientFn name;
 PLACER_GRADIENT(identity)
 PLACER_GRADIENT(add)
 PLACER_GRADIENT(sub)
