@@ -56,7 +56,7 @@ llvm::SetVector<Operation *> growGroup(const RowFusionGraph &graph,
   auto add = [&](Operation *unit) {
     group.insert(unit);
     for (Value value : graph.getInputs(unit)) {
-      Operation *producer = graph.getProducer(value);
+      Operation *producer = graph.getProducer(value, unit);
       if (!producer || !group.contains(producer))
         reads.insert(value);
     }
@@ -66,7 +66,7 @@ llvm::SetVector<Operation *> growGroup(const RowFusionGraph &graph,
   // unit outside it.
   auto readsOnlyGroup = [&](Operation *unit) {
     return llvm::all_of(graph.getInputs(unit), [&](Value value) {
-      Operation *producer = graph.getProducer(value);
+      Operation *producer = graph.getProducer(value, unit);
       return !producer || group.contains(producer) || reads.contains(value);
     });
   };
@@ -87,7 +87,7 @@ llvm::SetVector<Operation *> growGroup(const RowFusionGraph &graph,
     }
     // A producer joins when the group alone reads it.
     for (size_t i = 0; i < reads.size() && group.size() < kMaxGroup; ++i) {
-      Operation *producer = graph.getProducer(reads[i]);
+      Operation *producer = graph.getProducer(reads[i], seed);
       if (!producer || group.contains(producer) ||
           !joinsRows(graph.classify(producer), rows))
         continue;
@@ -122,7 +122,7 @@ findSeeds(const RowFusionGraph &graph, Operation *unit) {
     next.clear();
     (void)graph.getConsumers(current, next);
     for (Value value : graph.getInputs(current))
-      if (Operation *producer = graph.getProducer(value))
+      if (Operation *producer = graph.getProducer(value, current))
         next.push_back(producer);
     for (Operation *neighbour : next)
       seen.insert(neighbour);
@@ -135,10 +135,13 @@ findSeeds(const RowFusionGraph &graph, Operation *unit) {
 
 } // namespace
 
-Operation *RowFusionGraph::getProducer(Value value) const {
+Operation *RowFusionGraph::getProducer(Value value, Operation *reader) const {
   Value source = lookThroughViews(value);
   Operation *def = source.getDefiningOp();
-  return def && isUnit(def) && !isFreeRead(source) ? def : nullptr;
+  return def && def->getBlock() == reader->getBlock() && isUnit(def) &&
+                 !isFreeRead(source)
+             ? def
+             : nullptr;
 }
 
 SmallVector<Value, 4> RowFusionGraph::getInputs(Operation *unit) const {

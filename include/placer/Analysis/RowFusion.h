@@ -61,10 +61,11 @@ public:
   /// from. None by default.
   virtual bool isFreeRead(mlir::Value) const { return false; }
 
-  /// The unit that computes `value`, views looked through, or null for a
-  /// leaf (an argument, a constant, a free read, a value from another
-  /// block).
-  mlir::Operation *getProducer(mlir::Value value) const;
+  /// The unit that computes `value` for `reader`, views looked through,
+  /// or null for a leaf (an argument, a constant, a free read, a value
+  /// from another block than the reader's).
+  mlir::Operation *getProducer(mlir::Value value,
+                               mlir::Operation *reader) const;
   /// The tensors `unit` reads, views looked through, each once.
   llvm::SmallVector<mlir::Value, 4> getInputs(mlir::Operation *unit) const;
   /// The units that read `unit`'s results (through views); false when a
