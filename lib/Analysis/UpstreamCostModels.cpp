@@ -224,10 +224,8 @@ RowFusionGraph::Role classifyStructure(Operation *op);
 Operation *getStructuralRoot(Operation *op) {
   // A chain of insert_slices into one tensor (a concatenation) is one copy
   // kernel, launched by its first.
-  if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
-    Operation *head = op;
-    while (auto before =
-               head->getOperand(1).getDefiningOp<tensor::InsertSliceOp>()) {
+  if (auto head = dyn_cast<tensor::InsertSliceOp>(op)) {
+    while (auto before = head.getDest().getDefiningOp<tensor::InsertSliceOp>()) {
       if (!before->hasOneUse())
         break;
       head = before;
