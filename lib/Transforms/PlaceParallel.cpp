@@ -342,7 +342,8 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
       PlacementAttr::get(
           context, objective, "parallel", plan->timePerSample,
           plan->timePerSample,
-          /*optimal=*/true, problem.maxDevices, /*cpus=*/0, std::nullopt,
+          /*optimal=*/true, problem.maxDevices, /*cpus=*/0,
+          latency ? std::optional<F64>(plan->timePerSample) : std::nullopt,
           // Piper's memory model keeps y microbatches in
           // flight per stage, as 1F1B does.
           solver::Schedule::OneFOneB, problem.microbatches, DenseI64ArrayAttr(),
