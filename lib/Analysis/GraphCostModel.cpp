@@ -51,25 +51,13 @@ bool isViewNode(Operation *op) {
 }
 
 Value lookThroughViewNodes(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (!isViewNode(def))
-      break;
-    value = def->getOperand(0);
-  }
-  return value;
+  return lookThroughViews(value, isViewNode);
 }
 
 /// The ops that read `value` directly or through view nodes.
 void forEachNodeReader(Value value, llvm::function_ref<void(Operation *)> fn) {
-  for (OpOperand &use : value.getUses()) {
-    Operation *user = use.getOwner();
-    if (isViewNode(user) && use.getOperandNumber() == 0) {
-      for (Value result : user->getResults())
-        forEachNodeReader(result, fn);
-      continue;
-    }
-    fn(user);
-  }
+  forEachUseThroughViews(value, isViewNode,
+                         [&](OpOperand &use) { fn(use.getOwner()); });
 }
 
 int64_t countElements(ArrayRef<int64_t> dims) {

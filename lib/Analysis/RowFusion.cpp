@@ -135,6 +135,30 @@ findSeeds(const RowFusionGraph &graph, Operation *unit) {
 
 } // namespace
 
+Value placer::lookThroughViews(Value value,
+                               llvm::function_ref<bool(Operation *)> isView) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (!isView(def) || def->getNumOperands() == 0)
+      break;
+    value = def->getOperand(0);
+  }
+  return value;
+}
+
+void placer::forEachUseThroughViews(
+    Value value, llvm::function_ref<bool(Operation *)> isView,
+    llvm::function_ref<void(OpOperand &)> fn) {
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (isView(user) && use.getOperandNumber() == 0) {
+      for (Value result : user->getResults())
+        forEachUseThroughViews(result, isView, fn);
+      continue;
+    }
+    fn(use);
+  }
+}
+
 Operation *RowFusionGraph::getProducer(Value value, Operation *reader) const {
   Value source = lookThroughViews(value);
   Operation *def = source.getDefiningOp();

@@ -185,26 +185,11 @@ bool isKernelOp(Operation *op) {
 }
 
 /// `value` with the views that produced it looked through.
-Value stripViews(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (!isView(def) || def->getNumOperands() == 0)
-      break;
-    value = def->getOperand(0);
-  }
-  return value;
-}
+Value stripViews(Value value) { return lookThroughViews(value, isView); }
 
-/// The ops that read `value` directly or through views.
+/// The uses of `value`, directly or through views.
 void forEachUse(Value value, llvm::function_ref<void(OpOperand &)> fn) {
-  for (OpOperand &use : value.getUses()) {
-    Operation *user = use.getOwner();
-    if (isView(user) && use.getOperandNumber() == 0) {
-      for (Value result : user->getResults())
-        forEachUse(result, fn);
-      continue;
-    }
-    fn(use);
-  }
+  forEachUseThroughViews(value, isView, fn);
 }
 
 bool reducesInKernel(Operation *op) {

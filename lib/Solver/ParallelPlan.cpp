@@ -79,9 +79,10 @@ bool dominates(const FrontierPoint &p, const FrontierPoint &q, int maxY) {
 
 /// The stage's transfers in the seed paper's model (ParallelTensor): a
 /// tensor costs its time once when it crosses the stage's border, whichever
-/// way and to however many readers.
+/// way and to however many readers; on one sample's way (latency), once
+/// where it arrives: when the stage reads it from another.
 double tensorTime(const ParallelProblem &problem, const std::vector<int> &stage,
-                  const std::vector<char> &inStage) {
+                  const std::vector<char> &inStage, Objective objective) {
   if (problem.tensors.empty())
     return 0;
   std::vector<int> touched;
@@ -93,31 +94,10 @@ double tensorTime(const ParallelProblem &problem, const std::vector<int> &stage,
   for (int i : touched) {
     const ParallelTensor &tensor = problem.tensors[i];
     bool inside = inStage[tensor.producer];
+    if (objective == Objective::Latency && inside)
+      continue;
     if (llvm::any_of(tensor.consumers,
                      [&](int consumer) { return inStage[consumer] != inside; }))
-      time += tensor.time;
-  }
-  return time;
-}
-
-/// The same tensors on one sample's way: each that the stage reads from
-/// another stage, once.
-double tensorLatency(const ParallelProblem &problem,
-                     const std::vector<int> &stage,
-                     const std::vector<char> &inStage) {
-  if (problem.tensors.empty())
-    return 0;
-  std::vector<int> touched;
-  for (int v : stage)
-    llvm::append_range(touched, problem.tensorsAt[v]);
-  llvm::sort(touched);
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  double time = 0;
-  for (int i : touched) {
-    const ParallelTensor &tensor = problem.tensors[i];
-    if (!inStage[tensor.producer] &&
-        llvm::any_of(tensor.consumers,
-                     [&](int consumer) { return inStage[consumer] != 0; }))
       time += tensor.time;
   }
   return time;
@@ -164,8 +144,7 @@ bool buildFrontier(const ParallelProblem &problem,
   bool latency = objective == Objective::Latency;
   // Transfers of the seed model depend on the stage, not on the choice.
   FrontierPoint empty;
-  empty.x = latency ? tensorLatency(problem, stage, inStage)
-                    : tensorTime(problem, stage, inStage);
+  empty.x = tensorTime(problem, stage, inStage, objective);
   frontier.depth = 0;
   frontier.level(0).assign(1, empty);
   // The least memory (at y = 1) the layers after each one add, whatever

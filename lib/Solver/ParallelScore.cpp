@@ -17,14 +17,50 @@ using namespace placer::solver;
 
 namespace {
 
+llvm::Error invalidPlan(const std::string &what) {
+  return llvm::createStringError("invalid plan: " + what);
+}
+
+/// The configuration `stage` gives its k-th layer, or the error naming it.
+llvm::Expected<const TensorConfig *>
+chosenConfig(const ParallelProblem &problem, const ParallelStage &stage,
+             size_t k) {
+  int v = stage.layers[k], t = stage.tensorDegree;
+  auto found = problem.layers[v].configs.find(t);
+  if (found == problem.layers[v].configs.end() || stage.configs[k] < 0 ||
+      stage.configs[k] >= static_cast<int>(found->second.size()))
+    return invalidPlan("layer " + problem.layers[v].name + " has no " +
+                       "configuration " + std::to_string(stage.configs[k]) +
+                       " for t = " + std::to_string(t));
+  return &found->second[stage.configs[k]];
+}
+
+/// What layer `v` of stage `i` moves over its cut edges, both ways: into
+/// it each edge's bytes and its sync, out of it its sync and, with
+/// `outgoingBytes`, the edge's bytes (the throughput model charges an edge
+/// on both its stages; one sample's way only where it arrives).
+double cutTraffic(const ParallelProblem &problem, int v,
+                  const TensorConfig &config, const std::vector<int> &stageOf,
+                  int i, bool outgoingBytes) {
+  double bytes = 0;
+  for (size_t j = 0; j < problem.inEdges[v].size(); ++j) {
+    const ParallelEdge &edge = problem.edges[problem.inEdges[v][j]];
+    if (stageOf[edge.from] != i)
+      bytes += 2 * (edge.bytes + config.syncIn[j]);
+  }
+  for (size_t j = 0; j < problem.outEdges[v].size(); ++j) {
+    const ParallelEdge &edge = problem.edges[problem.outEdges[v][j]];
+    if (stageOf[edge.to] != i)
+      bytes += 2 * ((outgoingBytes ? edge.bytes : 0) + config.syncOut[j]);
+  }
+  return bytes;
+}
+
 /// One sample through `plan`, whose stages are checked but for their
 /// configurations (ParallelProblem, "One sample's latency").
 llvm::Expected<double> scoreLatency(const ParallelProblem &problem,
                                     ParallelPlan &plan,
                                     const std::vector<int> &stageOf) {
-  auto invalid = [](const std::string &what) {
-    return llvm::createStringError("invalid plan: " + what);
-  };
   std::vector<double> tensorSeconds(plan.stages.size(), 0);
   for (const ParallelTensor &tensor : problem.tensors) {
     std::vector<int> readers;
@@ -39,34 +75,22 @@ llvm::Expected<double> scoreLatency(const ParallelProblem &problem,
   double total = 0;
   for (auto [i, stage] : llvm::enumerate(plan.stages)) {
     if (stage.dataDegree != 1)
-      return invalid("stage " + std::to_string(i) +
+      return invalidPlan("stage " + std::to_string(i) +
                      " has d = " + std::to_string(stage.dataDegree) +
                      "; one sample's latency takes d = 1");
-    int t = stage.tensorDegree;
     double compute = 0, traffic = 0, memory = 0;
     for (auto [k, v] : llvm::enumerate(stage.layers)) {
-      auto found = problem.layers[v].configs.find(t);
-      if (found == problem.layers[v].configs.end() || stage.configs[k] < 0 ||
-          stage.configs[k] >= static_cast<int>(found->second.size()))
-        return invalid("layer " + problem.layers[v].name + " has no " +
-                       "configuration " + std::to_string(stage.configs[k]) +
-                       " for t = " + std::to_string(t));
-      const TensorConfig &config = found->second[stage.configs[k]];
-      compute += config.timePerSample;
-      memory += config.stashBytes + config.fixedBytes;
-      for (size_t j = 0; j < problem.inEdges[v].size(); ++j) {
-        const ParallelEdge &edge = problem.edges[problem.inEdges[v][j]];
-        if (stageOf[edge.from] != static_cast<int>(i))
-          traffic += 2 * (edge.bytes + config.syncIn[j]);
-      }
-      for (size_t j = 0; j < problem.outEdges[v].size(); ++j) {
-        const ParallelEdge &edge = problem.edges[problem.outEdges[v][j]];
-        if (stageOf[edge.to] != static_cast<int>(i))
-          traffic += 2 * config.syncOut[j];
-      }
+      llvm::Expected<const TensorConfig *> config =
+          chosenConfig(problem, stage, k);
+      if (!config)
+        return config.takeError();
+      compute += (*config)->timePerSample;
+      memory += (*config)->stashBytes + (*config)->fixedBytes;
+      traffic += cutTraffic(problem, v, **config, stageOf,
+                            static_cast<int>(i), /*outgoingBytes=*/false);
     }
     if (memory > problem.memoryPerDevice)
-      return invalid("stage " + std::to_string(i) + " needs " +
+      return invalidPlan("stage " + std::to_string(i) + " needs " +
                      std::to_string(memory) + " bytes per device, over " +
                      std::to_string(problem.memoryPerDevice));
     stage.time = compute + traffic / problem.bandwidth + tensorSeconds[i];
@@ -81,40 +105,37 @@ llvm::Expected<double> scoreLatency(const ParallelProblem &problem,
 llvm::Expected<double>
 placer::solver::scoreParallelPlan(const ParallelProblem &problem,
                                   ParallelPlan &plan) {
-  auto invalid = [](const std::string &what) {
-    return llvm::createStringError("invalid plan: " + what);
-  };
   int n = problem.size();
   std::vector<int> stageOf(n, -1);
   int64_t devices = 0, degreeSum = 0;
   for (auto [i, stage] : llvm::enumerate(plan.stages)) {
     std::string name = "stage " + std::to_string(i);
     if (stage.dataDegree < 1 || stage.tensorDegree < 1)
-      return invalid(name + " has a degree below 1");
+      return invalidPlan(name + " has a degree below 1");
     if (problem.maxDataDegree > 0 && stage.dataDegree > problem.maxDataDegree)
-      return invalid(name + ": d = " + std::to_string(stage.dataDegree) +
+      return invalidPlan(name + ": d = " + std::to_string(stage.dataDegree) +
                      " is above the largest data-parallel degree, " +
                      std::to_string(problem.maxDataDegree));
     if (problem.microbatches % stage.dataDegree != 0)
-      return invalid(name + ": d = " + std::to_string(stage.dataDegree) +
+      return invalidPlan(name + ": d = " + std::to_string(stage.dataDegree) +
                      " does not divide " +
                      std::to_string(problem.microbatches) + " microbatches");
     if (stage.configs.size() != stage.layers.size())
-      return invalid(name + " gives " + std::to_string(stage.configs.size()) +
+      return invalidPlan(name + " gives " + std::to_string(stage.configs.size()) +
                      " configurations for " +
                      std::to_string(stage.layers.size()) + " layers");
     for (int v : stage.layers) {
       if (v < 0 || v >= n)
-        return invalid(name + " names layer " + std::to_string(v));
+        return invalidPlan(name + " names layer " + std::to_string(v));
       if (stageOf[v] >= 0)
-        return invalid("layer " + problem.layers[v].name + " is in stages " +
+        return invalidPlan("layer " + problem.layers[v].name + " is in stages " +
                        std::to_string(stageOf[v]) + " and " +
                        std::to_string(i));
       stageOf[v] = static_cast<int>(i);
     }
     int64_t footprint = problem.footprint(stage.tensorDegree, stage.dataDegree);
     if (footprint == 0)
-      return invalid(name + ": t = " + std::to_string(stage.tensorDegree) +
+      return invalidPlan(name + ": t = " + std::to_string(stage.tensorDegree) +
                      " does not divide a node of " +
                      std::to_string(problem.devicesPerNode) + " devices");
     devices += footprint;
@@ -122,23 +143,23 @@ placer::solver::scoreParallelPlan(const ParallelProblem &problem,
   }
   for (int v = 0; v < n; ++v)
     if (stageOf[v] < 0)
-      return invalid("layer " + problem.layers[v].name + " (id " +
+      return invalidPlan("layer " + problem.layers[v].name + " (id " +
                      std::to_string(problem.layers[v].id) + ") is in no stage");
   for (const ParallelEdge &edge : problem.edges)
     if (stageOf[edge.from] > stageOf[edge.to])
-      return invalid("the edge from " + problem.layers[edge.from].name +
+      return invalidPlan("the edge from " + problem.layers[edge.from].name +
                      " goes back from stage " +
                      std::to_string(stageOf[edge.from]) + " to " +
                      std::to_string(stageOf[edge.to]));
   if (devices > problem.maxDevices)
-    return invalid(std::to_string(devices) + " devices, " +
+    return invalidPlan(std::to_string(devices) + " devices, " +
                    std::to_string(problem.maxDevices) + " available");
   // One sample runs through any number of stages; a pipelined batch needs
   // a microbatch for each copy of each.
   if (plan.objective == Objective::Latency)
     return scoreLatency(problem, plan, stageOf);
   if (degreeSum > problem.microbatches)
-    return invalid("data-parallel degrees sum to " + std::to_string(degreeSum) +
+    return invalidPlan("data-parallel degrees sum to " + std::to_string(degreeSum) +
                    ", over " + std::to_string(problem.microbatches) +
                    " microbatches");
 
@@ -164,30 +185,20 @@ placer::solver::scoreParallelPlan(const ParallelProblem &problem,
     later -= d;
     double compute = 0, edgeBytes = 0, resync = 0, memory = 0;
     for (auto [k, v] : llvm::enumerate(stage.layers)) {
-      auto found = problem.layers[v].configs.find(t);
-      if (found == problem.layers[v].configs.end() || stage.configs[k] < 0 ||
-          stage.configs[k] >= static_cast<int>(found->second.size()))
-        return invalid("layer " + problem.layers[v].name + " has no " +
-                       "configuration " + std::to_string(stage.configs[k]) +
-                       " for t = " + std::to_string(t));
-      const TensorConfig &config = found->second[stage.configs[k]];
+      llvm::Expected<const TensorConfig *> found =
+          chosenConfig(problem, stage, k);
+      if (!found)
+        return found.takeError();
+      const TensorConfig &config = **found;
       compute += config.timePerSample;
-      for (size_t j = 0; j < problem.inEdges[v].size(); ++j) {
-        const ParallelEdge &edge = problem.edges[problem.inEdges[v][j]];
-        if (stageOf[edge.from] != static_cast<int>(i))
-          edgeBytes += 2 * (edge.bytes + config.syncIn[j]);
-      }
-      for (size_t j = 0; j < problem.outEdges[v].size(); ++j) {
-        const ParallelEdge &edge = problem.edges[problem.outEdges[v][j]];
-        if (stageOf[edge.to] != static_cast<int>(i))
-          edgeBytes += 2 * (edge.bytes + config.syncOut[j]);
-      }
+      edgeBytes += cutTraffic(problem, v, config, stageOf,
+                              static_cast<int>(i), /*outgoingBytes=*/true);
       resync +=
           4.0 * (d - 1) * config.parameterBytes / d / problem.microbatches;
       memory += config.stashBytes * static_cast<double>(y) + config.fixedBytes;
     }
     if (memory > problem.memoryPerDevice)
-      return invalid("stage " + std::to_string(i) + " needs " +
+      return invalidPlan("stage " + std::to_string(i) + " needs " +
                      std::to_string(memory) + " bytes per device, over " +
                      std::to_string(problem.memoryPerDevice));
     // Piper's expression where one bandwidth carries both.

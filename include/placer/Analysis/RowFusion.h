@@ -83,6 +83,17 @@ public:
   bool staysInKernel(mlir::Value result, mlir::Operation *kernel) const;
 };
 
+/// `value` with the views that produced it looked through: ops `isView`
+/// names, read as their operand 0.
+mlir::Value lookThroughViews(mlir::Value value,
+                             llvm::function_ref<bool(mlir::Operation *)> isView);
+
+/// Calls `fn` with every use of `value` and, through the views `isView`
+/// names (a use as their operand 0), every use of their results.
+void forEachUseThroughViews(
+    mlir::Value value, llvm::function_ref<bool(mlir::Operation *)> isView,
+    llvm::function_ref<void(mlir::OpOperand &)> fn);
+
 /// The row reduction whose kernel unit `unit` runs in (the reduction
 /// itself for its own kernel's launching unit), or null when it runs alone.
 ///
