@@ -53,6 +53,20 @@ namespace {
 
 constexpr int kNoDevices = std::numeric_limits<int>::max() / 2;
 
+/// "in M bytes per device on K devices", or per kind "on 2 A100 (M bytes
+/// each) and 2 V100 (M' bytes each)".
+std::string describeDevices(const ParallelProblem &problem) {
+  if (problem.kinds.empty())
+    return "in " + std::to_string(problem.memoryPerDevice) +
+           " bytes per device on " + std::to_string(problem.maxDevices) +
+           " devices";
+  std::string text = "on ";
+  for (auto [k, kind] : llvm::enumerate(problem.kinds))
+    text += (k ? " and " : "") + std::to_string(kind.count) + " " + kind.name +
+            " (" + std::to_string(kind.memoryPerDevice) + " bytes each)";
+  return text;
+}
+
 /// Piper's data-parallel resynchronisation, in bytes per sample.
 double resyncBytes(double parameterBytes, int d, int microbatches) {
   return 4.0 * (d - 1) * parameterBytes / d / microbatches;
@@ -132,15 +146,15 @@ struct StageFrontier {
   }
 };
 
-/// Builds `frontier` for `stage` at degree t, its x the stage's time (for
-/// `objective`) before the data-parallel degree divides it. Returns false
-/// when some layer of D has no configuration for t, or no choice fits in
-/// memory.
+/// Builds `frontier` for `stage` at degree t on devices of `kind` (of
+/// `memory` bytes each), its x the stage's time (for `objective`) before
+/// the data-parallel degree divides it. Returns false when some layer of D
+/// has no configuration for t, or no choice fits in memory.
 bool buildFrontier(const ParallelProblem &problem,
                    const std::vector<int> &stage,
-                   const std::vector<char> &inStage, int t, int maxY,
-                   Objective objective, StageFrontier &frontier, int64_t limit,
-                   bool &overflow) {
+                   const std::vector<char> &inStage, int t, int kind,
+                   double memory, int maxY, Objective objective,
+                   StageFrontier &frontier, int64_t limit, bool &overflow) {
   bool latency = objective == Objective::Latency;
   // Transfers of the seed model depend on the stage, not on the choice.
   FrontierPoint empty;
@@ -179,7 +193,7 @@ bool buildFrontier(const ParallelProblem &problem,
         if (!inStage[problem.edges[e].to])
           traffic +=
               2 * ((latency ? 0 : problem.edges[e].bytes) + config.syncOut[i]);
-      double x = config.timePerSample + traffic / problem.bandwidth;
+      double x = config.timeOn(kind) + traffic / problem.bandwidth;
       for (auto [p, point] : llvm::enumerate(current)) {
         FrontierPoint extended{point.x + x,
                                point.w + config.parameterBytes,
@@ -189,7 +203,7 @@ bool buildFrontier(const ParallelProblem &problem,
                                static_cast<int>(c)};
         // Memory only grows as layers join and with y: a choice that does
         // not fit at y = 1 with the least the later layers add never will.
-        if (extended.a + extended.b + later <= problem.memoryPerDevice)
+        if (extended.a + extended.b + later <= memory)
           next.push_back(extended);
       }
     }
@@ -247,12 +261,13 @@ bool buildFrontier(const ParallelProblem &problem,
   return true;
 }
 
-/// A stage option (I -> J with degrees t, d) and its step function: the
-/// least time for y <= records[i].maxY is records[i].time, records sorted
-/// by time with maxY increasing.
+/// A stage option (I -> J with degrees t, d on devices of `kind`) and its
+/// step function: the least time for y <= records[i].maxY is
+/// records[i].time, records sorted by time with maxY increasing. (Millions
+/// of them on operator graphs: 24 bytes; ideals are at most idealLimit.)
 struct StageOption {
-  int64_t to = 0;
-  int t = 1, d = 1;
+  int32_t to = 0;
+  int32_t t = 1, d = 1, kind = 0;
   uint32_t first = 0, count = 0; // into Planner::records
 };
 
@@ -272,11 +287,25 @@ public:
 private:
   llvm::Error buildLattice();
   llvm::Error buildOptions();
+  /// The options of stage `stage` (J \ I, J = `to`) at degree t on `kind`:
+  /// its frontier, then a step function per data-parallel degree.
+  llvm::Error addOptions(int64_t to, const std::vector<int> &stage,
+                         const std::vector<char> &inStage, int t, int kind,
+                         const std::vector<int> &dataDegrees,
+                         StageFrontier &levels,
+                         std::vector<std::pair<double, int>> &byTime);
+  /// Adds `time` to the candidate answers.
+  void addCandidate(double time);
   /// Objective::Latency: the least latency within the devices, by a DP over
   /// the ideals keeping (devices used, latency) Pareto pairs; the plan.
   llvm::Expected<ParallelPlan> leastLatency();
   /// f for threshold T; with `choices`, the option each state took.
   bool feasible(double threshold, std::vector<int64_t> *choices);
+  /// Where a stage of `devices` on `kind` ends, counted from the start
+  /// (`fromEnd` false) or the end of the devices, when the stages placed so
+  /// far end at `used`: kinds sit in device order, so it takes the first
+  /// devices of its kind past `used`; kNoDevices when they do not fit.
+  int placeOnKind(int used, int devices, int kind, bool fromEnd) const;
   int largestY(const StageOption &option, double threshold) const;
   /// The layers of J \ I, ascending, marked in `inStage` (one per layer).
   std::vector<int> stageLayers(int64_t from, int64_t to,
@@ -288,6 +317,10 @@ private:
   bool latency = options.objective == Objective::Latency;
   /// Largest sum of data-parallel degrees: min(N, devices).
   int maxS = 0;
+  /// The device kinds, and where each one's devices begin counted from the
+  /// start and from the end of the devices.
+  std::vector<ParallelDeviceKind> kinds = problem.deviceKinds();
+  std::vector<int> kindStart, kindStartFromEnd;
   /// The ideals of the layer graph with each free source glued to its
   /// successor (groupOf: layer -> its group, the lattice's nodes).
   IdealLattice lattice;
@@ -297,7 +330,9 @@ private:
   std::vector<StageOption> stageOptions;
   std::vector<int64_t> optionsFrom;
   std::vector<StepRecord> records;
+  /// The candidate answers; sorted and unique up to `uniqueCandidates`.
   std::vector<double> candidates;
+  size_t uniqueCandidates = 0;
   std::vector<int> table; // f[I][s], ideals x (maxS + 1)
   ParallelPlan stats;
 };
@@ -425,6 +460,10 @@ llvm::Error Planner::buildOptions() {
     leastMemory[i] =
         leastMemory[lattice.parent[i]] + leastGroupMemory[lattice.added[i]];
 
+  double largestMemory = 0;
+  for (const ParallelDeviceKind &kind : kinds)
+    largestMemory = std::max(largestMemory, kind.memoryPerDevice);
+
   StageFrontier levels;
   std::vector<char> inStage(problem.size());
   std::vector<int64_t> stamp(count, -1);
@@ -442,7 +481,7 @@ llvm::Error Planner::buildOptions() {
       for (auto [v, next] : lattice.addable[i])
         if (stamp[next] != from) {
           stamp[next] = from;
-          if (leastMemory[next] - leastMemory[from] > problem.memoryPerDevice)
+          if (leastMemory[next] - leastMemory[from] > largestMemory)
             continue;
           reached.push_back(next);
           queue.push_back(next);
@@ -457,90 +496,11 @@ llvm::Error Planner::buildOptions() {
           std::to_string(count) + " ideals; coarsen the layer graph");
     for (int64_t to : reached) {
       std::vector<int> stage = stageLayers(from, to, inStage);
-      for (int t : degrees) { // each at most maxDevices
-        bool overflow = false;
-        if (!buildFrontier(problem, stage, inStage, t, maxS, options.objective,
-                           levels, options.frontierLimit, overflow)) {
-          if (overflow)
-            return llvm::createStringError(
-                "the configurations of the " + std::to_string(stage.size()) +
-                " layers from " + problem.layers[stage.front()].name + " to " +
-                problem.layers[stage.back()].name +
-                " at t = " + std::to_string(t) + " have more than " +
-                std::to_string(options.frontierLimit) +
-                " Pareto-optimal combinations (time, parameters, memory); "
-                "the exact knapsack would not finish: coarsen the graph");
-          continue;
-        }
-        const std::vector<FrontierPoint> &frontier = levels.last();
-        stats.largestFrontier = std::max(stats.largestFrontier,
-                                         static_cast<int64_t>(frontier.size()));
-        for (int d : dataDegrees) {
-          int64_t devices = problem.footprint(t, d);
-          if (devices == 0 || devices > problem.maxDevices)
-            continue;
-          if (latency) {
-            // One sample in flight, every point fits: the fastest is the
-            // stage's only record.
-            int best = 0;
-            for (auto [p, point] : llvm::enumerate(frontier))
-              if (point.x < frontier[best].x)
-                best = static_cast<int>(p);
-            stageOptions.push_back(
-                {to, t, d, static_cast<uint32_t>(records.size()), 1});
-            records.push_back({frontier[best].x, 1, best});
-            continue;
-          }
-          double resyncBandwidth = problem.resyncBandwidth(t, d);
-          byTime.clear();
-          for (auto [p, point] : llvm::enumerate(frontier)) {
-            double time =
-                point.x / d +
-                resyncBytes(point.w, d, problem.microbatches) / resyncBandwidth;
-            byTime.emplace_back(time, static_cast<int>(p));
-          }
-          llvm::sort(byTime);
-          StageOption option{to, t, d, static_cast<uint32_t>(records.size()),
-                             0};
-          int bestY = 0;
-          for (auto [time, p] : byTime) {
-            const FrontierPoint &point = frontier[p];
-            // The largest y with y * a + b <= M (at most maxS: y never
-            // exceeds the sum of degrees).
-            int maxY = 0;
-            if (point.b <= problem.memoryPerDevice) {
-              if (point.a <= 0) {
-                maxY = maxS;
-              } else {
-                double y =
-                    std::floor((problem.memoryPerDevice - point.b) / point.a);
-                maxY = static_cast<int>(std::min<double>(y, maxS));
-                // Rounding: the product decides, as scoring checks it.
-                while (maxY > 0 &&
-                       maxY * point.a + point.b > problem.memoryPerDevice)
-                  --maxY;
-                while (maxY < maxS && (maxY + 1) * point.a + point.b <=
-                                          problem.memoryPerDevice)
-                  ++maxY;
-              }
-            }
-            if (maxY > bestY) {
-              bestY = maxY;
-              records.push_back({time, maxY, p});
-              candidates.push_back(time);
-            }
-          }
-          option.count = static_cast<uint32_t>(records.size()) - option.first;
-          if (option.count > 0)
-            stageOptions.push_back(option);
-        }
-        if (static_cast<int64_t>(records.size()) > options.recordLimit)
-          return llvm::createStringError(
-              "more than " + std::to_string(options.recordLimit) +
-              " stage time steps to search (candidate stages x degrees x "
-              "Pareto-optimal choices); coarsen the layer graph or give "
-              "fewer devices");
-      }
+      for (int t : degrees) // each at most maxDevices
+        for (int kind = 0; kind < static_cast<int>(kinds.size()); ++kind)
+          if (llvm::Error error = addOptions(to, stage, inStage, t, kind,
+                                             dataDegrees, levels, byTime))
+            return error;
     }
   }
   optionsFrom[count] = static_cast<int64_t>(stageOptions.size());
@@ -552,6 +512,110 @@ llvm::Error Planner::buildOptions() {
   return llvm::Error::success();
 }
 
+void Planner::addCandidate(double time) {
+  candidates.push_back(time);
+  // Stages of equal time abound (layers that cost nothing), and operator
+  // graphs make hundreds of millions of steps: keep the list short.
+  if (candidates.size() >= 2 * uniqueCandidates + (1 << 20)) {
+    llvm::sort(candidates);
+    candidates.erase(std::unique(candidates.begin(), candidates.end()),
+                     candidates.end());
+    uniqueCandidates = candidates.size();
+  }
+}
+
+llvm::Error Planner::addOptions(int64_t to, const std::vector<int> &stage,
+                                const std::vector<char> &inStage, int t,
+                                int kind, const std::vector<int> &dataDegrees,
+                                StageFrontier &levels,
+                                std::vector<std::pair<double, int>> &byTime) {
+  double memory = kinds[kind].memoryPerDevice;
+  bool overflow = false;
+  if (!buildFrontier(problem, stage, inStage, t, kind, memory, maxS,
+                     options.objective, levels, options.frontierLimit,
+                     overflow)) {
+    if (overflow)
+      return llvm::createStringError(
+          "the configurations of the " + std::to_string(stage.size()) +
+          " layers from " + problem.layers[stage.front()].name + " to " +
+          problem.layers[stage.back()].name + " at t = " + std::to_string(t) +
+          " have more than " + std::to_string(options.frontierLimit) +
+          " Pareto-optimal combinations (time, parameters, memory); "
+          "the exact knapsack would not finish: coarsen the graph");
+    return llvm::Error::success();
+  }
+  const std::vector<FrontierPoint> &frontier = levels.last();
+  stats.largestFrontier =
+      std::max(stats.largestFrontier, static_cast<int64_t>(frontier.size()));
+  for (int d : dataDegrees) {
+    int64_t devices = problem.footprint(t, d);
+    if (devices == 0 || devices > kinds[kind].count)
+      continue;
+    StageOption option{static_cast<int32_t>(to),
+                       t,
+                       d,
+                       kind,
+                       static_cast<uint32_t>(records.size()),
+                       0};
+    if (latency) {
+      // One sample in flight, every point fits: the fastest is the
+      // stage's only record.
+      int best = 0;
+      for (auto [p, point] : llvm::enumerate(frontier))
+        if (point.x < frontier[best].x)
+          best = static_cast<int>(p);
+      option.count = 1;
+      stageOptions.push_back(option);
+      records.push_back({frontier[best].x, 1, best});
+      continue;
+    }
+    double resyncBandwidth = problem.resyncBandwidth(t, d);
+    byTime.clear();
+    for (auto [p, point] : llvm::enumerate(frontier)) {
+      double time =
+          point.x / d +
+          resyncBytes(point.w, d, problem.microbatches) / resyncBandwidth;
+      byTime.emplace_back(time, static_cast<int>(p));
+    }
+    llvm::sort(byTime);
+    int bestY = 0;
+    for (auto [time, p] : byTime) {
+      const FrontierPoint &point = frontier[p];
+      // The largest y with y * a + b <= M (at most maxS: y never exceeds
+      // the sum of degrees).
+      int maxY = 0;
+      if (point.b <= memory) {
+        if (point.a <= 0) {
+          maxY = maxS;
+        } else {
+          double y = std::floor((memory - point.b) / point.a);
+          maxY = static_cast<int>(std::min<double>(y, maxS));
+          // Rounding: the product decides, as scoring checks it.
+          while (maxY > 0 && maxY * point.a + point.b > memory)
+            --maxY;
+          while (maxY < maxS && (maxY + 1) * point.a + point.b <= memory)
+            ++maxY;
+        }
+      }
+      if (maxY > bestY) {
+        bestY = maxY;
+        records.push_back({time, maxY, p});
+        addCandidate(time);
+      }
+    }
+    option.count = static_cast<uint32_t>(records.size()) - option.first;
+    if (option.count > 0)
+      stageOptions.push_back(option);
+  }
+  if (static_cast<int64_t>(records.size()) > options.recordLimit)
+    return llvm::createStringError(
+        "more than " + std::to_string(options.recordLimit) +
+        " stage time steps to search (candidate stages x degrees x "
+        "Pareto-optimal choices); coarsen the layer graph or give fewer "
+        "devices");
+  return llvm::Error::success();
+}
+
 int Planner::largestY(const StageOption &option, double threshold) const {
   // Records are sorted by time with maxY rising: the last one at most T.
   const StepRecord *begin = records.data() + option.first;
@@ -560,6 +624,12 @@ int Planner::largestY(const StageOption &option, double threshold) const {
       begin, end, threshold,
       [](double t, const StepRecord &record) { return t < record.time; });
   return it == begin ? 0 : (it - 1)->maxY;
+}
+
+int Planner::placeOnKind(int used, int devices, int kind, bool fromEnd) const {
+  int start = fromEnd ? kindStartFromEnd[kind] : kindStart[kind];
+  int at = std::max(used, start) + devices;
+  return at <= start + kinds[kind].count ? at : kNoDevices;
 }
 
 bool Planner::feasible(double threshold, std::vector<int64_t> *choices) {
@@ -585,7 +655,19 @@ bool Planner::feasible(double threshold, std::vector<int64_t> *choices) {
       const int d = option.d;
       int last = static_cast<int>(
           std::min<int64_t>(maxS, static_cast<int64_t>(d) * maxY));
-      if (choices) {
+      if (kinds.size() > 1) {
+        // Counted from the end, the later stages' devices are a position:
+        // the least leaves the earlier stages the most (every device
+        // before it, of its kind and all earlier kinds).
+        for (int s = d; s <= last; ++s)
+          if (int end = placeOnKind(after[s - d], devices, option.kind,
+                                    /*fromEnd=*/true);
+              end < row[s]) {
+            row[s] = end;
+            if (choices)
+              (*choices)[from * width + s] = o;
+          }
+      } else if (choices) {
         for (int s = d; s <= last; ++s)
           if (int total = after[s - d] + devices; total < row[s]) {
             row[s] = total;
@@ -632,9 +714,11 @@ ParallelPlan Planner::reconstruct(double threshold) {
     stage.layers = stageLayers(at, option.to, inStage);
     stage.tensorDegree = option.t;
     stage.dataDegree = option.d;
+    stage.kind = option.kind;
     bool overflow = false;
-    buildFrontier(problem, stage.layers, inStage, option.t, maxS,
-                  options.objective, levels, options.frontierLimit, overflow);
+    buildFrontier(problem, stage.layers, inStage, option.t, option.kind,
+                  kinds[option.kind].memoryPerDevice, maxS, options.objective,
+                  levels, options.frontierLimit, overflow);
     // The record in force at y = ceil(s / d) and T: the last one at most T
     // (its maxY covers y).
     const StepRecord *begin = records.data() + option.first;
@@ -667,11 +751,12 @@ ParallelPlan Planner::reconstruct(double threshold) {
   return plan;
 }
 
-/// Devices for each stage: consecutive in pipeline order on a flat
-/// network; with nodes, blocks by footprint, largest first, each at an
-/// offset that is a multiple of its size (all sizes are powers of two up to
-/// a node, or whole nodes), so no block of a node's size or less straddles
-/// two nodes.
+/// Devices for each stage, among its kind's (the kinds' devices follow each
+/// other in order): consecutive in pipeline order on a flat network; with
+/// nodes, blocks by footprint, largest first, each at an offset that is a
+/// multiple of its size (all sizes are powers of two up to a node, or whole
+/// nodes, and every kind holds whole nodes), so no block of a node's size
+/// or less straddles two nodes.
 void layOut(const ParallelProblem &problem, ParallelPlan &plan) {
   std::vector<size_t> order(plan.stages.size());
   std::iota(order.begin(), order.end(), 0);
@@ -681,19 +766,25 @@ void layOut(const ParallelProblem &problem, ParallelPlan &plan) {
       return problem.footprint(x.tensorDegree, x.dataDegree) >
              problem.footprint(y.tensorDegree, y.dataDegree);
     });
-  int64_t next = 0;
+  std::vector<int64_t> next; // per kind, its first free device
+  int64_t start = 0;
+  for (const ParallelDeviceKind &kind : problem.deviceKinds()) {
+    next.push_back(start);
+    start += kind.count;
+  }
   for (size_t i : order) {
     ParallelStage &stage = plan.stages[i];
-    stage.firstDevice = next;
-    next += problem.footprint(stage.tensorDegree, stage.dataDegree);
+    stage.firstDevice = next[stage.kind];
+    next[stage.kind] += problem.footprint(stage.tensorDegree, stage.dataDegree);
   }
 }
 
 llvm::Expected<ParallelPlan> Planner::leastLatency() {
   // Per ideal, the plans of its layers that no other beats in both devices
-  // and latency, fewest devices first (latency then falls): each one a
-  // device count, its latency, the option that reached it, and the ideal
-  // and entry it extended.
+  // and latency, fewest devices first (latency then falls): each one where
+  // its devices end (a count with one kind; the kinds sit in order), its
+  // latency, the option that reached it, and the ideal and entry it
+  // extended.
   struct Entry {
     int devices = 0;
     double latency = 0;
@@ -712,9 +803,11 @@ llvm::Expected<ParallelPlan> Planner::leastLatency() {
       std::vector<Entry> &target = best[option.to];
       merged.clear();
       for (auto [e, entry] : llvm::enumerate(best[from]))
-        if (entry.devices + devices <= problem.maxDevices)
-          merged.push_back({entry.devices + devices, entry.latency + time, o,
-                            from, static_cast<int64_t>(e)});
+        if (int end = placeOnKind(entry.devices, devices, option.kind,
+                                  /*fromEnd=*/false);
+            end <= problem.maxDevices)
+          merged.push_back(
+              {end, entry.latency + time, o, from, static_cast<int64_t>(e)});
       if (merged.empty())
         continue;
       // Merge with what the ideal has, keeping the staircase (ties: the
@@ -733,9 +826,8 @@ llvm::Expected<ParallelPlan> Planner::leastLatency() {
   const std::vector<Entry> &full = best[count - 1];
   if (full.empty())
     return llvm::createStringError(
-        "no plan fits in " + std::to_string(problem.memoryPerDevice) +
-        " bytes per device on " + std::to_string(problem.maxDevices) +
-        " devices: some layers fit in no stage at any degree");
+        "no plan fits " + describeDevices(problem) +
+        ": some layers fit in no stage at any degree");
   // The staircase's last entry has the least latency.
   std::vector<int64_t> path;
   for (int64_t at = count - 1, e = static_cast<int64_t>(full.size()) - 1;
@@ -757,9 +849,11 @@ llvm::Expected<ParallelPlan> Planner::leastLatency() {
     stage.layers = stageLayers(at, option.to, inStage);
     stage.tensorDegree = option.t;
     stage.dataDegree = option.d;
+    stage.kind = option.kind;
     bool overflow = false;
-    buildFrontier(problem, stage.layers, inStage, option.t, 1,
-                  Objective::Latency, levels, options.frontierLimit, overflow);
+    buildFrontier(problem, stage.layers, inStage, option.t, option.kind,
+                  kinds[option.kind].memoryPerDevice, 1, Objective::Latency,
+                  levels, options.frontierLimit, overflow);
     const FrontierPoint &chosen = levels.last()[record.point];
     stage.time = record.time;
     stage.memory = chosen.a + chosen.b;
@@ -784,6 +878,14 @@ llvm::Expected<ParallelPlan> Planner::run() {
         "devices per node must be a power of two, with an intra-node "
         "bandwidth (got " +
         std::to_string(problem.devicesPerNode) + ")");
+  if (llvm::Error error = problem.checkKinds())
+    return std::move(error);
+  int before = 0; // devices of the earlier kinds
+  for (const ParallelDeviceKind &kind : kinds) {
+    kindStart.push_back(before);
+    before += kind.count;
+    kindStartFromEnd.push_back(problem.maxDevices - before);
+  }
   // One sample in flight for latency: every stage at d = 1, y = 1.
   maxS = latency ? 1 : std::min(problem.microbatches, problem.maxDevices);
   if (llvm::Error error = buildLattice())
@@ -808,9 +910,8 @@ llvm::Expected<ParallelPlan> Planner::run() {
   }
   if (candidates.empty() || !feasible(candidates.back(), nullptr))
     return llvm::createStringError(
-        "no plan fits in " + std::to_string(problem.memoryPerDevice) +
-        " bytes per device on " + std::to_string(problem.maxDevices) +
-        " devices: some layers fit in no stage at any degree");
+        "no plan fits " + describeDevices(problem) +
+        ": some layers fit in no stage at any degree");
   // The least candidate at which a plan fits.
   size_t lo = 0, hi = candidates.size() - 1;
   while (lo < hi) {
@@ -837,14 +938,20 @@ placer::solver::planParallel(const ParallelProblem &problem,
 
 llvm::Expected<ParallelStage>
 placer::solver::bestStageChoice(const ParallelProblem &problem,
-                                std::vector<int> layers, int t, int d, int y) {
+                                std::vector<int> layers, int t, int d, int y,
+                                int kind) {
+  std::vector<ParallelDeviceKind> kinds = problem.deviceKinds();
+  if (kind < 0 || kind >= static_cast<int>(kinds.size()))
+    return llvm::createStringError("no device kind " + std::to_string(kind));
+  double memory = kinds[kind].memoryPerDevice;
   std::vector<char> inStage(problem.size(), 0);
   for (int v : layers)
     inStage[v] = 1;
   StageFrontier levels;
   bool overflow = false;
-  if (!buildFrontier(problem, layers, inStage, t, y, Objective::Throughput,
-                     levels, ParallelPlanOptions().frontierLimit, overflow))
+  if (!buildFrontier(problem, layers, inStage, t, kind, memory, y,
+                     Objective::Throughput, levels,
+                     ParallelPlanOptions().frontierLimit, overflow))
     return llvm::createStringError(
         overflow ? "too many Pareto-optimal choices"
                  : "a layer has no configuration for this degree, or none "
@@ -853,7 +960,7 @@ placer::solver::bestStageChoice(const ParallelProblem &problem,
   int best = -1;
   double bestTime = 0;
   for (auto [p, point] : llvm::enumerate(frontier)) {
-    if (y * point.a + point.b > problem.memoryPerDevice)
+    if (y * point.a + point.b > memory)
       continue;
     double time = point.x / d + resyncBytes(point.w, d, problem.microbatches) /
                                     problem.resyncBandwidth(t, d);
@@ -866,6 +973,7 @@ placer::solver::bestStageChoice(const ParallelProblem &problem,
   stage.layers = std::move(layers);
   stage.tensorDegree = t;
   stage.dataDegree = d;
+  stage.kind = kind;
   stage.time = bestTime;
   stage.memory = y * frontier[best].a + frontier[best].b;
   stage.configs = levels.configsOf(best);

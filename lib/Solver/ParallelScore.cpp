@@ -84,15 +84,16 @@ llvm::Expected<double> scoreLatency(const ParallelProblem &problem,
           chosenConfig(problem, stage, k);
       if (!config)
         return config.takeError();
-      compute += (*config)->timePerSample;
+      compute += (*config)->timeOn(stage.kind);
       memory += (*config)->stashBytes + (*config)->fixedBytes;
       traffic += cutTraffic(problem, v, **config, stageOf,
                             static_cast<int>(i), /*outgoingBytes=*/false);
     }
-    if (memory > problem.memoryPerDevice)
+    double limit = problem.deviceKinds()[stage.kind].memoryPerDevice;
+    if (memory > limit)
       return invalidPlan("stage " + std::to_string(i) + " needs " +
-                     std::to_string(memory) + " bytes per device, over " +
-                     std::to_string(problem.memoryPerDevice));
+                         std::to_string(memory) + " bytes per device, over " +
+                         std::to_string(limit));
     stage.time = compute + traffic / problem.bandwidth + tensorSeconds[i];
     stage.memory = memory;
     total += stage.time;
@@ -105,6 +106,10 @@ llvm::Expected<double> scoreLatency(const ParallelProblem &problem,
 llvm::Expected<double>
 placer::solver::scoreParallelPlan(const ParallelProblem &problem,
                                   ParallelPlan &plan) {
+  if (llvm::Error error = problem.checkKinds())
+    return std::move(error);
+  std::vector<ParallelDeviceKind> kinds = problem.deviceKinds();
+  std::vector<int64_t> kindDevices(kinds.size(), 0);
   int n = problem.size();
   std::vector<int> stageOf(n, -1);
   int64_t devices = 0, degreeSum = 0;
@@ -112,6 +117,16 @@ placer::solver::scoreParallelPlan(const ParallelProblem &problem,
     std::string name = "stage " + std::to_string(i);
     if (stage.dataDegree < 1 || stage.tensorDegree < 1)
       return invalidPlan(name + " has a degree below 1");
+    if (stage.kind < 0 || stage.kind >= static_cast<int>(kinds.size()))
+      return invalidPlan(name + " is on device kind " +
+                         std::to_string(stage.kind) + " of " +
+                         std::to_string(kinds.size()));
+    // Kinds follow each other along the devices, the pipeline's direction.
+    if (i > 0 && stage.kind < plan.stages[i - 1].kind)
+      return invalidPlan(name + " runs on " + kinds[stage.kind].name +
+                         ", which comes before the previous stage's " +
+                         kinds[plan.stages[i - 1].kind].name +
+                         " in device order");
     if (problem.maxDataDegree > 0 && stage.dataDegree > problem.maxDataDegree)
       return invalidPlan(name + ": d = " + std::to_string(stage.dataDegree) +
                      " is above the largest data-parallel degree, " +
@@ -139,8 +154,14 @@ placer::solver::scoreParallelPlan(const ParallelProblem &problem,
                      " does not divide a node of " +
                      std::to_string(problem.devicesPerNode) + " devices");
     devices += footprint;
+    kindDevices[stage.kind] += footprint;
     degreeSum += stage.dataDegree;
   }
+  for (auto [kind, used] : llvm::zip(kinds, kindDevices))
+    if (used > kind.count)
+      return invalidPlan(std::to_string(used) + " devices of kind " +
+                         kind.name + ", " + std::to_string(kind.count) +
+                         " available");
   for (int v = 0; v < n; ++v)
     if (stageOf[v] < 0)
       return invalidPlan("layer " + problem.layers[v].name + " (id " +
@@ -190,17 +211,18 @@ placer::solver::scoreParallelPlan(const ParallelProblem &problem,
       if (!found)
         return found.takeError();
       const TensorConfig &config = **found;
-      compute += config.timePerSample;
+      compute += config.timeOn(stage.kind);
       edgeBytes += cutTraffic(problem, v, config, stageOf,
                               static_cast<int>(i), /*outgoingBytes=*/true);
       resync +=
           4.0 * (d - 1) * config.parameterBytes / d / problem.microbatches;
       memory += config.stashBytes * static_cast<double>(y) + config.fixedBytes;
     }
-    if (memory > problem.memoryPerDevice)
+    double limit = kinds[stage.kind].memoryPerDevice;
+    if (memory > limit)
       return invalidPlan("stage " + std::to_string(i) + " needs " +
-                     std::to_string(memory) + " bytes per device, over " +
-                     std::to_string(problem.memoryPerDevice));
+                         std::to_string(memory) + " bytes per device, over " +
+                         std::to_string(limit));
     // Piper's expression where one bandwidth carries both.
     double resyncBandwidth = problem.resyncBandwidth(t, d);
     double time =
@@ -228,13 +250,16 @@ placer::solver::parallelPlanToJson(const ParallelProblem &problem,
                             .configs.at(stage.tensorDegree)[stage.configs[k]]
                             .id);
     }
-    stages.push_back(llvm::json::Object{{"layers", std::move(layers)},
-                                        {"first_device", stage.firstDevice},
-                                        {"tensor_degree", stage.tensorDegree},
-                                        {"data_degree", stage.dataDegree},
-                                        {"configs", std::move(configs)},
-                                        {"time", stage.time},
-                                        {"memory", stage.memory}});
+    llvm::json::Object entry{{"layers", std::move(layers)},
+                             {"first_device", stage.firstDevice},
+                             {"tensor_degree", stage.tensorDegree},
+                             {"data_degree", stage.dataDegree},
+                             {"configs", std::move(configs)},
+                             {"time", stage.time},
+                             {"memory", stage.memory}};
+    if (!problem.kinds.empty())
+      entry["kind"] = problem.kinds[stage.kind].name;
+    stages.push_back(std::move(entry));
   }
   bool latency = plan.objective == Objective::Latency;
   return llvm::json::Object{

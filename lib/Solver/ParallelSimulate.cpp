@@ -85,7 +85,7 @@ ParallelRun placer::solver::simulateParallelPlan(const ParallelProblem &problem,
     ParallelRun::Stage &figures = run.stages[i];
     double parameters = 0;
     for (auto [k, v] : llvm::enumerate(stage.layers)) {
-      figures.compute += configOf[v]->timePerSample;
+      figures.compute += configOf[v]->timeOn(stage.kind);
       parameters += configOf[v]->parameterBytes;
     }
     int d = stage.dataDegree;

@@ -12,8 +12,10 @@
 #include "placer/Support/Graph.h"
 #include "placer/Support/Json.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -120,6 +122,49 @@ int64_t ParallelProblem::footprint(int t, int d) const {
   while (block < devices)
     block *= 2;
   return block;
+}
+
+std::vector<ParallelDeviceKind> ParallelProblem::deviceKinds() const {
+  if (!kinds.empty())
+    return kinds;
+  return {{"", maxDevices, memoryPerDevice}};
+}
+
+llvm::Error ParallelProblem::checkKinds() const {
+  if (kinds.empty())
+    return llvm::Error::success();
+  int64_t total = 0;
+  for (const ParallelDeviceKind &kind : kinds) {
+    // (A kind of no devices takes no stage: devices= may cut a cluster.)
+    if (kind.count < 0 || !(kind.memoryPerDevice > 0))
+      return llvm::createStringError("device kind '" + kind.name +
+                                     "' needs memory and no negative count");
+    // Blocks of a stage never straddle nodes only if every kind starts
+    // and ends on a node boundary.
+    if (devicesPerNode > 0 && kind.count % devicesPerNode != 0)
+      return llvm::createStringError(
+          "device kind '" + kind.name + "' has " + std::to_string(kind.count) +
+          " devices, not whole nodes of " + std::to_string(devicesPerNode));
+    total += kind.count;
+  }
+  if (total != maxDevices)
+    return llvm::createStringError("the device kinds hold " +
+                                   std::to_string(total) + " devices, not " +
+                                   std::to_string(maxDevices));
+  for (const ParallelLayer &layer : layers)
+    for (const auto &[t, configs] : layer.configs)
+      for (const TensorConfig &config : configs)
+        if ((!config.kindTimes.empty() &&
+             config.kindTimes.size() != kinds.size()) ||
+            llvm::any_of(config.kindTimes, [](double time) {
+              return !(time >= 0) || !std::isfinite(time);
+            }))
+          return llvm::createStringError(
+              "layer " + layer.name + ", configuration '" + config.id +
+              "' at t = " + std::to_string(t) + " needs a time (finite, " +
+              "not negative) for each of the " + std::to_string(kinds.size()) +
+              " device kinds");
+  return llvm::Error::success();
 }
 
 double ParallelProblem::resyncBandwidth(int t, int d) const {

@@ -59,11 +59,12 @@ LogicalResult placer::deriveTensorConfigs(ModuleOp module,
   if (failed(sole))
     return failure();
   func::FuncOp func = *sole;
-  const DeviceKind *kind = nullptr;
+  // Times on every accelerator kind: the planner runs a stage on one.
+  SmallVector<const DeviceKind *> kinds;
   for (const DeviceKind &candidate : cluster.getKinds())
-    if (candidate.isAccelerator && !kind)
-      kind = &candidate;
-  if (!kind)
+    if (candidate.isAccelerator)
+      kinds.push_back(&candidate);
+  if (kinds.empty())
     return emitError(loc, "tensor-parallel configurations: the cluster has "
                           "no accelerator");
   std::vector<int64_t> sorted(degrees.begin(), degrees.end());
@@ -104,16 +105,13 @@ LogicalResult placer::deriveTensorConfigs(ModuleOp module,
   // Priced for training: the costs give backward times.
   bool training = llvm::any_of(nodes, [&](graph::NodeOp node) {
     CostAttr cost = getCost(node);
-    return cost && cost.getBackwardTimeOn(kind->name).has_value();
+    return cost && cost.getBackwardTimeOn(kinds.front()->name).has_value();
   });
   MLIRContext *context = module.getContext();
   OpBuilder b(context);
   for (auto [index, node] : llvm::enumerate(nodes)) {
     CostAttr cost = getCost(node);
     bool placed = roles.isPlaced(node) && cost;
-    double forward = placed ? cost.getTimeOn(kind->name).value_or(0) : 0;
-    std::optional<double> backward =
-        placed ? cost.getBackwardTimeOn(kind->name) : std::nullopt;
     // Weights: the constants the node reads, some maybe cut.
     double weightBytes = 0;
     for (Value operand : node->getOperands())
@@ -135,26 +133,41 @@ LogicalResult placer::deriveTensorConfigs(ModuleOp module,
           weightBytes > 0
               ? (weightBytes - cutWeights + cutWeights / t) / weightBytes
               : 1.0;
-      // Each device runs a 1 / t slice, and still pays the op's overhead
-      // (a kernel launch) in full.
-      auto slice = [&](double seconds) {
-        double overhead = std::min(seconds, kind->opOverhead);
-        return sharding.isSharded() ? (seconds - overhead) / t + overhead
-                                    : seconds;
-      };
-      double seconds = slice(forward) + slice(backward.value_or(0));
       // Training mirrors each collective in the backward pass (the
       // gradient of a cut input is summed, of a gathered one cut).
       double mirrored = training ? 2 : 1;
+      double communication = 0;
       for (const CollectiveUse &use : sharding.collectives)
-        seconds += mirrored * collectiveTime(use.kind, use.bytes, t, link);
+        communication +=
+            mirrored * collectiveTime(use.kind, use.bytes, t, link);
       // The function's results that come out split are gathered by the
       // node that produced them.
       for (const CollectiveUse &use : plan.outputs) {
         Value returned = body.getTerminator()->getOperand(use.operand);
         if (returned.getDefiningOp() == node.getOperation())
-          seconds += collectiveTime(use.kind, use.bytes, t, link);
+          communication += collectiveTime(use.kind, use.bytes, t, link);
       }
+      // Each device runs a 1 / t slice, and still pays the op's overhead
+      // (a kernel launch) in full.
+      auto secondsOn = [&](const DeviceKind &kind) {
+        auto slice = [&](double seconds) {
+          double overhead = std::min(seconds, kind.opOverhead);
+          return sharding.isSharded() ? (seconds - overhead) / t + overhead
+                                      : seconds;
+        };
+        double forward = placed ? cost.getTimeOn(kind.name).value_or(0) : 0;
+        double backward =
+            placed ? cost.getBackwardTimeOn(kind.name).value_or(0) : 0;
+        return slice(forward) + slice(backward) + communication;
+      };
+      double seconds = secondsOn(*kinds.front());
+      DictionaryAttr times;
+      if (kinds.size() > 1)
+        times = b.getDictionaryAttr(
+            llvm::map_to_vector(kinds, [&](const DeviceKind *kind) {
+              return b.getNamedAttr(kind->name,
+                                    b.getF64FloatAttr(secondsOn(*kind)));
+            }));
       bool split = llvm::any_of(sharding.results,
                                 [](const auto &s) { return s.has_value(); });
       int64_t uses = 0;
@@ -171,7 +184,7 @@ LogicalResult placer::deriveTensorConfigs(ModuleOp module,
           context, t == 1 ? "whole" : sharding.strategy, seconds,
           training ? parameters * kept : 0.0, training ? activation : 0.0,
           resident * kept + (training ? 0.0 : activation),
-          zeros(node->getNumOperands()), zeros(uses));
+          zeros(node->getNumOperands()), zeros(uses), times);
       entries.push_back(
           TensorDegreeAttr::get(context, t, b.getArrayAttr({config})));
     }

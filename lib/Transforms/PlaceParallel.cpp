@@ -52,9 +52,53 @@ FailureOr<func::FuncOp> placer::getSoleFunction(ModuleOp module,
 
 namespace {
 
+/// The cluster's accelerator kinds in device order (CPU cores have no
+/// place in a three-dimensional plan); the problem numbers their devices
+/// from 0 in that order.
+SmallVector<const DeviceKind *> getAcceleratorKinds(const Cluster &cluster) {
+  SmallVector<const DeviceKind *> kinds;
+  for (const DeviceKind &kind : cluster.getKinds())
+    if (kind.isAccelerator)
+      kinds.push_back(&kind);
+  return kinds;
+}
+
+/// The cluster device of the problem's device `p`.
+int64_t getClusterDevice(const Cluster &cluster, int64_t p) {
+  int64_t device = 0;
+  for (const DeviceKind &kind : cluster.getKinds()) {
+    if (kind.isAccelerator) {
+      if (p < kind.count)
+        return device + p;
+      p -= kind.count;
+    }
+    device += kind.count;
+  }
+  // Past the accelerators: a cluster of one kind grown to devices=.
+  return device + p;
+}
+
+/// The problem's device of cluster device `device`, when an accelerator.
+std::optional<int64_t> getProblemDevice(const Cluster &cluster,
+                                        int64_t device) {
+  int64_t p = 0;
+  for (const DeviceKind &kind : cluster.getKinds()) {
+    if (device < kind.count)
+      return kind.isAccelerator ? std::optional<int64_t>(p + device)
+                                : std::nullopt;
+    device -= kind.count;
+    if (kind.isAccelerator)
+      p += kind.count;
+  }
+  return p + device; // a grown cluster, as above
+}
+
 /// The problem of the module's one function, or an error on the module.
+/// With several accelerator kinds (`kindNames`), each configuration's time
+/// on each kind comes from its `times`.
 FailureOr<solver::ParallelProblem>
-buildParallelProblem(ModuleOp module, SmallVectorImpl<graph::NodeOp> &nodes) {
+buildParallelProblem(ModuleOp module, SmallVectorImpl<graph::NodeOp> &nodes,
+                     ArrayRef<StringRef> kindNames) {
   FailureOr<func::FuncOp> sole =
       getSoleFunction(module, "--placer-place-devices: tensor-parallel "
                               "configurations");
@@ -92,6 +136,19 @@ buildParallelProblem(ModuleOp module, SmallVectorImpl<graph::NodeOp> &nodes) {
                              attr.getSyncIn().asArrayRef().end());
         config.syncOut.assign(attr.getSyncOut().asArrayRef().begin(),
                               attr.getSyncOut().asArrayRef().end());
+        if (kindNames.size() > 1)
+          for (StringRef kind : kindNames) {
+            std::optional<double> time = attr.getTimeOn(kind);
+            if (!time || !attr.getTimes())
+              return node.emitError("--placer-place-devices: node '")
+                     << node.getDisplayName() << "', configuration '"
+                     << attr.getId() << "' at t = " << degree.getDegree()
+                     << " has no time on '" << kind
+                     << "': a cluster of several accelerator kinds needs "
+                        "`times` for each (--placer-derive-tensor-configs "
+                        "gives them)";
+            config.kindTimes.push_back(*time);
+          }
         configs.push_back(std::move(config));
       }
     }
@@ -136,8 +193,36 @@ void setLinks(solver::ParallelProblem &problem, const Cluster &cluster) {
     problem.bandwidth = nodes->interNode.bandwidth;
   } else {
     problem.bandwidth =
-        cluster.getLink(0, problem.maxDevices > 1 ? 1 : 0).bandwidth;
+        cluster
+            .getLink(getClusterDevice(cluster, 0),
+                     getClusterDevice(cluster, problem.maxDevices > 1 ? 1 : 0))
+            .bandwidth;
   }
+}
+
+/// With several accelerator kinds, the problem's `kinds`: the cluster's in
+/// device order, cut to the first `devices` accelerators, each holding
+/// `memory` bytes (when positive) or its own capacity.
+void setKinds(solver::ParallelProblem &problem,
+              ArrayRef<const DeviceKind *> kinds, int64_t devices,
+              double memory) {
+  if (kinds.size() < 2)
+    return;
+  for (const DeviceKind *kind : kinds) {
+    int64_t count = std::min(kind->count, devices);
+    devices -= count;
+    double capacity = memory > 0 ? memory : kind->memoryCapacity;
+    problem.kinds.push_back(
+        {kind->name, static_cast<int>(count),
+         capacity > 0 ? capacity : std::numeric_limits<double>::infinity()});
+  }
+  // (A kind left without devices by devices= takes no stage.)
+}
+
+/// The names of `kinds`.
+SmallVector<StringRef> getKindNames(ArrayRef<const DeviceKind *> kinds) {
+  return llvm::map_to_vector(
+      kinds, [](const DeviceKind *kind) { return StringRef(kind->name); });
 }
 
 } // namespace
@@ -151,8 +236,10 @@ FailureOr<PlacedParallelPlan> placer::readParallelPlan(ModuleOp module) {
                                 "--placer-place-devices on a module with "
                                 "tensor-parallel configurations first");
   PlacedParallelPlan placed;
+  const Cluster &machine = cluster.getCluster();
+  SmallVector<const DeviceKind *> kinds = getAcceleratorKinds(machine);
   FailureOr<solver::ParallelProblem> built =
-      buildParallelProblem(module, placed.nodes);
+      buildParallelProblem(module, placed.nodes, getKindNames(kinds));
   if (failed(built))
     return failure();
   placed.problem = std::move(*built);
@@ -167,12 +254,25 @@ FailureOr<PlacedParallelPlan> placer::readParallelPlan(ModuleOp module) {
   // Memory was checked when planning (against limits the options may have
   // overridden); the stages record what each needs.
   problem.memoryPerDevice = std::numeric_limits<double>::infinity();
-  setLinks(problem, cluster.getCluster());
+  setLinks(problem, machine);
+  setKinds(problem, kinds, problem.maxDevices, problem.memoryPerDevice);
 
   llvm::DenseMap<int64_t, size_t> stageAt; // first device -> stage
   for (auto stage : placement.getStages().getAsRange<ParallelStageAttr>()) {
     solver::ParallelStage planned;
-    planned.firstDevice = stage.getFirst();
+    std::optional<int64_t> first = getProblemDevice(machine, stage.getFirst());
+    if (!first)
+      return mlir::emitError(loc, "the module's three-dimensional plan: a ")
+             << "stage starts at device " << stage.getFirst()
+             << ", not an accelerator";
+    planned.firstDevice = stage.getFirst(); // the cluster's, as placed
+    // Its kind: the one whose devices hold its first.
+    for (int64_t end = 0; planned.kind < static_cast<int>(problem.kinds.size());
+         ++planned.kind) {
+      end += problem.kinds[planned.kind].count;
+      if (*first < end)
+        break;
+    }
     planned.tensorDegree = static_cast<int>(stage.getTensor());
     planned.dataDegree = static_cast<int>(stage.getData());
     stageAt[stage.getFirst()] = placed.plan.stages.size();
@@ -232,8 +332,9 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
   solver::ParallelPlanOptions planOptions;
   planOptions.objective = objective;
   SmallVector<graph::NodeOp> nodes;
+  SmallVector<const DeviceKind *> kinds = getAcceleratorKinds(cluster);
   FailureOr<solver::ParallelProblem> built =
-      buildParallelProblem(module, nodes);
+      buildParallelProblem(module, nodes, getKindNames(kinds));
   if (failed(built))
     return failure();
   solver::ParallelProblem &problem = *built;
@@ -253,13 +354,12 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
   }
   int64_t accelerators = 0;
   double capacity = 0;
-  for (const DeviceKind &kind : cluster.getKinds())
-    if (kind.isAccelerator) {
-      accelerators += kind.count;
-      if (capacity == 0 ||
-          (kind.memoryCapacity > 0 && kind.memoryCapacity < capacity))
-        capacity = kind.memoryCapacity;
-    }
+  for (const DeviceKind *kind : kinds) {
+    accelerators += kind->count;
+    if (capacity == 0 ||
+        (kind->memoryCapacity > 0 && kind->memoryCapacity < capacity))
+      capacity = kind->memoryCapacity;
+  }
   // Piper's inputs fix no machine (its experiments vary maxDevices): a
   // cluster of one kind with one link for all grows to devices= of it.
   bool uniform = cluster.getKinds().size() == 1 &&
@@ -283,6 +383,7 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
       settings.microbatches > 0 ? settings.microbatches
                                 : cluster.getTraining().microbatches);
   setLinks(problem, cluster);
+  setKinds(problem, kinds, problem.maxDevices, settings.memory);
   if (settings.memory < 0)
     return mlir::emitError(
         loc, "--placer-place-devices: memory must not be negative");
@@ -308,6 +409,10 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
   }
   OpBuilder b(context);
   SmallVector<Attribute> stages;
+  // From here on devices are the cluster's (the planner numbers its
+  // accelerators only).
+  for (solver::ParallelStage &stage : plan->stages)
+    stage.firstDevice = getClusterDevice(cluster, stage.firstDevice);
   for (const solver::ParallelStage &stage : plan->stages) {
     int64_t first = stage.firstDevice;
     stages.push_back(ParallelStageAttr::get(context, first, stage.tensorDegree,
@@ -392,6 +497,14 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
   if (!latency)
     object["max_load"] = plan->timePerSample;
   object["memory_limit"] = problem.memoryPerDevice;
+  if (!problem.kinds.empty()) {
+    llvm::json::Array list;
+    for (const solver::ParallelDeviceKind &kind : problem.kinds)
+      list.push_back(llvm::json::Object{{"name", kind.name},
+                                        {"count", kind.count},
+                                        {"memory", kind.memoryPerDevice}});
+    object["kinds"] = std::move(list);
+  }
   object["bandwidth"] = problem.bandwidth;
   if (problem.devicesPerNode > 0) {
     object["devices_per_node"] = problem.devicesPerNode;

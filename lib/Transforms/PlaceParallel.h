@@ -46,9 +46,10 @@ mlir::FailureOr<mlir::func::FuncOp> getSoleFunction(mlir::ModuleOp module,
 
 /// Gives every graph.node of the module's function placer.tensor_configs
 /// (one configuration per degree of `degrees`, named by the sharding
-/// strategy it uses) and placer.edge_bytes, from its placer.cost on the
-/// cluster's first accelerator kind and planSharding at each degree
-/// (docs/Sharding.md, "Configurations"). Errors name the node.
+/// strategy it uses) and placer.edge_bytes, from its placer.cost and
+/// planSharding at each degree (docs/Sharding.md, "Configurations"): `time`
+/// on the cluster's first accelerator kind, and `times` on each when it has
+/// several. Errors name the node.
 mlir::LogicalResult deriveTensorConfigs(mlir::ModuleOp module,
                                         llvm::ArrayRef<int64_t> degrees,
                                         const Cluster &cluster);

@@ -123,32 +123,35 @@ double bruteForce(const ParallelProblem &problem,
         continue;
       for (int v : stage)
         placed[v] = 1;
-      for (int t : {1, 2})
-        for (int d = 1; d <= problem.microbatches; ++d) {
-          if (problem.microbatches % d)
-            continue;
-          ParallelStage s;
-          s.layers = stage;
-          s.tensorDegree = t;
-          s.dataDegree = d;
-          s.configs.assign(stage.size(), 0);
-          // Every configuration of every layer, as an odometer.
-          while (true) {
-            plan.stages.push_back(s);
-            extend();
-            plan.stages.pop_back();
-            size_t k = 0;
-            for (; k < stage.size(); ++k) {
-              int count = static_cast<int>(
-                  problem.layers[stage[k]].configs.at(t).size());
-              if (++s.configs[k] < count)
+      int kinds = static_cast<int>(problem.deviceKinds().size());
+      for (int kind = 0; kind < kinds; ++kind)
+        for (int t : {1, 2})
+          for (int d = 1; d <= problem.microbatches; ++d) {
+            if (problem.microbatches % d)
+              continue;
+            ParallelStage s;
+            s.layers = stage;
+            s.tensorDegree = t;
+            s.dataDegree = d;
+            s.kind = kind;
+            s.configs.assign(stage.size(), 0);
+            // Every configuration of every layer, as an odometer.
+            while (true) {
+              plan.stages.push_back(s);
+              extend();
+              plan.stages.pop_back();
+              size_t k = 0;
+              for (; k < stage.size(); ++k) {
+                int count = static_cast<int>(
+                    problem.layers[stage[k]].configs.at(t).size());
+                if (++s.configs[k] < count)
+                  break;
+                s.configs[k] = 0;
+              }
+              if (k == stage.size())
                 break;
-              s.configs[k] = 0;
             }
-            if (k == stage.size())
-              break;
           }
-        }
       for (int v : stage)
         placed[v] = 0;
     }
@@ -376,6 +379,145 @@ TEST(ParallelPlan, OptimalWithNodes) {
   EXPECT_GT(feasible, 50);
 }
 
+/// Two kinds of devices, the second slower by a factor of 1.2-2.5 per
+/// configuration and with its own memory; `perNode` > 0 makes nodes of
+/// that many devices (each kind whole nodes).
+ParallelProblem withTwoKinds(std::mt19937 &rng, ParallelProblem problem,
+                             int perNode = 0) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  int unitSize = perNode > 0 ? perNode : 1;
+  problem.kinds = {{"fast", unitSize * (1 + static_cast<int>(rng() % 2)),
+                    problem.memoryPerDevice},
+                   {"slow", unitSize * (1 + static_cast<int>(rng() % 2)),
+                    problem.memoryPerDevice * (0.5 + unit(rng))}};
+  problem.maxDevices = problem.kinds[0].count + problem.kinds[1].count;
+  for (ParallelLayer &layer : problem.layers)
+    for (auto &[t, configs] : layer.configs)
+      for (TensorConfig &config : configs)
+        config.kindTimes = {config.timePerSample,
+                            config.timePerSample * (1.2 + 1.3 * unit(rng))};
+  return problem;
+}
+
+// Mixed accelerators: every chain of stages, each on a kind in device
+// order, for throughput and latency, flat and on nodes of two devices.
+TEST(ParallelPlan, OptimalOnTwoDeviceKinds) {
+  std::mt19937 rng(61);
+  int feasible = 0, mixed = 0;
+  for (int trial = 0; trial < 80; ++trial) {
+    int perNode = trial % 2 ? 2 : 0;
+    ParallelProblem problem =
+        withTwoKinds(rng, randomProblem(rng, 2 + trial % 3), perNode);
+    if (perNode > 0) {
+      problem.devicesPerNode = perNode;
+      problem.intraNodeBandwidth = 4 * problem.bandwidth;
+    }
+    (void)expectOptimal(problem, trial, Objective::Latency);
+    std::optional<ParallelPlan> plan = expectOptimal(problem, trial);
+    if (!plan)
+      continue;
+    ++feasible;
+    mixed += plan->stages.front().kind != plan->stages.back().kind;
+    // Each stage's devices are its kind's: kind 0 holds the first ones.
+    for (const ParallelStage &stage : plan->stages) {
+      int64_t begin = stage.kind == 0 ? 0 : problem.kinds[0].count;
+      EXPECT_GE(stage.firstDevice, begin) << "trial " << trial;
+      EXPECT_LE(stage.firstDevice +
+                    problem.footprint(stage.tensorDegree, stage.dataDegree),
+                begin + problem.kinds[stage.kind].count)
+          << "trial " << trial;
+    }
+  }
+  EXPECT_GT(feasible, 40);
+  // Plans that use both kinds occur: the test covers the choice.
+  EXPECT_GT(mixed, 5);
+}
+
+// By hand: L0 takes 1 s on an A100 and 2 s on a V100, L1 0.5 s and 0.8 s;
+// nothing crosses between them; one device of each. With the A100 first
+// (the pipeline's direction), L0 there and L1 on the V100: max(1, 0.8) =
+// 1 s per sample, against 1.5 s for both on the A100. With the
+// V100 first, L0 cannot follow L1 onto it: L0 on the V100 and L1 on the
+// A100 gives max(2, 0.5) = 2 s, so both on the A100, 1.5 s, is best.
+TEST(ParallelPlan, DeviceKindsByHand) {
+  ParallelProblem problem;
+  problem.microbatches = 2;
+  problem.bandwidth = 1;
+  problem.maxDataDegree = 1;
+  for (auto [v, times] : llvm::enumerate(
+           std::vector<std::vector<double>>{{1.0, 2.0}, {0.5, 0.8}})) {
+    ParallelLayer layer;
+    layer.id = static_cast<int64_t>(v);
+    layer.name = "L" + std::to_string(v);
+    TensorConfig config;
+    config.id = "only";
+    config.timePerSample = times[0];
+    config.kindTimes = times;
+    config.fixedBytes = 1;
+    layer.configs[1] = {config};
+    problem.layers.push_back(layer);
+  }
+  problem.edges.push_back({0, 1, 0});
+  problem.indexEdges();
+  for (ParallelLayer &layer : problem.layers)
+    for (TensorConfig &config : layer.configs[1]) {
+      config.syncIn.assign(problem.inEdges[layer.id].size(), 0);
+      config.syncOut.assign(problem.outEdges[layer.id].size(), 0);
+    }
+  problem.kinds = {{"A100", 1, 10}, {"V100", 1, 10}};
+  problem.maxDevices = 2;
+  llvm::Expected<ParallelPlan> plan = planParallel(problem);
+  ASSERT_TRUE(static_cast<bool>(plan)) << llvm::toString(plan.takeError());
+  EXPECT_DOUBLE_EQ(plan->timePerSample, 1.0);
+  ASSERT_EQ(plan->stages.size(), 2u);
+  EXPECT_EQ(plan->stages[0].kind, 0);
+  EXPECT_EQ(plan->stages[0].firstDevice, 0);
+  EXPECT_EQ(plan->stages[1].kind, 1);
+  EXPECT_EQ(plan->stages[1].firstDevice, 1);
+
+  // The V100 first: its times and the A100's swap places.
+  std::swap(problem.kinds[0], problem.kinds[1]);
+  for (ParallelLayer &layer : problem.layers)
+    for (TensorConfig &config : layer.configs[1])
+      std::swap(config.kindTimes[0], config.kindTimes[1]);
+  plan = planParallel(problem);
+  ASSERT_TRUE(static_cast<bool>(plan)) << llvm::toString(plan.takeError());
+  EXPECT_DOUBLE_EQ(plan->timePerSample, 1.5);
+  ASSERT_EQ(plan->stages.size(), 1u);
+  EXPECT_EQ(plan->stages[0].kind, 1);
+  EXPECT_EQ(plan->stages[0].firstDevice, 1);
+
+  // A plan against the device order, and too many devices of a kind.
+  ParallelPlan backwards;
+  backwards.stages = {{{0}, 1, 1, 1, 1, {0}, 0, 0},
+                      {{1}, 1, 1, 0, 0, {0}, 0, 0}};
+  llvm::Expected<double> score = scoreParallelPlan(problem, backwards);
+  ASSERT_FALSE(static_cast<bool>(score));
+  EXPECT_EQ(llvm::toString(score.takeError()),
+            "invalid plan: stage 1 runs on V100, which comes before the "
+            "previous stage's A100 in device order");
+  ParallelPlan crowded;
+  crowded.stages = {{{0}, 1, 1, 0, 0, {0}, 0, 0}, {{1}, 1, 1, 0, 0, {0}, 0, 0}};
+  score = scoreParallelPlan(problem, crowded);
+  ASSERT_FALSE(static_cast<bool>(score));
+  EXPECT_EQ(llvm::toString(score.takeError()),
+            "invalid plan: 2 devices of kind V100, 1 available");
+
+  // Inconsistent kinds are refused by name.
+  problem.kinds[1].count = 3;
+  llvm::Expected<ParallelPlan> refused = planParallel(problem);
+  ASSERT_FALSE(static_cast<bool>(refused));
+  EXPECT_EQ(llvm::toString(refused.takeError()),
+            "the device kinds hold 4 devices, not 2");
+  problem.kinds[1].count = 1;
+  problem.layers[1].configs[1][0].kindTimes = {0.5};
+  refused = planParallel(problem);
+  ASSERT_FALSE(static_cast<bool>(refused));
+  EXPECT_EQ(llvm::toString(refused.takeError()),
+            "layer L1, configuration 'only' at t = 1 needs a time (finite, "
+            "not negative) for each of the 2 device kinds");
+}
+
 TEST(ParallelPlan, FootprintsOnNodes) {
   ParallelProblem problem;
   EXPECT_EQ(problem.footprint(2, 3), 6); // flat: t * d
@@ -548,18 +690,18 @@ TEST(ParallelPlan, ScoreRefusesInvalidPlans) {
   ParallelProblem problem = randomProblem(rng, 3);
   problem.memoryPerDevice = 1e9;
   ParallelPlan plan;
-  plan.stages.push_back({{1, 2}, 1, 1, 0, {0, 0}, 0, 0});
-  plan.stages.push_back({{0}, 1, 1, 0, {0}, 0, 0});
+  plan.stages.push_back({{1, 2}, 1, 1, 0, 0, {0, 0}, 0, 0});
+  plan.stages.push_back({{0}, 1, 1, 0, 0, {0}, 0, 0});
   llvm::Expected<double> back = scoreParallelPlan(problem, plan);
   ASSERT_FALSE(static_cast<bool>(back));
   EXPECT_EQ(llvm::toString(back.takeError()),
             "invalid plan: the edge from L0 goes back from stage 1 to 0");
-  plan.stages = {{{0, 1}, 1, 1, 0, {0, 0}, 0, 0}};
+  plan.stages = {{{0, 1}, 1, 1, 0, 0, {0, 0}, 0, 0}};
   llvm::Expected<double> missing = scoreParallelPlan(problem, plan);
   ASSERT_FALSE(static_cast<bool>(missing));
   EXPECT_EQ(llvm::toString(missing.takeError()),
             "invalid plan: layer L2 (id 21) is in no stage");
-  plan.stages = {{{0, 1, 2}, 1, 3, 0, {0, 0, 0}, 0, 0}};
+  plan.stages = {{{0, 1, 2}, 1, 3, 0, 0, {0, 0, 0}, 0, 0}};
   llvm::Expected<double> divides = scoreParallelPlan(problem, plan);
   ASSERT_FALSE(static_cast<bool>(divides));
   EXPECT_NE(llvm::toString(divides.takeError()).find("does not divide"),

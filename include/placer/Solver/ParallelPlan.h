@@ -42,6 +42,13 @@ struct TensorConfig {
   /// `syncIn[i]` for the layer's i-th incoming edge, `syncOut[i]` for its
   /// i-th outgoing edge (ParallelProblem::inEdges / outEdges order).
   std::vector<double> syncIn, syncOut;
+  /// Seconds per sample on each of ParallelProblem::kinds, in its order,
+  /// where a cluster mixes accelerators; empty: timePerSample on every kind.
+  std::vector<double> kindTimes;
+
+  double timeOn(int kind) const {
+    return kindTimes.empty() ? timePerSample : kindTimes[kind];
+  }
 };
 
 struct ParallelLayer {
@@ -56,6 +63,14 @@ struct ParallelEdge {
   int from = 0, to = 0;
   /// Bytes per sample (forward activation; the gradient goes back).
   double bytes = 0;
+};
+
+/// Accelerators of one kind (a generation: its speed is in each
+/// configuration's TensorConfig::kindTimes, its memory here).
+struct ParallelDeviceKind {
+  std::string name;
+  int count = 0;
+  double memoryPerDevice = 0;
 };
 
 /// A transfer as the seed paper's throughput model charges it (Problem,
@@ -92,6 +107,14 @@ struct ParallelTensor {
 /// node. Cut edges are priced at `bandwidth` (the stages may sit on two
 /// nodes). Without nodes this is Piper's flat model exactly.
 ///
+/// With device kinds (`kinds`, Placer's clusters that mix accelerator
+/// generations) a stage runs on devices of one kind, at that kind's times
+/// and under its memory; the kinds sit along the devices in their order,
+/// which is the pipeline's direction: a stage on kind k comes before every
+/// stage on a later kind (as the contiguous-split DP places stages at device
+/// positions), and each kind's stages fit in its devices (with nodes, each
+/// kind holds whole nodes).
+///
 /// One sample's latency (Objective::Latency, the serving case): the stages
 /// run one after another, each with d = 1, so a plan takes
 ///   latency = sum over stages of (sum of c.timePerSample
@@ -106,6 +129,9 @@ struct ParallelTensor {
 /// the traffic when only the activation goes, as for inference: the
 /// factor 2 is the throughput model's both ways.)
 struct ParallelProblem {
+  /// One kind of accelerator (Piper's machine): maxDevices of them with
+  /// memoryPerDevice bytes each; with `kinds`, maxDevices is their total
+  /// and memoryPerDevice unused.
   double memoryPerDevice = 0;
   int maxDevices = 0;
   double bandwidth = 0;
@@ -116,6 +142,15 @@ struct ParallelProblem {
   /// the microbatches and devices (1: pipeline stages only, as in the seed
   /// model without replication).
   int maxDataDegree = 0;
+
+  /// Several kinds of accelerators, in device order; empty: one kind.
+  std::vector<ParallelDeviceKind> kinds;
+  /// The kinds in force: `kinds`, or the one kind of maxDevices devices.
+  std::vector<ParallelDeviceKind> deviceKinds() const;
+  /// An error naming what is inconsistent about the kinds: counts that do
+  /// not sum to maxDevices, a kind without devices or memory, a kind not of
+  /// whole nodes, a configuration without a time for each kind.
+  llvm::Error checkKinds() const;
 
   /// Devices a stage of degrees (t, d) occupies, or 0 when its groups
   /// cannot be laid out (t does not divide a node).
@@ -181,7 +216,10 @@ struct ParallelStage {
   /// Layer indices, ascending.
   std::vector<int> layers;
   int tensorDegree = 1, dataDegree = 1;
-  /// Its devices: [firstDevice, firstDevice + tensorDegree * dataDegree).
+  /// The kind of its devices (an index into ParallelProblem::deviceKinds()).
+  int kind = 0;
+  /// Its devices: [firstDevice, firstDevice + tensorDegree * dataDegree),
+  /// within its kind's (the kinds' devices follow each other in order).
   /// Consecutive in pipeline order on a flat network; with nodes, blocks
   /// aligned to their footprint, largest first.
   int64_t firstDevice = 0;
@@ -237,19 +275,20 @@ planParallel(const ParallelProblem &problem,
              const ParallelPlanOptions &options = {});
 
 /// The fastest configuration choice for one stage: `layers` (ascending) at
-/// tensor degree t and data degree d with y microbatches in flight, by the
-/// planner's exact knapsack; `configs`, `time` and `memory` filled. An error
-/// when some layer has no configuration for t or no choice fits. (To check
-/// another planner's stages one by one.)
+/// tensor degree t and data degree d with y microbatches in flight on
+/// devices of `kind`, by the planner's exact knapsack; `configs`, `time`
+/// and `memory` filled. An error when some layer has no configuration for t
+/// or no choice fits. (To check another planner's stages one by one.)
 llvm::Expected<ParallelStage> bestStageChoice(const ParallelProblem &problem,
                                               std::vector<int> layers, int t,
-                                              int d, int y);
+                                              int d, int y, int kind = 0);
 
 /// The time per sample of `plan` (stages in pipeline order; its latency for
 /// Objective::Latency, where every d must be 1) computed from
 /// its stages alone, or an error naming what is invalid (a layer in no stage
 /// or two, an edge going back, a degree or configuration that does not
-/// exist, too many devices, memory over the limit). Fills each stage's
+/// exist, too many devices of a kind, kinds out of device order, memory
+/// over the limit). Fills each stage's
 /// time and memory. Independent of the planner: tests re-score its plans
 /// with it, and it scores other planners' plans.
 llvm::Expected<double> scoreParallelPlan(const ParallelProblem &problem,

@@ -235,9 +235,18 @@ LogicalResult
 TensorConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          StringRef id, F64 time, F64 paramBytes, F64 stashBytes,
                          F64 fixedBytes, DenseF64ArrayAttr syncIn,
-                         DenseF64ArrayAttr syncOut) {
+                         DenseF64ArrayAttr syncOut, DictionaryAttr times) {
   if (id.empty())
     return emitError() << "tensor_config needs an id";
+  if (times)
+    for (NamedAttribute entry : times) {
+      auto seconds = dyn_cast<FloatAttr>(entry.getValue());
+      if (!seconds || !(seconds.getValueAsDouble() >= 0) ||
+          !std::isfinite(seconds.getValueAsDouble()))
+        return emitError() << "tensor_config '" << id << "': the time on '"
+                           << entry.getName().getValue()
+                           << "' must be a finite, not negative float";
+    }
   for (double value : {double(time), double(paramBytes), double(stashBytes),
                        double(fixedBytes)})
     if (!(value >= 0) || !std::isfinite(value))
@@ -250,6 +259,14 @@ TensorConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
         return emitError() << "tensor_config '" << id
                            << "': sync bytes must be finite and not negative";
   return success();
+}
+
+std::optional<double> TensorConfigAttr::getTimeOn(StringRef kind) const {
+  if (!getTimes())
+    return double(getTime());
+  if (auto seconds = getTimes().getAs<FloatAttr>(kind))
+    return seconds.getValueAsDouble();
+  return std::nullopt;
 }
 
 LogicalResult

@@ -245,6 +245,16 @@ module attributes {placer.x = #placer.tensor_config<id = "v", time = -1.0, param
 
 // -----
 
+// expected-error @+1 {{tensor_config 'v': the time on 'slow' must be a finite, not negative float}}
+module attributes {placer.x = #placer.tensor_config<id = "v", time = 1.0, param_bytes = 0.0, stash_bytes = 0.0, fixed_bytes = 0.0, sync_in = [], sync_out = [], times = {fast = 1.0 : f64, slow = -2.0 : f64}>} {}
+
+// -----
+
+// expected-error @+1 {{tensor_config 'v': the time on 'slow' must be a finite, not negative float}}
+module attributes {placer.x = #placer.tensor_config<id = "v", time = 1.0, param_bytes = 0.0, stash_bytes = 0.0, fixed_bytes = 0.0, sync_in = [], sync_out = [], times = {slow = "fast"}>} {}
+
+// -----
+
 // expected-error @+1 {{tensor_degree 2: two configurations named 'v'}}
 module attributes {placer.x = #placer.tensor_degree<degree = 2, configs = [#placer.tensor_config<id = "v", time = 1.0, param_bytes = 0.0, stash_bytes = 0.0, fixed_bytes = 0.0, sync_in = [], sync_out = []>, #placer.tensor_config<id = "v", time = 2.0, param_bytes = 0.0, stash_bytes = 0.0, fixed_bytes = 0.0, sync_in = [], sync_out = []>]>} {}
 

@@ -270,6 +270,9 @@ def Placer_TensorConfigAttr : Placer_Attr<"TensorConfig", "tensor_config"> {
     `stash_bytes * y + fixed_bytes` (y microbatches in flight), and the
     extra bytes per sample over each incoming (`sync_in`, in operand order)
     and outgoing edge (`sync_out`, in the order of the node's uses).
+    On a cluster that mixes accelerators, `times` gives the seconds per
+    sample on each kind by name (`time` is then the first kind's); the
+    planner needs one for every accelerator kind of the cluster.
   }];
   let parameters = (ins StringRefParameter<"configuration id">:$id,
                         Placer_F64Param<"seconds per sample">:$time,
@@ -277,7 +280,23 @@ def Placer_TensorConfigAttr : Placer_Attr<"TensorConfig", "tensor_config"> {
                         Placer_F64Param<"bytes per microbatch">:$stash_bytes,
                         Placer_F64Param<"bytes">:$fixed_bytes,
                         "::mlir::DenseF64ArrayAttr":$sync_in,
-                        "::mlir::DenseF64ArrayAttr":$sync_out);
+                        "::mlir::DenseF64ArrayAttr":$sync_out,
+                        OptionalParameter<"::mlir::DictionaryAttr">:$times);
+  let builders = [
+    AttrBuilder<(ins "::llvm::StringRef":$id, "double":$time,
+                     "double":$param_bytes, "double":$stash_bytes,
+                     "double":$fixed_bytes,
+                     "::mlir::DenseF64ArrayAttr":$sync_in,
+                     "::mlir::DenseF64ArrayAttr":$sync_out), [{
+      return $_get($_ctxt, id, time, param_bytes, stash_bytes, fixed_bytes,
+                   sync_in, sync_out, ::mlir::DictionaryAttr());
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// Seconds per sample on device kind `kind`: its entry in `times`, or
+    /// `time` when there are none; std::nullopt when `times` lacks it.
+    std::optional<double> getTimeOn(::llvm::StringRef kind) const;
+  }];
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
