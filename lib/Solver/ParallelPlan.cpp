@@ -91,6 +91,53 @@ bool dominates(const FrontierPoint &p, const FrontierPoint &q, int maxY) {
          maxY * p.a + p.b <= maxY * q.a + q.b;
 }
 
+/// Keeps in `kept` the points of `next` no other one dominates (of equal
+/// ones, the first); `next` is reordered.
+void keepUndominated(std::vector<FrontierPoint> &next,
+                     std::vector<FrontierPoint> &kept, int maxY) {
+  kept.clear();
+  if (next.size() <= 1) {
+    // One candidate (a layer with one configuration after a single point,
+    // as every layer of a derived model): nothing to compare.
+    kept.assign(next.begin(), next.end());
+    return;
+  }
+  // Sorted lexicographically, a point can only be dominated by one before
+  // it.
+  auto key = [maxY](const FrontierPoint &p) {
+    return std::make_tuple(p.x, p.w, p.a + p.b, maxY * p.a + p.b);
+  };
+  std::stable_sort(next.begin(), next.end(),
+                   [&](const FrontierPoint &p, const FrontierPoint &q) {
+                     return key(p) < key(q);
+                   });
+  bool sameW = llvm::all_of(
+      next, [&](const FrontierPoint &p) { return p.w == next.front().w; });
+  if (sameW) {
+    // Every earlier point has x (and w) no larger: p is dominated iff a
+    // kept point is no larger in both memories. The kept points'
+    // undominated memories form a staircase (memory at y = 1 rising, at
+    // maxY falling), queried and updated in log time.
+    std::map<double, double> staircase;
+    for (const FrontierPoint &point : next) {
+      double low = point.a + point.b, high = maxY * point.a + point.b;
+      auto it = staircase.upper_bound(low);
+      if (it != staircase.begin() && std::prev(it)->second <= high)
+        continue;
+      kept.push_back(point);
+      while (it != staircase.end() && it->second >= high)
+        it = staircase.erase(it);
+      staircase[low] = high;
+    }
+    return;
+  }
+  for (const FrontierPoint &point : next)
+    if (llvm::none_of(kept, [&](const FrontierPoint &k) {
+          return dominates(k, point, maxY);
+        }))
+      kept.push_back(point);
+}
+
 /// The stage's transfers in the seed paper's model (ParallelTensor): a
 /// tensor costs its time once when it crosses the stage's border, whichever
 /// way and to however many readers; on one sample's way (latency), once
@@ -208,49 +255,8 @@ bool buildFrontier(const ParallelProblem &problem,
       }
     }
     std::vector<FrontierPoint> &kept = frontier.level(index + 1);
-    kept.clear();
     frontier.depth = index + 1;
-    if (next.size() <= 1) {
-      // One candidate (a layer with one configuration after a single
-      // point, as every layer of a derived model): nothing to compare.
-      kept.assign(next.begin(), next.end());
-    } else {
-      // Keep the undominated points (of equal ones, the first): sorted
-      // lexicographically, a point can only be dominated by one before it.
-      auto key = [maxY](const FrontierPoint &p) {
-        return std::make_tuple(p.x, p.w, p.a + p.b, maxY * p.a + p.b);
-      };
-      std::stable_sort(next.begin(), next.end(),
-                       [&](const FrontierPoint &p, const FrontierPoint &q) {
-                         return key(p) < key(q);
-                       });
-      bool sameW = llvm::all_of(next, [&](const FrontierPoint &p) {
-        return p.w == next.front().w;
-      });
-      if (sameW) {
-        // Every earlier point has x (and w) no larger: p is dominated iff
-        // a kept point is no larger in both memories. The kept points'
-        // undominated memories form a staircase (memory at y = 1 rising, at
-        // maxY falling), queried and updated in log time.
-        std::map<double, double> staircase;
-        for (const FrontierPoint &point : next) {
-          double low = point.a + point.b, high = maxY * point.a + point.b;
-          auto it = staircase.upper_bound(low);
-          if (it != staircase.begin() && std::prev(it)->second <= high)
-            continue;
-          kept.push_back(point);
-          while (it != staircase.end() && it->second >= high)
-            it = staircase.erase(it);
-          staircase[low] = high;
-        }
-      } else {
-        for (const FrontierPoint &point : next)
-          if (llvm::none_of(kept, [&](const FrontierPoint &k) {
-                return dominates(k, point, maxY);
-              }))
-            kept.push_back(point);
-      }
-    }
+    keepUndominated(next, kept, maxY);
     if (static_cast<int64_t>(kept.size()) > limit) {
       overflow = true;
       return false;
@@ -259,6 +265,86 @@ bool buildFrontier(const ParallelProblem &problem,
       return false;
   }
   return true;
+}
+
+/// Whether every layer's configurations at degree t move the same sync
+/// bytes: then a stage's traffic does not depend on the choice, and its
+/// frontier can grow from a smaller stage's (growFrontier).
+bool syncIsShared(const ParallelProblem &problem, int t) {
+  for (const ParallelLayer &layer : problem.layers) {
+    auto it = layer.configs.find(t);
+    if (it == layer.configs.end())
+      continue;
+    for (const TensorConfig &config : it->second)
+      if (config.syncIn != it->second.front().syncIn ||
+          config.syncOut != it->second.front().syncOut)
+        return false;
+  }
+  return true;
+}
+
+/// The frontier of a stage grown by `layers` from `from`, the frontier of
+/// the stage without them, at degree t on `kind` (of `memory` bytes), in
+/// `into`: x holds compute only (the stage's traffic, the same for every
+/// choice when syncIsShared, is the caller's). Extending the same choice
+/// keeps a dominance and memory only grows, so pruning `from` first loses
+/// nothing: `into` holds the same points as buildFrontier's (bar its x's
+/// traffic), whichever order the layers joined in. Empty when some layer
+/// has no configuration for t or no choice fits; false when a level passes
+/// `limit` points.
+bool growFrontier(const ParallelProblem &problem,
+                  const std::vector<FrontierPoint> &from,
+                  const std::vector<int> &layers, int t, int kind,
+                  double memory, int maxY, int64_t limit,
+                  std::vector<FrontierPoint> &into,
+                  std::vector<FrontierPoint> &next,
+                  std::vector<FrontierPoint> &scratch) {
+  into.assign(from.begin(), from.end());
+  for (int v : layers) {
+    if (into.empty())
+      return true;
+    auto it = problem.layers[v].configs.find(t);
+    if (it == problem.layers[v].configs.end() || it->second.empty()) {
+      into.clear();
+      return true;
+    }
+    next.clear();
+    for (const TensorConfig &config : it->second)
+      for (const FrontierPoint &point : into) {
+        FrontierPoint extended{
+            point.x + config.timeOn(kind), point.w + config.parameterBytes,
+            point.a + config.stashBytes, point.b + config.fixedBytes};
+        if (extended.a + extended.b <= memory)
+          next.push_back(extended);
+      }
+    keepUndominated(next, scratch, maxY);
+    std::swap(into, scratch);
+    if (static_cast<int64_t>(into.size()) > limit)
+      return false;
+  }
+  return true;
+}
+
+/// The traffic of `stage` the same for every choice (syncIsShared at t),
+/// in seconds: what buildFrontier adds to each layer's x.
+double sharedTraffic(const ParallelProblem &problem,
+                     const std::vector<int> &stage,
+                     const std::vector<char> &inStage, int t,
+                     Objective objective) {
+  bool latency = objective == Objective::Latency;
+  double traffic = 0;
+  for (int v : stage) {
+    const TensorConfig &config = problem.layers[v].configs.at(t).front();
+    for (auto [i, e] : llvm::enumerate(problem.inEdges[v]))
+      if (!inStage[problem.edges[e].from])
+        traffic += 2 * (problem.edges[e].bytes + config.syncIn[i]);
+    for (auto [i, e] : llvm::enumerate(problem.outEdges[v]))
+      if (!inStage[problem.edges[e].to])
+        traffic +=
+            2 * ((latency ? 0 : problem.edges[e].bytes) + config.syncOut[i]);
+  }
+  return traffic / problem.bandwidth +
+         tensorTime(problem, stage, inStage, objective);
 }
 
 /// A stage option (I -> J with degrees t, d on devices of `kind`) and its
@@ -274,7 +360,6 @@ struct StageOption {
 struct StepRecord {
   double time = 0;
   int maxY = 0;
-  int point = 0; // index in the stage's frontier
 };
 
 class Planner {
@@ -287,15 +372,25 @@ public:
 private:
   llvm::Error buildLattice();
   llvm::Error buildOptions();
-  /// The options of stage `stage` (J \ I, J = `to`) at degree t on `kind`:
-  /// its frontier, then a step function per data-parallel degree.
-  llvm::Error addOptions(int64_t to, const std::vector<int> &stage,
-                         const std::vector<char> &inStage, int t, int kind,
-                         const std::vector<int> &dataDegrees,
-                         StageFrontier &levels,
+  /// The options of a stage (J \ I, J = `to`) at degree t on `kind` from
+  /// its frontier, whose points' x lack `base`: a step function per
+  /// data-parallel degree.
+  llvm::Error addOptions(int64_t to, int t, int kind,
+                         const std::vector<FrontierPoint> &frontier,
+                         double base, const std::vector<int> &dataDegrees,
                          std::vector<std::pair<double, int>> &byTime);
+  /// The error for a stage whose frontier passed the limit.
+  llvm::Error frontierError(const std::vector<int> &stage, int t) const;
+  /// Where the frontier's point the stage takes at y microbatches in flight
+  /// (the fastest that fits; for latency, the fastest), and its time.
+  std::pair<int, double> choosePoint(const std::vector<FrontierPoint> &frontier,
+                                     int t, int d, int kind, int y) const;
   /// Adds `time` to the candidate answers.
   void addCandidate(double time);
+  /// Whether the options' deadline has passed, and the error saying
+  /// `where` it stopped.
+  bool pastDeadline() const;
+  llvm::Error deadlineError(const std::string &where) const;
   /// Objective::Latency: the least latency within the devices, by a DP over
   /// the ideals keeping (devices used, latency) Pareto pairs; the plan.
   llvm::Expected<ParallelPlan> leastLatency();
@@ -464,27 +559,71 @@ llvm::Error Planner::buildOptions() {
   for (const ParallelDeviceKind &kind : kinds)
     largestMemory = std::max(largestMemory, kind.memoryPerDevice);
 
+  // Stages are found from each ideal I by growing J a group of layers at a
+  // time; where the sync bytes are shared, each J's frontiers grow from
+  // those of the J it was reached from (growFrontier), one slot per (t,
+  // kind), instead of being rebuilt layer by layer for every pair.
+  int kindCount = static_cast<int>(kinds.size());
+  int slots = static_cast<int>(degrees.size()) * kindCount;
+  std::vector<char> shared;
+  for (int t : degrees)
+    shared.push_back(syncIsShared(problem, t));
+  bool growing = llvm::is_contained(shared, 1);
+  std::vector<std::vector<int>> groupLayers(problem.size());
+  for (int v = 0; v < problem.size(); ++v)
+    groupLayers[groupOf[v]].push_back(v);
+  std::vector<std::vector<FrontierPoint>> grown; // position x slots
+  std::vector<FrontierPoint> next, scratch;
+  std::vector<int64_t> position(count, 0);
+  FrontierPoint emptyChoice;
+
   StageFrontier levels;
   std::vector<char> inStage(problem.size());
   std::vector<int64_t> stamp(count, -1);
   std::vector<std::pair<double, int>> byTime; // (time, point)
   for (int64_t from = 0; from < count; ++from) {
+    if (pastDeadline())
+      return deadlineError("while building the stages from ideal " +
+                           std::to_string(from) + " of " +
+                           std::to_string(count));
     optionsFrom[from] = static_cast<int64_t>(stageOptions.size());
+    if (growing) {
+      grown.resize(std::max<size_t>(grown.size(), slots));
+      for (int slot = 0; slot < slots; ++slot)
+        grown[slot].assign(1, emptyChoice);
+    }
     // Every larger ideal J whose difference can fit on a device, reached
     // over the lattice's edges: memory only grows with the stage, so the
     // search stops at the first J whose layers' least memory exceeds M.
     std::vector<int64_t> reached, queue = {from};
     stamp[from] = from;
+    position[from] = 0;
     while (!queue.empty()) {
       int64_t i = queue.back();
       queue.pop_back();
-      for (auto [v, next] : lattice.addable[i])
-        if (stamp[next] != from) {
-          stamp[next] = from;
-          if (leastMemory[next] - leastMemory[from] > largestMemory)
+      for (auto [group, to] : lattice.addable[i])
+        if (stamp[to] != from) {
+          stamp[to] = from;
+          if (leastMemory[to] - leastMemory[from] > largestMemory)
             continue;
-          reached.push_back(next);
-          queue.push_back(next);
+          reached.push_back(to);
+          queue.push_back(to);
+          if (!growing)
+            continue;
+          position[to] = static_cast<int64_t>(reached.size());
+          size_t base = position[to] * slots;
+          if (grown.size() < base + slots)
+            grown.resize(base + slots);
+          for (auto [ti, t] : llvm::enumerate(degrees))
+            for (int kind = 0; kind < kindCount && shared[ti]; ++kind) {
+              size_t slot = ti * kindCount + kind;
+              if (!growFrontier(problem, grown[position[i] * slots + slot],
+                                groupLayers[group], t, kind,
+                                kinds[kind].memoryPerDevice, maxS,
+                                options.frontierLimit, grown[base + slot], next,
+                                scratch))
+                return frontierError(stageLayers(from, to, inStage), t);
+            }
         }
     }
     llvm::sort(reached);
@@ -496,11 +635,38 @@ llvm::Error Planner::buildOptions() {
           std::to_string(count) + " ideals; coarsen the layer graph");
     for (int64_t to : reached) {
       std::vector<int> stage = stageLayers(from, to, inStage);
-      for (int t : degrees) // each at most maxDevices
-        for (int kind = 0; kind < static_cast<int>(kinds.size()); ++kind)
-          if (llvm::Error error = addOptions(to, stage, inStage, t, kind,
-                                             dataDegrees, levels, byTime))
+      for (auto [ti, t] : llvm::enumerate(degrees)) { // each <= maxDevices
+        if (shared[ti]) {
+          std::optional<double> traffic;
+          for (int kind = 0; kind < kindCount; ++kind) {
+            const std::vector<FrontierPoint> &frontier =
+                grown[position[to] * slots + ti * kindCount + kind];
+            if (frontier.empty())
+              continue;
+            if (!traffic)
+              traffic =
+                  sharedTraffic(problem, stage, inStage, t, options.objective);
+            if (llvm::Error error = addOptions(to, t, kind, frontier, *traffic,
+                                               dataDegrees, byTime))
+              return error;
+          }
+          continue;
+        }
+        for (int kind = 0; kind < kindCount; ++kind) {
+          bool overflow = false;
+          if (!buildFrontier(problem, stage, inStage, t, kind,
+                             kinds[kind].memoryPerDevice, maxS,
+                             options.objective, levels, options.frontierLimit,
+                             overflow)) {
+            if (overflow)
+              return frontierError(stage, t);
+            continue;
+          }
+          if (llvm::Error error = addOptions(to, t, kind, levels.last(), 0,
+                                             dataDegrees, byTime))
             return error;
+        }
+      }
     }
   }
   optionsFrom[count] = static_cast<int64_t>(stageOptions.size());
@@ -510,6 +676,17 @@ llvm::Error Planner::buildOptions() {
                    candidates.end());
   stats.candidates = static_cast<int64_t>(candidates.size());
   return llvm::Error::success();
+}
+
+bool Planner::pastDeadline() const {
+  return options.deadline &&
+         std::chrono::steady_clock::now() >= *options.deadline;
+}
+
+llvm::Error Planner::deadlineError(const std::string &where) const {
+  return llvm::createStringError(
+      "the time limit passed " + where + " (" + std::to_string(stats.pairs) +
+      " candidate stages so far); coarsen the layer graph or allow more time");
 }
 
 void Planner::addCandidate(double time) {
@@ -524,27 +701,44 @@ void Planner::addCandidate(double time) {
   }
 }
 
-llvm::Error Planner::addOptions(int64_t to, const std::vector<int> &stage,
-                                const std::vector<char> &inStage, int t,
-                                int kind, const std::vector<int> &dataDegrees,
-                                StageFrontier &levels,
+llvm::Error Planner::frontierError(const std::vector<int> &stage, int t) const {
+  return llvm::createStringError(
+      "the configurations of the " + std::to_string(stage.size()) +
+      " layers from " + problem.layers[stage.front()].name + " to " +
+      problem.layers[stage.back()].name + " at t = " + std::to_string(t) +
+      " have more than " + std::to_string(options.frontierLimit) +
+      " Pareto-optimal combinations (time, parameters, memory); "
+      "the exact knapsack would not finish: coarsen the graph");
+}
+
+std::pair<int, double>
+Planner::choosePoint(const std::vector<FrontierPoint> &frontier, int t, int d,
+                     int kind, int y) const {
+  double memory = kinds[kind].memoryPerDevice;
+  double bandwidth = problem.resyncBandwidth(t, d);
+  int best = -1;
+  double bestTime = 0;
+  for (auto [p, point] : llvm::enumerate(frontier)) {
+    if (y * point.a + point.b > memory)
+      continue;
+    double time =
+        latency ? point.x
+                : point.x / d +
+                      resyncBytes(point.w, d, problem.microbatches) / bandwidth;
+    if (best < 0 || time < bestTime)
+      best = static_cast<int>(p), bestTime = time;
+  }
+  return {best, bestTime};
+}
+
+llvm::Error Planner::addOptions(int64_t to, int t, int kind,
+                                const std::vector<FrontierPoint> &frontier,
+                                double base,
+                                const std::vector<int> &dataDegrees,
                                 std::vector<std::pair<double, int>> &byTime) {
   double memory = kinds[kind].memoryPerDevice;
-  bool overflow = false;
-  if (!buildFrontier(problem, stage, inStage, t, kind, memory, maxS,
-                     options.objective, levels, options.frontierLimit,
-                     overflow)) {
-    if (overflow)
-      return llvm::createStringError(
-          "the configurations of the " + std::to_string(stage.size()) +
-          " layers from " + problem.layers[stage.front()].name + " to " +
-          problem.layers[stage.back()].name + " at t = " + std::to_string(t) +
-          " have more than " + std::to_string(options.frontierLimit) +
-          " Pareto-optimal combinations (time, parameters, memory); "
-          "the exact knapsack would not finish: coarsen the graph");
+  if (frontier.empty())
     return llvm::Error::success();
-  }
-  const std::vector<FrontierPoint> &frontier = levels.last();
   stats.largestFrontier =
       std::max(stats.largestFrontier, static_cast<int64_t>(frontier.size()));
   for (int d : dataDegrees) {
@@ -566,14 +760,14 @@ llvm::Error Planner::addOptions(int64_t to, const std::vector<int> &stage,
           best = static_cast<int>(p);
       option.count = 1;
       stageOptions.push_back(option);
-      records.push_back({frontier[best].x, 1, best});
+      records.push_back({base + frontier[best].x, 1});
       continue;
     }
     double resyncBandwidth = problem.resyncBandwidth(t, d);
     byTime.clear();
     for (auto [p, point] : llvm::enumerate(frontier)) {
       double time =
-          point.x / d +
+          (base + point.x) / d +
           resyncBytes(point.w, d, problem.microbatches) / resyncBandwidth;
       byTime.emplace_back(time, static_cast<int>(p));
     }
@@ -599,7 +793,7 @@ llvm::Error Planner::addOptions(int64_t to, const std::vector<int> &stage,
       }
       if (maxY > bestY) {
         bestY = maxY;
-        records.push_back({time, maxY, p});
+        records.push_back({time, maxY});
         addCandidate(time);
       }
     }
@@ -719,21 +913,18 @@ ParallelPlan Planner::reconstruct(double threshold) {
     buildFrontier(problem, stage.layers, inStage, option.t, option.kind,
                   kinds[option.kind].memoryPerDevice, maxS, options.objective,
                   levels, options.frontierLimit, overflow);
-    // The record in force at y = ceil(s / d) and T: the last one at most T
-    // (its maxY covers y).
-    const StepRecord *begin = records.data() + option.first;
-    const StepRecord *end = begin + option.count;
-    const StepRecord *record =
-        std::upper_bound(
-            begin, end, threshold,
-            [](double t, const StepRecord &r) { return t < r.time; }) -
-        1;
-    // Its time is the record's; its memory waits for y (the degrees of the
-    // stages after it). The configurations, back along the frontier levels.
-    stage.time = record->time;
-    const FrontierPoint &chosen = levels.last()[record->point];
+    // The fastest choice that fits at y = ceil(s / d): no slower than the
+    // step the pass took (at most T; its maxY covers y). Its memory waits
+    // for y (the degrees of the stages after it). The configurations, back
+    // along the frontier levels.
+    auto [point, time] =
+        choosePoint(levels.last(), option.t, option.d, option.kind,
+                    (s + option.d - 1) / option.d);
+    assert(point >= 0 && "the pass found a choice that fits");
+    stage.time = time;
+    const FrontierPoint &chosen = levels.last()[point];
     stashAndFixed.emplace_back(chosen.a, chosen.b);
-    stage.configs = levels.configsOf(record->point);
+    stage.configs = levels.configsOf(point);
     plan.stages.push_back(std::move(stage));
     plan.devicesUsed += static_cast<int>(problem.footprint(option.t, option.d));
     s -= option.d;
@@ -844,7 +1035,6 @@ llvm::Expected<ParallelPlan> Planner::leastLatency() {
   int64_t at = 0;
   for (int64_t o : llvm::reverse(path)) {
     const StageOption &option = stageOptions[o];
-    const StepRecord &record = records[option.first];
     ParallelStage stage;
     stage.layers = stageLayers(at, option.to, inStage);
     stage.tensorDegree = option.t;
@@ -854,10 +1044,13 @@ llvm::Expected<ParallelPlan> Planner::leastLatency() {
     buildFrontier(problem, stage.layers, inStage, option.t, option.kind,
                   kinds[option.kind].memoryPerDevice, 1, Objective::Latency,
                   levels, options.frontierLimit, overflow);
-    const FrontierPoint &chosen = levels.last()[record.point];
-    stage.time = record.time;
+    // The fastest choice, as the option's one record.
+    auto [point, time] =
+        choosePoint(levels.last(), option.t, option.d, option.kind, 1);
+    const FrontierPoint &chosen = levels.last()[point];
+    stage.time = time;
     stage.memory = chosen.a + chosen.b;
-    stage.configs = levels.configsOf(record.point);
+    stage.configs = levels.configsOf(point);
     plan.timePerSample += stage.time;
     plan.devicesUsed += static_cast<int>(problem.footprint(option.t, option.d));
     plan.stages.push_back(std::move(stage));
@@ -915,6 +1108,10 @@ llvm::Expected<ParallelPlan> Planner::run() {
   // The least candidate at which a plan fits.
   size_t lo = 0, hi = candidates.size() - 1;
   while (lo < hi) {
+    if (pastDeadline())
+      return deadlineError("while searching " + std::to_string(hi - lo + 1) +
+                           " of " + std::to_string(candidates.size()) +
+                           " candidate times");
     size_t mid = lo + (hi - lo) / 2;
     if (feasible(candidates[mid], nullptr))
       hi = mid;

@@ -331,6 +331,9 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
   bool latency = objective == solver::Objective::Latency;
   solver::ParallelPlanOptions planOptions;
   planOptions.objective = objective;
+  // time-limit= bounds the planner as it bounds the other searches.
+  planOptions.deadline =
+      settings.solve.ip.getDeadline(std::chrono::steady_clock::now());
   SmallVector<graph::NodeOp> nodes;
   SmallVector<const DeviceKind *> kinds = getAcceleratorKinds(cluster);
   FailureOr<solver::ParallelProblem> built =

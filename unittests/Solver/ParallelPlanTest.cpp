@@ -518,6 +518,33 @@ TEST(ParallelPlan, DeviceKindsByHand) {
             "not negative) for each of the 2 device kinds");
 }
 
+/// Every configuration of a layer at a degree moving the same sync bytes
+/// (as recomputation choices and derived models do): the planner grows a
+/// stage's frontier from a smaller stage's instead of rebuilding it.
+ParallelProblem withSharedSync(ParallelProblem problem) {
+  for (ParallelLayer &layer : problem.layers)
+    for (auto &[t, configs] : layer.configs)
+      for (TensorConfig &config : configs) {
+        config.syncIn = configs.front().syncIn;
+        config.syncOut = configs.front().syncOut;
+      }
+  return problem;
+}
+
+TEST(ParallelPlan, OptimalWhenSyncIsShared) {
+  std::mt19937 rng(71);
+  int feasible = 0;
+  for (int trial = 0; trial < 120; ++trial) {
+    ParallelProblem problem = withSharedSync(
+        randomProblem(rng, 2 + trial % 3, /*sameParameters=*/trial % 3 == 0));
+    if (trial % 2)
+      problem = withTwoKinds(rng, std::move(problem));
+    (void)expectOptimal(problem, trial, Objective::Latency);
+    feasible += expectOptimal(problem, trial).has_value();
+  }
+  EXPECT_GT(feasible, 60);
+}
+
 TEST(ParallelPlan, FootprintsOnNodes) {
   ParallelProblem problem;
   EXPECT_EQ(problem.footprint(2, 3), 6); // flat: t * d
@@ -683,6 +710,32 @@ TEST(ParallelPlan, RefusesTablesTooLargeToHold) {
   EXPECT_NE(llvm::toString(plan.takeError())
                 .find("exceed the planner's table of 1000000 entries"),
             std::string::npos);
+}
+
+// A deadline already past stops the planner before its first stage, with
+// an error saying where (it has no plan before its search ends).
+TEST(ParallelPlan, StopsAtTheDeadline) {
+  std::mt19937 rng(5);
+  ParallelProblem problem = randomProblem(rng, 4);
+  ParallelPlanOptions options;
+  options.deadline = std::chrono::steady_clock::now();
+  llvm::Expected<ParallelPlan> plan = planParallel(problem, options);
+  ASSERT_FALSE(static_cast<bool>(plan));
+  EXPECT_EQ(llvm::toString(plan.takeError()),
+            "the time limit passed while building the stages from ideal 0 of "
+            "5 (0 candidate stages so far); coarsen the layer graph or allow "
+            "more time");
+  // A deadline far ahead changes nothing.
+  options.deadline = std::chrono::steady_clock::now() + std::chrono::hours(1);
+  plan = planParallel(problem, options);
+  llvm::Expected<ParallelPlan> unbounded = planParallel(problem);
+  ASSERT_EQ(static_cast<bool>(plan), static_cast<bool>(unbounded));
+  if (plan)
+    EXPECT_EQ(plan->timePerSample, unbounded->timePerSample);
+  else {
+    llvm::consumeError(plan.takeError());
+    llvm::consumeError(unbounded.takeError());
+  }
 }
 
 TEST(ParallelPlan, ScoreRefusesInvalidPlans) {

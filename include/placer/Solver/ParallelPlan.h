@@ -18,8 +18,10 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
+#include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -266,6 +268,9 @@ struct ParallelPlanOptions {
   /// are memory (4 and 16 bytes each).
   int64_t tableLimit = 250000000;
   int64_t recordLimit = 200000000;
+  /// Past this the planner stops with an error saying how far it got (it
+  /// has no plan before its search ends); none by default.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 /// The plan with the least time per sample, or an error saying why there is

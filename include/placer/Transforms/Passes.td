@@ -78,8 +78,8 @@ defvar PlaceOptionList = [
          "algorithm=ip, throughput: require a contiguous (pipelined) split">,
   Option<"timeLimit", "time-limit", "double", /*default=*/"600",
          "The time limit in seconds, end to end, of algorithm=ip "
-         "(heuristic, model and CBC), local-search and the latency "
-         "heuristic">,
+         "(heuristic, model and CBC), local-search, the latency "
+         "heuristic and the three-dimensional planner">,
   Option<"gap", "gap", "double", /*default=*/"0",
          "algorithm=ip: stop at this relative gap">,
   Option<"nodes", "nodes", "int64_t", /*default=*/"0",
