@@ -139,6 +139,43 @@ bool isTrainable(ConstantOp constant) {
          type.getRank() >= 1;
 }
 
+/// Marks the backward nodes of `body` that compute weight gradients only
+/// (kWeightGradientAttrName): those no input gradient depends on. The
+/// input gradients are the adjoints of the differentiated nodes' results
+/// that depend on the step's inputs (not on weights alone, as a transposed
+/// weight does): the backward pass hands them from a node's twin to its
+/// producers' (and a pipeline from stage to stage). The backward nodes they
+/// are computed from are on that path (B work); the rest feed only
+/// weights' adjoints (W work, which the zero-bubble schedules defer).
+/// `differentiated` is in program order.
+void markWeightGradients(Block &body, ArrayRef<NodeOp> differentiated,
+                         const DenseMap<Value, Value> &adjoint) {
+  llvm::SmallPtrSet<Operation *, 32> fromInputs, inputPath;
+  for (NodeOp node : differentiated)
+    if (llvm::any_of(node->getOperands(), [&](Value operand) {
+          Operation *def = operand.getDefiningOp();
+          return !def || fromInputs.contains(def);
+        }))
+      fromInputs.insert(node);
+  SmallVector<Operation *> work;
+  for (NodeOp node : differentiated)
+    if (fromInputs.contains(node))
+      for (Value result : node.getResults())
+        if (Value d = adjoint.lookup(result))
+          work.push_back(d.getDefiningOp());
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!op || !op->hasAttr(kBackwardNodeAttrName) ||
+        !inputPath.insert(op).second)
+      continue;
+    for (Value operand : op->getOperands())
+      work.push_back(operand.getDefiningOp());
+  }
+  for (Operation &op : body)
+    if (op.hasAttr(kBackwardNodeAttrName) && !inputPath.contains(&op))
+      op.setAttr(kWeightGradientAttrName, UnitAttr::get(op.getContext()));
+}
+
 struct BuildTrainingPass : placer::impl::BuildTrainingBase<BuildTrainingPass> {
   using Base::Base;
 
@@ -427,6 +464,8 @@ struct BuildTrainingPass : placer::impl::BuildTrainingBase<BuildTrainingPass> {
         sum = sum ? g.node("Add", {sum, d}, d.getType()) : d;
       }
     }
+
+    markWeightGradients(func.getBody().front(), differentiated, adjoint);
 
     // Optimizer updates, with the class of the weight's first reader.
     // Results after the loss: the next value of the initializer named.

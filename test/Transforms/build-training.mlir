@@ -4,6 +4,7 @@
 // RUN: placer-opt %s --placer-build-training="loss=cross-entropy output=z" | FileCheck %s --check-prefix=CE
 // RUN: placer-opt %s --placer-build-training | placer-opt --partition-devices="devices=2" | FileCheck %s --check-prefix=PLACED
 // RUN: placer-opt %s --placer-estimate-costs=training=true --placer-place-devices="devices=2 tensor-degrees=2" --placer-build-training | FileCheck %s --check-prefix=PARALLEL
+// RUN: placer-opt %s --placer-build-training | FileCheck %s --check-prefix=SPLIT
 // RUN: not placer-opt %s --placer-build-training="learning-rate=nan" 2>&1 | FileCheck %s --check-prefix=BADRATE
 // RUN: not placer-opt %s --placer-build-training="loss=hinge" 2>&1 | FileCheck %s --check-prefix=BADLOSS
 // RUN: not placer-opt %s --placer-build-training="output=nothing" 2>&1 | FileCheck %s --check-prefix=BADOUTPUT
@@ -33,6 +34,25 @@
 // The input's constant shape is no weight: not trained.
 // CHECK-NOT: placer.updates = "scale"
 // CHECK: return
+
+// The backward split in two: the input gradients (B: the nodes the
+// adjoint of an activation is computed from, which the devices upstream
+// wait for) and the weight gradients (W: placer.weight_gradient), which the
+// zero-bubble schedules defer. fc2's twin: dX = dY w2^T is B, dW = a^T dY
+// is W; relu's is B; the bias's sum and fc1's twin are W (x is the step's
+// input, so fc1's input gradient goes nowhere, and t transposes a weight:
+// its adjoint is w1's gradient). The optimizer's nodes are neither.
+// SPLIT: name = "loss/grad/1"{{.*}}placer.color_class = 4 : i64, version
+// SPLIT: name = "fc2/grad/0"{{.*}}placer.color_class = 4 : i64, version
+// SPLIT: name = "fc2/grad/1"{{.*}}placer.color_class = 4 : i64, version
+// SPLIT: name = "fc2/grad/2"{{.*}}placer.color_class = 4 : i64, placer.weight_gradient
+// SPLIT: name = "fc2/grad/3"{{.*}}placer.color_class = 4 : i64, placer.weight_gradient
+// SPLIT: name = "relu/grad/0"{{.*}}placer.color_class = 3 : i64, version
+// SPLIT: name = "relu/grad/1"{{.*}}placer.color_class = 3 : i64, version
+// SPLIT: name = "bias/grad/1"{{.*}}placer.color_class = 2 : i64, placer.weight_gradient
+// SPLIT: name = "fc1/grad/3"{{.*}}placer.color_class = 1 : i64, placer.weight_gradient
+// SPLIT: name = "t/grad/0"{{.*}}placer.color_class = 0 : i64, placer.weight_gradient
+// SPLIT: name = "w1/update/1"{{.*}}placer.optimizer, version
 
 // MOMENTUM-LABEL: func.func @main_graph
 // MOMENTUM-SAME: tensor<3x4xf32> {graph.name = "w1.momentum", placer.updates = "w1.momentum"}

@@ -611,7 +611,7 @@ LogicalResult PlacerDialect::verifyOperationAttribute(Operation *op,
   }
 
   if (name == kBackwardNodeAttrName || name == kOptimizerNodeAttrName ||
-      name == kColorClassAttrName) {
+      name == kWeightGradientAttrName || name == kColorClassAttrName) {
     if (op->getName().getStringRef() != "graph.node")
       return op->emitError() << "'" << name << "' belongs on a graph.node";
     auto colorClass = dyn_cast<IntegerAttr>(attr.getValue());
@@ -621,6 +621,12 @@ LogicalResult PlacerDialect::verifyOperationAttribute(Operation *op,
       return op->emitError()
              << "'" << name << "' needs '" << kBackwardNodeAttrName
              << "': an update runs after the backward pass";
+    if (name == kWeightGradientAttrName &&
+        (!op->hasAttr(kBackwardNodeAttrName) ||
+         op->hasAttr(kOptimizerNodeAttrName)))
+      return op->emitError()
+             << "'" << name << "' belongs on a backward node that is not the "
+             << "optimizer's";
     if (name == kColorClassAttrName && (!colorClass || colorClass.getInt() < 0))
       return op->emitError()
              << "'" << name << "' must be a non-negative integer";

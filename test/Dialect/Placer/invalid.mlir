@@ -240,6 +240,23 @@ func.func @f(%x: tensor<2xf32>) -> (tensor<2xf32> {placer.updates = "w", placer.
 
 // -----
 
+// The weight-gradient mark belongs on backward nodes, not the optimizer's.
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'placer.weight_gradient' belongs on a backward node that is not the optimizer's}}
+  %y = graph.node "Neg"(%x) attributes {name = "neg", output_names = ["y"], placer.weight_gradient, version = 17 : i64} : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'placer.weight_gradient' belongs on a backward node that is not the optimizer's}}
+  %y = graph.node "Neg"(%x) attributes {name = "w/update/0", output_names = ["y"], placer.backward, placer.optimizer, placer.weight_gradient, version = 17 : i64} : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
 // expected-error @+1 {{tensor_config 'v': times and bytes must be finite and not negative}}
 module attributes {placer.x = #placer.tensor_config<id = "v", time = -1.0, param_bytes = 0.0, stash_bytes = 0.0, fixed_bytes = 0.0, sync_in = [], sync_out = []>} {}
 

@@ -27,6 +27,7 @@ def Placer_Dialect : Dialect {
     | `placer.device = #placer.device<N>` | top-level op | `--placer-place-devices` | split, DOT export, stage export |
     | `placer.placement = #placer.placement<...>` | module | `--placer-place-devices` | users, tests |
     | `placer.backward`, `placer.optimizer` (unit), `placer.color_class = N` | graph.node | `--placer-build-training` | placement, `--placer-accumulate-microbatches` |
+    | `placer.weight_gradient` (unit, on a backward node not the optimizer's) | graph.node | `--placer-build-training` | the pipeline schedules that defer weight gradients (docs/Schedules.md) |
     | `placer.updates = "NAME"` | a training step's function result | `--placer-build-training` | the runner |
     | `placer.microbatches = M`, `placer.schedule = "gpipe"` | a training step's function | `--placer-accumulate-microbatches` | the runner |
     | `placer.replica` (unit, beside `placer.updates`) | a split training step's result | `--placer-split-devices` | the runner (not saved) |

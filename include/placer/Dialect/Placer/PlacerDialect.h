@@ -92,6 +92,11 @@ inline constexpr llvm::StringLiteral kBackwardNodeAttrName = "placer.backward";
 inline constexpr llvm::StringLiteral kOptimizerNodeAttrName =
     "placer.optimizer";
 inline constexpr llvm::StringLiteral kColorClassAttrName = "placer.color_class";
+/// On a backward node, a unit attribute: it computes weight gradients only
+/// (W work, which nothing upstream waits for: the zero-bubble schedules
+/// defer it); the other backward nodes compute the input gradients (B).
+inline constexpr llvm::StringLiteral kWeightGradientAttrName =
+    "placer.weight_gradient";
 inline constexpr llvm::StringLiteral kUpdatesAttrName = "placer.updates";
 /// Beside `placer.updates`, a unit attribute: the result updates one more
 /// device's copy of the state, which another result updates alike (a
