@@ -13,6 +13,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <cassert>
 #include <limits>
 #include <string>
 
@@ -46,32 +47,12 @@ PipelineSchedule oneChunkPerDevice(PipelineKind kind, int p, int m) {
   return schedule;
 }
 
-/// Every forward, then every backward, in microbatch order.
-void orderGPipe(PipelineSchedule &schedule) {
-  for (int d = 0; d < schedule.devices; ++d) {
-    for (int mb = 0; mb < schedule.microbatches; ++mb)
-      schedule.order[d].push_back(forward(mb, d));
-    for (int mb = 0; mb < schedule.microbatches; ++mb)
-      schedule.order[d].push_back(backward(mb, d));
-  }
-}
-
-/// PipeDream-Flush: device d runs p - d - 1 forwards ahead, then one
-/// forward and one backward in turn, then the backwards left.
-void orderOneFOneB(PipelineSchedule &schedule) {
-  int p = schedule.devices, m = schedule.microbatches;
-  for (int d = 0; d < p; ++d) {
-    int warmup = std::min(p - d - 1, m);
-    std::vector<PipelineWork> &order = schedule.order[d];
-    for (int mb = 0; mb < warmup; ++mb)
-      order.push_back(forward(mb, d));
-    for (int k = 0; k < m - warmup; ++k) {
-      order.push_back(forward(warmup + k, d));
-      order.push_back(backward(k, d));
-    }
-    for (int mb = m - warmup; mb < m; ++mb)
-      order.push_back(backward(mb, d));
-  }
+/// GPipe and 1F1B (PipeDream-Flush): device d's stage has p - d - 1
+/// stages after it.
+void orderOneChunkPerDevice(PipelineSchedule &schedule) {
+  for (int d = 0; d < schedule.devices; ++d)
+    schedule.order[d] = getStageOrder(schedule.kind, schedule.devices - d - 1,
+                                      schedule.microbatches, d);
 }
 
 /// Megatron-LM's interleaved 1F1B: chunk c on device c mod p; a device's
@@ -210,6 +191,40 @@ void orderZeroBubbleV(PipelineSchedule &schedule, int cap) {
 
 } // namespace
 
+std::vector<PipelineWork> placer::solver::getStageOrder(PipelineKind kind,
+                                                        int warmup,
+                                                        int microbatches,
+                                                        int chunk) {
+  assert((kind == PipelineKind::GPipe || kind == PipelineKind::OneFOneB) &&
+         "one chunk per device");
+  int m = microbatches;
+  std::vector<PipelineWork> order;
+  if (kind == PipelineKind::GPipe) {
+    // The backwards in reverse, as GPipe's paper runs them: the last
+    // microbatch's is the first ready on the last stage.
+    for (int mb = 0; mb < m; ++mb)
+      order.push_back(forward(mb, chunk));
+    for (int mb = m - 1; mb >= 0; --mb)
+      order.push_back(backward(mb, chunk));
+    return order;
+  }
+  int ahead = std::clamp(warmup, 0, m);
+  for (int mb = 0; mb < ahead; ++mb)
+    order.push_back(forward(mb, chunk));
+  for (int k = 0; k < m - ahead; ++k) {
+    order.push_back(forward(ahead + k, chunk));
+    order.push_back(backward(k, chunk));
+  }
+  for (int mb = m - ahead; mb < m; ++mb)
+    order.push_back(backward(mb, chunk));
+  return order;
+}
+
+PipelineKind placer::solver::getPipelineKind(Schedule schedule) {
+  return schedule == Schedule::GPipe ? PipelineKind::GPipe
+                                     : PipelineKind::OneFOneB;
+}
+
 const char *placer::solver::getName(PipelineKind kind) {
   switch (kind) {
   case PipelineKind::GPipe:
@@ -251,10 +266,8 @@ placer::solver::buildPipelineSchedule(PipelineKind kind, int devices,
   PipelineSchedule schedule = oneChunkPerDevice(kind, devices, microbatches);
   switch (kind) {
   case PipelineKind::GPipe:
-    orderGPipe(schedule);
-    break;
   case PipelineKind::OneFOneB:
-    orderOneFOneB(schedule);
+    orderOneChunkPerDevice(schedule);
     break;
   case PipelineKind::Interleaved:
     if (chunks == 0)

@@ -17,6 +17,7 @@
 
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
+#include "placer/Solver/PipelineSchedule.h"
 #include "placer/Transforms/Gradients.h"
 #include "placer/Transforms/Passes.h"
 
@@ -97,31 +98,21 @@ struct Item {
 };
 
 /// The order in which the stage at `position` of `stages` runs the
-/// forward (F) and backward (B) work of `microbatches` under `schedule`:
-/// sequential F0 B0 F1 B1 ...; GPipe every F, then every B in reverse;
-/// 1F1B as many F as stages follow it, then one F and one B in turn.
+/// forward (F) and backward (B) work of `microbatches` under `schedule`,
+/// as (microbatch, backward) pairs: the pipeline schedule's order
+/// (solver::getStageOrder, which the simulator runs too); sequential is
+/// 1F1B with no forward ahead, F0 B0 F1 B1 ...
 SmallVector<std::pair<int64_t, bool>> getStageOrder(solver::Schedule schedule,
                                                     int64_t position,
                                                     int64_t stages,
                                                     int64_t microbatches) {
+  int64_t warmup =
+      schedule == solver::Schedule::Sequential ? 0 : stages - 1 - position;
   SmallVector<std::pair<int64_t, bool>> order;
-  if (schedule == solver::Schedule::GPipe) {
-    for (int64_t m = 0; m < microbatches; ++m)
-      order.emplace_back(m, false);
-    for (int64_t m = microbatches - 1; m >= 0; --m)
-      order.emplace_back(m, true);
-    return order;
-  }
-  int64_t warmup = schedule == solver::Schedule::OneFOneB
-                       ? std::min(stages - 1 - position, microbatches)
-                       : 0;
-  for (int64_t m = 0; m < warmup; ++m)
-    order.emplace_back(m, false);
-  for (int64_t m = 0; m < microbatches; ++m) {
-    if (warmup + m < microbatches)
-      order.emplace_back(warmup + m, false);
-    order.emplace_back(m, true);
-  }
+  for (const solver::PipelineWork &work : solver::getStageOrder(
+           solver::getPipelineKind(schedule), static_cast<int>(warmup),
+           static_cast<int>(microbatches)))
+    order.emplace_back(work.microbatch, work.kind != solver::WorkKind::Forward);
   return order;
 }
 

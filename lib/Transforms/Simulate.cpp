@@ -16,6 +16,7 @@
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Solver/Memory.h"
+#include "placer/Solver/PipelineSchedule.h"
 #include "placer/Support/Format.h"
 #include "placer/Support/Graph.h"
 #include "placer/Transforms/Gradients.h"
@@ -113,38 +114,27 @@ struct Stage {
 /// Which task a device runs next: (phase, microbatch).
 using TaskOrder = std::vector<std::pair<Phase, int64_t>>;
 
-/// The order of a stage's tasks under `schedule` (docs/Simulator.md).
-/// GPipe: every forward, then every backward. 1F1B: `warmup` forwards, then
-/// one forward and one backward in turn, then the remaining backwards.
+/// The order of a stage's tasks under `schedule` (docs/Simulator.md):
+/// inference every forward; training the pipeline schedule's order
+/// (solver::getStageOrder, which --placer-accumulate-microbatches orders
+/// the step by too) for a stage `warmup` stages from the loss; sequential
+/// is 1F1B with no forward ahead.
 TaskOrder getTaskOrder(solver::Schedule schedule, int64_t microbatches,
                        int64_t warmup) {
   TaskOrder order;
-  auto forward = [&](int64_t m) { order.emplace_back(Phase::Forward, m); };
-  auto backward = [&](int64_t m) { order.emplace_back(Phase::Backward, m); };
-  switch (schedule) {
-  case solver::Schedule::Inference:
+  if (schedule == solver::Schedule::Inference) {
     for (int64_t m = 0; m < microbatches; ++m)
-      forward(m);
-    break;
-  case solver::Schedule::GPipe:
-    for (int64_t m = 0; m < microbatches; ++m)
-      forward(m);
-    for (int64_t m = 0; m < microbatches; ++m)
-      backward(m);
-    break;
-  case solver::Schedule::OneFOneB: {
-    int64_t w = std::min(warmup, microbatches);
-    for (int64_t m = 0; m < w; ++m)
-      forward(m);
-    for (int64_t m = 0; m + w < microbatches; ++m) {
-      forward(m + w);
-      backward(m);
-    }
-    for (int64_t m = microbatches - w; m < microbatches; ++m)
-      backward(m);
-    break;
+      order.emplace_back(Phase::Forward, m);
+    return order;
   }
-  }
+  if (schedule == solver::Schedule::Sequential)
+    warmup = 0;
+  for (const solver::PipelineWork &work : solver::getStageOrder(
+           solver::getPipelineKind(schedule), static_cast<int>(warmup),
+           static_cast<int>(microbatches)))
+    order.emplace_back(work.kind == solver::WorkKind::Forward ? Phase::Forward
+                                                              : Phase::Backward,
+                       work.microbatch);
   return order;
 }
 

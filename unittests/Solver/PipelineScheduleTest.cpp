@@ -128,6 +128,11 @@ TEST(PipelineSchedule, ZeroBubbleVBubble) {
 }
 
 TEST(PipelineSchedule, OrdersByHand) {
+  PipelineSchedule gpipe = build(PipelineKind::GPipe, 2, 3);
+  EXPECT_EQ(describe(gpipe.order[0]), "F0.0 F1.0 F2.0 B2.0 B1.0 B0.0");
+  // A stage two stages from the loss (of a placement's branching stages).
+  EXPECT_EQ(describe(getStageOrder(PipelineKind::OneFOneB, 2, 4, 3)),
+            "F0.3 F1.3 F2.3 B0.3 F3.3 B1.3 B2.3 B3.3");
   PipelineSchedule oneF = build(PipelineKind::OneFOneB, 2, 3);
   EXPECT_EQ(describe(oneF.order[0]), "F0.0 F1.0 B0.0 F2.0 B1.0 B2.0");
   EXPECT_EQ(describe(oneF.order[1]), "F0.1 B0.1 F1.1 B1.1 F2.1 B2.1");

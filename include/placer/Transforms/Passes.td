@@ -279,8 +279,10 @@ def Simulate : Pass<"placer-simulate", "::mlir::ModuleOp"> {
 
     A training program (backward ops, or backward times from the cost model)
     runs one iteration of `microbatches` under its schedule: GPipe (every
-    forward, then every backward) or 1F1B (a stage warms up with as many
-    forwards as stages follow it, then alternates). Reports single-sample
+    forward, then every backward in reverse) or 1F1B (a stage warms up
+    with as many forwards as stages follow it, then alternates), in the
+    order --placer-accumulate-microbatches builds the step in (one place:
+    solver::getStageOrder). Reports single-sample
     latency, total time, time per sample, bubble fraction, idle time and
     peak memory per device (remark, and JSON with `report=`); draws the
     timeline as SVG with `timeline=`. docs/Simulator.md has the model.
