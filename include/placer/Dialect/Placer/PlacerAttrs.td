@@ -350,7 +350,9 @@ def Placer_PlacementAttr : Placer_Attr<"Placement", "placement"> {
     (with `replication=true`) gives, per cluster device, the device whose
     stage it runs a copy of, or -1. A three-dimensional plan (nodes with
     `placer.tensor_configs`) lists its `stages` (#placer.parallel_stage, in
-    pipeline order, on consecutive devices from 0).
+    pipeline order, on disjoint ranges of the cluster's accelerators:
+    consecutive on a flat network, aligned blocks on nodes, each kind's
+    stages on its devices).
   }];
   let parameters = (ins
     Placer_ObjectiveParam:$objective,
