@@ -124,69 +124,77 @@ void orderZeroBubbleH1(PipelineSchedule &schedule) {
 /// path: the devices before it wait for it), else a forward while it holds
 /// fewer than `cap` microbatch-chunks (forwarded, weight work not done),
 /// else weight work; the earliest microbatch first, then the chunk nearer
-/// the loss.
-void orderZeroBubbleV(PipelineSchedule &schedule, int cap) {
+/// the loss. False if a step finds nothing to start and nothing running
+/// (a bug, not an input: the unit tests order every shape they run).
+bool orderZeroBubbleV(PipelineSchedule &schedule, int cap) {
   int p = schedule.devices, m = schedule.microbatches, n = schedule.chunks();
   constexpr int kNotYet = std::numeric_limits<int>::max();
-  // When each piece of work ends (unit times: start + 1).
+  // When each piece of work ends (unit times: start + 1), and per chunk
+  // the next microbatch of each kind: every chunk runs each kind in
+  // microbatch order (the first chunk's forwards are, and each kind's
+  // inputs come from the next or previous chunk's of the same kind).
   std::vector<std::vector<int>> forwardEnd(n, std::vector<int>(m, kNotYet)),
-      backwardEnd = forwardEnd, weightEnd = forwardEnd;
+      backwardEnd = forwardEnd;
+  std::vector<int> nextForward(n, 0), nextBackward(n, 0), nextWeight(n, 0);
   std::vector<std::vector<int>> chunksOn(p);
   for (int c = n - 1; c >= 0; --c) // nearer the loss first
     chunksOn[schedule.deviceOfChunk[c]].push_back(c);
   std::vector<int> held(p, 0);
   int left = 3 * n * m;
   for (int t = 0; left > 0; ++t) {
+    // Nothing chosen at t means nothing runs past t: nothing ever will be.
+    int before = left;
     for (int d = 0; d < p; ++d) {
-      std::optional<PipelineWork> chosen;
-      for (int mb = 0; mb < m && !chosen; ++mb)
-        for (int c : chunksOn[d]) {
-          bool ready = backwardEnd[c][mb] == kNotYet &&
-                       forwardEnd[c][mb] <= t &&
-                       (c == n - 1 || backwardEnd[c + 1][mb] <= t);
-          if (ready) {
-            chosen = backward(mb, c);
-            break;
-          }
-        }
-      for (int mb = 0; mb < m && !chosen && held[d] < cap; ++mb)
+      // The earliest microbatch among the device's chunks whose `next` work
+      // `ready` says can start, then the chunk nearer the loss.
+      auto pick = [&](std::vector<int> &next, auto ready) {
+        int best = -1;
         for (int c : chunksOn[d])
-          if (forwardEnd[c][mb] == kNotYet &&
-              (c == 0 || forwardEnd[c - 1][mb] <= t)) {
-            chosen = forward(mb, c);
-            break;
-          }
-      for (int mb = 0; mb < m && !chosen; ++mb)
-        for (int c : chunksOn[d])
-          if (weightEnd[c][mb] == kNotYet && backwardEnd[c][mb] <= t) {
-            chosen = weight(mb, c);
-            break;
-          }
-      if (!chosen)
+          if (next[c] < m && ready(c, next[c]) &&
+              (best < 0 || next[c] < next[best]))
+            best = c;
+        return best;
+      };
+      WorkKind kind = WorkKind::Backward;
+      int c = pick(nextBackward, [&](int c, int mb) {
+        return forwardEnd[c][mb] <= t &&
+               (c == n - 1 || backwardEnd[c + 1][mb] <= t);
+      });
+      if (c < 0 && held[d] < cap) {
+        kind = WorkKind::Forward;
+        c = pick(nextForward, [&](int c, int mb) {
+          return c == 0 || forwardEnd[c - 1][mb] <= t;
+        });
+      }
+      if (c < 0) {
+        kind = WorkKind::Weight;
+        c = pick(nextWeight,
+                 [&](int c, int mb) { return backwardEnd[c][mb] <= t; });
+      }
+      if (c < 0)
         continue;
-      schedule.order[d].push_back(*chosen);
       --left;
-      int c = chosen->chunk, mb = chosen->microbatch;
-      switch (chosen->kind) {
+      switch (kind) {
       case WorkKind::Forward:
-        forwardEnd[c][mb] = t + 1;
+        schedule.order[d].push_back(forward(nextForward[c], c));
+        forwardEnd[c][nextForward[c]++] = t + 1;
         ++held[d];
         break;
       case WorkKind::Backward:
-        backwardEnd[c][mb] = t + 1;
+        schedule.order[d].push_back(backward(nextBackward[c], c));
+        backwardEnd[c][nextBackward[c]++] = t + 1;
         break;
       case WorkKind::Weight:
-        weightEnd[c][mb] = t + 1;
+        // Its activations are free from t + 1, the device's next choice.
+        schedule.order[d].push_back(weight(nextWeight[c]++, c));
+        --held[d];
         break;
       }
     }
-    // A weight work ending at t + 1 frees its activations from then on.
-    for (int d = 0; d < p; ++d)
-      for (int c : chunksOn[d])
-        for (int mb = 0; mb < m; ++mb)
-          if (weightEnd[c][mb] == t + 1)
-            --held[d];
+    if (left == before)
+      return false;
   }
+  return true;
 }
 
 } // namespace
@@ -299,7 +307,10 @@ placer::solver::buildPipelineSchedule(PipelineKind kind, int devices,
       schedule.deviceOfChunk.push_back(c < devices ? c : 2 * devices - 1 - c);
     // 1F1B's memory on every device: p microbatches of a whole stage, two
     // chunks each.
-    orderZeroBubbleV(schedule, 2 * devices);
+    if (!orderZeroBubbleV(schedule, 2 * devices))
+      return scheduleError("no ZB-V order for " + std::to_string(devices) +
+                           " devices and " + std::to_string(microbatches) +
+                           " microbatches");
     break;
   }
   }
