@@ -9,6 +9,7 @@
 //   placer-placement-bench --piper-plan PIPER.json DEVICES MEMORY_GIB
 //                          MICROBATCHES BANDWIDTH_GIB PIPER_PLAN.json
 //   placer-placement-bench --degree-one WORKLOAD.json
+//   placer-placement-bench --schedules
 //
 // The first two print one line: name, nodes, ideals, DP seconds and
 // max-load, PipeDream-style max-load, lower bound, peak RSS. --solve runs
@@ -33,11 +34,17 @@
 // --degree-one solves a seed-paper workload without its CPU cores by the DP
 // and by the three-dimensional planner at t = 1 and prints name, nodes,
 // accelerators, the DP's max load, seconds and ideals, the planner's time
-// per sample, seconds, ideals and pairs, and peak RSS.
+// per sample, seconds, ideals and pairs, and peak RSS. --schedules runs
+// every pipeline schedule (solver::buildPipelineSchedule) on p in {2, 4, 8}
+// stages and m in {4, 8, 16} microbatches, a stage taking F = B = W = 1 s
+// (B + W together where the backward is not split; a chunk of an
+// interleaved or ZB-V stage its share), and prints each one's bubble (idle
+// over busy) and the most microbatches of a stage one device holds.
 //
 //===----------------------------------------------------------------------===//
 
 #include "placer/Solver/ParallelPlan.h"
+#include "placer/Solver/PipelineSchedule.h"
 #include "placer/Solver/Solve.h"
 #include "placer/Solver/Workload.h"
 #include "placer/Support/Json.h"
@@ -475,8 +482,51 @@ static int runDegreeOne(char **argv) {
   return 0;
 }
 
+/// --schedules: the pipeline schedules' bubbles and memory at uniform
+/// times.
+static int runSchedules() {
+  std::printf("%2s %3s %-12s %9s %9s %6s\n", "p", "m", "schedule", "bubble",
+              "formula", "held");
+  for (int p : {2, 4, 8})
+    for (int m : {4, 8, 16})
+      for (PipelineKind kind :
+           {PipelineKind::GPipe, PipelineKind::OneFOneB,
+            PipelineKind::Interleaved, PipelineKind::ZeroBubbleH1,
+            PipelineKind::ZeroBubbleV}) {
+        llvm::Expected<PipelineSchedule> schedule =
+            buildPipelineSchedule(kind, p, m);
+        if (!schedule) {
+          llvm::consumeError(schedule.takeError()); // m not a multiple of p
+          continue;
+        }
+        double share = 1.0 / schedule->chunksPerDevice;
+        llvm::Expected<PipelineRun> run = runPipelineSchedule(
+            *schedule,
+            PipelineTimes::uniform(schedule->chunks(), {share, share, share}));
+        if (!run) {
+          std::fprintf(stderr, "%s\n", llvm::toString(run.takeError()).c_str());
+          return 1;
+        }
+        // The papers' figures at F = B = W (m >= p for the zero-bubble
+        // ones); ZB-V's is this order's on the shapes the tests run.
+        double formula =
+            kind == PipelineKind::Interleaved    ? (p - 1.0) / (2 * m)
+            : kind == PipelineKind::ZeroBubbleH1 ? (p - 1.0) / (3 * m)
+            : kind == PipelineKind::ZeroBubbleV  ? (p - 1.0) / (6 * m)
+                                                 : (p - 1.0) / m;
+        int held = *std::max_element(run->peakInFlight.begin(),
+                                     run->peakInFlight.end());
+        std::printf("%2d %3d %-12s %9.5f %9.5f %6.2f\n", p, m, getName(kind),
+                    run->bubbleRatio(), formula,
+                    static_cast<double>(held) / schedule->chunksPerDevice);
+      }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   Problem problem;
+  if (argc == 2 && std::string(argv[1]) == "--schedules")
+    return runSchedules();
   std::string name;
   if (argc == 6 && std::string(argv[1]) == "--solve")
     return runSolve(argv);
