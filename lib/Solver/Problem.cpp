@@ -2,13 +2,15 @@
 #include "placer/Solver/Problem.h"
 
 #include "placer/Solver/Memory.h"
+#include "placer/Support/Format.h"
 #include "placer/Support/Graph.h"
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <optional>
-#include <functional>
 #include <queue>
 
 using namespace placer::solver;
@@ -430,6 +432,42 @@ std::string Problem::checkDevices() const {
         return "a link factor is negative or not finite";
   }
   return "";
+}
+
+std::string Problem::checkCapacity() const {
+  if (numCpus > 0 || numAccelerators <= 0)
+    return "";
+  double largest = 0, total = 0;
+  for (int a = 0; a < numAccelerators; ++a) {
+    largest = std::max(largest, getMemoryLimit(a));
+    total += getMemoryLimit(a);
+  }
+  if (largest == kInfinity)
+    return "";
+  double weights = 0;
+  const Node *biggest = nullptr;
+  for (const Node &node : nodes) {
+    weights += node.memory;
+    if (!biggest || node.memory > biggest->memory)
+      biggest = &node;
+  }
+  if (biggest && !fits(biggest->memory))
+    return "node '" + biggest->name + "' alone keeps " +
+           formatBytes(biggest->memory) +
+           " of weights, more than any accelerator holds (" +
+           formatBytes(largest) +
+           "): no number of devices holds it whole (tensor-degrees= shards ops "
+           "that have a sharding rule)";
+  if (weights <= total * (1 + 1e-12))
+    return "";
+  // The fewest accelerators of the largest kind whose memory adds up.
+  auto needed = static_cast<int64_t>(std::ceil(weights / largest));
+  return "the model's weights need " + formatBytes(weights) + " and the " +
+         std::to_string(numAccelerators) +
+         (numAccelerators > 1 ? " accelerators hold " : " accelerator holds ") +
+         formatBytes(total) + " in all: at least " + std::to_string(needed) +
+         " accelerators of " + formatBytes(largest) +
+         " are needed (weights only; activations add to it)";
 }
 
 int Problem::inFlight(int stagesFromEnd) const {

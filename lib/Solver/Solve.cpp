@@ -324,6 +324,10 @@ SolveResult placer::solver::solve(const Problem &problem,
   std::string error = checkOptions(options);
   if (error.empty())
     error = problem.checkDevices();
+  // Before any search: a model that cannot fit is said so at once, for
+  // every algorithm alike.
+  if (error.empty())
+    error = problem.checkCapacity();
   if (error.empty() && options.objective == Objective::Latency &&
       !problem.isUniform())
     error = "objective=latency models one accelerator kind and uniform "

@@ -5,6 +5,17 @@
 #include <cstdlib>
 #include <cstring>
 
+std::string placer::formatBytes(double bytes) {
+  char buffer[48];
+  if (bytes >= 1e9)
+    std::snprintf(buffer, sizeof(buffer), "%.1f GB", bytes / 1e9);
+  else if (bytes >= 1e6)
+    std::snprintf(buffer, sizeof(buffer), "%.1f MB", bytes / 1e6);
+  else
+    return formatNumber(bytes) + " bytes";
+  return buffer;
+}
+
 std::string placer::formatNumber(double value) {
   // The shortest text that reads back as `value`: "10", not "1e+01".
   std::string best;

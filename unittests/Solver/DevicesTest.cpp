@@ -192,4 +192,32 @@ TEST(Kinds, CheckDevicesNamesTheProblem) {
   EXPECT_NE(p.checkDevices().find("one factor per pair"), std::string::npos);
 }
 
+// Capacity on mixed kinds: the total is every accelerator's memory, the
+// count the largest kind's; one CPU core or no limit lifts the check.
+TEST(Kinds, CheckCapacitySaysWhatIsNeeded) {
+  Problem p = chain({1, 1, 1}, {0, 0}, 3);
+  for (Node &node : p.nodes)
+    node.memory = 4e9;
+  p.acceleratorKinds = {0, 1, 1};
+  p.kindMemoryLimits = {5e9, 3e9};
+  p.memoryLimit = 5e9;
+  EXPECT_EQ(p.checkCapacity(), "the model's weights need 12.0 GB and the 3 "
+                               "accelerators hold 11.0 GB in all: at least 3 "
+                               "accelerators of 5.0 GB are needed (weights "
+                               "only; activations add to it)");
+  p.kindMemoryLimits = {6e9, 3e9};
+  p.memoryLimit = 6e9;
+  EXPECT_EQ(p.checkCapacity(), "");
+  p.nodes[2].memory = 7e9;
+  EXPECT_NE(p.checkCapacity().find("node 'c' alone keeps 7.0 GB of weights, "
+                                   "more than any accelerator holds (6.0 GB)"),
+            std::string::npos);
+  p.numCpus = 1;
+  EXPECT_EQ(p.checkCapacity(), "");
+  // And solve() says it before any search.
+  p.numCpus = 0;
+  SolveResult result = solve(p, SolveOptions{});
+  EXPECT_NE(result.error.find("node 'c' alone keeps"), std::string::npos);
+}
+
 } // namespace

@@ -125,6 +125,12 @@ struct Problem {
   bool isUniform() const;
   /// Why the kinds, times or links do not fit the problem, or empty.
   std::string checkDevices() const;
+  /// Why no placement can hold the model, found at once, or empty: without
+  /// CPU cores (which hold anything), a node whose weights alone exceed
+  /// every accelerator, or weights that exceed all accelerators together;
+  /// each error says what is needed, what the devices hold and the fewest
+  /// accelerators that could (weights only: activations add to it).
+  std::string checkCapacity() const;
   /// Microbatches whose stash an accelerator stage holds at once when it
   /// is `stagesFromEnd` accelerator stages from the end (1: the last).
   /// Stages count in accelerator order: the schedule runs accelerator 0

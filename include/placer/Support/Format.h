@@ -10,6 +10,10 @@ namespace placer {
 /// for messages and reports.
 std::string formatNumber(double value);
 
+/// A size for messages: "600 bytes", "12.5 MB", "261.0 GB" (decimal units,
+/// one decimal past a million bytes).
+std::string formatBytes(double bytes);
+
 } // namespace placer
 
 #endif // PLACER_SUPPORT_FORMAT_H
