@@ -35,6 +35,7 @@
 
 #include "IdealLattice.h"
 #include "Timing.h"
+#include "placer/Support/Format.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -387,6 +388,11 @@ private:
                                      int t, int d, int kind, int y) const;
   /// Adds `time` to the candidate answers.
   void addCandidate(double time);
+  /// What no plan can hold, said before any search: a layer larger than
+  /// every device at every degree, or layers that need more memory over
+  /// all devices than they hold (each at its least: a degree-t group holds
+  /// t times its bytes per device).
+  llvm::Error checkCapacity() const;
   /// Whether the options' deadline has passed, and the error saying
   /// `where` it stopped.
   bool pastDeadline() const;
@@ -676,6 +682,50 @@ llvm::Error Planner::buildOptions() {
                    candidates.end());
   stats.candidates = static_cast<int64_t>(candidates.size());
   return llvm::Error::success();
+}
+
+llvm::Error Planner::checkCapacity() const {
+  double largest = 0, total = 0;
+  for (const ParallelDeviceKind &kind : kinds) {
+    if (kind.count == 0)
+      continue;
+    largest = std::max(largest, kind.memoryPerDevice);
+    total += kind.count * kind.memoryPerDevice;
+  }
+  if (!std::isfinite(total))
+    return llvm::Error::success();
+  double need = 0;
+  for (const ParallelLayer &layer : problem.layers) {
+    // Memory at y = 1, the least any stage charges.
+    double perDevice = std::numeric_limits<double>::infinity(),
+           overGroup = perDevice;
+    for (const auto &[t, configs] : layer.configs)
+      if (t <= problem.maxDevices)
+        for (const TensorConfig &config : configs) {
+          double bytes = config.stashBytes + config.fixedBytes;
+          perDevice = std::min(perDevice, bytes);
+          overGroup = std::min(overGroup, t * bytes);
+        }
+    if (!std::isfinite(perDevice))
+      continue; // no degree that fits the devices: found by the search
+    if (perDevice > largest)
+      return llvm::createStringError("layer " + layer.name +
+                                     " needs at least " +
+                                     placer::formatBytes(perDevice) +
+                                     " per device at any degree, more than any "
+                                     "device holds (" +
+                                     placer::formatBytes(largest) + ")");
+    need += overGroup;
+  }
+  if (need <= total * (1 + 1e-12))
+    return llvm::Error::success();
+  return llvm::createStringError(
+      "the layers need at least " + placer::formatBytes(need) +
+      " over all devices and the " + std::to_string(problem.maxDevices) +
+      (problem.maxDevices > 1 ? " devices hold " : " device holds ") +
+      placer::formatBytes(total) + ": at least " +
+      std::to_string(static_cast<int64_t>(std::ceil(need / largest))) +
+      " devices of " + placer::formatBytes(largest) + " are needed");
 }
 
 bool Planner::pastDeadline() const {
@@ -1072,6 +1122,8 @@ llvm::Expected<ParallelPlan> Planner::run() {
         "bandwidth (got " +
         std::to_string(problem.devicesPerNode) + ")");
   if (llvm::Error error = problem.checkKinds())
+    return std::move(error);
+  if (llvm::Error error = checkCapacity())
     return std::move(error);
   int before = 0; // devices of the earlier kinds
   for (const ParallelDeviceKind &kind : kinds) {

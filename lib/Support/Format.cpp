@@ -1,6 +1,7 @@
 //===- Format.cpp - Numbers in messages and reports -----------------------===//
 #include "placer/Support/Format.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +12,9 @@ std::string placer::formatBytes(double bytes) {
     std::snprintf(buffer, sizeof(buffer), "%.1f GB", bytes / 1e9);
   else if (bytes >= 1e6)
     std::snprintf(buffer, sizeof(buffer), "%.1f MB", bytes / 1e6);
+  else if (bytes == static_cast<double>(static_cast<int64_t>(bytes)))
+    std::snprintf(buffer, sizeof(buffer), "%lld byte%s",
+                  static_cast<long long>(bytes), bytes == 1 ? "" : "s");
   else
     return formatNumber(bytes) + " bytes";
   return buffer;

@@ -12,6 +12,7 @@
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Solver/ParallelPlan.h"
+#include "placer/Solver/Solve.h"
 #include "placer/Transforms/Reports.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -331,7 +332,10 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
   bool latency = objective == solver::Objective::Latency;
   solver::ParallelPlanOptions planOptions;
   planOptions.objective = objective;
-  // time-limit= bounds the planner as it bounds the other searches.
+  // time-limit= bounds the planner as it bounds the other searches (and is
+  // checked as theirs is).
+  if (std::string error = solver::checkOptions(settings.solve); !error.empty())
+    return mlir::emitError(loc, "--placer-place-devices: ") << error;
   planOptions.deadline =
       settings.solve.ip.getDeadline(std::chrono::steady_clock::now());
   SmallVector<graph::NodeOp> nodes;
