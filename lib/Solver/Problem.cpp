@@ -451,19 +451,22 @@ std::string Problem::checkCapacity() const {
     if (!biggest || node.memory > biggest->memory)
       biggest = &node;
   }
+  // Training keeps each weight's gradient and optimizer state beside it.
+  const char *kept =
+      isTraining() ? " of weights and their training state" : " of weights";
   if (biggest && !fits(biggest->memory))
     return "node '" + biggest->name + "' alone keeps " +
-           formatBytes(biggest->memory) +
-           " of weights, more than any accelerator holds (" +
-           formatBytes(largest) +
+           formatBytes(biggest->memory) + kept +
+           ", more than any accelerator holds (" + formatBytes(largest) +
            "): no number of devices holds it whole (tensor-degrees= shards ops "
            "that have a sharding rule)";
   if (weights <= total * (1 + 1e-12))
     return "";
   // The fewest accelerators of the largest kind whose memory adds up.
   auto needed = static_cast<int64_t>(std::ceil(weights / largest));
-  return "the model's weights need " + formatBytes(weights) + " and the " +
-         std::to_string(numAccelerators) +
+  return std::string("the model's weights") +
+         (isTraining() ? " and their training state" : "") + " need " +
+         formatBytes(weights) + " and the " + std::to_string(numAccelerators) +
          (numAccelerators > 1 ? " accelerators hold " : " accelerator holds ") +
          formatBytes(total) + " in all: at least " + std::to_string(needed) +
          " accelerators of " + formatBytes(largest) +

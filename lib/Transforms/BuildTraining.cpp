@@ -142,21 +142,21 @@ bool isTrainable(ConstantOp constant) {
 /// Marks the backward nodes of `body` that compute weight gradients only
 /// (kWeightGradientAttrName): those no input gradient depends on. The
 /// input gradients are the adjoints of the differentiated nodes' results
-/// that depend on the step's inputs (not on weights alone, as a transposed
-/// weight does): the backward pass hands them from a node's twin to its
-/// producers' (and a pipeline from stage to stage). The backward nodes they
-/// are computed from are on that path (B work); the rest feed only
-/// weights' adjoints (W work, which the zero-bubble schedules defer).
-/// `differentiated` is in program order.
+/// that depend on the step's inputs, through any op (not on weights alone,
+/// as a transposed weight does): the backward pass hands them from a node's
+/// twin to its producers' (and a pipeline from stage to stage). The
+/// backward nodes they are computed from are on that path (B work); the
+/// rest feed only weights' adjoints (W work, which the zero-bubble
+/// schedules defer).
 void markWeightGradients(Block &body, ArrayRef<NodeOp> differentiated,
                          const DenseMap<Value, Value> &adjoint) {
   llvm::SmallPtrSet<Operation *, 32> fromInputs, inputPath;
-  for (NodeOp node : differentiated)
-    if (llvm::any_of(node->getOperands(), [&](Value operand) {
+  for (Operation &op : body)
+    if (llvm::any_of(op.getOperands(), [&](Value operand) {
           Operation *def = operand.getDefiningOp();
           return !def || fromInputs.contains(def);
         }))
-      fromInputs.insert(node);
+      fromInputs.insert(&op);
   SmallVector<Operation *> work;
   for (NodeOp node : differentiated)
     if (fromInputs.contains(node))

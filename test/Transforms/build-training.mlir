@@ -5,6 +5,10 @@
 // RUN: placer-opt %s --placer-build-training | placer-opt --partition-devices="devices=2" | FileCheck %s --check-prefix=PLACED
 // RUN: placer-opt %s --placer-estimate-costs=training=true --placer-place-devices="devices=2 tensor-degrees=2" --placer-build-training | FileCheck %s --check-prefix=PARALLEL
 // RUN: placer-opt %s --placer-build-training | FileCheck %s --check-prefix=SPLIT
+// The step's input reaching the products through an op that is not
+// differentiated (an Identity on no weight's path) still makes their
+// adjoints input gradients: fc2's dX stays B.
+// RUN: sed -e 's/graph.node "MatMul"(%x, %%t)/graph.node "MatMul"(%xi, %%t)/' -e 's/^  %%t = graph.node/  %xi = graph.node "Identity"(%x) attributes {name = "xi", output_names = ["xi"], version = 17 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>\n  %%t = graph.node/' %s | placer-opt --placer-build-training | FileCheck %s --check-prefix=THROUGH
 // RUN: not placer-opt %s --placer-build-training="learning-rate=nan" 2>&1 | FileCheck %s --check-prefix=BADRATE
 // RUN: not placer-opt %s --placer-build-training="loss=hinge" 2>&1 | FileCheck %s --check-prefix=BADLOSS
 // RUN: not placer-opt %s --placer-build-training="output=nothing" 2>&1 | FileCheck %s --check-prefix=BADOUTPUT
@@ -53,6 +57,9 @@
 // SPLIT: name = "fc1/grad/3"{{.*}}placer.color_class = 1 : i64, placer.weight_gradient
 // SPLIT: name = "t/grad/0"{{.*}}placer.color_class = 0 : i64, placer.weight_gradient
 // SPLIT: name = "w1/update/1"{{.*}}placer.optimizer, version
+
+// THROUGH: name = "fc2/grad/1"{{.*}}placer.color_class = {{[0-9]+}} : i64, version
+// THROUGH: name = "fc2/grad/3"{{.*}}placer.weight_gradient
 
 // MOMENTUM-LABEL: func.func @main_graph
 // MOMENTUM-SAME: tensor<3x4xf32> {graph.name = "w1.momentum", placer.updates = "w1.momentum"}

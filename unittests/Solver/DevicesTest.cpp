@@ -205,6 +205,11 @@ TEST(Kinds, CheckCapacitySaysWhatIsNeeded) {
                                "accelerators hold 11.0 GB in all: at least 3 "
                                "accelerators of 5.0 GB are needed (weights "
                                "only; activations add to it)");
+  // A training step's nodes keep their gradients and optimizer state too.
+  p.schedule = Schedule::OneFOneB;
+  EXPECT_EQ(p.checkCapacity().substr(0, 58),
+            "the model's weights and their training state need 12.0 GB");
+  p.schedule = Schedule::Inference;
   p.kindMemoryLimits = {6e9, 3e9};
   p.memoryLimit = 6e9;
   EXPECT_EQ(p.checkCapacity(), "");
