@@ -207,7 +207,7 @@ TEST(Kinds, CheckCapacitySaysWhatIsNeeded) {
                                "only; activations add to it)");
   // A training step's nodes keep their gradients and optimizer state too.
   p.schedule = Schedule::OneFOneB;
-  EXPECT_EQ(p.checkCapacity().substr(0, 58),
+  EXPECT_EQ(p.checkCapacity().substr(0, 57),
             "the model's weights and their training state need 12.0 GB");
   p.schedule = Schedule::Inference;
   p.kindMemoryLimits = {6e9, 3e9};
