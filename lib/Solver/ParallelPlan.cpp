@@ -165,6 +165,23 @@ double tensorTime(const ParallelProblem &problem, const std::vector<int> &stage,
   return time;
 }
 
+/// What layer `v` with `config` moves over the stage's cut edges: each
+/// edge's bytes plus the configuration's sync bytes, both ways (forward
+/// activation, backward gradient); on one sample's way (`latency`) an
+/// edge's bytes count once, where they arrive.
+double cutBytes(const ParallelProblem &problem, int v,
+                const TensorConfig &config, const std::vector<char> &inStage,
+                bool latency) {
+  double bytes = 0;
+  for (auto [i, e] : llvm::enumerate(problem.inEdges[v]))
+    if (!inStage[problem.edges[e].from])
+      bytes += 2 * (problem.edges[e].bytes + config.syncIn[i]);
+  for (auto [i, e] : llvm::enumerate(problem.outEdges[v]))
+    if (!inStage[problem.edges[e].to])
+      bytes += 2 * ((latency ? 0 : problem.edges[e].bytes) + config.syncOut[i]);
+  return bytes;
+}
+
 /// The Pareto frontiers of a stage's configuration choices, layer by
 /// layer: level 0 is the empty choice, level i the first i layers'. One is
 /// reused for every stage a planner looks at (millions on op-level graphs),
@@ -230,18 +247,9 @@ bool buildFrontier(const ParallelProblem &problem,
     const std::vector<FrontierPoint> &current = frontier.levels[index];
     next.clear();
     for (auto [c, config] : llvm::enumerate(configs)) {
-      // Each cut edge moves its bytes plus this configuration's sync bytes
-      // both ways (forward activation, backward gradient). On one sample's
-      // way an edge's bytes count once, where they arrive.
-      double traffic = 0;
-      for (auto [i, e] : llvm::enumerate(problem.inEdges[v]))
-        if (!inStage[problem.edges[e].from])
-          traffic += 2 * (problem.edges[e].bytes + config.syncIn[i]);
-      for (auto [i, e] : llvm::enumerate(problem.outEdges[v]))
-        if (!inStage[problem.edges[e].to])
-          traffic +=
-              2 * ((latency ? 0 : problem.edges[e].bytes) + config.syncOut[i]);
-      double x = config.timeOn(kind) + traffic / problem.bandwidth;
+      double x =
+          config.timeOn(kind) +
+          cutBytes(problem, v, config, inStage, latency) / problem.bandwidth;
       for (auto [p, point] : llvm::enumerate(current)) {
         FrontierPoint extended{point.x + x,
                                point.w + config.parameterBytes,
@@ -334,16 +342,9 @@ double sharedTraffic(const ParallelProblem &problem,
                      Objective objective) {
   bool latency = objective == Objective::Latency;
   double traffic = 0;
-  for (int v : stage) {
-    const TensorConfig &config = problem.layers[v].configs.at(t).front();
-    for (auto [i, e] : llvm::enumerate(problem.inEdges[v]))
-      if (!inStage[problem.edges[e].from])
-        traffic += 2 * (problem.edges[e].bytes + config.syncIn[i]);
-    for (auto [i, e] : llvm::enumerate(problem.outEdges[v]))
-      if (!inStage[problem.edges[e].to])
-        traffic +=
-            2 * ((latency ? 0 : problem.edges[e].bytes) + config.syncOut[i]);
-  }
+  for (int v : stage)
+    traffic += cutBytes(problem, v, problem.layers[v].configs.at(t).front(),
+                        inStage, latency);
   return traffic / problem.bandwidth +
          tensorTime(problem, stage, inStage, objective);
 }
