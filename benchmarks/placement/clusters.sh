@@ -24,22 +24,9 @@ work="${2:-$(mktemp -d)}"
 mkdir -p "$work"
 cd "$work"
 
-/usr/bin/python3 - <<'PY'
+PYTHONPATH="$root/benchmarks/placement" /usr/bin/python3 - <<'PY'
 import json
-def gpu(name, count, flops, bandwidth, gib):
-    """A kind from its datasheet: f64, f32, tf32, f16 (= bf16) FLOP/s."""
-    f64, f32, tf32, f16 = flops
-    return {"name": name, "type": "accelerator", "count": count,
-            "peak_flops": {"f64": f64, "f32": f32, "tf32": tf32, "f16": f16,
-                           "bf16": f16, "default": f32},
-            "memory_bandwidth": bandwidth, "memory_capacity": gib * 2**30,
-            "op_overhead": 5e-6}
-def a100(count):
-    return gpu("a100", count, (9.7e12, 19.5e12, 156e12, 312e12), 2039e9, 80)
-def v100(count):
-    return gpu("v100", count, (7.8e12, 15.7e12, 15.7e12, 125e12), 900e9, 16)
-nvlink = {"bandwidth": 300e9, "latency": 5e-6}
-network = {"bandwidth": 12.5e9, "latency": 1e-5}
+from datasheets import a100, v100, NVLINK as nvlink, NETWORK as network
 for nodes in (1, 2, 4):
     links = {"default": nvlink}
     if nodes > 1:

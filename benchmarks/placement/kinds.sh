@@ -16,19 +16,9 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 bin="$(cd "${1:-$root/build}/bin" && pwd)"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 cd "$work"
-/usr/bin/python3 - <<'PY'
+PYTHONPATH="$root/benchmarks/placement" /usr/bin/python3 - <<'PY'
 import json
-def gpu(name, count, flops, bandwidth, gib):
-    f64, f32, tf32, f16 = flops
-    return {"name": name, "type": "accelerator", "count": count,
-            "peak_flops": {"f64": f64, "f32": f32, "tf32": tf32, "f16": f16,
-                           "bf16": f16, "default": f32},
-            "memory_bandwidth": bandwidth, "memory_capacity": gib * 2**30,
-            "op_overhead": 5e-6}
-a100 = lambda n: gpu("a100", n, (9.7e12, 19.5e12, 156e12, 312e12), 2039e9, 80)
-v100 = lambda n: gpu("v100", n, (7.8e12, 15.7e12, 15.7e12, 125e12), 900e9, 16)
-nvlink = {"bandwidth": 300e9, "latency": 5e-6}
-network = {"bandwidth": 12.5e9, "latency": 1e-5}
+from datasheets import a100, v100, NVLINK as nvlink, NETWORK as network
 nodes = {"devices_per_node": 4, "intra_node": nvlink, "inter_node": network}
 for name, kinds in [("a100x8", [a100(8)]), ("a100x4-v100x4", [a100(4), v100(4)]),
                     ("v100x8", [v100(8)])]:
