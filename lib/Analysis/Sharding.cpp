@@ -76,10 +76,38 @@ private:
       if (splitOf(operand) && !llvm::is_contained(kept, i))
         gather(sharding, i);
   }
+  /// The axis `strategy` cuts input `i` along (from 0), kUnsplit when it
+  /// reads it whole, -1 when the input has no such axis.
+  static int64_t getCutAxis(const ShardingStrategy &strategy, size_t i,
+                            Value operand) {
+    int64_t wanted =
+        i < strategy.inputAxes.size() ? strategy.inputAxes[i] : kUnsplit;
+    if (wanted == kUnsplit)
+      return kUnsplit;
+    return normalizeAxis(wanted, static_cast<int64_t>(shapeOf(operand).size()));
+  }
+  /// The blocks `strategy` cuts in, and the size of the blocked axes: those
+  /// of the first input split along the axis the strategy cuts it (the
+  /// axes a strategy cuts pair up, so a blocked gradient of a fused
+  /// projection reaches its product's transposed weight cut in the same
+  /// blocks); (1, 0) otherwise.
+  std::pair<int64_t, int64_t>
+  getBlocks(graph::NodeOp node, const ShardingStrategy &strategy) const {
+    for (auto [i, operand] : llvm::enumerate(node->getOperands())) {
+      if (!isTensor(operand))
+        continue;
+      std::optional<ShardSplit> current = splitOf(operand);
+      int64_t axis = getCutAxis(strategy, i, operand);
+      if (current && current->axis == axis)
+        return {current->blocks, shapeOf(operand)[axis]};
+    }
+    return {1, 0};
+  }
   bool tryStrategies(NodeSharding &sharding,
                      llvm::ArrayRef<ShardingStrategy> strategies);
   void follow(NodeSharding &sharding);
   void carry(NodeSharding &sharding, ShardCarryFn fn);
+  void join(NodeSharding &sharding, ShardJoinFn fn);
   int64_t blocksFor(graph::NodeOp node, int64_t axis) const;
   bool gathersInput(OpOperand &use, ShardSplit split, int depth = 0) const;
 };
@@ -113,11 +141,11 @@ bool ShardingPlanner::gathersInput(OpOperand &use, ShardSplit split,
       return gathersInput(next, split, depth + 1);
     });
   }
-  if (rule.strategiesFor || !rule.strategies.empty())
+  if (rule.strategiesFor || !rule.strategies.empty() || rule.join)
     return false;
   if (use.getOperandNumber() != 0)
     return true; // carried ops keep only input 0's split
-  return !rule.carry(user, 0, split, plan.degree).has_value();
+  return !rule.carry(user, 0, split, plan.degree).carries();
 }
 
 /// A product whose result goes (alone, maybe through elementwise ops of
@@ -162,24 +190,23 @@ bool ShardingPlanner::tryStrategies(
     int gathers = 0, consumed = 0, splits = 0;
     bool applicable =
         node->getNumResults() >= 1 && isTensor(node->getResult(0));
+    auto [blocks, blockedSize] = getBlocks(node, strategy);
     for (auto [i, operand] : llvm::enumerate(node->getOperands())) {
       if (!applicable || !isTensor(operand))
         continue;
       std::optional<ShardSplit> current = splitOf(operand);
       splits += current.has_value();
-      int64_t wanted =
-          i < strategy.inputAxes.size() ? strategy.inputAxes[i] : kUnsplit;
-      if (wanted == kUnsplit) {
+      int64_t axis = getCutAxis(strategy, i, operand);
+      if (axis == kUnsplit) {
         gathers += current.has_value();
         continue;
       }
-      int64_t axis =
-          normalizeAxis(wanted, static_cast<int64_t>(shapeOf(operand).size()));
-      if (axis < 0 || !cuts(operand, axis)) {
+      if (axis < 0 || !cuts(operand, axis, blocks) ||
+          (blocks > 1 && shapeOf(operand)[axis] != blockedSize)) {
         applicable = false;
         continue;
       }
-      if (current && current->axis == axis && current->blocks == 1)
+      if (current && *current == ShardSplit{axis, blocks})
         ++consumed;
       else if (current)
         ++gathers;
@@ -188,7 +215,8 @@ bool ShardingPlanner::tryStrategies(
       Value result = node->getResult(0);
       int64_t axis = normalizeAxis(
           strategy.resultAxis, static_cast<int64_t>(shapeOf(result).size()));
-      applicable = axis >= 0 && cuts(result, axis);
+      applicable = axis >= 0 && cuts(result, axis, blocks) &&
+                   (blocks == 1 || shapeOf(result)[axis] == blockedSize);
     }
     if (!applicable)
       continue;
@@ -220,39 +248,32 @@ bool ShardingPlanner::tryStrategies(
   }
   sharding.strategy = chosen->name;
   Value result = node->getResult(0);
+  int64_t blocks = getBlocks(node, *chosen).first;
   std::optional<ShardSplit> resultSplit;
   if (chosen->collective != Collective::AllReduce &&
       chosen->resultAxis != kUnsplit) {
     int64_t axis = normalizeAxis(chosen->resultAxis,
                                  static_cast<int64_t>(shapeOf(result).size()));
-    resultSplit = ShardSplit{axis, blocksFor(node, axis)};
+    resultSplit = ShardSplit{axis, blocks > 1 ? blocks : blocksFor(node, axis)};
   }
   for (auto [i, operand] : llvm::enumerate(node->getOperands())) {
-    int64_t wanted =
-        i < chosen->inputAxes.size() ? chosen->inputAxes[i] : kUnsplit;
-    sharding.cutInputs[i] = isTensor(operand) && wanted != kUnsplit;
-    if (sharding.cutInputs[i]) {
-      int64_t axis =
-          normalizeAxis(wanted, static_cast<int64_t>(shapeOf(operand).size()));
-      // A whole input whose cut axis is the blocked result axis (the
-      // weight of a fused projection) is cut in the same blocks.
-      int64_t blocks = resultSplit && !splitOf(operand) &&
-                               shapeOf(operand)[axis] ==
-                                   shapeOf(result)[resultSplit->axis]
-                           ? resultSplit->blocks
-                           : 1;
-      sharding.inputSplits[i] = ShardSplit{axis, blocks};
-    }
-    std::optional<ShardSplit> current = splitOf(operand);
-    if (!isTensor(operand) || !current)
-      continue;
     int64_t axis =
-        wanted == kUnsplit
-            ? -1
-            : normalizeAxis(wanted,
-                            static_cast<int64_t>(shapeOf(operand).size()));
-    if (!(current->axis == axis && current->blocks == 1))
+        isTensor(operand) ? getCutAxis(*chosen, i, operand) : kUnsplit;
+    sharding.cutInputs[i] = axis != kUnsplit;
+    std::optional<ShardSplit> current = splitOf(operand);
+    if (current &&
+        !(sharding.cutInputs[i] && *current == ShardSplit{axis, blocks}))
       gather(sharding, static_cast<unsigned>(i));
+    if (!sharding.cutInputs[i])
+      continue;
+    // Cut in the strategy's blocks; a whole input whose cut axis is the
+    // blocked result axis (the weight of a fused projection) in the
+    // result's.
+    int64_t inputBlocks = blocks;
+    if (blocks == 1 && resultSplit && !current &&
+        shapeOf(operand)[axis] == shapeOf(result)[resultSplit->axis])
+      inputBlocks = resultSplit->blocks;
+    sharding.inputSplits[i] = ShardSplit{axis, inputBlocks};
   }
   if (chosen->collective == Collective::AllReduce)
     sharding.collectives.push_back(
@@ -289,15 +310,14 @@ void ShardingPlanner::follow(NodeSharding &sharding) {
     int64_t offset = rank - static_cast<int64_t>(shapeOf(operand).size());
     int64_t position = out->axis - offset;
     std::optional<ShardSplit> split = splitOf(operand);
-    if (split) {
-      if (split->axis != position || split->blocks != out->blocks) {
-        gather(sharding, static_cast<unsigned>(i));
-      } else {
-        sharding.cutInputs[i] = true;
-        sharding.inputSplits[i] = split;
-      }
+    if (split && *split == ShardSplit{position, out->blocks}) {
+      sharding.cutInputs[i] = true;
+      sharding.inputSplits[i] = split;
       continue;
     }
+    // Split another way: gathered, then read as a whole input is.
+    if (split)
+      gather(sharding, static_cast<unsigned>(i));
     // Held whole: broadcast along the axis, or cut alike for free.
     sharding.cutInputs[i] = position >= 0 && shapeOf(operand)[position] ==
                                                  shapeOf(result)[out->axis];
@@ -313,22 +333,58 @@ void ShardingPlanner::carry(NodeSharding &sharding, ShardCarryFn fn) {
   graph::NodeOp node = sharding.node;
   std::optional<ShardSplit> input =
       node->getNumOperands() > 0 ? splitOf(node->getOperand(0)) : std::nullopt;
-  SmallVector<std::optional<ShardSplit>, 1> carried;
+  SmallVector<ShardCarry, 1> carried;
   if (input)
     for (auto [r, value] : llvm::enumerate(node->getResults()))
       carried.push_back(isTensor(value) ? fn(node, static_cast<unsigned>(r),
                                              *input, plan.degree)
-                                        : std::nullopt);
-  if (!input || carried.empty() || !carried.front()) {
+                                        : ShardCarry());
+  if (!input || carried.empty() || !carried.front().carries()) {
     sharding.strategy = "replicated";
     gatherInputs(sharding);
     return;
   }
-  sharding.strategy = "carry";
   sharding.cutInputs[0] = true;
   sharding.inputSplits[0] = input;
   gatherInputs(sharding, /*kept=*/{0});
-  sharding.results.assign(carried.begin(), carried.end());
+  // A sum over the split axis: each device sums its slice, an all-reduce
+  // adds the parts (a few bytes where gathering the input moves it all).
+  if (carried.front().partialSums) {
+    sharding.strategy = "partial";
+    sharding.collectives.push_back(
+        {Collective::AllReduce, -1, 0, bytesOf(node->getResult(0))});
+    return;
+  }
+  sharding.strategy = "carry";
+  for (auto [r, result] : llvm::enumerate(carried))
+    sharding.results[r] = result.split;
+}
+
+void ShardingPlanner::join(NodeSharding &sharding, ShardJoinFn fn) {
+  graph::NodeOp node = sharding.node;
+  SmallVector<std::optional<ShardSplit>, 3> inputs;
+  bool tensors = node->getNumResults() == 1 && isTensor(node->getResult(0));
+  for (Value operand : node->getOperands()) {
+    tensors &= isTensor(operand);
+    inputs.push_back(tensors ? splitOf(operand) : std::nullopt);
+  }
+  std::optional<ShardJoin> joined =
+      tensors ? fn(node, inputs, plan.degree) : std::nullopt;
+  if (!joined) {
+    sharding.strategy = "replicated";
+    gatherInputs(sharding);
+    return;
+  }
+  // Each input read as the rule says: a whole one cut for free, one split
+  // otherwise gathered first.
+  sharding.strategy = "join";
+  for (auto [i, wanted] : llvm::enumerate(joined->inputs)) {
+    if (inputs[i] && !(*inputs[i] == wanted))
+      gather(sharding, static_cast<unsigned>(i));
+    sharding.cutInputs[i] = true;
+    sharding.inputSplits[i] = wanted;
+  }
+  sharding.results[0] = joined->result;
 }
 
 LogicalResult ShardingPlanner::visit(graph::NodeOp node) {
@@ -357,6 +413,8 @@ LogicalResult ShardingPlanner::visit(graph::NodeOp node) {
     follow(sharding);
   } else if (rule.carry) {
     carry(sharding, rule.carry);
+  } else if (rule.join) {
+    join(sharding, rule.join);
   } else {
     sharding.strategy = "replicated";
     gatherInputs(sharding);

@@ -461,7 +461,10 @@ void placer::lowering::registerContractionOps(OpRegistry &r) {
   // Megatron-LM's pair: column-parallel (B cut along its columns, each
   // device computes its columns of Y) feeds row-parallel (A's and B's
   // reduction axis cut, partial sums all-reduced). Batched products of
-  // split attention heads (scores, context) cut their batch axis alike.
+  // split attention heads (scores, context) cut their batch axis alike. A
+  // product of A's rows split (the transposed activations of a
+  // row-parallel weight's gradient, Aᵀ dY) cuts its result's rows: that
+  // gradient comes out cut as its weight is.
   r.add("MatMul", lowerMatMul)
       .work(work::matMul())
       .backward(2.0)
@@ -469,7 +472,8 @@ void placer::lowering::registerContractionOps(OpRegistry &r) {
       .fuses(fusion::contraction)
       .shard({"column", {kUnsplit, -1}, -1, Collective::None})
       .shard({"row", {-1, -2}, kUnsplit, Collective::AllReduce})
-      .shard({"batch", {-3, -3}, -3, Collective::None});
+      .shard({"batch", {-3, -3}, -3, Collective::None})
+      .shard({"rows", {-2, kUnsplit}, -2, Collective::None});
   r.add("Gemm", lowerGemm)
       .work(work::gemm())
       .backward(2.0)

@@ -514,7 +514,9 @@ void placer::lowering::registerElementwiseOps(OpRegistry &r) {
       .gradient(gradients::pow)
       .fold(folders::pow())
       .followsInput();
-  r.add("BitShift", lowerBitShift).work(work::perOutputElement(1));
+  r.add("BitShift", lowerBitShift)
+      .work(work::perOutputElement(1))
+      .followsInput();
   r.add("Max", lowerElementwise<variadic<MaximumFOp, MaxSIOp, MaxUIOp>>)
       .work(work::variadic())
       .backward(1.0)
@@ -544,7 +546,8 @@ void placer::lowering::registerElementwiseOps(OpRegistry &r) {
       .followsInput();
   r.add("PRelu", lowerElementwise<pRelu>)
       .work(work::perOutputElement(1))
-      .backward(2.0);
+      .backward(2.0)
+      .followsInput();
   r.add("Elu", lowerElementwise<elu>)
       .work(work::perOutputElement(4))
       .backward(1.0)
@@ -559,10 +562,12 @@ void placer::lowering::registerElementwiseOps(OpRegistry &r) {
       .followsInput();
   r.add("ThresholdedRelu", lowerElementwise<thresholdedRelu>)
       .work(work::perOutputElement(1))
-      .backward(1.0);
+      .backward(1.0)
+      .followsInput();
   r.add("Shrink", lowerElementwise<shrink>)
       .work(work::perOutputElement(2))
-      .backward(1.0);
+      .backward(1.0)
+      .followsInput();
   r.add("Softplus", lowerElementwise<softplus>)
       .work(work::perOutputElement(4))
       .backward(1.0)
@@ -615,28 +620,39 @@ void placer::lowering::registerElementwiseOps(OpRegistry &r) {
       .fold(folders::sqrt());
   r.add("Sin", lowerElementwise<unaryFloat<math::SinOp>>)
       .work(work::perOutputElement(4))
-      .backward(1.0);
+      .backward(1.0)
+      .followsInput();
   r.add("Cos", lowerElementwise<unaryFloat<math::CosOp>>)
       .work(work::perOutputElement(4))
-      .backward(1.0);
+      .backward(1.0)
+      .followsInput();
   r.add("Tan", lowerElementwise<unaryFloat<math::TanOp>>)
-      .work(work::perOutputElement(4));
+      .work(work::perOutputElement(4))
+      .followsInput();
   r.add("Asin", lowerElementwise<unaryFloat<math::AsinOp>>)
-      .work(work::perOutputElement(4));
+      .work(work::perOutputElement(4))
+      .followsInput();
   r.add("Acos", lowerElementwise<unaryFloat<math::AcosOp>>)
-      .work(work::perOutputElement(4));
+      .work(work::perOutputElement(4))
+      .followsInput();
   r.add("Atan", lowerElementwise<unaryFloat<math::AtanOp>>)
-      .work(work::perOutputElement(4));
+      .work(work::perOutputElement(4))
+      .followsInput();
   r.add("Sinh", lowerElementwise<unaryFloat<math::SinhOp>>)
-      .work(work::perOutputElement(4));
+      .work(work::perOutputElement(4))
+      .followsInput();
   r.add("Cosh", lowerElementwise<unaryFloat<math::CoshOp>>)
-      .work(work::perOutputElement(4));
+      .work(work::perOutputElement(4))
+      .followsInput();
   r.add("Asinh", lowerElementwise<unaryFloat<math::AsinhOp>>)
-      .work(work::perOutputElement(4));
+      .work(work::perOutputElement(4))
+      .followsInput();
   r.add("Acosh", lowerElementwise<unaryFloat<math::AcoshOp>>)
-      .work(work::perOutputElement(4));
+      .work(work::perOutputElement(4))
+      .followsInput();
   r.add("Atanh", lowerElementwise<unaryFloat<math::AtanhOp>>)
-      .work(work::perOutputElement(4));
+      .work(work::perOutputElement(4))
+      .followsInput();
   r.add("Abs", lowerElementwise<absolute>)
       .work(work::perOutputElement(1))
       .backward(1.0)
@@ -650,18 +666,22 @@ void placer::lowering::registerElementwiseOps(OpRegistry &r) {
       .fold(folders::neg());
   r.add("Sign", lowerElementwise<sign>)
       .work(work::perOutputElement(1))
-      .backward(0.0);
+      .backward(0.0)
+      .followsInput();
   r.add("Floor", lowerElementwise<unaryFloat<math::FloorOp>>)
       .work(work::perOutputElement(1))
       .backward(0.0)
-      .fold(folders::floor());
+      .fold(folders::floor())
+      .followsInput();
   r.add("Ceil", lowerElementwise<unaryFloat<math::CeilOp>>)
       .work(work::perOutputElement(1))
       .backward(0.0)
-      .fold(folders::ceil());
+      .fold(folders::ceil())
+      .followsInput();
   r.add("Round", lowerElementwise<unaryFloat<math::RoundEvenOp>>)
       .work(work::perOutputElement(1))
-      .backward(0.0);
+      .backward(0.0)
+      .followsInput();
   r.add("Reciprocal", lowerElementwise<reciprocal>)
       .work(work::perOutputElement(1))
       .followsInput();
@@ -775,8 +795,11 @@ void placer::lowering::registerElementwiseOps(OpRegistry &r) {
                       "CastLike"});
 
   // Known to the cost model and placement; no lowering yet.
-  r.add("BitwiseAnd", nullptr).work(work::perOutputElement(1));
-  r.add("BitwiseOr", nullptr).work(work::perOutputElement(1));
-  r.add("BitwiseNot", nullptr).work(work::perOutputElement(1));
-  r.add("Mish", nullptr).work(work::perOutputElement(4)).backward(1.0);
+  r.add("BitwiseAnd", nullptr).work(work::perOutputElement(1)).followsInput();
+  r.add("BitwiseOr", nullptr).work(work::perOutputElement(1)).followsInput();
+  r.add("BitwiseNot", nullptr).work(work::perOutputElement(1)).followsInput();
+  r.add("Mish", nullptr)
+      .work(work::perOutputElement(4))
+      .backward(1.0)
+      .followsInput();
 }

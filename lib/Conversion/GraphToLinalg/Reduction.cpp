@@ -611,40 +611,50 @@ void placer::lowering::registerReductionOps(OpRegistry &r) {
       .work(work::perInputElement(1))
       .backward(1.0)
       .gradient(gradients::reduceSum)
-      .fuses(fusion::reduction);
+      .fuses(fusion::reduction)
+      .carriesSplit(sharding::reduce<true>);
   r.add("ReduceMean", lowerReduce<ReduceKind::Mean>)
       .work(work::perInputElement(1))
       .backward(1.0)
       .gradient(gradients::reduceMean)
-      .fuses(fusion::reduction);
+      .fuses(fusion::reduction)
+      .carriesSplit(sharding::reduce<false>);
   r.add("ReduceMax", lowerReduce<ReduceKind::Max>)
       .work(work::perInputElement(1))
       .backward(1.0)
-      .fuses(fusion::reduction);
+      .fuses(fusion::reduction)
+      .carriesSplit(sharding::reduce<false>);
   r.add("ReduceMin", lowerReduce<ReduceKind::Min>)
       .work(work::perInputElement(1))
       .backward(1.0)
-      .fuses(fusion::reduction);
+      .fuses(fusion::reduction)
+      .carriesSplit(sharding::reduce<false>);
   r.add("ReduceProd", lowerReduce<ReduceKind::Prod>)
       .work(work::perInputElement(1))
-      .fuses(fusion::reduction);
+      .fuses(fusion::reduction)
+      .carriesSplit(sharding::reduce<false>);
   r.add("ReduceSumSquare", lowerReduce<ReduceKind::SumSquare>)
       .work(work::perInputElement(2))
       .backward(1.0)
-      .fuses(fusion::reduction);
+      .fuses(fusion::reduction)
+      .carriesSplit(sharding::reduce<true>);
   r.add("ReduceL1", lowerReduce<ReduceKind::L1>)
       .work(work::perInputElement(1))
-      .fuses(fusion::reduction);
+      .fuses(fusion::reduction)
+      .carriesSplit(sharding::reduce<true>);
   r.add("ReduceL2", lowerReduce<ReduceKind::L2>)
       .work(work::perInputElement(2))
       .backward(1.0)
-      .fuses(fusion::reduction);
+      .fuses(fusion::reduction)
+      .carriesSplit(sharding::reduce<false>);
   r.add("ReduceLogSum", lowerReduce<ReduceKind::LogSum>)
       .work(work::perInputElement(1))
-      .fuses(fusion::reduction);
+      .fuses(fusion::reduction)
+      .carriesSplit(sharding::reduce<false>);
   r.add("ReduceLogSumExp", lowerReduce<ReduceKind::LogSumExp>)
       .work(work::perInputElement(1))
-      .fuses(fusion::reduction);
+      .fuses(fusion::reduction)
+      .carriesSplit(sharding::reduce<false>);
   r.add("ArgMax", lowerArgExtreme<true>)
       .work(work::perInputElement(1))
       .backward(0.0);

@@ -137,16 +137,29 @@ namespace placer::sharding {
 /// contiguous), Transpose (the split follows its axis), Softmax and
 /// LayerNormalization (kept off the normalized axes), Split (a blocked axis
 /// handed out, one block a piece; other axes kept).
-std::optional<ShardSplit> reshape(graph::NodeOp node, unsigned result,
-                                  ShardSplit input, int64_t degree);
-std::optional<ShardSplit> transpose(graph::NodeOp node, unsigned result,
-                                    ShardSplit input, int64_t degree);
-std::optional<ShardSplit> softmax(graph::NodeOp node, unsigned result,
-                                  ShardSplit input, int64_t degree);
-std::optional<ShardSplit> layerNorm(graph::NodeOp node, unsigned result,
-                                    ShardSplit input, int64_t degree);
-std::optional<ShardSplit> split(graph::NodeOp node, unsigned result,
-                                ShardSplit input, int64_t degree);
+ShardCarry reshape(graph::NodeOp node, unsigned result, ShardSplit input,
+                   int64_t degree);
+ShardCarry transpose(graph::NodeOp node, unsigned result, ShardSplit input,
+                     int64_t degree);
+ShardCarry softmax(graph::NodeOp node, unsigned result, ShardSplit input,
+                   int64_t degree);
+ShardCarry layerNorm(graph::NodeOp node, unsigned result, ShardSplit input,
+                     int64_t degree);
+ShardCarry split(graph::NodeOp node, unsigned result, ShardSplit input,
+                 int64_t degree);
+
+/// ShardCarryFn of the reductions: a split off the reduced axes is kept
+/// (moved where keepdims=0 drops axes before it); one on them is summed
+/// in parts when `sums` (ReduceSum, ReduceSumSquare, ReduceL1: an
+/// all-reduce completes them), else needs the input whole.
+template <bool sums>
+ShardCarry reduce(graph::NodeOp node, unsigned result, ShardSplit input,
+                  int64_t degree);
+/// ShardJoinFn of Concat: inputs split along another axis join cut alike;
+/// equal inputs split along the joined axis are the result's blocks.
+std::optional<ShardJoin>
+concat(graph::NodeOp node, llvm::ArrayRef<std::optional<ShardSplit>> inputs,
+       int64_t degree);
 
 /// ShardStrategiesFn rules: Gemm's column- and row-parallel products on
 /// its (maybe transposed) operands, the row one only without a bias C (it
@@ -161,8 +174,8 @@ llvm::SmallVector<ShardingStrategy, 2> gather(graph::NodeOp node);
 llvm::SmallVector<ShardingStrategy, 2> conv(graph::NodeOp node);
 /// ShardCarryFn of pooling and batch normalization: a split of the batch or
 /// channel axis stays; a spatial one does not.
-std::optional<ShardSplit> channels(graph::NodeOp node, unsigned result,
-                                   ShardSplit input, int64_t degree);
+ShardCarry channels(graph::NodeOp node, unsigned result, ShardSplit input,
+                    int64_t degree);
 
 } // namespace placer::sharding
 

@@ -800,7 +800,8 @@ void placer::lowering::registerShapeIndexingOps(OpRegistry &r) {
       .work(WorkRule::dataMovement())
       .backward(1.0)
       .gradient(gradients::concat)
-      .fold(folders::concat());
+      .fold(folders::concat())
+      .joinsSplits(sharding::concat);
   r.add("Slice", lowerSlice)
       .work(work::slice())
       .backward(1.0)

@@ -42,13 +42,14 @@ int64_t normalize(int64_t axis, int64_t rank) {
 
 } // namespace
 
-std::optional<ShardSplit> sharding::reshape(graph::NodeOp node, unsigned result,
-                                            ShardSplit input, int64_t degree) {
+ShardCarry sharding::reshape(graph::NodeOp node, unsigned result,
+                             ShardSplit input, int64_t degree) {
   // A row-major reshape keeps a split whole slices of which stay whole
   // slices: the same count of elements before the axis, and the axis with
   // everything after it one contiguous run of the same length, cut at the
-  // same places (the new axis's size divisible by the degree).
-  if (input.blocks != 1 || result != 0)
+  // same places (the new axis's size divisible by the degree). A blocked
+  // axis keeps its blocks where it keeps its size.
+  if (result != 0)
     return std::nullopt;
   ArrayRef<int64_t> in = shapeOf(node->getOperand(0));
   ArrayRef<int64_t> out = shapeOf(node->getResult(0));
@@ -57,8 +58,9 @@ std::optional<ShardSplit> sharding::reshape(graph::NodeOp node, unsigned result,
   int64_t prefix = 1;
   for (auto [j, dim] : llvm::enumerate(out)) {
     if (prefix == before && product(out.drop_front(j)) == run &&
-        dim % degree == 0)
-      return ShardSplit{static_cast<int64_t>(j), 1};
+        dim % (degree * input.blocks) == 0 &&
+        (input.blocks == 1 || dim == in[input.axis]))
+      return ShardSplit{static_cast<int64_t>(j), input.blocks};
     prefix *= dim;
     if (prefix > before)
       break;
@@ -66,9 +68,8 @@ std::optional<ShardSplit> sharding::reshape(graph::NodeOp node, unsigned result,
   return std::nullopt;
 }
 
-std::optional<ShardSplit> sharding::transpose(graph::NodeOp node,
-                                              unsigned result, ShardSplit input,
-                                              int64_t) {
+ShardCarry sharding::transpose(graph::NodeOp node, unsigned result,
+                               ShardSplit input, int64_t) {
   int64_t rank = static_cast<int64_t>(shapeOf(node->getOperand(0)).size());
   SmallVector<int64_t> perm;
   if (auto attr = node.getAttrs().getAs<DenseI64ArrayAttr>("perm"))
@@ -83,8 +84,8 @@ std::optional<ShardSplit> sharding::transpose(graph::NodeOp node,
   return std::nullopt;
 }
 
-std::optional<ShardSplit> sharding::softmax(graph::NodeOp node, unsigned result,
-                                            ShardSplit input, int64_t) {
+ShardCarry sharding::softmax(graph::NodeOp node, unsigned result,
+                             ShardSplit input, int64_t) {
   // Opset 13 normalizes along `axis` (default -1); before, along every axis
   // from `axis` (default 1) on, as a 2-D coercion.
   int64_t rank = static_cast<int64_t>(shapeOf(node->getOperand(0)).size());
@@ -96,8 +97,8 @@ std::optional<ShardSplit> sharding::softmax(graph::NodeOp node, unsigned result,
   return input;
 }
 
-std::optional<ShardSplit> sharding::layerNorm(graph::NodeOp node, unsigned,
-                                              ShardSplit input, int64_t) {
+ShardCarry sharding::layerNorm(graph::NodeOp node, unsigned, ShardSplit input,
+                               int64_t) {
   // Normalized over every axis from `axis` (default -1) on; the mean and
   // inverse deviation results (1 and 2) keep the leading axes too.
   int64_t rank = static_cast<int64_t>(shapeOf(node->getOperand(0)).size());
@@ -107,8 +108,8 @@ std::optional<ShardSplit> sharding::layerNorm(graph::NodeOp node, unsigned,
   return input;
 }
 
-std::optional<ShardSplit> sharding::split(graph::NodeOp node, unsigned,
-                                          ShardSplit input, int64_t degree) {
+ShardCarry sharding::split(graph::NodeOp node, unsigned, ShardSplit input,
+                           int64_t degree) {
   // Every piece comes out alike.
   int64_t rank = static_cast<int64_t>(shapeOf(node->getOperand(0)).size());
   int64_t axis = normalize(getIntAttr(node, "axis", 0), rank);
@@ -184,12 +185,110 @@ SmallVector<ShardingStrategy, 2> sharding::conv(graph::NodeOp node) {
   return strategies;
 }
 
-std::optional<ShardSplit> sharding::channels(graph::NodeOp, unsigned result,
-                                             ShardSplit input, int64_t) {
+ShardCarry sharding::channels(graph::NodeOp, unsigned result, ShardSplit input,
+                              int64_t) {
   // Batch and channels are independent in a pooling or a batch
   // normalization (its per-channel parameters cut alike); spatial axes are
   // not.
   if (result != 0 || input.axis > 1)
     return std::nullopt;
   return input;
+}
+
+namespace {
+
+/// The axes a reduction covers, each in [0, rank) and sorted: its `axes`
+/// attribute or constant input (empty: every axis, or none with
+/// noop_with_empty_axes); std::nullopt when they are computed at run time
+/// or name no axis of the input.
+std::optional<SmallVector<int64_t>> getReducedAxes(graph::NodeOp node,
+                                                   int64_t rank) {
+  SmallVector<int64_t> axes;
+  if (node->getNumOperands() > 1 &&
+      isa<RankedTensorType>(node->getOperand(1).getType())) {
+    auto constant = node->getOperand(1).getDefiningOp<graph::ConstantOp>();
+    auto dense = constant ? dyn_cast<DenseIntElementsAttr>(constant.getValue())
+                          : DenseIntElementsAttr();
+    if (!dense)
+      return std::nullopt;
+    for (const APInt &axis : dense.getValues<APInt>())
+      axes.push_back(axis.getSExtValue());
+  } else if (auto attr = node.getAttrs().getAs<DenseI64ArrayAttr>("axes")) {
+    axes.assign(attr.asArrayRef().begin(), attr.asArrayRef().end());
+  }
+  if (axes.empty()) {
+    if (getIntAttr(node, "noop_with_empty_axes", 0))
+      return axes;
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  for (int64_t &axis : axes) {
+    axis = normalize(axis, rank);
+    if (axis < 0)
+      return std::nullopt;
+  }
+  llvm::sort(axes);
+  return axes;
+}
+
+} // namespace
+
+template <bool sums>
+ShardCarry sharding::reduce(graph::NodeOp node, unsigned result,
+                            ShardSplit input, int64_t) {
+  int64_t rank = static_cast<int64_t>(shapeOf(node->getOperand(0)).size());
+  std::optional<SmallVector<int64_t>> axes = getReducedAxes(node, rank);
+  if (result != 0 || !axes)
+    return std::nullopt;
+  // Summed over the split axis: each device's sum of its slice is a part
+  // of the whole sum.
+  if (llvm::is_contained(*axes, input.axis))
+    return sums ? ShardCarry::partial() : ShardCarry(std::nullopt);
+  // Kept: where it lands once the reduced axes before it are dropped.
+  if (getIntAttr(node, "keepdims", 1))
+    return input;
+  int64_t dropped =
+      llvm::count_if(*axes, [&](int64_t axis) { return axis < input.axis; });
+  return ShardSplit{input.axis - dropped, input.blocks};
+}
+
+template ShardCarry sharding::reduce<true>(graph::NodeOp, unsigned, ShardSplit,
+                                           int64_t);
+template ShardCarry sharding::reduce<false>(graph::NodeOp, unsigned, ShardSplit,
+                                            int64_t);
+
+std::optional<ShardJoin>
+sharding::concat(graph::NodeOp node, ArrayRef<std::optional<ShardSplit>> inputs,
+                 int64_t degree) {
+  auto first = llvm::find_if(
+      inputs, [](const std::optional<ShardSplit> &split) { return split; });
+  if (first == inputs.end() || node->getNumResults() != 1)
+    return std::nullopt;
+  ArrayRef<int64_t> out = shapeOf(node->getResult(0));
+  int64_t rank = static_cast<int64_t>(out.size());
+  int64_t axis = normalize(getIntAttr(node, "axis", 0), rank);
+  ShardSplit split = **first;
+  if (axis < 0 || split.axis >= rank)
+    return std::nullopt;
+  ShardJoin join;
+  // Split along another axis: every input is cut alike, and so is the
+  // result.
+  if (split.axis != axis) {
+    join.inputs.assign(inputs.size(), split);
+    join.result = split;
+    return join;
+  }
+  // Along the joined axis: k equal inputs of b blocks each are the k * b
+  // blocks of the result, each device holding its slice of every one (a
+  // fused projection's gradient, joined from q's, k's and v's).
+  int64_t size = shapeOf(node->getOperand(0))[axis];
+  for (Value operand : node->getOperands())
+    if (shapeOf(operand)[axis] != size)
+      return std::nullopt;
+  if (size % (degree * split.blocks) != 0)
+    return std::nullopt;
+  join.inputs.assign(inputs.size(), split);
+  join.result =
+      ShardSplit{axis, split.blocks * static_cast<int64_t>(inputs.size())};
+  return join;
 }

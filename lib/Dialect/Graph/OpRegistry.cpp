@@ -142,6 +142,12 @@ OpRegistry::EntryBuilder::carriesSplit(ShardCarryFn fn) {
 }
 
 OpRegistry::EntryBuilder &
+OpRegistry::EntryBuilder::joinsSplits(ShardJoinFn fn) {
+  entry().sharding.join = fn;
+  return *this;
+}
+
+OpRegistry::EntryBuilder &
 OpRegistry::EntryBuilder::shardBy(ShardStrategiesFn fn) {
   entry().sharding.strategiesFor = fn;
   return *this;
@@ -302,6 +308,8 @@ static std::string describeSharding(const ShardingRule &rule) {
     os << "follows its split inputs";
   if (rule.carry)
     os << "carries input 0's split";
+  if (rule.join)
+    os << "joins its inputs' splits";
   if (rule.strategiesFor)
     os << "strategies from its attributes";
   for (const ShardingStrategy &strategy : rule.strategies) {

@@ -226,16 +226,46 @@ struct ShardSplit {
   }
 };
 
+/// What an op makes of a split of its input 0 (a ShardCarryFn's answer):
+/// its result cut (`split`), partial sums of a whole result that an
+/// all-reduce completes (a sum over the split axis), or neither: the op
+/// needs input 0 whole.
+struct ShardCarry {
+  std::optional<ShardSplit> split;
+  bool partialSums = false;
+
+  ShardCarry() = default;
+  ShardCarry(std::nullopt_t) {}
+  ShardCarry(ShardSplit split) : split(split) {}
+  static ShardCarry partial() {
+    ShardCarry carry;
+    carry.partialSums = true;
+    return carry;
+  }
+  bool carries() const { return split || partialSums; }
+};
+
 /// For an op whose attributes decide where a split goes (a Reshape moves
 /// the axis, a Transpose permutes it, a Softmax keeps it unless it is the
-/// normalized axis, a Split hands a blocked axis on): the split of result
-/// `result` when input 0 is split as `input` over `degree` devices, or
-/// std::nullopt when the op needs input 0 whole. Shapes are static when it
-/// is called.
-using ShardCarryFn = std::optional<ShardSplit> (*)(graph::NodeOp node,
-                                                   unsigned result,
-                                                   ShardSplit input,
-                                                   int64_t degree);
+/// normalized axis, a Split hands a blocked axis on, a ReduceSum keeps it
+/// off its axes and sums over it): what result `result` is when input 0 is
+/// split as `input` over `degree` devices. Shapes are static when it is
+/// called.
+using ShardCarryFn = ShardCarry (*)(graph::NodeOp node, unsigned result,
+                                    ShardSplit input, int64_t degree);
+
+/// How an op that joins its inputs along an axis (Concat) reads them split:
+/// the cut of each input and of the result.
+struct ShardJoin {
+  llvm::SmallVector<ShardSplit, 3> inputs;
+  ShardSplit result;
+};
+
+/// For a joining op: given each input's split (std::nullopt: held whole),
+/// how it runs on slices, or std::nullopt when it needs its inputs whole.
+using ShardJoinFn = std::optional<ShardJoin> (*)(
+    graph::NodeOp node, llvm::ArrayRef<std::optional<ShardSplit>> inputs,
+    int64_t degree);
 
 /// The strategies of a node whose attributes decide its axes (Gemm's
 /// transposes, Gather's axis): they replace ShardingRule::strategies for it.
@@ -254,9 +284,12 @@ struct ShardingRule {
   /// Carries a split of input 0 through the op (see ShardCarryFn); its
   /// other inputs (shapes, scales of unsplit axes) stay whole.
   ShardCarryFn carry = nullptr;
+  /// Joins its inputs' slices (see ShardJoinFn).
+  ShardJoinFn join = nullptr;
 
   bool isSharded() const {
-    return followsInput || carry || strategiesFor || !strategies.empty();
+    return followsInput || carry || join || strategiesFor ||
+           !strategies.empty();
   }
 };
 
@@ -347,6 +380,7 @@ public:
     EntryBuilder &shard(ShardingStrategy strategy);
     EntryBuilder &followsInput();
     EntryBuilder &carriesSplit(ShardCarryFn fn);
+    EntryBuilder &joinsSplits(ShardJoinFn fn);
     EntryBuilder &shardBy(ShardStrategiesFn fn);
     EntryBuilder &fuses(FusionRoleFn fn);
 
