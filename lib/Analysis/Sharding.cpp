@@ -435,12 +435,15 @@ void ShardingPlanner::finish(func::ReturnOp ret) {
 
 } // namespace
 
-FailureOr<ShardingPlan> placer::planSharding(func::FuncOp func,
-                                             int64_t degree) {
+FailureOr<ShardingPlan>
+placer::planSharding(func::FuncOp func, int64_t degree,
+                     const llvm::DenseMap<Value, ShardSplit> &held) {
   if (degree < 1)
     return func.emitError("tensor-parallel degree must be at least 1, got ")
            << degree;
   ShardingPlanner planner(degree);
+  if (degree > 1)
+    planner.plan.splits = held;
   if (func.getBody().empty())
     return planner.plan;
   Block &body = func.getBody().front();

@@ -330,6 +330,16 @@ placer::runtime::lowerForExecution(ModuleOp module,
       lowered.outputs.back().updates = updates.str();
     lowered.outputs.back().replica =
         entry.getResultAttr(i, kReplicaAttrName) != nullptr;
+    if (auto shard = entry.getResultAttrOfType<ShardAttr>(i, kShardAttrName)) {
+      FailureOr<dist::GroupRanks> ranks =
+          dist::getGroupRanks(entry, entry, shard.getGroup());
+      if (failed(ranks))
+        return runError("cannot place the group of a training state's "
+                        "slices (see the errors above)");
+      lowered.outputs.back().shard =
+          ShardSpec{shard.getAxis(), shard.getBlocks(), shard.getIndex(),
+                    ranks->count,    ranks->first,      ranks->stride};
+    }
   }
   // A training step's weights change from step to step: not constant.
   llvm::StringSet<> updated;

@@ -154,27 +154,9 @@ struct LowerDistToMPIPass
     }
   }
 
-  /// The ranks that run `device`: its position in the function's dist.ranks
-  /// (the device itself where the function has none) and its stage's copies.
-  /// The rank that runs `device` (`role` names it in the error): its
-  /// position in the function's dist.ranks, or the device itself where the
-  /// function has none.
-  static FailureOr<int64_t> rankOf(func::FuncOp func, Operation *op,
-                                   int64_t device, StringRef role) {
-    auto ranks = func->getAttrOfType<DenseI64ArrayAttr>(dist::kRanksAttrName);
-    if (!ranks)
-      return device;
-    auto it = llvm::find(ranks.asArrayRef(), device);
-    if (it == ranks.asArrayRef().end())
-      return op->emitOpError()
-             << role << " device " << device << " is not in the function's "
-             << dist::kRanksAttrName;
-    return it - ranks.asArrayRef().begin();
-  }
-
   FailureOr<PeerRanks> ranksOf(func::FuncOp func, const Transfer &transfer) {
     FailureOr<int64_t> first =
-        rankOf(func, transfer.op, transfer.peer, "peer");
+        dist::getRankOf(func, transfer.op, transfer.peer, "peer");
     if (failed(first))
       return failure();
     auto replicas =
@@ -215,31 +197,6 @@ struct LowerDistToMPIPass
     return success();
   }
 
-  /// The ranks of a collective's group as (first, count, stride): the
-  /// split lays a tensor-parallel group's programs side by side, each
-  /// followed by its data-parallel copies, so its ranks are evenly spaced.
-  struct GroupRanks {
-    int64_t first, count, stride;
-  };
-  FailureOr<GroupRanks> groupRanks(func::FuncOp func, Operation *op,
-                                   ArrayRef<int64_t> group) {
-    SmallVector<int64_t> found;
-    for (int64_t device : group) {
-      FailureOr<int64_t> rank = rankOf(func, op, device, "group");
-      if (failed(rank))
-        return failure();
-      found.push_back(*rank);
-    }
-    int64_t stride = found[1] - found[0];
-    for (size_t i = 1; i < found.size(); ++i)
-      if (stride < 1 || found[i] - found[i - 1] != stride)
-        return op->emitOpError("group [")
-               << group << "] runs on ranks that are not evenly spaced";
-    if (found.back() > std::numeric_limits<int32_t>::max())
-      return op->emitOpError("group rank does not fit an MPI rank (32 bits)");
-    return GroupRanks{found.front(), int64_t(found.size()), stride};
-  }
-
   /// `buffer` as one dense byte range: itself, or a copy (`copyIn`: of its
   /// values) that the caller copies back and frees.
   static Value denseBuffer(OpBuilder &b, Location loc, Value buffer,
@@ -267,8 +224,8 @@ struct LowerDistToMPIPass
     if (!inType.hasStaticShape() || !outType.hasStaticShape())
       return op->emitOpError("collectives need static shapes, got ")
              << inType;
-    FailureOr<GroupRanks> ranks =
-        groupRanks(func, op, reduce ? reduce.getGroup() : gather.getGroup());
+    FailureOr<dist::GroupRanks> ranks = dist::getGroupRanks(
+        func, op, reduce ? reduce.getGroup() : gather.getGroup());
     if (failed(ranks))
       return failure();
     Type element = inType.getElementType();

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 using namespace placer::runtime;
@@ -92,6 +93,13 @@ json::Value printTensors(const std::vector<TensorSpec> &specs,
       tensor["updates"] = spec.updates;
     if (spec.replica)
       tensor["replica"] = true;
+    if (const std::optional<ShardSpec> &shard = spec.shard)
+      tensor["shard"] = json::Object{{"axis", shard->axis},
+                                     {"blocks", shard->blocks},
+                                     {"index", shard->index},
+                                     {"count", shard->count},
+                                     {"first_rank", shard->firstRank},
+                                     {"rank_stride", shard->rankStride}};
     tensors.emplace_back(std::move(tensor));
   }
   return json::Value(std::move(tensors));
@@ -172,6 +180,37 @@ public:
     return true;
   }
 
+  /// A training state's slice (beside "updates"): its axis and blocks
+  /// within the shape, its member index within the group's ranks.
+  bool getShard(const json::Object &tensor, const std::string &path,
+                TensorSpec &spec) {
+    std::string at = join(path, "shard");
+    const json::Object *shard = tensor.at("shard").getObject();
+    if (!shard)
+      return fail(at, "expected an object");
+    ShardSpec out;
+    if (!getInteger(*shard, at, "axis", out.axis, 0) ||
+        !getInteger(*shard, at, "blocks", out.blocks, 1) ||
+        !getInteger(*shard, at, "index", out.index, 0) ||
+        !getInteger(*shard, at, "count", out.count, 2) ||
+        !getInteger(*shard, at, "first_rank", out.firstRank, 0) ||
+        !getInteger(*shard, at, "rank_stride", out.rankStride, 1))
+      return false;
+    if (spec.updates.empty())
+      return fail(at, "only beside \"updates\"");
+    if (out.index >= out.count)
+      return fail(join(at, "index"), "not below \"count\"");
+    if (out.axis >= static_cast<int64_t>(spec.shape.size()) ||
+        spec.shape[out.axis] < 0 || spec.shape[out.axis] % out.blocks != 0)
+      return fail(join(at, "axis"), "not an axis of the shape that its "
+                                    "blocks divide");
+    if (out.firstRank + (out.count - 1) * out.rankStride >
+        std::numeric_limits<int32_t>::max())
+      return fail(join(at, "first_rank"), "the group's ranks exceed 32 bits");
+    spec.shard = out;
+    return true;
+  }
+
   /// With `dimNames`, a dim may also be a symbol (a dynamic dim: -1 in
   /// `shape`, its name in `dimNames`).
   bool getShape(const json::Object &object, const std::string &path,
@@ -243,6 +282,8 @@ public:
         return false;
       if (spec.replica && spec.updates.empty())
         return fail(join(path, "replica"), "only beside \"updates\"");
+      if (tensor->count("shard") && !getShard(*tensor, path, spec))
+        return false;
       if (spec.elementBytes > 16)
         return fail(join(path, "element_bytes"), "at most 16");
       specs.push_back(std::move(spec));

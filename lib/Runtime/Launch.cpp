@@ -459,6 +459,21 @@ static bool runTraining(const Launch &launch, Program &program, Arrays &arrays,
                    std::vector<uint8_t>(arrays.outputs[i].data(),
                                         arrays.outputs[i].data() +
                                             arrays.outputs[i].size())};
+    // A tensor-parallel group's slices are gathered (by all its members)
+    // and saved whole by its first.
+    if (const std::optional<ShardSpec> &shard = outputs[i].shard) {
+      if (!distributed) {
+        error = "'" + outputs[i].updates +
+                "' is one slice of a tensor-parallel group's state: run the "
+                "split program under mpirun";
+        return false;
+      }
+      array.bytes = job->gatherShard(outputs[i], arrays.outputs[i].data());
+      array.shape = outputs[i].shape;
+      array.shape[shard->axis] *= shard->count;
+      if (shard->index != 0)
+        continue;
+    }
     if (!writeArray(options.saveWeights, outputs[i].updates, array, error))
       return false;
   }

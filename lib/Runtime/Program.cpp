@@ -159,6 +159,36 @@ bool MpiJob::gather(Timing &timing, std::string &error) const {
   return true;
 }
 
+std::vector<uint8_t> MpiJob::gatherShard(const TensorSpec &spec,
+                                         const uint8_t *slice) const {
+  const ShardSpec &shard = *spec.shard;
+  // Rows: the dims before the axis; the hook puts each member's part of a
+  // row side by side, in member order.
+  int64_t rows = 1;
+  for (int64_t d = 0; d < shard.axis; ++d)
+    rows *= spec.shape[d];
+  int64_t bytes = spec.getByteSize();
+  int64_t rowBytes = rows ? bytes / rows : 0;
+  std::vector<uint8_t> gathered(static_cast<size_t>(bytes * shard.count));
+  placer_dist_all_gather(slice, gathered.data(), rows, rowBytes,
+                         shard.firstRank, shard.count, shard.rankStride);
+  if (shard.blocks == 1)
+    return gathered;
+  // A row of blocked slices comes as [member][block][piece]: the whole
+  // holds [block][member][piece].
+  std::vector<uint8_t> whole(gathered.size());
+  int64_t piece = rowBytes / shard.blocks;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t m = 0; m < shard.count; ++m)
+      for (int64_t b = 0; b < shard.blocks; ++b)
+        std::memcpy(
+            whole.data() +
+                (r * shard.count * shard.blocks + b * shard.count + m) * piece,
+            gathered.data() + (r * shard.count + m) * rowBytes + b * piece,
+            static_cast<size_t>(piece));
+  return whole;
+}
+
 //===----------------------------------------------------------------------===//
 // Programs
 //===----------------------------------------------------------------------===//

@@ -54,12 +54,57 @@ std::optional<ArrayRef<char>> getRawValues(Attribute value) {
   return std::nullopt;
 }
 
+/// Whether a constant's values can be cut at compile time: a splat, or
+/// bytes the module holds.
+bool isSliceable(graph::ConstantOp constant) {
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  return (dense && dense.isSplat()) ||
+         getRawValues(constant.getValue()).has_value();
+}
+
+/// The training state a group keeps as slices from step to step: the
+/// state constants and the step's results that are their next values.
+struct HeldState {
+  llvm::DenseMap<Value, ShardSplit> constants;
+  llvm::DenseMap<unsigned, ShardSplit> results;
+};
+
+/// Each state constant whose next value (a result marked placer.updates,
+/// not one more device's copy) comes out split in `plan` is held as that
+/// split from the start: every member reads its slice and returns its next
+/// slice, and nothing is gathered for it in the step. Where the module does
+/// not hold the constant's values, the state stays whole.
+HeldState getHeldState(func::FuncOp stage, const ShardingPlan &plan) {
+  HeldState state;
+  if (stage.getBody().empty())
+    return state;
+  llvm::StringMap<graph::ConstantOp> constants;
+  stage.walk([&](graph::ConstantOp constant) {
+    constants[constant.getName()] = constant;
+  });
+  auto ret = cast<func::ReturnOp>(stage.getBody().front().getTerminator());
+  for (unsigned i = 0; i < stage.getNumResults(); ++i) {
+    auto name = stage.getResultAttrOfType<StringAttr>(i, kUpdatesAttrName);
+    if (!name || stage.getResultAttr(i, kReplicaAttrName))
+      continue;
+    auto split = plan.splits.find(ret.getOperand(i));
+    graph::ConstantOp constant = constants.lookup(name.getValue());
+    if (split == plan.splits.end() || !constant ||
+        constant.getType() != ret.getOperand(i).getType() ||
+        !isSliceable(constant))
+      continue;
+    state.constants[constant.getResult()] = split->second;
+    state.results[i] = split->second;
+  }
+  return state;
+}
+
 class MemberBuilder {
 public:
   MemberBuilder(func::FuncOp stage, const ShardingPlan &plan,
-                ArrayRef<int64_t> group, int64_t index,
+                const HeldState &held, ArrayRef<int64_t> group, int64_t index,
                 ReceiveChannelFn receiveOn)
-      : stage(stage), plan(plan), group(group), index(index),
+      : stage(stage), plan(plan), held(held), group(group), index(index),
         degree(static_cast<int64_t>(group.size())), receiveOn(receiveOn),
         updatedState(getUpdatedState(stage)) {
     for (const NodeSharding &sharding : plan.nodes)
@@ -78,6 +123,10 @@ private:
     return b.getDenseI64ArrayAttr(group);
   }
   Value cut(OpBuilder &b, Location loc, Value whole, ShardSplit split);
+  /// This member's slice of a constant's values as a constant named
+  /// `name`, or null when the module does not hold its values.
+  Value sliceConstant(OpBuilder &b, Location loc, graph::ConstantOp constant,
+                      ShardSplit split, StringRef name);
   /// The whole value of `slice` (gathered once, then reused).
   Value gather(OpBuilder &b, Location loc, Value slice, ShardSplit split,
                RankedTensorType wholeType);
@@ -100,6 +149,7 @@ private:
 
   func::FuncOp stage;
   const ShardingPlan &plan;
+  const HeldState &held;
   ArrayRef<int64_t> group;
   int64_t index, degree;
   ReceiveChannelFn receiveOn;
@@ -242,38 +292,13 @@ Value MemberBuilder::cut(OpBuilder &b, Location loc, Value whole,
   int64_t blockSize = dim / split.blocks, piece = blockSize / degree;
   Value sliced;
   // A weight the module holds is cut now: the device's program holds only
-  // its slice. Not the state a training step updates: each step's new
-  // value comes in whole under the state's name, and is cut as it is read.
+  // its slice. Not the state a training step updates that is not held as
+  // slices: each step's new value comes in whole under the state's name,
+  // and is cut as it is read.
   auto constant = whole.getDefiningOp<graph::ConstantOp>();
-  if (constant && !updatedState.contains(constant.getName())) {
-    Attribute value = constant.getValue();
-    Attribute slicedValue;
-    if (auto dense = dyn_cast<DenseElementsAttr>(value); dense && dense.isSplat())
-      slicedValue = DenseElementsAttr::get(result, dense.getSplatValue<Attribute>());
-    else if (std::optional<ArrayRef<char>> raw = getRawValues(value)) {
-      int64_t bytes = graph::getElementByteSize(type.getElementType());
-      // Rows before the axis, bytes of one index of the axis after it.
-      int64_t outer = 1, inner = bytes;
-      for (int64_t d = 0; d < split.axis; ++d)
-        outer *= type.getDimSize(d);
-      for (int64_t d = split.axis + 1; d < type.getRank(); ++d)
-        inner *= type.getDimSize(d);
-      std::vector<char> out;
-      out.reserve(static_cast<size_t>(result.getNumElements() * bytes));
-      for (int64_t o = 0; o < outer; ++o)
-        for (int64_t block = 0; block < split.blocks; ++block) {
-          int64_t start = (o * dim + block * blockSize + index * piece) * inner;
-          out.insert(out.end(), raw->begin() + start,
-                     raw->begin() + start + piece * inner);
-        }
-      slicedValue = DenseElementsAttr::getFromRawBuffer(result, out);
-    }
-    if (slicedValue)
-      sliced = graph::ConstantOp::create(
-          b, loc, result,
-          b.getStringAttr(constant.getName() + ".tp" + Twine(index)),
-          slicedValue, StringAttr());
-  }
+  if (constant && !updatedState.contains(constant.getName()))
+    sliced = sliceConstant(b, loc, constant, split,
+                           (constant.getName() + ".tp" + Twine(index)).str());
   if (!sliced) {
     SmallVector<Value> pieces;
     for (int64_t block = 0; block < split.blocks; ++block)
@@ -283,6 +308,42 @@ Value MemberBuilder::cut(OpBuilder &b, Location loc, Value whole,
   }
   cuts[key] = sliced;
   return sliced;
+}
+
+Value MemberBuilder::sliceConstant(OpBuilder &b, Location loc,
+                                   graph::ConstantOp constant, ShardSplit split,
+                                   StringRef name) {
+  auto type = cast<RankedTensorType>(constant.getType());
+  RankedTensorType result = sliceType(type, split, degree);
+  int64_t dim = type.getDimSize(split.axis);
+  int64_t blockSize = dim / split.blocks, piece = blockSize / degree;
+  Attribute value = constant.getValue();
+  Attribute slicedValue;
+  if (auto dense = dyn_cast<DenseElementsAttr>(value); dense && dense.isSplat())
+    slicedValue =
+        DenseElementsAttr::get(result, dense.getSplatValue<Attribute>());
+  else if (std::optional<ArrayRef<char>> raw = getRawValues(value)) {
+    int64_t bytes = graph::getElementByteSize(type.getElementType());
+    // Rows before the axis, bytes of one index of the axis after it.
+    int64_t outer = 1, inner = bytes;
+    for (int64_t d = 0; d < split.axis; ++d)
+      outer *= type.getDimSize(d);
+    for (int64_t d = split.axis + 1; d < type.getRank(); ++d)
+      inner *= type.getDimSize(d);
+    std::vector<char> out;
+    out.reserve(static_cast<size_t>(result.getNumElements() * bytes));
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t block = 0; block < split.blocks; ++block) {
+        int64_t start = (o * dim + block * blockSize + index * piece) * inner;
+        out.insert(out.end(), raw->begin() + start,
+                   raw->begin() + start + piece * inner);
+      }
+    slicedValue = DenseElementsAttr::getFromRawBuffer(result, out);
+  }
+  if (!slicedValue)
+    return Value();
+  return graph::ConstantOp::create(b, loc, result, b.getStringAttr(name),
+                                   slicedValue, StringAttr());
 }
 
 /// The whole value from every device's slice. A blocked split gathers
@@ -469,15 +530,20 @@ LogicalResult MemberBuilder::rewriteNode(OpBuilder &b, graph::NodeOp node,
 FailureOr<func::FuncOp> MemberBuilder::build(OpBuilder &top, StringRef name) {
   MLIRContext *context = stage.getContext();
   // The first member returns every result; the others the next values of
-  // the training state they hold (their own copy of each weight, as a
-  // replica: every member steps its weights alike).
+  // the training state they hold: their slice of the state held as slices
+  // (placer.shard), or their own copy of a whole weight (a replica: every
+  // member steps its weights alike).
   SmallVector<unsigned> returnedResults;
   for (unsigned i = 0; i < stage.getNumResults(); ++i)
     if (index == 0 || stage.getResultAttr(i, kUpdatesAttrName))
       returnedResults.push_back(i);
   SmallVector<Type> results;
-  for (unsigned i : returnedResults)
-    results.push_back(stage.getResultTypes()[i]);
+  for (unsigned i : returnedResults) {
+    Type type = stage.getResultTypes()[i];
+    if (auto it = held.results.find(i); it != held.results.end())
+      type = sliceType(cast<RankedTensorType>(type), it->second, degree);
+    results.push_back(type);
+  }
   auto member = func::FuncOp::create(
       top, stage.getLoc(), name,
       FunctionType::get(context, stage.getArgumentTypes(), results));
@@ -487,7 +553,11 @@ FailureOr<func::FuncOp> MemberBuilder::build(OpBuilder &top, StringRef name) {
     member.setArgAttrs(i, stage.getArgAttrDict(i));
   for (auto [k, i] : llvm::enumerate(returnedResults)) {
     member.setResultAttrs(k, stage.getResultAttrDict(i));
-    if (index > 0)
+    if (auto it = held.results.find(i); it != held.results.end())
+      member.setResultAttr(k, kShardAttrName,
+                           ShardAttr::get(context, it->second.axis,
+                                          it->second.blocks, index, group));
+    else if (index > 0)
       member.setResultAttr(k, kReplicaAttrName, UnitAttr::get(context));
   }
   Block *body = member.addEntryBlock();
@@ -506,11 +576,18 @@ FailureOr<func::FuncOp> MemberBuilder::build(OpBuilder &top, StringRef name) {
       // take part); the first returns them (the others their state).
       helperPrefix = "outputs";
       SmallVector<Value> returned;
-      for (Value value : ret.getOperands()) {
+      for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
         Value mine = values.lookup(value);
-        if (std::optional<ShardSplit> split = splitOf(value))
+        std::optional<ShardSplit> split = splitOf(value);
+        auto kept = held.results.find(static_cast<unsigned>(i));
+        // Held state returns this member's slice, cut as it is held.
+        bool sliced =
+            kept != held.results.end() && split && *split == kept->second;
+        if (split && !sliced)
           mine = gather(b, ret.getLoc(), mine, *split,
                         cast<RankedTensorType>(value.getType()));
+        if (kept != held.results.end() && !sliced)
+          mine = cut(b, ret.getLoc(), mine, kept->second);
         returned.push_back(mine);
       }
       SmallVector<Value> kept;
@@ -527,6 +604,14 @@ FailureOr<func::FuncOp> MemberBuilder::build(OpBuilder &top, StringRef name) {
       if (index == 0)
         dist::SendOp::create(b, send.getLoc(), mine, send.getChannel(),
                              send.getPeer());
+    } else if (auto constant = dyn_cast<graph::ConstantOp>(op);
+               constant && held.constants.count(constant.getResult())) {
+      // Held state: this member's slice under the state's own name, which
+      // the runtime steps with the slice the member returns.
+      Value slice = sliceConstant(b, constant.getLoc(), constant,
+                                  held.constants.lookup(constant.getResult()),
+                                  constant.getName());
+      values.map(constant.getResult(), slice);
     } else if (auto recv = dyn_cast<dist::RecvOp>(op)) {
       // Every member receives the value whole, each on its own channel.
       int64_t channel = static_cast<int64_t>(recv.getChannel());
@@ -586,10 +671,18 @@ placer::buildGroupPrograms(func::FuncOp stage, ArrayRef<int64_t> group,
            << "' of a tensor-parallel stage has values that are not "
               "tensors (a workload's layer): there is nothing to split into "
               "per-device programs; place with split=false";
-  FailureOr<ShardingPlan> plan =
-      planSharding(stage, static_cast<int64_t>(group.size()));
+  int64_t degree = static_cast<int64_t>(group.size());
+  FailureOr<ShardingPlan> plan = planSharding(stage, degree);
   if (failed(plan))
     return failure();
+  // A training step's state that comes out split is held split: planned
+  // again from that start, its reads take their slices as they come.
+  HeldState held = getHeldState(stage, *plan);
+  if (!held.constants.empty()) {
+    plan = planSharding(stage, degree, held.constants);
+    if (failed(plan))
+      return failure();
+  }
   OpBuilder top(stage->getContext());
   top.setInsertionPointAfter(stage);
   SmallVector<func::FuncOp> members;
@@ -597,7 +690,8 @@ placer::buildGroupPrograms(func::FuncOp stage, ArrayRef<int64_t> group,
   for (size_t i = 0; i < group.size(); ++i) {
     std::string name = base + "_t" + std::to_string(i);
     FailureOr<func::FuncOp> member =
-        MemberBuilder(stage, *plan, group, static_cast<int64_t>(i), receiveOn)
+        MemberBuilder(stage, *plan, held, group, static_cast<int64_t>(i),
+                      receiveOn)
             .build(top, name);
     if (failed(member)) {
       for (func::FuncOp built : members)

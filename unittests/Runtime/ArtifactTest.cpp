@@ -135,6 +135,44 @@ TEST(Artifact, TrainingOutputsRoundTrip) {
       "DIR/manifest.json: outputs[1].replica: only beside \"updates\"");
 }
 
+TEST(Artifact, ShardedStateRoundTrip) {
+  Manifest m = sample();
+  m.outputs = {tensor("w", {4, 6})};
+  m.outputs[0].updates = "w";
+  m.outputs[0].shard = ShardSpec{1, 3, 1, 2, 4, 2};
+  std::string error;
+  std::optional<Manifest> back =
+      parseManifest(printManifest(m), "m.json", error);
+  ASSERT_TRUE(back) << error;
+  ASSERT_TRUE(back->outputs[0].shard);
+  const ShardSpec &shard = *back->outputs[0].shard;
+  EXPECT_EQ(std::make_tuple(shard.axis, shard.blocks, shard.index, shard.count,
+                            shard.firstRank, shard.rankStride),
+            std::make_tuple(1, 3, 1, 2, 4, 2));
+
+  std::string text = printManifest(m);
+  auto damaged = [&](const std::string &from, const std::string &to) {
+    std::string copy = text;
+    copy.replace(copy.find(from), from.size(), to);
+    std::string message;
+    EXPECT_FALSE(parseManifest(copy, "DIR/manifest.json", message));
+    return message;
+  };
+  EXPECT_EQ(damaged("\"index\": 1", "\"index\": 2"),
+            "DIR/manifest.json: outputs[0].shard.index: not below \"count\"");
+  EXPECT_EQ(damaged("\"axis\": 1", "\"axis\": 2"),
+            "DIR/manifest.json: outputs[0].shard.axis: not an axis of the "
+            "shape that its blocks divide");
+  EXPECT_EQ(damaged("\"blocks\": 3", "\"blocks\": 4"),
+            "DIR/manifest.json: outputs[0].shard.axis: not an axis of the "
+            "shape that its blocks divide");
+  EXPECT_EQ(damaged("\"count\": 2", "\"count\": 1"),
+            "DIR/manifest.json: outputs[0].shard.count: expected an integer "
+            "of at least 2");
+  EXPECT_EQ(damaged("\"updates\": \"w\"", "\"name\": \"v\""),
+            "DIR/manifest.json: outputs[0].shard: only beside \"updates\"");
+}
+
 TEST(Artifact, GpuManifestRoundTrip) {
   Manifest m = sample();
   m.deviceKind = "gpu";

@@ -73,9 +73,12 @@ struct ShardingPlan {
 
 /// The plan for `func` (graph.nodes with static shapes) on `degree`
 /// devices; an error on the function when a shape is not static or the
-/// degree is below 1.
-mlir::FailureOr<ShardingPlan> planSharding(mlir::func::FuncOp func,
-                                           int64_t degree);
+/// degree is below 1. `held`: values every device holds split from the
+/// start (a training step's state kept as slices from step to step),
+/// where the plan otherwise starts with every input and weight whole.
+mlir::FailureOr<ShardingPlan>
+planSharding(mlir::func::FuncOp func, int64_t degree,
+             const llvm::DenseMap<mlir::Value, ShardSplit> &held = {});
 
 } // namespace placer
 

@@ -19,6 +19,16 @@
 
 namespace placer::runtime {
 
+/// A tensor-parallel member's slice of a training state (placer.shard):
+/// along `axis`, `blocks` equal blocks, each cut in `count` equal slices;
+/// this rank holds slice `index` of every block. The group's ranks, as
+/// compiled for its stages' first copy, are `count` from `firstRank`,
+/// `rankStride` apart (copy c's c further).
+struct ShardSpec {
+  int64_t axis = 0, blocks = 1, index = 0, count = 2;
+  int64_t firstRank = 0, rankStride = 1;
+};
+
 /// One tensor of the entry function's interface.
 struct TensorSpec {
   std::string name;
@@ -38,6 +48,9 @@ struct TensorSpec {
   /// With `updates`: one more device's copy of that state, which another
   /// rank's output updates alike (placer.replica); not saved.
   bool replica = false;
+  /// With `updates`: the slice of that state this rank holds, step after
+  /// step (placer.shard), and where the rest is.
+  std::optional<ShardSpec> shard;
   bool hasDynamicDims() const;
   /// This spec with every dynamic dim set from `sizes` (symbol -> size).
   TensorSpec withSizes(const std::map<std::string, int64_t> &sizes) const;

@@ -94,6 +94,11 @@ public:
   /// On rank 0: the pipeline's runs from the earliest start to the latest
   /// end over all ranks, and every rank's figures (a collective).
   bool gather(Timing &timing, std::string &error) const;
+  /// The whole training state of which `slice` is this rank's part
+  /// (`spec.shard`), from every member of its tensor-parallel group: a
+  /// collective that each member calls at the same point.
+  std::vector<uint8_t> gatherShard(const TensorSpec &spec,
+                                   const uint8_t *slice) const;
   /// Ends every rank of the job with `code`: a failing rank's peers would
   /// wait for it otherwise.
   [[noreturn]] void abort(int code) const;

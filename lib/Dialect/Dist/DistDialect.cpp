@@ -10,6 +10,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <limits>
 #include <map>
 
 using namespace mlir;
@@ -457,4 +458,39 @@ LogicalResult ProgramOp::verify() {
     return emitOpError("the stages deadlock");
   }
   return success();
+}
+
+FailureOr<int64_t> placer::dist::getRankOf(Operation *func, Operation *anchor,
+                                           int64_t device, StringRef role) {
+  auto ranks = func->getAttrOfType<DenseI64ArrayAttr>(kRanksAttrName);
+  if (!ranks)
+    return device;
+  auto it = llvm::find(ranks.asArrayRef(), device);
+  if (it == ranks.asArrayRef().end())
+    return anchor->emitOpError()
+           << role << " device " << device << " is not in the function's "
+           << kRanksAttrName;
+  return it - ranks.asArrayRef().begin();
+}
+
+FailureOr<GroupRanks> placer::dist::getGroupRanks(Operation *func,
+                                                  Operation *anchor,
+                                                  ArrayRef<int64_t> group) {
+  SmallVector<int64_t> found;
+  for (int64_t device : group) {
+    FailureOr<int64_t> rank = getRankOf(func, anchor, device, "group");
+    if (failed(rank))
+      return failure();
+    found.push_back(*rank);
+  }
+  if (found.size() < 2)
+    return anchor->emitOpError("a group needs two or more devices");
+  int64_t stride = found[1] - found[0];
+  for (size_t i = 1; i < found.size(); ++i)
+    if (stride < 1 || found[i] - found[i - 1] != stride)
+      return anchor->emitOpError("group [")
+             << group << "] runs on ranks that are not evenly spaced";
+  if (found.back() > std::numeric_limits<int32_t>::max())
+    return anchor->emitOpError("group rank does not fit an MPI rank (32 bits)");
+  return GroupRanks{found.front(), int64_t(found.size()), stride};
 }

@@ -302,6 +302,25 @@ ParallelStageAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult ShardAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                int64_t axis, int64_t blocks, int64_t index,
+                                ArrayRef<int64_t> group) {
+  if (axis < 0 || blocks < 1)
+    return emitError() << "shard needs axis >= 0 and blocks >= 1, got axis "
+                       << axis << " and blocks " << blocks;
+  if (group.size() < 2)
+    return emitError() << "shard's group needs two or more devices, got "
+                       << group.size();
+  for (size_t i = 0; i < group.size(); ++i)
+    if (group[i] < 0 || (i > 0 && group[i] <= group[i - 1]))
+      return emitError() << "shard's group must list distinct devices in "
+                            "ascending order";
+  if (index < 0 || index >= static_cast<int64_t>(group.size()))
+    return emitError() << "shard index " << index << " is not a member of a "
+                       << group.size() << "-device group";
+  return success();
+}
+
 /// The elements of an optional array of links (none when absent).
 template <typename AttrT>
 static SmallVector<AttrT> getLinks(ArrayAttr links) {
@@ -695,6 +714,25 @@ LogicalResult PlacerDialect::verifyRegionResultAttribute(Operation *op,
                                                          unsigned result,
                                                          NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
+  if (name == kShardAttrName) {
+    auto function = dyn_cast<FunctionOpInterface>(op);
+    auto shard = dyn_cast<ShardAttr>(attr.getValue());
+    if (!shard || !function ||
+        !function.getResultAttr(result, kUpdatesAttrName))
+      return op->emitError() << "'" << name << "' on result " << result
+                             << " must be a #placer.shard attribute beside '"
+                             << kUpdatesAttrName << "'";
+    // The result is the slice: each block of the axis holds a slice.
+    auto type = dyn_cast<ShapedType>(function.getResultTypes()[result]);
+    if (!type || !type.hasStaticShape() || shard.getAxis() >= type.getRank() ||
+        type.getDimSize(shard.getAxis()) % shard.getBlocks() != 0)
+      return op->emitError()
+             << "'" << name << "' on result " << result << " cuts axis "
+             << shard.getAxis() << " in " << shard.getBlocks()
+             << " blocks, which its type " << function.getResultTypes()[result]
+             << " does not have";
+    return success();
+  }
   if (name == kReplicaAttrName) {
     auto function = dyn_cast<FunctionOpInterface>(op);
     if (!isa<UnitAttr>(attr.getValue()) || !function ||

@@ -240,6 +240,51 @@ func.func @f(%x: tensor<2xf32>) -> (tensor<2xf32> {placer.updates = "w", placer.
 
 // -----
 
+// A tensor-parallel member's slice of a state (placer.shard): beside
+// placer.updates only, on an axis its blocks divide, in a group of two or
+// more ascending devices that has the member.
+// expected-error @+1 {{'placer.shard' on result 0 must be a #placer.shard attribute beside 'placer.updates'}}
+func.func @f(%x: tensor<2xf32>) -> (tensor<2xf32> {placer.shard = #placer.shard<axis = 0, blocks = 1, index = 0, group = 0, 1>}) {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'placer.shard' on result 0 cuts axis 1 in 1 blocks, which its type 'tensor<2xf32>' does not have}}
+func.func @f(%x: tensor<2xf32>) -> (tensor<2xf32> {placer.updates = "w", placer.shard = #placer.shard<axis = 1, blocks = 1, index = 0, group = 0, 1>}) {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'placer.shard' on result 0 cuts axis 0 in 3 blocks, which its type 'tensor<2xf32>' does not have}}
+func.func @f(%x: tensor<2xf32>) -> (tensor<2xf32> {placer.updates = "w", placer.shard = #placer.shard<axis = 0, blocks = 3, index = 0, group = 0, 1>}) {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{shard index 2 is not a member of a 2-device group}}
+func.func @f(%x: tensor<2xf32>) -> (tensor<2xf32> {placer.updates = "w", placer.shard = #placer.shard<axis = 0, blocks = 1, index = 2, group = 0, 1>}) {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{shard's group must list distinct devices in ascending order}}
+func.func @f(%x: tensor<2xf32>) -> (tensor<2xf32> {placer.updates = "w", placer.shard = #placer.shard<axis = 0, blocks = 1, index = 0, group = 1, 0>}) {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{shard's group needs two or more devices, got 1}}
+func.func @f(%x: tensor<2xf32>) -> (tensor<2xf32> {placer.updates = "w", placer.shard = #placer.shard<axis = 0, blocks = 1, index = 0, group = 0>}) {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
 // The weight-gradient mark belongs on backward nodes, not the optimizer's.
 func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
   // expected-error @+1 {{'placer.weight_gradient' belongs on a backward node that is not the optimizer's}}

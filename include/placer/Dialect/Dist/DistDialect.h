@@ -33,6 +33,25 @@ inline constexpr llvm::StringLiteral kRanksAttrName = "dist.ranks";
 /// many ranks run its stage (they are consecutive, the stage's own device
 /// first), so that a transfer routes each microbatch to the copy taking it.
 inline constexpr llvm::StringLiteral kReplicasAttrName = "dist.replicas";
+
+/// The rank that runs `device` in the program `func` is a stage of: its
+/// position in the function's dist.ranks, or the device itself where the
+/// function has none; an error on `anchor` naming the device's `role` when
+/// dist.ranks does not list it.
+mlir::FailureOr<int64_t> getRankOf(mlir::Operation *func,
+                                   mlir::Operation *anchor, int64_t device,
+                                   llvm::StringRef role);
+
+/// The ranks a tensor-parallel group's devices run on, as (first, count,
+/// stride): the split lays a group's programs side by side, each followed
+/// by its data-parallel copies, so its ranks are evenly spaced (as compiled
+/// for the stages' first copy; copy c's are c ranks further).
+struct GroupRanks {
+  int64_t first = 0, count = 0, stride = 0;
+};
+mlir::FailureOr<GroupRanks> getGroupRanks(mlir::Operation *func,
+                                          mlir::Operation *anchor,
+                                          llvm::ArrayRef<int64_t> group);
 } // namespace placer::dist
 
 #endif // PLACER_DIALECT_DIST_DISTDIALECT_H

@@ -330,6 +330,23 @@ def Placer_ParallelStageAttr : Placer_Attr<"ParallelStage", "parallel_stage"> {
   let genVerifyDecl = 1;
 }
 
+def Placer_ShardAttr : Placer_Attr<"Shard", "shard"> {
+  let summary = "the slice of a training state one member of a tensor-parallel group holds";
+  let description = [{
+    On a result of a tensor-parallel member's training step, beside
+    `placer.updates`: the member holds the state it updates as its slice,
+    step after step, never whole. Along `axis`, cut in `blocks` equal
+    blocks, each cut in as many equal slices as `group` has devices; member
+    `index` (device `group[index]`) holds its slice of every block, the
+    layout of docs/Sharding.md. The runtime gathers the slices over the
+    group only to save the state whole.
+  }];
+  let parameters = (ins "int64_t":$axis, "int64_t":$blocks, "int64_t":$index,
+                        ArrayRefParameter<"int64_t", "the group's devices">:$group);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def Placer_DeviceAttr : Placer_Attr<"Device", "device"> {
   let summary = "the device an op runs on: an index into the cluster's devices";
   let parameters = (ins "int64_t":$index);

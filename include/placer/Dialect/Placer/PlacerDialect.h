@@ -103,6 +103,9 @@ inline constexpr llvm::StringLiteral kUpdatesAttrName = "placer.updates";
 /// weight tied across stages, or read by the copies of a replicated
 /// stage: --placer-split-devices); the runtime saves the other.
 inline constexpr llvm::StringLiteral kReplicaAttrName = "placer.replica";
+/// On a tensor-parallel member's result beside kUpdatesAttrName: the
+/// member holds that state as its slice (#placer.shard).
+inline constexpr llvm::StringLiteral kShardAttrName = "placer.shard";
 /// On a training step's function (--placer-accumulate-microbatches): the
 /// microbatches it averages (a positive i64) and the schedule its work is
 /// ordered by (a string: the name of a solver::Schedule that
