@@ -42,10 +42,15 @@ TEST(OpRegistry, HoldsEveryRuleOfAnOp) {
   EXPECT_EQ(matMul->work->kind, placer::WorkKind::Compute);
   EXPECT_EQ(matMul->backwardFactor, 2.0);
   EXPECT_NE(matMul->gradient, nullptr);
-  ASSERT_EQ(matMul->sharding.strategies.size(), 3u);
+  ASSERT_EQ(matMul->sharding.strategies.size(), 4u);
   EXPECT_EQ(matMul->sharding.strategies[1].collective,
             placer::Collective::AllReduce);
   EXPECT_EQ(matMul->sharding.strategies[2].name, "batch");
+  EXPECT_EQ(matMul->sharding.strategies[3].name, "rows");
+  // Concat joins its inputs' splits; the reductions carry a split.
+  EXPECT_NE(registry.find("Concat", 13)->sharding.join, nullptr);
+  EXPECT_NE(registry.find("ReduceSum", 13)->sharding.carry, nullptr);
+  EXPECT_TRUE(registry.find("Sign", 13)->sharding.followsInput);
   ASSERT_NE(matMul->fusion, nullptr);
   // "ai.onnx" is the default domain; another domain's op of the same name
   // is not ONNX's.
@@ -76,7 +81,8 @@ TEST(OpRegistry, HoldsEveryRuleOfAnOp) {
   EXPECT_EQ(registry.find("MaxPool", 16)->fusion,
             registry.find("MaxPool", 12)->fusion);
   EXPECT_NE(registry.find("Conv", 11)->sharding.strategiesFor, nullptr);
-  EXPECT_FALSE(registry.find("Acos", 7)->sharding.isSharded());
+  EXPECT_FALSE(registry.find("TopK", 11)->sharding.isSharded());
+  EXPECT_TRUE(registry.find("Acos", 7)->sharding.followsInput);
   EXPECT_TRUE(registry.find("Relu", 14)->sharding.followsInput);
 }
 
