@@ -304,17 +304,23 @@ void Accumulator::emitItem(OpBuilder &b, const Item &item) {
     }
   };
   IRMapping &mapping = copies[m];
-  if (!item.backward || !recomputing.contains(item.device)) {
+  // What the backward work computes again: all of the device's forward
+  // work where the placement's `recompute` lists it, else the nodes whose
+  // chosen configuration recomputes (placer.recompute).
+  SmallVector<Operation *> again;
+  if (auto forward = opsOf.find({false, item.device});
+      item.backward && forward != opsOf.end())
+    for (Operation *op : forward->second)
+      if (recomputing.contains(item.device) || op->hasAttr(kRecomputeAttrName))
+        again.push_back(op);
+  if (again.empty()) {
     cloneAll(it->second, mapping, "");
   } else {
-    // The device's forward work again, just before its backward work
-    // reads it: what the forward pass computed here then dies at once,
-    // and only what arrived from other devices waits for the backward
-    // pass.
+    // That forward work again, just before the backward work reads it:
+    // what the forward pass computed then dies at once, and only what
+    // arrived from other devices or is kept waits for the backward pass.
     IRMapping recomputed = mapping;
-    if (auto forward = opsOf.find({false, item.device}); forward != opsOf.end())
-      cloneAll(getRecomputed(it->second, forward->second), recomputed,
-               "/recompute");
+    cloneAll(getRecomputed(it->second, again), recomputed, "/recompute");
     cloneAll(it->second, recomputed, "");
     for (Operation *op : it->second)
       for (Value result : op->getResults())

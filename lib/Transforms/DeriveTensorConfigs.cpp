@@ -52,7 +52,8 @@ double collectiveTime(Collective kind, double bytes, int64_t t,
 
 LogicalResult placer::deriveTensorConfigs(ModuleOp module,
                                           ArrayRef<int64_t> degrees,
-                                          const Cluster &cluster) {
+                                          const Cluster &cluster,
+                                          bool recompute) {
   Location loc = module.getLoc();
   FailureOr<func::FuncOp> sole =
       getSoleFunction(module, "tensor-parallel configurations");
@@ -133,13 +134,13 @@ LogicalResult placer::deriveTensorConfigs(ModuleOp module,
           weightBytes > 0
               ? (weightBytes - cutWeights + cutWeights / t) / weightBytes
               : 1.0;
-      // Training mirrors each collective in the backward pass (the
-      // gradient of a cut input is summed, of a gathered one cut).
-      double mirrored = training ? 2 : 1;
-      double communication = 0;
+      // The forward pass's collectives; training mirrors each in the
+      // backward pass (the gradient of a cut input is summed, of a gathered
+      // one cut).
+      double forwardCommunication = 0;
       for (const CollectiveUse &use : sharding.collectives)
-        communication +=
-            mirrored * collectiveTime(use.kind, use.bytes, t, link);
+        forwardCommunication += collectiveTime(use.kind, use.bytes, t, link);
+      double communication = (training ? 2 : 1) * forwardCommunication;
       // The function's results that come out split are gathered by the
       // node that produced them.
       for (const CollectiveUse &use : plan.outputs) {
@@ -148,8 +149,9 @@ LogicalResult placer::deriveTensorConfigs(ModuleOp module,
           communication += collectiveTime(use.kind, use.bytes, t, link);
       }
       // Each device runs a 1 / t slice, and still pays the op's overhead
-      // (a kernel launch) in full.
-      auto secondsOn = [&](const DeviceKind &kind) {
+      // (a kernel launch) in full. Recomputing runs the forward pass, its
+      // collectives included, once more before the backward pass.
+      auto secondsOn = [&](const DeviceKind &kind, bool again) {
         auto slice = [&](double seconds) {
           double overhead = std::min(seconds, kind.opOverhead);
           return sharding.isSharded() ? (seconds - overhead) / t + overhead
@@ -158,16 +160,19 @@ LogicalResult placer::deriveTensorConfigs(ModuleOp module,
         double forward = placed ? cost.getTimeOn(kind.name).value_or(0) : 0;
         double backward =
             placed ? cost.getBackwardTimeOn(kind.name).value_or(0) : 0;
-        return slice(forward) + slice(backward) + communication;
+        double seconds = slice(forward) + slice(backward) + communication;
+        return again ? seconds + slice(forward) + forwardCommunication
+                     : seconds;
       };
-      double seconds = secondsOn(*kinds.front());
-      DictionaryAttr times;
-      if (kinds.size() > 1)
-        times = b.getDictionaryAttr(
+      auto timesOn = [&](bool again) {
+        if (kinds.size() == 1)
+          return DictionaryAttr();
+        return b.getDictionaryAttr(
             llvm::map_to_vector(kinds, [&](const DeviceKind *kind) {
               return b.getNamedAttr(kind->name,
-                                    b.getF64FloatAttr(secondsOn(*kind)));
+                                    b.getF64FloatAttr(secondsOn(*kind, again)));
             }));
+      };
       bool split = llvm::any_of(sharding.results,
                                 [](const auto &s) { return s.has_value(); });
       int64_t uses = 0;
@@ -180,13 +185,21 @@ LogicalResult placer::deriveTensorConfigs(ModuleOp module,
       // Training stashes a node's output for every microbatch in flight
       // until its backward pass; inference holds one microbatch's (fixed).
       double activation = split ? output / static_cast<double>(t) : output;
-      auto config = TensorConfigAttr::get(
-          context, t == 1 ? "whole" : sharding.strategy, seconds,
+      std::string id = t == 1 ? "whole" : sharding.strategy;
+      SmallVector<Attribute, 2> configs = {TensorConfigAttr::get(
+          context, id, secondsOn(*kinds.front(), false),
           training ? parameters * kept : 0.0, training ? activation : 0.0,
           resident * kept + (training ? 0.0 : activation),
-          zeros(node->getNumOperands()), zeros(uses), times);
+          zeros(node->getNumOperands()), zeros(uses), timesOn(false), false)};
+      // Recomputed, the output is stashed for no microbatch: it lives for
+      // one microbatch's backward pass at a time.
+      if (training && recompute && output > 0)
+        configs.push_back(TensorConfigAttr::get(
+            context, id + "+recompute", secondsOn(*kinds.front(), true),
+            parameters * kept, 0.0, resident * kept + activation,
+            zeros(node->getNumOperands()), zeros(uses), timesOn(true), true));
       entries.push_back(
-          TensorDegreeAttr::get(context, t, b.getArrayAttr({config})));
+          TensorDegreeAttr::get(context, t, b.getArrayAttr(configs)));
     }
     // The planner charges a cut edge both ways (the activation and its
     // gradient); inference sends the activation only.
@@ -225,7 +238,8 @@ struct DeriveTensorConfigsPass
       }
     FailureOr<Cluster> cluster =
         requireCluster(module, "--placer-derive-tensor-configs");
-    if (failed(cluster) || failed(deriveTensorConfigs(module, list, *cluster)))
+    if (failed(cluster) ||
+        failed(deriveTensorConfigs(module, list, *cluster, recompute)))
       return signalPassFailure();
   }
 };

@@ -568,7 +568,8 @@ struct PlaceDevicesPass
     // three-dimensional planner.
     if (settings.tensorDegrees != std::vector<int64_t>{1} &&
         !hasTensorConfigs(module) &&
-        failed(deriveTensorConfigs(module, settings.tensorDegrees, *cluster)))
+        failed(deriveTensorConfigs(module, settings.tensorDegrees, *cluster,
+                                   settings.recompute)))
       return signalPassFailure();
     if (hasTensorConfigs(module)) {
       FailureOr<llvm::json::Value> report =

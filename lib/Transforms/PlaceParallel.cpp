@@ -31,6 +31,18 @@ void placer::dropTensorPlanInputs(graph::NodeOp node) {
   node->removeAttr(PlacerDialect::EdgeBytesAttrHelper::getNameStr());
 }
 
+/// Configuration `index` of `node`'s placer.tensor_configs at degree `t`
+/// (the planner's layer lists them in the attribute's order).
+static TensorConfigAttr getConfigAttr(Operation *node, int64_t t,
+                                      size_t index) {
+  auto degrees = node->getAttrOfType<ArrayAttr>(
+      PlacerDialect::TensorConfigsAttrHelper::getNameStr());
+  for (auto degree : degrees.getAsRange<TensorDegreeAttr>())
+    if (degree.getDegree() == t)
+      return cast<TensorConfigAttr>(degree.getConfigs()[index]);
+  llvm_unreachable("the plan chose a degree the node has no configuration of");
+}
+
 bool placer::hasTensorConfigs(ModuleOp module) {
   bool found = false;
   module.walk([&](graph::NodeOp node) {
@@ -433,6 +445,13 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
           b.getStringAttr(problem.layers[v]
                               .configs.at(stage.tensorDegree)[stage.configs[k]]
                               .id));
+      // A configuration that recomputes: the training step built on the
+      // placed graph computes the node again in its backward pass.
+      if (getConfigAttr(op, stage.tensorDegree, stage.configs[k])
+              .getRecompute())
+        op->setAttr(kRecomputeAttrName, b.getUnitAttr());
+      else
+        op->removeAttr(kRecomputeAttrName);
     }
   }
   // Without tensor parallelism a stage's data-parallel copies are the

@@ -49,10 +49,13 @@ mlir::FailureOr<mlir::func::FuncOp> getSoleFunction(mlir::ModuleOp module,
 /// strategy it uses) and placer.edge_bytes, from its placer.cost and
 /// planSharding at each degree (docs/Sharding.md, "Configurations"): `time`
 /// on the cluster's first accelerator kind, and `times` on each when it has
-/// several. Errors name the node.
+/// several. With `recompute`, a training graph's nodes get a second
+/// configuration per degree that recomputes its output in the backward
+/// pass instead of stashing it. Errors name the node.
 mlir::LogicalResult deriveTensorConfigs(mlir::ModuleOp module,
                                         llvm::ArrayRef<int64_t> degrees,
-                                        const Cluster &cluster);
+                                        const Cluster &cluster,
+                                        bool recompute = false);
 
 /// A placed module's three-dimensional plan, read back from its attributes
 /// (the layers in program order, as placeParallel numbered them).

@@ -448,12 +448,20 @@ def DeriveTensorConfigs
     training; edges the bytes of each input another node produces (half in
     inference: the planner charges an edge both ways, activation and
     gradient). Each configuration is named by its strategy (`whole` at
-    t = 1). Run `--placer-estimate-costs` first; `--placer-place-devices`
-    with `tensor-degrees=` runs this itself.
+    t = 1). With `recompute=true`, a node of a graph priced for training
+    gets a second configuration per degree, `<strategy>+recompute`: its
+    forward pass (collectives included) runs again before its backward
+    pass, and its output is held for one microbatch instead of stashed
+    for every microbatch in flight. Run `--placer-estimate-costs` first;
+    `--placer-place-devices` with `tensor-degrees=` runs this itself
+    (with its `recompute`).
   }];
   let options = [
     ListOption<"degrees", "degrees", "int64_t",
-               "Tensor-parallel degrees (default 1)">
+               "Tensor-parallel degrees (default 1)">,
+    Option<"recompute", "recompute", "bool", /*default=*/"false",
+           "Training: also a configuration per degree that recomputes the "
+           "node's output in its backward pass">
   ];
 }
 

@@ -231,11 +231,10 @@ PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult
-TensorConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                         StringRef id, F64 time, F64 paramBytes, F64 stashBytes,
-                         F64 fixedBytes, DenseF64ArrayAttr syncIn,
-                         DenseF64ArrayAttr syncOut, DictionaryAttr times) {
+LogicalResult TensorConfigAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, StringRef id, F64 time,
+    F64 paramBytes, F64 stashBytes, F64 fixedBytes, DenseF64ArrayAttr syncIn,
+    DenseF64ArrayAttr syncOut, DictionaryAttr times, bool) {
   if (id.empty())
     return emitError() << "tensor_config needs an id";
   if (times)
@@ -630,7 +629,8 @@ LogicalResult PlacerDialect::verifyOperationAttribute(Operation *op,
   }
 
   if (name == kBackwardNodeAttrName || name == kOptimizerNodeAttrName ||
-      name == kWeightGradientAttrName || name == kColorClassAttrName) {
+      name == kWeightGradientAttrName || name == kColorClassAttrName ||
+      name == kRecomputeAttrName) {
     if (op->getName().getStringRef() != "graph.node")
       return op->emitError() << "'" << name << "' belongs on a graph.node";
     auto colorClass = dyn_cast<IntegerAttr>(attr.getValue());
@@ -646,6 +646,10 @@ LogicalResult PlacerDialect::verifyOperationAttribute(Operation *op,
       return op->emitError()
              << "'" << name << "' belongs on a backward node that is not the "
              << "optimizer's";
+    if (name == kRecomputeAttrName && op->hasAttr(kBackwardNodeAttrName))
+      return op->emitError() << "'" << name
+                             << "' belongs on a forward node: its backward "
+                                "pass recomputes it";
     if (name == kColorClassAttrName && (!colorClass || colorClass.getInt() < 0))
       return op->emitError()
              << "'" << name << "' must be a non-negative integer";

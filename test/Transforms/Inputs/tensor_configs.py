@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Prints the placer.tensor_configs of named nodes of a module, one line a
-configuration: name degree id time param_bytes stash_bytes fixed_bytes,
+configuration (each of a degree's): name degree id time param_bytes
+stash_bytes fixed_bytes,
 and the node's placer.edge_bytes, so lit tests can compare them.
 
     tensor_configs.py MODULE.mlir NAME...
@@ -8,8 +9,8 @@ and the node's placer.edge_bytes, so lit tests can compare them.
 import re
 import sys
 
-CONFIG = re.compile(r'#placer\.tensor_degree<degree = (\d+), configs = \['
-                    r'#placer\.tensor_config<id = "([^"]*)", time = ([^,]+), '
+DEGREE = re.compile(r'#placer\.tensor_degree<degree = (\d+), configs = ')
+CONFIG = re.compile(r'#placer\.tensor_config<id = "([^"]*)", time = ([^,]+), '
                     r'param_bytes = ([^,]+), stash_bytes = ([^,]+), '
                     r'fixed_bytes = ([^,]+),')
 
@@ -23,9 +24,12 @@ def main():
             lines[m.group(1)] = line
     for name in names:
         line = lines[name]
-        for degree, cid, time, param, stash, fixed in CONFIG.findall(line):
-            print(name, degree, cid, float(time), float(param), float(stash),
-                  float(fixed))
+        # Each degree's text runs to the next degree's.
+        parts = DEGREE.split(line)
+        for degree, configs in zip(parts[1::2], parts[2::2]):
+            for cid, time, param, stash, fixed in CONFIG.findall(configs):
+                print(name, degree, cid, float(time), float(param),
+                      float(stash), float(fixed))
         edges = re.search(r'placer\.edge_bytes = array<f64(?:: ([^>]*))?>', line)
         print(name, "edges", [float(x) for x in (edges.group(1) or "").split(",") if x])
 

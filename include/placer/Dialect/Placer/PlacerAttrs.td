@@ -85,6 +85,13 @@ def Placer_BoolParam : AttrOrTypeParameter<"bool", "true or false"> {
   let printer = [{ $_printer << ($_self ? "true" : "false") }];
 }
 
+/// A Placer_BoolParam that struct(params) may leave out: false then.
+def Placer_OptionalBoolParam : AttrOrTypeParameter<"bool", "true or false"> {
+  let parser = [{ ::placer::detail::parseBool($_parser) }];
+  let printer = [{ $_printer << ($_self ? "true" : "false") }];
+  let defaultValue = "false";
+}
+
 def Placer_DeviceClass : I32EnumAttr<"DeviceClass", "what a device kind is", [
     I32EnumAttrCase<"Accelerator", 0, "accelerator">,
     I32EnumAttrCase<"Cpu", 1, "cpu">]> {
@@ -274,6 +281,10 @@ def Placer_TensorConfigAttr : Placer_Attr<"TensorConfig", "tensor_config"> {
     On a cluster that mixes accelerators, `times` gives the seconds per
     sample on each kind by name (`time` is then the first kind's); the
     planner needs one for every accelerator kind of the cluster.
+    `recompute`: the layer keeps no activations from its forward pass to
+    its backward pass and computes them again there (its time counts the
+    forward pass twice); a training step marks the nodes of such chosen
+    configurations `placer.recompute`.
   }];
   let parameters = (ins StringRefParameter<"configuration id">:$id,
                         Placer_F64Param<"seconds per sample">:$time,
@@ -282,7 +293,8 @@ def Placer_TensorConfigAttr : Placer_Attr<"TensorConfig", "tensor_config"> {
                         Placer_F64Param<"bytes">:$fixed_bytes,
                         "::mlir::DenseF64ArrayAttr":$sync_in,
                         "::mlir::DenseF64ArrayAttr":$sync_out,
-                        OptionalParameter<"::mlir::DictionaryAttr">:$times);
+                        OptionalParameter<"::mlir::DictionaryAttr">:$times,
+                        Placer_OptionalBoolParam:$recompute);
   let builders = [
     AttrBuilder<(ins "::llvm::StringRef":$id, "double":$time,
                      "double":$param_bytes, "double":$stash_bytes,
@@ -290,7 +302,7 @@ def Placer_TensorConfigAttr : Placer_Attr<"TensorConfig", "tensor_config"> {
                      "::mlir::DenseF64ArrayAttr":$sync_in,
                      "::mlir::DenseF64ArrayAttr":$sync_out), [{
       return $_get($_ctxt, id, time, param_bytes, stash_bytes, fixed_bytes,
-                   sync_in, sync_out, ::mlir::DictionaryAttr());
+                   sync_in, sync_out, ::mlir::DictionaryAttr(), false);
     }]>
   ];
   let extraClassDeclaration = [{

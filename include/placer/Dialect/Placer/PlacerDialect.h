@@ -97,6 +97,10 @@ inline constexpr llvm::StringLiteral kColorClassAttrName = "placer.color_class";
 /// defer it); the other backward nodes compute the input gradients (B).
 inline constexpr llvm::StringLiteral kWeightGradientAttrName =
     "placer.weight_gradient";
+/// On a forward graph.node, a unit attribute: a training step computes its
+/// results again before its backward pass reads them, instead of keeping
+/// them from the forward pass (a chosen `recompute` configuration).
+inline constexpr llvm::StringLiteral kRecomputeAttrName = "placer.recompute";
 inline constexpr llvm::StringLiteral kUpdatesAttrName = "placer.updates";
 /// Beside `placer.updates`, a unit attribute: the result updates one more
 /// device's copy of the state, which another result updates alike (a
