@@ -302,6 +302,23 @@ func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
+// Recomputation marks a forward node (its backward pass computes it again).
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'placer.recompute' belongs on a forward node: its backward pass recomputes it}}
+  %y = graph.node "Neg"(%x) attributes {name = "neg/grad/0", output_names = ["y"], placer.backward, placer.recompute, version = 17 : i64} : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'placer.recompute' must be a unit attribute}}
+  %y = graph.node "Neg"(%x) attributes {name = "neg", output_names = ["y"], placer.recompute = 1 : i64, version = 17 : i64} : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
 // expected-error @+1 {{tensor_config 'v': times and bytes must be finite and not negative}}
 module attributes {placer.x = #placer.tensor_config<id = "v", time = -1.0, param_bytes = 0.0, stash_bytes = 0.0, fixed_bytes = 0.0, sync_in = [], sync_out = []>} {}
 
