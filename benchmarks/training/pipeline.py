@@ -32,6 +32,13 @@ cluster of this machine's MPI ranks with those times, for `schedule` and
   each rank's peak resident memory), against one process running the
   step over the whole batch (placer-run --train-steps --microbatches M).
 
+With --tensor T (T > 1), the forward graph is planned instead by the
+three-dimensional planner with tensor-degrees=T (priced for training with
+the model's costs, --placer-estimate-costs training=true), the step built
+on the placed graph, and its tensor-parallel stages split into per-device
+programs with their collectives (docs/Sharding.md); the report then counts
+each rank's collectives per step.
+
 Checks that the ranks' losses and weights equal the single process's
 within 1e-5 relative. Prints a table; writes WORK/training.json.
 """
@@ -342,6 +349,8 @@ def main():
     parser.add_argument("--learning-rate", type=float, default=1e-3)
     parser.add_argument("--torch", action="store_true",
                         help="also train the same decoder in PyTorch and compare")
+    parser.add_argument("--tensor", type=int, default=1,
+                        help="plan with tensor-degrees=TENSOR (three-dimensional planner)")
     parser.add_argument("--runtime-bin", default="",
                         help="a runtime-only placer-run (-DPLACER_RUNTIME_ONLY=ON) for the ranks")
     args = parser.parse_args()
@@ -387,16 +396,33 @@ def main():
          "--input", "labels=" + work("labels1.npy")])
     execution.cluster(work("cluster.json"), args.ranks,
                       {"bandwidth": args.bandwidth, "latency": args.latency})
-    placement = ("devices=%d cluster=%s profile=%s split=false schedule=%s microbatches=%d"
-                 % (args.ranks, work("cluster.json"), work("profile.json"), args.schedule, m))
-    run([tool("placer-opt"), work("step.mlir"), "--partition-devices=" + placement,
-         "-o", work("placed.mlir")])
-    run([tool("placer-opt"), work("placed.mlir"), "--placer-split-devices",
-         "--placer-simulate=report=" + work("simulated.json")])
+    if args.tensor > 1:
+        # The forward graph priced for training, planned in three
+        # dimensions; the step built where its forward nodes run.
+        run([tool("placer-opt"), work("model.mlir"),
+             "--placer-estimate-costs=training=true cluster=" + work("cluster.json"),
+             "--placer-place-devices=devices=%d tensor-degrees=%d schedule=%s microbatches=%d"
+             % (args.ranks, args.tensor, args.schedule, m),
+             "-o", work("planned.mlir")])
+        run([tool("placer-opt"), work("planned.mlir"),
+             "--placer-simulate=report=" + work("simulated.json"), "-o", os.devnull])
+        run([tool("placer-opt"), work("planned.mlir"), "--placer-build-training=" + options,
+             "-o", work("placed.mlir")])
+    else:
+        placement = ("devices=%d cluster=%s profile=%s split=false schedule=%s microbatches=%d"
+                     % (args.ranks, work("cluster.json"), work("profile.json"), args.schedule,
+                        m))
+        run([tool("placer-opt"), work("step.mlir"), "--partition-devices=" + placement,
+             "-o", work("placed.mlir")])
+        run([tool("placer-opt"), work("placed.mlir"), "--placer-split-devices",
+             "--placer-simulate=report=" + work("simulated.json")])
     with open(work("simulated.json")) as f:
         simulated = json.load(f)
     run([tool("placer-opt"), work("placed.mlir"), "--placer-accumulate-microbatches",
          "--placer-split-devices", "-o", work("train_split.mlir")])
+    with open(work("train_split.mlir")) as f:
+        text = f.read()
+    collectives = {kind: text.count("dist." + kind) for kind in ("all_reduce", "all_gather")}
 
     # One process over the whole batch, then the ranks.
     steps = ["--train-steps", str(args.steps), "--microbatches", str(m)]
@@ -432,7 +458,8 @@ def main():
     row = {
         "model": args.model, "parameters": parameters, **shape,
         "microbatch": b, "microbatches": m, "schedule": args.schedule,
-        "ranks": args.ranks, "steps": args.steps,
+        "ranks": args.ranks, "steps": args.steps, "tensor": args.tensor,
+        "collectives_in_split_program": collectives,
         "loss_first": float(loss_one[0]), "loss_last": float(loss_one[-1]),
         "max_relative_error_vs_one_process": worst,
         "optimizer": args.optimizer, "learning_rate": args.learning_rate,
@@ -449,6 +476,10 @@ def main():
              args.schedule, args.ranks))
     print("losses %.4f -> %.4f over %d steps; ranks vs one process: max relative error %.1e"
           % (loss_one[0], loss_one[-1], args.steps, worst))
+    if args.tensor > 1:
+        print("tensor-parallel degree %d: the split program has %d all-reduces and %d "
+              "all-gathers (all ranks, all microbatches)"
+              % (args.tensor, collectives["all_reduce"], collectives["all_gather"]))
     if versus:
         print("one process vs PyTorch (same weights, data, %s): losses %.1e (float32) %.1e "
               "(float64); weights %.1e (float32) %.1e (float64); PyTorch float32 vs float64 "

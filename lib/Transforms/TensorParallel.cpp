@@ -12,6 +12,7 @@
 
 #include "placer/Transforms/TensorParallel.h"
 
+#include "placer/Analysis/CostModel.h"
 #include "placer/Analysis/Sharding.h"
 #include "placer/Conversion/OnnxOps.h"
 #include "placer/Dialect/Dist/DistDialect.h"
@@ -69,12 +70,42 @@ struct HeldState {
   llvm::DenseMap<unsigned, ShardSplit> results;
 };
 
+/// How the forward pass reads a state constant, in a plan.
+enum class ForwardRead { None, CutAlike, Otherwise };
+
+/// Whether the forward pass reads `constant` cut as `split` wherever it
+/// reads it (a weight the forward products cut), reads it another way (a
+/// layer norm's scale that it reads whole, but whose update comes out
+/// split with its gradient: held split, it would split the forward pass's
+/// residual stream), or not at all (an optimizer's state).
+ForwardRead getForwardRead(
+    graph::ConstantOp constant, ShardSplit split,
+    const llvm::DenseMap<Operation *, const NodeSharding *> &shardings) {
+  ForwardRead read = ForwardRead::None;
+  for (OpOperand &use : constant.getResult().getUses()) {
+    Operation *user = use.getOwner();
+    if (isBackwardOp(user))
+      continue;
+    const NodeSharding *sharding = shardings.lookup(user);
+    unsigned i = use.getOperandNumber();
+    if (!sharding || !sharding->cutInputs[i] ||
+        *sharding->inputSplits[i] != split)
+      return ForwardRead::Otherwise;
+    read = ForwardRead::CutAlike;
+  }
+  return read;
+}
+
 /// Each state constant whose next value (a result marked placer.updates,
-/// not one more device's copy) comes out split in `plan` is held as that
-/// split from the start: every member reads its slice and returns its next
-/// slice, and nothing is gathered for it in the step. Where the module does
-/// not hold the constant's values, the state stays whole.
-HeldState getHeldState(func::FuncOp stage, const ShardingPlan &plan) {
+/// not one more device's copy) comes out split in `plan`, and which the
+/// forward pass reads cut alike, is held as that split from the start:
+/// every member reads its slice and returns its next slice, and nothing is
+/// gathered for it in the step. State the forward pass does not read (an
+/// optimizer's) only with `optimizerState`: its split follows the
+/// gradients, which follow the weights only once those are held. Where
+/// the module does not hold the constant's values, the state stays whole.
+HeldState getHeldState(func::FuncOp stage, const ShardingPlan &plan,
+                       bool optimizerState) {
   HeldState state;
   if (stage.getBody().empty())
     return state;
@@ -82,6 +113,9 @@ HeldState getHeldState(func::FuncOp stage, const ShardingPlan &plan) {
   stage.walk([&](graph::ConstantOp constant) {
     constants[constant.getName()] = constant;
   });
+  llvm::DenseMap<Operation *, const NodeSharding *> shardings;
+  for (const NodeSharding &sharding : plan.nodes)
+    shardings[sharding.node] = &sharding;
   auto ret = cast<func::ReturnOp>(stage.getBody().front().getTerminator());
   for (unsigned i = 0; i < stage.getNumResults(); ++i) {
     auto name = stage.getResultAttrOfType<StringAttr>(i, kUpdatesAttrName);
@@ -92,6 +126,10 @@ HeldState getHeldState(func::FuncOp stage, const ShardingPlan &plan) {
     if (split == plan.splits.end() || !constant ||
         constant.getType() != ret.getOperand(i).getType() ||
         !isSliceable(constant))
+      continue;
+    ForwardRead read = getForwardRead(constant, split->second, shardings);
+    if (read == ForwardRead::Otherwise ||
+        (read == ForwardRead::None && !optimizerState))
       continue;
     state.constants[constant.getResult()] = split->second;
     state.results[i] = split->second;
@@ -676,9 +714,18 @@ placer::buildGroupPrograms(func::FuncOp stage, ArrayRef<int64_t> group,
   if (failed(plan))
     return failure();
   // A training step's state that comes out split is held split: planned
-  // again from that start, its reads take their slices as they come.
-  HeldState held = getHeldState(stage, *plan);
-  if (!held.constants.empty()) {
+  // again from that start, its reads take their slices as they come. That
+  // plan may bring more state out split as the forward pass cuts it (a
+  // language model's head held split makes its input gradient whole, and
+  // then the weight gradients below come out cut as their weights), and
+  // the optimizer's state with them: again, until the held state settles
+  // (a few rounds; the last one's is kept).
+  HeldState held;
+  for (int round = 0; round < 4; ++round) {
+    HeldState next = getHeldState(stage, *plan, /*optimizerState=*/round > 0);
+    if (next.results == held.results)
+      break;
+    held = std::move(next);
     plan = planSharding(stage, degree, held.constants);
     if (failed(plan))
       return failure();

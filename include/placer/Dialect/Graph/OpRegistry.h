@@ -224,6 +224,7 @@ struct ShardSplit {
   bool operator==(const ShardSplit &other) const {
     return axis == other.axis && blocks == other.blocks;
   }
+  bool operator!=(const ShardSplit &other) const { return !(*this == other); }
 };
 
 /// What an op makes of a split of its input 0 (a ShardCarryFn's answer):
