@@ -493,13 +493,17 @@ def main():
                                          predicted, measured / predicted))
     for r in piped["ranks"]:
         dev = devices[r["rank"]] if r["rank"] < len(devices) else {}
-        print("  rank %d: compute %.4f s, recv wait %.4f s, peak resident %.1f MB; "
-              "simulator %.1f MB (weights, gradients, optimizer state %.1f MB; activations "
-              "%.1f MB, of which stash %.1f MB per microbatch x %s in flight)"
-              % (r["rank"], r["compute_seconds"], r["recv_wait_seconds"],
-                 r["peak_resident_bytes"] / 1e6, dev.get("peak_bytes", 0) / 1e6,
-                 dev.get("param_bytes", 0) / 1e6, dev.get("peak_activation_bytes", 0) / 1e6,
-                 dev.get("stash_bytes", 0) / 1e6, dev.get("in_flight", "?")))
+        line = ("  rank %d: compute %.4f s, recv wait %.4f s, peak resident %.1f MB"
+                % (r["rank"], r["compute_seconds"], r["recv_wait_seconds"],
+                   r["peak_resident_bytes"] / 1e6))
+        # A three-dimensional plan's simulation counts no memory per device.
+        if "peak_bytes" in dev:
+            line += ("; simulator %.1f MB (weights, gradients, optimizer state %.1f MB; "
+                     "activations %.1f MB, of which stash %.1f MB per microbatch x %s in "
+                     "flight)" % (dev["peak_bytes"] / 1e6, dev.get("param_bytes", 0) / 1e6,
+                                  dev.get("peak_activation_bytes", 0) / 1e6,
+                                  dev.get("stash_bytes", 0) / 1e6, dev.get("in_flight", "?")))
+        print(line)
     with open(work("training.json"), "w") as f:
         json.dump(row, f, indent=2)
     if worst > 1e-5:
