@@ -764,11 +764,25 @@ placer::exportOnnxStageFiles(ModuleOp module, const StageExportOptions &options)
     for (unsigned i = 0; i < stage.getNumArguments(); ++i)
       if (auto name = stage.getArgAttrOfType<StringAttr>(i, attrs::kValueName))
         inputReaders[name.str()].push_back(index);
-    for (unsigned i = 0; i < stage.getNumResults(); ++i)
-      if (auto name =
-              stage.getResultAttrOfType<StringAttr>(i, attrs::kValueName))
-        outputsJson.push_back(llvm::json::Object{
-            {"name", name.str()}, {"stage", static_cast<int64_t>(index)}});
+    for (unsigned i = 0; i < stage.getNumResults(); ++i) {
+      auto name = stage.getResultAttrOfType<StringAttr>(i, attrs::kValueName);
+      if (!name)
+        continue;
+      llvm::json::Object output{{"name", name.str()},
+                                {"stage", static_cast<int64_t>(index)}};
+      // A training state's next value on one more device (equal to the
+      // first's), or one member's slice of it: never mistaken for the
+      // whole state.
+      if (stage.getResultAttr(i, kReplicaAttrName))
+        output["replica"] = true;
+      if (auto shard = stage.getResultAttrOfType<ShardAttr>(i, kShardAttrName))
+        output["shard"] =
+            llvm::json::Object{{"axis", shard.getAxis()},
+                               {"blocks", shard.getBlocks()},
+                               {"index", shard.getIndex()},
+                               {"group", llvm::json::Array(shard.getGroup())}};
+      outputsJson.push_back(std::move(output));
+    }
     llvm::json::Object entry{{"stage", static_cast<int64_t>(index)},
                              {"device", device},
                              {"model", file},
