@@ -78,7 +78,8 @@ struct ShardingPlan {
 /// where the plan otherwise starts with every input and weight whole.
 mlir::FailureOr<ShardingPlan>
 planSharding(mlir::func::FuncOp func, int64_t degree,
-             const llvm::DenseMap<mlir::Value, ShardSplit> &held = {});
+             const llvm::DenseMap<mlir::Value, ShardSplit> &held =
+                 llvm::DenseMap<mlir::Value, ShardSplit>());
 
 } // namespace placer
 
