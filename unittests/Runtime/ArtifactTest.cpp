@@ -58,8 +58,9 @@ TEST(Artifact, ManifestRoundTrip) {
 
 /// Parses the sample's text after replacing the first `from` by `to`: the
 /// error.
-std::string errorAfter(const std::string &from, const std::string &to) {
-  std::string text = printManifest(sample());
+std::string errorAfter(const std::string &from, const std::string &to,
+                       const Manifest &manifest = sample()) {
+  std::string text = printManifest(manifest);
   size_t at = text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
   text.replace(at, from.size(), to);
@@ -118,20 +119,13 @@ TEST(Artifact, TrainingOutputsRoundTrip) {
   EXPECT_TRUE(back->outputs[1].replica);
 
   // A replica updates some state, and says so with a boolean.
-  std::string text = printManifest(m);
-  auto damaged = [&](const std::string &from, const std::string &to) {
-    std::string copy = text;
-    copy.replace(copy.find(from), from.size(), to);
-    std::string message;
-    EXPECT_FALSE(parseManifest(copy, "DIR/manifest.json", message));
-    return message;
-  };
-  EXPECT_EQ(damaged("\"replica\": true", "\"replica\": 1"),
+  EXPECT_EQ(errorAfter("\"replica\": true", "\"replica\": 1", m),
             "DIR/manifest.json: outputs[1].replica: expected true or false");
   EXPECT_EQ(
-      damaged("\"replica\": true,\n      \"shape\": [\n        3\n      ],\n   "
-              "   \"updates\": \"w\"",
-              "\"replica\": true,\n      \"shape\": [\n        3\n      ]"),
+      errorAfter(
+          "\"replica\": true,\n      \"shape\": [\n        3\n      ],\n   "
+          "   \"updates\": \"w\"",
+          "\"replica\": true,\n      \"shape\": [\n        3\n      ]", m),
       "DIR/manifest.json: outputs[1].replica: only beside \"updates\"");
 }
 
@@ -150,26 +144,18 @@ TEST(Artifact, ShardedStateRoundTrip) {
                             shard.firstRank, shard.rankStride),
             std::make_tuple(1, 3, 1, 2, 4, 2));
 
-  std::string text = printManifest(m);
-  auto damaged = [&](const std::string &from, const std::string &to) {
-    std::string copy = text;
-    copy.replace(copy.find(from), from.size(), to);
-    std::string message;
-    EXPECT_FALSE(parseManifest(copy, "DIR/manifest.json", message));
-    return message;
-  };
-  EXPECT_EQ(damaged("\"index\": 1", "\"index\": 2"),
+  EXPECT_EQ(errorAfter("\"index\": 1", "\"index\": 2", m),
             "DIR/manifest.json: outputs[0].shard.index: not below \"count\"");
-  EXPECT_EQ(damaged("\"axis\": 1", "\"axis\": 2"),
+  EXPECT_EQ(errorAfter("\"axis\": 1", "\"axis\": 2", m),
             "DIR/manifest.json: outputs[0].shard.axis: not an axis of the "
             "shape that its blocks divide");
-  EXPECT_EQ(damaged("\"blocks\": 3", "\"blocks\": 4"),
+  EXPECT_EQ(errorAfter("\"blocks\": 3", "\"blocks\": 4", m),
             "DIR/manifest.json: outputs[0].shard.axis: not an axis of the "
             "shape that its blocks divide");
-  EXPECT_EQ(damaged("\"count\": 2", "\"count\": 1"),
+  EXPECT_EQ(errorAfter("\"count\": 2", "\"count\": 1", m),
             "DIR/manifest.json: outputs[0].shard.count: expected an integer "
             "of at least 2");
-  EXPECT_EQ(damaged("\"updates\": \"w\"", "\"name\": \"v\""),
+  EXPECT_EQ(errorAfter("\"updates\": \"w\"", "\"name\": \"v\"", m),
             "DIR/manifest.json: outputs[0].shard: only beside \"updates\"");
 }
 
