@@ -362,14 +362,12 @@ void ShardingPlanner::carry(NodeSharding &sharding, ShardCarryFn fn) {
 
 void ShardingPlanner::join(NodeSharding &sharding, ShardJoinFn fn) {
   graph::NodeOp node = sharding.node;
-  SmallVector<std::optional<ShardSplit>, 3> inputs;
-  bool tensors = node->getNumResults() == 1 && isTensor(node->getResult(0));
-  for (Value operand : node->getOperands()) {
-    tensors &= isTensor(operand);
-    inputs.push_back(tensors ? splitOf(operand) : std::nullopt);
-  }
-  std::optional<ShardJoin> joined =
-      tensors ? fn(node, inputs, plan.degree) : std::nullopt;
+  SmallVector<std::optional<ShardSplit>, 3> inputs = llvm::map_to_vector<3>(
+      node->getOperands(), [&](Value operand) { return splitOf(operand); });
+  std::optional<ShardJoin> joined;
+  if (node->getNumResults() == 1 && isTensor(node->getResult(0)) &&
+      llvm::all_of(node->getOperands(), isTensor))
+    joined = fn(node, inputs, plan.degree);
   if (!joined) {
     sharding.strategy = "replicated";
     gatherInputs(sharding);
@@ -379,7 +377,7 @@ void ShardingPlanner::join(NodeSharding &sharding, ShardJoinFn fn) {
   // otherwise gathered first.
   sharding.strategy = "join";
   for (auto [i, wanted] : llvm::enumerate(joined->inputs)) {
-    if (inputs[i] && !(*inputs[i] == wanted))
+    if (inputs[i] && *inputs[i] != wanted)
       gather(sharding, static_cast<unsigned>(i));
     sharding.cutInputs[i] = true;
     sharding.inputSplits[i] = wanted;
