@@ -163,7 +163,9 @@ static bool fromJSON(const Value &value, TrainingSetup &training, Path path) {
     std::optional<solver::Schedule> parsed =
         solver::parseTrainingSchedule(*schedule);
     if (!parsed) {
-      path.field("schedule").report("expected \"gpipe\" or \"1f1b\"");
+      // (json::Path reports literals only: the names as Schedule.h lists
+      // them.)
+      path.field("schedule").report("expected gpipe, 1f1b or zb-h1");
       return false;
     }
     training.schedule = *parsed;

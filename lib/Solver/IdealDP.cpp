@@ -942,7 +942,10 @@ void certifyLinkModel(const Problem &problem, double modelOptimum,
                     "not proven optimal";
     return;
   }
-  bool exactInFlight = problem.schedule != Schedule::OneFOneB ||
+  // 1F1B's stash grows with the stages after a stage, ZB-H1's with all
+  // stages: the DP counts every accelerator as one, a bound from above.
+  bool exactInFlight = (problem.schedule != Schedule::OneFOneB &&
+                        problem.schedule != Schedule::ZeroBubbleH1) ||
                        problem.memoryLimit == kInfinity ||
                        !hasActivations(problem);
   double bound = modelOptimum;
@@ -963,9 +966,10 @@ void certifyLinkModel(const Problem &problem, double modelOptimum,
         exactInFlight
             ? "a tensor skips a device on a slower link than the DP charged: "
               "the split is within the gap of the optimum"
-            : "1F1B on unlike devices: the DP counts empty devices after a "
-              "stage as in flight, so the split is within the gap of the "
-              "optimum";
+            : std::string(getName(problem.schedule)) +
+                  " on unlike devices: the DP counts empty devices as "
+                  "stages in flight, so the split is within the gap of the "
+                  "optimum";
 }
 
 /// Differences one refinement round may enumerate (about two seconds):

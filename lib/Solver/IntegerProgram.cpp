@@ -16,7 +16,7 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
   IPResult result;
   // 1F1B's warm-up depths follow the pipeline order: the model needs it.
   bool contiguous = options.contiguous ||
-                    (problem.schedule == Schedule::OneFOneB &&
+                    (stashFollowsOrder(problem.schedule) &&
                      activationsBind(problem));
   result.solution.algorithm = contiguous ? "ip-contiguous" : "ip";
   result.solution.lowerBound = lowerBound(problem);
@@ -167,7 +167,8 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
     b.row("load_" + std::to_string(d), cols, coefs, 'L', 0);
     if (d < k && problem.getMemoryLimit(d) < kInfinity) {
       // Training schedules: accelerator d, in pipeline order, is at most
-      // k - d stages from the end (exactly when the empty ones come last).
+      // k - d stages from the end (exactly when the empty ones come last);
+      // ZB-H1 counts all k (exactly when every accelerator holds a stage).
       int inFlight = problem.isTraining() ? problem.inFlight(k - d) : 0;
       std::vector<int> memCols;
       std::vector<double> memCoefs;

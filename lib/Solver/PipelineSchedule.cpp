@@ -47,12 +47,12 @@ PipelineSchedule oneChunkPerDevice(PipelineKind kind, int p, int m) {
   return schedule;
 }
 
-/// GPipe and 1F1B (PipeDream-Flush): device d's stage has p - d - 1
-/// stages after it.
+/// GPipe, 1F1B (PipeDream-Flush) and ZB-H1: device d's stage has d stages
+/// before it and p - d - 1 after it.
 void orderOneChunkPerDevice(PipelineSchedule &schedule) {
   for (int d = 0; d < schedule.devices; ++d)
     schedule.order[d] = getStageOrder(schedule.kind, schedule.devices - d - 1,
-                                      schedule.microbatches, d);
+                                      schedule.microbatches, d, /*delay=*/d);
 }
 
 /// Megatron-LM's interleaved 1F1B: chunk c on device c mod p; a device's
@@ -84,36 +84,6 @@ void orderInterleaved(PipelineSchedule &schedule) {
     }
     for (int k = total - warmup; k < total; ++k)
       order.push_back(backward(microbatchOf(k), backwardChunk(k)));
-  }
-}
-
-/// ZB-H1 (Qi et al., ICLR 2024): 1F1B's order with each backward split in
-/// two and device d's weight work delayed by d microbatches, so that every
-/// device holds p microbatches from forward to weight work (the first
-/// device's 1F1B peak): in the steady phase F, B and the weight work of d
-/// microbatches before; in the cool-down each B followed by the oldest
-/// weight work left, which fills the waits 1F1B has there; then the rest.
-void orderZeroBubbleH1(PipelineSchedule &schedule) {
-  int p = schedule.devices, m = schedule.microbatches;
-  for (int d = 0; d < p; ++d) {
-    int warmup = std::min(p - d - 1, m);
-    std::vector<PipelineWork> &order = schedule.order[d];
-    int weights = 0; // weight work done so far, in microbatch order
-    for (int mb = 0; mb < warmup; ++mb)
-      order.push_back(forward(mb, d));
-    for (int k = 0; k < m - warmup; ++k) {
-      order.push_back(forward(warmup + k, d));
-      order.push_back(backward(k, d));
-      if (k >= d)
-        order.push_back(weight(weights++, d));
-    }
-    for (int mb = m - warmup; mb < m; ++mb) {
-      order.push_back(backward(mb, d));
-      if (weights <= mb)
-        order.push_back(weight(weights++, d));
-    }
-    while (weights < m)
-      order.push_back(weight(weights++, d));
   }
 }
 
@@ -199,11 +169,11 @@ bool orderZeroBubbleV(PipelineSchedule &schedule, int cap) {
 
 } // namespace
 
-std::vector<PipelineWork> placer::solver::getStageOrder(PipelineKind kind,
-                                                        int warmup,
-                                                        int microbatches,
-                                                        int chunk) {
-  assert((kind == PipelineKind::GPipe || kind == PipelineKind::OneFOneB) &&
+std::vector<PipelineWork>
+placer::solver::getStageOrder(PipelineKind kind, int warmup, int microbatches,
+                              int chunk, int delay) {
+  assert((kind == PipelineKind::GPipe || kind == PipelineKind::OneFOneB ||
+          kind == PipelineKind::ZeroBubbleH1) &&
          "one chunk per device");
   int m = microbatches;
   std::vector<PipelineWork> order;
@@ -216,21 +186,45 @@ std::vector<PipelineWork> placer::solver::getStageOrder(PipelineKind kind,
       order.push_back(backward(mb, chunk));
     return order;
   }
-  int ahead = std::clamp(warmup, 0, m);
+  // 1F1B; ZB-H1 (Qi et al., ICLR 2024) is its order with each backward
+  // split in two and the weight work delayed by `delay` microbatches, so
+  // that every stage holds as many microbatches as the first (from forward
+  // to weight work): in the steady phase F, B and the weight work of
+  // `delay` microbatches before; in the cool-down each B followed by the
+  // oldest weight work left, which fills the waits 1F1B has there; then
+  // the rest.
+  bool split = kind == PipelineKind::ZeroBubbleH1;
+  int ahead = std::clamp(warmup, 0, m), weights = 0;
   for (int mb = 0; mb < ahead; ++mb)
     order.push_back(forward(mb, chunk));
   for (int k = 0; k < m - ahead; ++k) {
     order.push_back(forward(ahead + k, chunk));
     order.push_back(backward(k, chunk));
+    if (split && k >= delay)
+      order.push_back(weight(weights++, chunk));
   }
-  for (int mb = m - ahead; mb < m; ++mb)
+  for (int mb = m - ahead; mb < m; ++mb) {
     order.push_back(backward(mb, chunk));
+    if (split && weights <= mb)
+      order.push_back(weight(weights++, chunk));
+  }
+  while (split && weights < m)
+    order.push_back(weight(weights++, chunk));
   return order;
 }
 
 PipelineKind placer::solver::getPipelineKind(Schedule schedule) {
-  return schedule == Schedule::GPipe ? PipelineKind::GPipe
-                                     : PipelineKind::OneFOneB;
+  switch (schedule) {
+  case Schedule::GPipe:
+    return PipelineKind::GPipe;
+  case Schedule::ZeroBubbleH1:
+    return PipelineKind::ZeroBubbleH1;
+  case Schedule::OneFOneB:
+  case Schedule::Sequential:
+  case Schedule::Inference:
+    break;
+  }
+  return PipelineKind::OneFOneB;
 }
 
 const char *placer::solver::getName(PipelineKind kind) {
@@ -277,6 +271,10 @@ placer::solver::buildPipelineSchedule(PipelineKind kind, int devices,
   case PipelineKind::OneFOneB:
     orderOneChunkPerDevice(schedule);
     break;
+  case PipelineKind::ZeroBubbleH1:
+    schedule.splitBackward = true;
+    orderOneChunkPerDevice(schedule);
+    break;
   case PipelineKind::Interleaved:
     if (chunks == 0)
       chunks = 2;
@@ -292,10 +290,6 @@ placer::solver::buildPipelineSchedule(PipelineKind kind, int devices,
     schedule.chunksPerDevice = chunks;
     schedule.deviceOfChunk.clear();
     orderInterleaved(schedule);
-    break;
-  case PipelineKind::ZeroBubbleH1:
-    schedule.splitBackward = true;
-    orderZeroBubbleH1(schedule);
     break;
   case PipelineKind::ZeroBubbleV: {
     // Two chunks per device in a V: chunk c on device c, then back from the

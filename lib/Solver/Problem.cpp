@@ -189,7 +189,7 @@ Evaluation placer::solver::evaluate(const Problem &problem,
     if (problem.isAccelerator(from))
       result.devices[from].communicationOut += c * slowest;
   }
-  if (problem.schedule == Schedule::OneFOneB)
+  if (stashFollowsOrder(problem.schedule))
     if (std::string why = checkPipelineOrder(problem, assignment);
         !why.empty())
       fail(why);
@@ -209,6 +209,7 @@ Evaluation placer::solver::evaluate(const Problem &problem,
   int stagesFromEnd = 0;
   for (int d = 0; d < problem.numAccelerators; ++d)
     stagesFromEnd += inUse(d) ? 1 : 0;
+  const int stages = stagesFromEnd;
   for (int d = 0; d < problem.numDevices(); ++d) {
     DeviceReport &device = result.devices[d];
     device.load = device.compute;
@@ -225,7 +226,7 @@ Evaluation placer::solver::evaluate(const Problem &problem,
           stash += problem.nodes[u].outputBytes;
         }
         if (problem.isTraining() && !device.nodes.empty()) {
-          device.inFlight = problem.inFlight(position);
+          device.inFlight = problem.inFlight(position, stages);
           device.activations =
               getStageActivations(stash, 0, device.inFlight, false);
           if (problem.recomputation &&
@@ -473,7 +474,7 @@ std::string Problem::checkCapacity() const {
          " are needed (weights only; activations add to it)";
 }
 
-int Problem::inFlight(int stagesFromEnd) const {
+int Problem::inFlight(int stagesFromEnd, int stages) const {
   switch (schedule) {
   case Schedule::Inference:
   case Schedule::Sequential: // one microbatch through the step at a time
@@ -482,6 +483,9 @@ int Problem::inFlight(int stagesFromEnd) const {
     return microbatches;
   case Schedule::OneFOneB:
     return std::min(stagesFromEnd, microbatches);
+  case Schedule::ZeroBubbleH1:
+    // Every stage holds what 1F1B's first one does (docs/Schedules.md).
+    return std::min(stages > 0 ? stages : numAccelerators, microbatches);
   }
   return microbatches;
 }

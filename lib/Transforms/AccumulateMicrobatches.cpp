@@ -85,34 +85,36 @@ std::string inputName(func::FuncOp func, unsigned index) {
   return "input" + std::to_string(index);
 }
 
-/// One microbatch's forward or backward work on one device: the unit a
-/// schedule orders.
+using solver::WorkKind;
+
+/// One microbatch's forward, backward or weight-gradient work on one
+/// device: the unit a schedule orders.
 struct Item {
   int64_t microbatch;
-  bool backward;
+  WorkKind kind;
   int64_t device;
   bool operator<(const Item &other) const {
-    return std::tie(microbatch, backward, device) <
-           std::tie(other.microbatch, other.backward, other.device);
+    return std::tie(microbatch, kind, device) <
+           std::tie(other.microbatch, other.kind, other.device);
   }
 };
 
-/// The order in which the stage at `position` of `stages` runs the
-/// forward (F) and backward (B) work of `microbatches` under `schedule`,
-/// as (microbatch, backward) pairs: the pipeline schedule's order
-/// (solver::getStageOrder, which the simulator runs too); sequential is
-/// 1F1B with no forward ahead, F0 B0 F1 B1 ...
-SmallVector<std::pair<int64_t, bool>> getStageOrder(solver::Schedule schedule,
-                                                    int64_t position,
-                                                    int64_t stages,
-                                                    int64_t microbatches) {
+/// The order in which the stage at `position` of `stages` runs its work
+/// for `microbatches` under `schedule`, as (microbatch, kind) pairs: the
+/// pipeline schedule's order (solver::getStageOrder, which the simulator
+/// runs too), `position` stages after the first and the rest before the
+/// loss; sequential is 1F1B with no forward ahead, F0 B0 F1 B1 ...
+SmallVector<std::pair<int64_t, WorkKind>>
+getStageOrder(solver::Schedule schedule, int64_t position, int64_t stages,
+              int64_t microbatches) {
   int64_t warmup =
       schedule == solver::Schedule::Sequential ? 0 : stages - 1 - position;
-  SmallVector<std::pair<int64_t, bool>> order;
+  SmallVector<std::pair<int64_t, WorkKind>> order;
   for (const solver::PipelineWork &work : solver::getStageOrder(
            solver::getPipelineKind(schedule), static_cast<int>(warmup),
-           static_cast<int>(microbatches)))
-    order.emplace_back(work.microbatch, work.kind != solver::WorkKind::Forward);
+           static_cast<int>(microbatches), /*chunk=*/0,
+           static_cast<int>(position)))
+    order.emplace_back(work.microbatch, work.kind);
   return order;
 }
 
@@ -147,6 +149,7 @@ private:
   void addToSum(OpBuilder &b, Value value, int64_t microbatch, Value copy);
   Value getSlice(OpBuilder &b, BlockArgument arg, int64_t m, Operation *reader);
   bool isReady(const Item &item) const;
+  WorkKind getKind(Operation *op) const;
   int64_t getReplicaCount(int64_t device) const;
   int64_t getRunningDevice(int64_t device, int64_t microbatch) const;
 
@@ -169,9 +172,14 @@ private:
   /// Devices in the order of their first op: the pipeline's stages.
   SmallVector<int64_t> stages;
   /// The ops of each item, in program order; the items emitted so far.
-  std::map<std::pair<bool, int64_t>, SmallVector<Operation *>> opsOf;
+  std::map<std::pair<WorkKind, int64_t>, SmallVector<Operation *>> opsOf;
   std::set<Item> emitted;
   SmallVector<IRMapping> copies;
+  /// Per (device, microbatch) whose backward work recomputed forward
+  /// values: each value and its recomputed copy, which the weight work
+  /// reads when the schedule runs it apart (the first copies died).
+  std::map<std::pair<int64_t, int64_t>, SmallVector<std::pair<Value, Value>>>
+      recomputedFor;
   /// Values of one microbatch that the rest of the step reads (gradients,
   /// the loss), the sum of their copies so far on each replica of their
   /// stage, and the builder of each one's sum and mean.
@@ -198,6 +206,16 @@ LogicalResult Accumulator::classify() {
            << kPass << ": not a training step: no node is marked '"
            << kOptimizerNodeAttrName << "' (run --placer-build-training first)";
   isReplicated.insert(replicated.begin(), replicated.end());
+  if (solver::splitsBackward(schedule) &&
+      llvm::none_of(replicated, [](Operation *op) {
+        return op->hasAttr(kWeightGradientAttrName);
+      }))
+    return func.emitError()
+           << kPass << ": the " << solver::getName(schedule)
+           << " schedule runs weight gradients apart from the backward pass, "
+              "but no backward node is marked '"
+           << kWeightGradientAttrName
+           << "' (a step built by --placer-build-training marks them)";
   for (Operation *op : replicated)
     for (Value operand : op->getOperands())
       if (Operation *def = operand.getDefiningOp(); def && isOptimizerNode(def))
@@ -225,14 +243,26 @@ void Accumulator::assignDevices() {
     int64_t device = deviceOf.at(op);
     if (!llvm::is_contained(stages, device))
       stages.push_back(device);
-    opsOf[{op->hasAttr(kBackwardNodeAttrName), device}].push_back(op);
+    opsOf[{getKind(op), device}].push_back(op);
   }
+}
+
+/// An op's work: forward, backward, or where the schedule runs it apart
+/// the weight-gradient part of the backward pass (placer.weight_gradient:
+/// no input gradient reads it, so nothing upstream waits for it).
+WorkKind Accumulator::getKind(Operation *op) const {
+  if (!op->hasAttr(kBackwardNodeAttrName))
+    return WorkKind::Forward;
+  return solver::splitsBackward(schedule) &&
+                 op->hasAttr(kWeightGradientAttrName)
+             ? WorkKind::Weight
+             : WorkKind::Backward;
 }
 
 /// Whether every op of `item` reads only shared values, inputs and work
 /// emitted before it or in it.
 bool Accumulator::isReady(const Item &item) const {
-  auto it = opsOf.find({item.backward, item.device});
+  auto it = opsOf.find({item.kind, item.device});
   if (it == opsOf.end())
     return true;
   for (Operation *op : it->second)
@@ -240,9 +270,8 @@ bool Accumulator::isReady(const Item &item) const {
       Operation *def = operand.getDefiningOp();
       if (!def || !isReplicated.contains(def))
         continue;
-      Item from{item.microbatch, def->hasAttr(kBackwardNodeAttrName),
-                deviceOf.at(def)};
-      if (from.backward != item.backward || from.device != item.device)
+      Item from{item.microbatch, getKind(def), deviceOf.at(def)};
+      if (from.kind != item.kind || from.device != item.device)
         if (!emitted.count(from))
           return false;
     }
@@ -285,7 +314,7 @@ int64_t Accumulator::getRunningDevice(int64_t device,
 
 void Accumulator::emitItem(OpBuilder &b, const Item &item) {
   emitted.insert(item);
-  auto it = opsOf.find({item.backward, item.device});
+  auto it = opsOf.find({item.kind, item.device});
   if (it == opsOf.end())
     return;
   int64_t m = item.microbatch;
@@ -306,25 +335,48 @@ void Accumulator::emitItem(OpBuilder &b, const Item &item) {
   IRMapping &mapping = copies[m];
   // What the backward work computes again: all of the device's forward
   // work where the placement's `recompute` lists it, else the nodes whose
-  // chosen configuration recomputes (placer.recompute).
+  // chosen configuration recomputes (placer.recompute). Weight work run
+  // apart reads what its backward work recomputed.
   SmallVector<Operation *> again;
-  if (auto forward = opsOf.find({false, item.device});
-      item.backward && forward != opsOf.end())
+  if (auto forward = opsOf.find({WorkKind::Forward, item.device});
+      item.kind == WorkKind::Backward && forward != opsOf.end()) {
+    SmallVector<Operation *> marked;
     for (Operation *op : forward->second)
       if (recomputing.contains(item.device) || op->hasAttr(kRecomputeAttrName))
-        again.push_back(op);
-  if (again.empty()) {
+        marked.push_back(op);
+    SmallVector<Operation *> readers(it->second);
+    if (auto weight = opsOf.find({WorkKind::Weight, item.device});
+        weight != opsOf.end())
+      readers.append(weight->second);
+    if (!marked.empty())
+      again = getRecomputed(readers, marked);
+  }
+  auto keep = [&](IRMapping &from) {
+    for (Operation *op : it->second)
+      for (Value result : op->getResults())
+        mapping.map(result, from.lookup(result));
+  };
+  if (item.kind == WorkKind::Weight) {
+    IRMapping recomputed = mapping;
+    for (auto [value, copy] : recomputedFor[{item.device, m}])
+      recomputed.map(value, copy);
+    recomputedFor.erase({item.device, m});
+    cloneAll(it->second, recomputed, "");
+    keep(recomputed);
+  } else if (item.kind == WorkKind::Forward || again.empty()) {
     cloneAll(it->second, mapping, "");
   } else {
     // That forward work again, just before the backward work reads it:
     // what the forward pass computed then dies at once, and only what
     // arrived from other devices or is kept waits for the backward pass.
     IRMapping recomputed = mapping;
-    cloneAll(getRecomputed(it->second, again), recomputed, "/recompute");
+    cloneAll(again, recomputed, "/recompute");
     cloneAll(it->second, recomputed, "");
-    for (Operation *op : it->second)
+    keep(recomputed);
+    for (Operation *op : again)
       for (Value result : op->getResults())
-        mapping.map(result, recomputed.lookup(result));
+        recomputedFor[{item.device, m}].emplace_back(result,
+                                                     recomputed.lookup(result));
   }
   // Sums as the microbatches finish, not at the end: one running sum of
   // each gradient lives, not one gradient per microbatch.
@@ -334,8 +386,6 @@ void Accumulator::emitItem(OpBuilder &b, const Item &item) {
         addToSum(b, result, item.microbatch, mapping.lookup(result));
 }
 
-/// The builder of `value`'s sum and mean: its producer's phase, colour
-/// class and (in addToSum and run) device.
 /// The ops of `forward` that `backward` reads, directly or through each
 /// other, in program order: what a recomputing device runs again.
 SmallVector<Operation *>
@@ -356,6 +406,8 @@ Accumulator::getRecomputed(ArrayRef<Operation *> backward,
   return ops;
 }
 
+/// The builder of `value`'s sum and mean: its producer's phase, colour
+/// class and (in addToSum and run) device.
 GradientBuilder &Accumulator::getMeanBuilder(OpBuilder &b, Value value) {
   Operation *def = value.getDefiningOp();
   std::unique_ptr<GradientBuilder> &builder = meanBuilders[def];
@@ -404,7 +456,7 @@ void Accumulator::addToSum(OpBuilder &b, Value value, int64_t microbatch,
 /// inputs allow (round robin over the stages): the order a pipeline runs
 /// them in, which each stage's function keeps once split.
 LogicalResult Accumulator::emitSchedule(OpBuilder &b) {
-  SmallVector<SmallVector<std::pair<int64_t, bool>>> orders;
+  SmallVector<SmallVector<std::pair<int64_t, WorkKind>>> orders;
   for (auto [position, device] : llvm::enumerate(stages))
     orders.push_back(
         getStageOrder(schedule, position, stages.size(), microbatches));
@@ -413,8 +465,8 @@ LogicalResult Accumulator::emitSchedule(OpBuilder &b) {
     progress = false;
     for (auto [s, device] : llvm::enumerate(stages))
       while (next[s] < orders[s].size()) {
-        auto [m, backward] = orders[s][next[s]];
-        Item item{m, backward, device};
+        auto [m, kind] = orders[s][next[s]];
+        Item item{m, kind, device};
         if (!isReady(item))
           break;
         emitItem(b, item);
@@ -560,7 +612,8 @@ LogicalResult placer::accumulateMicrobatches(ModuleOp module,
                                  : ", not " + std::to_string(microbatches));
   if (!order)
     return mlir::emitError(module->getLoc())
-           << kPass << ": schedule must be sequential, gpipe or 1f1b, not '"
+           << kPass << ": schedule must be sequential, "
+           << solver::getTrainingScheduleNames() << ", not '"
            << schedule << "'";
   ArrayRef<int64_t> recomputing, replicaOf;
   if (placedTraining && placement.getRecompute())

@@ -46,11 +46,22 @@ using namespace placer;
 
 namespace {
 
-/// The two halves of a training step; inference programs only run forward.
-enum class Phase { Forward = 0, Backward = 1 };
+/// The parts of a training step, as the pipeline schedules name them
+/// (solver::WorkKind): forward, backward and, where the schedule runs it
+/// apart, the backward pass's weight-gradient part. Inference programs only
+/// run forward.
+using Phase = solver::WorkKind;
 
 StringRef getPhaseName(Phase phase) {
-  return phase == Phase::Forward ? "forward" : "backward";
+  switch (phase) {
+  case Phase::Forward:
+    return "forward";
+  case Phase::Backward:
+    break;
+  case Phase::Weight:
+    return "weight";
+  }
+  return "backward";
 }
 
 struct Event {
@@ -100,10 +111,13 @@ struct Stage {
   int64_t replica = 0, replicas = 1;
   SmallVector<Operation *> ops; ///< top-level ops, terminator excluded
   OpRoles roles;
-  /// The forward and the backward task (empty in inference).
-  std::vector<Step> tasks[2];
-  /// 1F1B: forward tasks run before the first backward one.
-  int64_t warmup = 0;
+  /// The forward, backward and weight-gradient task (the last two empty in
+  /// inference; the last empty unless the schedule splits the backward).
+  std::vector<Step> tasks[3];
+  /// Stages after it on the longest path to the loss (1F1B: forward tasks
+  /// run before the first backward one), and before it (ZB-H1: how many
+  /// microbatches its weight tasks wait).
+  int64_t warmup = 0, delay = 0;
   /// The placement chose recomputation: the backward task first runs the
   /// forward ops again, and only the stage's inputs are stashed.
   bool recompute = false;
@@ -117,10 +131,10 @@ using TaskOrder = std::vector<std::pair<Phase, int64_t>>;
 /// The order of a stage's tasks under `schedule` (docs/Simulator.md):
 /// inference every forward; training the pipeline schedule's order
 /// (solver::getStageOrder, which --placer-accumulate-microbatches orders
-/// the step by too) for a stage `warmup` stages from the loss; sequential
-/// is 1F1B with no forward ahead.
+/// the step by too) for a stage `warmup` stages from the loss and `delay`
+/// from the first; sequential is 1F1B with no forward ahead.
 TaskOrder getTaskOrder(solver::Schedule schedule, int64_t microbatches,
-                       int64_t warmup) {
+                       int64_t warmup, int64_t delay) {
   TaskOrder order;
   if (schedule == solver::Schedule::Inference) {
     for (int64_t m = 0; m < microbatches; ++m)
@@ -131,10 +145,9 @@ TaskOrder getTaskOrder(solver::Schedule schedule, int64_t microbatches,
     warmup = 0;
   for (const solver::PipelineWork &work : solver::getStageOrder(
            solver::getPipelineKind(schedule), static_cast<int>(warmup),
-           static_cast<int>(microbatches)))
-    order.emplace_back(work.kind == solver::WorkKind::Forward ? Phase::Forward
-                                                              : Phase::Backward,
-                       work.microbatch);
+           static_cast<int>(microbatches), /*chunk=*/0,
+           static_cast<int>(delay)))
+    order.emplace_back(work.kind, work.microbatch);
   return order;
 }
 
@@ -151,7 +164,8 @@ public:
   std::vector<double> sampleFinish;    ///< per microbatch: last step's end
   std::vector<double> busyUntil;       ///< per stage: its last step's end
   /// Per stage: the most microbatches between the start of their forward
-  /// task and the end of their backward task at once (training).
+  /// task and the end of their last backward or weight task at once
+  /// (training).
   std::vector<int64_t> inFlight;
   double makespan = 0;
 
@@ -188,7 +202,8 @@ LogicalResult Simulator::run(std::vector<Stage> &stages,
       copiesOf[stage.leader].push_back(stage.device);
   std::vector<TaskOrder> orders;
   for (const Stage &stage : stages) {
-    TaskOrder order = getTaskOrder(schedule, microbatches, stage.warmup);
+    TaskOrder order =
+        getTaskOrder(schedule, microbatches, stage.warmup, stage.delay);
     // A stage with nothing to do in a phase skips its tasks; a copy takes
     // its share of the microbatches, in the stage's order.
     llvm::erase_if(order, [&](auto task) {
@@ -206,6 +221,13 @@ LogicalResult Simulator::run(std::vector<Stage> &stages,
   // Values a stage has already paid to send in its current task.
   std::vector<llvm::DenseSet<int>> sentFrom(n);
   std::vector<int64_t> open(n, 0);
+  // The task whose end frees a microbatch's activations: the weight task
+  // where the stage runs one, else the backward task.
+  auto releasing = [&](size_t s) {
+    return stages[s].tasks[static_cast<int>(Phase::Weight)].empty()
+               ? Phase::Backward
+               : Phase::Weight;
+  };
   std::map<std::pair<int64_t, int64_t>, double> linkFree;
   // Arrival of (channel, microbatch) at its receiver, once sent.
   std::map<std::tuple<int64_t, bool, int64_t>, double> arrival;
@@ -224,7 +246,7 @@ LogicalResult Simulator::run(std::vector<Stage> &stages,
     sentFrom[s].clear();
     taskStart[s] = deviceFree[s];
     if (orders[s][task[s]].first == Phase::Forward &&
-        !stages[s].tasks[1].empty())
+        !stages[s].tasks[static_cast<int>(Phase::Backward)].empty())
       inFlight[s] = std::max(inFlight[s], ++open[s]);
   };
   auto readyAt = [&](size_t s, const Step &step, double &when) {
@@ -317,7 +339,7 @@ LogicalResult Simulator::run(std::vector<Stage> &stages,
     makespan = std::max(makespan, deviceFree[s]);
     --remaining;
     if (++pc[s] == current(s).size()) {
-      if (phase == Phase::Backward)
+      if (phase == releasing(s))
         --open[s];
       pc[s] = 0;
       ++task[s];
@@ -399,14 +421,17 @@ double getTransferTime(const Cluster &cluster, dist::SendOp send,
 /// the reverse link.
 class TaskBuilder {
 public:
-  TaskBuilder(const Cluster &cluster, std::vector<Stage> &stages)
-      : cluster(cluster), stages(stages) {}
+  /// `splitBackward`: the schedule runs weight-gradient work apart.
+  TaskBuilder(const Cluster &cluster, std::vector<Stage> &stages,
+              bool splitBackward)
+      : cluster(cluster), stages(stages), splitBackward(splitBackward) {}
 
   /// Returns whether the program trains (it has a backward pass).
   bool build();
 
 private:
   void findBackwardOps();
+  void findWeightOps();
   /// Seconds of `op` on the stage's kind: its own time, or the backward
   /// time the cost model gave it (`gradient`).
   double getOpTime(Operation *op, const Stage &stage, bool gradient) const;
@@ -416,7 +441,8 @@ private:
 
   const Cluster &cluster;
   std::vector<Stage> &stages;
-  llvm::DenseSet<Operation *> backwardOps;
+  bool splitBackward;
+  llvm::DenseSet<Operation *> backwardOps, weightOps;
   /// Every channel's send and its sender.
   std::map<int64_t, std::pair<dist::SendOp, int64_t>> sendOf;
 };
@@ -449,6 +475,34 @@ void TaskBuilder::findBackwardOps() {
   }
 }
 
+/// The weight task: nodes marked placer.weight_gradient and what reads
+/// them (the gradients' sums and collectives), across devices as in
+/// findBackwardOps. No input gradient reads any of them (the mark's
+/// definition), so the backward task never waits for the weight task.
+void TaskBuilder::findWeightOps() {
+  std::set<int64_t> weightChannels;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Stage &stage : stages)
+      for (Operation *op : stage.ops) {
+        if (weightOps.contains(op) || !backwardOps.contains(op))
+          continue;
+        bool weight = op->hasAttr(kWeightGradientAttrName);
+        if (auto recv = dyn_cast<dist::RecvOp>(op))
+          weight = weightChannels.count(recv.getChannel());
+        for (Value operand : op->getOperands())
+          if (Operation *def = operand.getDefiningOp())
+            weight |= weightOps.contains(def);
+        if (!weight)
+          continue;
+        weightOps.insert(op);
+        if (auto send = dyn_cast<dist::SendOp>(op))
+          weightChannels.insert(send.getChannel());
+        changed = true;
+      }
+  }
+}
+
 double TaskBuilder::getOpTime(Operation *op, const Stage &stage,
                               bool gradient) const {
   CostAttr cost = getCost(op);
@@ -463,15 +517,17 @@ void TaskBuilder::addOps(Stage &stage) {
   // Where each value is made: its task and step.
   llvm::DenseMap<Value, std::pair<Phase, int>> madeAt;
   for (Operation *op : stage.ops) {
-    Phase phase =
-        backwardOps.contains(op) ? Phase::Backward : Phase::Forward;
+    Phase phase = weightOps.contains(op)     ? Phase::Weight
+                  : backwardOps.contains(op) ? Phase::Backward
+                                             : Phase::Forward;
     std::vector<Step> &steps = stage.tasks[static_cast<int>(phase)];
     Step step;
     auto inputs = [&](ValueRange values) {
       for (Value value : values) {
         auto it = madeAt.find(value);
-        // What the other task made is there already: a device runs a
-        // microbatch's forward task before its backward one.
+        // What another task made is there already: a device runs a
+        // microbatch's forward task before its backward one, and that
+        // before its weight task.
         if (it != madeAt.end() && it->second.first == phase &&
             !llvm::is_contained(step.inputs, it->second.second))
           step.inputs.push_back(it->second.second);
@@ -584,6 +640,8 @@ bool TaskBuilder::build() {
       if (auto send = dyn_cast<dist::SendOp>(op))
         sendOf.try_emplace(send.getChannel(), send, stage.device);
   findBackwardOps();
+  if (splitBackward)
+    findWeightOps();
   bool implicit = false;
   if (backwardOps.empty())
     implicit = llvm::any_of(stages, [](const Stage &stage) {
@@ -604,8 +662,10 @@ bool TaskBuilder::build() {
 
 /// 1F1B warm-up: a stage runs as many forwards ahead as there are stages
 /// after it on the longest forward path to the pipeline's end, so that a
-/// stage never waits for a forward its successor has not asked for. Stages
-/// whose forward transfers form a cycle warm up alike.
+/// stage never waits for a forward its successor has not asked for; ZB-H1
+/// delays its weight work by the stages before it on the longest path from
+/// the pipeline's start. Stages whose forward transfers form a cycle warm
+/// up alike.
 void assignWarmup(std::vector<Stage> &stages) {
   std::map<int64_t, int> stageOf;
   for (auto [i, stage] : llvm::enumerate(stages))
@@ -627,14 +687,21 @@ void assignWarmup(std::vector<Stage> &stages) {
   std::vector<std::vector<int>> members(components);
   for (auto [i, c] : llvm::enumerate(component))
     members[c].push_back(i);
-  std::vector<int64_t> depth(components, 0);
+  std::vector<int64_t> depth(components, 0), height(components, 0);
   for (int c = 0; c < components; ++c)
     for (int i : members[c])
       for (int next : successors[i])
         if (component[next] != c)
           depth[c] = std::max(depth[c], depth[component[next]] + 1);
-  for (auto [i, stage] : llvm::enumerate(stages))
+  for (int c = components - 1; c >= 0; --c)
+    for (int i : members[c])
+      for (int next : successors[i])
+        if (int to = component[next]; to != c)
+          height[to] = std::max(height[to], height[c] + 1);
+  for (auto [i, stage] : llvm::enumerate(stages)) {
     stage.warmup = depth[component[i]];
+    stage.delay = height[component[i]];
+  }
 }
 
 /// A self-contained SVG: one row per device, compute bars coloured by
@@ -658,11 +725,14 @@ std::string renderTimeline(const std::vector<Stage> &stages,
   os << "<defs><pattern id=\"backward\" width=\"6\" height=\"6\" "
         "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
         "<rect width=\"3\" height=\"6\" fill=\"#000\" fill-opacity=\"0.25\"/>"
-        "</pattern></defs>\n";
+        "</pattern><pattern id=\"weight\" width=\"4\" height=\"4\" "
+        "patternUnits=\"userSpaceOnUse\"><circle cx=\"2\" cy=\"2\" r=\"1\" "
+        "fill=\"#000\" fill-opacity=\"0.35\"/></pattern></defs>\n";
   os << llvm::formatv("<text x=\"{0}\" y=\"18\">pipeline timeline: {1} "
                       "microbatch(es), {2} s{3}</text>\n",
                       left, microbatches, formatNumber(makespan),
-                      training ? "; light bars forward, dark hatched backward"
+                      training ? "; light bars forward, dark hatched "
+                                 "backward, dotted weight gradients"
                                : "");
   for (auto [i, stage] : llvm::enumerate(stages))
     os << llvm::formatv("<text x=\"4\" y=\"{0}\">device {1}</text>\n",
@@ -673,8 +743,8 @@ std::string renderTimeline(const std::vector<Stage> &stages,
     double y = top + rowHeight * row[e.device] + (e.transfer ? 24 : 2);
     double h = e.transfer ? 6 : 20;
     int hue = static_cast<int>((e.microbatch * 67) % 360);
-    bool backward = e.phase == Phase::Backward;
-    int lightness = e.transfer ? 40 : backward ? 35 : 60;
+    bool forward = e.phase == Phase::Forward;
+    int lightness = e.transfer ? 40 : forward ? 60 : 35;
     std::string title =
         e.transfer ? e.name + " to device " + std::to_string(e.peer) : e.name;
     title += training ? llvm::formatv(" ({0}, microbatch {1})",
@@ -687,10 +757,10 @@ std::string renderTimeline(const std::vector<Stage> &stages,
         "<title>{7}: {8} - {9} s</title></rect>\n",
         x, y, w, h, hue, e.transfer ? 30 : 65, lightness, title,
         formatNumber(e.start), formatNumber(e.end));
-    if (backward && !e.transfer)
+    if (!forward && !e.transfer)
       os << llvm::formatv("<rect x=\"{0}\" y=\"{1}\" width=\"{2}\" "
-                          "height=\"{3}\" fill=\"url(#backward)\"/>\n",
-                          x, y, w, h);
+                          "height=\"{3}\" fill=\"url(#{4})\"/>\n",
+                          x, y, w, h, getPhaseName(e.phase));
   }
   os << "</svg>\n";
   return svg;
@@ -995,31 +1065,35 @@ FailureOr<Simulation> placer::simulate(ModuleOp module,
     forced = solver::parseTrainingSchedule(schedule);
     if (!forced)
       return emitError(loc, "--placer-simulate: unknown schedule '")
-             << schedule << "' (expected gpipe or 1f1b)";
+             << schedule << "' (expected " << solver::getTrainingScheduleNames()
+             << ")";
   }
   Cluster cluster = getCluster(module).getCluster();
   dist::ProgramOp program = programs.front();
   std::vector<Stage> stages = collectStages(module, program, cluster);
-  bool training = TaskBuilder(cluster, stages).build();
+  // A training program's pipeline: the one asked for, else the one the
+  // placement sized memory for, else the cluster's.
+  PlacementAttr placement = getPlacement(module);
+  bool placed =
+      placement && placement.getSchedule() != solver::Schedule::Inference;
+  TrainingSetup setup = cluster.getTraining();
+  solver::Schedule pipeline = forced   ? *forced
+                              : placed ? placement.getSchedule()
+                                       : setup.schedule;
+  bool training =
+      TaskBuilder(cluster, stages, solver::splitsBackward(pipeline)).build();
   if (forced && !training)
     return emitError(loc, "--placer-simulate: schedule=")
            << schedule
            << " needs a training program (backward ops or backward times); "
               "this one only runs forward";
-  // The pipeline the placement sized memory for, else the cluster's.
-  solver::Schedule pipeline = solver::Schedule::Inference;
   int64_t samples = microbatches;
   if (training) {
-    PlacementAttr placement = getPlacement(module);
-    bool placed =
-        placement && placement.getSchedule() != solver::Schedule::Inference;
-    TrainingSetup setup = cluster.getTraining();
-    pipeline = forced   ? *forced
-               : placed ? placement.getSchedule()
-                        : setup.schedule;
     if (samples == 0)
       samples = placed ? placement.getMicrobatches() : setup.microbatches;
     assignWarmup(stages);
+  } else {
+    pipeline = solver::Schedule::Inference;
   }
   if (samples == 0)
     samples = 1;

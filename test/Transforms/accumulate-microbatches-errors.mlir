@@ -6,7 +6,7 @@
 
 // ZERO: error: placer-accumulate-microbatches: microbatches must be at least 1 (the module was placed for no training schedule: give microbatches)
 // RUN: not placer-opt %s --split-input-file --placer-accumulate-microbatches="microbatches=2 schedule=zigzag" 2>&1 | FileCheck %s --check-prefix=SCHEDULE
-// SCHEDULE: error: placer-accumulate-microbatches: schedule must be sequential, gpipe or 1f1b, not 'zigzag'
+// SCHEDULE: error: placer-accumulate-microbatches: schedule must be sequential, gpipe, 1f1b or zb-h1, not 'zigzag'
 // RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --placer-accumulate-microbatches=microbatches=2 | not placer-opt --placer-accumulate-microbatches=microbatches=2 2>&1 | FileCheck %s --check-prefix=TWICE
 // TWICE: error: placer-accumulate-microbatches: the step averages microbatches already
 // RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --partition-devices="devices=3 split=false schedule=gpipe microbatches=4 replication=true" | not placer-opt --placer-accumulate-microbatches=microbatches=1 2>&1 | FileCheck %s --check-prefix=FEWER

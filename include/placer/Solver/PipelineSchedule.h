@@ -34,9 +34,9 @@ enum class PipelineKind {
 };
 
 const char *getName(PipelineKind kind);
-/// The kind of a placement's training schedule: GPipe, or 1F1B for 1F1B
-/// and Sequential (1F1B with no forward ahead: each microbatch through the
-/// step before the next).
+/// The kind of a placement's training schedule: GPipe, ZB-H1, or 1F1B for
+/// 1F1B and Sequential (1F1B with no forward ahead: each microbatch through
+/// the step before the next).
 PipelineKind getPipelineKind(Schedule schedule);
 /// "gpipe" | "1f1b" | "interleaved" | "zb-h1" | "zb-v".
 std::optional<PipelineKind> parsePipelineKind(std::string_view name);
@@ -78,15 +78,18 @@ struct PipelineSchedule {
   int chunks() const { return static_cast<int>(deviceOfChunk.size()); }
 };
 
-/// The order of one stage's work under GPipe or 1F1B (one chunk per
+/// The order of one stage's work under GPipe, 1F1B or ZB-H1 (one chunk per
 /// device, the chunk `chunk`) when `warmup` stages follow it on its longest
-/// path to the loss (p - d - 1 in a chain; a placement's stages may branch):
-/// GPipe every forward then every backward in reverse, 1F1B `warmup`
-/// forwards ahead, then one forward and one backward in turn, then the
-/// backwards left. The simulator and --placer-accumulate-microbatches order
-/// a stage's work by it, so both run the same order.
+/// path to the loss (p - d - 1 in a chain; a placement's stages may branch)
+/// and `delay` precede it (d in a chain): GPipe every forward then every
+/// backward in reverse, 1F1B `warmup` forwards ahead, then one forward and
+/// one backward in turn, then the backwards left; ZB-H1 1F1B's order with
+/// each stage's weight work `delay` microbatches behind its backward work.
+/// The simulator and --placer-accumulate-microbatches order a stage's work
+/// by it, so both run the same order.
 std::vector<PipelineWork> getStageOrder(PipelineKind kind, int warmup,
-                                        int microbatches, int chunk = 0);
+                                        int microbatches, int chunk = 0,
+                                        int delay = 0);
 
 /// The schedule of `kind` for `devices` and `microbatches` (`chunks` per
 /// device for interleaved: at least 2, 2 by default; ignored otherwise), or

@@ -132,10 +132,11 @@ struct Problem {
   /// accelerators that could (weights only: activations add to it).
   std::string checkCapacity() const;
   /// Microbatches whose stash an accelerator stage holds at once when it
-  /// is `stagesFromEnd` accelerator stages from the end (1: the last).
+  /// is `stagesFromEnd` accelerator stages from the end (1: the last) of
+  /// `stages` (all accelerators when not given: a bound from above).
   /// Stages count in accelerator order: the schedule runs accelerator 0
   /// first; CPU stages (no memory limit) do not count.
-  int inFlight(int stagesFromEnd) const;
+  int inFlight(int stagesFromEnd, int stages = 0) const;
   /// Per microbatch: a ring all-reduce of `bytes` over `replicas` devices,
   /// once per iteration (training; 0 for one replica or inference), at
   /// `allReduceBandwidth` over `linkFactor` (the ring's slowest link, 1 at

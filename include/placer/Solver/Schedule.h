@@ -35,6 +35,12 @@ enum class Schedule {
   /// Training, one forward one backward (PipeDream-Flush): the stage j
   /// stages from the end (1 for the last) stashes min(j, M) microbatches.
   OneFOneB,
+  /// Training, 1F1B with each backward split into its input-gradient part
+  /// (B) and its weight-gradient part (W), the stage d stages from the
+  /// first delaying its W by d microbatches into the bubbles (Qi et al.,
+  /// ZB-H1): every stage of p stashes min(p, M) microbatches, the first
+  /// stage's 1F1B figure, for a third of 1F1B's bubble when F = B = W.
+  ZeroBubbleH1,
   /// Training without a pipeline: each microbatch's forward and backward
   /// through the whole step before the next one's (the order
   /// --placer-accumulate-microbatches gives a step no placement chose a
@@ -61,6 +67,8 @@ inline const char *getName(Schedule schedule) {
     return "gpipe";
   case Schedule::OneFOneB:
     return "1f1b";
+  case Schedule::ZeroBubbleH1:
+    return "zb-h1";
   case Schedule::Sequential:
     return "sequential";
   case Schedule::Inference:
@@ -69,14 +77,30 @@ inline const char *getName(Schedule schedule) {
   return "inference";
 }
 
-/// "gpipe" | "1f1b": the pipelined training schedules a placement prices
-/// ("inference" and "sequential" are not names users give it).
+/// "gpipe" | "1f1b" | "zb-h1": the pipelined training schedules a
+/// placement prices ("inference" and "sequential" are not names users give
+/// it).
 inline std::optional<Schedule> parseTrainingSchedule(std::string_view name) {
-  if (name == "gpipe")
-    return Schedule::GPipe;
-  if (name == "1f1b")
-    return Schedule::OneFOneB;
+  for (Schedule schedule :
+       {Schedule::GPipe, Schedule::OneFOneB, Schedule::ZeroBubbleH1})
+    if (name == getName(schedule))
+      return schedule;
   return std::nullopt;
+}
+
+/// The training schedules' names, for errors that list them.
+inline const char *getTrainingScheduleNames() { return "gpipe, 1f1b or zb-h1"; }
+
+/// Whether `schedule` runs each backward pass as two pieces of work, its
+/// input gradients (B) and later its weight gradients (W).
+inline bool splitsBackward(Schedule schedule) {
+  return schedule == Schedule::ZeroBubbleH1;
+}
+
+/// Whether a stage's stash depends on the stages after it in pipeline
+/// order (1F1B's warm-up), so that the order of stages matters to memory.
+inline bool stashFollowsOrder(Schedule schedule) {
+  return schedule == Schedule::OneFOneB;
 }
 
 /// A training step's order: a pipelined schedule, or "sequential".

@@ -91,11 +91,12 @@ FailureOr<solver::Schedule> placer::detail::parseSchedule(AsmParser &parser) {
     return failure();
   for (solver::Schedule schedule :
        {solver::Schedule::Inference, solver::Schedule::GPipe,
-        solver::Schedule::OneFOneB, solver::Schedule::Sequential})
+        solver::Schedule::OneFOneB, solver::Schedule::ZeroBubbleH1,
+        solver::Schedule::Sequential})
     if (name == solver::getName(schedule))
       return schedule;
   return parser.emitError(loc, "unknown schedule \"")
-         << name << "\" (one of \"gpipe\", \"1f1b\", \"sequential\", "
+         << name << "\" (one of \"gpipe\", \"1f1b\", \"zb-h1\", \"sequential\", "
          << "\"inference\")";
 }
 
@@ -157,10 +158,9 @@ LogicalResult TrainingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    solver::Schedule schedule,
                                    int64_t microbatches,
                                    F64 optimizerStateFactor) {
-  if (schedule != solver::Schedule::GPipe &&
-      schedule != solver::Schedule::OneFOneB)
-    return emitError() << "training schedule must be \"gpipe\" or \"1f1b\", "
-                          "got \""
+  if (!solver::parseTrainingSchedule(solver::getName(schedule)))
+    return emitError() << "training schedule must be "
+                       << solver::getTrainingScheduleNames() << ", got \""
                        << solver::getName(schedule) << "\"";
   if (microbatches < 1 || optimizerStateFactor < 0)
     return emitError() << "training needs at least one microbatch and a "
@@ -179,8 +179,9 @@ PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "placement schedule and microbatches come together "
                           "(training) or not at all (inference)";
   if (schedule == solver::Schedule::Sequential)
-    return emitError() << "placement schedule must be \"gpipe\" or "
-                          "\"1f1b\", got \"sequential\"";
+    return emitError() << "placement schedule must be "
+                       << solver::getTrainingScheduleNames()
+                       << ", got \"sequential\"";
   if (microbatches < 0)
     return emitError() << "placement microbatches must be positive, got "
                        << microbatches;
@@ -672,7 +673,7 @@ LogicalResult PlacerDialect::verifyOperationAttribute(Operation *op,
         (!schedule || !solver::parseStepSchedule(schedule.getValue())))
       return op->emitError()
              << "'" << name
-             << "' must be \"sequential\", \"gpipe\" or \"1f1b\"";
+             << "' must be sequential, " << solver::getTrainingScheduleNames();
     return success();
   }
 

@@ -168,14 +168,14 @@ module attributes {placer.devices = 3 : i64} {}
 // Schedules are solver::Schedule (include/placer/Solver/Schedule.h): a
 // name that is none is refused by the parser, one the cluster cannot train
 // with by the verifier.
-// expected-error @+3 {{unknown schedule "interleaved" (one of "gpipe", "1f1b", "sequential", "inference")}}
+// expected-error @+3 {{unknown schedule "interleaved" (one of "gpipe", "1f1b", "zb-h1", "sequential", "inference")}}
 // expected-error @+2 {{failed to parse Placer_TrainingAttr parameter 'schedule'}}
 // expected-error @+1 {{failed to parse Placer_ClusterAttr parameter 'training'}}
 module attributes {placer.cluster = #placer.cluster<kinds = [#placer.kind<name = "gpu", device_class = accelerator, peak_flops = {f32 = 1.0}, memory_bandwidth = 1.0>], default_link = #placer.link<bandwidth = 1.0>, training = <schedule = "interleaved", microbatches = 4, optimizer_state_factor = 2.0>>} {}
 
 // -----
 
-// expected-error @+2 {{training schedule must be "gpipe" or "1f1b", got "sequential"}}
+// expected-error @+2 {{training schedule must be gpipe, 1f1b or zb-h1, got "sequential"}}
 // expected-error @+1 {{failed to parse Placer_ClusterAttr parameter 'training'}}
 module attributes {placer.cluster = #placer.cluster<kinds = [#placer.kind<name = "gpu", device_class = accelerator, peak_flops = {f32 = 1.0}, memory_bandwidth = 1.0>], default_link = #placer.link<bandwidth = 1.0>, training = <schedule = "sequential", microbatches = 4, optimizer_state_factor = 2.0>>} {}
 
@@ -198,7 +198,7 @@ module attributes {placer.placement = #placer.placement<objective = throughput, 
 
 // -----
 
-// expected-error @+1 {{placement schedule must be "gpipe" or "1f1b", got "sequential"}}
+// expected-error @+1 {{placement schedule must be gpipe, 1f1b or zb-h1, got "sequential"}}
 module attributes {placer.placement = #placer.placement<objective = throughput, algorithm = "dp", max_load = 1.0, lower_bound = 1.0, optimal = true, accelerators = 1, cpus = 0, schedule = "sequential", microbatches = 4>} {}
 
 // -----
