@@ -4,6 +4,8 @@
 // RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --partition-devices="devices=2 split=false schedule=gpipe microbatches=3" --placer-accumulate-microbatches | FileCheck %s --check-prefix=GPIPE
 // RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --partition-devices="devices=2 split=false schedule=1f1b microbatches=3" --placer-accumulate-microbatches | FileCheck %s --check-prefix=1F1B
 // RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --partition-devices="devices=2 split=false schedule=1f1b microbatches=3" --placer-accumulate-microbatches="microbatches=2 schedule=gpipe" | FileCheck %s --check-prefix=OPTIONS
+// RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --partition-devices="devices=2 split=false schedule=zb-h1 microbatches=3" --placer-accumulate-microbatches | FileCheck %s --check-prefix=ZBH1
+// RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --partition-devices="devices=1 split=false schedule=zb-h1 microbatches=2" | sed 's/microbatches = 2>/microbatches = 2, recompute = [0]>/' | placer-opt --placer-accumulate-microbatches | FileCheck %s --check-prefix=ZBRECOMPUTE
 // RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --placer-accumulate-microbatches=microbatches=2 | FileCheck %s --check-prefix=SEQUENTIAL
 // RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --partition-devices="devices=2 split=false schedule=gpipe microbatches=2" | sed 's/microbatches = 2>/microbatches = 2, recompute = [0]>/' | placer-opt --placer-accumulate-microbatches | FileCheck %s --check-prefix=RECOMPUTE
 // RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --partition-devices="devices=3 split=false schedule=gpipe microbatches=4 replication=true" | placer-opt --placer-accumulate-microbatches | FileCheck %s --check-prefix=REPLICAS
@@ -92,6 +94,45 @@
 // 1F1B: name = "fc2/mb2"
 // 1F1B: name = "fc2/grad/0/mb2"
 // 1F1B: name = "fc1/grad/0/mb2"
+// ZB-H1: each backward pass in two items, input gradients (B) and weight
+// gradients (W, placer.weight_gradient), the second stage's W one
+// microbatch behind its B; device 0: F0 F1 B0 W0 F2 B1 W1 B2 W2, device 1:
+// F0 B0 F1 B1 W0 F2 B2 W1 W2 (docs/Schedules.md). The gradients still sum
+// in microbatch order.
+// ZBH1-LABEL: func.func @main_graph
+// ZBH1-SAME: placer.schedule = "zb-h1"
+// ZBH1: name = "fc1/mb0"
+// ZBH1: name = "fc1/mb1"
+// ZBH1: name = "fc2/mb0"
+// ZBH1: name = "fc2/grad/0/mb0"
+// ZBH1-NOT: name = "fc2/grad/2/mb0"
+// ZBH1: name = "fc2/mb1"
+// ZBH1: name = "fc2/grad/0/mb1"
+// ZBH1: name = "fc2/grad/2/mb0"{{.*}}placer.weight_gradient
+// ZBH1: %[[W0:.*]] = graph.node "MatMul"{{.*}}name = "fc2/grad/3/mb0"
+// ZBH1: name = "tanh/grad/0/mb0"{{.*}}placer.device = #placer.device<0>
+// ZBH1: name = "fc1/grad/3/mb0"{{.*}}placer.weight_gradient
+// ZBH1: name = "fc1/mb2"
+// ZBH1: name = "tanh/grad/0/mb1"
+// ZBH1: name = "fc1/grad/3/mb1"
+// ZBH1: name = "fc2/mb2"
+// ZBH1: name = "fc2/grad/0/mb2"
+// ZBH1: name = "fc2/grad/2/mb1"
+// ZBH1: %[[W1:.*]] = graph.node "MatMul"{{.*}}name = "fc2/grad/3/mb1"
+// ZBH1: graph.node "Add"(%[[W0]], %[[W1]])
+// ZBH1: name = "fc2/grad/3/mb2"
+
+// ZB-H1 on a recomputing device (one stage: F B W per microbatch): the
+// weight work, an item of its own, reads the forward values the backward
+// work recomputed (the forward pass's died), and recomputes nothing more.
+// ZBRECOMPUTE: name = "tanh/mb0"
+// ZBRECOMPUTE: %[[A:.*]] = graph.node "Tanh"{{.*}}name = "tanh/mb0/recompute"
+// ZBRECOMPUTE: name = "tanh/grad/0/mb0"
+// ZBRECOMPUTE-NOT: /mb0/recompute"
+// ZBRECOMPUTE: graph.node "Transpose"(%[[A]]){{.*}}name = "fc2/grad/2/mb0"{{.*}}placer.weight_gradient
+// ZBRECOMPUTE-NOT: /mb0/recompute"
+// ZBRECOMPUTE: name = "fc1/mb1"
+
 // The options override the placement's.
 // OPTIONS-LABEL: func.func @main_graph(%arg0: tensor<4x64xf32>
 // OPTIONS-SAME: placer.microbatches = 2 : i64, placer.schedule = "gpipe"

@@ -192,9 +192,9 @@ module attributes {placer.placement = #placer.placement<objective = throughput, 
 
 // -----
 
-// expected-error @+2 {{unknown schedule "zb-h1"}}
+// expected-error @+2 {{unknown schedule "zb-v"}}
 // expected-error @+1 {{failed to parse Placer_PlacementAttr parameter 'schedule'}}
-module attributes {placer.placement = #placer.placement<objective = throughput, algorithm = "dp", max_load = 1.0, lower_bound = 1.0, optimal = true, accelerators = 1, cpus = 0, schedule = "zb-h1", microbatches = 4>} {}
+module attributes {placer.placement = #placer.placement<objective = throughput, algorithm = "dp", max_load = 1.0, lower_bound = 1.0, optimal = true, accelerators = 1, cpus = 0, schedule = "zb-v", microbatches = 4>} {}
 
 // -----
 

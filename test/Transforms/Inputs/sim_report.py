@@ -2,7 +2,8 @@
 
     sim_report.py events REPORT.json   one line per device: its compute
                                        steps in time order, as F<microbatch>@
-                                       <start> (forward) or B<m>@<start>
+                                       <start> (forward), B<m>@<start>
+                                       (backward) or W<m>@<start> (weight)
     sim_report.py memory REPORT.json   one line per device: busy time, bubble
                                        fraction, microbatches in flight and
                                        memory
