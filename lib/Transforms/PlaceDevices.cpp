@@ -14,6 +14,7 @@
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Solver/Latency.h"
+#include "placer/Solver/PipelineSchedule.h"
 #include "placer/Solver/Solve.h"
 #include "placer/Solver/Workload.h"
 #include "placer/Support/Format.h"
@@ -255,6 +256,38 @@ int64_t countTransfers(const ModuleProblem &mp) {
   return transfers;
 }
 
+/// The bubble a training placement expects (idle over busy device time):
+/// its schedule run on its stages' loads per microbatch in device order,
+/// each load split evenly into forward, input-gradient and weight-gradient
+/// work (PipelineTimes::fromLoads); none for replicated stages, whose
+/// copies take turns.
+std::optional<double> getExpectedBubble(const solver::Problem &p,
+                                        const solver::Evaluation &evaluation) {
+  std::vector<double> loads;
+  for (int d = 0; d < p.numDevices(); ++d) {
+    const solver::DeviceReport &r = evaluation.devices[d];
+    if (r.replicas > 1 || r.replicaOf >= 0)
+      return std::nullopt;
+    if (!r.nodes.empty())
+      loads.push_back(r.load);
+  }
+  llvm::Expected<solver::PipelineSchedule> schedule =
+      solver::buildPipelineSchedule(solver::getPipelineKind(p.schedule),
+                                    static_cast<int>(loads.size()),
+                                    p.microbatches);
+  if (!schedule) {
+    llvm::consumeError(schedule.takeError());
+    return std::nullopt;
+  }
+  llvm::Expected<solver::PipelineRun> run = solver::runPipelineSchedule(
+      *schedule, solver::PipelineTimes::fromLoads(loads));
+  if (!run) {
+    llvm::consumeError(run.takeError());
+    return std::nullopt;
+  }
+  return run->bubbleRatio();
+}
+
 /// The placement's JSON report (schema in docs/Placement.md).
 llvm::json::Value makeReport(const ModuleProblem &mp,
                              const solver::Solution &solution,
@@ -354,6 +387,8 @@ llvm::json::Value makeReport(const ModuleProblem &mp,
   if (p.isTraining()) {
     report["schedule"] = solver::getName(p.schedule);
     report["microbatches"] = p.microbatches;
+    if (std::optional<double> bubble = getExpectedBubble(p, evaluation))
+      report["bubble"] = *bubble;
   }
   return report;
 }

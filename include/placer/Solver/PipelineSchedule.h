@@ -118,6 +118,17 @@ struct PipelineTimes {
                                double transfer = 0) {
     return {std::vector<ChunkTimes>(chunks, times), transfer};
   }
+  /// Each chunk's times from its whole work per microbatch, split as a
+  /// training step's work splits when nothing finer is known: a third
+  /// forward, a third input gradients, a third weight gradients (the
+  /// backward pass does twice the forward's arithmetic, half of it for the
+  /// weights).
+  static PipelineTimes fromLoads(const std::vector<double> &loads) {
+    PipelineTimes times;
+    for (double load : loads)
+      times.chunks.push_back({load / 3, load / 3, load / 3});
+    return times;
+  }
 };
 
 /// A schedule run: each device takes its work in order, each piece as soon
