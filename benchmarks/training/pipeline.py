@@ -3,8 +3,8 @@
 
     pipeline.py --bin BUILD/bin --work DIR [--layers 4] [--dim 128]
                 [--heads 4] [--seq 32] [--vocab 512] [--batch 4]
-                [--microbatches 4] [--schedule gpipe] [--steps 6]
-                [--ranks 2]
+                [--microbatches 4] [--schedule gpipe[,1f1b,...]] [--steps 6]
+                [--ranks 2] [--rounds N]
     pipeline.py --model cnn --bin BUILD/bin --work DIR [--channels 16]
                 [--image 32] [--classes 10] [--batch 4] ...
 
@@ -39,10 +39,18 @@ on the placed graph, and its tensor-parallel stages split into per-device
 programs with their collectives (docs/Sharding.md); the report then counts
 each rank's collectives per step.
 
+Several schedules (--schedule 1f1b,zb-h1) are each placed, simulated and
+run (files in WORK/SCHEDULE), and each one's losses and weights compared bit
+for bit with the first's; --rounds N then times each schedule's artifact N
+more times, the schedules in turn, so that the machine's drift falls on all
+alike (the median of the rounds is reported).
+
 Checks that the ranks' losses and weights equal the single process's
-within 1e-5 relative. Prints a table; writes WORK/training.json.
+within 1e-5 relative. Prints a table; writes WORK/training.json (a list of
+rows for several schedules).
 """
 import argparse
+import filecmp
 import importlib.util
 import json
 import math
@@ -340,7 +348,13 @@ def main():
     parser.add_argument("--vocab", type=int, default=512)
     parser.add_argument("--batch", type=int, default=4, help="sequences per microbatch")
     parser.add_argument("--microbatches", type=int, default=4)
-    parser.add_argument("--schedule", default="gpipe")
+    parser.add_argument("--schedule", default="gpipe",
+                        help="a schedule, or several separated by commas: each is placed, "
+                             "simulated and run, and its losses and weights compared bit for "
+                             "bit with the first's")
+    parser.add_argument("--rounds", type=int, default=0,
+                        help="time each schedule's artifact this many more times, the "
+                             "schedules in turn (median of the rounds)")
     parser.add_argument("--steps", type=int, default=6)
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--bandwidth", type=float, default=5e9)
@@ -396,90 +410,54 @@ def main():
          "--input", "labels=" + work("labels1.npy")])
     execution.cluster(work("cluster.json"), args.ranks,
                       {"bandwidth": args.bandwidth, "latency": args.latency})
-    if args.tensor > 1:
-        # The forward graph priced for training, planned in three
-        # dimensions; the step built where its forward nodes run.
-        run([tool("placer-opt"), work("model.mlir"),
-             "--placer-estimate-costs=training=true cluster=" + work("cluster.json"),
-             "--placer-place-devices=devices=%d tensor-degrees=%d schedule=%s microbatches=%d"
-             % (args.ranks, args.tensor, args.schedule, m),
-             "-o", work("planned.mlir")])
-        run([tool("placer-opt"), work("planned.mlir"),
-             "--placer-simulate=report=" + work("simulated.json"), "-o", os.devnull])
-        run([tool("placer-opt"), work("planned.mlir"), "--placer-build-training=" + options,
-             "-o", work("placed.mlir")])
-    else:
-        placement = ("devices=%d cluster=%s profile=%s split=false schedule=%s microbatches=%d"
-                     % (args.ranks, work("cluster.json"), work("profile.json"), args.schedule,
-                        m))
-        run([tool("placer-opt"), work("step.mlir"), "--partition-devices=" + placement,
-             "-o", work("placed.mlir")])
-        run([tool("placer-opt"), work("placed.mlir"), "--placer-split-devices",
-             "--placer-simulate=report=" + work("simulated.json")])
-    with open(work("simulated.json")) as f:
-        simulated = json.load(f)
-    run([tool("placer-opt"), work("placed.mlir"), "--placer-accumulate-microbatches",
-         "--placer-split-devices", "-o", work("train_split.mlir")])
-    with open(work("train_split.mlir")) as f:
-        text = f.read()
-    collectives = {kind: text.count("dist." + kind) for kind in ("all_reduce", "all_gather")}
-
-    # One process over the whole batch, then the ranks.
+    # One process over the whole batch.
     steps = ["--train-steps", str(args.steps), "--microbatches", str(m)]
     run([tool("placer-run"), work("step.mlir"), *inputs, *steps, "--cache-dir", cache,
          "--output-dir", work("one"),
          "--save-weights", work("one-weights"), "--report", work("one.json")], env=env)
-    # The ranks run the compiled artifact with the runtime alone, so that
-    # their resident memory is the training's, not the compiler's.
-    run([tool("placer-run"), work("train_split.mlir"), "--compile-only", work("artifact"),
-         "--cache-dir", cache])
-    runner = args.runtime_bin or tool("placer-run")
-    run(["mpirun", "-n", str(args.ranks), "--bind-to", "core", runner,
-         work("artifact"), *inputs, *steps, "--output-dir", work("ranks"),
-         "--save-weights", work("ranks-weights"), "--report", work("ranks.json")], env=env)
     with open(work("one.json")) as f:
         one = json.load(f)
-    with open(work("ranks.json")) as f:
-        piped = json.load(f)
-
-    loss_one, loss_ranks = np.load(work("one/loss.npy")), np.load(work("ranks/loss.npy"))
-    worst = relative_error(loss_ranks, loss_one)
+    loss_one = np.load(work("one/loss.npy"))
     names = sorted(os.listdir(work("one-weights")))
-    for name in names:
-        worst = max(worst, relative_error(np.load(os.path.join(work("ranks-weights"), name)),
-                                          np.load(os.path.join(work("one-weights"), name))))
     versus = compare_torch(work, args, loss_one) if args.torch else {}
-    measured = piped["seconds_per_step"]["median"]
-    predicted = simulated["total"]
-    devices = simulated.get("devices", [])
+
+    schedules = args.schedule.split(",")
+    bench = argparse.Namespace(args=args, tool=tool, work=work, env=env, cache=cache,
+                               inputs=inputs, steps=steps, names=names, options=options)
+    rows = [run_schedule(bench, schedule) for schedule in schedules]
+    # Every schedule against the first: the same losses and weights, bit
+    # for bit (the gradients are summed in microbatch order whatever the
+    # order of the work).
+    first = schedules[0]
+    for schedule, row in zip(schedules[1:], rows[1:]):
+        same = [filecmp.cmp(work(os.path.join(schedule, "ranks", "loss.npy")),
+                            work(os.path.join(first, "ranks", "loss.npy")), shallow=False)]
+        same += [filecmp.cmp(work(os.path.join(schedule, "ranks-weights", name)),
+                             work(os.path.join(first, "ranks-weights", name)), shallow=False)
+                 for name in names]
+        row["bitwise_equal_to_" + first] = all(same)
+    # Side by side: each schedule's artifact once per round, in turn, so
+    # that the machine's drift falls on all alike.
+    if args.rounds > 0:
+        timed = {schedule: [] for schedule in schedules}
+        for _ in range(args.rounds):
+            for schedule in schedules:
+                timed[schedule].append(
+                    run_ranks(bench, schedule, "rounds")["seconds_per_step"]["median"])
+        for schedule, row in zip(schedules, rows):
+            row["rounds_seconds_per_step"] = timed[schedule]
+            row["pipeline_seconds_per_step"] = float(np.median(timed[schedule]))
+            row["measured_over_simulated"] = (row["pipeline_seconds_per_step"] /
+                                              row["simulated_seconds_per_step"])
+
     shape = ({"layers": args.layers, "dim": args.dim, "seq": args.seq, "vocab": args.vocab}
              if args.model == "decoder" else
              {"channels": args.channels, "image": args.image, "classes": args.classes})
-    row = {
-        "model": args.model, "parameters": parameters, **shape,
-        "microbatch": b, "microbatches": m, "schedule": args.schedule,
-        "ranks": args.ranks, "steps": args.steps, "tensor": args.tensor,
-        "collectives_in_split_program": collectives,
-        "loss_first": float(loss_one[0]), "loss_last": float(loss_one[-1]),
-        "max_relative_error_vs_one_process": worst,
-        "optimizer": args.optimizer, "learning_rate": args.learning_rate,
-        "pytorch": versus,
-        "one_process_seconds_per_step": one["seconds_per_step"]["median"],
-        "pipeline_seconds_per_step": measured,
-        "simulated_seconds_per_step": predicted,
-        "measured_over_simulated": measured / predicted,
-        "ranks_report": piped["ranks"],
-        "simulated_devices": devices,
-    }
-    print("%s: %s, %d parameters; %d microbatches of %d, %s, %d ranks"
+    print("%s: %s, %d parameters; %d microbatches of %d, %d ranks"
           % (args.model, ", ".join("%s %s" % kv for kv in shape.items()), parameters, m, b,
-             args.schedule, args.ranks))
-    print("losses %.4f -> %.4f over %d steps; ranks vs one process: max relative error %.1e"
-          % (loss_one[0], loss_one[-1], args.steps, worst))
-    if args.tensor > 1:
-        print("tensor-parallel degree %d: the split program has %d all-reduces and %d "
-              "all-gathers (all ranks, all microbatches)"
-              % (args.tensor, collectives["all_reduce"], collectives["all_gather"]))
+             args.ranks))
+    print("losses %.4f -> %.4f over %d steps (one process)"
+          % (loss_one[0], loss_one[-1], args.steps))
     if versus:
         print("one process vs PyTorch (same weights, data, %s): losses %.1e (float32) %.1e "
               "(float64); weights %.1e (float32) %.1e (float64); PyTorch float32 vs float64 "
@@ -488,30 +466,129 @@ def main():
                                 versus["weights_vs_pytorch_float32"],
                                 versus["weights_vs_pytorch_float64"],
                                 versus["pytorch_float32_weights_vs_float64"]))
-    print("seconds per step: one process %.4f, pipeline %.4f, simulated %.4f, "
-          "measured / simulated %.2f" % (one["seconds_per_step"]["median"], measured,
-                                         predicted, measured / predicted))
-    for r in piped["ranks"]:
-        dev = devices[r["rank"]] if r["rank"] < len(devices) else {}
-        line = ("  rank %d: compute %.4f s, recv wait %.4f s, peak resident %.1f MB"
-                % (r["rank"], r["compute_seconds"], r["recv_wait_seconds"],
-                   r["peak_resident_bytes"] / 1e6))
-        # A three-dimensional plan's simulation counts no memory per device.
-        if "peak_bytes" in dev:
-            line += ("; simulator %.1f MB (weights, gradients, optimizer state %.1f MB; "
-                     "activations %.1f MB, of which stash %.1f MB per microbatch x %s in "
-                     "flight)" % (dev["peak_bytes"] / 1e6, dev.get("param_bytes", 0) / 1e6,
-                                  dev.get("peak_activation_bytes", 0) / 1e6,
-                                  dev.get("stash_bytes", 0) / 1e6, dev.get("in_flight", "?")))
-        print(line)
+    worst = 0.0
+    for schedule, row in zip(schedules, rows):
+        row.update({"model": args.model, "parameters": parameters, **shape,
+                    "microbatch": b, "microbatches": m, "ranks": args.ranks,
+                    "steps": args.steps, "tensor": args.tensor,
+                    "loss_first": float(loss_one[0]), "loss_last": float(loss_one[-1]),
+                    "optimizer": args.optimizer, "learning_rate": args.learning_rate,
+                    "pytorch": versus,
+                    "one_process_seconds_per_step": one["seconds_per_step"]["median"]})
+        worst = max(worst, row["max_relative_error_vs_one_process"])
+        measured, predicted = row["pipeline_seconds_per_step"], row["simulated_seconds_per_step"]
+        print("%s: ranks vs one process max relative error %.1e%s"
+              % (schedule, row["max_relative_error_vs_one_process"],
+                 "" if schedule == first else
+                 "; bitwise equal to %s: %s" % (first, row["bitwise_equal_to_" + first])))
+        if args.tensor > 1:
+            print("  tensor-parallel degree %d: the split program has %d all-reduces and %d "
+                  "all-gathers (all ranks, all microbatches)"
+                  % (args.tensor, row["collectives_in_split_program"]["all_reduce"],
+                     row["collectives_in_split_program"]["all_gather"]))
+        print("  seconds per step: one process %.4f, pipeline %.4f%s, simulated %.4f, "
+              "measured / simulated %.2f"
+              % (one["seconds_per_step"]["median"], measured,
+                 " (median of %d rounds)" % args.rounds if args.rounds > 0 else "",
+                 predicted, measured / predicted))
+        devices = row["simulated_devices"]
+        for r in row["ranks_report"]:
+            dev = devices[r["rank"]] if r["rank"] < len(devices) else {}
+            line = ("  rank %d: compute %.4f s, recv wait %.4f s, peak resident %.1f MB"
+                    % (r["rank"], r["compute_seconds"], r["recv_wait_seconds"],
+                       r["peak_resident_bytes"] / 1e6))
+            # A three-dimensional plan's simulation counts no memory per device.
+            if "peak_bytes" in dev:
+                line += ("; simulator %.1f MB (weights, gradients, optimizer state %.1f MB; "
+                         "activations %.1f MB, of which stash %.1f MB per microbatch x %s in "
+                         "flight)" % (dev["peak_bytes"] / 1e6, dev.get("param_bytes", 0) / 1e6,
+                                      dev.get("peak_activation_bytes", 0) / 1e6,
+                                      dev.get("stash_bytes", 0) / 1e6, dev.get("in_flight", "?")))
+            print(line)
+    if len(schedules) > 1:
+        base = rows[0]["pipeline_seconds_per_step"]
+        print("step time against %s: %s" % (first, ", ".join(
+            "%s %.3fx" % (s, r["pipeline_seconds_per_step"] / base)
+            for s, r in zip(schedules[1:], rows[1:]))))
     with open(work("training.json"), "w") as f:
-        json.dump(row, f, indent=2)
+        json.dump(rows[0] if len(rows) == 1 else rows, f, indent=2)
     if worst > 1e-5:
         sys.exit("the ranks' losses or weights differ from one process's")
+    if any(not row.get("bitwise_equal_to_" + first, True) for row in rows):
+        sys.exit("a schedule's losses or weights differ from %s's" % first)
     if versus and (versus["loss_vs_pytorch_float32"] > 1e-4 or
                    versus["weights_vs_pytorch_float64"] >
                    max(1e-4, 2 * versus["pytorch_float32_weights_vs_float64"])):
         sys.exit("the losses or weights differ from PyTorch's")
+
+
+def run_ranks(bench, schedule, output):
+    """One run of `schedule`'s artifact over the ranks; its report."""
+    args = bench.args
+    at = lambda name: bench.work(os.path.join(schedule, name))  # noqa: E731
+    runner = args.runtime_bin or bench.tool("placer-run")
+    run(["mpirun", "-n", str(args.ranks), "--bind-to", "core", runner,
+         at("artifact"), *bench.inputs, *bench.steps, "--output-dir", at(output),
+         "--save-weights", at(output + "-weights"), "--report", at(output + ".json")],
+        env=bench.env)
+    with open(at(output + ".json")) as f:
+        return json.load(f)
+
+
+def run_schedule(bench, schedule):
+    """Places, simulates, splits, compiles and runs the step under
+    `schedule` (files in WORK/SCHEDULE); its row of the report."""
+    args, tool, work, options = bench.args, bench.tool, bench.work, bench.options
+    at = lambda name: work(os.path.join(schedule, name))  # noqa: E731
+    os.makedirs(at(""), exist_ok=True)
+    m = args.microbatches
+    if args.tensor > 1:
+        # The forward graph priced for training, planned in three
+        # dimensions; the step built where its forward nodes run.
+        run([tool("placer-opt"), work("model.mlir"),
+             "--placer-estimate-costs=training=true cluster=" + work("cluster.json"),
+             "--placer-place-devices=devices=%d tensor-degrees=%d schedule=%s microbatches=%d"
+             % (args.ranks, args.tensor, schedule, m),
+             "-o", at("planned.mlir")])
+        run([tool("placer-opt"), at("planned.mlir"),
+             "--placer-simulate=report=" + at("simulated.json"), "-o", os.devnull])
+        run([tool("placer-opt"), at("planned.mlir"), "--placer-build-training=" + options,
+             "-o", at("placed.mlir")])
+    else:
+        placement = ("devices=%d cluster=%s profile=%s split=false schedule=%s microbatches=%d"
+                     % (args.ranks, work("cluster.json"), work("profile.json"), schedule, m))
+        run([tool("placer-opt"), work("step.mlir"), "--partition-devices=" + placement,
+             "-o", at("placed.mlir")])
+        run([tool("placer-opt"), at("placed.mlir"), "--placer-split-devices",
+             "--placer-simulate=report=" + at("simulated.json"), "-o", os.devnull])
+    with open(at("simulated.json")) as f:
+        simulated = json.load(f)
+    run([tool("placer-opt"), at("placed.mlir"), "--placer-accumulate-microbatches",
+         "--placer-split-devices", "-o", at("train_split.mlir")])
+    with open(at("train_split.mlir")) as f:
+        text = f.read()
+    collectives = {kind: text.count("dist." + kind) for kind in ("all_reduce", "all_gather")}
+    # The ranks run the compiled artifact with the runtime alone, so that
+    # their resident memory is the training's, not the compiler's.
+    run([tool("placer-run"), at("train_split.mlir"), "--compile-only", at("artifact"),
+         "--cache-dir", bench.cache])
+    piped = run_ranks(bench, schedule, "ranks")
+    worst = relative_error(np.load(at("ranks/loss.npy")), np.load(work("one/loss.npy")))
+    for name in bench.names:
+        worst = max(worst, relative_error(np.load(os.path.join(at("ranks-weights"), name)),
+                                          np.load(os.path.join(work("one-weights"), name))))
+    measured = piped["seconds_per_step"]["median"]
+    predicted = simulated["total"]
+    return {
+        "schedule": schedule,
+        "collectives_in_split_program": collectives,
+        "max_relative_error_vs_one_process": worst,
+        "pipeline_seconds_per_step": measured,
+        "simulated_seconds_per_step": predicted,
+        "measured_over_simulated": measured / predicted,
+        "ranks_report": piped["ranks"],
+        "simulated_devices": simulated.get("devices", []),
+    }
 
 
 if __name__ == "__main__":

@@ -578,14 +578,28 @@ void TaskBuilder::addGradients(Stage &stage) {
     gradient.channel = step.channel;
     gradient.gradient = true;
     switch (step.kind) {
-    case Step::Kind::Compute:
+    case Step::Kind::Compute: {
       gradient.kind = Step::Kind::Compute;
       gradient.time = getOpTime(stage.ops[i], stage, /*gradient=*/true);
       gradient.name = step.name;
       // Its local users' backward ran before it on this device.
       gradient.inputs.assign(returning[i].begin(), returning[i].end());
       lastCompute = backward.size();
+      // A schedule that runs weight gradients apart: an op with weights
+      // computes its input's and its weights' gradients, each about its
+      // forward's work (the cost model's backward factor 2), so half its
+      // backward time moves to the weight task, which nothing waits for.
+      CostAttr cost = getCost(stage.ops[i]);
+      if (splitBackward && cost && cost.getParamBytes() > 0 &&
+          gradient.time > 0) {
+        gradient.time /= 2;
+        Step weight = gradient;
+        weight.inputs.clear();
+        stage.tasks[static_cast<int>(Phase::Weight)].push_back(
+            std::move(weight));
+      }
       break;
+    }
     case Step::Kind::Send: // its gradient comes back
       gradient.kind = Step::Kind::Recv;
       gradient.time = step.time;

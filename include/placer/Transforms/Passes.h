@@ -28,7 +28,7 @@ std::vector<std::string> getSymbolicDims(mlir::ModuleOp module);
 /// --placer-accumulate-microbatches on `module` (a training step): its
 /// inputs hold `microbatches` microbatches (0: the placement's), whose
 /// gradients it averages before the optimizer's update, the work ordered
-/// by `schedule` (sequential, gpipe, 1f1b; empty: the placement's, else
+/// by `schedule` (sequential, gpipe, 1f1b, zb-h1; empty: the placement's, else
 /// sequential). Errors are emitted on the module.
 mlir::LogicalResult accumulateMicrobatches(mlir::ModuleOp module,
                                            int64_t microbatches,

@@ -43,8 +43,9 @@ defvar PlaceOptionList = [
          "Memory per accelerator counts the peak of its live activations "
          "besides its weights (false: weights only, as in the paper)">,
   Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
-         "Training graphs: gpipe | 1f1b, how many microbatches' activations "
-         "each stage stashes (empty: the cluster's, 1f1b by default)">,
+         "Training graphs: gpipe | 1f1b | zb-h1, how many microbatches' "
+         "activations each stage stashes (empty: the cluster's, 1f1b by "
+         "default)">,
   Option<"microbatches", "microbatches", "int64_t", /*default=*/"0",
          "Training graphs: microbatches per iteration (0: the cluster's, 8 "
          "by default)">,
@@ -299,8 +300,8 @@ def Simulate : Pass<"placer-simulate", "::mlir::ModuleOp"> {
            "Samples pushed through the pipeline (0: the placement's "
            "microbatches per iteration for training, 1 for inference)">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
-           "Training programs: gpipe | 1f1b (default: the placement's, "
-           "else the cluster's)">,
+           "Training programs: gpipe | 1f1b | zb-h1 (default: the "
+           "placement's, else the cluster's)">,
     Option<"overlap", "overlap", "bool", /*default=*/"true",
            "Transfers overlap compute (false: serialized, as the model)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
@@ -379,7 +380,11 @@ def AccumulateMicrobatches
     `sequential` runs each microbatch's forward and backward work before
     the next one's (one microbatch's activations live at a time), `gpipe`
     every forward, then every backward in reverse, `1f1b` as many forwards
-    as stages follow, then one forward and one backward in turn. The
+    as stages follow, then one forward and one backward in turn, `zb-h1`
+    1F1B's order with each backward's weight-gradient nodes
+    (`placer.weight_gradient`) as work of their own, the stage d stages
+    from the first running them d microbatches late (docs/Schedules.md).
+    The
     stages' orders are interleaved as their inputs allow, so that each
     stage's function keeps its order once split. In a placed module the
     copies keep their node's `placer.device`, and the slices and means go
@@ -388,15 +393,16 @@ def AccumulateMicrobatches
     one, the schedule is `sequential`. A device the placement lists in
     `recompute` runs again, before each microbatch's backward work, the
     forward ops that work reads (copies named `NODE/mb<m>/recompute`), so
-    its forward values die after its forward work. A stage the placement
+    its forward values die after its forward work (under `zb-h1` its weight
+    work reads what its backward work recomputed). A stage the placement
     replicates (`replica_of`) runs microbatch m on copy m mod r of its r
     devices; each copy sums its own microbatches' gradients and the
     stage's device adds the copies' sums (--placer-split-devices sends the
     mean back and copies the update). `microbatches=1` changes nothing
     without replicas. Errors: no optimizer nodes, a rank-0 input, a
-    schedule the placement's devices cannot run in that order, a step that
-    averages microbatches already, fewer microbatches than a stage's
-    copies.
+    schedule the placement's devices cannot run in that order, `zb-h1` on
+    a step with no weight-gradient node marked, a step that averages
+    microbatches already, fewer microbatches than a stage's copies.
     docs/Training.md.
   }];
   let options = [
@@ -404,7 +410,7 @@ def AccumulateMicrobatches
            "How many equal slices of the batch's first axis a step "
            "averages (0: the placement's)">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
-           "sequential | gpipe | 1f1b: the order of the microbatches' "
+           "sequential | gpipe | 1f1b | zb-h1: the order of the microbatches' "
            "work (default: the placement's, else sequential)">,
   ];
 }

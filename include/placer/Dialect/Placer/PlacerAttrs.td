@@ -117,7 +117,7 @@ def Placer_ObjectiveParam
 }
 
 /// A schedule of include/placer/Solver/Schedule.h, written as its name in
-/// quotes ("gpipe", "1f1b"); `default` when left out.
+/// quotes ("gpipe", "1f1b", "zb-h1"); `default` when left out.
 class Placer_ScheduleParam<string desc, string default = "">
     : AttrOrTypeParameter<"::placer::solver::Schedule", desc> {
   let parser = [{ ::placer::detail::parseSchedule($_parser) }];
@@ -175,11 +175,12 @@ def Placer_HierarchyAttr : Placer_Attr<"Hierarchy", "hierarchy"> {
 def Placer_TrainingAttr : Placer_Attr<"Training", "training"> {
   let summary = "how the cluster trains pipelines";
   let description = [{
-    The schedule ("gpipe" or "1f1b"), the microbatches per iteration and
+    The schedule ("gpipe", "1f1b" or "zb-h1"), the microbatches per
+    iteration and
     the optimizer state bytes per weight byte; placement options override
     each (docs/Placement.md, "Memory under a training schedule").
   }];
-  let parameters = (ins Placer_ScheduleParam<"gpipe or 1f1b">:$schedule,
+  let parameters = (ins Placer_ScheduleParam<"gpipe, 1f1b or zb-h1">:$schedule,
                         "int64_t":$microbatches,
                         Placer_F64Param<"bytes per weight byte">:$optimizer_state_factor);
   let assemblyFormat = "`<` struct(params) `>`";
@@ -369,7 +370,8 @@ def Placer_DeviceAttr : Placer_Attr<"Device", "device"> {
 def Placer_PlacementAttr : Placer_Attr<"Placement", "placement"> {
   let summary = "what the placement found, for the module as a whole";
   let description = [{
-    When a training step was placed, `schedule` ("gpipe" or "1f1b") and
+    When a training step was placed, `schedule` ("gpipe", "1f1b" or
+    "zb-h1") and
     `microbatches` are the pipeline the placement sized memory for (the
     cluster's `training`, as the placement options override it); the
     simulator runs that schedule. Both are absent for inference (the

@@ -113,7 +113,8 @@ inline constexpr llvm::StringLiteral kShardAttrName = "placer.shard";
 /// On a training step's function (--placer-accumulate-microbatches): the
 /// microbatches it averages (a positive i64) and the schedule its work is
 /// ordered by (a string: the name of a solver::Schedule that
-/// solver::parseStepSchedule reads, "sequential", "gpipe" or "1f1b").
+/// solver::parseStepSchedule reads: "sequential", "gpipe", "1f1b" or
+/// "zb-h1").
 inline constexpr llvm::StringLiteral kMicrobatchesAttrName =
     "placer.microbatches";
 inline constexpr llvm::StringLiteral kScheduleAttrName = "placer.schedule";
