@@ -15,9 +15,9 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
   auto start = std::chrono::steady_clock::now();
   IPResult result;
   // 1F1B's warm-up depths follow the pipeline order: the model needs it.
-  bool contiguous = options.contiguous ||
-                    (stashFollowsOrder(problem.schedule) &&
-                     activationsBind(problem));
+  bool contiguous =
+      options.contiguous ||
+      (stashFollowsOrder(problem.schedule) && activationsBind(problem));
   result.solution.algorithm = contiguous ? "ip-contiguous" : "ip";
   result.solution.lowerBound = lowerBound(problem);
 

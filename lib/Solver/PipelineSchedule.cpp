@@ -169,9 +169,10 @@ bool orderZeroBubbleV(PipelineSchedule &schedule, int cap) {
 
 } // namespace
 
-std::vector<PipelineWork>
-placer::solver::getStageOrder(PipelineKind kind, int warmup, int microbatches,
-                              int chunk, int delay) {
+std::vector<PipelineWork> placer::solver::getStageOrder(PipelineKind kind,
+                                                        int warmup,
+                                                        int microbatches,
+                                                        int chunk, int delay) {
   assert((kind == PipelineKind::GPipe || kind == PipelineKind::OneFOneB ||
           kind == PipelineKind::ZeroBubbleH1) &&
          "one chunk per device");

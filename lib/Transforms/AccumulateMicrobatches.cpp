@@ -613,8 +613,8 @@ LogicalResult placer::accumulateMicrobatches(ModuleOp module,
   if (!order)
     return mlir::emitError(module->getLoc())
            << kPass << ": schedule must be sequential, "
-           << solver::getTrainingScheduleNames() << ", not '"
-           << schedule << "'";
+           << solver::getTrainingScheduleNames() << ", not '" << schedule
+           << "'";
   ArrayRef<int64_t> recomputing, replicaOf;
   if (placedTraining && placement.getRecompute())
     recomputing = placement.getRecompute().asArrayRef();

@@ -97,9 +97,8 @@ readPlacementSettings(const Options &options) {
   if (!schedule.empty()) {
     settings.schedule = solver::parseTrainingSchedule(schedule);
     if (!settings.schedule)
-      return llvm::createStringError(
-          "unknown schedule '" + schedule + "' (" +
-          solver::getTrainingScheduleNames() + ")");
+      return llvm::createStringError("unknown schedule '" + schedule + "' (" +
+                                     solver::getTrainingScheduleNames() + ")");
   }
   int64_t microbatches = options.microbatches;
   if (microbatches < 0)

@@ -21,7 +21,8 @@ struct SimulationSettings {
   /// Samples pushed through the pipeline (0: the placement's microbatches
   /// per iteration for training, 1 for inference).
   int64_t microbatches = 0;
-  /// Training: gpipe | 1f1b | zb-h1; empty: the placement's, else the cluster's.
+  /// Training: gpipe | 1f1b | zb-h1; empty: the placement's, else the
+  /// cluster's.
   std::string schedule;
   /// Transfers overlap compute (false: serialized, as the placement model).
   bool overlap = true;

@@ -96,7 +96,8 @@ FailureOr<solver::Schedule> placer::detail::parseSchedule(AsmParser &parser) {
     if (name == solver::getName(schedule))
       return schedule;
   return parser.emitError(loc, "unknown schedule \"")
-         << name << "\" (one of \"gpipe\", \"1f1b\", \"zb-h1\", \"sequential\", "
+         << name
+         << "\" (one of \"gpipe\", \"1f1b\", \"zb-h1\", \"sequential\", "
          << "\"inference\")";
 }
 
@@ -671,9 +672,8 @@ LogicalResult PlacerDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name << "' must be a positive integer";
     if (name == kScheduleAttrName &&
         (!schedule || !solver::parseStepSchedule(schedule.getValue())))
-      return op->emitError()
-             << "'" << name
-             << "' must be sequential, " << solver::getTrainingScheduleNames();
+      return op->emitError() << "'" << name << "' must be sequential, "
+                             << solver::getTrainingScheduleNames();
     return success();
   }
 
