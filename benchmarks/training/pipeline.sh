@@ -8,7 +8,8 @@
 # python3-torch if missing; builds the runtime-only runner into
 # build/bench-exec/runtime-build; writes build/bench-train/<case>/training.json.
 # Usage: benchmarks/training/pipeline.sh [pipeline.py options]
-#   (default: the decoder under --schedule gpipe and 1f1b, then the CNN)
+#   (default: the decoder under --schedule gpipe, 1f1b, then 1f1b against
+#   zb-h1 side by side, then the CNN)
 set -euo pipefail
 source "$(dirname "$0")/../execution/setup.sh"
 ensure_packages "/usr/bin/python3 -c 'import torch, onnx'" python3-torch python3-onnx
@@ -28,5 +29,7 @@ if [ $# -gt 0 ]; then
 else
   run gpipe --schedule gpipe
   run 1f1b --schedule 1f1b
+  # The zero-bubble schedule against 1F1B, timed side by side.
+  run schedules --schedule 1f1b,zb-h1 --steps 10 --rounds 7
   run cnn --model cnn --optimizer momentum --learning-rate 0.05
 fi
