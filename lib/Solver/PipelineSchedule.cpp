@@ -442,19 +442,30 @@ placer::solver::runPipelineSchedule(const PipelineSchedule &schedule,
   // before starts at the same instant.
   WorkKind last =
       schedule.splitBackward ? WorkKind::Weight : WorkKind::Backward;
-  for (int d = 0; d < p; ++d) {
-    std::vector<std::pair<double, int>> events;
-    for (auto [work, span] : llvm::zip(schedule.order[d], run.times[d])) {
-      if (work.kind == WorkKind::Forward)
-        events.emplace_back(span.first, +1);
-      else if (work.kind == last)
-        events.emplace_back(span.second, -1);
-    }
+  auto peakOf = [](std::vector<std::pair<double, int>> &events) {
     llvm::sort(events);
     int now = 0, most = 0;
     for (auto [time, change] : events)
       most = std::max(most, now += change);
-    run.peakInFlight.push_back(most);
+    return most;
+  };
+  std::vector<std::vector<std::pair<double, int>>> chunkEvents(n);
+  for (int d = 0; d < p; ++d) {
+    std::vector<std::pair<double, int>> events;
+    for (auto [work, span] : llvm::zip(schedule.order[d], run.times[d])) {
+      std::pair<double, int> event;
+      if (work.kind == WorkKind::Forward)
+        event = {span.first, +1};
+      else if (work.kind == last)
+        event = {span.second, -1};
+      else
+        continue;
+      events.push_back(event);
+      chunkEvents[work.chunk].push_back(event);
+    }
+    run.peakInFlight.push_back(peakOf(events));
   }
+  for (std::vector<std::pair<double, int>> &events : chunkEvents)
+    run.peakPerChunk.push_back(peakOf(events));
   return run;
 }

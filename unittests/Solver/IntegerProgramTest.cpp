@@ -135,3 +135,102 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 } // namespace
+
+namespace {
+
+/// A chain of four nodes taking `times`, each with `memory` bytes of
+/// weights and `stash` bytes of output, no transfer cost.
+Problem chainOf(std::vector<double> times, double memory = 0,
+                double stash = 0) {
+  Problem p;
+  p.numAccelerators = 2;
+  for (double t : times) {
+    Node node;
+    node.name = "n" + std::to_string(p.size());
+    node.acceleratorTime = t;
+    node.memory = memory;
+    node.outputBytes = stash;
+    p.nodes.push_back(node);
+    p.successors.emplace_back();
+    if (p.size() > 1)
+      p.addEdge(p.size() - 2, p.size() - 1);
+  }
+  return p;
+}
+
+PipelineSchedule layoutOf(PipelineKind kind, int devices, int microbatches) {
+  llvm::Expected<PipelineSchedule> layout =
+      buildPipelineSchedule(kind, devices, microbatches);
+  EXPECT_TRUE(static_cast<bool>(layout)) << llvm::toString(layout.takeError());
+  return *layout;
+}
+
+} // namespace
+
+// Loads 3, 3, 1, 1 on two accelerators: one stage each can do no better
+// than 3 | 3 + 1 + 1 = 5, four chunks round-robin (chunks 0 and 2 on
+// accelerator 0, 1 and 3 on 1) balance it, 3 + 1 on each; ZB-V's V (0 and
+// 3 on accelerator 0, 1 and 2 on 1) too. Every edge goes forward.
+TEST(IntegerProgram, ChunksBalanceWhatOneStagePerDeviceCannot) {
+  Problem p = chainOf({3, 3, 1, 1});
+  EXPECT_DOUBLE_EQ(solveIdealDP(p).maxLoad, 5);
+  std::vector<int> chunkOf;
+  IPResult interleaved = solveChunkedThroughputIP(
+      p, layoutOf(PipelineKind::Interleaved, 2, 4), IPOptions{}, chunkOf);
+  ASSERT_EQ(interleaved.status, "optimal");
+  EXPECT_DOUBLE_EQ(interleaved.solution.maxLoad, 4);
+  EXPECT_TRUE(interleaved.solution.optimal);
+  EXPECT_EQ(chunkOf, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(interleaved.solution.assignment, (Assignment{0, 1, 0, 1}));
+
+  IPResult v = solveChunkedThroughputIP(
+      p, layoutOf(PipelineKind::ZeroBubbleV, 2, 4), IPOptions{}, chunkOf);
+  ASSERT_EQ(v.status, "optimal");
+  EXPECT_DOUBLE_EQ(v.solution.maxLoad, 4);
+  EXPECT_EQ(v.solution.assignment, (Assignment{0, 1, 1, 0}));
+}
+
+// Memory per chunk: four nodes of 10 bytes of weights and 1 byte of stash,
+// four microbatches, interleaved on two accelerators. At uniform times the
+// chunks hold 4, 3, 2 and 1 microbatches at most (chunk 0 the first
+// accelerator's warm-up). One node per chunk needs 20 + 4 + 2 = 26 bytes on
+// accelerator 0; in 24 bytes the only balanced split leaves chunks 0 and 1
+// empty: two nodes in chunk 2 (20 + 2 x 2) and two in chunk 3 (20 + 2 x 1).
+// In 23.5 bytes nothing fits (three nodes need 30).
+TEST(IntegerProgram, ChunkMemoryCountsEachChunksMicrobatches) {
+  Problem p = chainOf({1, 1, 1, 1}, 10, 1);
+  p.schedule = Schedule::OneFOneB;
+  p.microbatches = 4;
+  PipelineSchedule layout = layoutOf(PipelineKind::Interleaved, 2, 4);
+  llvm::Expected<PipelineRun> run = runPipelineSchedule(
+      layout, PipelineTimes::uniform(4, {1, 1, 1}));
+  ASSERT_TRUE(static_cast<bool>(run));
+  EXPECT_EQ(run->peakPerChunk, (std::vector<int>{4, 3, 2, 1}));
+  std::vector<int> chunkOf;
+  p.memoryLimit = 26;
+  IPResult roomy = solveChunkedThroughputIP(p, layout, IPOptions{}, chunkOf);
+  ASSERT_EQ(roomy.status, "optimal");
+  EXPECT_DOUBLE_EQ(roomy.solution.maxLoad, 2);
+  p.memoryLimit = 24;
+  IPResult tight = solveChunkedThroughputIP(p, layout, IPOptions{}, chunkOf);
+  ASSERT_EQ(tight.status, "optimal");
+  EXPECT_DOUBLE_EQ(tight.solution.maxLoad, 2);
+  EXPECT_EQ(chunkOf, (std::vector<int>{2, 2, 3, 3}));
+  p.memoryLimit = 23.5;
+  EXPECT_EQ(solveChunkedThroughputIP(p, layout, IPOptions{}, chunkOf).status,
+            "infeasible");
+}
+
+TEST(IntegerProgram, ChunksRefuseCpuCoresAndOtherDeviceCounts) {
+  Problem p = chainOf({1, 1, 1, 1});
+  std::vector<int> chunkOf;
+  IPResult three = solveChunkedThroughputIP(
+      p, layoutOf(PipelineKind::Interleaved, 3, 6), IPOptions{}, chunkOf);
+  EXPECT_EQ(three.status, "infeasible");
+  EXPECT_EQ(three.solution.note,
+            "chunks of a schedule go on 3 identical accelerators, not 2");
+  p.numCpus = 1;
+  IPResult cpus = solveChunkedThroughputIP(
+      p, layoutOf(PipelineKind::Interleaved, 2, 4), IPOptions{}, chunkOf);
+  EXPECT_EQ(cpus.status, "infeasible");
+}

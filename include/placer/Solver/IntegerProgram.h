@@ -8,6 +8,7 @@
 #ifndef PLACER_SOLVER_INTEGERPROGRAM_H
 #define PLACER_SOLVER_INTEGERPROGRAM_H
 
+#include "placer/Solver/PipelineSchedule.h"
 #include "placer/Solver/Solvers.h"
 
 #include <algorithm>
@@ -80,6 +81,25 @@ struct IPResult {
 };
 
 IPResult solveThroughputIP(const Problem &problem, const IPOptions &options);
+
+/// The throughput MILP for a schedule that runs several chunks of the
+/// model on each accelerator (interleaved 1F1B: chunk c on accelerator c
+/// mod k; ZB-V: a V), exactly (docs/IntegerPrograms.md, "Chunks"): the
+/// forward graph cut into `layout.chunks()` contiguous chunks in pipeline
+/// order (every edge from a chunk to the same or a later one; a chunk may
+/// be empty), chunk c on accelerator `layout.deviceOfChunk[c]`. An
+/// accelerator's load is its chunks' work plus c(u) for every tensor that
+/// leaves or enters it (a tensor between two of its own chunks stays); its
+/// memory its chunks' weights plus each chunk's stash times the most of
+/// that chunk's microbatches the schedule holds at once at uniform times
+/// (`PipelineRun::peakPerChunk`: a bound from above on the device's peak).
+/// Accelerators only, of one kind (CPU cores and kinds are refused).
+/// `chunkOf` gets each node's chunk; the solution's assignment each node's
+/// accelerator.
+IPResult solveChunkedThroughputIP(const Problem &problem,
+                                  const PipelineSchedule &layout,
+                                  const IPOptions &options,
+                                  std::vector<int> &chunkOf);
 
 /// Minimises the single-sample latency (Latency.h) over placements with up
 /// to `callsPerAccelerator` convex calls per accelerator. The result's

@@ -147,6 +147,10 @@ struct PipelineRun {
   /// apart: it reads the layers' inputs).
   std::vector<double> busy;
   std::vector<int> peakInFlight;
+  /// Per chunk: the most of its microbatches held at once (their sum over
+  /// a device's chunks bounds the device's peak from above: each chunk may
+  /// peak at another time).
+  std::vector<int> peakPerChunk;
 
   /// Idle over busy device time: the pipeline's bubble as the schedules'
   /// papers count it (1F1B's is (p - 1) / m when forward and backward take

@@ -1,0 +1,194 @@
+//===- ChunkedProgram.cpp - Throughput MILP over a schedule's chunks ------===//
+//
+// Interleaved 1F1B and ZB-V run several chunks of the model on each
+// accelerator, so a device's load is the sum of chunks that are not
+// neighbours in the pipeline: the DP over ideals, which prices one stage at
+// a time, cannot price it. The MILP chooses each colour class's chunk
+// instead, with the chunks' order as the DP's: every forward edge goes to
+// the same or a later chunk, so each chunk is the difference of two nested
+// ideals. docs/IntegerPrograms.md, "Chunks".
+//
+//===----------------------------------------------------------------------===//
+
+#include "placer/Solver/IntegerProgram.h"
+#include "placer/Solver/PipelineSchedule.h"
+
+#include "CbcModel.h"
+#include "Contraction.h"
+
+#include <string>
+
+using namespace placer::solver;
+using namespace placer::solver::detail;
+
+IPResult placer::solver::solveChunkedThroughputIP(
+    const Problem &problem, const PipelineSchedule &layout,
+    const IPOptions &options, std::vector<int> &chunkOf) {
+  auto start = std::chrono::steady_clock::now();
+  IPResult result;
+  result.solution.algorithm = "ip-chunks";
+  result.solution.lowerBound = lowerBound(problem);
+  int k = problem.numAccelerators, chunks = layout.chunks();
+  if (problem.numCpus > 0 || !problem.isUniform() || layout.devices != k) {
+    result.status = "infeasible";
+    result.solution.note =
+        "chunks of a schedule go on " + std::to_string(layout.devices) +
+        " identical accelerators, not " + std::to_string(k) +
+        (problem.numCpus > 0 ? " and CPU cores" : "") +
+        (problem.isUniform() ? "" : " of several kinds or links");
+    return result;
+  }
+
+  Contracted groups = contract(problem);
+  int n = groups.numSuper;
+  // How many microbatches of each chunk the schedule holds at once.
+  std::vector<int> held(chunks, 1);
+  if (problem.isTraining()) {
+    llvm::Expected<PipelineRun> run = runPipelineSchedule(
+        layout, PipelineTimes::uniform(chunks, {1, 1, 1}));
+    if (!run) {
+      result.status = "infeasible";
+      result.solution.note = llvm::toString(run.takeError());
+      return result;
+    }
+    held = run->peakPerChunk;
+  }
+  std::vector<double> stash(n, 0);
+  for (int g = 0; g < n; ++g)
+    for (int m : groups.members[g])
+      stash[g] += problem.nodes[m].outputBytes;
+
+  ModelBuilder b;
+  // y[g][c]: group g in chunk c; x[g][d]: group g on accelerator d (the
+  // sum of its chunks there).
+  std::vector<std::vector<int>> y(n, std::vector<int>(chunks));
+  std::vector<std::vector<int>> x(n, std::vector<int>(k));
+  for (int g = 0; g < n; ++g) {
+    bool allowed = groups.supported[g] && groups.acceleratorTime[g] < kInfinity;
+    for (int c = 0; c < chunks; ++c)
+      y[g][c] = b.column("y_" + std::to_string(g) + "_" + std::to_string(c),
+                         0, allowed ? 1 : 0, 0, true);
+    b.row("assign_" + std::to_string(g), y[g],
+          std::vector<double>(chunks, 1.0), 'E', 1);
+    for (int d = 0; d < k; ++d) {
+      x[g][d] = b.column("x_" + std::to_string(g) + "_" + std::to_string(d),
+                         0, 1, 0, false);
+      std::vector<int> cols{x[g][d]};
+      std::vector<double> coefs{1};
+      for (int c = 0; c < chunks; ++c)
+        if (layout.deviceOfChunk[c] == d) {
+          cols.push_back(y[g][c]);
+          coefs.push_back(-1);
+        }
+      b.row("device_" + std::to_string(g) + "_" + std::to_string(d), cols,
+            coefs, 'E', 0);
+    }
+  }
+  int maxLoad = b.column("maxload", 0, kInfinity, 1, false);
+
+  // Pipeline order: a -> b puts b in a's chunk or a later one.
+  auto position = [&](int g, double sign, std::vector<int> &cols,
+                      std::vector<double> &coefs) {
+    for (int c = 1; c < chunks; ++c) {
+      cols.push_back(y[g][c]);
+      coefs.push_back(sign * c);
+    }
+  };
+  for (int a = 0; a < n; ++a)
+    for (int s : groups.successors[a]) {
+      std::vector<int> cols;
+      std::vector<double> coefs;
+      position(a, 1, cols, coefs);
+      position(s, -1, cols, coefs);
+      if (!cols.empty())
+        b.row("order_" + std::to_string(a) + "_" + std::to_string(s), cols,
+              coefs, 'L', 0);
+    }
+
+  // Loads: the work of the device's chunks, and c(u) once per device u's
+  // tensor leaves or enters (solveThroughputIP's rows, on devices).
+  std::vector<std::vector<int>> loadCols(k);
+  std::vector<std::vector<double>> loadCoefs(k);
+  for (int g = 0; g < n; ++g)
+    for (int d = 0; d < k; ++d)
+      if (groups.acceleratorTime[g] > 0) {
+        loadCols[d].push_back(x[g][d]);
+        loadCoefs[d].push_back(groups.acceleratorTime[g]);
+      }
+  for (int u = 0; u < problem.size(); ++u) {
+    double c = problem.nodes[u].transferCost;
+    int gu = groups.superOf[u];
+    std::vector<int> others;
+    for (int v : problem.successors[u])
+      if (groups.superOf[v] != gu)
+        others.push_back(groups.superOf[v]);
+    if (c <= 0 || others.empty())
+      continue;
+    for (int d = 0; d < k; ++d) {
+      std::string tag = std::to_string(u) + "_" + std::to_string(d);
+      int out = b.column("out_" + tag, 0, 1, 0, false);
+      int in = b.column("in_" + tag, 0, 1, 0, false);
+      for (int gv : others) {
+        b.row("leave_" + tag + "_" + std::to_string(gv),
+              {out, x[gu][d], x[gv][d]}, {1, -1, 1}, 'G', 0);
+        b.row("enter_" + tag + "_" + std::to_string(gv),
+              {in, x[gv][d], x[gu][d]}, {1, -1, 1}, 'G', 0);
+      }
+      loadCols[d].insert(loadCols[d].end(), {out, in});
+      loadCoefs[d].insert(loadCoefs[d].end(), {c, c});
+    }
+  }
+  for (int d = 0; d < k; ++d) {
+    loadCols[d].push_back(maxLoad);
+    loadCoefs[d].push_back(-1);
+    b.row("load_" + std::to_string(d), loadCols[d], loadCoefs[d], 'L', 0);
+  }
+  // Memory: weights once, each chunk's stash per microbatch it holds.
+  if (problem.memoryLimit < kInfinity)
+    for (int d = 0; d < k; ++d) {
+      std::vector<int> cols;
+      std::vector<double> coefs;
+      for (int g = 0; g < n; ++g)
+        for (int c = 0; c < chunks; ++c)
+          if (layout.deviceOfChunk[c] == d) {
+            double bytes = groups.memory[g] + stash[g] * held[c];
+            if (bytes > 0) {
+              cols.push_back(y[g][c]);
+              coefs.push_back(bytes);
+            }
+          }
+      if (!cols.empty())
+        b.row("memory_" + std::to_string(d), cols, coefs, 'L',
+              problem.memoryLimit);
+    }
+
+  if (b.exportInstead(options, result))
+    return result;
+  b.solve(options, options.getDeadline(start), {}, {}, "chunked throughput "
+          "model", kInfinity);
+  const double *solution = b.solution();
+  result.status = b.status();
+  if (solution && result.status != "infeasible") {
+    chunkOf.assign(problem.size(), 0);
+    Assignment assignment(problem.size(), 0);
+    for (int g = 0; g < n; ++g) {
+      int best = 0;
+      for (int c = 1; c < chunks; ++c)
+        if (solution[y[g][c]] > solution[y[g][best]])
+          best = c;
+      for (int m : groups.members[g]) {
+        chunkOf[m] = best;
+        assignment[m] = layout.deviceOfChunk[best];
+      }
+    }
+    // The loads as the model defines them (evaluate() would check the
+    // memory and order of one stage per device; the rows above did ours).
+    Problem loads = problem;
+    loads.memoryLimit = kInfinity;
+    loads.schedule = Schedule::GPipe;
+    result.solution.maxLoad = evaluate(loads, assignment).maxLoad;
+    result.solution.assignment = std::move(assignment);
+  }
+  b.finish(result, result.solution.maxLoad, start);
+  return result;
+}
