@@ -10,6 +10,7 @@
 //                          MICROBATCHES BANDWIDTH_GIB PIPER_PLAN.json
 //   placer-placement-bench --degree-one WORKLOAD.json
 //   placer-placement-bench --schedules
+//   placer-placement-bench --chunks KIND V TIME_LIMIT WORKLOAD.json
 //
 // The first two print one line: name, nodes, ideals, DP seconds and
 // max-load, PipeDream-style max-load, lower bound, peak RSS. --solve runs
@@ -31,7 +32,11 @@
 // planner wrote (benchmarks/placement/piper_driver.cpp) and, stage by
 // stage, compares its configuration choice with the exact one for the same
 // layers, degrees and y: one line per stage whose choice is slower.
-// --degree-one solves a seed-paper workload without its CPU cores by the DP
+// --chunks splits a seed-paper workload without its CPU cores by the DP
+// and by the chunked MILP (solver::solveChunkedThroughputIP) into the chunks
+// of KIND (interleaved, V per accelerator; zb-v) and prints name, nodes,
+// accelerators, chunks, the DP's max load and seconds, the MILP's max load,
+// bound, status and seconds, and peak RSS. --degree-one solves a seed-paper workload without its CPU cores by the DP
 // and by the three-dimensional planner at t = 1 and prints name, nodes,
 // accelerators, the DP's max load, seconds and ideals, the planner's time
 // per sample, seconds, ideals and pairs, and peak RSS. --schedules runs
@@ -482,6 +487,44 @@ static int runDegreeOne(char **argv) {
   return 0;
 }
 
+/// --chunks KIND V TIME_LIMIT WORKLOAD.json: the workload without its CPU
+/// cores, split by the DP (one stage per accelerator) and by the chunked
+/// MILP into the chunks of schedule KIND (interleaved with V chunks per
+/// accelerator, or zb-v), microbatches a multiple of the accelerators.
+static int runChunks(char **argv) {
+  std::optional<PipelineKind> kind = parsePipelineKind(argv[2]);
+  if (!kind || (*kind != PipelineKind::Interleaved &&
+                *kind != PipelineKind::ZeroBubbleV)) {
+    std::fprintf(stderr, "--chunks: KIND is interleaved or zb-v\n");
+    return 2;
+  }
+  std::string name;
+  Problem problem = readWorkload(argv[5], name);
+  problem.numCpus = 0;
+  Solution dp = solveIdealDP(problem);
+  llvm::Expected<PipelineSchedule> layout = buildPipelineSchedule(
+      *kind, problem.numAccelerators, problem.numAccelerators,
+      std::atoi(argv[3]));
+  if (!layout) {
+    std::fprintf(stderr, "%s\n", llvm::toString(layout.takeError()).c_str());
+    return 1;
+  }
+  IPOptions options;
+  options.timeLimitSeconds = std::atof(argv[4]);
+  options.progressSeconds = 0;
+  options.warmStart = &dp.assignment; // one stage per accelerator
+  std::vector<int> chunkOf;
+  IPResult chunked =
+      solveChunkedThroughputIP(problem, *layout, options, chunkOf);
+  std::printf("%-36s %6d %3d %3d %14.6f %9.3f %14.6f %14.6f %-10s %9.3f "
+              "%9.1f\n",
+              name.c_str(), problem.size(), problem.numAccelerators,
+              layout->chunks(), dp.maxLoad, dp.seconds,
+              chunked.solution.maxLoad, chunked.bestBound,
+              chunked.status.c_str(), chunked.solution.seconds, peakRssMiB());
+  return 0;
+}
+
 /// --schedules: the pipeline schedules' bubbles and memory at uniform
 /// times.
 static int runSchedules() {
@@ -532,6 +575,8 @@ int main(int argc, char **argv) {
     return runSolve(argv);
   if (argc == 3 && std::string(argv[1]) == "--degree-one")
     return runDegreeOne(argv);
+  if (argc == 6 && std::string(argv[1]) == "--chunks")
+    return runChunks(argv);
   if (argc == 8 && std::string(argv[1]) == "--piper-plan")
     return runPiperPlan(argv);
   if (argc >= 7 && argc <= 9 && std::string(argv[1]) == "--parallel")

@@ -16,6 +16,8 @@
 #include "CbcModel.h"
 #include "Contraction.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <string>
 
 using namespace placer::solver;
@@ -86,24 +88,30 @@ IPResult placer::solver::solveChunkedThroughputIP(
   }
   int maxLoad = b.column("maxload", 0, kInfinity, 1, false);
 
-  // Pipeline order: a -> b puts b in a's chunk or a later one.
-  auto position = [&](int g, double sign, std::vector<int> &cols,
-                      std::vector<double> &coefs) {
-    for (int c = 1; c < chunks; ++c) {
-      cols.push_back(y[g][c]);
-      coefs.push_back(sign * c);
+  // Pipeline order: a -> b puts b in a's chunk or a later one. With
+  // z[g][c] = 1 when g sits in chunk c or an earlier one, z[b][c] <= z[a][c]
+  // for every c: the groups in chunks up to c form an ideal, the DP's
+  // lattice (a far tighter relaxation than comparing chunk numbers).
+  std::vector<std::vector<int>> z(n, std::vector<int>(chunks - 1));
+  for (int g = 0; g < n; ++g)
+    for (int c = 0; c + 1 < chunks; ++c) {
+      z[g][c] = b.column("z_" + std::to_string(g) + "_" + std::to_string(c),
+                         0, 1, 0, false);
+      std::vector<int> cols{z[g][c]};
+      std::vector<double> coefs{1};
+      for (int e = 0; e <= c; ++e) {
+        cols.push_back(y[g][e]);
+        coefs.push_back(-1);
+      }
+      b.row("upto_" + std::to_string(g) + "_" + std::to_string(c), cols,
+            coefs, 'E', 0);
     }
-  };
   for (int a = 0; a < n; ++a)
-    for (int s : groups.successors[a]) {
-      std::vector<int> cols;
-      std::vector<double> coefs;
-      position(a, 1, cols, coefs);
-      position(s, -1, cols, coefs);
-      if (!cols.empty())
-        b.row("order_" + std::to_string(a) + "_" + std::to_string(s), cols,
-              coefs, 'L', 0);
-    }
+    for (int s : groups.successors[a])
+      for (int c = 0; c + 1 < chunks; ++c)
+        b.row("order_" + std::to_string(a) + "_" + std::to_string(s) + "_" +
+                  std::to_string(c),
+              {z[s][c], z[a][c]}, {1, -1}, 'L', 0);
 
   // Loads: the work of the device's chunks, and c(u) once per device u's
   // tensor leaves or enters (solveThroughputIP's rows, on devices).
@@ -164,31 +172,75 @@ IPResult placer::solver::solveChunkedThroughputIP(
 
   if (b.exportInstead(options, result))
     return result;
-  b.solve(options, options.getDeadline(start), {}, {}, "chunked throughput "
-          "model", kInfinity);
-  const double *solution = b.solution();
-  result.status = b.status();
-  if (solution && result.status != "infeasible") {
+  // A warm start (IPOptions::warmStart) is one stage per accelerator in
+  // accelerator order, the DP's split: accelerator d's nodes in the first
+  // chunk on d (empty chunks after), which keeps every edge forward.
+  std::vector<int> startColumns, startChunks;
+  std::vector<double> startValues;
+  double incumbent = kInfinity;
+  if (options.warmStart) {
+    std::vector<int> firstOn(k, -1);
+    for (int c = chunks - 1; c >= 0; --c)
+      firstOn[layout.deviceOfChunk[c]] = c;
+    Problem loads = problem;
+    loads.memoryLimit = kInfinity;
+    loads.schedule = Schedule::GPipe;
+    Evaluation evaluation = evaluate(loads, *options.warmStart);
+    bool onAccelerators = llvm::all_of(
+        *options.warmStart, [&](int device) { return device < k; });
+    if (evaluation.feasible() && onAccelerators) {
+      startChunks.resize(n);
+      std::vector<double> bytes(k, 0);
+      for (int g = 0; g < n; ++g) {
+        int chunk = firstOn[(*options.warmStart)[groups.members[g].front()]];
+        startChunks[g] = chunk;
+        bytes[layout.deviceOfChunk[chunk]] +=
+            groups.memory[g] + stash[g] * held[chunk];
+        for (int c = 0; c < chunks; ++c) {
+          startColumns.push_back(y[g][c]);
+          startValues.push_back(c == chunk ? 1.0 : 0.0);
+        }
+      }
+      // Held per chunk differs from one stage per device's: the start may
+      // not fit these rows.
+      if (llvm::all_of(bytes, [&](double b) { return problem.fits(b); }))
+        incumbent = evaluation.maxLoad;
+      else
+        startChunks.clear();
+    }
+  }
+  b.solve(options, options.getDeadline(start), startColumns, startValues,
+          "chunked throughput model", incumbent);
+  // Each group's chunk as nodes' chunks and accelerators, and the loads
+  // as the model defines them (evaluate() would check the memory and order
+  // of one stage per device; the rows above did ours).
+  auto take = [&](const std::vector<int> &chunkOfGroup) {
     chunkOf.assign(problem.size(), 0);
     Assignment assignment(problem.size(), 0);
-    for (int g = 0; g < n; ++g) {
-      int best = 0;
-      for (int c = 1; c < chunks; ++c)
-        if (solution[y[g][c]] > solution[y[g][best]])
-          best = c;
+    for (int g = 0; g < n; ++g)
       for (int m : groups.members[g]) {
-        chunkOf[m] = best;
-        assignment[m] = layout.deviceOfChunk[best];
+        chunkOf[m] = chunkOfGroup[g];
+        assignment[m] = layout.deviceOfChunk[chunkOfGroup[g]];
       }
-    }
-    // The loads as the model defines them (evaluate() would check the
-    // memory and order of one stage per device; the rows above did ours).
     Problem loads = problem;
     loads.memoryLimit = kInfinity;
     loads.schedule = Schedule::GPipe;
     result.solution.maxLoad = evaluate(loads, assignment).maxLoad;
     result.solution.assignment = std::move(assignment);
+  };
+  const double *solution = b.solution();
+  result.status = b.status();
+  if (solution && result.status != "infeasible") {
+    std::vector<int> chosen(n, 0);
+    for (int g = 0; g < n; ++g)
+      for (int c = 1; c < chunks; ++c)
+        if (solution[y[g][c]] > solution[y[g][chosen[g]]])
+          chosen[g] = c;
+    take(chosen);
   }
+  // Never worse than the start (CBC may not have run, or kept it).
+  if (!startChunks.empty() && incumbent < result.solution.maxLoad)
+    take(startChunks);
   b.finish(result, result.solution.maxLoad, start);
   return result;
 }
