@@ -165,7 +165,8 @@ static bool fromJSON(const Value &value, TrainingSetup &training, Path path) {
     if (!parsed) {
       // (json::Path reports literals only: the names as Schedule.h lists
       // them.)
-      path.field("schedule").report("expected gpipe, 1f1b or zb-h1");
+      path.field("schedule").report(
+          "expected gpipe, 1f1b, zb-h1, interleaved or zb-v");
       return false;
     }
     training.schedule = *parsed;

@@ -23,6 +23,79 @@
 using namespace placer::solver;
 using namespace placer::solver::detail;
 
+namespace {
+
+/// How many microbatches of each chunk the schedule holds at once, at
+/// uniform times (1 each in inference).
+llvm::Expected<std::vector<int>> getHeldPerChunk(const Problem &problem,
+                                                 const PipelineSchedule &layout) {
+  if (!problem.isTraining())
+    return std::vector<int>(layout.chunks(), 1);
+  llvm::Expected<PipelineRun> run = runPipelineSchedule(
+      layout, PipelineTimes::uniform(layout.chunks(), {1, 1, 1}));
+  if (!run)
+    return run.takeError();
+  return run->peakPerChunk;
+}
+
+/// The loads of `assignment` as every throughput model defines them,
+/// without the memory and order checks of one stage per device.
+Evaluation evaluateLoads(const Problem &problem, const Assignment &assignment) {
+  Problem loads = problem;
+  loads.memoryLimit = kInfinity;
+  loads.kindMemoryLimits.clear();
+  loads.schedule = Schedule::GPipe;
+  return evaluate(loads, assignment);
+}
+
+} // namespace
+
+llvm::Expected<PipelineSchedule>
+placer::solver::getChunkLayout(const Problem &problem) {
+  return buildPipelineSchedule(getPipelineKind(problem.schedule),
+                               problem.numAccelerators, problem.microbatches,
+                               problem.chunksPerDevice);
+}
+
+Evaluation placer::solver::evaluateChunks(const Problem &problem,
+                                          const PipelineSchedule &layout,
+                                          const std::vector<int> &chunkOf) {
+  Assignment assignment(problem.size(), 0);
+  for (int u = 0; u < problem.size(); ++u)
+    assignment[u] = layout.deviceOfChunk[chunkOf[u]];
+  Evaluation evaluation = evaluateLoads(problem, assignment);
+  llvm::Expected<std::vector<int>> held = getHeldPerChunk(problem, layout);
+  if (!held) {
+    evaluation.violation = llvm::toString(held.takeError());
+    return evaluation;
+  }
+  // Memory as the chunks hold it (evaluateLoads counted one stage's).
+  for (DeviceReport &device : evaluation.devices) {
+    device.weights = device.activations = device.memory = 0;
+    device.inFlight = 0;
+  }
+  for (int u = 0; u < problem.size(); ++u) {
+    for (int v : problem.successors[u])
+      if (chunkOf[v] < chunkOf[u] && evaluation.violation.empty())
+        evaluation.violation = "node '" + problem.nodes[v].name +
+                               "' reads node '" + problem.nodes[u].name +
+                               "' from a later chunk";
+    DeviceReport &device = evaluation.devices[assignment[u]];
+    device.weights += problem.nodes[u].memory;
+    device.activations += problem.nodes[u].outputBytes * (*held)[chunkOf[u]];
+    device.inFlight = std::max(device.inFlight, (*held)[chunkOf[u]]);
+  }
+  for (int d = 0; d < problem.numAccelerators; ++d) {
+    DeviceReport &device = evaluation.devices[d];
+    device.memory = device.weights + device.activations;
+    if (!problem.fitsOn(device.memory, d) && evaluation.violation.empty())
+      evaluation.violation = "accelerator " + std::to_string(d) + " needs " +
+                             std::to_string(device.memory) +
+                             " bytes, more than it holds";
+  }
+  return evaluation;
+}
+
 IPResult placer::solver::solveChunkedThroughputIP(
     const Problem &problem, const PipelineSchedule &layout,
     const IPOptions &options, std::vector<int> &chunkOf) {
@@ -43,18 +116,14 @@ IPResult placer::solver::solveChunkedThroughputIP(
 
   Contracted groups = contract(problem);
   int n = groups.numSuper;
-  // How many microbatches of each chunk the schedule holds at once.
-  std::vector<int> held(chunks, 1);
-  if (problem.isTraining()) {
-    llvm::Expected<PipelineRun> run = runPipelineSchedule(
-        layout, PipelineTimes::uniform(chunks, {1, 1, 1}));
-    if (!run) {
-      result.status = "infeasible";
-      result.solution.note = llvm::toString(run.takeError());
-      return result;
-    }
-    held = run->peakPerChunk;
+  llvm::Expected<std::vector<int>> heldOrError =
+      getHeldPerChunk(problem, layout);
+  if (!heldOrError) {
+    result.status = "infeasible";
+    result.solution.note = llvm::toString(heldOrError.takeError());
+    return result;
   }
+  std::vector<int> held = std::move(*heldOrError);
   std::vector<double> stash(n, 0);
   for (int g = 0; g < n; ++g)
     for (int m : groups.members[g])
@@ -182,10 +251,7 @@ IPResult placer::solver::solveChunkedThroughputIP(
     std::vector<int> firstOn(k, -1);
     for (int c = chunks - 1; c >= 0; --c)
       firstOn[layout.deviceOfChunk[c]] = c;
-    Problem loads = problem;
-    loads.memoryLimit = kInfinity;
-    loads.schedule = Schedule::GPipe;
-    Evaluation evaluation = evaluate(loads, *options.warmStart);
+    Evaluation evaluation = evaluateLoads(problem, *options.warmStart);
     bool onAccelerators = llvm::all_of(
         *options.warmStart, [&](int device) { return device < k; });
     if (evaluation.feasible() && onAccelerators) {
@@ -222,10 +288,7 @@ IPResult placer::solver::solveChunkedThroughputIP(
         chunkOf[m] = chunkOfGroup[g];
         assignment[m] = layout.deviceOfChunk[chunkOfGroup[g]];
       }
-    Problem loads = problem;
-    loads.memoryLimit = kInfinity;
-    loads.schedule = Schedule::GPipe;
-    result.solution.maxLoad = evaluate(loads, assignment).maxLoad;
+    result.solution.maxLoad = evaluateLoads(problem, assignment).maxLoad;
     result.solution.assignment = std::move(assignment);
   };
   const double *solution = b.solution();

@@ -220,6 +220,10 @@ PipelineKind placer::solver::getPipelineKind(Schedule schedule) {
     return PipelineKind::GPipe;
   case Schedule::ZeroBubbleH1:
     return PipelineKind::ZeroBubbleH1;
+  case Schedule::Interleaved:
+    return PipelineKind::Interleaved;
+  case Schedule::ZeroBubbleV:
+    return PipelineKind::ZeroBubbleV;
   case Schedule::OneFOneB:
   case Schedule::Sequential:
   case Schedule::Inference:

@@ -486,6 +486,10 @@ int Problem::inFlight(int stagesFromEnd, int stages) const {
   case Schedule::ZeroBubbleH1:
     // Every stage holds what 1F1B's first one does (docs/Schedules.md).
     return std::min(stages > 0 ? stages : numAccelerators, microbatches);
+  case Schedule::Interleaved:
+  case Schedule::ZeroBubbleV:
+    // Per chunk, not per stage (PipelineRun::peakPerChunk): a bound here.
+    return microbatches;
   }
   return microbatches;
 }

@@ -3,6 +3,7 @@
 
 #include "placer/Solver/Latency.h"
 #include "placer/Solver/Memory.h"
+#include "placer/Solver/PipelineSchedule.h"
 #include "placer/Solver/Workload.h"
 
 #include "Timing.h"
@@ -232,6 +233,50 @@ SolveResult solveLatency(Models models, const SolveOptions &options) {
   }
 }
 
+/// Schedules with several chunks per accelerator: the chunked MILP
+/// (docs/IntegerPrograms.md, "Chunks"), from the DP's one stage per
+/// accelerator under 1F1B. Identical accelerators only, throughput only.
+SolveResult solveChunks(const Problem &problem, const SolveOptions &options) {
+  SolveResult result;
+  const char *name = getName(problem.schedule);
+  Algorithm algorithm = options.getChosenAlgorithm();
+  if (options.objective != Objective::Throughput)
+    result.error = std::string("schedule=") + name +
+                   " prices a pipeline: objective=throughput";
+  else if (algorithm != Algorithm::DP && algorithm != Algorithm::IP)
+    result.error = std::string("schedule=") + name +
+                   ": the integer program chooses the chunks (algorithm=ip "
+                   "or auto), not " + getName(algorithm).str();
+  else if (problem.numCpus > 0 || !problem.isUniform() ||
+           problem.replication || problem.recomputation)
+    result.error = std::string("schedule=") + name +
+                   " runs its chunks on identical accelerators: no CPU "
+                   "cores, one kind, uniform links, no replication or "
+                   "recomputation";
+  if (!result.error.empty())
+    return result;
+  llvm::Expected<PipelineSchedule> layout = getChunkLayout(problem);
+  if (!layout) {
+    result.error = std::string("schedule=") + name + ": " +
+                   llvm::toString(layout.takeError());
+    return result;
+  }
+  Problem onePerDevice = problem;
+  onePerDevice.schedule = Schedule::OneFOneB;
+  DPOptions dp;
+  dp.idealLimit = options.idealLimit;
+  Solution start = solveIdealDP(onePerDevice, dp);
+  IPOptions ip = options.ip;
+  if (start.feasible())
+    ip.warmStart = &start.assignment;
+  std::vector<int> chunkOf;
+  result.ip = solveChunkedThroughputIP(problem, *layout, ip, chunkOf);
+  result.solution = result.ip->solution;
+  if (result.solution.feasible())
+    result.solution.chunks = std::move(chunkOf);
+  return result;
+}
+
 /// The smallest memory per accelerator with which a placement exists, to
 /// 0.1%; infinity when none exists at any size. The DP decides for every
 /// objective and algorithm: a pipeline stage is a convex call, so where the
@@ -337,6 +382,8 @@ SolveResult placer::solver::solve(const Problem &problem,
     result.error = std::move(error);
     return result;
   }
+  if (usesChunks(problem.schedule))
+    return solveChunks(problem, options);
   bool bind = activationsBind(problem);
   std::optional<Problem> additive;
   if (bind)

@@ -615,6 +615,11 @@ LogicalResult placer::accumulateMicrobatches(ModuleOp module,
            << kPass << ": schedule must be sequential, "
            << solver::getTrainingScheduleNames() << ", not '" << schedule
            << "'";
+  if (solver::usesChunks(*order))
+    return mlir::emitError(module->getLoc())
+           << kPass << ": the " << solver::getName(*order)
+           << " schedule runs several chunks per device; steps are ordered "
+              "for one chunk per device only (gpipe, 1f1b, zb-h1) so far";
   ArrayRef<int64_t> recomputing, replicaOf;
   if (placedTraining && placement.getRecompute())
     recomputing = placement.getRecompute().asArrayRef();

@@ -262,8 +262,28 @@ int64_t countTransfers(const ModuleProblem &mp) {
 /// work (PipelineTimes::fromLoads); none for replicated stages, whose
 /// copies take turns.
 std::optional<double> getExpectedBubble(const solver::Problem &p,
+                                        const solver::Solution &solution,
                                         const solver::Evaluation &evaluation) {
   std::vector<double> loads;
+  if (!solution.chunks.empty()) {
+    // Chunks: each chunk's work, the transfers left out.
+    llvm::Expected<solver::PipelineSchedule> layout =
+        solver::getChunkLayout(p);
+    if (!layout) {
+      llvm::consumeError(layout.takeError());
+      return std::nullopt;
+    }
+    loads.assign(layout->chunks(), 0);
+    for (int u = 0; u < p.size(); ++u)
+      loads[solution.chunks[u]] += p.nodes[u].acceleratorTime;
+    llvm::Expected<solver::PipelineRun> run = solver::runPipelineSchedule(
+        *layout, solver::PipelineTimes::fromLoads(loads));
+    if (!run) {
+      llvm::consumeError(run.takeError());
+      return std::nullopt;
+    }
+    return run->bubbleRatio();
+  }
   for (int d = 0; d < p.numDevices(); ++d) {
     const solver::DeviceReport &r = evaluation.devices[d];
     if (r.replicas > 1 || r.replicaOf >= 0)
@@ -387,7 +407,10 @@ llvm::json::Value makeReport(const ModuleProblem &mp,
   if (p.isTraining()) {
     report["schedule"] = solver::getName(p.schedule);
     report["microbatches"] = p.microbatches;
-    if (std::optional<double> bubble = getExpectedBubble(p, evaluation))
+    if (solver::usesChunks(p.schedule))
+      report["chunks"] = p.chunksPerDevice;
+    if (std::optional<double> bubble =
+            getExpectedBubble(p, solution, evaluation))
       report["bubble"] = *bubble;
   }
   return report;
@@ -484,6 +507,7 @@ struct PlaceDevicesPass
                                             : setup.microbatches;
       problem.microbatches = static_cast<int>(std::min<int64_t>(m, 1 << 20));
       problem.recomputation = settings.recompute;
+      problem.chunksPerDevice = static_cast<int>(settings.chunks);
     }
     problem.replication = settings.replication;
     return success();
@@ -669,8 +693,23 @@ struct PlaceDevicesPass
       reportNoPlacement(loc, result, problem);
       return signalPassFailure();
     }
+    // Several chunks per accelerator: scored as the chunked MILP models
+    // them (one stage per device's memory and order do not apply).
+    std::optional<solver::PipelineSchedule> layout;
+    if (!solution.chunks.empty()) {
+      llvm::Expected<solver::PipelineSchedule> chunks =
+          solver::getChunkLayout(problem);
+      if (!chunks) {
+        emitError(loc, "--placer-place-devices: ")
+            << llvm::toString(chunks.takeError());
+        return signalPassFailure();
+      }
+      layout = std::move(*chunks);
+    }
     solver::Evaluation evaluation =
-        solver::evaluate(problem, solution.assignment, solution.replication);
+        layout ? solver::evaluateChunks(problem, *layout, solution.chunks)
+               : solver::evaluate(problem, solution.assignment,
+                                  solution.replication);
     if (blind && !problem.linkFactors.empty()) {
       solution.maxLoad = evaluation.maxLoad;
       solution.optimal = false;
@@ -686,8 +725,12 @@ struct PlaceDevicesPass
       clusterDevice[d] = problem.isAccelerator(d)
                              ? devices.accelerators[d]
                              : devices.cpus[d - problem.numAccelerators];
-    for (auto [index, op] : llvm::enumerate(mp.ops))
+    for (auto [index, op] : llvm::enumerate(mp.ops)) {
       setDevice(op, clusterDevice[solution.assignment[index]]);
+      if (!solution.chunks.empty())
+        op->setAttr(kChunkAttrName,
+                    Builder(op).getI64IntegerAttr(solution.chunks[index]));
+    }
     for (auto [op, follow] : mp.followers)
       setDevice(op, follow ? *getDevice(follow) : clusterDevice[0]);
     MLIRContext *context = module.getContext();
@@ -712,6 +755,7 @@ struct PlaceDevicesPass
             problem.isTraining() ? problem.schedule
                                  : solver::Schedule::Inference,
             problem.isTraining() ? problem.microbatches : 0,
+            layout ? layout->chunksPerDevice : 1,
             recomputing.empty() ? DenseI64ArrayAttr()
                                 : DenseI64ArrayAttr::get(context, recomputing),
             replicaOf.empty() ? DenseI64ArrayAttr()

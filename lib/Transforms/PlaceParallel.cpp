@@ -477,7 +477,8 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
           latency ? std::optional<F64>(plan->timePerSample) : std::nullopt,
           // Piper's memory model keeps y microbatches in
           // flight per stage, as 1F1B does.
-          solver::Schedule::OneFOneB, problem.microbatches, DenseI64ArrayAttr(),
+          solver::Schedule::OneFOneB, problem.microbatches, /*chunks=*/1,
+          DenseI64ArrayAttr(),
           replicaOf.empty() ? DenseI64ArrayAttr()
                             : DenseI64ArrayAttr::get(context, replicaOf),
           b.getArrayAttr(stages)));

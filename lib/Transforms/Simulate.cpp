@@ -1094,6 +1094,11 @@ FailureOr<Simulation> placer::simulate(ModuleOp module,
   solver::Schedule pipeline = forced   ? *forced
                               : placed ? placement.getSchedule()
                                        : setup.schedule;
+  if (solver::usesChunks(pipeline))
+    return emitError(loc, "--placer-simulate: the ")
+           << solver::getName(pipeline)
+           << " schedule runs several chunks per device; the simulator runs "
+              "one chunk per device only (gpipe, 1f1b, zb-h1) so far";
   bool training =
       TaskBuilder(cluster, stages, solver::splitsBackward(pipeline)).build();
   if (forced && !training)

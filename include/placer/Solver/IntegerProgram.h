@@ -101,6 +101,19 @@ IPResult solveChunkedThroughputIP(const Problem &problem,
                                   const IPOptions &options,
                                   std::vector<int> &chunkOf);
 
+/// The chunks of `problem`'s schedule (usesChunks) on its accelerators for
+/// its microbatches, or the error that says why none exist.
+llvm::Expected<PipelineSchedule> getChunkLayout(const Problem &problem);
+
+/// A split into `layout`'s chunks scored as solveChunkedThroughputIP
+/// models it: per accelerator its load, weights, activations (each chunk's
+/// stash per microbatch it holds) and memory, `inFlight` the most
+/// microbatches one of its chunks holds; a violation where memory does not
+/// fit or an edge goes back to an earlier chunk.
+Evaluation evaluateChunks(const Problem &problem,
+                          const PipelineSchedule &layout,
+                          const std::vector<int> &chunkOf);
+
 /// Minimises the single-sample latency (Latency.h) over placements with up
 /// to `callsPerAccelerator` convex calls per accelerator. The result's
 /// `latency` and `calls` are re-evaluated with evaluateLatency().

@@ -60,6 +60,9 @@ struct Problem {
   /// stashes per microbatch in flight.
   Schedule schedule = Schedule::Inference;
   int microbatches = 1;
+  /// Schedules that run several chunks per accelerator (usesChunks): how
+  /// many (interleaved: at least 2; ZB-V: 2).
+  int chunksPerDevice = 2;
   /// Training: a stage whose stash does not fit may recompute it
   /// (activation checkpointing at the stage's inputs): it keeps its inputs
   /// per microbatch in flight and one microbatch's activations, and pays

@@ -41,6 +41,14 @@ enum class Schedule {
   /// ZB-H1): every stage of p stashes min(p, M) microbatches, the first
   /// stage's 1F1B figure, for a third of 1F1B's bubble when F = B = W.
   ZeroBubbleH1,
+  /// Training, Megatron-LM's interleaved 1F1B: the model cut into v chunks
+  /// per accelerator (Problem::chunksPerDevice), chunk c on accelerator c
+  /// mod k; a device's load is the sum of its chunks'
+  /// (solveChunkedThroughputIP), the bubble (p - 1) / (v M).
+  Interleaved,
+  /// Training, ZB-V: two chunks per accelerator in a V (chunk c on
+  /// accelerator c, then back from the last), backward split as ZB-H1's.
+  ZeroBubbleV,
   /// Training without a pipeline: each microbatch's forward and backward
   /// through the whole step before the next one's (the order
   /// --placer-accumulate-microbatches gives a step no placement chose a
@@ -69,6 +77,10 @@ inline const char *getName(Schedule schedule) {
     return "1f1b";
   case Schedule::ZeroBubbleH1:
     return "zb-h1";
+  case Schedule::Interleaved:
+    return "interleaved";
+  case Schedule::ZeroBubbleV:
+    return "zb-v";
   case Schedule::Sequential:
     return "sequential";
   case Schedule::Inference:
@@ -77,24 +89,35 @@ inline const char *getName(Schedule schedule) {
   return "inference";
 }
 
-/// "gpipe" | "1f1b" | "zb-h1": the pipelined training schedules a
-/// placement prices ("inference" and "sequential" are not names users give
-/// it).
+/// "gpipe" | "1f1b" | "zb-h1" | "interleaved" | "zb-v": the pipelined
+/// training schedules a placement prices ("inference" and "sequential" are
+/// not names users give it).
 inline std::optional<Schedule> parseTrainingSchedule(std::string_view name) {
   for (Schedule schedule :
-       {Schedule::GPipe, Schedule::OneFOneB, Schedule::ZeroBubbleH1})
+       {Schedule::GPipe, Schedule::OneFOneB, Schedule::ZeroBubbleH1,
+        Schedule::Interleaved, Schedule::ZeroBubbleV})
     if (name == getName(schedule))
       return schedule;
   return std::nullopt;
 }
 
 /// The training schedules' names, for errors that list them.
-inline const char *getTrainingScheduleNames() { return "gpipe, 1f1b or zb-h1"; }
+inline const char *getTrainingScheduleNames() {
+  return "gpipe, 1f1b, zb-h1, interleaved or zb-v";
+}
 
 /// Whether `schedule` runs each backward pass as two pieces of work, its
 /// input gradients (B) and later its weight gradients (W).
 inline bool splitsBackward(Schedule schedule) {
-  return schedule == Schedule::ZeroBubbleH1;
+  return schedule == Schedule::ZeroBubbleH1 ||
+         schedule == Schedule::ZeroBubbleV;
+}
+
+/// Whether `schedule` runs several chunks of the model on each
+/// accelerator (the placement then chooses a chunk per node).
+inline bool usesChunks(Schedule schedule) {
+  return schedule == Schedule::Interleaved ||
+         schedule == Schedule::ZeroBubbleV;
 }
 
 /// Whether a stage's stash depends on the stages after it in pipeline

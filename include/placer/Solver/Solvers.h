@@ -28,6 +28,9 @@ struct Solution {
   /// accelerator node, the call that runs it.
   double latency = kInfinity;
   std::vector<int> calls;
+  /// Schedules with several chunks per accelerator (usesChunks): each
+  /// node's chunk, in pipeline order; empty otherwise.
+  std::vector<int> chunks;
   bool feasible() const { return maxLoad < kInfinity; }
 };
 

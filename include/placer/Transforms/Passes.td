@@ -43,12 +43,15 @@ defvar PlaceOptionList = [
          "Memory per accelerator counts the peak of its live activations "
          "besides its weights (false: weights only, as in the paper)">,
   Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
-         "Training graphs: gpipe | 1f1b | zb-h1, how many microbatches' "
-         "activations each stage stashes (empty: the cluster's, 1f1b by "
-         "default)">,
+         "Training graphs: gpipe | 1f1b | zb-h1 | interleaved | zb-v, how "
+         "many microbatches' activations each stage stashes (empty: the "
+         "cluster's, 1f1b by default)">,
   Option<"microbatches", "microbatches", "int64_t", /*default=*/"0",
          "Training graphs: microbatches per iteration (0: the cluster's, 8 "
          "by default)">,
+  Option<"chunks", "chunks", "int64_t", /*default=*/"2",
+         "schedule=interleaved: chunks of the model per accelerator (at "
+         "least 2)">,
   ListOption<"tensorDegrees", "tensor-degrees", "int64_t",
              "Tensor-parallel degrees a stage may take (default 1: pipeline "
              "stages only, or every degree of a module that lists its own "

@@ -52,6 +52,8 @@ struct PlacementSettings {
   /// unset / 0: the cluster's (TrainingSetup).
   std::optional<solver::Schedule> schedule;
   int64_t microbatches = 0;
+  /// schedule=interleaved: chunks per accelerator.
+  int64_t chunks = 2;
   /// Training graphs: a stage whose stash does not fit may recompute it.
   bool recompute = false;
   /// Tensor-parallel degrees a stage may take (ascending, distinct); {1}:
@@ -106,6 +108,15 @@ readPlacementSettings(const Options &options) {
         "microbatches=" + std::to_string(microbatches) +
         ": must be at least 1 (0: the cluster's)");
   settings.microbatches = microbatches;
+  settings.chunks = options.chunks;
+  if (settings.chunks < 1 || settings.chunks > 64)
+    return llvm::createStringError("chunks=" + std::to_string(settings.chunks) +
+                                   ": must be between 1 and 64");
+  if (settings.chunks != 2 &&
+      settings.schedule != solver::Schedule::Interleaved)
+    return llvm::createStringError(
+        "chunks=" + std::to_string(settings.chunks) +
+        " is read by schedule=interleaved (zb-v runs 2)");
   settings.tensorDegrees.assign(options.tensorDegrees.begin(),
                                 options.tensorDegrees.end());
   if (settings.tensorDegrees.empty())

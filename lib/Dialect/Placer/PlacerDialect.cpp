@@ -92,12 +92,14 @@ FailureOr<solver::Schedule> placer::detail::parseSchedule(AsmParser &parser) {
   for (solver::Schedule schedule :
        {solver::Schedule::Inference, solver::Schedule::GPipe,
         solver::Schedule::OneFOneB, solver::Schedule::ZeroBubbleH1,
+        solver::Schedule::Interleaved, solver::Schedule::ZeroBubbleV,
         solver::Schedule::Sequential})
     if (name == solver::getName(schedule))
       return schedule;
   return parser.emitError(loc, "unknown schedule \"")
          << name
-         << "\" (one of \"gpipe\", \"1f1b\", \"zb-h1\", \"sequential\", "
+         << "\" (one of \"gpipe\", \"1f1b\", \"zb-h1\", \"interleaved\", "
+         << "\"zb-v\", \"sequential\", "
          << "\"inference\")";
 }
 
@@ -173,9 +175,16 @@ LogicalResult
 PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       solver::Objective, StringRef, F64, F64, bool, int64_t,
                       int64_t, std::optional<F64>, solver::Schedule schedule,
-                      int64_t microbatches, DenseI64ArrayAttr recompute,
-                      DenseI64ArrayAttr replicaOf, ArrayAttr stages) {
+                      int64_t microbatches, int64_t chunks,
+                      DenseI64ArrayAttr recompute, DenseI64ArrayAttr replicaOf,
+                      ArrayAttr stages) {
   bool inference = schedule == solver::Schedule::Inference;
+  if (solver::usesChunks(schedule) ? chunks < 2 : chunks != 1)
+    return emitError() << "placement chunks must be at least 2 under a "
+                          "schedule that runs several per accelerator "
+                          "(interleaved, zb-v) and 1 otherwise, got "
+                       << chunks << " under \"" << solver::getName(schedule)
+                       << "\"";
   if (inference != (microbatches == 0))
     return emitError() << "placement schedule and microbatches come together "
                           "(training) or not at all (inference)";
@@ -632,11 +641,12 @@ LogicalResult PlacerDialect::verifyOperationAttribute(Operation *op,
 
   if (name == kBackwardNodeAttrName || name == kOptimizerNodeAttrName ||
       name == kWeightGradientAttrName || name == kColorClassAttrName ||
-      name == kRecomputeAttrName) {
+      name == kRecomputeAttrName || name == kChunkAttrName) {
     if (op->getName().getStringRef() != "graph.node")
       return op->emitError() << "'" << name << "' belongs on a graph.node";
     auto colorClass = dyn_cast<IntegerAttr>(attr.getValue());
-    if (name != kColorClassAttrName && !isa<UnitAttr>(attr.getValue()))
+    if (name != kColorClassAttrName && name != kChunkAttrName &&
+        !isa<UnitAttr>(attr.getValue()))
       return op->emitError() << "'" << name << "' must be a unit attribute";
     if (name == kOptimizerNodeAttrName && !op->hasAttr(kBackwardNodeAttrName))
       return op->emitError()
@@ -652,7 +662,8 @@ LogicalResult PlacerDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name
                              << "' belongs on a forward node: its backward "
                                 "pass recomputes it";
-    if (name == kColorClassAttrName && (!colorClass || colorClass.getInt() < 0))
+    if ((name == kColorClassAttrName || name == kChunkAttrName) &&
+        (!colorClass || colorClass.getInt() < 0))
       return op->emitError()
              << "'" << name << "' must be a non-negative integer";
     return success();

@@ -168,14 +168,14 @@ module attributes {placer.devices = 3 : i64} {}
 // Schedules are solver::Schedule (include/placer/Solver/Schedule.h): a
 // name that is none is refused by the parser, one the cluster cannot train
 // with by the verifier.
-// expected-error @+3 {{unknown schedule "interleaved" (one of "gpipe", "1f1b", "zb-h1", "sequential", "inference")}}
+// expected-error @+3 {{unknown schedule "dualpipe" (one of "gpipe", "1f1b", "zb-h1", "interleaved", "zb-v", "sequential", "inference")}}
 // expected-error @+2 {{failed to parse Placer_TrainingAttr parameter 'schedule'}}
 // expected-error @+1 {{failed to parse Placer_ClusterAttr parameter 'training'}}
-module attributes {placer.cluster = #placer.cluster<kinds = [#placer.kind<name = "gpu", device_class = accelerator, peak_flops = {f32 = 1.0}, memory_bandwidth = 1.0>], default_link = #placer.link<bandwidth = 1.0>, training = <schedule = "interleaved", microbatches = 4, optimizer_state_factor = 2.0>>} {}
+module attributes {placer.cluster = #placer.cluster<kinds = [#placer.kind<name = "gpu", device_class = accelerator, peak_flops = {f32 = 1.0}, memory_bandwidth = 1.0>], default_link = #placer.link<bandwidth = 1.0>, training = <schedule = "dualpipe", microbatches = 4, optimizer_state_factor = 2.0>>} {}
 
 // -----
 
-// expected-error @+2 {{training schedule must be gpipe, 1f1b or zb-h1, got "sequential"}}
+// expected-error @+2 {{training schedule must be gpipe, 1f1b, zb-h1, interleaved or zb-v, got "sequential"}}
 // expected-error @+1 {{failed to parse Placer_ClusterAttr parameter 'training'}}
 module attributes {placer.cluster = #placer.cluster<kinds = [#placer.kind<name = "gpu", device_class = accelerator, peak_flops = {f32 = 1.0}, memory_bandwidth = 1.0>], default_link = #placer.link<bandwidth = 1.0>, training = <schedule = "sequential", microbatches = 4, optimizer_state_factor = 2.0>>} {}
 
@@ -192,13 +192,13 @@ module attributes {placer.placement = #placer.placement<objective = throughput, 
 
 // -----
 
-// expected-error @+2 {{unknown schedule "zb-v"}}
+// expected-error @+2 {{unknown schedule "dualpipe"}}
 // expected-error @+1 {{failed to parse Placer_PlacementAttr parameter 'schedule'}}
-module attributes {placer.placement = #placer.placement<objective = throughput, algorithm = "dp", max_load = 1.0, lower_bound = 1.0, optimal = true, accelerators = 1, cpus = 0, schedule = "zb-v", microbatches = 4>} {}
+module attributes {placer.placement = #placer.placement<objective = throughput, algorithm = "dp", max_load = 1.0, lower_bound = 1.0, optimal = true, accelerators = 1, cpus = 0, schedule = "dualpipe", microbatches = 4>} {}
 
 // -----
 
-// expected-error @+1 {{placement schedule must be gpipe, 1f1b or zb-h1, got "sequential"}}
+// expected-error @+1 {{placement schedule must be gpipe, 1f1b, zb-h1, interleaved or zb-v, got "sequential"}}
 module attributes {placer.placement = #placer.placement<objective = throughput, algorithm = "dp", max_load = 1.0, lower_bound = 1.0, optimal = true, accelerators = 1, cpus = 0, schedule = "sequential", microbatches = 4>} {}
 
 // -----
@@ -308,6 +308,26 @@ func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
   %y = graph.node "Neg"(%x) attributes {name = "neg/grad/0", output_names = ["y"], placer.backward, placer.recompute, version = 17 : i64} : (tensor<2xf32>) -> tensor<2xf32>
   return %y : tensor<2xf32>
 }
+
+// -----
+
+// A node's chunk (several chunks per accelerator) is a non-negative integer.
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'placer.chunk' must be a non-negative integer}}
+  %y = graph.node "Neg"(%x) attributes {name = "neg", output_names = ["y"], placer.chunk = -1 : i64, version = 17 : i64} : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+// Chunks per accelerator belong to the schedules that run several.
+// expected-error @+1 {{placement chunks must be at least 2 under a schedule that runs several per accelerator (interleaved, zb-v) and 1 otherwise, got 2 under "1f1b"}}
+module attributes {placer.placement = #placer.placement<objective = throughput, algorithm = "dp", max_load = 1.0, lower_bound = 1.0, optimal = true, accelerators = 2, cpus = 0, schedule = "1f1b", microbatches = 4, chunks = 2>} {}
+
+// -----
+
+// expected-error @+1 {{placement chunks must be at least 2 under a schedule that runs several per accelerator (interleaved, zb-v) and 1 otherwise, got 1 under "interleaved"}}
+module attributes {placer.placement = #placer.placement<objective = throughput, algorithm = "ip-chunks", max_load = 1.0, lower_bound = 1.0, optimal = true, accelerators = 2, cpus = 0, schedule = "interleaved", microbatches = 4>} {}
 
 // -----
 

@@ -370,12 +370,15 @@ def Placer_DeviceAttr : Placer_Attr<"Device", "device"> {
 def Placer_PlacementAttr : Placer_Attr<"Placement", "placement"> {
   let summary = "what the placement found, for the module as a whole";
   let description = [{
-    When a training step was placed, `schedule` ("gpipe", "1f1b" or
-    "zb-h1") and
+    When a training step was placed, `schedule` ("gpipe", "1f1b", "zb-h1",
+    "interleaved" or "zb-v") and
     `microbatches` are the pipeline the placement sized memory for (the
     cluster's `training`, as the placement options override it); the
     simulator runs that schedule. Both are absent for inference (the
-    schedule reads "inference").
+    schedule reads "inference"). `chunks` is the chunks of the model per
+    accelerator of a schedule that runs several (interleaved, zb-v; 1
+    otherwise, left out); each placed node then carries its chunk
+    (`placer.chunk`).
     `recompute` lists the devices (ascending) whose stage recomputes its
     activations instead of stashing them (`recompute=true`). `replica_of`
     (with `replication=true`) gives, per cluster device, the device whose
@@ -397,6 +400,7 @@ def Placer_PlacementAttr : Placer_Attr<"Placement", "placement"> {
     Placer_ScheduleParam<"training schedule",
                          "::placer::solver::Schedule::Inference">:$schedule,
     Placer_DefaultI64Param<"microbatches per iteration", "0">:$microbatches,
+    Placer_DefaultI64Param<"chunks per accelerator", "1">:$chunks,
     OptionalParameter<"::mlir::DenseI64ArrayAttr">:$recompute,
     OptionalParameter<"::mlir::DenseI64ArrayAttr">:$replica_of,
     OptionalParameter<"::mlir::ArrayAttr">:$stages);

@@ -101,6 +101,10 @@ inline constexpr llvm::StringLiteral kWeightGradientAttrName =
 /// results again before its backward pass reads them, instead of keeping
 /// them from the forward pass (a chosen `recompute` configuration).
 inline constexpr llvm::StringLiteral kRecomputeAttrName = "placer.recompute";
+/// On a graph.node a placement with several chunks per accelerator
+/// (interleaved, zb-v) placed: its chunk of the model, a non-negative i64
+/// in pipeline order (chunk c runs on the device the schedule gives it).
+inline constexpr llvm::StringLiteral kChunkAttrName = "placer.chunk";
 inline constexpr llvm::StringLiteral kUpdatesAttrName = "placer.updates";
 /// Beside `placer.updates`, a unit attribute: the result updates one more
 /// device's copy of the state, which another result updates alike (a
