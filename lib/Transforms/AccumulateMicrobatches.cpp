@@ -88,14 +88,15 @@ std::string inputName(func::FuncOp func, unsigned index) {
 using solver::WorkKind;
 
 /// One microbatch's forward, backward or weight-gradient work on one
-/// device: the unit a schedule orders.
+/// stage (a device; a chunk where the schedule runs several per device):
+/// the unit a schedule orders.
 struct Item {
   int64_t microbatch;
   WorkKind kind;
-  int64_t device;
+  int64_t stage;
   bool operator<(const Item &other) const {
-    return std::tie(microbatch, kind, device) <
-           std::tie(other.microbatch, other.kind, other.device);
+    return std::tie(microbatch, kind, stage) <
+           std::tie(other.microbatch, other.kind, other.stage);
   }
 };
 
@@ -121,11 +122,14 @@ getStageOrder(solver::Schedule schedule, int64_t position, int64_t stages,
 /// Rewrites one step function (see the pass's description).
 class Accumulator {
 public:
+  /// `layout`: the chunks of a schedule that runs several per device (the
+  /// ops' placer.chunk say which), else null.
   Accumulator(func::FuncOp func, int64_t opset, int64_t microbatches,
               solver::Schedule schedule, ArrayRef<int64_t> recomputing,
-              ArrayRef<int64_t> replicaOf)
+              ArrayRef<int64_t> replicaOf,
+              const solver::PipelineSchedule *layout)
       : func(func), opset(opset), microbatches(microbatches),
-        schedule(schedule),
+        schedule(schedule), layout(layout),
         recomputing(recomputing.begin(), recomputing.end()) {
     for (auto [device, leader] : llvm::enumerate(replicaOf))
       if (leader >= 0) {
@@ -156,6 +160,7 @@ private:
   func::FuncOp func;
   int64_t opset, microbatches;
   solver::Schedule schedule;
+  const solver::PipelineSchedule *layout;
   /// Devices whose backward work recomputes their forward work's values
   /// instead of keeping them (the placement's `recompute`).
   llvm::SmallDenseSet<int64_t> recomputing;
@@ -166,16 +171,19 @@ private:
   /// Forward and backward ops, in program order; the optimizer's.
   SmallVector<Operation *> replicated, optimizer;
   llvm::DenseSet<Operation *> isReplicated;
-  /// Per replicated op: its device (0 when the module is not placed).
-  llvm::DenseMap<Operation *, int64_t> deviceOf;
+  /// Per replicated op: its device (0 when the module is not placed) and
+  /// stage (its device, or its chunk under a chunked schedule); each
+  /// stage's device.
+  llvm::DenseMap<Operation *, int64_t> deviceOf, stageOf;
+  std::map<int64_t, int64_t> deviceOfStage;
   bool placed = false;
-  /// Devices in the order of their first op: the pipeline's stages.
+  /// Stages in the order of their first op: the pipeline's.
   SmallVector<int64_t> stages;
   /// The ops of each item, in program order; the items emitted so far.
   std::map<std::pair<WorkKind, int64_t>, SmallVector<Operation *>> opsOf;
   std::set<Item> emitted;
   SmallVector<IRMapping> copies;
-  /// Per (device, microbatch) whose backward work recomputed forward
+  /// Per (stage, microbatch) whose backward work recomputed forward
   /// values: each value and its recomputed copy, which the weight work
   /// reads when the schedule runs it apart (the first copies died).
   std::map<std::pair<int64_t, int64_t>, SmallVector<std::pair<Value, Value>>>
@@ -227,23 +235,28 @@ LogicalResult Accumulator::classify() {
 }
 
 /// An op the placement left without a device (computed from constants
-/// only) runs where its first reader does.
+/// only) runs where its first reader does, in its chunk.
 void Accumulator::assignDevices() {
   for (Operation *op : llvm::reverse(replicated)) {
     std::optional<int64_t> device = placed ? getDevice(op) : 0;
-    if (!device)
-      for (Operation *user : op->getUsers())
-        if (auto it = deviceOf.find(user); it != deviceOf.end()) {
-          device = it->second;
-          break;
-        }
+    std::optional<int64_t> chunk;
+    if (auto attr = op->getAttrOfType<IntegerAttr>(kChunkAttrName))
+      chunk = attr.getInt();
+    for (Operation *user : op->getUsers())
+      if (auto it = deviceOf.find(user); it != deviceOf.end()) {
+        device = device.value_or(it->second);
+        chunk = chunk.value_or(stageOf.at(user));
+        break;
+      }
     deviceOf[op] = device.value_or(0);
+    stageOf[op] = layout ? chunk.value_or(0) : deviceOf[op];
   }
   for (Operation *op : replicated) {
-    int64_t device = deviceOf.at(op);
-    if (!llvm::is_contained(stages, device))
-      stages.push_back(device);
-    opsOf[{getKind(op), device}].push_back(op);
+    int64_t stage = stageOf.at(op);
+    if (!llvm::is_contained(stages, stage))
+      stages.push_back(stage);
+    deviceOfStage.try_emplace(stage, deviceOf.at(op));
+    opsOf[{getKind(op), stage}].push_back(op);
   }
 }
 
@@ -262,7 +275,7 @@ WorkKind Accumulator::getKind(Operation *op) const {
 /// Whether every op of `item` reads only shared values, inputs and work
 /// emitted before it or in it.
 bool Accumulator::isReady(const Item &item) const {
-  auto it = opsOf.find({item.kind, item.device});
+  auto it = opsOf.find({item.kind, item.stage});
   if (it == opsOf.end())
     return true;
   for (Operation *op : it->second)
@@ -270,8 +283,8 @@ bool Accumulator::isReady(const Item &item) const {
       Operation *def = operand.getDefiningOp();
       if (!def || !isReplicated.contains(def))
         continue;
-      Item from{item.microbatch, getKind(def), deviceOf.at(def)};
-      if (from.kind != item.kind || from.device != item.device)
+      Item from{item.microbatch, getKind(def), stageOf.at(def)};
+      if (from.kind != item.kind || from.stage != item.stage)
         if (!emitted.count(from))
           return false;
     }
@@ -314,7 +327,7 @@ int64_t Accumulator::getRunningDevice(int64_t device,
 
 void Accumulator::emitItem(OpBuilder &b, const Item &item) {
   emitted.insert(item);
-  auto it = opsOf.find({item.kind, item.device});
+  auto it = opsOf.find({item.kind, item.stage});
   if (it == opsOf.end())
     return;
   int64_t m = item.microbatch;
@@ -338,14 +351,15 @@ void Accumulator::emitItem(OpBuilder &b, const Item &item) {
   // chosen configuration recomputes (placer.recompute). Weight work run
   // apart reads what its backward work recomputed.
   SmallVector<Operation *> again;
-  if (auto forward = opsOf.find({WorkKind::Forward, item.device});
+  if (auto forward = opsOf.find({WorkKind::Forward, item.stage});
       item.kind == WorkKind::Backward && forward != opsOf.end()) {
+    bool all = recomputing.contains(deviceOfStage.at(item.stage));
     SmallVector<Operation *> marked;
     for (Operation *op : forward->second)
-      if (recomputing.contains(item.device) || op->hasAttr(kRecomputeAttrName))
+      if (all || op->hasAttr(kRecomputeAttrName))
         marked.push_back(op);
     SmallVector<Operation *> readers(it->second);
-    if (auto weight = opsOf.find({WorkKind::Weight, item.device});
+    if (auto weight = opsOf.find({WorkKind::Weight, item.stage});
         weight != opsOf.end())
       readers.append(weight->second);
     if (!marked.empty())
@@ -358,9 +372,9 @@ void Accumulator::emitItem(OpBuilder &b, const Item &item) {
   };
   if (item.kind == WorkKind::Weight) {
     IRMapping recomputed = mapping;
-    for (auto [value, copy] : recomputedFor[{item.device, m}])
+    for (auto [value, copy] : recomputedFor[{item.stage, m}])
       recomputed.map(value, copy);
-    recomputedFor.erase({item.device, m});
+    recomputedFor.erase({item.stage, m});
     cloneAll(it->second, recomputed, "");
     keep(recomputed);
   } else if (item.kind == WorkKind::Forward || again.empty()) {
@@ -375,7 +389,7 @@ void Accumulator::emitItem(OpBuilder &b, const Item &item) {
     keep(recomputed);
     for (Operation *op : again)
       for (Value result : op->getResults())
-        recomputedFor[{item.device, m}].emplace_back(result,
+        recomputedFor[{item.stage, m}].emplace_back(result,
                                                      recomputed.lookup(result));
   }
   // Sums as the microbatches finish, not at the end: one running sum of
@@ -452,34 +466,48 @@ void Accumulator::addToSum(OpBuilder &b, Value value, int64_t microbatch,
   }
 }
 
-/// Each stage's items in its schedule's order, interleaved as their
-/// inputs allow (round robin over the stages): the order a pipeline runs
-/// them in, which each stage's function keeps once split.
+/// Each device's items in its schedule's order, interleaved as their
+/// inputs allow (round robin over the devices): the order a pipeline runs
+/// them in, which each device's function keeps once split. One chunk per
+/// device: each stage's order from getStageOrder, by its position; several
+/// (a layout): each device's list over its chunks, as the schedule library
+/// builds it.
 LogicalResult Accumulator::emitSchedule(OpBuilder &b) {
-  SmallVector<SmallVector<std::pair<int64_t, WorkKind>>> orders;
-  for (auto [position, device] : llvm::enumerate(stages))
-    orders.push_back(
-        getStageOrder(schedule, position, stages.size(), microbatches));
-  SmallVector<size_t> next(stages.size(), 0);
+  SmallVector<SmallVector<Item>> lanes;
+  if (layout) {
+    for (const std::vector<solver::PipelineWork> &order : layout->order) {
+      SmallVector<Item> &lane = lanes.emplace_back();
+      for (const solver::PipelineWork &work : order)
+        lane.push_back(Item{work.microbatch, work.kind, work.chunk});
+    }
+  } else {
+    for (auto [position, stage] : llvm::enumerate(stages)) {
+      SmallVector<Item> &lane = lanes.emplace_back();
+      for (auto [m, kind] :
+           getStageOrder(schedule, position, stages.size(), microbatches))
+        lane.push_back(Item{m, kind, stage});
+    }
+  }
+  SmallVector<size_t> next(lanes.size(), 0);
   for (bool progress = true; progress;) {
     progress = false;
-    for (auto [s, device] : llvm::enumerate(stages))
-      while (next[s] < orders[s].size()) {
-        auto [m, kind] = orders[s][next[s]];
-        Item item{m, kind, device};
-        if (!isReady(item))
-          break;
-        emitItem(b, item);
-        ++next[s];
+    for (auto [lane, items] : llvm::enumerate(lanes))
+      while (next[lane] < items.size() && isReady(items[next[lane]])) {
+        emitItem(b, items[next[lane]++]);
         progress = true;
       }
   }
-  for (auto [s, device] : llvm::enumerate(stages))
-    if (next[s] < orders[s].size())
+  for (auto [lane, items] : llvm::enumerate(lanes))
+    if (next[lane] < items.size()) {
+      int64_t stage = items[next[lane]].stage;
+      auto device = deviceOfStage.find(stage);
       return func.emitError()
              << kPass << ": the " << solver::getName(schedule)
-             << " schedule cannot run on this placement: device " << device
+             << " schedule cannot run on this placement: device "
+             << (device != deviceOfStage.end() ? device->second
+                                               : static_cast<int64_t>(lane))
              << " waits for work that waits for it";
+    }
   return success();
 }
 
@@ -615,11 +643,27 @@ LogicalResult placer::accumulateMicrobatches(ModuleOp module,
            << kPass << ": schedule must be sequential, "
            << solver::getTrainingScheduleNames() << ", not '" << schedule
            << "'";
-  if (solver::usesChunks(*order))
-    return mlir::emitError(module->getLoc())
-           << kPass << ": the " << solver::getName(*order)
-           << " schedule runs several chunks per device; steps are ordered "
-              "for one chunk per device only (gpipe, 1f1b, zb-h1) so far";
+  // Several chunks per device: the chunks the placement chose, run in the
+  // schedule's order for its accelerators.
+  std::optional<solver::PipelineSchedule> layout;
+  if (solver::usesChunks(*order)) {
+    if (!placedTraining || placement.getSchedule() != *order)
+      return mlir::emitError(module->getLoc())
+             << kPass << ": the " << solver::getName(*order)
+             << " schedule runs the chunks a placement for it chose "
+                "(--placer-place-devices schedule="
+             << solver::getName(*order) << ")";
+    llvm::Expected<solver::PipelineSchedule> chunks =
+        solver::buildPipelineSchedule(
+            solver::getPipelineKind(*order),
+            static_cast<int>(placement.getAccelerators()),
+            static_cast<int>(microbatches),
+            static_cast<int>(placement.getChunks()));
+    if (!chunks)
+      return mlir::emitError(module->getLoc())
+             << kPass << ": " << llvm::toString(chunks.takeError());
+    layout = std::move(*chunks);
+  }
   ArrayRef<int64_t> recomputing, replicaOf;
   if (placedTraining && placement.getRecompute())
     recomputing = placement.getRecompute().asArrayRef();
@@ -638,6 +682,6 @@ LogicalResult placer::accumulateMicrobatches(ModuleOp module,
   if (failed(opset))
     return failure();
   return Accumulator(*func, *opset, microbatches, *order, recomputing,
-                     replicaOf)
+                     replicaOf, layout ? &*layout : nullptr)
       .run();
 }

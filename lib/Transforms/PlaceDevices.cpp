@@ -731,8 +731,14 @@ struct PlaceDevicesPass
         op->setAttr(kChunkAttrName,
                     Builder(op).getI64IntegerAttr(solution.chunks[index]));
     }
-    for (auto [op, follow] : mp.followers)
+    for (auto [op, follow] : mp.followers) {
       setDevice(op, follow ? *getDevice(follow) : clusterDevice[0]);
+      // A follower runs in its leader's chunk (the first without one).
+      if (!solution.chunks.empty() && isa<graph::NodeOp>(op))
+        op->setAttr(kChunkAttrName,
+                    follow ? follow->getAttr(kChunkAttrName)
+                           : Builder(op).getI64IntegerAttr(0));
+    }
     MLIRContext *context = module.getContext();
     SmallVector<int64_t> recomputing;
     for (int d = 0; d < problem.numDevices(); ++d)

@@ -11,7 +11,7 @@
 // TWICE: error: placer-accumulate-microbatches: the step averages microbatches already
 // RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training | sed 's/, placer.weight_gradient//' | not placer-opt --placer-accumulate-microbatches="microbatches=2 schedule=zb-h1" 2>&1 | FileCheck %s --check-prefix=NOWEIGHT
 // RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training | not placer-opt --placer-accumulate-microbatches="microbatches=2 schedule=interleaved" 2>&1 | FileCheck %s --check-prefix=CHUNKS
-// CHUNKS: error: placer-accumulate-microbatches: the interleaved schedule runs several chunks per device; steps are ordered for one chunk per device only (gpipe, 1f1b, zb-h1) so far
+// CHUNKS: error: placer-accumulate-microbatches: the interleaved schedule runs the chunks a placement for it chose (--placer-place-devices schedule=interleaved)
 // NOWEIGHT: error: placer-accumulate-microbatches: the zb-h1 schedule runs weight gradients apart from the backward pass, but no backward node is marked 'placer.weight_gradient' (a step built by --placer-build-training marks them)
 // RUN: placer-opt %S/Inputs/two-layer.mlir --placer-build-training --partition-devices="devices=3 split=false schedule=gpipe microbatches=4 replication=true" | not placer-opt --placer-accumulate-microbatches=microbatches=1 2>&1 | FileCheck %s --check-prefix=FEWER
 // FEWER: error: placer-accumulate-microbatches: the stage of device 1 runs on 2 devices (replica_of) but the step has 1 microbatches: each copy needs one at least

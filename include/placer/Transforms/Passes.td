@@ -387,7 +387,10 @@ def AccumulateMicrobatches
     1F1B's order with each backward's weight-gradient nodes
     (`placer.weight_gradient`) as work of their own, the stage d stages
     from the first running them d microbatches late (docs/Schedules.md).
-    The
+    Under `interleaved` and `zb-v` the stages are the chunks the placement
+    chose (`placer.chunk`), each device running its list over its chunks
+    (Megatron-LM's order; ZB-V's), which needs a placement for that
+    schedule. The
     stages' orders are interleaved as their inputs allow, so that each
     stage's function keeps its order once split. In a placed module the
     copies keep their node's `placer.device`, and the slices and means go
