@@ -1,5 +1,5 @@
 // Four ops in a chain, two heavy (1 s forward, 2 s backward) then two
-// light (0.25 s and 0.75 s), each 2000 bytes of weights with their
+// light (0.25 s forward, 0.75 s backward), each 2000 bytes of weights with their
 // training state and a 16-byte output: one stage per accelerator cannot
 // balance two accelerators (3 | 5 at best), chunks can (4 | 4). Used by
 // test/Transforms/place-schedules.test.
