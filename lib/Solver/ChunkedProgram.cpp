@@ -15,6 +15,7 @@
 
 #include "CbcModel.h"
 #include "Contraction.h"
+#include "TransferRows.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -43,7 +44,8 @@ llvm::Expected<std::vector<int>> getHeldPerChunk(const Problem &problem,
 Evaluation evaluateLoads(const Problem &problem, const Assignment &assignment) {
   Problem loads = problem;
   loads.memoryLimit = kInfinity;
-  loads.kindMemoryLimits.clear();
+  for (double &limit : loads.kindMemoryLimits)
+    limit = kInfinity;
   loads.schedule = Schedule::GPipe;
   return evaluate(loads, assignment);
 }
@@ -192,29 +194,13 @@ IPResult placer::solver::solveChunkedThroughputIP(
         loadCols[d].push_back(x[g][d]);
         loadCoefs[d].push_back(groups.acceleratorTime[g]);
       }
-  for (int u = 0; u < problem.size(); ++u) {
-    double c = problem.nodes[u].transferCost;
-    int gu = groups.superOf[u];
-    std::vector<int> others;
-    for (int v : problem.successors[u])
-      if (groups.superOf[v] != gu)
-        others.push_back(groups.superOf[v]);
-    if (c <= 0 || others.empty())
-      continue;
-    for (int d = 0; d < k; ++d) {
-      std::string tag = std::to_string(u) + "_" + std::to_string(d);
-      int out = b.column("out_" + tag, 0, 1, 0, false);
-      int in = b.column("in_" + tag, 0, 1, 0, false);
-      for (int gv : others) {
-        b.row("leave_" + tag + "_" + std::to_string(gv),
-              {out, x[gu][d], x[gv][d]}, {1, -1, 1}, 'G', 0);
-        b.row("enter_" + tag + "_" + std::to_string(gv),
-              {in, x[gv][d], x[gu][d]}, {1, -1, 1}, 'G', 0);
-      }
-      loadCols[d].insert(loadCols[d].end(), {out, in});
-      loadCoefs[d].insert(loadCoefs[d].end(), {c, c});
+  std::vector<std::vector<std::pair<int, double>>> transfers =
+      addTransferRows(b, problem, groups, x, k);
+  for (int d = 0; d < k; ++d)
+    for (auto [column, c] : transfers[d]) {
+      loadCols[d].push_back(column);
+      loadCoefs[d].push_back(c);
     }
-  }
   for (int d = 0; d < k; ++d) {
     loadCols[d].push_back(maxLoad);
     loadCoefs[d].push_back(-1);

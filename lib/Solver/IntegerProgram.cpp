@@ -3,9 +3,9 @@
 
 #include "CbcModel.h"
 #include "Contraction.h"
+#include "TransferRows.h"
 
 #include <chrono>
-#include <map>
 
 using namespace placer::solver;
 using namespace placer::solver::detail;
@@ -69,34 +69,9 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
           std::vector<double>(devices, 1.0), 'E', 1);
   }
 
-  // Communication: out[u][d] >= x[g(u)][d] - x[g(v)][d] and
-  // in[u][d] >= x[g(v)][d] - x[g(u)][d] for every successor v in another
-  // group: c(u) once per accelerator it leaves or enters.
-  std::map<std::pair<int, int>, std::pair<int, int>> comm; // (u, d) -> cols
-  for (int u = 0; u < problem.size(); ++u) {
-    double c = problem.nodes[u].transferCost;
-    if (c <= 0)
-      continue;
-    int gu = groups.superOf[u];
-    std::vector<int> others;
-    for (int v : problem.successors[u])
-      if (groups.superOf[v] != gu)
-        others.push_back(groups.superOf[v]);
-    if (others.empty())
-      continue;
-    for (int d = 0; d < k; ++d) {
-      std::string tag = std::to_string(u) + "_" + std::to_string(d);
-      int out = b.column("out_" + tag, 0, 1, 0, false);
-      int in = b.column("in_" + tag, 0, 1, 0, false);
-      comm[{u, d}] = {out, in};
-      for (int gv : others) {
-        b.row("leave_" + tag + "_" + std::to_string(gv),
-              {out, x[gu][d], x[gv][d]}, {1, -1, 1}, 'G', 0);
-        b.row("enter_" + tag + "_" + std::to_string(gv),
-              {in, x[gv][d], x[gu][d]}, {1, -1, 1}, 'G', 0);
-      }
-    }
-  }
+  // Communication: c(u) once per accelerator its tensor leaves or enters.
+  std::vector<std::vector<std::pair<int, double>>> transfers =
+      addTransferRows(b, problem, groups, x, k);
 
   // Links (docs/IntegerPrograms.md): t[u][e][d] >= 1 when u on accelerator
   // e feeds accelerator d over a link costing f(e, d) > 1 times c(u); d
@@ -106,10 +81,7 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
     for (int u = 0; u < problem.size(); ++u) {
       double c = problem.nodes[u].transferCost;
       int gu = groups.superOf[u];
-      std::vector<int> others;
-      for (int v : problem.successors[u])
-        if (groups.superOf[v] != gu)
-          others.push_back(groups.superOf[v]);
+      std::vector<int> others = getReaderGroups(problem, groups, u);
       if (c <= 0 || others.empty())
         continue;
       for (int e = 0; e < k; ++e) {
@@ -151,12 +123,10 @@ IPResult placer::solver::solveThroughputIP(const Problem &problem,
       }
     }
     if (d < k)
-      for (auto &[key, cv] : comm)
-        if (key.second == d) {
-          double c = problem.nodes[key.first].transferCost;
-          cols.insert(cols.end(), {cv.first, cv.second});
-          coefs.insert(coefs.end(), {c, c});
-        }
+      for (auto [column, c] : transfers[d]) {
+        cols.push_back(column);
+        coefs.push_back(c);
+      }
     if (d < k)
       for (auto [column, coefficient] : linkCharges[d]) {
         cols.push_back(column);

@@ -239,11 +239,12 @@ SolveResult solveLatency(Models models, const SolveOptions &options) {
 SolveResult solveChunks(const Problem &problem, const SolveOptions &options) {
   SolveResult result;
   const char *name = getName(problem.schedule);
-  Algorithm algorithm = options.getChosenAlgorithm();
+  // (Auto, not what it stands for: the DP cannot price chunks.)
+  Algorithm algorithm = options.algorithm;
   if (options.objective != Objective::Throughput)
     result.error = std::string("schedule=") + name +
                    " prices a pipeline: objective=throughput";
-  else if (algorithm != Algorithm::DP && algorithm != Algorithm::IP)
+  else if (algorithm != Algorithm::Auto && algorithm != Algorithm::IP)
     result.error = std::string("schedule=") + name +
                    ": the integer program chooses the chunks (algorithm=ip "
                    "or auto), not " + getName(algorithm).str();

@@ -430,8 +430,9 @@ public:
   bool build();
 
 private:
-  void findBackwardOps();
-  void findWeightOps();
+  llvm::DenseSet<Operation *>
+  spread(llvm::function_ref<bool(Operation *)> isMarked,
+         llvm::function_ref<bool(Operation *)> isCandidate) const;
   /// Seconds of `op` on the stage's kind: its own time, or the backward
   /// time the cost model gave it (`gradient`).
   double getOpTime(Operation *op, const Stage &stage, bool gradient) const;
@@ -447,60 +448,35 @@ private:
   std::map<int64_t, std::pair<dist::SendOp, int64_t>> sendOf;
 };
 
-void TaskBuilder::findBackwardOps() {
-  // A marked op, or one that reads what the backward pass produced (here or
-  // received); the channels carry the mark from device to device, so the
-  // sweep repeats until nothing changes.
-  std::set<int64_t> backwardChannels;
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (Stage &stage : stages)
-      for (Operation *op : stage.ops) {
-        if (backwardOps.contains(op))
-          continue;
-        bool backward = isBackwardOp(op);
-        if (auto recv = dyn_cast<dist::RecvOp>(op))
-          backward = backwardChannels.count(recv.getChannel());
-        for (Value operand : op->getOperands())
-          if (Operation *def = operand.getDefiningOp())
-            backward |= backwardOps.contains(def);
-        if (!backward)
-          continue;
-        backwardOps.insert(op);
-        if (auto send = dyn_cast<dist::SendOp>(op))
-          backwardChannels.insert(send.getChannel());
-        changed = true;
-      }
-  }
-}
-
-/// The weight task: nodes marked placer.weight_gradient and what reads
-/// them (the gradients' sums and collectives), across devices as in
-/// findBackwardOps. No input gradient reads any of them (the mark's
-/// definition), so the backward task never waits for the weight task.
-void TaskBuilder::findWeightOps() {
-  std::set<int64_t> weightChannels;
+/// The ops `isMarked` names among `candidates`, and every candidate that
+/// reads one of them, here or through a channel (a recv whose send is one:
+/// the sweep repeats until nothing changes).
+llvm::DenseSet<Operation *>
+TaskBuilder::spread(llvm::function_ref<bool(Operation *)> isMarked,
+                    llvm::function_ref<bool(Operation *)> isCandidate) const {
+  llvm::DenseSet<Operation *> found;
+  std::set<int64_t> channels;
   for (bool changed = true; changed;) {
     changed = false;
-    for (Stage &stage : stages)
+    for (const Stage &stage : stages)
       for (Operation *op : stage.ops) {
-        if (weightOps.contains(op) || !backwardOps.contains(op))
+        if (found.contains(op) || !isCandidate(op))
           continue;
-        bool weight = op->hasAttr(kWeightGradientAttrName);
+        bool marked = isMarked(op);
         if (auto recv = dyn_cast<dist::RecvOp>(op))
-          weight = weightChannels.count(recv.getChannel());
+          marked = channels.count(recv.getChannel());
         for (Value operand : op->getOperands())
           if (Operation *def = operand.getDefiningOp())
-            weight |= weightOps.contains(def);
-        if (!weight)
+            marked |= found.contains(def);
+        if (!marked)
           continue;
-        weightOps.insert(op);
+        found.insert(op);
         if (auto send = dyn_cast<dist::SendOp>(op))
-          weightChannels.insert(send.getChannel());
+          channels.insert(send.getChannel());
         changed = true;
       }
   }
+  return found;
 }
 
 double TaskBuilder::getOpTime(Operation *op, const Stage &stage,
@@ -653,9 +629,16 @@ bool TaskBuilder::build() {
     for (Operation *op : stage.ops)
       if (auto send = dyn_cast<dist::SendOp>(op))
         sendOf.try_emplace(send.getChannel(), send, stage.device);
-  findBackwardOps();
+  // The backward task: marked backward ops and what reads them. The
+  // weight task, where the schedule runs it apart: nodes marked
+  // placer.weight_gradient and what reads them among those (the gradients'
+  // sums and collectives); no input gradient reads any of them (the mark's
+  // definition), so the backward task never waits for the weight task.
+  backwardOps = spread(isBackwardOp, [](Operation *) { return true; });
   if (splitBackward)
-    findWeightOps();
+    weightOps = spread(
+        [](Operation *op) { return op->hasAttr(kWeightGradientAttrName); },
+        [&](Operation *op) { return backwardOps.contains(op); });
   bool implicit = false;
   if (backwardOps.empty())
     implicit = llvm::any_of(stages, [](const Stage &stage) {
