@@ -15,10 +15,12 @@
 
 #include "CbcModel.h"
 #include "Contraction.h"
+#include "Timing.h"
 #include "TransferRows.h"
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <optional>
 #include <string>
 
 using namespace placer::solver;
@@ -48,6 +50,142 @@ Evaluation evaluateLoads(const Problem &problem, const Assignment &assignment) {
     limit = kInfinity;
   loads.schedule = Schedule::GPipe;
   return evaluate(loads, assignment);
+}
+
+/// The chunked model's columns a solution is read from.
+struct ChunkColumns {
+  /// y[g][c]: group g in chunk c.
+  std::vector<std::vector<int>> y;
+  int maxLoad = -1;
+};
+
+/// Fills `b` with the chunked throughput model (solveChunkedThroughputIP).
+/// Without `loadCap` it minimizes the largest load; with one it keeps every
+/// load within the cap and minimizes the largest chunk's work instead.
+ChunkColumns buildChunkModel(ModelBuilder &b, const Problem &problem,
+                             const PipelineSchedule &layout,
+                             const Contracted &groups,
+                             const std::vector<int> &held,
+                             const std::vector<double> &stash,
+                             std::optional<double> loadCap) {
+  int n = groups.numSuper, k = problem.numAccelerators,
+      chunks = layout.chunks();
+  ChunkColumns columns;
+  // y[g][c]: group g in chunk c; x[g][d]: group g on accelerator d (the
+  // sum of its chunks there).
+  std::vector<std::vector<int>> &y = columns.y;
+  y.assign(n, std::vector<int>(chunks));
+  std::vector<std::vector<int>> x(n, std::vector<int>(k));
+  for (int g = 0; g < n; ++g) {
+    bool allowed = groups.supported[g] && groups.acceleratorTime[g] < kInfinity;
+    for (int c = 0; c < chunks; ++c)
+      y[g][c] = b.column("y_" + std::to_string(g) + "_" + std::to_string(c),
+                         0, allowed ? 1 : 0, 0, true);
+    b.row("assign_" + std::to_string(g), y[g],
+          std::vector<double>(chunks, 1.0), 'E', 1);
+    for (int d = 0; d < k; ++d) {
+      x[g][d] = b.column("x_" + std::to_string(g) + "_" + std::to_string(d),
+                         0, 1, 0, false);
+      std::vector<int> cols{x[g][d]};
+      std::vector<double> coefs{1};
+      for (int c = 0; c < chunks; ++c)
+        if (layout.deviceOfChunk[c] == d) {
+          cols.push_back(y[g][c]);
+          coefs.push_back(-1);
+        }
+      b.row("device_" + std::to_string(g) + "_" + std::to_string(d), cols,
+            coefs, 'E', 0);
+    }
+  }
+  int maxLoad = columns.maxLoad = b.column(
+      "maxload", 0, loadCap.value_or(kInfinity), loadCap ? 0 : 1, false);
+
+  // Pipeline order: a -> b puts b in a's chunk or a later one. With
+  // z[g][c] = 1 when g sits in chunk c or an earlier one, z[b][c] <= z[a][c]
+  // for every c: the groups in chunks up to c form an ideal, the DP's
+  // lattice (a far tighter relaxation than comparing chunk numbers).
+  std::vector<std::vector<int>> z(n, std::vector<int>(chunks - 1));
+  for (int g = 0; g < n; ++g)
+    for (int c = 0; c + 1 < chunks; ++c) {
+      z[g][c] = b.column("z_" + std::to_string(g) + "_" + std::to_string(c),
+                         0, 1, 0, false);
+      std::vector<int> cols{z[g][c]};
+      std::vector<double> coefs{1};
+      for (int e = 0; e <= c; ++e) {
+        cols.push_back(y[g][e]);
+        coefs.push_back(-1);
+      }
+      b.row("upto_" + std::to_string(g) + "_" + std::to_string(c), cols,
+            coefs, 'E', 0);
+    }
+  for (int a = 0; a < n; ++a)
+    for (int s : groups.successors[a])
+      for (int c = 0; c + 1 < chunks; ++c)
+        b.row("order_" + std::to_string(a) + "_" + std::to_string(s) + "_" +
+                  std::to_string(c),
+              {z[s][c], z[a][c]}, {1, -1}, 'L', 0);
+
+  // Loads: the work of the device's chunks, and c(u) once per device u's
+  // tensor leaves or enters (solveThroughputIP's rows, on devices).
+  std::vector<std::vector<int>> loadCols(k);
+  std::vector<std::vector<double>> loadCoefs(k);
+  for (int g = 0; g < n; ++g)
+    for (int d = 0; d < k; ++d)
+      if (groups.acceleratorTime[g] > 0) {
+        loadCols[d].push_back(x[g][d]);
+        loadCoefs[d].push_back(groups.acceleratorTime[g]);
+      }
+  std::vector<std::vector<std::pair<int, double>>> transfers =
+      addTransferRows(b, problem, groups, x, k);
+  for (int d = 0; d < k; ++d)
+    for (auto [column, c] : transfers[d]) {
+      loadCols[d].push_back(column);
+      loadCoefs[d].push_back(c);
+    }
+  for (int d = 0; d < k; ++d) {
+    loadCols[d].push_back(maxLoad);
+    loadCoefs[d].push_back(-1);
+    b.row("load_" + std::to_string(d), loadCols[d], loadCoefs[d], 'L', 0);
+  }
+  // Memory: weights once, each chunk's stash per microbatch it holds.
+  if (problem.memoryLimit < kInfinity)
+    for (int d = 0; d < k; ++d) {
+      std::vector<int> cols;
+      std::vector<double> coefs;
+      for (int g = 0; g < n; ++g)
+        for (int c = 0; c < chunks; ++c)
+          if (layout.deviceOfChunk[c] == d) {
+            double bytes = groups.memory[g] + stash[g] * held[c];
+            if (bytes > 0) {
+              cols.push_back(y[g][c]);
+              coefs.push_back(bytes);
+            }
+          }
+      if (!cols.empty())
+        b.row("memory_" + std::to_string(d), cols, coefs, 'L',
+              problem.memoryLimit);
+    }
+
+  // The tie-break: among splits at the best load, the one whose largest
+  // chunk is smallest. An interleaved or V schedule's fill and drain take
+  // about (k - 1) chunks' time (docs/Schedules.md), so a split that leaves
+  // chunks empty or lopsided at the same load runs a longer step.
+  if (loadCap) {
+    int chunkMax = b.column("chunkmax", 0, kInfinity, 1, false);
+    for (int c = 0; c < chunks; ++c) {
+      std::vector<int> cols;
+      std::vector<double> coefs;
+      for (int g = 0; g < n; ++g)
+        if (groups.acceleratorTime[g] > 0) {
+          cols.push_back(y[g][c]);
+          coefs.push_back(groups.acceleratorTime[g]);
+        }
+      cols.push_back(chunkMax);
+      coefs.push_back(-1);
+      b.row("chunk_" + std::to_string(c), cols, coefs, 'L', 0);
+    }
+  }
+  return columns;
 }
 
 } // namespace
@@ -132,99 +270,9 @@ IPResult placer::solver::solveChunkedThroughputIP(
       stash[g] += problem.nodes[m].outputBytes;
 
   ModelBuilder b;
-  // y[g][c]: group g in chunk c; x[g][d]: group g on accelerator d (the
-  // sum of its chunks there).
-  std::vector<std::vector<int>> y(n, std::vector<int>(chunks));
-  std::vector<std::vector<int>> x(n, std::vector<int>(k));
-  for (int g = 0; g < n; ++g) {
-    bool allowed = groups.supported[g] && groups.acceleratorTime[g] < kInfinity;
-    for (int c = 0; c < chunks; ++c)
-      y[g][c] = b.column("y_" + std::to_string(g) + "_" + std::to_string(c),
-                         0, allowed ? 1 : 0, 0, true);
-    b.row("assign_" + std::to_string(g), y[g],
-          std::vector<double>(chunks, 1.0), 'E', 1);
-    for (int d = 0; d < k; ++d) {
-      x[g][d] = b.column("x_" + std::to_string(g) + "_" + std::to_string(d),
-                         0, 1, 0, false);
-      std::vector<int> cols{x[g][d]};
-      std::vector<double> coefs{1};
-      for (int c = 0; c < chunks; ++c)
-        if (layout.deviceOfChunk[c] == d) {
-          cols.push_back(y[g][c]);
-          coefs.push_back(-1);
-        }
-      b.row("device_" + std::to_string(g) + "_" + std::to_string(d), cols,
-            coefs, 'E', 0);
-    }
-  }
-  int maxLoad = b.column("maxload", 0, kInfinity, 1, false);
-
-  // Pipeline order: a -> b puts b in a's chunk or a later one. With
-  // z[g][c] = 1 when g sits in chunk c or an earlier one, z[b][c] <= z[a][c]
-  // for every c: the groups in chunks up to c form an ideal, the DP's
-  // lattice (a far tighter relaxation than comparing chunk numbers).
-  std::vector<std::vector<int>> z(n, std::vector<int>(chunks - 1));
-  for (int g = 0; g < n; ++g)
-    for (int c = 0; c + 1 < chunks; ++c) {
-      z[g][c] = b.column("z_" + std::to_string(g) + "_" + std::to_string(c),
-                         0, 1, 0, false);
-      std::vector<int> cols{z[g][c]};
-      std::vector<double> coefs{1};
-      for (int e = 0; e <= c; ++e) {
-        cols.push_back(y[g][e]);
-        coefs.push_back(-1);
-      }
-      b.row("upto_" + std::to_string(g) + "_" + std::to_string(c), cols,
-            coefs, 'E', 0);
-    }
-  for (int a = 0; a < n; ++a)
-    for (int s : groups.successors[a])
-      for (int c = 0; c + 1 < chunks; ++c)
-        b.row("order_" + std::to_string(a) + "_" + std::to_string(s) + "_" +
-                  std::to_string(c),
-              {z[s][c], z[a][c]}, {1, -1}, 'L', 0);
-
-  // Loads: the work of the device's chunks, and c(u) once per device u's
-  // tensor leaves or enters (solveThroughputIP's rows, on devices).
-  std::vector<std::vector<int>> loadCols(k);
-  std::vector<std::vector<double>> loadCoefs(k);
-  for (int g = 0; g < n; ++g)
-    for (int d = 0; d < k; ++d)
-      if (groups.acceleratorTime[g] > 0) {
-        loadCols[d].push_back(x[g][d]);
-        loadCoefs[d].push_back(groups.acceleratorTime[g]);
-      }
-  std::vector<std::vector<std::pair<int, double>>> transfers =
-      addTransferRows(b, problem, groups, x, k);
-  for (int d = 0; d < k; ++d)
-    for (auto [column, c] : transfers[d]) {
-      loadCols[d].push_back(column);
-      loadCoefs[d].push_back(c);
-    }
-  for (int d = 0; d < k; ++d) {
-    loadCols[d].push_back(maxLoad);
-    loadCoefs[d].push_back(-1);
-    b.row("load_" + std::to_string(d), loadCols[d], loadCoefs[d], 'L', 0);
-  }
-  // Memory: weights once, each chunk's stash per microbatch it holds.
-  if (problem.memoryLimit < kInfinity)
-    for (int d = 0; d < k; ++d) {
-      std::vector<int> cols;
-      std::vector<double> coefs;
-      for (int g = 0; g < n; ++g)
-        for (int c = 0; c < chunks; ++c)
-          if (layout.deviceOfChunk[c] == d) {
-            double bytes = groups.memory[g] + stash[g] * held[c];
-            if (bytes > 0) {
-              cols.push_back(y[g][c]);
-              coefs.push_back(bytes);
-            }
-          }
-      if (!cols.empty())
-        b.row("memory_" + std::to_string(d), cols, coefs, 'L',
-              problem.memoryLimit);
-    }
-
+  ChunkColumns model =
+      buildChunkModel(b, problem, layout, groups, held, stash, std::nullopt);
+  const std::vector<std::vector<int>> &y = model.y;
   if (b.exportInstead(options, result))
     return result;
   // A warm start (IPOptions::warmStart) is one stage per accelerator in
@@ -266,30 +314,65 @@ IPResult placer::solver::solveChunkedThroughputIP(
   // Each group's chunk as nodes' chunks and accelerators, and the loads
   // as the model defines them (evaluate() would check the memory and order
   // of one stage per device; the rows above did ours).
-  auto take = [&](const std::vector<int> &chunkOfGroup) {
+  std::vector<int> chunkOfGroup;
+  auto take = [&](std::vector<int> chosen) {
     chunkOf.assign(problem.size(), 0);
     Assignment assignment(problem.size(), 0);
     for (int g = 0; g < n; ++g)
       for (int m : groups.members[g]) {
-        chunkOf[m] = chunkOfGroup[g];
-        assignment[m] = layout.deviceOfChunk[chunkOfGroup[g]];
+        chunkOf[m] = chosen[g];
+        assignment[m] = layout.deviceOfChunk[chosen[g]];
       }
     result.solution.maxLoad = evaluateLoads(problem, assignment).maxLoad;
     result.solution.assignment = std::move(assignment);
+    chunkOfGroup = std::move(chosen);
   };
-  const double *solution = b.solution();
-  result.status = b.status();
-  if (solution && result.status != "infeasible") {
+  auto read = [&](const ChunkColumns &columns, const double *values) {
     std::vector<int> chosen(n, 0);
     for (int g = 0; g < n; ++g)
       for (int c = 1; c < chunks; ++c)
-        if (solution[y[g][c]] > solution[y[g][chosen[g]]])
+        if (values[columns.y[g][c]] > values[columns.y[g][chosen[g]]])
           chosen[g] = c;
-    take(chosen);
-  }
+    return chosen;
+  };
+  const double *solution = b.solution();
+  result.status = b.status();
+  if (solution && result.status != "infeasible")
+    take(read(model, solution));
   // Never worse than the start (CBC may not have run, or kept it).
   if (!startChunks.empty() && incumbent < result.solution.maxLoad)
     take(startChunks);
   b.finish(result, result.solution.maxLoad, start);
+  if (chunkOfGroup.empty())
+    return result;
+
+  // Then, at that load, the smallest largest chunk (buildChunkModel's
+  // tie-break), started from the answer, for at most as long again as the
+  // load took (a second at least) within the limit. The bound, status and
+  // gap stay the load's.
+  double load = result.solution.maxLoad;
+  ModelBuilder tie;
+  ChunkColumns tied = buildChunkModel(tie, problem, layout, groups, held, stash,
+                                      load * (1 + 1e-9));
+  std::vector<int> tieColumns;
+  std::vector<double> tieValues;
+  for (int g = 0; g < n; ++g)
+    for (int c = 0; c < chunks; ++c) {
+      tieColumns.push_back(tied.y[g][c]);
+      tieValues.push_back(c == chunkOfGroup[g] ? 1.0 : 0.0);
+    }
+  auto now = std::chrono::steady_clock::now();
+  auto spent = std::max<std::chrono::steady_clock::duration>(
+      now - start, std::chrono::seconds(1));
+  tie.solve(options, std::min(options.getDeadline(start), now + spent),
+            tieColumns, tieValues, "chunk sizes at that load", kInfinity);
+  const double *even = tie.solution();
+  if (!even || tie.status() == "infeasible")
+    return result;
+  std::vector<int> before = chunkOfGroup;
+  take(read(tied, even));
+  if (result.solution.maxLoad > load * (1 + 1e-9))
+    take(before); // CBC's tolerances let the load slip: keep the first
+  result.solution.seconds = secondsSince(start);
   return result;
 }

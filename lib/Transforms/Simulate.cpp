@@ -72,6 +72,7 @@ struct Event {
   bool transfer;
   Phase phase;
   int64_t peer = -1;    ///< transfers: the receiver
+  int64_t chunk = -1;   ///< the sender's or runner's chunk, if chunked
 };
 
 /// One thing a device does per microbatch: run an op, start a transfer,
@@ -100,6 +101,8 @@ struct Step {
   std::string name;
 };
 
+/// What one device runs of the program: its stage function, or under a
+/// chunked schedule (interleaved, ZB-V) the ops of one of its chunks.
 struct Stage {
   int64_t device;
   std::string kind;
@@ -123,6 +126,28 @@ struct Stage {
   bool recompute = false;
   /// Bytes of the activations the forward task receives.
   int64_t inputBytes = 0;
+  /// Training: bytes its forward task's outputs stash per microbatch.
+  int64_t stashBytes = 0;
+  /// The model chunk its ops belong to (placer.chunk); -1 when the
+  /// schedule runs one stage per device.
+  int64_t chunk = -1;
+};
+
+/// One piece of a device's work: a task of one of its stages for one
+/// microbatch.
+struct Work {
+  size_t stage;
+  Phase phase;
+  int64_t microbatch;
+};
+
+/// A device and its work in the order it runs it. One stage per device
+/// unless the schedule runs chunks: then a lane's stages are its chunks,
+/// which share its clock.
+struct Lane {
+  int64_t device;
+  SmallVector<size_t, 2> stages;
+  std::vector<Work> order;
 };
 
 /// Which task a device runs next: (phase, microbatch).
@@ -156,17 +181,21 @@ public:
   Simulator(const Cluster &cluster, bool overlap)
       : cluster(cluster), overlap(overlap) {}
 
-  LogicalResult run(std::vector<Stage> &stages, solver::Schedule schedule,
-                    int64_t microbatches);
+  LogicalResult run(std::vector<Stage> &stages, const std::vector<Lane> &lanes,
+                    solver::Schedule schedule, int64_t microbatches);
 
   std::vector<Event> events;
   std::vector<double> busy;            ///< per stage
   std::vector<double> sampleFinish;    ///< per microbatch: last step's end
-  std::vector<double> busyUntil;       ///< per stage: its last step's end
+  std::vector<double> busyUntil;       ///< per stage: its device's last end
   /// Per stage: the most microbatches between the start of their forward
   /// task and the end of their last backward or weight task at once
   /// (training).
   std::vector<int64_t> inFlight;
+  /// Per lane (training): the most microbatches its stages held at once,
+  /// summed over them, and the most activation bytes they stashed at once.
+  std::vector<int64_t> laneInFlight;
+  std::vector<double> laneActivations;
   double makespan = 0;
 
 private:
@@ -194,33 +223,75 @@ private:
   std::map<int64_t, SmallVector<int64_t>> copiesOf;
 };
 
+/// Each device's work in order (docs/Simulator.md): one stage per device,
+/// its tasks in the order getTaskOrder gives; under a chunked schedule
+/// (`layout`) each device's list over its chunks as the schedule library
+/// builds it, the list --placer-accumulate-microbatches runs. Tasks with
+/// nothing to do are skipped; a copy of a replicated stage takes its
+/// share of the microbatches, in the stage's order.
+std::vector<Lane> buildLanes(const std::vector<Stage> &stages,
+                             solver::Schedule schedule, int64_t microbatches,
+                             const solver::PipelineSchedule *layout) {
+  std::vector<Lane> lanes;
+  auto hasWork = [&](size_t s, Phase phase, int64_t m) {
+    const Stage &stage = stages[s];
+    return !stage.tasks[static_cast<int>(phase)].empty() &&
+           m % stage.replicas == stage.replica;
+  };
+  if (!layout) {
+    for (auto [s, stage] : llvm::enumerate(stages)) {
+      Lane &lane = lanes.emplace_back();
+      lane.device = stage.device;
+      lane.stages.push_back(s);
+      for (auto [phase, m] :
+           getTaskOrder(schedule, microbatches, stage.warmup, stage.delay))
+        if (hasWork(s, phase, m))
+          lane.order.push_back(Work{s, phase, m});
+    }
+    return lanes;
+  }
+  std::map<int64_t, size_t> stageOfChunk;
+  for (auto [s, stage] : llvm::enumerate(stages))
+    stageOfChunk[stage.chunk] = s;
+  for (const std::vector<solver::PipelineWork> &order : layout->order) {
+    Lane lane;
+    for (const solver::PipelineWork &work : order) {
+      auto it = stageOfChunk.find(work.chunk);
+      if (it == stageOfChunk.end())
+        continue; // a chunk the placement left empty
+      size_t s = it->second;
+      if (!llvm::is_contained(lane.stages, s))
+        lane.stages.push_back(s);
+      lane.device = stages[s].device;
+      if (hasWork(s, work.kind, work.microbatch))
+        lane.order.push_back(Work{s, work.kind, work.microbatch});
+    }
+    if (!lane.stages.empty())
+      lanes.push_back(std::move(lane));
+  }
+  return lanes;
+}
+
 LogicalResult Simulator::run(std::vector<Stage> &stages,
+                             const std::vector<Lane> &lanes,
                              solver::Schedule schedule, int64_t microbatches) {
-  size_t n = stages.size();
+  size_t n = stages.size(), l = lanes.size();
   for (const Stage &stage : stages)
     if (stage.replicas > 1)
       copiesOf[stage.leader].push_back(stage.device);
-  std::vector<TaskOrder> orders;
-  for (const Stage &stage : stages) {
-    TaskOrder order =
-        getTaskOrder(schedule, microbatches, stage.warmup, stage.delay);
-    // A stage with nothing to do in a phase skips its tasks; a copy takes
-    // its share of the microbatches, in the stage's order.
-    llvm::erase_if(order, [&](auto task) {
-      return stage.tasks[static_cast<int>(task.first)].empty() ||
-             task.second % stage.replicas != stage.replica;
-    });
-    orders.push_back(std::move(order));
-  }
-  std::vector<double> deviceFree(n, 0.0);
-  std::vector<size_t> task(n, 0), pc(n, 0); // current task, next step in it
-  // The time a device took up its current task: nothing of it is ready
-  // earlier.
-  std::vector<double> taskStart(n, 0.0);
-  std::vector<std::vector<double>> stepEnd(n);
-  // Values a stage has already paid to send in its current task.
-  std::vector<llvm::DenseSet<int>> sentFrom(n);
+  // Per lane: when its device is free, its current task and the next step
+  // in it, the time it took the task up (nothing of it is ready earlier),
+  // each step's end, and the values it has already paid to send in it.
+  std::vector<double> deviceFree(l, 0.0), taskStart(l, 0.0);
+  std::vector<size_t> task(l, 0), pc(l, 0);
+  std::vector<std::vector<double>> stepEnd(l);
+  std::vector<llvm::DenseSet<int>> sentFrom(l);
+  // Per stage: its microbatches in flight.
   std::vector<int64_t> open(n, 0);
+  std::vector<size_t> laneOf(n, 0);
+  for (auto [i, lane] : llvm::enumerate(lanes))
+    for (size_t s : lane.stages)
+      laneOf[s] = i;
   // The task whose end frees a microbatch's activations: the weight task
   // where the stage runs one, else the backward task.
   auto releasing = [&](size_t s) {
@@ -233,62 +304,83 @@ LogicalResult Simulator::run(std::vector<Stage> &stages,
   std::map<std::tuple<int64_t, bool, int64_t>, double> arrival;
   busy.assign(n, 0.0);
   inFlight.assign(n, 0);
+  laneInFlight.assign(l, 0);
+  laneActivations.assign(l, 0.0);
   sampleFinish.assign(microbatches, 0.0);
 
-  auto current = [&](size_t s) -> const std::vector<Step> & {
-    return stages[s].tasks[static_cast<int>(orders[s][task[s]].first)];
+  auto work = [&](size_t i) -> const Work & { return lanes[i].order[task[i]]; };
+  auto current = [&](size_t i) -> const std::vector<Step> & {
+    return stages[work(i).stage].tasks[static_cast<int>(work(i).phase)];
   };
-  auto microbatchOf = [&](size_t s) { return orders[s][task[s]].second; };
-  auto enterTask = [&](size_t s) {
-    if (task[s] == orders[s].size())
+  // A lane's microbatches and activations in flight, summed over its
+  // stages (each may peak at another time).
+  auto recordInFlight = [&](size_t i) {
+    int64_t microbatchesHeld = 0;
+    double bytes = 0;
+    for (size_t s : lanes[i].stages) {
+      const Stage &stage = stages[s];
+      microbatchesHeld += open[s];
+      bytes += solver::getStageActivations(
+          static_cast<double>(stage.stashBytes),
+          static_cast<double>(stage.inputBytes), static_cast<int>(open[s]),
+          stage.recompute);
+    }
+    laneInFlight[i] = std::max(laneInFlight[i], microbatchesHeld);
+    laneActivations[i] = std::max(laneActivations[i], bytes);
+  };
+  auto enterTask = [&](size_t i) {
+    if (task[i] == lanes[i].order.size())
       return;
-    stepEnd[s].assign(current(s).size(), 0.0);
-    sentFrom[s].clear();
-    taskStart[s] = deviceFree[s];
-    if (orders[s][task[s]].first == Phase::Forward &&
-        !stages[s].tasks[static_cast<int>(Phase::Backward)].empty())
+    stepEnd[i].assign(current(i).size(), 0.0);
+    sentFrom[i].clear();
+    taskStart[i] = deviceFree[i];
+    size_t s = work(i).stage;
+    if (work(i).phase == Phase::Forward &&
+        !stages[s].tasks[static_cast<int>(Phase::Backward)].empty()) {
       inFlight[s] = std::max(inFlight[s], ++open[s]);
+      recordInFlight(i);
+    }
   };
-  auto readyAt = [&](size_t s, const Step &step, double &when) {
+  auto readyAt = [&](size_t i, const Step &step, double &when) {
     if (step.kind == Step::Kind::Recv) {
-      auto it = arrival.find({step.channel, step.gradient, microbatchOf(s)});
+      auto it = arrival.find({step.channel, step.gradient, work(i).microbatch});
       if (it == arrival.end())
         return false;
       when = it->second;
       return true;
     }
-    when = taskStart[s];
+    when = taskStart[i];
     for (int input : step.inputs)
-      when = std::max(when, stepEnd[s][input]);
+      when = std::max(when, stepEnd[i][input]);
     return true;
   };
 
   size_t remaining = 0;
-  for (size_t s = 0; s < n; ++s) {
-    for (auto [phase, m] : orders[s])
-      remaining += stages[s].tasks[static_cast<int>(phase)].size();
-    enterTask(s);
+  for (size_t i = 0; i < l; ++i) {
+    for (const Work &w : lanes[i].order)
+      remaining += stages[w.stage].tasks[static_cast<int>(w.phase)].size();
+    enterTask(i);
   }
   while (remaining > 0) {
     // The device whose next step can start earliest.
     int best = -1;
     double bestStart = 0, bestWhen = 0;
-    for (size_t s = 0; s < n; ++s) {
-      if (task[s] == orders[s].size())
+    for (size_t i = 0; i < l; ++i) {
+      if (task[i] == lanes[i].order.size())
         continue;
       double when;
-      if (!readyAt(s, current(s)[pc[s]], when))
+      if (!readyAt(i, current(i)[pc[i]], when))
         continue;
-      double start = std::max(deviceFree[s], when);
+      double start = std::max(deviceFree[i], when);
       if (best < 0 || start < bestStart)
-        best = s, bestStart = start, bestWhen = when;
+        best = i, bestStart = start, bestWhen = when;
     }
     if (best < 0)
       return failure(); // the verifier rules this out: a deadlock
-    size_t s = best;
+    size_t i = best;
+    auto [s, phase, m] = work(i);
     Stage &stage = stages[s];
-    auto [phase, m] = orders[s][task[s]];
-    const Step &step = current(s)[pc[s]];
+    const Step &step = current(i)[pc[i]];
     double when = bestWhen, start = bestStart, end = start;
     switch (step.kind) {
     case Step::Kind::Send: {
@@ -300,17 +392,17 @@ LogicalResult Simulator::run(std::vector<Stage> &stages,
       // leaves, once per value however many devices receive it; CPU cores
       // pay nothing.
       bool charged = !overlap && stage.accelerator &&
-                     sentFrom[s].insert(step.value).second;
+                     sentFrom[i].insert(step.value).second;
       double begin = charged ? std::max(start, link) : std::max(when, link);
       end = begin + time;
       link = end;
       arrival[{step.channel, step.gradient, m}] = end;
       if (charged) {
-        deviceFree[s] = end;
+        deviceFree[i] = end;
         busy[s] += time;
       }
-      events.push_back(
-          Event{stage.device, m, begin, end, step.name, true, phase, to});
+      events.push_back(Event{stage.device, m, begin, end, step.name, true,
+                             phase, to, stage.chunk});
       break;
     }
     case Step::Kind::Recv:
@@ -322,31 +414,33 @@ LogicalResult Simulator::run(std::vector<Stage> &stages,
                           : step.time;
         end = start + time;
         busy[s] += time;
-        deviceFree[s] = end;
+        deviceFree[i] = end;
       }
       break;
     case Step::Kind::Compute:
       end = start + step.time;
-      deviceFree[s] = end;
+      deviceFree[i] = end;
       busy[s] += step.time;
       if (step.time > 0)
-        events.push_back(
-            Event{stage.device, m, start, end, step.name, false, phase});
+        events.push_back(Event{stage.device, m, start, end, step.name, false,
+                               phase, -1, stage.chunk});
       break;
     }
-    stepEnd[s][pc[s]] = end;
-    sampleFinish[m] = std::max(sampleFinish[m], deviceFree[s]);
-    makespan = std::max(makespan, deviceFree[s]);
+    stepEnd[i][pc[i]] = end;
+    sampleFinish[m] = std::max(sampleFinish[m], deviceFree[i]);
+    makespan = std::max(makespan, deviceFree[i]);
     --remaining;
-    if (++pc[s] == current(s).size()) {
+    if (++pc[i] == current(i).size()) {
       if (phase == releasing(s))
         --open[s];
-      pc[s] = 0;
-      ++task[s];
-      enterTask(s);
+      pc[i] = 0;
+      ++task[i];
+      enterTask(i);
     }
   }
-  busyUntil = deviceFree;
+  busyUntil.assign(n, 0.0);
+  for (size_t s = 0; s < n; ++s)
+    busyUntil[s] = deviceFree[laneOf[s]];
   if (schedule != solver::Schedule::Inference)
     allReduce(stages);
   return success();
@@ -704,17 +798,17 @@ void assignWarmup(std::vector<Stage> &stages) {
 /// A self-contained SVG: one row per device, compute bars coloured by
 /// microbatch (forward light, backward dark and hatched), transfers as thin
 /// bars under the sender's row.
-std::string renderTimeline(const std::vector<Stage> &stages,
+std::string renderTimeline(const std::vector<Lane> &lanes,
                            const std::vector<Event> &events, double makespan,
                            int64_t microbatches, bool training) {
   const double width = 1000, rowHeight = 36, left = 90, top = 30;
   double scale = makespan > 0 ? width / makespan : 1.0;
   std::map<int64_t, size_t> row;
-  for (auto [i, stage] : llvm::enumerate(stages))
-    row[stage.device] = i;
+  for (auto [i, lane] : llvm::enumerate(lanes))
+    row[lane.device] = i;
   std::string svg;
   llvm::raw_string_ostream os(svg);
-  double height = top + rowHeight * stages.size() + 30;
+  double height = top + rowHeight * lanes.size() + 30;
   os << llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" "
                       "height=\"{1}\" font-family=\"sans-serif\" "
                       "font-size=\"11\">\n",
@@ -731,9 +825,9 @@ std::string renderTimeline(const std::vector<Stage> &stages,
                       training ? "; light bars forward, dark hatched "
                                  "backward, dotted weight gradients"
                                : "");
-  for (auto [i, stage] : llvm::enumerate(stages))
+  for (auto [i, lane] : llvm::enumerate(lanes))
     os << llvm::formatv("<text x=\"4\" y=\"{0}\">device {1}</text>\n",
-                        top + rowHeight * i + 16, stage.device);
+                        top + rowHeight * i + 16, lane.device);
   for (const Event &e : events) {
     double x = left + e.start * scale;
     double w = std::max(0.5, (e.end - e.start) * scale);
@@ -744,10 +838,11 @@ std::string renderTimeline(const std::vector<Stage> &stages,
     int lightness = e.transfer ? 40 : forward ? 60 : 35;
     std::string title =
         e.transfer ? e.name + " to device " + std::to_string(e.peer) : e.name;
-    title += training ? llvm::formatv(" ({0}, microbatch {1})",
+    title += training ? llvm::formatv(" ({0}, microbatch {1}",
                                       getPhaseName(e.phase), e.microbatch)
                             .str()
-                      : llvm::formatv(" (microbatch {0})", e.microbatch).str();
+                      : llvm::formatv(" (microbatch {0}", e.microbatch).str();
+    title += e.chunk >= 0 ? ", chunk " + std::to_string(e.chunk) + ")" : ")";
     os << llvm::formatv(
         "<rect x=\"{0}\" y=\"{1}\" width=\"{2}\" height=\"{3}\" "
         "fill=\"hsl({4},{5}%,{6}%)\" stroke=\"#333\" stroke-width=\"0.3\">"
@@ -873,6 +968,89 @@ std::vector<Stage> collectStages(ModuleOp module, dist::ProgramOp program,
   return stages;
 }
 
+/// Under a chunked schedule: each device's stage cut into one Stage per
+/// model chunk it runs. A node's chunk is its placer.chunk; a send runs in
+/// its value's producer's chunk, a recv and an op the placement left
+/// without one (a compile-time copy) in their first reader's, else their
+/// producer's. Checks each chunk runs on the device the schedule gives it
+/// (`layout`).
+FailureOr<std::vector<Stage>>
+splitIntoChunks(Location loc, std::vector<Stage> stages,
+                const solver::PipelineSchedule &layout,
+                solver::Schedule schedule) {
+  std::vector<Stage> chunks;
+  for (Stage &stage : stages) {
+    llvm::DenseMap<Operation *, int64_t> chunkOf;
+    for (Operation *op : stage.ops)
+      if (auto attr = op->getAttrOfType<IntegerAttr>(kChunkAttrName))
+        chunkOf[op] = attr.getInt();
+    auto known = [&](Operation *op) -> std::optional<int64_t> {
+      auto it = op ? chunkOf.find(op) : chunkOf.end();
+      if (it == chunkOf.end())
+        return std::nullopt;
+      return it->second;
+    };
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (Operation *op : stage.ops) {
+        if (chunkOf.contains(op))
+          continue;
+        std::optional<int64_t> chunk;
+        if (!isa<dist::SendOp>(op))
+          for (Operation *user : op->getUsers())
+            if ((chunk = known(user)))
+              break;
+        for (Value operand : op->getOperands())
+          if (!chunk)
+            chunk = known(operand.getDefiningOp());
+        if (chunk) {
+          chunkOf[op] = *chunk;
+          changed = true;
+        }
+      }
+    }
+    for (Operation *op : stage.ops) {
+      auto attr = op->getAttrOfType<IntegerAttr>(kChunkAttrName);
+      if (!attr)
+        continue;
+      int64_t chunk = attr.getInt();
+      if (chunk >= layout.chunks())
+        return emitError(op->getLoc(), "--placer-simulate: chunk ")
+               << chunk << " does not exist: the " << solver::getName(schedule)
+               << " schedule runs " << layout.chunks() << " chunks";
+      if (layout.deviceOfChunk[chunk] != stage.device)
+        return emitError(op->getLoc(), "--placer-simulate: chunk ")
+               << chunk << " runs on device " << stage.device << ", but the "
+               << solver::getName(schedule) << " schedule runs it on device "
+               << layout.deviceOfChunk[chunk];
+    }
+    std::map<int64_t, size_t> stageOfChunk;
+    for (Operation *op : stage.ops) {
+      std::optional<int64_t> chunk = known(op);
+      if (!chunk)
+        return emitError(op->getLoc(), "--placer-simulate: the ")
+               << solver::getName(schedule)
+               << " schedule runs chunks, and this op belongs to none (no '"
+               << kChunkAttrName << "' on it or on what it reads or feeds)";
+      auto [it, added] = stageOfChunk.try_emplace(*chunk, chunks.size());
+      if (added) {
+        Stage &part = chunks.emplace_back(Stage{stage.device,
+                                                stage.kind,
+                                                stage.accelerator,
+                                                stage.leader,
+                                                stage.replica,
+                                                stage.replicas,
+                                                {},
+                                                stage.roles});
+        part.recompute = stage.recompute;
+        part.chunk = *chunk;
+      }
+      chunks[it->second].ops.push_back(op);
+    }
+  }
+  return chunks;
+}
+
 /// The figures every report and summary gives.
 struct Headline {
   int64_t samples;
@@ -904,43 +1082,72 @@ std::string summarize(const Headline &h, size_t devices) {
 }
 
 /// The JSON report (docs/Simulator.md): the headline, per device busy and
-/// idle time and memory, every event.
+/// idle time and memory (under a chunked schedule summed over its chunks,
+/// with each chunk's figures), every event.
 llvm::json::Object makeReport(const Headline &h, std::vector<Stage> &stages,
+                              const std::vector<Lane> &lanes,
                               const Simulator &simulator) {
   bool training = h.training;
   double total = h.total;
   llvm::json::Array devices, events;
-  for (auto [i, stage] : llvm::enumerate(stages)) {
-    StageMemory memory =
-        getStageMemory(stage, training, simulator.inFlight[i]);
+  for (auto [l, lane] : llvm::enumerate(lanes)) {
+    double busy = 0;
+    StageMemory memory;
+    llvm::json::Array chunks;
+    for (size_t s : lane.stages) {
+      const Stage &stage = stages[s];
+      StageMemory part = getStageMemory(stage, training, simulator.inFlight[s]);
+      busy += simulator.busy[s];
+      memory.weights += part.weights;
+      memory.activations += part.activations;
+      memory.stash += part.stash;
+      if (stage.chunk >= 0)
+        chunks.push_back(
+            llvm::json::Object{{"chunk", stage.chunk},
+                               {"busy", simulator.busy[s]},
+                               {"in_flight", simulator.inFlight[s]},
+                               {"param_bytes", part.weights},
+                               {"stash_bytes", part.stash}});
+    }
+    // Chunks may hold their microbatches at different times: the device's
+    // peak is the simulator's, not the sum of theirs.
+    if (training)
+      memory.activations = std::llround(simulator.laneActivations[l]);
+    const Stage &first = stages[lane.stages.front()];
     llvm::json::Object device{
-        {"device", stage.device},
-        {"busy", simulator.busy[i]},
-        {"idle", total - simulator.busy[i]},
-        {"bubble_fraction", total > 0 ? 1.0 - simulator.busy[i] / total : 0.0},
+        {"device", lane.device},
+        {"busy", busy},
+        {"idle", total - busy},
+        {"bubble_fraction", total > 0 ? 1.0 - busy / total : 0.0},
         {"param_bytes", memory.weights},
         {"peak_activation_bytes", memory.activations},
         {"peak_bytes", memory.weights + memory.activations}};
-    if (stage.replicas > 1) {
-      device["replicas"] = stage.replicas;
-      if (stage.replica > 0)
-        device["replica_of"] = stage.leader;
+    if (first.replicas > 1) {
+      device["replicas"] = first.replicas;
+      if (first.replica > 0)
+        device["replica_of"] = first.leader;
     }
     if (training) {
-      device["in_flight"] = simulator.inFlight[i];
+      device["in_flight"] = simulator.laneInFlight[l];
       device["stash_bytes"] = memory.stash;
-      device["recompute"] = stage.recompute;
+      device["recompute"] = first.recompute;
     }
+    if (!chunks.empty())
+      device["chunks"] = std::move(chunks);
     devices.push_back(std::move(device));
   }
-  for (const Event &e : simulator.events)
-    events.push_back(llvm::json::Object{{"device", e.device},
-                                        {"microbatch", e.microbatch},
-                                        {"name", e.name},
-                                        {"phase", getPhaseName(e.phase)},
-                                        {"transfer", e.transfer},
-                                        {"start", e.start},
-                                        {"end", e.end}});
+  for (const Event &e : simulator.events) {
+    llvm::json::Object event{{"device", e.device},
+                             {"microbatch", e.microbatch},
+                             {"name", e.name},
+                             {"phase", getPhaseName(e.phase)},
+                             {"transfer", e.transfer},
+                             {"start", e.start},
+                             {"end", e.end}};
+    if (e.chunk >= 0)
+      event["chunk"] = e.chunk;
+    events.push_back(std::move(event));
+  }
   llvm::json::Array sampleFinish;
   for (double t : simulator.sampleFinish)
     sampleFinish.push_back(t);
@@ -1077,31 +1284,58 @@ FailureOr<Simulation> placer::simulate(ModuleOp module,
   solver::Schedule pipeline = forced   ? *forced
                               : placed ? placement.getSchedule()
                                        : setup.schedule;
-  if (solver::usesChunks(pipeline))
+  // A chunked schedule runs the chunks its placement chose, each device
+  // its list over them.
+  bool chunked = solver::usesChunks(pipeline);
+  if (chunked && (!placement || placement.getSchedule() != pipeline))
     return emitError(loc, "--placer-simulate: the ")
            << solver::getName(pipeline)
-           << " schedule runs several chunks per device; the simulator runs "
-              "one chunk per device only (gpipe, 1f1b, zb-h1) so far";
+           << " schedule runs the chunks a placement for it chose "
+              "(--placer-place-devices schedule="
+           << solver::getName(pipeline) << ")";
+  std::optional<solver::PipelineSchedule> layout;
+  if (chunked) {
+    int64_t samples = microbatches ? microbatches : placement.getMicrobatches();
+    llvm::Expected<solver::PipelineSchedule> built =
+        solver::buildPipelineSchedule(
+            solver::getPipelineKind(pipeline),
+            static_cast<int>(placement.getAccelerators()),
+            static_cast<int>(samples), static_cast<int>(placement.getChunks()));
+    if (!built)
+      return emitError(loc, "--placer-simulate: ")
+             << llvm::toString(built.takeError());
+    layout = std::move(*built);
+    FailureOr<std::vector<Stage>> chunks =
+        splitIntoChunks(loc, std::move(stages), *layout, pipeline);
+    if (failed(chunks))
+      return failure();
+    stages = std::move(*chunks);
+  }
   bool training =
       TaskBuilder(cluster, stages, solver::splitsBackward(pipeline)).build();
-  if (forced && !training)
+  if ((forced || chunked) && !training)
     return emitError(loc, "--placer-simulate: schedule=")
-           << schedule
+           << solver::getName(pipeline)
            << " needs a training program (backward ops or backward times); "
               "this one only runs forward";
   int64_t samples = microbatches;
   if (training) {
     if (samples == 0)
       samples = placed ? placement.getMicrobatches() : setup.microbatches;
-    assignWarmup(stages);
+    if (!chunked)
+      assignWarmup(stages);
+    for (Stage &stage : stages)
+      stage.stashBytes = getStageMemory(stage, /*training=*/true, 0).stash;
   } else {
     pipeline = solver::Schedule::Inference;
   }
   if (samples == 0)
     samples = 1;
 
+  std::vector<Lane> lanes =
+      buildLanes(stages, pipeline, samples, layout ? &*layout : nullptr);
   Simulator simulator(cluster, overlap);
-  if (failed(simulator.run(stages, pipeline, samples)))
+  if (failed(simulator.run(stages, lanes, pipeline, samples)))
     return emitError(loc, "--placer-simulate: the stages deadlock");
   double total = simulator.makespan;
   double latency = simulator.sampleFinish.front();
@@ -1121,16 +1355,16 @@ FailureOr<Simulation> placer::simulate(ModuleOp module,
   double busyTotal = 0;
   for (double busy : simulator.busy)
     busyTotal += busy;
-  double bubble = total > 0 ? 1.0 - busyTotal / (total * stages.size()) : 0.0;
+  double bubble = total > 0 ? 1.0 - busyTotal / (total * lanes.size()) : 0.0;
 
   Headline headline{samples, training, overlap, pipeline,
                     latency,  total,    perSample, bubble};
   Simulation result;
-  result.summary = summarize(headline, stages.size());
-  result.report = makeReport(headline, stages, simulator);
+  result.summary = summarize(headline, lanes.size());
+  result.report = makeReport(headline, stages, lanes, simulator);
   if (settings.timeline)
     result.timelineSvg =
-        renderTimeline(stages, simulator.events, total, samples, training);
+        renderTimeline(lanes, simulator.events, total, samples, training);
   return result;
 }
 

@@ -190,6 +190,25 @@ TEST(IntegerProgram, ChunksBalanceWhatOneStagePerDeviceCannot) {
   EXPECT_EQ(v.solution.assignment, (Assignment{0, 1, 1, 0}));
 }
 
+// At the best load, the smallest largest chunk: a uniform chain of four
+// nodes balances 2 | 2 in one stage per accelerator (chunks 0 and 1, the
+// DP's split, which the program starts from) and in one node per chunk;
+// the second fills every chunk, the interleaved schedule's shorter fill and
+// drain.
+TEST(IntegerProgram, ChunksTieBreakTowardsSmallChunks) {
+  Problem p = chainOf({1, 1, 1, 1});
+  IPOptions options;
+  Assignment dp = solveIdealDP(p).assignment;
+  options.warmStart = &dp;
+  std::vector<int> chunkOf;
+  IPResult result = solveChunkedThroughputIP(
+      p, layoutOf(PipelineKind::Interleaved, 2, 4), options, chunkOf);
+  ASSERT_EQ(result.status, "optimal");
+  EXPECT_DOUBLE_EQ(result.solution.maxLoad, 2);
+  EXPECT_EQ(chunkOf, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_TRUE(result.solution.optimal);
+}
+
 // Memory per chunk: four nodes of 10 bytes of weights and 1 byte of stash,
 // four microbatches, interleaved on two accelerators. At uniform times the
 // chunks hold 4, 3, 2 and 1 microbatches at most (chunk 0 the first

@@ -283,10 +283,13 @@ def Simulate : Pass<"placer-simulate", "::mlir::ModuleOp"> {
 
     A training program (backward ops, or backward times from the cost model)
     runs one iteration of `microbatches` under its schedule: GPipe (every
-    forward, then every backward in reverse) or 1F1B (a stage warms up
-    with as many forwards as stages follow it, then alternates), in the
-    order --placer-accumulate-microbatches builds the step in (one place:
-    solver::getStageOrder). Reports single-sample
+    forward, then every backward in reverse), 1F1B (a stage warms up
+    with as many forwards as stages follow it, then alternates) or ZB-H1
+    (1F1B with weight gradients apart, deferred), in the order
+    --placer-accumulate-microbatches builds the step in (one place:
+    solver::getStageOrder); interleaved 1F1B and ZB-V run the chunks their
+    placement chose (`placer.chunk`), each device its list over its chunks
+    (solver::buildPipelineSchedule). Reports single-sample
     latency, total time, time per sample, bubble fraction, idle time and
     peak memory per device (remark, and JSON with `report=`); draws the
     timeline as SVG with `timeline=`. docs/Simulator.md has the model.
@@ -303,8 +306,9 @@ def Simulate : Pass<"placer-simulate", "::mlir::ModuleOp"> {
            "Samples pushed through the pipeline (0: the placement's "
            "microbatches per iteration for training, 1 for inference)">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
-           "Training programs: gpipe | 1f1b | zb-h1 (default: the "
-           "placement's, else the cluster's)">,
+           "Training programs: gpipe | 1f1b | zb-h1 | interleaved | zb-v "
+           "(default: the placement's, else the cluster's; the last two "
+           "need a placement for them)">,
     Option<"overlap", "overlap", "bool", /*default=*/"true",
            "Transfers overlap compute (false: serialized, as the model)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
