@@ -15,12 +15,11 @@
 
 #include "CbcModel.h"
 #include "Contraction.h"
-#include "Timing.h"
 #include "TransferRows.h"
 
 #include "llvm/ADT/STLExtras.h"
 
-#include <optional>
+#include <algorithm>
 #include <string>
 
 using namespace placer::solver;
@@ -52,29 +51,19 @@ Evaluation evaluateLoads(const Problem &problem, const Assignment &assignment) {
   return evaluate(loads, assignment);
 }
 
-/// The chunked model's columns a solution is read from.
-struct ChunkColumns {
-  /// y[g][c]: group g in chunk c.
-  std::vector<std::vector<int>> y;
-  int maxLoad = -1;
-};
-
-/// Fills `b` with the chunked throughput model (solveChunkedThroughputIP).
-/// Without `loadCap` it minimizes the largest load; with one it keeps every
-/// load within the cap and minimizes the largest chunk's work instead.
-ChunkColumns buildChunkModel(ModelBuilder &b, const Problem &problem,
-                             const PipelineSchedule &layout,
-                             const Contracted &groups,
-                             const std::vector<int> &held,
-                             const std::vector<double> &stash,
-                             std::optional<double> loadCap) {
+/// Fills `b` with the chunked throughput model (solveChunkedThroughputIP):
+/// the largest load plus `fill` times the largest chunk's work. Returns the
+/// columns y[g][c] (group g in chunk c) a solution is read from.
+std::vector<std::vector<int>>
+buildChunkModel(ModelBuilder &b, const Problem &problem,
+                const PipelineSchedule &layout, const Contracted &groups,
+                const std::vector<int> &held, const std::vector<double> &stash,
+                double fill) {
   int n = groups.numSuper, k = problem.numAccelerators,
       chunks = layout.chunks();
-  ChunkColumns columns;
   // y[g][c]: group g in chunk c; x[g][d]: group g on accelerator d (the
   // sum of its chunks there).
-  std::vector<std::vector<int>> &y = columns.y;
-  y.assign(n, std::vector<int>(chunks));
+  std::vector<std::vector<int>> y(n, std::vector<int>(chunks));
   std::vector<std::vector<int>> x(n, std::vector<int>(k));
   for (int g = 0; g < n; ++g) {
     bool allowed = groups.supported[g] && groups.acceleratorTime[g] < kInfinity;
@@ -97,8 +86,7 @@ ChunkColumns buildChunkModel(ModelBuilder &b, const Problem &problem,
             coefs, 'E', 0);
     }
   }
-  int maxLoad = columns.maxLoad = b.column(
-      "maxload", 0, loadCap.value_or(kInfinity), loadCap ? 0 : 1, false);
+  int maxLoad = b.column("maxload", 0, kInfinity, 1, false);
 
   // Pipeline order: a -> b puts b in a's chunk or a later one. With
   // z[g][c] = 1 when g sits in chunk c or an earlier one, z[b][c] <= z[a][c]
@@ -166,26 +154,21 @@ ChunkColumns buildChunkModel(ModelBuilder &b, const Problem &problem,
               problem.memoryLimit);
     }
 
-  // The tie-break: among splits at the best load, the one whose largest
-  // chunk is smallest. An interleaved or V schedule's fill and drain take
-  // about (k - 1) chunks' time (docs/Schedules.md), so a split that leaves
-  // chunks empty or lopsided at the same load runs a longer step.
-  if (loadCap) {
-    int chunkMax = b.column("chunkmax", 0, kInfinity, 1, false);
-    for (int c = 0; c < chunks; ++c) {
-      std::vector<int> cols;
-      std::vector<double> coefs;
-      for (int g = 0; g < n; ++g)
-        if (groups.acceleratorTime[g] > 0) {
-          cols.push_back(y[g][c]);
-          coefs.push_back(groups.acceleratorTime[g]);
-        }
-      cols.push_back(chunkMax);
-      coefs.push_back(-1);
-      b.row("chunk_" + std::to_string(c), cols, coefs, 'L', 0);
-    }
+  // The fill and drain: the largest chunk's work (each chunk's below it).
+  int chunkMax = b.column("chunkmax", 0, kInfinity, fill, false);
+  for (int c = 0; c < chunks; ++c) {
+    std::vector<int> cols;
+    std::vector<double> coefs;
+    for (int g = 0; g < n; ++g)
+      if (groups.acceleratorTime[g] > 0) {
+        cols.push_back(y[g][c]);
+        coefs.push_back(groups.acceleratorTime[g]);
+      }
+    cols.push_back(chunkMax);
+    coefs.push_back(-1);
+    b.row("chunk_" + std::to_string(c), cols, coefs, 'L', 0);
   }
-  return columns;
+  return y;
 }
 
 } // namespace
@@ -269,10 +252,22 @@ IPResult placer::solver::solveChunkedThroughputIP(
     for (int m : groups.members[g])
       stash[g] += problem.nodes[m].outputBytes;
 
+  // The objective, per microbatch: the largest load plus the schedule's
+  // fill and drain, getFillAndDrainChunks chunks' work over M, the largest
+  // chunk standing for each. With the load alone a split that leaves
+  // chunks empty ties with one that fills them (on a uniform chain the DP's
+  // start is optimal) and runs 1F1B's bubble.
+  double fill =
+      getFillAndDrainChunks(layout.kind, k) / std::max(layout.microbatches, 1);
+  auto pipelineTime = [&](const std::vector<int> &chunkOfGroup, double load) {
+    std::vector<double> work(chunks, 0);
+    for (int g = 0; g < n; ++g)
+      work[chunkOfGroup[g]] += groups.acceleratorTime[g];
+    return load + fill * *std::max_element(work.begin(), work.end());
+  };
   ModelBuilder b;
-  ChunkColumns model =
-      buildChunkModel(b, problem, layout, groups, held, stash, std::nullopt);
-  const std::vector<std::vector<int>> &y = model.y;
+  std::vector<std::vector<int>> y =
+      buildChunkModel(b, problem, layout, groups, held, stash, fill);
   if (b.exportInstead(options, result))
     return result;
   // A warm start (IPOptions::warmStart) is one stage per accelerator in
@@ -304,7 +299,7 @@ IPResult placer::solver::solveChunkedThroughputIP(
       // Held per chunk differs from one stage per device's: the start may
       // not fit these rows.
       if (llvm::all_of(bytes, [&](double b) { return problem.fits(b); }))
-        incumbent = evaluation.maxLoad;
+        incumbent = pipelineTime(startChunks, evaluation.maxLoad);
       else
         startChunks.clear();
     }
@@ -314,65 +309,34 @@ IPResult placer::solver::solveChunkedThroughputIP(
   // Each group's chunk as nodes' chunks and accelerators, and the loads
   // as the model defines them (evaluate() would check the memory and order
   // of one stage per device; the rows above did ours).
-  std::vector<int> chunkOfGroup;
-  auto take = [&](std::vector<int> chosen) {
+  Solution &solution = result.solution;
+  auto take = [&](const std::vector<int> &chunkOfGroup) {
     chunkOf.assign(problem.size(), 0);
     Assignment assignment(problem.size(), 0);
     for (int g = 0; g < n; ++g)
       for (int m : groups.members[g]) {
-        chunkOf[m] = chosen[g];
-        assignment[m] = layout.deviceOfChunk[chosen[g]];
+        chunkOf[m] = chunkOfGroup[g];
+        assignment[m] = layout.deviceOfChunk[chunkOfGroup[g]];
       }
-    result.solution.maxLoad = evaluateLoads(problem, assignment).maxLoad;
-    result.solution.assignment = std::move(assignment);
-    chunkOfGroup = std::move(chosen);
+    solution.maxLoad = evaluateLoads(problem, assignment).maxLoad;
+    solution.pipelineTime = pipelineTime(chunkOfGroup, solution.maxLoad);
+    solution.assignment = std::move(assignment);
   };
-  auto read = [&](const ChunkColumns &columns, const double *values) {
+  const double *values = b.solution();
+  result.status = b.status();
+  if (values && result.status != "infeasible") {
     std::vector<int> chosen(n, 0);
     for (int g = 0; g < n; ++g)
       for (int c = 1; c < chunks; ++c)
-        if (values[columns.y[g][c]] > values[columns.y[g][chosen[g]]])
+        if (values[y[g][c]] > values[y[g][chosen[g]]])
           chosen[g] = c;
-    return chosen;
-  };
-  const double *solution = b.solution();
-  result.status = b.status();
-  if (solution && result.status != "infeasible")
-    take(read(model, solution));
+    take(chosen);
+  }
   // Never worse than the start (CBC may not have run, or kept it).
-  if (!startChunks.empty() && incumbent < result.solution.maxLoad)
+  if (!startChunks.empty() && incumbent < solution.pipelineTime)
     take(startChunks);
-  b.finish(result, result.solution.maxLoad, start);
-  if (chunkOfGroup.empty())
-    return result;
-
-  // Then, at that load, the smallest largest chunk (buildChunkModel's
-  // tie-break), started from the answer, for at most as long again as the
-  // load took (a second at least) within the limit. The bound, status and
-  // gap stay the load's.
-  double load = result.solution.maxLoad;
-  ModelBuilder tie;
-  ChunkColumns tied = buildChunkModel(tie, problem, layout, groups, held, stash,
-                                      load * (1 + 1e-9));
-  std::vector<int> tieColumns;
-  std::vector<double> tieValues;
-  for (int g = 0; g < n; ++g)
-    for (int c = 0; c < chunks; ++c) {
-      tieColumns.push_back(tied.y[g][c]);
-      tieValues.push_back(c == chunkOfGroup[g] ? 1.0 : 0.0);
-    }
-  auto now = std::chrono::steady_clock::now();
-  auto spent = std::max<std::chrono::steady_clock::duration>(
-      now - start, std::chrono::seconds(1));
-  tie.solve(options, std::min(options.getDeadline(start), now + spent),
-            tieColumns, tieValues, "chunk sizes at that load", kInfinity);
-  const double *even = tie.solution();
-  if (!even || tie.status() == "infeasible")
-    return result;
-  std::vector<int> before = chunkOfGroup;
-  take(read(tied, even));
-  if (result.solution.maxLoad > load * (1 + 1e-9))
-    take(before); // CBC's tolerances let the load slip: keep the first
-  result.solution.seconds = secondsSince(start);
+  // The bound and the gap are the objective's (the load's lower bound
+  // bounds it too).
+  b.finish(result, solution.pipelineTime, start);
   return result;
 }

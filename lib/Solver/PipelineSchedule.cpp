@@ -248,6 +248,20 @@ const char *placer::solver::getName(PipelineKind kind) {
   return "1f1b";
 }
 
+double placer::solver::getFillAndDrainChunks(PipelineKind kind, int devices) {
+  double fill = std::max(devices - 1, 0);
+  switch (kind) {
+  case PipelineKind::ZeroBubbleH1:
+  case PipelineKind::ZeroBubbleV:
+    return fill / 3;
+  case PipelineKind::GPipe:
+  case PipelineKind::OneFOneB:
+  case PipelineKind::Interleaved:
+    break;
+  }
+  return fill;
+}
+
 std::optional<PipelineKind>
 placer::solver::parsePipelineKind(std::string_view name) {
   for (PipelineKind kind :

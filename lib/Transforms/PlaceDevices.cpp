@@ -384,9 +384,12 @@ llvm::json::Value makeReport(const ModuleProblem &mp,
     if (std::optional<int64_t> device = getDevice(op))
       assignment[*name] = *device;
   }
-  double gap = solution.maxLoad > 0
-                   ? (solution.maxLoad - solution.lowerBound) / solution.maxLoad
-                   : 0.0;
+  // Chunked schedules minimize the time per microbatch with the
+  // schedule's fill and drain; the bound and the gap are that objective's.
+  bool chunked = solution.pipelineTime < solver::kInfinity;
+  double objective = chunked ? solution.pipelineTime : solution.maxLoad;
+  double gap =
+      objective > 0 ? (objective - solution.lowerBound) / objective : 0.0;
   Object report{{"objective", "throughput"},
                 {"algorithm", solution.algorithm},
                 {"max_load", solution.maxLoad},
@@ -409,6 +412,8 @@ llvm::json::Value makeReport(const ModuleProblem &mp,
     report["microbatches"] = p.microbatches;
     if (solver::usesChunks(p.schedule))
       report["chunks"] = p.chunksPerDevice;
+    if (chunked)
+      report["pipeline_time"] = solution.pipelineTime;
     if (std::optional<double> bubble =
             getExpectedBubble(p, solution, evaluation))
       report["bubble"] = *bubble;
@@ -777,6 +782,11 @@ struct PlaceDevicesPass
       remark << "latency " << formatNumber(solution.latency) << " (lower bound "
              << formatNumber(solution.lowerBound) << "), max load "
              << formatNumber(solution.maxLoad);
+    else if (solution.pipelineTime < solver::kInfinity)
+      remark << "max load " << formatNumber(solution.maxLoad)
+             << ", time per microbatch with the pipeline's fill and drain "
+             << formatNumber(solution.pipelineTime) << " (lower bound "
+             << formatNumber(solution.lowerBound) << ")";
     else
       remark << "max load " << formatNumber(solution.maxLoad)
              << " (lower bound " << formatNumber(solution.lowerBound) << ")";

@@ -190,12 +190,13 @@ TEST(IntegerProgram, ChunksBalanceWhatOneStagePerDeviceCannot) {
   EXPECT_EQ(v.solution.assignment, (Assignment{0, 1, 1, 0}));
 }
 
-// At the best load, the smallest largest chunk: a uniform chain of four
-// nodes balances 2 | 2 in one stage per accelerator (chunks 0 and 1, the
-// DP's split, which the program starts from) and in one node per chunk;
-// the second fills every chunk, the interleaved schedule's shorter fill and
-// drain.
-TEST(IntegerProgram, ChunksTieBreakTowardsSmallChunks) {
+// The objective is the time per microbatch with the schedule's fill and
+// drain: a uniform chain of four 1-s nodes balances 2 | 2 both in one stage
+// per accelerator (chunks 0 and 1, the DP's split, which the program starts
+// from: 2 + (k - 1) / M x 2 = 2.5 with M = 4) and in one node per chunk
+// (2 + 1/4 x 1 = 2.25, what interleaving is for); the load alone cannot
+// tell them apart.
+TEST(IntegerProgram, ChunksPriceTheFillAndDrain) {
   Problem p = chainOf({1, 1, 1, 1});
   IPOptions options;
   Assignment dp = solveIdealDP(p).assignment;
@@ -205,8 +206,14 @@ TEST(IntegerProgram, ChunksTieBreakTowardsSmallChunks) {
       p, layoutOf(PipelineKind::Interleaved, 2, 4), options, chunkOf);
   ASSERT_EQ(result.status, "optimal");
   EXPECT_DOUBLE_EQ(result.solution.maxLoad, 2);
+  EXPECT_DOUBLE_EQ(result.solution.pipelineTime, 2.25);
   EXPECT_EQ(chunkOf, (std::vector<int>{0, 1, 2, 3}));
   EXPECT_TRUE(result.solution.optimal);
+  // ZB-V's fill and drain is a third of it: 2 + 1/12.
+  IPResult v = solveChunkedThroughputIP(
+      p, layoutOf(PipelineKind::ZeroBubbleV, 2, 4), options, chunkOf);
+  EXPECT_DOUBLE_EQ(v.solution.pipelineTime, 2 + 1.0 / 12);
+  EXPECT_EQ(chunkOf, (std::vector<int>{0, 1, 2, 3}));
 }
 
 // Memory per chunk: four nodes of 10 bytes of weights and 1 byte of stash,

@@ -127,6 +127,29 @@ TEST(PipelineSchedule, ZeroBubbleVBubble) {
     }
 }
 
+// An iteration at uniform chunks (F = B = W, a chunk's work 1) takes M x v
+// (a device's work) plus getFillAndDrainChunks chunks: the price the
+// chunked program puts on a split.
+TEST(PipelineSchedule, FillAndDrainInChunks) {
+  for (PipelineKind kind :
+       {PipelineKind::GPipe, PipelineKind::OneFOneB, PipelineKind::Interleaved,
+        PipelineKind::ZeroBubbleH1, PipelineKind::ZeroBubbleV})
+    for (int p : kDevices)
+      for (int m : kMicrobatches) {
+        if ((kind == PipelineKind::Interleaved && m % p) ||
+            ((kind == PipelineKind::ZeroBubbleH1 ||
+              kind == PipelineKind::ZeroBubbleV) &&
+             m < p))
+          continue;
+        PipelineSchedule schedule = build(kind, p, m);
+        PipelineRun uniform = run(schedule, {1.0 / 3, 1.0 / 3, 1.0 / 3});
+        EXPECT_NEAR(
+            uniform.makespan,
+            m * schedule.chunksPerDevice + getFillAndDrainChunks(kind, p), 1e-9)
+            << getName(kind) << " p " << p << " m " << m;
+      }
+}
+
 TEST(PipelineSchedule, OrdersByHand) {
   PipelineSchedule gpipe = build(PipelineKind::GPipe, 2, 3);
   EXPECT_EQ(describe(gpipe.order[0]), "F0.0 F1.0 F2.0 B2.0 B1.0 B0.0");

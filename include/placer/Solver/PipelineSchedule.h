@@ -100,6 +100,17 @@ llvm::Expected<PipelineSchedule> buildPipelineSchedule(PipelineKind kind,
                                                        int microbatches,
                                                        int chunks = 0);
 
+/// The schedule's fill and drain in units of its chunk's work (F + B + W of
+/// one chunk for one microbatch) on `devices` devices, with every chunk
+/// alike and F = B = W: an iteration of M microbatches takes M x (a
+/// device's work per microbatch) + this x (a chunk's). (p - 1) for GPipe,
+/// 1F1B and interleaved 1F1B (whose chunks are 1/v of a device's work:
+/// the bubbles (p - 1)/M and (p - 1)/(vM)), (p - 1)/3 for ZB-H1 and ZB-V
+/// (the weight work fills two thirds of it). The chunked program prices a
+/// split by it, its largest chunk standing for the chunk
+/// (docs/IntegerPrograms.md, "Chunks").
+double getFillAndDrainChunks(PipelineKind kind, int devices);
+
 /// Seconds of each piece of work of a chunk, for one microbatch. Where the
 /// schedule does not split the backward, Backward work takes backward +
 /// weight.

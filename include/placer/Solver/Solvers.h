@@ -31,6 +31,11 @@ struct Solution {
   /// Schedules with several chunks per accelerator (usesChunks): each
   /// node's chunk, in pipeline order; empty otherwise.
   std::vector<int> chunks;
+  /// Schedules with several chunks per accelerator: the objective the
+  /// chunked program minimized, the time per microbatch the schedule is
+  /// expected to take (maxLoad plus its fill and drain over M:
+  /// solveChunkedThroughputIP), which `lowerBound` then bounds.
+  double pipelineTime = kInfinity;
   bool feasible() const { return maxLoad < kInfinity; }
 };
 
