@@ -34,10 +34,13 @@
 // layers, degrees and y: one line per stage whose choice is slower.
 // --chunks splits a seed-paper workload without its CPU cores by the DP
 // and by the chunked MILP (solver::solveChunkedThroughputIP) into the chunks
-// of KIND (interleaved, V per accelerator; zb-v) and prints name, nodes,
-// accelerators, chunks, the DP's max load and seconds, the MILP's max load,
-// bound, status and seconds, and peak RSS. --degree-one solves a seed-paper workload without its CPU cores by the DP
-// and by the three-dimensional planner at t = 1 and prints name, nodes,
+// of KIND (interleaved, V per accelerator; zb-v), k microbatches on k
+// accelerators, and prints name, nodes, accelerators, chunks, the DP's max
+// load, its time per microbatch with KIND's fill and drain (its stages as
+// the first chunks: the MILP's start) and seconds, the MILP's max load,
+// time per microbatch (its objective), bound, status and seconds, and peak
+// RSS. --degree-one solves a seed-paper workload without its CPU cores by the
+// DP and by the three-dimensional planner at t = 1 and prints name, nodes,
 // accelerators, the DP's max load, seconds and ideals, the planner's time
 // per sample, seconds, ideals and pairs, and peak RSS. --schedules runs
 // every pipeline schedule (solver::buildPipelineSchedule) on p in {2, 4, 8}
@@ -516,12 +519,20 @@ static int runChunks(char **argv) {
   std::vector<int> chunkOf;
   IPResult chunked =
       solveChunkedThroughputIP(problem, *layout, options, chunkOf);
-  std::printf("%-36s %6d %3d %3d %14.6f %9.3f %14.6f %14.6f %-10s %9.3f "
-              "%9.1f\n",
+  // The DP's split priced as the MILP prices its start.
+  Evaluation stages = evaluate(problem, dp.assignment);
+  double largest = 0;
+  for (const DeviceReport &device : stages.devices)
+    largest = std::max(largest, device.compute);
+  double dpTime = dp.maxLoad + getFillAndDrainChunks(*kind, layout->devices) /
+                                   layout->microbatches * largest;
+  std::printf("%-36s %6d %3d %3d %14.6f %14.6f %9.3f %14.6f %14.6f %14.6f "
+              "%-10s %9.3f %9.1f\n",
               name.c_str(), problem.size(), problem.numAccelerators,
-              layout->chunks(), dp.maxLoad, dp.seconds,
-              chunked.solution.maxLoad, chunked.bestBound,
-              chunked.status.c_str(), chunked.solution.seconds, peakRssMiB());
+              layout->chunks(), dp.maxLoad, dpTime, dp.seconds,
+              chunked.solution.maxLoad, chunked.solution.pipelineTime,
+              chunked.bestBound, chunked.status.c_str(),
+              chunked.solution.seconds, peakRssMiB());
   return 0;
 }
 

@@ -12,6 +12,7 @@
 
 #include "placer/Solver/IntegerProgram.h"
 #include "placer/Solver/PipelineSchedule.h"
+#include "placer/Solver/Solvers.h"
 
 #include "CbcModel.h"
 #include "Contraction.h"
@@ -154,8 +155,17 @@ buildChunkModel(ModelBuilder &b, const Problem &problem,
               problem.memoryLimit);
     }
 
-  // The fill and drain: the largest chunk's work (each chunk's below it).
-  int chunkMax = b.column("chunkmax", 0, kInfinity, fill, false);
+  // The fill and drain: the largest chunk's work (each chunk's below it),
+  // at least the largest group's and an even share of all of it (without
+  // these the relaxation leaves it near 0, and the bound at the load's).
+  double largestGroup = 0, total = 0;
+  for (int g = 0; g < n; ++g)
+    if (groups.acceleratorTime[g] < kInfinity) {
+      largestGroup = std::max(largestGroup, groups.acceleratorTime[g]);
+      total += groups.acceleratorTime[g];
+    }
+  int chunkMax = b.column("chunkmax", std::max(largestGroup, total / chunks),
+                          kInfinity, fill, false);
   for (int c = 0; c < chunks; ++c) {
     std::vector<int> cols;
     std::vector<double> coefs;
@@ -270,40 +280,74 @@ IPResult placer::solver::solveChunkedThroughputIP(
       buildChunkModel(b, problem, layout, groups, held, stash, fill);
   if (b.exportInstead(options, result))
     return result;
-  // A warm start (IPOptions::warmStart) is one stage per accelerator in
-  // accelerator order, the DP's split: accelerator d's nodes in the first
-  // chunk on d (empty chunks after), which keeps every edge forward.
-  std::vector<int> startColumns, startChunks;
-  std::vector<double> startValues;
+  // Starts, the better one kept: the warm start (IPOptions::warmStart), one
+  // stage per accelerator in accelerator order, the DP's split, put in the
+  // first chunk on each accelerator (empty chunks after); and the DP's
+  // split into one stage per chunk (k·v accelerators in pipeline order),
+  // the smallest largest chunk. Either may break the memory rows (held per
+  // chunk differs from one stage per device's) or, for a start given from
+  // outside, the order: then it is no start.
+  std::vector<int> startChunks;
   double incumbent = kInfinity;
-  if (options.warmStart) {
+  auto consider = [&](const std::vector<int> &chunkOfGroup) {
+    Assignment assignment(problem.size(), 0);
+    std::vector<double> bytes(k, 0);
+    for (int g = 0; g < n; ++g) {
+      int chunk = chunkOfGroup[g];
+      for (int m : groups.members[g])
+        assignment[m] = layout.deviceOfChunk[chunk];
+      bytes[layout.deviceOfChunk[chunk]] +=
+          groups.memory[g] + stash[g] * held[chunk];
+      for (int next : groups.successors[g])
+        if (chunkOfGroup[next] < chunk)
+          return;
+    }
+    if (!llvm::all_of(bytes, [&](double b) { return problem.fits(b); }))
+      return;
+    Evaluation evaluation = evaluateLoads(problem, assignment);
+    if (!evaluation.feasible())
+      return;
+    double time = pipelineTime(chunkOfGroup, evaluation.maxLoad);
+    if (time < incumbent) {
+      incumbent = time;
+      startChunks = chunkOfGroup;
+    }
+  };
+  auto fromStages = [&](const Assignment &stages,
+                        llvm::function_ref<int(int)> chunkOfStage) {
+    if (!llvm::all_of(stages, [&](int d) { return d >= 0 && d < chunks; }))
+      return;
+    std::vector<int> chunkOfGroup(n);
+    for (int g = 0; g < n; ++g)
+      chunkOfGroup[g] = chunkOfStage(stages[groups.members[g].front()]);
+    consider(chunkOfGroup);
+  };
+  if (options.warmStart && llvm::all_of(*options.warmStart, [&](int d) {
+        return d >= 0 && d < k;
+      })) {
     std::vector<int> firstOn(k, -1);
     for (int c = chunks - 1; c >= 0; --c)
       firstOn[layout.deviceOfChunk[c]] = c;
-    Evaluation evaluation = evaluateLoads(problem, *options.warmStart);
-    bool onAccelerators = llvm::all_of(
-        *options.warmStart, [&](int device) { return device < k; });
-    if (evaluation.feasible() && onAccelerators) {
-      startChunks.resize(n);
-      std::vector<double> bytes(k, 0);
-      for (int g = 0; g < n; ++g) {
-        int chunk = firstOn[(*options.warmStart)[groups.members[g].front()]];
-        startChunks[g] = chunk;
-        bytes[layout.deviceOfChunk[chunk]] +=
-            groups.memory[g] + stash[g] * held[chunk];
-        for (int c = 0; c < chunks; ++c) {
-          startColumns.push_back(y[g][c]);
-          startValues.push_back(c == chunk ? 1.0 : 0.0);
-        }
-      }
-      // Held per chunk differs from one stage per device's: the start may
-      // not fit these rows.
-      if (llvm::all_of(bytes, [&](double b) { return problem.fits(b); }))
-        incumbent = pipelineTime(startChunks, evaluation.maxLoad);
-      else
-        startChunks.clear();
-    }
+    fromStages(*options.warmStart, [&](int d) { return firstOn[d]; });
   }
+  // (Uniform accelerators: no kinds or link factors to resize.)
+  Problem perChunk = problem;
+  perChunk.numAccelerators = chunks;
+  perChunk.memoryLimit = kInfinity;
+  perChunk.acceleratorKinds.clear();
+  perChunk.kindMemoryLimits.clear();
+  perChunk.linkFactors.clear();
+  perChunk.schedule = Schedule::GPipe;
+  Solution chunkDP = solveIdealDP(perChunk);
+  if (chunkDP.feasible())
+    fromStages(chunkDP.assignment, [](int c) { return c; });
+  std::vector<int> startColumns;
+  std::vector<double> startValues;
+  for (int g = 0; g < n && !startChunks.empty(); ++g)
+    for (int c = 0; c < chunks; ++c) {
+      startColumns.push_back(y[g][c]);
+      startValues.push_back(c == startChunks[g] ? 1.0 : 0.0);
+    }
   b.solve(options, options.getDeadline(start), startColumns, startValues,
           "chunked throughput model", incumbent);
   // Each group's chunk as nodes' chunks and accelerators, and the loads
