@@ -29,7 +29,8 @@ if [ $# -gt 0 ]; then
 else
   run gpipe --schedule gpipe
   run 1f1b --schedule 1f1b
-  # The zero-bubble schedule against 1F1B, timed side by side.
-  run schedules --schedule 1f1b,zb-h1 --steps 10 --rounds 7
+  # The interleaved and zero-bubble schedules against 1F1B, timed side by
+  # side.
+  run schedules --schedule 1f1b,interleaved,zb-v,zb-h1 --steps 10 --rounds 7
   run cnn --model cnn --optimizer momentum --learning-rate 0.05
 fi
