@@ -6,13 +6,16 @@ what `placer-run --train-steps` wrote against NumPy's own training loop.
                                           # DIR/tied4.onnx, labels_tied.npy
     train_steps.py check DIR OPT S [tied] # DIR/out/loss.npy, DIR/weights/*.npy
     train_steps.py onnx DIR FILE          # FILE's initializers are DIR/weights/*.npy
+    train_steps.py deep DIR               # DIR/deep4.onnx, x_deep.npy, labels_deep.npy
 
 mlp.onnx takes the batch of 8, mlp4.onnx a microbatch of 4 (the same
 weights). tied4.onnx is an autoencoder whose two layers share one weight
 (y = tanh(x W + b1) W^T + b2: a weight tied across stages once split). OPT is sgd or momentum (learning rate 0.1, momentum 0.9) or adam
 (learning rate 0.1, PyTorch's defaults otherwise), mean squared error over
 the whole batch; prints the largest relative error of the losses and of the
-weights.
+weights. deep4.onnx is four 64-wide layers (Gemm and Tanh) on a microbatch
+of 4, for a batch of 8: work enough per layer that a placement for
+interleaved 1F1B on two devices gives each layer a chunk of its own.
 """
 import os
 import sys
@@ -56,6 +59,28 @@ if mode == "make":
     np.save(os.path.join(folder, "x.npy"), X)
     np.save(os.path.join(folder, "labels.npy"), LABELS)
     np.save(os.path.join(folder, "labels_f64.npy"), LABELS.astype(np.float64))
+    sys.exit(0)
+
+if mode == "deep":
+    os.makedirs(folder, exist_ok=True)
+    width, layers, inits, nodes, x = 64, 4, [], [], "x"
+    for i in range(layers):
+        w = rng.standard_normal((width, width)).astype(np.float32) / np.sqrt(width)
+        inits += [numpy_helper.from_array(w, "w%d" % i),
+                  numpy_helper.from_array(np.zeros(width, np.float32), "b%d" % i)]
+        nodes += [helper.make_node("Gemm", [x, "w%d" % i, "b%d" % i], ["h%d" % i],
+                                   name="fc%d" % i),
+                  helper.make_node("Tanh", ["h%d" % i], ["a%d" % i], name="tanh%d" % i)]
+        x = "a%d" % i
+    graph = helper.make_graph(
+        nodes, "deep", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, width])],
+        [helper.make_tensor_value_info(x, TensorProto.FLOAT, [4, width])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+              os.path.join(folder, "deep4.onnx"))
+    np.save(os.path.join(folder, "x_deep.npy"),
+            rng.standard_normal((8, width)).astype(np.float32))
+    np.save(os.path.join(folder, "labels_deep.npy"),
+            rng.standard_normal((8, width)).astype(np.float32) * 0.5)
     sys.exit(0)
 
 if mode == "onnx":
