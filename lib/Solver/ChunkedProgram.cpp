@@ -52,6 +52,18 @@ Evaluation evaluateLoads(const Problem &problem, const Assignment &assignment) {
   return evaluate(loads, assignment);
 }
 
+/// The least work the largest of `chunks` chunks can hold: the largest
+/// group's, and an even share of all.
+double getLargestChunkFloor(const Contracted &groups, int chunks) {
+  double largest = 0, total = 0;
+  for (int g = 0; g < groups.numSuper; ++g)
+    if (groups.acceleratorTime[g] < kInfinity) {
+      largest = std::max(largest, groups.acceleratorTime[g]);
+      total += groups.acceleratorTime[g];
+    }
+  return std::max(largest, total / chunks);
+}
+
 /// Fills `b` with the chunked throughput model (solveChunkedThroughputIP):
 /// the largest load plus `fill` times the largest chunk's work. Returns the
 /// columns y[g][c] (group g in chunk c) a solution is read from.
@@ -156,15 +168,9 @@ buildChunkModel(ModelBuilder &b, const Problem &problem,
     }
 
   // The fill and drain: the largest chunk's work (each chunk's below it),
-  // at least the largest group's and an even share of all of it (without
-  // these the relaxation leaves it near 0, and the bound at the load's).
-  double largestGroup = 0, total = 0;
-  for (int g = 0; g < n; ++g)
-    if (groups.acceleratorTime[g] < kInfinity) {
-      largestGroup = std::max(largestGroup, groups.acceleratorTime[g]);
-      total += groups.acceleratorTime[g];
-    }
-  int chunkMax = b.column("chunkmax", std::max(largestGroup, total / chunks),
+  // at least getLargestChunkFloor (without it the relaxation leaves it
+  // near 0, and the bound at the load's).
+  int chunkMax = b.column("chunkmax", getLargestChunkFloor(groups, chunks),
                           kInfinity, fill, false);
   for (int c = 0; c < chunks; ++c) {
     std::vector<int> cols;
@@ -269,6 +275,7 @@ IPResult placer::solver::solveChunkedThroughputIP(
   // start is optimal) and runs 1F1B's bubble.
   double fill =
       getFillAndDrainChunks(layout.kind, k) / std::max(layout.microbatches, 1);
+  result.solution.lowerBound += fill * getLargestChunkFloor(groups, chunks);
   auto pipelineTime = [&](const std::vector<int> &chunkOfGroup, double load) {
     std::vector<double> work(chunks, 0);
     for (int g = 0; g < n; ++g)

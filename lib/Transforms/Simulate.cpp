@@ -1,8 +1,9 @@
 //===- Simulate.cpp - Event-driven execution of a split program -----------===//
 //
-// Every device runs its stage function once per microbatch, op by op, in
-// order. The simulation always advances the device whose next op can start
-// earliest among those whose inputs are known, so events are produced in
+// Every device runs its stage function once per microbatch (under a
+// chunked schedule, each of its chunks' ops in the schedule's order), op by
+// op, in order. The simulation always advances the device whose next op can
+// start earliest among those whose inputs are known, so events are produced in
 // time order per device and per link. docs/Simulator.md states the model.
 //
 //===----------------------------------------------------------------------===//
