@@ -197,13 +197,16 @@ std::unique_ptr<Module> importBytes(const py::bytes &bytes,
   return std::make_unique<Module>(context, module);
 }
 
-/// MLIR element types and the NumPy dtypes that hold them.
+/// MLIR element types and the NumPy dtypes that hold them. NumPy has no
+/// bfloat16: its values travel as their uint16 bits, as in placer-run's
+/// .npy files and ONNX's numpy_helper (docs/Python.md).
 py::dtype dtypeOf(const std::string &elementType) {
   static const std::pair<const char *, const char *> table[] = {
-      {"f16", "float16"}, {"f32", "float32"}, {"f64", "float64"},
-      {"i1", "bool"},     {"i8", "int8"},     {"i16", "int16"},
-      {"i32", "int32"},   {"i64", "int64"},   {"ui8", "uint8"},
-      {"ui16", "uint16"}, {"ui32", "uint32"}, {"ui64", "uint64"}};
+      {"f16", "float16"}, {"bf16", "uint16"}, {"f32", "float32"},
+      {"f64", "float64"}, {"i1", "bool"},     {"i8", "int8"},
+      {"i16", "int16"},   {"i32", "int32"},   {"i64", "int64"},
+      {"ui8", "uint8"},   {"ui16", "uint16"}, {"ui32", "uint32"},
+      {"ui64", "uint64"}};
   for (auto [mlir, numpy] : table)
     if (elementType == mlir)
       return py::dtype(numpy);

@@ -76,6 +76,10 @@ std::string placer::runtime::npyDtypeOf(std::string_view elementType) {
   if (elementType == "f32") return "<f4";
   if (elementType == "f64") return "<f8";
   if (elementType == "f16") return "<f2";
+  // .npy has no bfloat16: its raw bits as uint16, as ONNX's numpy_helper
+  // reads and writes them (docs/Execution.md, "Inputs, outputs, report").
+  if (elementType == "bf16")
+    return "<u2";
   if (elementType == "i64") return "<i8";
   if (elementType == "i32") return "<i4";
   if (elementType == "i16") return "<i2";

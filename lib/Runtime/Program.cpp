@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -641,6 +642,40 @@ bool Program::collectOutputs(std::string &error) {
 // Inputs, times, predictions
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// `v`'s bfloat16 bits, rounded to nearest even (as the compiled code's
+/// truncf rounds); finite `v` only.
+uint16_t toBFloat16Bits(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  return static_cast<uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
+}
+
+/// `v`'s IEEE half bits, rounded to nearest even, for |v| <= 1 (seeded
+/// values): normal halves and, below 2^-14, subnormal ones.
+uint16_t toHalfBits(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  float magnitude = std::fabs(v);
+  // Scaled to the half's unit in the last place and rounded (nearbyint:
+  // to even), a subnormal is its bits; a normal one gets its exponent.
+  if (magnitude < 0x1p-14f)
+    return sign | static_cast<uint16_t>(std::nearbyint(magnitude * 0x1p24f));
+  int exponent;
+  float fraction = std::frexp(magnitude, &exponent); // in [0.5, 1)
+  auto mantissa = static_cast<uint32_t>(std::nearbyint(fraction * 2048.0f));
+  if (mantissa == 2048) { // rounded up to the next power of two
+    mantissa = 1024;
+    ++exponent;
+  }
+  return sign |
+         static_cast<uint16_t>(((exponent + 14) << 10) | (mantissa - 1024));
+}
+
+} // namespace
+
 void placer::runtime::fillSeeded(uint8_t *data, const TensorSpec &spec,
                                  int64_t microbatches, uint64_t seed) {
   std::seed_seq sequence{seed, static_cast<uint64_t>(spec.graphIndex)};
@@ -656,6 +691,10 @@ void placer::runtime::fillSeeded(uint8_t *data, const TensorSpec &spec,
     } else if (type == "f64") {
       double v = real(rng);
       std::memcpy(data + 8 * i, &v, 8);
+    } else if (type == "f16" || type == "bf16") {
+      auto v = static_cast<float>(real(rng));
+      uint16_t half = type == "f16" ? toHalfBits(v) : toBFloat16Bits(v);
+      std::memcpy(data + 2 * i, &half, 2);
     } else if (type == "i64") {
       int64_t v = integer(rng);
       std::memcpy(data + 8 * i, &v, 8);

@@ -62,8 +62,28 @@ def classify(proc):
     return "crash", "exit %d: %s" % (proc.returncode, stderr.strip()[-300:])
 
 
-def compare(name, expected, actual):
-    """None when equal enough, else what differs."""
+def bfloat16_to_float(bits):
+    """bfloat16 values held as their uint16 bits (ONNX's numpy_helper and
+    placer-run's convention) as float32."""
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def compare(name, expected, actual, bfloat16=False):
+    """None when equal enough, else what differs. bfloat16 outputs (uint16
+    bits on both sides) compare as floats within one bfloat16 ulp, 2^-7
+    relative: ONNX 1.12's reference casts to bfloat16 by truncation, Placer
+    rounds to nearest even as PyTorch and onnxruntime do."""
+    if bfloat16 and expected.dtype == np.uint16 and actual.dtype == np.uint16:
+        if actual.shape != expected.shape:
+            return "%s: shape %s, expected %s" % (name, actual.shape, expected.shape)
+        a = bfloat16_to_float(actual).astype(np.float64)
+        e = bfloat16_to_float(expected).astype(np.float64)
+        ok = np.isclose(a, e, rtol=2.0 ** -7, atol=1e-5, equal_nan=True)
+        if not ok.all():
+            worst = np.argmax(~ok)
+            return "%s: %d of %d bfloat16 values differ (e.g. %r vs %r)" % (
+                name, int((~ok).sum()), ok.size, a.flat[worst], e.flat[worst])
+        return None
     if actual.shape != expected.shape:
         return "%s: shape %s, expected %s" % (name, actual.shape, expected.shape)
     if expected.dtype.kind in "fc":
@@ -115,6 +135,8 @@ def run_test(tools, test_dir, work):
         initializers = {i.name for i in model.graph.initializer}
         inputs = [i.name for i in model.graph.input if i.name not in initializers]
         outputs = [o.name for o in model.graph.output]
+        bfloat16_outputs = {o.name for o in model.graph.output
+                            if o.type.tensor_type.elem_type == onnx.TensorProto.BFLOAT16}
         sets = sorted(d for d in os.listdir(test_dir)
                       if d.startswith("test_data_set_"))
         for data_set in sets:
@@ -140,7 +162,8 @@ def run_test(tools, test_dir, work):
                 actual = os.path.join(out_dir, file_name_for(name))
                 if not os.path.exists(actual):
                     return "wrong", "%s: no output written" % name
-                diff = compare(name, read_tensor(pb), np.load(actual))
+                diff = compare(name, read_tensor(pb), np.load(actual),
+                               bfloat16=name in bfloat16_outputs)
                 if diff:
                     return "wrong", diff
     except subprocess.TimeoutExpired:

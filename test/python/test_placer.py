@@ -291,6 +291,42 @@ def test_inputs_are_converted_or_refused(model, x, tmp_path):
         session.run({})
 
 
+def test_half_precision_runs_on_numpy_arrays(tmp_path):
+    """float16 tensors are NumPy float16 arrays; bfloat16 ones, which NumPy
+    lacks, their uint16 bits (as placer-run's .npy files and ONNX's
+    numpy_helper hold them)."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2, 3)).astype(np.float32)
+    b = rng.standard_normal((3, 3)).astype(np.float32)
+    want = a @ b + a
+    for elem, dtype in ((TensorProto.FLOAT16, np.float16),
+                        (TensorProto.BFLOAT16, np.uint16)):
+        graph = helper.make_graph(
+            [helper.make_node("MatMul", ["a", "b"], ["p"]),
+             helper.make_node("Add", ["p", "a"], ["c"])], "half",
+            [helper.make_tensor_value_info("a", elem, [2, 3]),
+             helper.make_tensor_value_info("b", elem, [3, 3])],
+            [helper.make_tensor_value_info("c", elem, [2, 3])])
+        model = placer.import_onnx(helper.make_model(
+            graph, opset_imports=[helper.make_opsetid("", 17)]))
+        session = placer.compile(model, cache_dir=str(tmp_path))
+        assert session.inputs[0]["dtype"] == dtype
+        assert session.outputs[0]["dtype"] == dtype
+        if dtype == np.float16:
+            inputs = {"a": a.astype(np.float16), "b": b.astype(np.float16)}
+            c = session.run(inputs)["c"]
+            assert c.dtype == np.float16
+            np.testing.assert_allclose(c.astype(np.float32), want, rtol=2e-2, atol=2e-2)
+        else:
+            bits = lambda v: (v.view(np.uint32) >> 16).astype(np.uint16)  # noqa: E731
+            c = session.run({"a": bits(a), "b": bits(b)})["c"]
+            assert c.dtype == np.uint16
+            value = (c.astype(np.uint32) << 16).view(np.float32)
+            np.testing.assert_allclose(value, want, rtol=6e-2, atol=6e-2)
+        with pytest.raises(placer.Error, match="needs"):
+            session.run({"a": a, "b": b})  # float32 arrays: refused
+
+
 def test_microbatches_are_stacked(model, x, tmp_path):
     session = placer.compile(model, microbatches=3, cache_dir=str(tmp_path))
     assert session.inputs[0]["shape"] == (24, 32)
