@@ -247,6 +247,8 @@ Evaluation placer::solver::evaluate(const Problem &problem,
         }
       }
       device.memory = device.weights + device.activations;
+      for (int u : device.nodes)
+        device.cache += problem.nodes[u].cacheBytes;
       device.load += device.communicationIn + device.communicationOut;
       if (device.replicas > 1) {
         // Each copy takes every r-th microbatch; the gradients meet once
@@ -445,16 +447,20 @@ std::string Problem::checkCapacity() const {
   }
   if (largest == kInfinity)
     return "";
-  double weights = 0;
+  double weights = 0, caches = 0;
   const Node *biggest = nullptr;
   for (const Node &node : nodes) {
     weights += node.memory;
+    caches += node.cacheBytes;
     if (!biggest || node.memory > biggest->memory)
       biggest = &node;
   }
-  // Training keeps each weight's gradient and optimizer state beside it.
-  const char *kept =
+  // Training keeps each weight's gradient and optimizer state beside it; a
+  // decode step its KV caches.
+  std::string kept =
       isTraining() ? " of weights and their training state" : " of weights";
+  if (caches > 0)
+    kept += " and KV cache";
   if (biggest && !fits(biggest->memory))
     return "node '" + biggest->name + "' alone keeps " +
            formatBytes(biggest->memory) + kept +
@@ -466,12 +472,16 @@ std::string Problem::checkCapacity() const {
   // The fewest accelerators of the largest kind whose memory adds up.
   auto needed = static_cast<int64_t>(std::ceil(weights / largest));
   return std::string("the model's weights") +
-         (isTraining() ? " and their training state" : "") + " need " +
-         formatBytes(weights) + " and the " + std::to_string(numAccelerators) +
+         (isTraining() ? " and their training state" : "") +
+         (caches > 0 ? " and KV caches" : "") + " need " +
+         formatBytes(weights) +
+         (caches > 0 ? " (KV caches " + formatBytes(caches) + ")" : "") +
+         " and the " + std::to_string(numAccelerators) +
          (numAccelerators > 1 ? " accelerators hold " : " accelerator holds ") +
          formatBytes(total) + " in all: at least " + std::to_string(needed) +
-         " accelerators of " + formatBytes(largest) +
-         " are needed (weights only; activations add to it)";
+         " accelerators of " + formatBytes(largest) + " are needed (" +
+         (caches > 0 ? "weights and caches" : "weights") +
+         " only; activations add to it)";
 }
 
 int Problem::inFlight(int stagesFromEnd, int stages) const {

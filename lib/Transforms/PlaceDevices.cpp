@@ -8,6 +8,7 @@
 
 #include "placer/Analysis/Cluster.h"
 #include "placer/Analysis/CostModel.h"
+#include "placer/Analysis/KVCache.h"
 #include "placer/Analysis/OpNames.h"
 #include "placer/Analysis/OpRoles.h"
 #include "placer/Dialect/Dist/DistDialect.h"
@@ -120,8 +121,36 @@ double getStepTime(CostAttr cost, const DeviceKind *kind) {
   return *forward + cost.getBackwardTimeOn(kind->name).value_or(0.0);
 }
 
-FailureOr<ModuleProblem>
-buildProblem(ModuleOp module, const ClusterDevices &devices, bool activations) {
+/// Decode steps: each KV cache resident on the device of the Concat that
+/// extends it, for `settings`' batch and context (KVCache.h), in place of
+/// the Concat's output among the activations.
+LogicalResult addKVCaches(ModuleOp module, ModuleProblem &result,
+                          const llvm::DenseMap<Operation *, int> &nodeOf,
+                          const PlacementSettings &settings) {
+  for (auto func : module.getOps<func::FuncOp>())
+    for (const KVCache &cache : findKVCaches(func)) {
+      auto node = nodeOf.find(cache.append);
+      if (node == nodeOf.end())
+        continue;
+      llvm::Expected<int64_t> bytes =
+          getKVCacheBytes(cache, settings.kvBatch, settings.context);
+      if (!bytes)
+        return emitError(cache.append->getLoc(), "--placer-place-devices: ")
+               << llvm::toString(bytes.takeError());
+      // What the Concat returns is the cache itself, extended in place by a
+      // server: resident, not an activation besides it.
+      solver::Node &appending = result.problem.nodes[node->second];
+      appending.cacheBytes += static_cast<double>(*bytes);
+      appending.memory += static_cast<double>(*bytes);
+      appending.outputBytes = 0;
+    }
+  return success();
+}
+
+FailureOr<ModuleProblem> buildProblem(ModuleOp module,
+                                      const ClusterDevices &devices,
+                                      const PlacementSettings &settings) {
+  bool activations = settings.activations;
   const DeviceKind *accelerator = devices.getAccelerator();
   const DeviceKind *cpu = devices.cpu;
   ModuleProblem result;
@@ -193,6 +222,8 @@ buildProblem(ModuleOp module, const ClusterDevices &devices, bool activations) {
     for (auto [node, op] : llvm::zip(result.problem.nodes, result.ops))
       for (Value value : op->getResults())
         node.outputBytes += getActivationBytes(value);
+  if (failed(addKVCaches(module, result, nodeOf, settings)))
+    return failure();
   // Edges: SSA uses, a use inside a region counting for the op that holds
   // it.
   for (auto [index, op] : llvm::enumerate(result.ops)) {
@@ -326,7 +357,8 @@ llvm::json::Value makeReport(const ModuleProblem &mp,
         {"communication_in", r.communicationIn},
         {"communication_out", r.communicationOut},
         {"load", r.load},
-        {"weights", r.weights},
+        {"weights", r.weights - r.cache},
+        {"kv_cache", r.cache},
         {"activations", r.activations},
         {"memory", r.memory},
         {"nodes", static_cast<int64_t>(r.nodes.size())}};
@@ -647,8 +679,7 @@ struct PlaceDevicesPass
       return;
     }
     ClusterDevices devices(*cluster);
-    FailureOr<ModuleProblem> built =
-        buildProblem(module, devices, settings.activations);
+    FailureOr<ModuleProblem> built = buildProblem(module, devices, settings);
     if (failed(built))
       return signalPassFailure();
     ModuleProblem &mp = *built;

@@ -28,6 +28,9 @@ struct Node {
   double acceleratorTime = 0;  ///< time on one accelerator
   double cpuTime = 0;          ///< time on one CPU core
   double memory = 0;           ///< bytes of weights it keeps on an accelerator
+  /// Of `memory`, the bytes of a KV cache it extends and keeps resident
+  /// (a decode step's Concat of past and new keys or values).
+  double cacheBytes = 0;
   /// Bytes of the activation it produces, alive on its device while a
   /// reader there still needs it, to the end when it leaves the device
   /// (Memory.h). 0 everywhere: weights only, as in the paper.
@@ -194,6 +197,8 @@ struct DeviceReport {
   double communicationOut = 0;///< c(u) of nodes here feeding other devices
   double load = 0;            ///< compute (+ communication on accelerators)
   double weights = 0;         ///< accelerators: weight bytes
+  /// Of `weights`, the KV caches its nodes keep (Node::cacheBytes).
+  double cache = 0;
   /// accelerators: peak live activation bytes (training: the stash of
   /// all microbatches in flight)
   double activations = 0;

@@ -52,6 +52,12 @@ defvar PlaceOptionList = [
   Option<"chunks", "chunks", "int64_t", /*default=*/"2",
          "schedule=interleaved: chunks of the model per accelerator (at "
          "least 2)">,
+  Option<"kvBatch", "kv-batch", "int64_t", /*default=*/"0",
+         "Decode steps: sequences each KV cache holds (0: its input's "
+         "first dim)">,
+  Option<"context", "context", "int64_t", /*default=*/"0",
+         "Decode steps: tokens each KV cache holds (0: the length of the "
+         "present keys and values the step returns)">,
   ListOption<"tensorDegrees", "tensor-degrees", "int64_t",
              "Tensor-parallel degrees a stage may take (default 1: pipeline "
              "stages only, or every degree of a module that lists its own "

@@ -54,6 +54,9 @@ struct PlacementSettings {
   int64_t microbatches = 0;
   /// schedule=interleaved: chunks per accelerator.
   int64_t chunks = 2;
+  /// Decode steps: the sequences and tokens each KV cache holds resident
+  /// (placer::getKVCacheBytes); 0: the step's own shapes.
+  int64_t kvBatch = 0, context = 0;
   /// Training graphs: a stage whose stash does not fit may recompute it.
   bool recompute = false;
   /// Tensor-parallel degrees a stage may take (ascending, distinct); {1}:
@@ -117,6 +120,13 @@ readPlacementSettings(const Options &options) {
     return llvm::createStringError(
         "chunks=" + std::to_string(settings.chunks) +
         " is read by schedule=interleaved (zb-v runs 2)");
+  if (options.kvBatch < 0 || options.context < 0)
+    return llvm::createStringError(
+        (options.kvBatch < 0 ? "kv-batch=" + std::to_string(options.kvBatch)
+                             : "context=" + std::to_string(options.context)) +
+        ": must be at least 1 (0: the step's own shapes)");
+  settings.kvBatch = options.kvBatch;
+  settings.context = options.context;
   settings.tensorDegrees.assign(options.tensorDegrees.begin(),
                                 options.tensorDegrees.end());
   if (settings.tensorDegrees.empty())
