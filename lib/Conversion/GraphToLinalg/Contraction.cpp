@@ -25,7 +25,8 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 /// The body of a contraction: acc + lhs * rhs (floats, or integers of the
-/// accumulator's type).
+/// accumulator's type); half-precision operands widened to a float
+/// accumulator's type (getAccumulatorType).
 void multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
   if (!isFloat(args[2].getType())) {
     Value mul = arith::MulIOp::create(b, loc, args[0], args[1]);
@@ -33,7 +34,12 @@ void multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
                             Value(arith::AddIOp::create(b, loc, args[2], mul)));
     return;
   }
-  Value mul = arith::MulFOp::create(b, loc, args[0], args[1]);
+  Type acc = args[2].getType();
+  auto widen = [&](Value v) {
+    return v.getType() == acc ? v
+                              : Value(arith::ExtFOp::create(b, loc, acc, v));
+  };
+  Value mul = arith::MulFOp::create(b, loc, widen(args[0]), widen(args[1]));
   linalg::YieldOp::create(b, loc,
                           Value(arith::AddFOp::create(b, loc, args[2], mul)));
 }
@@ -88,7 +94,9 @@ Value placer::lowering::matmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
   }
   addDim(lhs, lhsType.getRank() - 2);
   addDim(rhs, rhsType.getRank() - 1);
-  auto fullType = RankedTensorType::get(fullShape, outType.getElementType());
+  Type outElement = outType.getElementType();
+  Type accElement = getAccumulatorType(outElement);
+  auto fullType = RankedTensorType::get(fullShape, accElement);
   Value init = filled(b, loc, fullType, 0.0, dynamicSizes);
   Value product;
   if (batchRank == 0) {
@@ -126,6 +134,12 @@ Value placer::lowering::matmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
                                         maps, iterators, multiplyAdd)
                   .getResult(0);
   }
+  if (accElement != outElement)
+    product = elementwise(
+        b, loc, product, RankedTensorType::get(fullShape, outElement),
+        dynamicSizes, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+          return Value(arith::TruncFOp::create(nb, nloc, outElement, args[0]));
+        });
   return reshapeTo(b, loc, product, outType, dynamicSizes);
 }
 

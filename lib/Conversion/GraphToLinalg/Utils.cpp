@@ -251,6 +251,11 @@ LogicalResult checkBroadcast(NodeLowering &n, ValueRange inputs,
   return success();
 }
 
+Type getAccumulatorType(Type element) {
+  if (element.isF16() || element.isBF16())
+    return Float32Type::get(element.getContext());
+  return element;
+}
 
 Value castScalar(OpBuilder &b, Location loc, Value value, Type to,
                  bool fromUnsigned, bool toUnsigned) {

@@ -52,6 +52,12 @@ mlir::AffineMap broadcastMap(llvm::ArrayRef<int64_t> inShape,
                              llvm::ArrayRef<int64_t> outShape,
                              mlir::MLIRContext *context);
 
+/// The type a sum of `element` values accumulates in: f32 for f16 and
+/// bf16 (one rounding at the end, as PyTorch and the vendor libraries sum
+/// half-precision products: bf16's 8-bit mantissa would drop the low bits
+/// of a long sum at every step), `element` otherwise.
+mlir::Type getAccumulatorType(mlir::Type element);
+
 using BodyFn = llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
                                               mlir::ValueRange)>;
 
