@@ -337,13 +337,37 @@ void addTimes(json::Object &report, const TimeSummary &times,
 
 /// What every report says: the model, its function, the compilation and
 /// the run's settings.
+/// How a model whose inputs or outputs are half precision computes: each
+/// operation widened to f32 and rounded back (the generated code has no
+/// native f16 or bf16 arithmetic), products summed in f32 (docs/
+/// Execution.md, "Inputs, outputs, report"). Empty for other models.
+json::Object describeHalfPrecision(const Program &program) {
+  json::Object arithmetic;
+  auto note = [&](const TensorSpec &spec) {
+    if (spec.elementType == "f16" || spec.elementType == "bf16")
+      arithmetic[spec.elementType] =
+          "stored in " + spec.elementType +
+          "; each operation computed in f32 and rounded to it, products "
+          "accumulated in f32";
+  };
+  for (const TensorSpec &spec : program.getInputs())
+    note(spec);
+  for (const TensorSpec &spec : program.getOutputs())
+    note(spec);
+  return arithmetic;
+}
+
 json::Object describeRun(const Launch &launch, const LaunchOptions &options) {
-  return json::Object{{"model", options.model},
-                      {"function", launch.program->getFunction()},
-                      {"cached", launch.cached},
-                      {"compile_seconds", launch.compileSeconds},
-                      {"microbatches", options.microbatches},
-                      {"threads", int64_t(launch.program->getThreads())}};
+  json::Object run{{"model", options.model},
+                   {"function", launch.program->getFunction()},
+                   {"cached", launch.cached},
+                   {"compile_seconds", launch.compileSeconds},
+                   {"microbatches", options.microbatches},
+                   {"threads", int64_t(launch.program->getThreads())}};
+  json::Object arithmetic = describeHalfPrecision(*launch.program);
+  if (!arithmetic.empty())
+    run["half_precision"] = std::move(arithmetic);
+  return run;
 }
 
 /// Every rank's compute and wait times and bytes, per run.
