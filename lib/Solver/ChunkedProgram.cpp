@@ -210,7 +210,7 @@ Evaluation placer::solver::evaluateChunks(const Problem &problem,
   }
   // Memory as the chunks hold it (evaluateLoads counted one stage's).
   for (DeviceReport &device : evaluation.devices) {
-    device.weights = device.activations = device.memory = 0;
+    device.weights = device.activations = device.memory = device.cache = 0;
     device.inFlight = 0;
   }
   for (int u = 0; u < problem.size(); ++u) {
@@ -221,6 +221,7 @@ Evaluation placer::solver::evaluateChunks(const Problem &problem,
                                "' from a later chunk";
     DeviceReport &device = evaluation.devices[assignment[u]];
     device.weights += problem.nodes[u].memory;
+    device.cache += problem.nodes[u].cacheBytes;
     device.activations += problem.nodes[u].outputBytes * (*held)[chunkOf[u]];
     device.inFlight = std::max(device.inFlight, (*held)[chunkOf[u]]);
   }
