@@ -6,6 +6,8 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace placer;
 
