@@ -3,6 +3,7 @@
 #include "placer/Analysis/CostModel.h"
 #include "placer/Analysis/OpNames.h"
 #include "placer/Analysis/Profile.h"
+#include "placer/Conversion/OnnxOps.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Support/Json.h"
@@ -167,6 +168,15 @@ struct EstimateCostsPass
         failedAny = true;
         continue;
       }
+      // TF32 tensor cores run f32 products and convolutions at their own
+      // peak (a pooling, also a contraction to the registry, is priced by
+      // its bytes either way).
+      if (settings.tf32 && work->elementType == "f32")
+        if (auto node = dyn_cast<graph::NodeOp>(op))
+          if (const OpEntry *entry = getOnnxOps().find(node);
+              entry &&
+              entry->getFusionRole(node).kind == FusionKind::Contraction)
+            work->elementType = "tf32";
       // Constants fold into their consumers: only one that owns bytes of its
       // own (nothing consumes it) is worth an annotation.
       if (isa<graph::ConstantOp>(op) && work->paramBytes == 0)

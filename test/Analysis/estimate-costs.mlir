@@ -5,7 +5,7 @@
 // RUN: placer-opt %S/Inputs/op-zoo.mlir --placer-estimate-costs=cluster=%S/Inputs/simple-cluster.json 2>/dev/null | FileCheck %s --check-prefix=ATTR
 
 // Element types: a 128x128 product (2 x 128^3 = 4194304 FLOP) priced at
-// its type's peak (Inputs/dtype-cluster.json: f32 1e12, f16 4e12, bf16
+// its type's peak (Inputs/dtype-cluster.json: f32 1e12, tf32 2e12, f16 4e12, bf16
 // 8e12 FLOP/s; 1e11 B/s; no overhead), its bytes those of its type: f32
 // computes 4.19e-6 s; f16 1.05e-6 s, above its 98304 bytes' 9.83e-7 s;
 // bf16's 5.2e-7 s of work hides under those bytes: 9.83e-7 s.
@@ -13,6 +13,11 @@
 // DTYPES: f32{{ +}}MatMul{{ +}}4194304{{ +}}131072{{ +}}65536{{ +}}65536{{ +}}4.1943e-06
 // DTYPES: f16{{ +}}MatMul{{ +}}4194304{{ +}}65536{{ +}}32768{{ +}}32768{{ +}}1.0486e-06
 // DTYPES: bf16{{ +}}MatMul{{ +}}4194304{{ +}}65536{{ +}}32768{{ +}}32768{{ +}}9.8304e-07
+// tf32=true: the f32 product at the tf32 peak (2e12): 2.10e-6 s, above its
+// 196608 bytes' 1.97e-6 s; the half-precision ones keep their peaks.
+// RUN: placer-opt %S/Inputs/dtype-zoo.mlir --placer-estimate-costs="cluster=%S/Inputs/dtype-cluster.json tf32=true" --placer-print-costs -o /dev/null 2>&1 | FileCheck %s --check-prefix=TF32
+// TF32: f32{{ +}}MatMul{{ +}}4194304{{ +}}131072{{ +}}65536{{ +}}65536{{ +}}2.0972e-06
+// TF32: f16{{ +}}MatMul{{ +}}4194304{{ +}}65536{{ +}}32768{{ +}}32768{{ +}}1.0486e-06
 
 // TABLE: warning: ops with no cost formula got a bytes-only estimate: com.example.Fused
 // TABLE-NOT: see current operation

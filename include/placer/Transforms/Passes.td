@@ -18,6 +18,9 @@ defvar CostOptionList = [
          "JSON of measured times: node name -> {device kind: seconds}">,
   Option<"training", "training", "bool", /*default=*/"false",
          "Also give backward times and training memory">,
+  Option<"tf32", "tf32", "bool", /*default=*/"false",
+         "Price f32 products and convolutions at each kind's tf32 peak, as "
+         "tensor cores run them with TF32 on (placer-run --gpu-tf32)">,
   Option<"backwardFactor", "backward-factor", "double", /*default=*/"-1.0",
          "Backward time as a multiple of forward time for every op "
          "(training; negative: per op type, by the op registry "

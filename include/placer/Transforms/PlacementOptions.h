@@ -26,6 +26,8 @@ struct CostSettings {
   std::string dump;
   std::string profile;
   bool training = false;
+  /// f32 contractions at the kinds' tf32 peaks (TF32 tensor cores).
+  bool tf32 = false;
   /// Negative: per op type (getBackwardFactor), else this for every op.
   double backwardFactor = -1;
   /// Negative: the cluster's (TrainingSetup).
@@ -82,6 +84,7 @@ CostSettings readCostSettings(const Options &options) {
   settings.dump = options.dump;
   settings.profile = options.profile;
   settings.training = options.training;
+  settings.tf32 = options.tf32;
   settings.backwardFactor = options.backwardFactor;
   settings.optimizerStateFactor = options.optimizerStateFactor;
   settings.dims.assign(options.dims.begin(), options.dims.end());
