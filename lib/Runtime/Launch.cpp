@@ -339,16 +339,16 @@ void addTimes(json::Object &report, const TimeSummary &times,
 /// the run's settings.
 /// How a model whose inputs or outputs are half precision computes: each
 /// operation widened to f32 and rounded back (the generated code has no
-/// native f16 or bf16 arithmetic), products summed in f32 (docs/
-/// Execution.md, "Inputs, outputs, report"). Empty for other models.
+/// native f16 or bf16 arithmetic), products and reductions summed in f32
+/// (docs/Execution.md, "Inputs, outputs, report"). Empty for other models.
 json::Object describeHalfPrecision(const Program &program) {
   json::Object arithmetic;
   auto note = [&](const TensorSpec &spec) {
     if (spec.elementType == "f16" || spec.elementType == "bf16")
       arithmetic[spec.elementType] =
           "stored in " + spec.elementType +
-          "; each operation computed in f32 and rounded to it, products "
-          "accumulated in f32";
+          "; each operation computed in f32 and rounded to it, products and "
+          "reductions accumulated in f32";
   };
   for (const TensorSpec &spec : program.getInputs())
     note(spec);

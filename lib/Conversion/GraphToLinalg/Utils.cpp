@@ -134,18 +134,33 @@ Value reduce(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
     if (type.isDynamicDim(d))
       sizes.push_back(tensor::DimOp::create(b, loc, input, d));
   }
-  auto outType = RankedTensorType::get(kept, type.getElementType());
+  // Half-precision inputs reduce in f32 and round once (getAccumulatorType).
+  Type element = type.getElementType();
+  Type acc = getAccumulatorType(element);
+  if (acc != element)
+    init = arith::ExtFOp::create(b, loc, acc, init);
+  auto accType = RankedTensorType::get(kept, acc);
   Value initTensor =
-      linalg::FillOp::create(b, loc, init, emptyTensor(b, loc, outType, sizes))
+      linalg::FillOp::create(b, loc, init, emptyTensor(b, loc, accType, sizes))
           .getResult(0);
-  return linalg::ReduceOp::create(
-             b, loc, ValueRange{input}, ValueRange{initTensor}, axes,
-             [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-               linalg::YieldOp::create(
-                   nested, nestedLoc,
-                   combine(nested, nestedLoc, args[0], args[1]));
-             })
-      .getResult(0);
+  Value result =
+      linalg::ReduceOp::create(
+          b, loc, ValueRange{input}, ValueRange{initTensor}, axes,
+          [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+            Value x = args[0];
+            if (acc != element)
+              x = arith::ExtFOp::create(nested, nestedLoc, acc, x);
+            linalg::YieldOp::create(nested, nestedLoc,
+                                    combine(nested, nestedLoc, x, args[1]));
+          })
+          .getResult(0);
+  if (acc == element)
+    return result;
+  return elementwise(b, loc, result, RankedTensorType::get(kept, element),
+                     sizes, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                       return Value(
+                           arith::TruncFOp::create(nb, nloc, element, args[0]));
+                     });
 }
 
 /// reshapeTo with dynamic dims: collapse to 1-D, expand with the target's

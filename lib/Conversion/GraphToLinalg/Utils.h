@@ -76,7 +76,9 @@ using CombineFn = llvm::function_ref<mlir::Value(
     mlir::OpBuilder &, mlir::Location, mlir::Value, mlir::Value)>;
 
 /// Reduces `input` over `axes` (sorted, unique) with `combine(x, acc)`,
-/// starting from `init`; the result drops the reduced dimensions.
+/// starting from `init`; the result drops the reduced dimensions. A
+/// half-precision input reduces in f32 (`combine` sees f32 values) and the
+/// result is rounded back once.
 mlir::Value reduce(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
                    llvm::ArrayRef<int64_t> axes, double init,
                    CombineFn combine);
