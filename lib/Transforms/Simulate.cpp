@@ -976,7 +976,7 @@ std::vector<Stage> collectStages(ModuleOp module, dist::ProgramOp program,
 /// producer's. Checks each chunk runs on the device the schedule gives it
 /// (`layout`).
 FailureOr<std::vector<Stage>>
-splitIntoChunks(Location loc, std::vector<Stage> stages,
+splitIntoChunks(std::vector<Stage> stages,
                 const solver::PipelineSchedule &layout,
                 solver::Schedule schedule) {
   std::vector<Stage> chunks;
@@ -1307,7 +1307,7 @@ FailureOr<Simulation> placer::simulate(ModuleOp module,
              << llvm::toString(built.takeError());
     layout = std::move(*built);
     FailureOr<std::vector<Stage>> chunks =
-        splitIntoChunks(loc, std::move(stages), *layout, pipeline);
+        splitIntoChunks(std::move(stages), *layout, pipeline);
     if (failed(chunks))
       return failure();
     stages = std::move(*chunks);
