@@ -17,6 +17,8 @@ import argparse
 import onnx
 from onnx import TensorProto, helper
 
+from external_weights import ExternalWeights
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
@@ -30,21 +32,11 @@ def main():
     args = parser.parse_args()
     d, h, s = args.d, args.heads, args.seq
     nodes, inits = [], []
-    offset = [0]
+    external = ExternalWeights()
 
     def weight(name, dims):
         # External data in a file that is deliberately absent.
-        t = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=dims)
-        t.data_location = TensorProto.EXTERNAL
-        size = 4
-        for x in dims:
-            size *= x
-        for key, value in (("location", "weights.bin"), ("offset", str(offset[0])),
-                           ("length", str(size))):
-            entry = t.external_data.add()
-            entry.key, entry.value = key, value
-        offset[0] += size
-        inits.append(t)
+        inits.append(external.tensor(name, dims, TensorProto.FLOAT, 4))
         return name
 
     def const(name, values, dims, dtype=TensorProto.INT64):

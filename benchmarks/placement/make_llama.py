@@ -36,6 +36,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
+from external_weights import ExternalWeights
+
 
 def to_bfloat16_bits(a):
     u = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32)
@@ -61,18 +63,11 @@ class Llama:
         self.elem = TensorProto.FLOAT16 if a.dtype == "f16" else TensorProto.BFLOAT16
         self.rng = np.random.default_rng(0)
         self.weights = {}  # name -> float32 values rounded to the dtype
-        self.offset = 0
+        self.external = ExternalWeights()
 
     def weight(self, name, dims):
         """An initializer, external data at the next offset of weights.bin."""
-        t = TensorProto(name=name, data_type=self.elem, dims=dims)
-        t.data_location = TensorProto.EXTERNAL
-        size = 2 * int(np.prod(dims))
-        for key, value in (("location", "weights.bin"), ("offset", str(self.offset)),
-                           ("length", str(size))):
-            entry = t.external_data.add()
-            entry.key, entry.value = key, value
-        self.offset += size
+        t = self.external.tensor(name, dims, self.elem, 2)
         if self.args.weights:
             fan_in = dims[0] if len(dims) == 2 and not name.startswith("embed") else 1
             values = self.rng.standard_normal(dims).astype(np.float32) / np.sqrt(fan_in)
@@ -268,7 +263,7 @@ def main():
         with open(os.path.join(args.weights, "weights.bin"), "wb") as f:
             f.write(b"".join(llama.blob))
     print("%d layers, %.2f B parameters, %.1f GB in %s" % (
-        args.layers, llama.offset / 2e9, llama.offset / 1e9,
+        args.layers, llama.external.offset / 2e9, llama.external.offset / 1e9,
         "float16" if args.dtype == "f16" else "bfloat16"))
 
 
