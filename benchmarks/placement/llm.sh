@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # LLaMA-style decode steps with KV caches (issue #57), shapes only: a 70B
 # (LLaMA-2-70B's shapes) on one H100 (refused at once) and on 8, a 405B
-# (LLaMA-3.1-405B's) on 16 and 64 H100s, 8 sequences of 4096 tokens each.
-# Prints each step's seconds and peak RSS, and each placement's largest
-# device memory, its weights and KV caches summed over the devices.
+# (LLaMA-3.1-405B's) on 16 and 64 H100s, 8 sequences of 4096 tokens each;
+# then the same with tensor-parallel choices (tensor-degrees=1,2,4,8, the
+# three-dimensional planner over segments). Prints each step's seconds and
+# peak RSS, each pipeline placement's largest device memory, its weights
+# and KV caches summed over the devices, and each three-dimensional plan's
+# stages (t, d, operators, KV cache a device) and time.
 #
 #   bash benchmarks/placement/llm.sh [BUILD_DIR] [WORK_DIR]
 set -euo pipefail
@@ -20,6 +23,19 @@ d = r["devices"]
 print("  largest device %.1f GB of %.1f; weights %d B, KV caches %d B in all"
       % (max(x["memory"] for x in d) / 1e9, r["memory_limit"] / 1e9,
          sum(x["weights"] for x in d), sum(x["kv_cache"] for x in d)))
+PY
+}
+plan3d() {
+  /usr/bin/python3 - "$1" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+key = "latency" if "latency" in r else "time_per_sample"
+print("  %s %.4g s over %s segments; stages (t, d, operators, KV cache GB a device):"
+      % (key, r[key], r.get("segments", "no")),
+      [(s["tensor_degree"], s["data_degree"], len(s["layers"]),
+        round(s.get("kv_cache", 0) / 1e9, 3)) for s in r["stages"]])
+print("  KV caches over the devices %d B" % sum(
+    s.get("kv_cache", 0) * s["tensor_degree"] * s["data_degree"] for s in r["stages"]))
 PY
 }
 /usr/bin/python3 "$root/benchmarks/placement/make_llama.py" "$work/llama70.onnx"
@@ -43,4 +59,19 @@ for n in 16 64; do
     --placer-estimate-costs=cluster="$root/benchmarks/placement/h100x64.json" \
     --placer-place-devices="devices=$n report=$work/llama405-$n.json" -o /dev/null 2>&1
   report "$work/llama405-$n.json"
+done
+echo "llama70 on 8 H100s, tensor-degrees=1,2,4,8"
+timed "$bin/placer-opt" "$work/llama70.mlir" --placer-estimate-costs=cluster=h100-sxm \
+  --placer-place-devices="devices=8 tensor-degrees=1,2,4,8 report=$work/llama70-8t.json" -o /dev/null 2>&1
+plan3d "$work/llama70-8t.json"
+echo "llama70 on 8 H100s, tensor-degrees=1,2,4,8 objective=latency (time per output token)"
+timed "$bin/placer-opt" "$work/llama70.mlir" --placer-estimate-costs=cluster=h100-sxm \
+  --placer-place-devices="devices=8 tensor-degrees=1,2,4,8 objective=latency report=$work/llama70-8l.json" -o /dev/null 2>&1
+plan3d "$work/llama70-8l.json"
+for n in 16 64; do
+  echo "llama405 on $n H100s, tensor-degrees=1,2,4,8"
+  timed "$bin/placer-opt" "$work/llama405.mlir" \
+    --placer-estimate-costs=cluster="$root/benchmarks/placement/h100x64.json" \
+    --placer-place-devices="devices=$n tensor-degrees=1,2,4,8 report=$work/llama405-${n}t.json" -o /dev/null 2>&1
+  plan3d "$work/llama405-${n}t.json"
 done

@@ -4,7 +4,7 @@ checks what a run of it returned against float32 arithmetic.
 
     python3 make_llama.py OUT.onnx [--layers 80] [--d 8192] [--heads 64]
                           [--kv-heads 8] [--ff 28672] [--vocab 32000]
-                          [--dtype f16|bf16] [--prefill SEQ] [--weights DIR]
+                          [--dtype f16|bf16|f32] [--prefill SEQ] [--weights DIR]
     python3 make_llama.py OUT.onnx ... --weights DIR --inputs DIR BATCH PAST
     python3 make_llama.py OUT.onnx ... --weights DIR --check DIR OUT_DIR
 
@@ -45,7 +45,9 @@ def to_bfloat16_bits(a):
 
 
 def stored(a, dtype):
-    """`a` as the model stores it: float16, or bfloat16 bits."""
+    """`a` as the model stores it: float16, bfloat16 bits, or float32."""
+    if dtype == "f32":
+        return a.astype(np.float32)
     return a.astype(np.float16) if dtype == "f16" else to_bfloat16_bits(a)
 
 
@@ -60,14 +62,16 @@ class Llama:
         self.args = args
         a = args
         self.hd, self.group = a.d // a.heads, a.heads // a.kv_heads
-        self.elem = TensorProto.FLOAT16 if a.dtype == "f16" else TensorProto.BFLOAT16
+        self.elem = {"f16": TensorProto.FLOAT16, "bf16": TensorProto.BFLOAT16,
+                     "f32": TensorProto.FLOAT}[a.dtype]
+        self.item_bytes = 4 if a.dtype == "f32" else 2
         self.rng = np.random.default_rng(0)
         self.weights = {}  # name -> float32 values rounded to the dtype
         self.external = ExternalWeights()
 
     def weight(self, name, dims):
         """An initializer, external data at the next offset of weights.bin."""
-        t = self.external.tensor(name, dims, self.elem, 2)
+        t = self.external.tensor(name, dims, self.elem, self.item_bytes)
         if self.args.weights:
             fan_in = dims[0] if len(dims) == 2 and not name.startswith("embed") else 1
             values = self.rng.standard_normal(dims).astype(np.float32) / np.sqrt(fan_in)
@@ -222,7 +226,7 @@ def main():
     parser.add_argument("--kv-heads", type=int, default=8)
     parser.add_argument("--ff", type=int, default=28672)
     parser.add_argument("--vocab", type=int, default=32000)
-    parser.add_argument("--dtype", choices=("f16", "bf16"), default="f16")
+    parser.add_argument("--dtype", choices=("f16", "bf16", "f32"), default="f16")
     parser.add_argument("--prefill", type=int, default=0, metavar="SEQ")
     parser.add_argument("--weights", metavar="DIR")
     parser.add_argument("--inputs", nargs=3, metavar=("DIR", "BATCH", "PAST"))
@@ -263,8 +267,9 @@ def main():
         with open(os.path.join(args.weights, "weights.bin"), "wb") as f:
             f.write(b"".join(llama.blob))
     print("%d layers, %.2f B parameters, %.1f GB in %s" % (
-        args.layers, llama.external.offset / 2e9, llama.external.offset / 1e9,
-        "float16" if args.dtype == "f16" else "bfloat16"))
+        args.layers, llama.external.offset / llama.item_bytes / 1e9,
+        llama.external.offset / 1e9,
+        {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}[args.dtype]))
 
 
 if __name__ == "__main__":

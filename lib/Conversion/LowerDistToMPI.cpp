@@ -231,14 +231,16 @@ struct LowerDistToMPIPass
     Type element = inType.getElementType();
     int64_t elementBytes = graph::getElementByteSize(element);
     // The element kinds the hook sums (its enum, DistHooks.h).
-    int64_t kind = element.isF32()                       ? 0
-                   : element.isF64()                     ? 1
-                   : element.isSignlessInteger(32)       ? 2
-                   : element.isSignlessInteger(64)       ? 3
-                                                         : -1;
+    int64_t kind = element.isF32()                 ? 0
+                   : element.isF64()               ? 1
+                   : element.isSignlessInteger(32) ? 2
+                   : element.isSignlessInteger(64) ? 3
+                   : element.isF16()               ? 4
+                   : element.isBF16()              ? 5
+                                                   : -1;
     if (reduce && kind < 0)
       return op->emitOpError("cannot sum ")
-             << element << " (f32, f64, i32 and i64 are summed)";
+             << element << " (f32, f64, f16, bf16, i32 and i64 are summed)";
 
     OpBuilder b(op);
     Location loc = op->getLoc();

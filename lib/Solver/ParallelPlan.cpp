@@ -34,6 +34,7 @@
 #include "placer/Solver/ParallelPlan.h"
 
 #include "IdealLattice.h"
+#include "ParallelSegments.h"
 #include "Timing.h"
 #include "placer/Support/Format.h"
 
@@ -73,22 +74,27 @@ double resyncBytes(double parameterBytes, int d, int microbatches) {
   return 4.0 * (d - 1) * parameterBytes / d / microbatches;
 }
 
-/// One configuration choice of a stage's layers, as the four sums that
+/// One configuration choice of a stage's layers, as the five sums that
 /// decide its time and memory.
 struct FrontierPoint {
-  double x = 0, w = 0, a = 0, b = 0;
+  double x = 0, w = 0, a = 0, b = 0, c = 0;
   /// The point of the previous layer's frontier it extends, and the
   /// configuration it took (for reconstruction).
   int previous = -1, config = -1;
+
+  /// Bytes per device with y microbatches in flight on one of d copies
+  /// (TensorConfig::bytesAt summed).
+  double memoryAt(int y, int d) const { return y * a + b + c / d; }
 };
 
 /// Whether p is no worse than q for every d and every y in [1, maxY]:
 /// times are nonnegative combinations of x and w, and memory y * a + b is
 /// linear in y, so comparing it at both ends of the range covers every y
-/// between (a weaker condition than a and b apart, so more points go). The
-/// comparison survives adding the same configuration to both.
+/// between (a weaker condition than a and b apart, so more points go);
+/// the caches, c / d, compare on their own. The comparison survives adding
+/// the same configuration to both.
 bool dominates(const FrontierPoint &p, const FrontierPoint &q, int maxY) {
-  return p.x <= q.x && p.w <= q.w && p.a + p.b <= q.a + q.b &&
+  return p.x <= q.x && p.w <= q.w && p.c <= q.c && p.a + p.b <= q.a + q.b &&
          maxY * p.a + p.b <= maxY * q.a + q.b;
 }
 
@@ -106,16 +112,17 @@ void keepUndominated(std::vector<FrontierPoint> &next,
   // Sorted lexicographically, a point can only be dominated by one before
   // it.
   auto key = [maxY](const FrontierPoint &p) {
-    return std::make_tuple(p.x, p.w, p.a + p.b, maxY * p.a + p.b);
+    return std::make_tuple(p.x, p.w, p.c, p.a + p.b, maxY * p.a + p.b);
   };
   std::stable_sort(next.begin(), next.end(),
                    [&](const FrontierPoint &p, const FrontierPoint &q) {
                      return key(p) < key(q);
                    });
-  bool sameW = llvm::all_of(
-      next, [&](const FrontierPoint &p) { return p.w == next.front().w; });
-  if (sameW) {
-    // Every earlier point has x (and w) no larger: p is dominated iff a
+  bool sameWAndC = llvm::all_of(next, [&](const FrontierPoint &p) {
+    return p.w == next.front().w && p.c == next.front().c;
+  });
+  if (sameWAndC) {
+    // Every earlier point has x (and w, c) no larger: p is dominated iff a
     // kept point is no larger in both memories. The kept points'
     // undominated memories form a staircase (memory at y = 1 rising, at
     // maxY falling), queried and updated in log time.
@@ -211,15 +218,24 @@ struct StageFrontier {
   }
 };
 
+/// The least bytes per device `config` takes on a stage (y = 1) whose
+/// devices keep at least `cacheShare` of its caches (1 / the largest
+/// data-parallel degree the stage may take).
+double leastBytes(const TensorConfig &config, double cacheShare) {
+  return config.stashBytes + config.fixedBytes + config.cacheBytes * cacheShare;
+}
+
 /// Builds `frontier` for `stage` at degree t on devices of `kind` (of
-/// `memory` bytes each), its x the stage's time (for `objective`) before
-/// the data-parallel degree divides it. Returns false when some layer of D
-/// has no configuration for t, or no choice fits in memory.
+/// `memory` bytes each, keeping at least `cacheShare` of the caches), its x
+/// the stage's time (for `objective`) before the data-parallel degree
+/// divides it. Returns false when some layer of D has no configuration for
+/// t, or no choice fits in memory.
 bool buildFrontier(const ParallelProblem &problem,
                    const std::vector<int> &stage,
                    const std::vector<char> &inStage, int t, int kind,
-                   double memory, int maxY, Objective objective,
-                   StageFrontier &frontier, int64_t limit, bool &overflow) {
+                   double memory, double cacheShare, int maxY,
+                   Objective objective, StageFrontier &frontier, int64_t limit,
+                   bool &overflow) {
   bool latency = objective == Objective::Latency;
   // Transfers of the seed model depend on the stage, not on the choice.
   FrontierPoint empty;
@@ -236,7 +252,7 @@ bool buildFrontier(const ParallelProblem &problem,
       return false;
     double least = std::numeric_limits<double>::infinity();
     for (const TensorConfig &config : it->second)
-      least = std::min(least, config.stashBytes + config.fixedBytes);
+      least = std::min(least, leastBytes(config, cacheShare));
     rest[i] = rest[i + 1] + least;
   }
   std::vector<FrontierPoint> &next = frontier.next;
@@ -255,11 +271,12 @@ bool buildFrontier(const ParallelProblem &problem,
                                point.w + config.parameterBytes,
                                point.a + config.stashBytes,
                                point.b + config.fixedBytes,
+                               point.c + config.cacheBytes,
                                static_cast<int>(p),
                                static_cast<int>(c)};
         // Memory only grows as layers join and with y: a choice that does
         // not fit at y = 1 with the least the later layers add never will.
-        if (extended.a + extended.b + later <= memory)
+        if (extended.a + extended.b + extended.c * cacheShare + later <= memory)
           next.push_back(extended);
       }
     }
@@ -304,7 +321,7 @@ bool syncIsShared(const ParallelProblem &problem, int t) {
 bool growFrontier(const ParallelProblem &problem,
                   const std::vector<FrontierPoint> &from,
                   const std::vector<int> &layers, int t, int kind,
-                  double memory, int maxY, int64_t limit,
+                  double memory, double cacheShare, int maxY, int64_t limit,
                   std::vector<FrontierPoint> &into,
                   std::vector<FrontierPoint> &next,
                   std::vector<FrontierPoint> &scratch) {
@@ -322,8 +339,9 @@ bool growFrontier(const ParallelProblem &problem,
       for (const FrontierPoint &point : into) {
         FrontierPoint extended{
             point.x + config.timeOn(kind), point.w + config.parameterBytes,
-            point.a + config.stashBytes, point.b + config.fixedBytes};
-        if (extended.a + extended.b <= memory)
+            point.a + config.stashBytes, point.b + config.fixedBytes,
+            point.c + config.cacheBytes};
+        if (extended.a + extended.b + extended.c * cacheShare <= memory)
           next.push_back(extended);
       }
     keepUndominated(next, scratch, maxY);
@@ -373,6 +391,15 @@ public:
 
 private:
   llvm::Error buildLattice();
+  /// The data-parallel degrees a stage may take, the share of its caches
+  /// a device keeps at least, and per ideal the least memory of its layers
+  /// (a stage's is at least the difference of its two ideals').
+  void prepareBounds();
+  /// The candidate stages (pairs of ideals whose difference may fit), or
+  /// a number past `limit` once there are more.
+  int64_t countPairs(int64_t limit) const;
+  /// The plan over segments (ParallelSegments.h), when the graph has them.
+  std::optional<llvm::Expected<ParallelPlan>> planOverSegments();
   llvm::Error buildOptions();
   /// The options of a stage (J \ I, J = `to`) at degree t on `kind` from
   /// its frontier, whose points' x lack `base`: a step function per
@@ -426,7 +453,12 @@ private:
   /// The ideals of the layer graph with each free source glued to its
   /// successor (groupOf: layer -> its group, the lattice's nodes).
   IdealLattice lattice;
-  std::vector<int> groupOf;
+  std::vector<int> groupOf, representative;
+  /// prepareBounds' answers.
+  std::vector<int> dataDegrees;
+  double cacheShare = 1;
+  std::vector<double> leastMemory;
+  double largestMemory = 0;
   std::vector<std::vector<char>> members;
   /// Options by source ideal: optionsFrom[I] .. optionsFrom[I + 1].
   std::vector<StageOption> stageOptions;
@@ -459,7 +491,8 @@ bool isFreeSource(const ParallelProblem &problem, int v,
   for (const auto &[t, configs] : layer.configs)
     for (const TensorConfig &config : configs)
       if (config.timePerSample != 0 || config.parameterBytes != 0 ||
-          config.stashBytes != 0 || config.fixedBytes != 0)
+          config.stashBytes != 0 || config.fixedBytes != 0 ||
+          config.cacheBytes != 0)
         return false;
   // It must run at every degree its successor may.
   for (const auto &[t, configs] :
@@ -479,7 +512,7 @@ llvm::Error Planner::buildLattice() {
   }
   // Free sources join their successor's group (chains of them too: the
   // successor's group is known first in reverse topological order).
-  std::vector<int> representative(n);
+  representative.resize(n);
   std::iota(representative.begin(), representative.end(), 0);
   std::vector<int> order = problem.topologicalOrder();
   for (auto it = order.rbegin(); it != order.rend(); ++it)
@@ -528,22 +561,16 @@ std::vector<int> Planner::stageLayers(int64_t from, int64_t to,
   return layers;
 }
 
-llvm::Error Planner::buildOptions() {
+void Planner::prepareBounds() {
   int64_t count = lattice.size();
-  optionsFrom.assign(count + 1, 0);
-  std::vector<int> degrees;
-  for (const ParallelLayer &layer : problem.layers)
-    for (const auto &[t, configs] : layer.configs)
-      if (!configs.empty() && t <= problem.maxDevices)
-        degrees.push_back(t);
-  llvm::sort(degrees);
-  degrees.erase(std::unique(degrees.begin(), degrees.end()), degrees.end());
-  std::vector<int> dataDegrees;
+  dataDegrees.clear();
   int largestD =
       problem.maxDataDegree > 0 ? std::min(maxS, problem.maxDataDegree) : maxS;
   for (int d = 1; d <= largestD; ++d)
     if (problem.microbatches % d == 0 && (!latency || d == 1))
       dataDegrees.push_back(d);
+  // Each of d copies keeps 1 / d of a stage's caches: at least this share.
+  cacheShare = 1.0 / (dataDegrees.empty() ? 1 : dataDegrees.back());
 
   // Per ideal, the sum over its layers of the least memory any of their
   // configurations takes at y = 1: a stage's memory is at least the
@@ -554,17 +581,68 @@ llvm::Error Planner::buildOptions() {
     double least = std::numeric_limits<double>::infinity();
     for (const auto &[t, configs] : problem.layers[v].configs)
       for (const TensorConfig &config : configs)
-        least = std::min(least, config.stashBytes + config.fixedBytes);
+        least = std::min(least, leastBytes(config, cacheShare));
     leastGroupMemory[groupOf[v]] += std::isfinite(least) ? least : 0;
   }
-  std::vector<double> leastMemory(count, 0);
+  leastMemory.assign(count, 0);
   for (int64_t i = 1; i < count; ++i)
     leastMemory[i] =
         leastMemory[lattice.parent[i]] + leastGroupMemory[lattice.added[i]];
 
-  double largestMemory = 0;
+  largestMemory = 0;
   for (const ParallelDeviceKind &kind : kinds)
     largestMemory = std::max(largestMemory, kind.memoryPerDevice);
+}
+
+int64_t Planner::countPairs(int64_t limit) const {
+  int64_t count = lattice.size(), pairs = 0;
+  std::vector<int64_t> stamp(count, -1), queue;
+  // As buildOptions reaches them: over the lattice's edges while the
+  // layers' least memory fits.
+  for (int64_t from = 0; from < count && pairs <= limit; ++from) {
+    queue.assign(1, from);
+    stamp[from] = from;
+    while (!queue.empty() && pairs <= limit) {
+      int64_t i = queue.back();
+      queue.pop_back();
+      for (auto [group, to] : lattice.addable[i])
+        if (stamp[to] != from) {
+          stamp[to] = from;
+          if (leastMemory[to] - leastMemory[from] > largestMemory)
+            continue;
+          ++pairs;
+          queue.push_back(to);
+        }
+    }
+  }
+  return pairs;
+}
+
+std::optional<llvm::Expected<ParallelPlan>> Planner::planOverSegments() {
+  std::optional<SegmentedProblem> segmented =
+      segmentProblem(problem, representative, options.frontierLimit);
+  if (!segmented)
+    return std::nullopt;
+  ParallelPlanOptions inner = options;
+  inner.segmentAbove = std::nullopt;
+  llvm::Expected<ParallelPlan> plan = Planner(segmented->problem, inner).run();
+  if (!plan)
+    return plan.takeError();
+  ParallelPlan expanded = expandSegmentPlan(*segmented, std::move(*plan));
+  expanded.segments = segmented->problem.size();
+  return expanded;
+}
+
+llvm::Error Planner::buildOptions() {
+  int64_t count = lattice.size();
+  optionsFrom.assign(count + 1, 0);
+  std::vector<int> degrees;
+  for (const ParallelLayer &layer : problem.layers)
+    for (const auto &[t, configs] : layer.configs)
+      if (!configs.empty() && t <= problem.maxDevices)
+        degrees.push_back(t);
+  llvm::sort(degrees);
+  degrees.erase(std::unique(degrees.begin(), degrees.end()), degrees.end());
 
   // Stages are found from each ideal I by growing J a group of layers at a
   // time; where the sync bytes are shared, each J's frontiers grow from
@@ -626,7 +704,7 @@ llvm::Error Planner::buildOptions() {
               size_t slot = ti * kindCount + kind;
               if (!growFrontier(problem, grown[position[i] * slots + slot],
                                 groupLayers[group], t, kind,
-                                kinds[kind].memoryPerDevice, maxS,
+                                kinds[kind].memoryPerDevice, cacheShare, maxS,
                                 options.frontierLimit, grown[base + slot], next,
                                 scratch))
                 return frontierError(stageLayers(from, to, inStage), t);
@@ -662,7 +740,7 @@ llvm::Error Planner::buildOptions() {
         for (int kind = 0; kind < kindCount; ++kind) {
           bool overflow = false;
           if (!buildFrontier(problem, stage, inStage, t, kind,
-                             kinds[kind].memoryPerDevice, maxS,
+                             kinds[kind].memoryPerDevice, cacheShare, maxS,
                              options.objective, levels, options.frontierLimit,
                              overflow)) {
             if (overflow)
@@ -695,17 +773,27 @@ llvm::Error Planner::checkCapacity() const {
   }
   if (!std::isfinite(total))
     return llvm::Error::success();
-  double need = 0;
+  // A stage's copies split its caches: per device at least 1 / the largest
+  // data-parallel degree; over a group, a copy's t devices hold them whole
+  // (d copies hold their weights d times over, so d = 1 needs least).
+  int largestD =
+      latency ? 1
+              : std::max(1, std::min(problem.microbatches, problem.maxDevices));
+  if (problem.maxDataDegree > 0)
+    largestD = std::min(largestD, problem.maxDataDegree);
+  double need = 0, caches = 0;
   for (const ParallelLayer &layer : problem.layers) {
     // Memory at y = 1, the least any stage charges.
     double perDevice = std::numeric_limits<double>::infinity(),
-           overGroup = perDevice;
+           overGroup = perDevice, cacheOverGroup = 0;
     for (const auto &[t, configs] : layer.configs)
       if (t <= problem.maxDevices)
         for (const TensorConfig &config : configs) {
-          double bytes = config.stashBytes + config.fixedBytes;
-          perDevice = std::min(perDevice, bytes);
-          overGroup = std::min(overGroup, t * bytes);
+          perDevice = std::min(perDevice, leastBytes(config, 1.0 / largestD));
+          double bytes =
+              t * (config.stashBytes + config.fixedBytes + config.cacheBytes);
+          if (bytes < overGroup)
+            overGroup = bytes, cacheOverGroup = t * config.cacheBytes;
         }
     if (!std::isfinite(perDevice))
       continue; // no degree that fits the devices: found by the search
@@ -717,11 +805,14 @@ llvm::Error Planner::checkCapacity() const {
                                      "device holds (" +
                                      placer::formatBytes(largest) + ")");
     need += overGroup;
+    caches += cacheOverGroup;
   }
   if (need <= total * (1 + 1e-12))
     return llvm::Error::success();
   return llvm::createStringError(
       "the layers need at least " + placer::formatBytes(need) +
+      (caches > 0 ? " (KV caches " + placer::formatBytes(caches) + " of it)"
+                  : std::string()) +
       " over all devices and the " + std::to_string(problem.maxDevices) +
       (problem.maxDevices > 1 ? " devices hold " : " device holds ") +
       placer::formatBytes(total) + ": at least " +
@@ -770,7 +861,7 @@ Planner::choosePoint(const std::vector<FrontierPoint> &frontier, int t, int d,
   int best = -1;
   double bestTime = 0;
   for (auto [p, point] : llvm::enumerate(frontier)) {
-    if (y * point.a + point.b > memory)
+    if (point.memoryAt(y, d) > memory)
       continue;
     double time =
         latency ? point.x
@@ -826,19 +917,19 @@ llvm::Error Planner::addOptions(int64_t to, int t, int kind,
     int bestY = 0;
     for (auto [time, p] : byTime) {
       const FrontierPoint &point = frontier[p];
-      // The largest y with y * a + b <= M (at most maxS: y never exceeds
-      // the sum of degrees).
+      // The largest y with y * a + b + c / d <= M (at most maxS: y never
+      // exceeds the sum of degrees).
       int maxY = 0;
-      if (point.b <= memory) {
+      if (point.memoryAt(0, d) <= memory) {
         if (point.a <= 0) {
           maxY = maxS;
         } else {
-          double y = std::floor((memory - point.b) / point.a);
+          double y = std::floor((memory - point.memoryAt(0, d)) / point.a);
           maxY = static_cast<int>(std::min<double>(y, maxS));
-          // Rounding: the product decides, as scoring checks it.
-          while (maxY > 0 && maxY * point.a + point.b > memory)
+          // Rounding: the sum decides, as scoring checks it.
+          while (maxY > 0 && point.memoryAt(maxY, d) > memory)
             --maxY;
-          while (maxY < maxS && (maxY + 1) * point.a + point.b <= memory)
+          while (maxY < maxS && point.memoryAt(maxY + 1, d) <= memory)
             ++maxY;
         }
       }
@@ -946,7 +1037,7 @@ ParallelPlan Planner::reconstruct(double threshold) {
   int s = maxS;
   StageFrontier levels;
   std::vector<char> inStage(problem.size());
-  std::vector<std::pair<double, double>> stashAndFixed;
+  std::vector<FrontierPoint> chosenPoints;
   while (at != lattice.size() - 1) {
     int64_t choice = choices[at * width + s];
     // A carried entry points at the smaller s it came from.
@@ -962,8 +1053,8 @@ ParallelPlan Planner::reconstruct(double threshold) {
     stage.kind = option.kind;
     bool overflow = false;
     buildFrontier(problem, stage.layers, inStage, option.t, option.kind,
-                  kinds[option.kind].memoryPerDevice, maxS, options.objective,
-                  levels, options.frontierLimit, overflow);
+                  kinds[option.kind].memoryPerDevice, 1.0 / option.d, maxS,
+                  options.objective, levels, options.frontierLimit, overflow);
     // The fastest choice that fits at y = ceil(s / d): no slower than the
     // step the pass took (at most T; its maxY covers y). Its memory waits
     // for y (the degrees of the stages after it). The configurations, back
@@ -973,8 +1064,7 @@ ParallelPlan Planner::reconstruct(double threshold) {
                     (s + option.d - 1) / option.d);
     assert(point >= 0 && "the pass found a choice that fits");
     stage.time = time;
-    const FrontierPoint &chosen = levels.last()[point];
-    stashAndFixed.emplace_back(chosen.a, chosen.b);
+    chosenPoints.push_back(levels.last()[point]);
     stage.configs = levels.configsOf(point);
     plan.stages.push_back(std::move(stage));
     plan.devicesUsed += static_cast<int>(problem.footprint(option.t, option.d));
@@ -984,10 +1074,11 @@ ParallelPlan Planner::reconstruct(double threshold) {
   int later = 0; // this stage's d and every later one's
   for (const ParallelStage &stage : plan.stages)
     later += stage.dataDegree;
-  for (auto [stage, memory] : llvm::zip(plan.stages, stashAndFixed)) {
+  for (auto [stage, chosen] : llvm::zip(plan.stages, chosenPoints)) {
     int y = (later + stage.dataDegree - 1) / stage.dataDegree;
     later -= stage.dataDegree;
-    stage.memory = y * memory.first + memory.second;
+    stage.memory = chosen.memoryAt(y, stage.dataDegree);
+    stage.cache = chosen.c / stage.dataDegree;
     plan.timePerSample = std::max(plan.timePerSample, stage.time);
   }
   return plan;
@@ -1093,14 +1184,15 @@ llvm::Expected<ParallelPlan> Planner::leastLatency() {
     stage.kind = option.kind;
     bool overflow = false;
     buildFrontier(problem, stage.layers, inStage, option.t, option.kind,
-                  kinds[option.kind].memoryPerDevice, 1, Objective::Latency,
-                  levels, options.frontierLimit, overflow);
+                  kinds[option.kind].memoryPerDevice, 1.0, 1,
+                  Objective::Latency, levels, options.frontierLimit, overflow);
     // The fastest choice, as the option's one record.
     auto [point, time] =
         choosePoint(levels.last(), option.t, option.d, option.kind, 1);
     const FrontierPoint &chosen = levels.last()[point];
     stage.time = time;
-    stage.memory = chosen.a + chosen.b;
+    stage.memory = chosen.memoryAt(1, 1);
+    stage.cache = chosen.c;
     stage.configs = levels.configsOf(point);
     plan.timePerSample += stage.time;
     plan.devicesUsed += static_cast<int>(problem.footprint(option.t, option.d));
@@ -1136,6 +1228,14 @@ llvm::Expected<ParallelPlan> Planner::run() {
   maxS = latency ? 1 : std::min(problem.microbatches, problem.maxDevices);
   if (llvm::Error error = buildLattice())
     return std::move(error);
+  prepareBounds();
+  if (options.segmentAbove &&
+      countPairs(*options.segmentAbove) > *options.segmentAbove)
+    if (std::optional<llvm::Expected<ParallelPlan>> plan = planOverSegments()) {
+      if (*plan)
+        (*plan)->seconds = secondsSince(start);
+      return std::move(*plan);
+    }
   // The feasibility table has a row of maxS + 1 entries per ideal.
   if (lattice.size() * (int64_t(maxS) + 1) > options.tableLimit)
     return llvm::createStringError(
@@ -1199,7 +1299,7 @@ placer::solver::bestStageChoice(const ParallelProblem &problem,
     inStage[v] = 1;
   StageFrontier levels;
   bool overflow = false;
-  if (!buildFrontier(problem, layers, inStage, t, kind, memory, y,
+  if (!buildFrontier(problem, layers, inStage, t, kind, memory, 1.0 / d, y,
                      Objective::Throughput, levels,
                      ParallelPlanOptions().frontierLimit, overflow))
     return llvm::createStringError(
@@ -1210,7 +1310,7 @@ placer::solver::bestStageChoice(const ParallelProblem &problem,
   int best = -1;
   double bestTime = 0;
   for (auto [p, point] : llvm::enumerate(frontier)) {
-    if (y * point.a + point.b > memory)
+    if (point.memoryAt(y, d) > memory)
       continue;
     double time = point.x / d + resyncBytes(point.w, d, problem.microbatches) /
                                     problem.resyncBandwidth(t, d);
@@ -1225,7 +1325,8 @@ placer::solver::bestStageChoice(const ParallelProblem &problem,
   stage.dataDegree = d;
   stage.kind = kind;
   stage.time = bestTime;
-  stage.memory = y * frontier[best].a + frontier[best].b;
+  stage.memory = frontier[best].memoryAt(y, d);
+  stage.cache = frontier[best].c / d;
   stage.configs = levels.configsOf(best);
   return stage;
 }

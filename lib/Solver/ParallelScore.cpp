@@ -78,14 +78,15 @@ llvm::Expected<double> scoreLatency(const ParallelProblem &problem,
       return invalidPlan("stage " + std::to_string(i) +
                      " has d = " + std::to_string(stage.dataDegree) +
                      "; one sample's latency takes d = 1");
-    double compute = 0, traffic = 0, memory = 0;
+    double compute = 0, traffic = 0, memory = 0, cache = 0;
     for (auto [k, v] : llvm::enumerate(stage.layers)) {
       llvm::Expected<const TensorConfig *> config =
           chosenConfig(problem, stage, k);
       if (!config)
         return config.takeError();
       compute += (*config)->timeOn(stage.kind);
-      memory += (*config)->stashBytes + (*config)->fixedBytes;
+      memory += (*config)->bytesAt(1, 1);
+      cache += (*config)->cacheBytes;
       traffic += cutTraffic(problem, v, **config, stageOf,
                             static_cast<int>(i), /*outgoingBytes=*/false);
     }
@@ -96,6 +97,7 @@ llvm::Expected<double> scoreLatency(const ParallelProblem &problem,
                          std::to_string(limit));
     stage.time = compute + traffic / problem.bandwidth + tensorSeconds[i];
     stage.memory = memory;
+    stage.cache = cache;
     total += stage.time;
   }
   return total;
@@ -204,7 +206,7 @@ placer::solver::scoreParallelPlan(const ParallelProblem &problem,
     int d = stage.dataDegree, t = stage.tensorDegree;
     int64_t y = (later + d - 1) / d;
     later -= d;
-    double compute = 0, edgeBytes = 0, resync = 0, memory = 0;
+    double compute = 0, edgeBytes = 0, resync = 0, memory = 0, cache = 0;
     for (auto [k, v] : llvm::enumerate(stage.layers)) {
       llvm::Expected<const TensorConfig *> found =
           chosenConfig(problem, stage, k);
@@ -216,7 +218,8 @@ placer::solver::scoreParallelPlan(const ParallelProblem &problem,
                               static_cast<int>(i), /*outgoingBytes=*/true);
       resync +=
           4.0 * (d - 1) * config.parameterBytes / d / problem.microbatches;
-      memory += config.stashBytes * static_cast<double>(y) + config.fixedBytes;
+      memory += config.bytesAt(static_cast<int>(y), d);
+      cache += config.cacheBytes / d;
     }
     double limit = kinds[stage.kind].memoryPerDevice;
     if (memory > limit)
@@ -233,6 +236,7 @@ placer::solver::scoreParallelPlan(const ParallelProblem &problem,
     time += tensorSeconds[i] / d;
     stage.time = time;
     stage.memory = memory;
+    stage.cache = cache;
     worst = std::max(worst, time);
   }
   return worst;
@@ -257,12 +261,14 @@ placer::solver::parallelPlanToJson(const ParallelProblem &problem,
                              {"configs", std::move(configs)},
                              {"time", stage.time},
                              {"memory", stage.memory}};
+    if (stage.cache > 0)
+      entry["kv_cache"] = stage.cache;
     if (!problem.kinds.empty())
       entry["kind"] = problem.kinds[stage.kind].name;
     stages.push_back(std::move(entry));
   }
   bool latency = plan.objective == Objective::Latency;
-  return llvm::json::Object{
+  llvm::json::Object json{
       {"objective", getName(plan.objective)},
       {latency ? "latency" : "time_per_sample", plan.timePerSample},
       {"devices_used", plan.devicesUsed},
@@ -275,4 +281,7 @@ placer::solver::parallelPlanToJson(const ParallelProblem &problem,
       {"passes", plan.passes},
       {"largest_frontier", plan.largestFrontier},
       {"seconds", plan.seconds}};
+  if (plan.segments > 0)
+    json["segments"] = plan.segments;
+  return json;
 }

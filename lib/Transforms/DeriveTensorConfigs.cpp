@@ -14,6 +14,7 @@
 #include "PlaceParallel.h"
 
 #include "placer/Analysis/CostModel.h"
+#include "placer/Analysis/KVCache.h"
 #include "placer/Analysis/OpRoles.h"
 #include "placer/Analysis/Sharding.h"
 #include "placer/Dialect/Placer/PlacerDialect.h"
@@ -48,12 +49,38 @@ double collectiveTime(Collective kind, double bytes, int64_t t,
   return share / link.bandwidth + steps * link.latency;
 }
 
+/// Each KV cache's past keys or values held split as the step's new
+/// entries come out in `plan` (Megatron-LM's decode: a device keeps the
+/// caches of its heads from step to step), where all of them come out
+/// split alike and not along the sequence.
+llvm::DenseMap<Value, ShardSplit> holdKVCaches(ArrayRef<KVCache> caches,
+                                               const ShardingPlan &plan) {
+  llvm::DenseMap<Value, ShardSplit> held;
+  for (const KVCache &cache : caches) {
+    std::optional<ShardSplit> split;
+    bool alike = true;
+    for (Value operand : cache.append->getOperands()) {
+      if (operand == cache.past)
+        continue;
+      auto it = plan.splits.find(operand);
+      if (it == plan.splits.end() || (split && *split != it->second))
+        alike = false;
+      else
+        split = it->second;
+    }
+    if (alike && split && split->axis != cache.axis)
+      held[cache.past] = *split;
+  }
+  return held;
+}
+
 } // namespace
 
 LogicalResult placer::deriveTensorConfigs(ModuleOp module,
                                           ArrayRef<int64_t> degrees,
                                           const Cluster &cluster,
-                                          bool recompute) {
+                                          bool recompute, int64_t kvBatch,
+                                          int64_t contextTokens) {
   Location loc = module.getLoc();
   FailureOr<func::FuncOp> sole =
       getSoleFunction(module, "tensor-parallel configurations");
@@ -78,11 +105,32 @@ LogicalResult placer::deriveTensorConfigs(ModuleOp module,
   if (!sorted.empty() && sorted.back() > 1 && !(link.bandwidth > 0))
     return emitError(loc, "tensor-parallel configurations: the group's link "
                           "has no bandwidth");
+  // Decode steps: each KV cache's bytes for the batch and context asked
+  // for, charged to the node that extends it.
+  SmallVector<KVCache> caches = findKVCaches(func);
+  llvm::DenseMap<Operation *, double> cacheBytesOf;
+  for (const KVCache &cache : caches) {
+    llvm::Expected<int64_t> bytes =
+        getKVCacheBytes(cache, kvBatch, contextTokens);
+    if (!bytes)
+      return emitError(cache.append->getLoc(),
+                       "tensor-parallel configurations: ")
+             << llvm::toString(bytes.takeError());
+    cacheBytesOf[cache.append] += static_cast<double>(*bytes);
+  }
   std::map<int64_t, ShardingPlan> plans;
   for (int64_t t : sorted) {
     FailureOr<ShardingPlan> plan = planSharding(func, t);
     if (failed(plan))
       return failure();
+    // Caches kept split: planned again with them held, so the Concats
+    // that extend them run on slices and gather nothing.
+    if (llvm::DenseMap<Value, ShardSplit> held = holdKVCaches(caches, *plan);
+        !held.empty()) {
+      plan = planSharding(func, t, held);
+      if (failed(plan))
+        return failure();
+    }
     plans.emplace(t, std::move(*plan));
   }
 
@@ -121,6 +169,11 @@ LogicalResult placer::deriveTensorConfigs(ModuleOp module,
     double resident = placed ? static_cast<double>(cost.getResidentBytes()) : 0;
     double parameters = placed ? static_cast<double>(cost.getParamBytes()) : 0;
     double output = placed ? static_cast<double>(cost.getOutputBytes()) : 0;
+    // What a cache's Concat returns is the cache, extended in place by a
+    // server: resident (cache_bytes), not an activation besides it.
+    double cache = cacheBytesOf.lookup(node);
+    if (cache > 0)
+      output = 0;
 
     SmallVector<Attribute> entries;
     for (auto &[t, plan] : plans) {
@@ -142,10 +195,11 @@ LogicalResult placer::deriveTensorConfigs(ModuleOp module,
         forwardCommunication += collectiveTime(use.kind, use.bytes, t, link);
       double communication = (training ? 2 : 1) * forwardCommunication;
       // The function's results that come out split are gathered by the
-      // node that produced them.
+      // node that produced them; a cache stays with the devices that
+      // extend it.
       for (const CollectiveUse &use : plan.outputs) {
         Value returned = body.getTerminator()->getOperand(use.operand);
-        if (returned.getDefiningOp() == node.getOperation())
+        if (returned.getDefiningOp() == node.getOperation() && cache == 0)
           communication += collectiveTime(use.kind, use.bytes, t, link);
       }
       // Each device runs a 1 / t slice, and still pays the op's overhead
@@ -175,6 +229,7 @@ LogicalResult placer::deriveTensorConfigs(ModuleOp module,
       };
       bool split = llvm::any_of(sharding.results,
                                 [](const auto &s) { return s.has_value(); });
+      double cacheShare = split ? cache / static_cast<double>(t) : cache;
       int64_t uses = 0;
       for (Value result : node->getResults())
         for (Operation *user : result.getUsers())
@@ -190,14 +245,16 @@ LogicalResult placer::deriveTensorConfigs(ModuleOp module,
           context, id, secondsOn(*kinds.front(), false),
           training ? parameters * kept : 0.0, training ? activation : 0.0,
           resident * kept + (training ? 0.0 : activation),
-          zeros(node->getNumOperands()), zeros(uses), timesOn(false), false)};
+          zeros(node->getNumOperands()), zeros(uses), timesOn(false), false,
+          cacheShare)};
       // Recomputed, the output is stashed for no microbatch: it lives for
       // one microbatch's backward pass at a time.
       if (training && recompute && output > 0)
         configs.push_back(TensorConfigAttr::get(
             context, id + "+recompute", secondsOn(*kinds.front(), true),
             parameters * kept, 0.0, resident * kept + activation,
-            zeros(node->getNumOperands()), zeros(uses), timesOn(true), true));
+            zeros(node->getNumOperands()), zeros(uses), timesOn(true), true,
+            cacheShare));
       entries.push_back(
           TensorDegreeAttr::get(context, t, b.getArrayAttr(configs)));
     }
@@ -236,10 +293,20 @@ struct DeriveTensorConfigsPass
             << t << " is not between 1 and " << kMaxTensorDegree;
         return signalPassFailure();
       }
+    for (auto [name, value] :
+         {std::pair<StringRef, int64_t>("kv-batch", kvBatch),
+          {"context", context}})
+      if (value < 0) {
+        emitError(module.getLoc(), "--placer-derive-tensor-configs: ")
+            << name << "=" << value
+            << ": must be at least 1 (0: the step's own shapes)";
+        return signalPassFailure();
+      }
     FailureOr<Cluster> cluster =
         requireCluster(module, "--placer-derive-tensor-configs");
     if (failed(cluster) ||
-        failed(deriveTensorConfigs(module, list, *cluster, recompute)))
+        failed(deriveTensorConfigs(module, list, *cluster, recompute, kvBatch,
+                                   context)))
       return signalPassFailure();
   }
 };

@@ -665,7 +665,8 @@ struct PlaceDevicesPass
     if (settings.tensorDegrees != std::vector<int64_t>{1} &&
         !hasTensorConfigs(module) &&
         failed(deriveTensorConfigs(module, settings.tensorDegrees, *cluster,
-                                   settings.recompute)))
+                                   settings.recompute, settings.kvBatch,
+                                   settings.context)))
       return signalPassFailure();
     if (hasTensorConfigs(module)) {
       FailureOr<llvm::json::Value> report =

@@ -145,6 +145,7 @@ buildParallelProblem(ModuleOp module, SmallVectorImpl<graph::NodeOp> &nodes,
         config.parameterBytes = attr.getParamBytes();
         config.stashBytes = attr.getStashBytes();
         config.fixedBytes = attr.getFixedBytes();
+        config.cacheBytes = attr.getCacheBytes();
         config.syncIn.assign(attr.getSyncIn().asArrayRef().begin(),
                              attr.getSyncIn().asArrayRef().end());
         config.syncOut.assign(attr.getSyncOut().asArrayRef().begin(),
@@ -513,6 +514,9 @@ placer::placeParallel(ModuleOp module, const PlacementSettings &settings,
            << " of " << problem.maxDevices
            << " devices (tensor x data x pipeline): " << plan->timePerSample
            << (latency ? " s latency (one sample)" : " s per sample");
+    if (plan->segments > 0)
+      remark << "; over " << plan->segments
+             << " segments (cut only where one node's outputs alone cross)";
     if (withoutTensor)
       remark << "; without tensor parallelism: " << *withoutTensor;
   }

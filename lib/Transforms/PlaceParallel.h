@@ -51,11 +51,15 @@ mlir::FailureOr<mlir::func::FuncOp> getSoleFunction(mlir::ModuleOp module,
 /// on the cluster's first accelerator kind, and `times` on each when it has
 /// several. With `recompute`, a training graph's nodes get a second
 /// configuration per degree that recomputes its output in the backward
-/// pass instead of stashing it. Errors name the node.
-mlir::LogicalResult deriveTensorConfigs(mlir::ModuleOp module,
-                                        llvm::ArrayRef<int64_t> degrees,
-                                        const Cluster &cluster,
-                                        bool recompute = false);
+/// pass instead of stashing it. A decode step's KV caches (KVCache.h) for
+/// `kvBatch` sequences of `context` tokens (0: the step's sizes) are each
+/// its Concat's `cache_bytes`, 1 / t where the Concat runs on slices (its
+/// past held split as the new entries come out: a device keeps its heads').
+/// Errors name the node.
+mlir::LogicalResult
+deriveTensorConfigs(mlir::ModuleOp module, llvm::ArrayRef<int64_t> degrees,
+                    const Cluster &cluster, bool recompute = false,
+                    int64_t kvBatch = 0, int64_t context = 0);
 
 /// A placed module's three-dimensional plan, read back from its attributes
 /// (the layers in program order, as placeParallel numbered them).

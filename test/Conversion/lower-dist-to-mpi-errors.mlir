@@ -44,7 +44,7 @@ func.func @f(%x: memref<2xf32>, %y: memref<2xf32>) attributes {dist.ranks = arra
 // -----
 
 func.func @f(%x: memref<2xi8>, %y: memref<2xi8>) {
-  // expected-error @+1 {{cannot sum 'i8' (f32, f64, i32 and i64 are summed)}}
+  // expected-error @+1 {{cannot sum 'i8' (f32, f64, f16, bf16, i32 and i64 are summed)}}
   dist.all_reduce %x over [0, 1] into %y : memref<2xi8> -> memref<2xi8>
   return
 }

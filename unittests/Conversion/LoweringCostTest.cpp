@@ -42,11 +42,12 @@ TEST(OpRegistry, HoldsEveryRuleOfAnOp) {
   EXPECT_EQ(matMul->work->kind, placer::WorkKind::Compute);
   EXPECT_EQ(matMul->backwardFactor, 2.0);
   EXPECT_NE(matMul->gradient, nullptr);
-  ASSERT_EQ(matMul->sharding.strategies.size(), 4u);
+  ASSERT_EQ(matMul->sharding.strategies.size(), 5u);
   EXPECT_EQ(matMul->sharding.strategies[1].collective,
             placer::Collective::AllReduce);
   EXPECT_EQ(matMul->sharding.strategies[2].name, "batch");
-  EXPECT_EQ(matMul->sharding.strategies[3].name, "rows");
+  EXPECT_EQ(matMul->sharding.strategies[3].name, "groups");
+  EXPECT_EQ(matMul->sharding.strategies[4].name, "rows");
   // Concat joins its inputs' splits; the reductions carry a split.
   EXPECT_NE(registry.find("Concat", 13)->sharding.join, nullptr);
   EXPECT_NE(registry.find("ReduceSum", 13)->sharding.carry, nullptr);

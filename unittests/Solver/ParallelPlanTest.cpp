@@ -31,8 +31,13 @@ std::string piperInput() {
 /// A random DAG of `n` layers (edges from lower to higher index), each with
 /// 1-3 configurations for degrees 1 and 2 whose times, memory and sync
 /// bytes differ, so that no greedy choice is exact by accident.
-ParallelProblem randomProblem(std::mt19937 &rng, int n,
-                              bool sameParameters = false) {
+/// With `caches`, each configuration also keeps KV cache bytes that differ
+/// between a layer's configurations (so the frontier compares them).
+/// With `edges`, those edges (from, to) instead of random ones.
+ParallelProblem
+randomProblem(std::mt19937 &rng, int n, bool sameParameters = false,
+              bool caches = false,
+              const std::vector<std::pair<int, int>> *edges = nullptr) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   ParallelProblem problem;
   problem.maxDevices = 2 + static_cast<int>(rng() % 3);
@@ -45,11 +50,14 @@ ParallelProblem randomProblem(std::mt19937 &rng, int n,
     layer.name = "L" + std::to_string(v);
     problem.layers.push_back(layer);
   }
-  for (int v = 1; v < n; ++v) {
+  for (int v = 1; v < n && !edges; ++v) {
     problem.edges.push_back({v - 1, v, 1 + 4 * unit(rng)});
     if (v >= 2 && rng() % 3 == 0)
       problem.edges.push_back({v - 2, v, 1 + 4 * unit(rng)});
   }
+  if (edges)
+    for (auto [from, to] : *edges)
+      problem.edges.push_back({from, to, 1 + 4 * unit(rng)});
   problem.indexEdges();
   for (int v = 0; v < n; ++v)
     for (int t : {1, 2}) {
@@ -79,6 +87,8 @@ ParallelProblem randomProblem(std::mt19937 &rng, int n,
           sync = 2 * unit(rng);
         for (double &sync : config.syncOut)
           sync = 2 * unit(rng);
+        if (caches)
+          config.cacheBytes = 3 * unit(rng) / t;
         problem.layers[v].configs[t].push_back(config);
       }
     }
@@ -87,9 +97,12 @@ ParallelProblem randomProblem(std::mt19937 &rng, int n,
 
 /// The least time per sample (or latency) over every plan: stages that
 /// extend a prefix-closed set, every (t, d) and configuration; scored by
-/// scoreParallelPlan. Infinity when none is valid.
-double bruteForce(const ParallelProblem &problem,
-                  Objective objective = Objective::Throughput) {
+/// scoreParallelPlan. Infinity when none is valid. With `allowed`, only
+/// stages (layer sets, ascending) it accepts.
+double
+bruteForce(const ParallelProblem &problem,
+           Objective objective = Objective::Throughput,
+           std::function<bool(const std::vector<int> &)> allowed = nullptr) {
   int n = problem.size();
   double best = std::numeric_limits<double>::infinity();
   ParallelPlan plan;
@@ -119,7 +132,7 @@ double bruteForce(const ParallelProblem &problem,
         if ((mask >> edge.to & 1) && !(mask >> edge.from & 1) &&
             !placed[edge.from])
           ok = false;
-      if (!ok)
+      if (!ok || (allowed && !allowed(stage)))
         continue;
       for (int v : stage)
         placed[v] = 1;
@@ -289,6 +302,155 @@ TEST(ParallelPlan, LatencyByHand) {
   EXPECT_EQ(llvm::toString(plan.takeError()),
             "the layers need at least 6 bytes over all devices and the 1 "
             "device holds 3 bytes: at least 2 devices of 3 bytes are needed");
+}
+
+// KV caches split among a stage's data-parallel copies (c / d per device,
+// beside y * a + b): the planner's frontiers keep the cache apart, and its
+// plans are still the optimum of exhaustive search, for throughput and for
+// one sample's latency (d = 1, caches whole).
+TEST(ParallelPlan, OptimalWithKVCaches) {
+  std::mt19937 rng(57);
+  int infeasible[2] = {0, 0}, split = 0;
+  for (int trial = 0; trial < 120; ++trial)
+    for (Objective objective : {Objective::Throughput, Objective::Latency}) {
+      std::optional<ParallelPlan> plan = expectOptimal(
+          randomProblem(rng, 2 + trial % 3, trial % 2 == 1, /*caches=*/true),
+          trial, objective);
+      infeasible[objective == Objective::Latency] += !plan;
+      if (plan)
+        split += llvm::any_of(plan->stages, [](const ParallelStage &stage) {
+          return stage.cache > 0 && stage.dataDegree > 1;
+        });
+    }
+  EXPECT_LT(infeasible[0], 60);
+  EXPECT_LT(infeasible[1], 60);
+  EXPECT_GT(split, 0); // the copies' share of the caches decided some plans
+}
+
+// By hand: one layer of 4 s keeping a 6-byte cache (t = 1) or 3 bytes a
+// device (t = 2, 3 s), devices of 4 bytes, 2 devices, 2 microbatches.
+// Whole at t = 1 it does not fit, but two data-parallel copies keep 3
+// bytes each: 2 s per sample, the cache 3 bytes a device. One sample's
+// latency takes d = 1: t = 2, 3 s. On one device nothing fits, said at
+// once with what the caches take.
+TEST(ParallelPlan, KVCachesSplitAmongCopies) {
+  ParallelProblem problem;
+  problem.maxDevices = 2;
+  problem.microbatches = 2;
+  problem.bandwidth = 1;
+  problem.memoryPerDevice = 4;
+  problem.layers.push_back({0, "decoder", {}});
+  problem.indexEdges();
+  TensorConfig whole{"whole", 4.0, 0, 0, 0, {}, {}};
+  whole.cacheBytes = 6;
+  TensorConfig heads{"heads", 3.0, 0, 0, 0, {}, {}};
+  heads.cacheBytes = 3;
+  problem.layers[0].configs[1].push_back(whole);
+  problem.layers[0].configs[2].push_back(heads);
+  llvm::Expected<ParallelPlan> plan = planParallel(problem);
+  ASSERT_TRUE(static_cast<bool>(plan)) << llvm::toString(plan.takeError());
+  EXPECT_DOUBLE_EQ(plan->timePerSample, 2.0);
+  ASSERT_EQ(plan->stages.size(), 1u);
+  EXPECT_EQ(plan->stages[0].tensorDegree, 1);
+  EXPECT_EQ(plan->stages[0].dataDegree, 2);
+  EXPECT_DOUBLE_EQ(plan->stages[0].cache, 3.0);
+  EXPECT_DOUBLE_EQ(plan->stages[0].memory, 3.0);
+  llvm::json::Value json = parallelPlanToJson(problem, *plan);
+  EXPECT_EQ(
+      (*json.getAsObject()->getArray("stages"))[0].getAsObject()->getNumber(
+          "kv_cache"),
+      3.0);
+
+  ParallelPlanOptions latency;
+  latency.objective = Objective::Latency;
+  plan = planParallel(problem, latency);
+  ASSERT_TRUE(static_cast<bool>(plan)) << llvm::toString(plan.takeError());
+  EXPECT_DOUBLE_EQ(plan->timePerSample, 3.0);
+  EXPECT_EQ(plan->stages[0].tensorDegree, 2);
+  EXPECT_DOUBLE_EQ(plan->stages[0].cache, 3.0);
+
+  problem.maxDevices = 1;
+  plan = planParallel(problem);
+  ASSERT_FALSE(static_cast<bool>(plan));
+  EXPECT_EQ(llvm::toString(plan.takeError()),
+            "layer decoder needs at least 6 bytes per device at any degree, "
+            "more than any device holds (4 bytes)");
+  problem.maxDevices = 2;
+  problem.memoryPerDevice = 2.5;
+  plan = planParallel(problem, latency);
+  ASSERT_FALSE(static_cast<bool>(plan));
+  EXPECT_EQ(llvm::toString(plan.takeError()),
+            "layer decoder needs at least 3 bytes per device at any degree, "
+            "more than any device holds (2.5 bytes)");
+}
+
+// Past the pair limit the planner plans over segments, the runs between
+// the points where every crossing edge leaves the last layer placed. On
+// five layers 0 -> {1, 2}, 1 -> 2, 2 -> 3, 3 -> 4 (and 2 -> 4 in some
+// trials), the segments are [0] [1 2] [3] [4] (or [3 4]); with
+// segmentAbove 0 its plan is the optimum over plans whose stages hold whole
+// segments (exhaustive search restricted to them), scores the same on the
+// layers, and says how many segments it planned. Without segments a pair
+// limit of 0 is an error.
+TEST(ParallelPlan, SegmentsPastThePairLimit) {
+  std::mt19937 rng(58);
+  int planned = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    bool joined = trial % 2 == 1;
+    std::vector<std::pair<int, int>> edges = {
+        {0, 1}, {0, 2}, {1, 2}, {2, 3}, {3, 4}};
+    if (joined)
+      edges.push_back({2, 4});
+    ParallelProblem problem =
+        randomProblem(rng, 5, trial % 4 < 2, trial % 3 == 0, &edges);
+    std::vector<std::vector<int>> segments = {{0}, {1, 2}};
+    if (joined)
+      segments.push_back({3, 4});
+    else
+      segments.insert(segments.end(), {{3}, {4}});
+    auto wholeSegments = [&](const std::vector<int> &stage) {
+      return llvm::all_of(segments, [&](const std::vector<int> &segment) {
+        size_t in = llvm::count_if(
+            segment, [&](int v) { return llvm::is_contained(stage, v); });
+        return in == 0 || in == segment.size();
+      });
+    };
+    for (Objective objective : {Objective::Throughput, Objective::Latency}) {
+      double expected = bruteForce(problem, objective, wholeSegments);
+      ParallelPlanOptions options;
+      options.objective = objective;
+      options.segmentAbove = 0;
+      llvm::Expected<ParallelPlan> plan = planParallel(problem, options);
+      if (std::isinf(expected)) {
+        EXPECT_FALSE(static_cast<bool>(plan)) << "trial " << trial;
+        if (!plan)
+          llvm::consumeError(plan.takeError());
+        continue;
+      }
+      ASSERT_TRUE(static_cast<bool>(plan))
+          << "trial " << trial << ": " << llvm::toString(plan.takeError());
+      ++planned;
+      EXPECT_EQ(plan->segments, static_cast<int64_t>(segments.size()));
+      EXPECT_NEAR(plan->timePerSample, expected, 1e-12 * expected)
+          << "trial " << trial;
+      ParallelPlan rescored = *plan;
+      llvm::Expected<double> score = scoreParallelPlan(problem, rescored);
+      ASSERT_TRUE(static_cast<bool>(score))
+          << llvm::toString(score.takeError());
+      EXPECT_NEAR(*score, plan->timePerSample, 1e-12 * expected);
+      for (const ParallelStage &stage : plan->stages)
+        EXPECT_TRUE(wholeSegments(stage.layers)) << "trial " << trial;
+
+      options.segmentAbove = std::nullopt;
+      options.pairLimit = 0;
+      plan = planParallel(problem, options);
+      ASSERT_FALSE(static_cast<bool>(plan));
+      EXPECT_NE(
+          llvm::toString(plan.takeError()).find("more than 0 candidate stages"),
+          std::string::npos);
+    }
+  }
+  EXPECT_GT(planned, 20); // most trials have a plan: the test compares
 }
 
 /// `problem` with `count` free sources added (no predecessors, one

@@ -74,9 +74,11 @@ void placer_dist_progress(void);
  * `stride` apart (as compiled for copy 0 of the group's stages; a rank of
  * data-parallel copy c takes the group c ranks further), each called by
  * every rank of the group at the same point of its program. An all-reduce
- * sums `elements` of kind 0 (f32), 1 (f64), 2 (i32) or 3 (i64) into `out`,
- * adding the ranks' tensors in rank order on every rank (the same bits
- * everywhere, run after run); an all-gather concatenates each rank's slice
+ * sums `elements` of kind 0 (f32), 1 (f64), 2 (i32), 3 (i64), 4 (f16) or
+ * 5 (bf16) into `out`, adding the ranks' tensors in rank order on every rank
+ * (the same bits everywhere, run after run; half precision widened to f32,
+ * summed and rounded once to nearest even); an all-gather concatenates
+ * each rank's slice
  * of `rows` rows of `row_bytes` along the axis after the rows, in rank
  * order. */
 void placer_dist_all_reduce(const void *in, void *out, int64_t elements,

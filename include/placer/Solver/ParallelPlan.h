@@ -37,8 +37,9 @@ struct TensorConfig {
   double timePerSample = 0;
   /// Bytes of the weights a data-parallel copy all-reduces.
   double parameterBytes = 0;
-  /// A device holds `stashBytes * y + fixedBytes`, y the microbatches in
-  /// flight at its stage (see ParallelProblem).
+  /// A device holds `stashBytes * y + fixedBytes + cacheBytes / d`, y the
+  /// microbatches in flight at its stage, d its data-parallel degree (see
+  /// ParallelProblem).
   double stashBytes = 0, fixedBytes = 0;
   /// Extra bytes moved per sample over each cut edge, beside the edge's own:
   /// `syncIn[i]` for the layer's i-th incoming edge, `syncOut[i]` for its
@@ -47,9 +48,17 @@ struct TensorConfig {
   /// Seconds per sample on each of ParallelProblem::kinds, in its order,
   /// where a cluster mixes accelerators; empty: timePerSample on every kind.
   std::vector<double> kindTimes;
+  /// The KV caches a device of the group keeps for every sequence the
+  /// stage serves (a decode step's, docs/Placement.md "KV caches"): each of
+  /// d data-parallel copies serves 1 / d of the sequences, so keeps 1 / d.
+  double cacheBytes = 0;
 
   double timeOn(int kind) const {
     return kindTimes.empty() ? timePerSample : kindTimes[kind];
+  }
+  /// Bytes per device with y microbatches in flight on one of d copies.
+  double bytesAt(int y, int d) const {
+    return stashBytes * y + fixedBytes + cacheBytes / d;
   }
 };
 
@@ -93,8 +102,9 @@ struct ParallelTensor {
 ///             2 (e.bytes + that layer's c.sync) / bandwidth) / d
 ///           + sum of 4 (d - 1) c.parameterBytes / (d * N * bandwidth),
 /// (plus its tensors' time, over d, where it has any), and needs
-/// sum of (c.stashBytes * y + c.fixedBytes) <= memoryPerDevice
-/// bytes per device, y = ceil(sum of d over this and later stages / d).
+/// sum of (c.stashBytes * y + c.fixedBytes + c.cacheBytes / d) <=
+/// memoryPerDevice bytes per device, y = ceil(sum of d over this and later
+/// stages / d).
 /// d divides N, the microbatches per batch; the d's sum to at most N and
 /// the t * d's to at most maxDevices. These are Piper's formulas (its
 /// algo.cpp): the factor 4 models a parameter-server all-reduce.
@@ -126,10 +136,12 @@ struct ParallelTensor {
 ///               c.syncOut) / bandwidth
 ///             + the time of each tensor it reads from another stage),
 /// each edge's bytes once on the sample's way, under sum of (c.stashBytes +
-/// c.fixedBytes) <= memoryPerDevice per device (one sample in flight) and
+/// c.fixedBytes + c.cacheBytes) <= memoryPerDevice per device (one sample
+/// in flight) and
 /// the stages' footprints within maxDevices. (An edge's `bytes` are half
 /// the traffic when only the activation goes, as for inference: the
-/// factor 2 is the throughput model's both ways.)
+/// factor 2 is the throughput model's both ways.) (With d = 1 the caches
+/// count whole: c.cacheBytes.)
 struct ParallelProblem {
   /// One kind of accelerator (Piper's machine): maxDevices of them with
   /// memoryPerDevice bytes each; with `kinds`, maxDevices is their total
@@ -230,6 +242,8 @@ struct ParallelStage {
   std::vector<int> configs;
   /// Time per sample and bytes per device, as ParallelProblem defines them.
   double time = 0, memory = 0;
+  /// Of `memory`, the KV caches (TensorConfig::cacheBytes / d).
+  double cache = 0;
 };
 
 struct ParallelPlan {
@@ -246,6 +260,9 @@ struct ParallelPlan {
   /// largest Pareto frontier of one stage's configuration choice.
   int64_t ideals = 0, pairs = 0, options = 0, candidates = 0, passes = 0;
   int64_t largestFrontier = 0;
+  /// Where the planner planned over segments (ParallelPlanOptions::
+  /// segments), how many; 0 when it planned the layers themselves.
+  int64_t segments = 0;
   double seconds = 0;
 };
 
@@ -258,6 +275,14 @@ struct ParallelPlanOptions {
   /// Past this many candidate stages (pairs of ideals whose difference can
   /// fit in memory) it refuses too: each costs a Pareto frontier.
   int64_t pairLimit = 2000000;
+  /// Past this many candidate stages, plan over segments: the runs of
+  /// layers between the points where every edge that crosses leaves one
+  /// layer (a residual stream's adds in an operator graph), each summed
+  /// exactly, so plans cut only there (Piper plans over transformer layers
+  /// the same way). Where the graph has no such points the layers are
+  /// planned as they are (and pairLimit may refuse them); std::nullopt:
+  /// never.
+  std::optional<int64_t> segmentAbove = 2000000;
   /// Past this many Pareto-optimal configuration choices in one stage it
   /// refuses too (the knapsack inside a stage is exact, so exponential in
   /// the worst case; layers with one configuration, or identical ones as in

@@ -479,14 +479,25 @@ def DeriveTensorConfigs
     pass, and its output is held for one microbatch instead of stashed
     for every microbatch in flight. Run `--placer-estimate-costs` first;
     `--placer-place-devices` with `tensor-degrees=` runs this itself
-    (with its `recompute`).
+    (with its `recompute`, `kv-batch` and `context`). A decode step's KV
+    caches (an input a Concat extends into a result) count as that
+    Concat's `cache_bytes` for `kv-batch` sequences of `context` tokens,
+    1 / t where the Concat runs on slices: the past keys and values are
+    held split as the step's new ones come out (a device keeps the caches
+    of its heads), and nothing is gathered for them.
   }];
   let options = [
     ListOption<"degrees", "degrees", "int64_t",
                "Tensor-parallel degrees (default 1)">,
     Option<"recompute", "recompute", "bool", /*default=*/"false",
            "Training: also a configuration per degree that recomputes the "
-           "node's output in its backward pass">
+           "node's output in its backward pass">,
+    Option<"kvBatch", "kv-batch", "int64_t", /*default=*/"0",
+           "Decode steps: sequences each KV cache holds (0: its input's "
+           "first dim)">,
+    Option<"context", "context", "int64_t", /*default=*/"0",
+           "Decode steps: tokens each KV cache holds (0: the length of the "
+           "present keys and values the step returns)">
   ];
 }
 

@@ -475,7 +475,9 @@ void placer::lowering::registerContractionOps(OpRegistry &r) {
   // Megatron-LM's pair: column-parallel (B cut along its columns, each
   // device computes its columns of Y) feeds row-parallel (A's and B's
   // reduction axis cut, partial sums all-reduced). Batched products of
-  // split attention heads (scores, context) cut their batch axis alike. A
+  // split attention heads (scores, context) cut their batch axis alike, and
+  // grouped-query attention's (heads grouped under their shared key and
+  // value head, [batch, kv heads, group, rows, cols]) the key-value heads. A
   // product of A's rows split (the transposed activations of a
   // row-parallel weight's gradient, Aᵀ dY) cuts its result's rows: that
   // gradient comes out cut as its weight is.
@@ -487,6 +489,7 @@ void placer::lowering::registerContractionOps(OpRegistry &r) {
       .shard({"column", {kUnsplit, -1}, -1, Collective::None})
       .shard({"row", {-1, -2}, kUnsplit, Collective::AllReduce})
       .shard({"batch", {-3, -3}, -3, Collective::None})
+      .shard({"groups", {-4, -4}, -4, Collective::None})
       .shard({"rows", {-2, kUnsplit}, -2, Collective::None});
   r.add("Gemm", lowerGemm)
       .work(work::gemm())

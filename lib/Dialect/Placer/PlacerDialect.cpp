@@ -245,7 +245,7 @@ PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult TensorConfigAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, StringRef id, F64 time,
     F64 paramBytes, F64 stashBytes, F64 fixedBytes, DenseF64ArrayAttr syncIn,
-    DenseF64ArrayAttr syncOut, DictionaryAttr times, bool) {
+    DenseF64ArrayAttr syncOut, DictionaryAttr times, bool, F64 cacheBytes) {
   if (id.empty())
     return emitError() << "tensor_config needs an id";
   if (times)
@@ -258,7 +258,7 @@ LogicalResult TensorConfigAttr::verify(
                            << "' must be a finite, not negative float";
     }
   for (double value : {double(time), double(paramBytes), double(stashBytes),
-                       double(fixedBytes)})
+                       double(fixedBytes), double(cacheBytes)})
     if (!(value >= 0) || !std::isfinite(value))
       return emitError() << "tensor_config '" << id
                          << "': times and bytes must be finite and not "

@@ -403,16 +403,98 @@ static void gatherGroup(const void *data, int64_t bytes, int64_t first,
     }                                                                          \
   } while (0)
 
+/* Half precision as its bits: widened exactly to float, and a float
+ * rounded to the nearest even (overflow to infinity, NaN kept a NaN). */
+static float halfToFloat(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu, bits;
+  if (exponent == 0 && mantissa == 0) {
+    bits = sign;
+  } else if (exponent == 0) { /* subnormal: normalize */
+    exponent = 127 - 15 + 1;
+    while (!(mantissa & 0x400u)) {
+      mantissa <<= 1;
+      --exponent;
+    }
+    bits = sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13);
+  } else if (exponent == 31) {
+    bits = sign | 0x7f800000u | (mantissa << 13);
+  } else {
+    bits = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
+  }
+  float value;
+  memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+static uint16_t floatToHalf(float value) {
+  uint32_t bits;
+  memcpy(&bits, &value, sizeof(bits));
+  uint16_t sign = (uint16_t)((bits >> 16) & 0x8000u);
+  bits &= 0x7fffffffu;
+  if (bits >= 0x47800000u) /* 65536 and beyond, infinities, NaNs */
+    return sign | (bits > 0x7f800000u ? 0x7e00u : 0x7c00u);
+  if (bits < 0x38800000u) {
+    /* Below the smallest normal half: adding 0.5 makes the FPU round the
+     * subnormal's bits to the nearest even into the low mantissa. */
+    float magnitude, magic;
+    uint32_t magicBits = (uint32_t)(127 - 15 + 23 - 10 + 1) << 23, sum;
+    memcpy(&magnitude, &bits, sizeof(magnitude));
+    memcpy(&magic, &magicBits, sizeof(magic));
+    magnitude += magic;
+    memcpy(&sum, &magnitude, sizeof(sum));
+    return sign | (uint16_t)(sum - magicBits);
+  }
+  uint32_t odd = (bits >> 13) & 1u;
+  bits += ((uint32_t)(15 - 127) << 23) + 0xfffu + odd;
+  return sign | (uint16_t)(bits >> 13);
+}
+
+static float bfloat16ToFloat(uint16_t h) {
+  uint32_t bits = (uint32_t)h << 16;
+  float value;
+  memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+static uint16_t floatToBfloat16(float value) {
+  uint32_t bits;
+  memcpy(&bits, &value, sizeof(bits));
+  if ((bits & 0x7fffffffu) > 0x7f800000u) /* NaN: keep it one */
+    return (uint16_t)((bits >> 16) | 0x40u);
+  return (uint16_t)((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+
+/* Half-precision parts summed in float in rank order and rounded once, as
+ * a product accumulates in f32 (GraphToLinalg's getAccumulatorType). */
+#define SUM_HALF_IN_RANK_ORDER(WIDEN, ROUND)                                   \
+  do {                                                                         \
+    const uint16_t *parts = (const uint16_t *)scratch;                         \
+    uint16_t *sum = (uint16_t *)out;                                           \
+    for (int64_t i = 0; i < elements; ++i) {                                   \
+      float total = WIDEN(parts[i]);                                           \
+      for (int64_t r = 1; r < count; ++r)                                      \
+        total += WIDEN(parts[r * elements + i]);                               \
+      sum[i] = ROUND(total);                                                   \
+    }                                                                          \
+  } while (0)
+
 void placer_dist_all_reduce(const void *in, void *out, int64_t elements,
                             int64_t kind, int64_t first, int64_t count,
                             int64_t stride) {
-  static const int64_t sizes[] = {4, 8, 4, 8};
-  if (kind < 0 || kind > 3 || elements < 0)
+  static const int64_t sizes[] = {4, 8, 4, 8, 2, 2};
+  if (kind < 0 || kind > 5 || elements < 0)
     fail("an all-reduce of %lld elements of kind %lld", (long long)elements,
          (long long)kind);
   gatherGroup(in, elements * sizes[kind], first, count, stride,
               "an all-reduce");
   switch (kind) {
+  case 4:
+    SUM_HALF_IN_RANK_ORDER(halfToFloat, floatToHalf);
+    break;
+  case 5:
+    SUM_HALF_IN_RANK_ORDER(bfloat16ToFloat, floatToBfloat16);
+    break;
   case 0:
     SUM_IN_RANK_ORDER(float);
     break;

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Prints the placer.tensor_configs of named nodes of a module, one line a
 configuration (each of a degree's): name degree id time param_bytes
-stash_bytes fixed_bytes,
-and the node's placer.edge_bytes, so lit tests can compare them.
+stash_bytes fixed_bytes, then `cache` and its cache_bytes where it has
+any, and the node's placer.edge_bytes, so lit tests can compare them.
 
     tensor_configs.py MODULE.mlir NAME...
 """
@@ -13,6 +13,7 @@ DEGREE = re.compile(r'#placer\.tensor_degree<degree = (\d+), configs = ')
 CONFIG = re.compile(r'#placer\.tensor_config<id = "([^"]*)", time = ([^,]+), '
                     r'param_bytes = ([^,]+), stash_bytes = ([^,]+), '
                     r'fixed_bytes = ([^,]+),')
+CACHE = re.compile(r'cache_bytes = ([^,>]+)')
 
 
 def main():
@@ -27,9 +28,14 @@ def main():
         # Each degree's text runs to the next degree's.
         parts = DEGREE.split(line)
         for degree, configs in zip(parts[1::2], parts[2::2]):
-            for cid, time, param, stash, fixed in CONFIG.findall(configs):
+            # Each configuration's text runs to the next one's.
+            for config in configs.split('#placer.tensor_config<')[1:]:
+                config = '#placer.tensor_config<' + config
+                cid, time, param, stash, fixed = CONFIG.match(config).groups()
+                cache = CACHE.search(config)
                 print(name, degree, cid, float(time), float(param),
-                      float(stash), float(fixed))
+                      float(stash), float(fixed),
+                      *(("cache", float(cache.group(1))) if cache else ()))
         edges = re.search(r'placer\.edge_bytes = array<f64(?:: ([^>]*))?>', line)
         print(name, "edges", [float(x) for x in (edges.group(1) or "").split(",") if x])
 

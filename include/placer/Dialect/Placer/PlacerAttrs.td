@@ -285,7 +285,10 @@ def Placer_TensorConfigAttr : Placer_Attr<"TensorConfig", "tensor_config"> {
     `recompute`: the layer keeps no activations from its forward pass to
     its backward pass and computes them again there (its time counts the
     forward pass twice); a training step marks the nodes of such chosen
-    configurations `placer.recompute`.
+    configurations `placer.recompute`. `cache_bytes` (0 when left out): the
+    KV caches a device of the group keeps for every sequence the stage
+    serves, beside `fixed_bytes`; each of a stage's d data-parallel copies
+    serves 1 / d of the sequences and keeps `cache_bytes / d`.
   }];
   let parameters = (ins StringRefParameter<"configuration id">:$id,
                         Placer_F64Param<"seconds per sample">:$time,
@@ -295,7 +298,8 @@ def Placer_TensorConfigAttr : Placer_Attr<"TensorConfig", "tensor_config"> {
                         "::mlir::DenseF64ArrayAttr":$sync_in,
                         "::mlir::DenseF64ArrayAttr":$sync_out,
                         OptionalParameter<"::mlir::DictionaryAttr">:$times,
-                        Placer_OptionalBoolParam:$recompute);
+                        Placer_OptionalBoolParam:$recompute,
+                        Placer_DefaultF64Param<"bytes", "0.0">:$cache_bytes);
   let builders = [
     AttrBuilder<(ins "::llvm::StringRef":$id, "double":$time,
                      "double":$param_bytes, "double":$stash_bytes,
@@ -303,7 +307,7 @@ def Placer_TensorConfigAttr : Placer_Attr<"TensorConfig", "tensor_config"> {
                      "::mlir::DenseF64ArrayAttr":$sync_in,
                      "::mlir::DenseF64ArrayAttr":$sync_out), [{
       return $_get($_ctxt, id, time, param_bytes, stash_bytes, fixed_bytes,
-                   sync_in, sync_out, ::mlir::DictionaryAttr(), false);
+                   sync_in, sync_out, ::mlir::DictionaryAttr(), false, 0.0);
     }]>
   ];
   let extraClassDeclaration = [{
