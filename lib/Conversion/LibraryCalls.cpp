@@ -38,6 +38,7 @@ constexpr llvm::StringLiteral kGpuConvFunction = "placer_gpu_conv2d_f32";
 constexpr llvm::StringLiteral kGpuMatmulFunction = "placer_gpu_matmul_f32";
 constexpr llvm::StringLiteral kCpuConvFunction = "placer_cpu_conv2d_f32";
 constexpr llvm::StringLiteral kCpuMatmulFunction = "placer_cpu_matmul_f32";
+constexpr llvm::StringLiteral kCpuMatmulBf16Function = "placer_cpu_matmul_bf16";
 constexpr llvm::StringLiteral kCpuConvEpilogueFunction =
     "placer_cpu_conv2d_epilogue_f32";
 
@@ -54,12 +55,14 @@ struct Target {
   }
 };
 
-/// A memref of `rank` dynamic sizes with any strides and offset: what the
-/// library functions take, whatever view the code has.
-MemRefType getAnyMemRef(MLIRContext *context, int64_t rank) {
+/// A memref of `rank` dynamic sizes with any strides and offset (of f32
+/// unless `element` says otherwise): what the library functions take,
+/// whatever view the code has.
+MemRefType getAnyMemRef(MLIRContext *context, int64_t rank,
+                        Type element = nullptr) {
   SmallVector<int64_t> dynamic(rank, ShapedType::kDynamic);
   return MemRefType::get(
-      dynamic, Float32Type::get(context),
+      dynamic, element ? element : Float32Type::get(context),
       StridedLayoutAttr::get(context, ShapedType::kDynamic, dynamic));
 }
 
@@ -85,7 +88,9 @@ func::FuncOp declare(ModuleOp module, StringRef name, FunctionType type) {
 Value castToAny(OpBuilder &b, Location loc, Value memref) {
   auto type = cast<MemRefType>(memref.getType());
   return memref::CastOp::create(
-      b, loc, getAnyMemRef(b.getContext(), type.getRank()), memref);
+      b, loc,
+      getAnyMemRef(b.getContext(), type.getRank(), type.getElementType()),
+      memref);
 }
 
 Value i64(OpBuilder &b, Location loc, int64_t value) {
@@ -177,6 +182,7 @@ bool writtenBetween(Operation *from, Operation *to, Value root) {
     if (auto call = dyn_cast<func::CallOp>(op)) {
       if (!llvm::is_contained({kGpuConvFunction, kGpuMatmulFunction,
                                kCpuConvFunction, kCpuMatmulFunction,
+                               kCpuMatmulBf16Function,
                                kCpuConvEpilogueFunction},
                               call.getCallee()) ||
           getRoot(call.getOperand(2)) == root)
@@ -503,6 +509,9 @@ LogicalResult rewriteConv(OpBuilder &b, linalg::LinalgOp op,
 /// or absent from one of them, which is then read again for every batch.
 struct Product {
   bool transA = false, transB = false;
+  /// bf16 A and B into an f32 C (a bfloat16 product accumulating in f32,
+  /// GraphToLinalg's getAccumulatorType): placer_cpu_matmul_bf16.
+  bool bf16 = false;
 };
 
 /// Whether `map` reads (batch..., first, second) with every batch dimension
@@ -527,9 +536,11 @@ bool isBatchThen(AffineMap map, ArrayRef<unsigned> batch, unsigned first,
          map.getResult(leading + 1) == getAffineDimExpr(second, context);
 }
 
-/// The product `op` is by its indexing maps and element type, whatever its
-/// operands' layouts.
-std::optional<Product> matchProductMaps(linalg::LinalgOp op) {
+/// The product `op` is by its indexing maps and element types, whatever its
+/// operands' layouts: f32 throughout, or (`bf16` allowed: the CPU's call)
+/// bf16 operands into f32.
+std::optional<Product> matchProductMaps(linalg::LinalgOp op,
+                                        bool bf16 = false) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !linalg::isaContractionOpInterface(op))
     return std::nullopt;
@@ -549,13 +560,23 @@ std::optional<Product> matchProductMaps(linalg::LinalgOp op) {
   SmallVector<unsigned> reductions;
   op.getReductionDims(reductions);
   unsigned k = reductions.front();
+  Product product;
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<ShapedType>(operand.get().getType());
-    if (!type || !type.getElementType().isF32() || !type.hasStaticShape())
+    if (!type || !type.hasStaticShape())
+      return std::nullopt;
+    Type element = type.getElementType();
+    bool input = operand.getOperandNumber() < 2;
+    if (input && bf16 && element.isBF16())
+      product.bf16 = true;
+    else if (!element.isF32())
       return std::nullopt;
   }
+  // Both operands bf16, or neither.
+  if (product.bf16 && (!getElementTypeOrSelf(op->getOperand(0)).isBF16() ||
+                       !getElementTypeOrSelf(op->getOperand(1)).isBF16()))
+    return std::nullopt;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  Product product;
   if (isBatchThen(maps[0], batch, k, m))
     product.transA = true;
   else if (!isBatchThen(maps[0], batch, m, k))
@@ -609,11 +630,14 @@ void callProduct(OpBuilder &b, Operation *op, Value a, Value bMatrix, Value c,
   Location loc = op->getLoc();
   MLIRContext *context = b.getContext();
   Type any3 = getAnyMemRef(context, 3), i32Type = b.getI32Type();
-  SmallVector<Type> types = {any3, any3, any3};
+  Type operand3 =
+      product.bf16 ? getAnyMemRef(context, 3, b.getBF16Type()) : any3;
+  SmallVector<Type> types = {operand3, operand3, any3};
   types.append(target.gpu ? 4 : 3, i32Type);
   auto type = FunctionType::get(context, types, {});
-  func::FuncOp callee =
-      declare(op->getParentOfType<ModuleOp>(), target.matmul(), type);
+  func::FuncOp callee = declare(
+      op->getParentOfType<ModuleOp>(),
+      product.bf16 ? StringRef(kCpuMatmulBf16Function) : target.matmul(), type);
   SmallVector<Value> args = {castToAny(b, loc, a), castToAny(b, loc, bMatrix),
                              castToAny(b, loc, c)};
   args.push_back(i32(b, loc, product.transA));
@@ -650,7 +674,7 @@ LogicalResult rewriteProduct(OpBuilder &b, linalg::LinalgOp op,
   // contiguous buffer: the copy costs a pass over the operand, the loops
   // that would otherwise run it many times the product.
   std::optional<Product> product =
-      target.gpu ? matchProduct(op) : matchProductMaps(op);
+      target.gpu ? matchProduct(op) : matchProductMaps(op, /*bf16=*/true);
   if (!product)
     return failure();
   if (!target.gpu)
@@ -720,7 +744,7 @@ LogicalResult callPointwiseConv(OpBuilder &b, linalg::LinalgOp op,
 } // namespace
 
 bool placer::isLibraryContraction(linalg::LinalgOp op) {
-  return matchProductMaps(op).has_value();
+  return matchProductMaps(op, /*bf16=*/true).has_value();
 }
 
 bool placer::isReadOnlyGpuLibraryOperand(CallOpInterface call,

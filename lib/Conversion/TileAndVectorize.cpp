@@ -187,7 +187,7 @@ struct TileAndVectorizePass
     if (!libraryCalls || !hasStaticNonEmptyLoops(op))
       return false;
     if (!isa<linalg::Conv2DNchwFchwOp>(op))
-      return placer::isLibraryContraction(op); // checks f32 itself
+      return placer::isLibraryContraction(op); // checks f32 (or bf16) itself
     return llvm::all_of(op->getOperandTypes(), [](Type type) {
       return cast<ShapedType>(type).getElementType().isF32();
     });

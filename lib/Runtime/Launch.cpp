@@ -3,6 +3,7 @@
 #include "placer/Runtime/Launch.h"
 
 #include "placer/Runtime/Artifact.h"
+#include "placer/Runtime/CpuLibraryCalls.h"
 #include "placer/Runtime/Npy.h"
 #include "placer/Runtime/PlainJson.h"
 
@@ -344,11 +345,22 @@ void addTimes(json::Object &report, const TimeSummary &times,
 json::Object describeHalfPrecision(const Program &program) {
   json::Object arithmetic;
   auto note = [&](const TensorSpec &spec) {
-    if (spec.elementType == "f16" || spec.elementType == "bf16")
-      arithmetic[spec.elementType] =
-          "stored in " + spec.elementType +
-          "; each operation computed in f32 and rounded to it, products and "
-          "reductions accumulated in f32";
+    if (spec.elementType == "f16")
+      arithmetic["f16"] =
+          "stored in f16; each operation computed in f32 and rounded to it, "
+          "products and reductions accumulated in f32";
+    // bfloat16 products go to oneDNN (placer_cpu_matmul_bf16), on the
+    // CPU's bf16 instructions where it has them.
+    if (spec.elementType == "bf16")
+      arithmetic["bf16"] =
+          placer_cpu_native_bf16()
+              ? "stored in bf16; products on oneDNN's bf16 kernels "
+                "(AVX512-BF16/AMX) accumulated in f32; other operations "
+                "computed in f32 and rounded to it, reductions accumulated "
+                "in f32"
+              : "stored in bf16; each operation computed in f32 and rounded "
+                "to it, products (widened to f32, this CPU has no bf16 "
+                "instructions) and reductions accumulated in f32";
   };
   for (const TensorSpec &spec : program.getInputs())
     note(spec);

@@ -38,8 +38,9 @@ inline constexpr llvm::StringLiteral kConstantArgAttrName = "placer.constant";
 /// Whether the library calls take `op` as a product, by its indexing maps
 /// and element type (f32, static shapes), whatever its operands' layouts:
 /// C[b..., m, n] += A[b..., m|k, k|m] * B[b..., k|n, n|k], batch dimensions
-/// shared or absent from one operand. placer-tile-and-vectorize leaves
-/// these to placer-cpu-library-calls when told to.
+/// shared or absent from one operand, in f32, or bf16 A and B into an f32 C
+/// (placer_cpu_matmul_bf16). placer-tile-and-vectorize leaves these to
+/// placer-cpu-library-calls when told to.
 bool isLibraryContraction(mlir::linalg::LinalgOp op);
 
 /// Whether `op`, on tensors, is the elementwise op after a convolution that

@@ -27,6 +27,12 @@ typedef PLACER_MEMREF_F32(1) placer_memref1_f32;
 typedef PLACER_MEMREF_F32(3) placer_memref3_f32;
 typedef PLACER_MEMREF_F32(4) placer_memref4_f32;
 
+/* A rank-3 bf16 memref descriptor: the elements as their 16 bits. */
+typedef struct {
+  uint16_t *allocated, *aligned;
+  int64_t offset, sizes[3], strides[3];
+} placer_memref3_bf16;
+
 /* y (+)= conv2d(x, w): x [N, C, H, W], w [F, C / groups, KH, KW], y [N, F,
  * OH, OW], any strides. `pad_h`/`pad_w` zero rows/columns before x (after
  * it: what y's size needs). Accumulates into y unless `accumulate` is 0.
@@ -69,6 +75,20 @@ void _mlir_ciface_placer_cpu_matmul_f32(placer_memref3_f32 *a,
                                         placer_memref3_f32 *c,
                                         int32_t trans_a, int32_t trans_b,
                                         int32_t accumulate);
+
+/* c[b] (+)= op(a[b]) op(b[b]) as placer_cpu_matmul_f32, a and b bfloat16,
+ * c float: the products accumulate in f32 (as GraphToLinalg's bf16
+ * contractions do). On oneDNN's bf16 kernels where the CPU has them
+ * (placer_cpu_native_bf16), else both operands widened to f32 for SGEMM. */
+void _mlir_ciface_placer_cpu_matmul_bf16(placer_memref3_bf16 *a,
+                                         placer_memref3_bf16 *b,
+                                         placer_memref3_f32 *c, int32_t trans_a,
+                                         int32_t trans_b, int32_t accumulate);
+
+/* Host side: 1 when bfloat16 products run on the CPU's own bf16
+ * instructions (oneDNN's AVX512-BF16 or AMX kernels), 0 when they are
+ * widened to f32. */
+int placer_cpu_native_bf16(void);
 
 /* Host side: copies the first error a call recorded since the last take
  * into `buffer` (NUL-terminated, truncated to `size`), clears it and

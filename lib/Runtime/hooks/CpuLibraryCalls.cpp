@@ -10,7 +10,9 @@
 // no reorder), an NCHW caller's input and output are reordered around the
 // call, and a model weight is reordered once and kept. An epilogue (bias,
 // activation, residual) runs as post-ops while the output is written.
-// Products are oneDNN's SGEMM on the buffers as they are.
+// Products are oneDNN's SGEMM on the buffers as they are; bfloat16 products
+// (accumulated in f32) its matmul primitive on bf16 kernels where the CPU
+// has them (AVX512-BF16, AMX), else widened to f32 for SGEMM.
 //
 // Compiled primitives are kept by shape (creating one takes 0.1-5 ms,
 // finding it again a map lookup). Calls are serialised by one lock: the
@@ -98,6 +100,13 @@ struct Convolution {
   bool epilogueByHand = false;
 };
 
+/// One bfloat16 product shape: oneDNN's matmul primitive (bf16 operands, f32
+/// result) and the memory objects each call points at its buffers.
+struct HalfProduct {
+  dnnl_primitive_t matmul = nullptr;
+  dnnl_memory_t a = nullptr, b = nullptr, c = nullptr;
+};
+
 /// Everything kept between calls. Never destroyed: programs may run from
 /// static destructors' time, and oneDNN's own state may be gone by then.
 struct State {
@@ -105,6 +114,7 @@ struct State {
   dnnl_engine_t engine = nullptr;
   dnnl_stream_t stream = nullptr;
   std::map<std::vector<int64_t>, std::unique_ptr<Convolution>> convolutions;
+  std::map<std::vector<int64_t>, std::unique_ptr<HalfProduct>> halfProducts;
   /// Reordered model weights by their address and the convolution whose
   /// layout they are in.
   std::map<std::pair<const void *, const Convolution *>, Buffer> weights;
@@ -765,6 +775,197 @@ extern "C" void _mlir_ciface_placer_cpu_matmul_f32(placer_memref3_f32 *a,
   }
 }
 
+namespace {
+
+/// Whether oneDNN runs bfloat16 products on the CPU's own bf16 instructions
+/// (AVX512-BF16 or AMX; its ISA levels include the ones below them).
+bool hasNativeBf16() {
+  return (dnnl_get_effective_cpu_isa() & dnnl_cpu_isa_avx512_core_bf16) ==
+         dnnl_cpu_isa_avx512_core_bf16;
+}
+
+float widen(uint16_t bits) {
+  uint32_t wide = static_cast<uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &wide, sizeof(value));
+  return value;
+}
+
+void destroy(HalfProduct &p) {
+  if (p.matmul)
+    dnnl_primitive_destroy(p.matmul);
+  for (dnnl_memory_t m : {p.a, p.b, p.c})
+    if (m)
+      dnnl_memory_destroy(m);
+}
+
+/// The primitive of C (+)= op(A) op(B) for one matrix of each, A and B
+/// bf16 with leading dimensions lda and ldb, C f32 with ldc.
+HalfProduct *getHalfProduct(State &s, int64_t m, int64_t n, int64_t k,
+                            int64_t lda, int64_t ldb, int64_t ldc, bool transA,
+                            bool transB, bool accumulate) {
+  std::vector<int64_t> key = {m,   n,      k,      lda,       ldb,
+                              ldc, transA, transB, accumulate};
+  auto found = s.halfProducts.find(key);
+  if (found != s.halfProducts.end())
+    return found->second.get();
+  if (!ensureEngine(s))
+    return nullptr;
+  dnnl_dims_t aDims = {m, k}, bDims = {k, n}, cDims = {m, n};
+  dnnl_dims_t aStrides = {transA ? 1 : lda, transA ? lda : 1};
+  dnnl_dims_t bStrides = {transB ? 1 : ldb, transB ? ldb : 1};
+  dnnl_dims_t cStrides = {ldc, 1};
+  dnnl_memory_desc_t aDesc, bDesc, cDesc;
+  if (!check(dnnl_memory_desc_init_by_strides(&aDesc, 2, aDims, dnnl_bf16,
+                                              aStrides),
+             "a bf16 product's A") ||
+      !check(dnnl_memory_desc_init_by_strides(&bDesc, 2, bDims, dnnl_bf16,
+                                              bStrides),
+             "a bf16 product's B") ||
+      !check(dnnl_memory_desc_init_by_strides(&cDesc, 2, cDims, dnnl_f32,
+                                              cStrides),
+             "a bf16 product's C"))
+    return nullptr;
+  dnnl_matmul_desc_t desc;
+  if (!check(dnnl_matmul_desc_init(&desc, &aDesc, &bDesc, nullptr, &cDesc),
+             "a bf16 product"))
+    return nullptr;
+  dnnl_primitive_attr_t attr = nullptr;
+  if (accumulate) {
+    dnnl_post_ops_t ops = nullptr;
+    bool ok =
+        check(dnnl_primitive_attr_create(&attr), "a bf16 product") &&
+        check(dnnl_post_ops_create(&ops), "a bf16 product") &&
+        check(dnnl_post_ops_append_sum(ops, 1.0f), "a bf16 product") &&
+        check(dnnl_primitive_attr_set_post_ops(attr, ops), "a bf16 product");
+    if (ops)
+      dnnl_post_ops_destroy(ops);
+    if (!ok) {
+      if (attr)
+        dnnl_primitive_attr_destroy(attr);
+      return nullptr;
+    }
+  }
+  dnnl_primitive_desc_t pd = nullptr;
+  bool made =
+      check(dnnl_primitive_desc_create(&pd, &desc, attr, s.engine, nullptr),
+            "a bf16 product");
+  if (attr)
+    dnnl_primitive_attr_destroy(attr);
+  if (!made)
+    return nullptr;
+  auto product = std::make_unique<HalfProduct>();
+  bool ok =
+      check(dnnl_primitive_create(&product->matmul, pd), "a bf16 product") &&
+      makeMemory(s, aDesc, product->a) && makeMemory(s, bDesc, product->b) &&
+      makeMemory(s, cDesc, product->c);
+  dnnl_primitive_desc_destroy(pd);
+  if (!ok) {
+    destroy(*product);
+    return nullptr;
+  }
+  return s.halfProducts.emplace(key, std::move(product)).first->second.get();
+}
+
+/// `rows` x `cols` of bf16 `from` (leading dimension `ld`) as dense f32.
+float *widenMatrix(Buffer &scratch, const uint16_t *from, int64_t rows,
+                   int64_t cols, int64_t ld) {
+  auto *to = static_cast<float *>(
+      scratch.reserve(static_cast<size_t>(rows * cols) * sizeof(float)));
+  if (!to)
+    return nullptr;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      to[r * cols + c] = widen(from[r * ld + c]);
+  return to;
+}
+
+} // namespace
+
+extern "C" void _mlir_ciface_placer_cpu_matmul_bf16(
+    placer_memref3_bf16 *a, placer_memref3_bf16 *b, placer_memref3_f32 *c,
+    int32_t transA, int32_t transB, int32_t accumulate) {
+  int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2];
+  int64_t k = transA ? a->sizes[1] : a->sizes[2];
+  bool shapesAgree = a->sizes[transA ? 2 : 1] == m &&
+                     b->sizes[transB ? 2 : 1] == k &&
+                     b->sizes[transB ? 1 : 2] == n &&
+                     (a->sizes[0] == batch || a->sizes[0] == 1) &&
+                     (b->sizes[0] == batch || b->sizes[0] == 1);
+  bool unitRows =
+      a->strides[2] == 1 && b->strides[2] == 1 && c->strides[2] == 1;
+  if (!shapesAgree || !unitRows) {
+    recordError(
+        "placer_cpu_matmul_bf16: " + describe(*a) + (transA ? "^T" : "") +
+        " x " + describe(*b) + (transB ? "^T" : "") + " -> " + describe(*c) +
+        (shapesAgree ? " with rows of non-unit stride" : " is not a product"));
+    return;
+  }
+  if (m == 0 || n == 0)
+    return;
+  auto leading = [](const auto &x) -> int64_t {
+    return x.strides[1] > x.sizes[2] ? x.strides[1]
+                                     : (x.sizes[2] > 0 ? x.sizes[2] : 1);
+  };
+  int64_t lda = leading(*a), ldb = leading(*b), ldc = leading(*c);
+  // As the f32 product: a shared B and stacked batches of A and C are one
+  // taller product.
+  if (batch > 1 && b->sizes[0] == 1 && a->sizes[0] == batch && !transA &&
+      a->strides[0] == m * lda && c->strides[0] == m * ldc) {
+    m *= batch;
+    batch = 1;
+  }
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  HalfProduct *product = k > 0 && hasNativeBf16()
+                             ? getHalfProduct(s, m, n, k, lda, ldb, ldc, transA,
+                                              transB, accumulate)
+                             : nullptr;
+  for (int64_t i = 0; i < batch; ++i) {
+    const uint16_t *aData =
+        a->aligned + a->offset + (a->sizes[0] == 1 ? 0 : i * a->strides[0]);
+    const uint16_t *bData =
+        b->aligned + b->offset + (b->sizes[0] == 1 ? 0 : i * b->strides[0]);
+    float *cData = dataOf(*c) + i * c->strides[0];
+    if (k == 0) {
+      if (!accumulate)
+        for (int64_t r = 0; r < m; ++r)
+          std::memset(cData + r * c->strides[1], 0, n * sizeof(float));
+      continue;
+    }
+    if (product) {
+      if (!bind(product->a, const_cast<uint16_t *>(aData)) ||
+          !bind(product->b, const_cast<uint16_t *>(bData)) ||
+          !bind(product->c, cData) ||
+          !execute(s, product->matmul,
+                   {{DNNL_ARG_SRC, product->a},
+                    {DNNL_ARG_WEIGHTS, product->b},
+                    {DNNL_ARG_DST, product->c}},
+                   "a bf16 product"))
+        return;
+      continue;
+    }
+    // Without bf16 kernels: both operands widened (exactly) for SGEMM.
+    int64_t aRows = a->sizes[1], aCols = a->sizes[2];
+    int64_t bRows = b->sizes[1], bCols = b->sizes[2];
+    if (batch == 1 && m != c->sizes[1]) // the stacked rows above
+      aRows = m;
+    float *wideA = widenMatrix(s.srcScratch, aData, aRows, aCols, lda);
+    float *wideB = widenMatrix(s.weightScratch, bData, bRows, bCols, ldb);
+    if (!wideA || !wideB) {
+      recordError("out of memory for a bf16 product's widened operands");
+      return;
+    }
+    if (!check(dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, 1.0f,
+                          wideA, aCols, wideB, bCols, accumulate ? 1.0f : 0.0f,
+                          cData, ldc),
+               "sgemm"))
+      return;
+  }
+}
+
+extern "C" int placer_cpu_native_bf16(void) { return hasNativeBf16() ? 1 : 0; }
+
 extern "C" int placer_cpu_library_take_error(char *buffer, size_t size) {
   ErrorSlot &slot = errorSlot();
   std::lock_guard<std::mutex> lock(slot.mutex);
@@ -786,5 +987,8 @@ extern "C" void placer_cpu_library_release(void) {
   for (auto &entry : s.convolutions)
     destroy(*entry.second);
   s.convolutions.clear();
+  for (auto &entry : s.halfProducts)
+    destroy(*entry.second);
+  s.halfProducts.clear();
   s.weights.clear();
 }

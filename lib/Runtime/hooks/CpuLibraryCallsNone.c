@@ -10,4 +10,6 @@
 
 int placer_cpu_library_take_error(char *buffer, size_t size) { return 0; }
 
+int placer_cpu_native_bf16(void) { return 0; }
+
 void placer_cpu_library_release(void) {}
