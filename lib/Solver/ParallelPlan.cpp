@@ -624,7 +624,7 @@ std::optional<llvm::Expected<ParallelPlan>> Planner::planOverSegments() {
   if (!segmented)
     return std::nullopt;
   ParallelPlanOptions inner = options;
-  inner.segmentAbove = std::nullopt;
+  inner.segmentAbove = std::numeric_limits<int64_t>::max();
   llvm::Expected<ParallelPlan> plan = Planner(segmented->problem, inner).run();
   if (!plan)
     return plan.takeError();
@@ -1229,8 +1229,9 @@ llvm::Expected<ParallelPlan> Planner::run() {
   if (llvm::Error error = buildLattice())
     return std::move(error);
   prepareBounds();
-  if (options.segmentAbove &&
-      countPairs(*options.segmentAbove) > *options.segmentAbove)
+  int64_t segmentAbove = options.segmentAbove.value_or(options.pairLimit);
+  if (segmentAbove < std::numeric_limits<int64_t>::max() &&
+      countPairs(segmentAbove) > segmentAbove)
     if (std::optional<llvm::Expected<ParallelPlan>> plan = planOverSegments()) {
       if (*plan)
         (*plan)->seconds = secondsSince(start);

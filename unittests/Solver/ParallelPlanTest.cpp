@@ -441,7 +441,7 @@ TEST(ParallelPlan, SegmentsPastThePairLimit) {
       for (const ParallelStage &stage : plan->stages)
         EXPECT_TRUE(wholeSegments(stage.layers)) << "trial " << trial;
 
-      options.segmentAbove = std::nullopt;
+      options.segmentAbove = std::numeric_limits<int64_t>::max();
       options.pairLimit = 0;
       plan = planParallel(problem, options);
       ASSERT_FALSE(static_cast<bool>(plan));

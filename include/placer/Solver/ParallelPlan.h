@@ -275,14 +275,15 @@ struct ParallelPlanOptions {
   /// Past this many candidate stages (pairs of ideals whose difference can
   /// fit in memory) it refuses too: each costs a Pareto frontier.
   int64_t pairLimit = 2000000;
-  /// Past this many candidate stages, plan over segments: the runs of
-  /// layers between the points where every edge that crosses leaves one
-  /// layer (a residual stream's adds in an operator graph), each summed
-  /// exactly, so plans cut only there (Piper plans over transformer layers
-  /// the same way). Where the graph has no such points the layers are
-  /// planned as they are (and pairLimit may refuse them); std::nullopt:
-  /// never.
-  std::optional<int64_t> segmentAbove = 2000000;
+  /// Past this many candidate stages (std::nullopt: pairLimit, so that a
+  /// graph is coarsened only where it would be refused), plan over
+  /// segments: the runs of layers between the points where every edge that
+  /// crosses leaves one layer (a residual stream's adds in an operator
+  /// graph), each summed exactly, so plans cut only there (Piper plans over
+  /// transformer layers the same way). Where the graph has no such points
+  /// the layers are planned as they are (and pairLimit may refuse them).
+  /// INT64_MAX: never.
+  std::optional<int64_t> segmentAbove;
   /// Past this many Pareto-optimal configuration choices in one stage it
   /// refuses too (the knapsack inside a stage is exact, so exponential in
   /// the worst case; layers with one configuration, or identical ones as in
