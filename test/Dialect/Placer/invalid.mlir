@@ -344,6 +344,12 @@ module attributes {placer.x = #placer.tensor_config<id = "v", time = -1.0, param
 
 // -----
 
+// A decode step's KV cache bytes (cache_bytes, 0 when left out) too.
+// expected-error @+1 {{tensor_config 'kv': times and bytes must be finite and not negative}}
+module attributes {placer.x = #placer.tensor_config<id = "kv", time = 1.0, param_bytes = 0.0, stash_bytes = 0.0, fixed_bytes = 0.0, sync_in = [], sync_out = [], cache_bytes = -4.0>} {}
+
+// -----
+
 // expected-error @+1 {{tensor_config 'v': the time on 'slow' must be a finite, not negative float}}
 module attributes {placer.x = #placer.tensor_config<id = "v", time = 1.0, param_bytes = 0.0, stash_bytes = 0.0, fixed_bytes = 0.0, sync_in = [], sync_out = [], times = {fast = 1.0 : f64, slow = -2.0 : f64}>} {}
 
