@@ -1,5 +1,4 @@
-//===- KVCache.h - The KV caches a decode step reads and extends -*- C++
-//-*-===//
+//===- KVCache.h - A decode step's KV caches --------------------*- C++ -*-===//
 //
 // A decoder's decode step takes each layer's past keys and values as inputs
 // and returns them extended by the new token's (torch.onnx.export's
