@@ -395,6 +395,31 @@ private:
   /// a device keeps at least, and per ideal the least memory of its layers
   /// (a stage's is at least the difference of its two ideals').
   void prepareBounds();
+  /// Calls visit(ideal, group, larger) for every larger ideal J whose
+  /// difference from `from` can fit on a device, reached over the
+  /// lattice's edges (`group` added to `ideal`): memory only grows with the
+  /// stage, so the search stops at the first J whose layers' least memory
+  /// exceeds the largest device; a visit that returns false stops it.
+  /// `stamp` (one per ideal) and `queue` are the caller's scratch.
+  template <typename Visit>
+  void reachStages(int64_t from, std::vector<int64_t> &stamp,
+                   std::vector<int64_t> &queue, Visit visit) const {
+    queue.assign(1, from);
+    stamp[from] = from;
+    while (!queue.empty()) {
+      int64_t i = queue.back();
+      queue.pop_back();
+      for (auto [group, to] : lattice.addable[i])
+        if (stamp[to] != from) {
+          stamp[to] = from;
+          if (leastMemory[to] - leastMemory[from] > largestMemory)
+            continue;
+          if (!visit(i, group, to))
+            return;
+          queue.push_back(to);
+        }
+    }
+  }
   /// The candidate stages (pairs of ideals whose difference may fit), or
   /// a number past `limit` once there are more.
   int64_t countPairs(int64_t limit) const;
@@ -597,24 +622,9 @@ void Planner::prepareBounds() {
 int64_t Planner::countPairs(int64_t limit) const {
   int64_t count = lattice.size(), pairs = 0;
   std::vector<int64_t> stamp(count, -1), queue;
-  // As buildOptions reaches them: over the lattice's edges while the
-  // layers' least memory fits.
-  for (int64_t from = 0; from < count && pairs <= limit; ++from) {
-    queue.assign(1, from);
-    stamp[from] = from;
-    while (!queue.empty() && pairs <= limit) {
-      int64_t i = queue.back();
-      queue.pop_back();
-      for (auto [group, to] : lattice.addable[i])
-        if (stamp[to] != from) {
-          stamp[to] = from;
-          if (leastMemory[to] - leastMemory[from] > largestMemory)
-            continue;
-          ++pairs;
-          queue.push_back(to);
-        }
-    }
-  }
+  for (int64_t from = 0; from < count && pairs <= limit; ++from)
+    reachStages(from, stamp, queue,
+                [&](int64_t, int, int64_t) { return ++pairs <= limit; });
   return pairs;
 }
 
@@ -664,7 +674,7 @@ llvm::Error Planner::buildOptions() {
 
   StageFrontier levels;
   std::vector<char> inStage(problem.size());
-  std::vector<int64_t> stamp(count, -1);
+  std::vector<int64_t> stamp(count, -1), queue;
   std::vector<std::pair<double, int>> byTime; // (time, point)
   for (int64_t from = 0; from < count; ++from) {
     if (pastDeadline())
@@ -677,40 +687,37 @@ llvm::Error Planner::buildOptions() {
       for (int slot = 0; slot < slots; ++slot)
         grown[slot].assign(1, emptyChoice);
     }
-    // Every larger ideal J whose difference can fit on a device, reached
-    // over the lattice's edges: memory only grows with the stage, so the
-    // search stops at the first J whose layers' least memory exceeds M.
-    std::vector<int64_t> reached, queue = {from};
-    stamp[from] = from;
+    // Every larger ideal J whose difference can fit on a device; where the
+    // syncs are shared, each one's frontiers grown from those of the ideal
+    // it was reached from.
+    std::vector<int64_t> reached;
     position[from] = 0;
-    while (!queue.empty()) {
-      int64_t i = queue.back();
-      queue.pop_back();
-      for (auto [group, to] : lattice.addable[i])
-        if (stamp[to] != from) {
-          stamp[to] = from;
-          if (leastMemory[to] - leastMemory[from] > largestMemory)
-            continue;
-          reached.push_back(to);
-          queue.push_back(to);
-          if (!growing)
-            continue;
-          position[to] = static_cast<int64_t>(reached.size());
-          size_t base = position[to] * slots;
-          if (grown.size() < base + slots)
-            grown.resize(base + slots);
-          for (auto [ti, t] : llvm::enumerate(degrees))
-            for (int kind = 0; kind < kindCount && shared[ti]; ++kind) {
-              size_t slot = ti * kindCount + kind;
-              if (!growFrontier(problem, grown[position[i] * slots + slot],
-                                groupLayers[group], t, kind,
-                                kinds[kind].memoryPerDevice, cacheShare, maxS,
-                                options.frontierLimit, grown[base + slot], next,
-                                scratch))
-                return frontierError(stageLayers(from, to, inStage), t);
-            }
+    std::optional<std::pair<int64_t, int>> overflowAt; // (J, t)
+    reachStages(from, stamp, queue, [&](int64_t i, int group, int64_t to) {
+      reached.push_back(to);
+      if (!growing)
+        return true;
+      position[to] = static_cast<int64_t>(reached.size());
+      size_t base = position[to] * slots;
+      if (grown.size() < base + slots)
+        grown.resize(base + slots);
+      for (auto [ti, t] : llvm::enumerate(degrees))
+        for (int kind = 0; kind < kindCount && shared[ti]; ++kind) {
+          size_t slot = ti * kindCount + kind;
+          if (!growFrontier(problem, grown[position[i] * slots + slot],
+                            groupLayers[group], t, kind,
+                            kinds[kind].memoryPerDevice, cacheShare, maxS,
+                            options.frontierLimit, grown[base + slot], next,
+                            scratch)) {
+            overflowAt = {to, t};
+            return false;
+          }
         }
-    }
+      return true;
+    });
+    if (overflowAt)
+      return frontierError(stageLayers(from, overflowAt->first, inStage),
+                           overflowAt->second);
     llvm::sort(reached);
     stats.pairs += static_cast<int64_t>(reached.size());
     if (stats.pairs > options.pairLimit)

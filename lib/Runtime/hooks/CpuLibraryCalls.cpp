@@ -34,6 +34,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -717,44 +718,70 @@ extern "C" void _mlir_ciface_placer_cpu_conv2d_epilogue_f32(
            0, constantWeights, std::move(epilogue), operands);
 }
 
-extern "C" void _mlir_ciface_placer_cpu_matmul_f32(placer_memref3_f32 *a,
-                                                   placer_memref3_f32 *b,
-                                                   placer_memref3_f32 *c,
-                                                   int32_t transA,
-                                                   int32_t transB,
-                                                   int32_t accumulate) {
-  // op(A) is M x K, op(B) K x N, C M x N.
-  int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2];
-  int64_t k = transA ? a->sizes[1] : a->sizes[2];
-  bool shapesAgree = a->sizes[transA ? 2 : 1] == m &&
-                     b->sizes[transB ? 2 : 1] == k &&
-                     b->sizes[transB ? 1 : 2] == n &&
-                     (a->sizes[0] == batch || a->sizes[0] == 1) &&
-                     (b->sizes[0] == batch || b->sizes[0] == 1);
-  bool unitRows = a->strides[2] == 1 && b->strides[2] == 1 && c->strides[2] == 1;
+namespace {
+
+/// A product call's dimensions: per batch, op(A) is M x K, op(B) K x N and C
+/// M x N, each matrix's rows `ld*` elements apart.
+struct ProductShape {
+  int64_t batch = 0, m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
+};
+
+/// The shape of `function`'s call on `a`, `b`, `c`, or std::nullopt (after
+/// recording why) when they make no product or their rows are strided.
+template <typename MemRefA, typename MemRefB>
+std::optional<ProductShape>
+getProductShape(const char *function, const MemRefA &a, const MemRefB &b,
+                const placer_memref3_f32 &c, bool transA, bool transB) {
+  ProductShape shape;
+  shape.batch = c.sizes[0];
+  shape.m = c.sizes[1];
+  shape.n = c.sizes[2];
+  shape.k = transA ? a.sizes[1] : a.sizes[2];
+  bool shapesAgree = a.sizes[transA ? 2 : 1] == shape.m &&
+                     b.sizes[transB ? 2 : 1] == shape.k &&
+                     b.sizes[transB ? 1 : 2] == shape.n &&
+                     (a.sizes[0] == shape.batch || a.sizes[0] == 1) &&
+                     (b.sizes[0] == shape.batch || b.sizes[0] == 1);
+  bool unitRows = a.strides[2] == 1 && b.strides[2] == 1 && c.strides[2] == 1;
   if (!shapesAgree || !unitRows) {
     recordError(
-        "placer_cpu_matmul_f32: " + describe(*a) + (transA ? "^T" : "") +
-        " x " + describe(*b) + (transB ? "^T" : "") + " -> " + describe(*c) +
+        std::string(function) + ": " + describe(a) + (transA ? "^T" : "") +
+        " x " + describe(b) + (transB ? "^T" : "") + " -> " + describe(c) +
         (shapesAgree ? " with rows of non-unit stride" : " is not a product"));
-    return;
+    return std::nullopt;
   }
-  if (m == 0 || n == 0)
-    return;
   // A leading dimension must cover a row even where there is one row.
-  auto leading = [](const placer_memref3_f32 &x) {
+  auto leading = [](const auto &x) -> int64_t {
     return x.strides[1] > x.sizes[2] ? x.strides[1]
                                      : (x.sizes[2] > 0 ? x.sizes[2] : 1);
   };
+  shape.lda = leading(a);
+  shape.ldb = leading(b);
+  shape.ldc = leading(c);
   // A shared B and batches of A and C laid out as one taller matrix each
   // (a [197, 1, 768] sequence times a [768, 2304] weight): one product of
   // batch * m rows rather than a matrix-vector product per batch, each
   // reading all of B (ViT-B/16's projections: 50 ms to 2 ms).
-  if (batch > 1 && b->sizes[0] == 1 && a->sizes[0] == batch && !transA &&
-      a->strides[0] == m * leading(*a) && c->strides[0] == m * leading(*c)) {
-    m *= batch;
-    batch = 1;
+  if (shape.batch > 1 && b.sizes[0] == 1 && a.sizes[0] == shape.batch &&
+      !transA && a.strides[0] == shape.m * shape.lda &&
+      c.strides[0] == shape.m * shape.ldc) {
+    shape.m *= shape.batch;
+    shape.batch = 1;
   }
+  return shape;
+}
+
+} // namespace
+
+extern "C" void
+_mlir_ciface_placer_cpu_matmul_f32(placer_memref3_f32 *a, placer_memref3_f32 *b,
+                                   placer_memref3_f32 *c, int32_t transA,
+                                   int32_t transB, int32_t accumulate) {
+  std::optional<ProductShape> shape =
+      getProductShape("placer_cpu_matmul_f32", *a, *b, *c, transA, transB);
+  if (!shape || shape->m == 0 || shape->n == 0)
+    return;
+  auto [batch, m, n, k, lda, ldb, ldc] = *shape;
   for (int64_t i = 0; i < batch; ++i) {
     const float *aData =
         dataOf(*a) + (a->sizes[0] == 1 ? 0 : i * a->strides[0]);
@@ -767,9 +794,9 @@ extern "C" void _mlir_ciface_placer_cpu_matmul_f32(placer_memref3_f32 *a,
           std::memset(cData + r * c->strides[1], 0, n * sizeof(float));
       continue;
     }
-    if (!check(dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k,
-                          1.0f, aData, leading(*a), bData, leading(*b),
-                          accumulate ? 1.0f : 0.0f, cData, leading(*c)),
+    if (!check(dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, 1.0f,
+                          aData, lda, bData, ldb, accumulate ? 1.0f : 0.0f,
+                          cData, ldc),
                "sgemm"))
       return;
   }
@@ -885,36 +912,11 @@ float *widenMatrix(Buffer &scratch, const uint16_t *from, int64_t rows,
 extern "C" void _mlir_ciface_placer_cpu_matmul_bf16(
     placer_memref3_bf16 *a, placer_memref3_bf16 *b, placer_memref3_f32 *c,
     int32_t transA, int32_t transB, int32_t accumulate) {
-  int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2];
-  int64_t k = transA ? a->sizes[1] : a->sizes[2];
-  bool shapesAgree = a->sizes[transA ? 2 : 1] == m &&
-                     b->sizes[transB ? 2 : 1] == k &&
-                     b->sizes[transB ? 1 : 2] == n &&
-                     (a->sizes[0] == batch || a->sizes[0] == 1) &&
-                     (b->sizes[0] == batch || b->sizes[0] == 1);
-  bool unitRows =
-      a->strides[2] == 1 && b->strides[2] == 1 && c->strides[2] == 1;
-  if (!shapesAgree || !unitRows) {
-    recordError(
-        "placer_cpu_matmul_bf16: " + describe(*a) + (transA ? "^T" : "") +
-        " x " + describe(*b) + (transB ? "^T" : "") + " -> " + describe(*c) +
-        (shapesAgree ? " with rows of non-unit stride" : " is not a product"));
+  std::optional<ProductShape> shape =
+      getProductShape("placer_cpu_matmul_bf16", *a, *b, *c, transA, transB);
+  if (!shape || shape->m == 0 || shape->n == 0)
     return;
-  }
-  if (m == 0 || n == 0)
-    return;
-  auto leading = [](const auto &x) -> int64_t {
-    return x.strides[1] > x.sizes[2] ? x.strides[1]
-                                     : (x.sizes[2] > 0 ? x.sizes[2] : 1);
-  };
-  int64_t lda = leading(*a), ldb = leading(*b), ldc = leading(*c);
-  // As the f32 product: a shared B and stacked batches of A and C are one
-  // taller product.
-  if (batch > 1 && b->sizes[0] == 1 && a->sizes[0] == batch && !transA &&
-      a->strides[0] == m * lda && c->strides[0] == m * ldc) {
-    m *= batch;
-    batch = 1;
-  }
+  auto [batch, m, n, k, lda, ldb, ldc] = *shape;
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   HalfProduct *product = k > 0 && hasNativeBf16()
