@@ -84,7 +84,9 @@ def prepare_model(bin_dir, out, name, cache, variant=""):
     """variant: "" (the whole model), "profile" (compiled with per-node
     timers), "cpuprofile" (the same for the CPU: its times on the GPU
     machine's CPU, for benchmarks/gpu/split.py) or "split" (a CPU+GPU
-    split, cpu-gpu-cluster.json's roofline costs)."""
+    split, cpu-gpu-cluster.json's roofline costs); "tf32" and
+    "tf32-profile" are the first two with TF32 tensor cores allowed
+    (--gpu-tf32)."""
     folder = os.path.join(out, "models", name + ("-" + variant if variant else ""))
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
@@ -108,8 +110,11 @@ def prepare_model(bin_dir, out, name, cache, variant=""):
             "--profile", os.path.join(folder, "unused.json"))
         stages = [""]
     else:
-        compile_gpu(bin_dir, mlir, artifact, cache,
-                    ["--profile", os.path.join(folder, "unused.json")] if variant == "profile" else [])
+        words = variant.split("-")
+        extra = ["--gpu-tf32"] if "tf32" in words else []
+        if "profile" in words:
+            extra += ["--profile", os.path.join(folder, "unused.json")]
+        compile_gpu(bin_dir, mlir, artifact, cache, extra)
         stages = [""]
     for stage in stages:
         total, extra = write_recipe(os.path.join(artifact, stage), model.state_dict())
@@ -149,12 +154,39 @@ def main():
     parser.add_argument("--bin", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--models", default=",".join(models.MODELS))
+    parser.add_argument("--variants", default="profile,tf32,tf32-profile,split",
+                        help="besides each model whole (fp32): which variants to compile")
+    parser.add_argument("--no-tests", action="store_true", help="only the models")
     args = parser.parse_args()
     cache = os.path.join(args.out, "cache")
     work = os.path.join(args.out, "work")
     os.makedirs(work, exist_ok=True)
     translate = os.path.join(args.bin, "placer-translate")
 
+    if not args.no_tests:
+        prepare_tests(args, cache, work, translate)
+    # Each model whole and in each variant (per-node GPU times, TF32); ResNet-50 also
+    # split over the GPU and a CPU core.
+    variants = list(filter(None, args.variants.split(",")))
+    for name in filter(None, args.models.split(",")):
+        prepare_model(args.bin, args.out, name, cache)
+        for variant in variants:
+            if variant not in ("split", "cpuprofile"):
+                prepare_model(args.bin, args.out, name, cache, variant)
+    if "resnet50" in args.models and "split" in variants:
+        prepare_model(args.bin, args.out, "resnet50", cache, "split")
+        prepare_model(args.bin, args.out, "resnet50", cache, "cpuprofile")
+        # CPU code with parallel loops links LLVM 22's libomp, which the GPU
+        # machine may lack: it travels along (run.py puts it on the path).
+        lib = os.path.join(args.out, "lib")
+        os.makedirs(lib, exist_ok=True)
+        shutil.copy(os.path.realpath("/usr/lib/llvm-22/lib/libomp.so.5"),
+                    os.path.join(lib, "libomp.so.5"))
+    shutil.rmtree(cache)
+    shutil.rmtree(work)
+
+
+def prepare_tests(args, cache, work, translate):
     # Small programs: a CNN (convolutions, pooling, Gemm), the bundled MLP
     # (products), a scalar reduction.
     run(sys.executable, os.path.join(ROOT, "test/Runtime/Inputs/pipeline_models.py"), "cnn",
@@ -180,23 +212,6 @@ def main():
         "-o", os.path.join(work, "mlp4.mlir"))
     prepare_test(args.bin, args.out, "mlp4", os.path.join(work, "mlp4.mlir"),
                  {"x": rng.standard_normal((8, 32)).astype(np.float32)}, cache)
-
-    # Each model whole and profiled (per-node GPU times); ResNet-50 also
-    # split over the GPU and a CPU core.
-    for name in filter(None, args.models.split(",")):
-        prepare_model(args.bin, args.out, name, cache)
-        prepare_model(args.bin, args.out, name, cache, "profile")
-    if "resnet50" in args.models:
-        prepare_model(args.bin, args.out, "resnet50", cache, "split")
-        prepare_model(args.bin, args.out, "resnet50", cache, "cpuprofile")
-        # CPU code with parallel loops links LLVM 22's libomp, which the GPU
-        # machine may lack: it travels along (run.py puts it on the path).
-        lib = os.path.join(args.out, "lib")
-        os.makedirs(lib, exist_ok=True)
-        shutil.copy(os.path.realpath("/usr/lib/llvm-22/lib/libomp.so.5"),
-                    os.path.join(lib, "libomp.so.5"))
-    shutil.rmtree(cache)
-    shutil.rmtree(work)
 
 
 if __name__ == "__main__":

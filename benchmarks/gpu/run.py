@@ -12,6 +12,9 @@ with CUDA events, median of `repeat` after 8 warm-ups, with the input on the
 GPU already and, for comparison, with the copies in and out too. Writes
 OUT/gpu-results.json and prints a table. Variants: NAME-profile and
 NAME-cpuprofile write per-node profiles (GPU; one CPU core) to OUT;
+NAME-tf32 (compiled with --gpu-tf32) is timed against PyTorch with TF32
+on, beside PyTorch under bf16 autocast and, for --compile MODELS,
+torch.compile with TF32 (NAME-tf32-profile: its per-node profile);
 NAME-split runs a CPU+GPU split under mpirun; NAME-measured (made by
 benchmarks/gpu/split.py from those profiles) runs its microbatches
 pipelined and compares with the simulator's time (simulated.json).
@@ -62,6 +65,32 @@ def time_cuda(fn, repeat):
     return float(np.median(times))
 
 
+def set_tf32(on):
+    torch.backends.cuda.matmul.allow_tf32 = on
+    torch.backends.cudnn.allow_tf32 = on
+
+
+def relative_error(got, want):
+    return float(np.abs(got.astype(np.float64) - want).max() / np.abs(want).max())
+
+
+def torch_anchors(model, x, want, repeat, compiled):
+    """What users run on tensor cores, timed as the eager run is: bf16
+    autocast (its error against fp32 too) and, if `compiled`,
+    torch.compile with TF32 on (the caller's setting)."""
+    anchors = {}
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        anchors["torch_bf16_autocast_seconds"] = time_cuda(lambda: model(x), repeat)
+        anchors["torch_bf16_autocast_rel_error"] = relative_error(model(x).float().cpu().numpy(), want)
+    if compiled:
+        start = time.time()
+        fast = torch.compile(model)
+        fast(x)
+        anchors["torch_compile_first_call_seconds"] = time.time() - start
+        anchors["torch_compile_tf32_seconds"] = time_cuda(lambda: fast(x), repeat)
+    return anchors
+
+
 def torch_op_times(model, x):
     """PyTorch's GPU time per operator type for one run (torch.profiler),
     milliseconds: what each op family costs there, beside placer's
@@ -86,9 +115,11 @@ def main():
     parser.add_argument("--models", default="")
     parser.add_argument("--torch-profile", action="store_true",
                         help="also write PyTorch's GPU time per operator")
+    parser.add_argument("--compile", default="",
+                        help="models (comma-separated) whose TF32 variant is also "
+                             "timed under torch.compile")
     args = parser.parse_args()
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    set_tf32(False)
     torch.backends.cudnn.benchmark = True
     device = torch.cuda.get_device_name(0)
     results = {"device": device, "torch": torch.__version__, "models": {}}
@@ -97,6 +128,8 @@ def main():
         folder = os.path.join(args.prepared, "models", name)
         artifact = os.path.join(folder, "artifact")
         base, _, variant = name.partition("-")
+        words = set(variant.split("-")) - {""}
+        tf32 = "tf32" in words
         entry = {}
         try:
             stages = sorted(d for d in os.listdir(artifact) if d.startswith("stage-")) or [""]
@@ -111,7 +144,7 @@ def main():
                        "--output-dir", out_dir, "--report", report]
             env = dict(os.environ)
             mpirun = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", str(len(stages))]
-            if variant == "profile":
+            if "profile" in words:
                 # Per-node GPU times, as --placer-estimate-costs reads them.
                 command += ["--profile", os.path.join(args.out, name + ".json"),
                             "--profile-kind", "gpu", "--repeat", "5"]
@@ -148,7 +181,7 @@ def main():
                 raise RuntimeError(entry["error"])
             rep = json.load(open(report))
             entry["report"] = rep
-            if variant in ("profile", "cpuprofile"):
+            if words & {"profile", "cpuprofile"}:
                 results["models"][name] = entry
                 continue
             entry["placer_seconds"] = rep["seconds_per_run"]["median"]
@@ -161,13 +194,18 @@ def main():
             model = model.cuda()
             xg = x.cuda()
             with torch.no_grad():
+                # The reference is strict fp32 whatever the variant.
                 want = model(xg).float().cpu().numpy()
+                set_tf32(tf32)
                 entry["torch_seconds"] = time_cuda(lambda: model(xg), args.repeat)
                 entry["torch_with_copies_seconds"] = time_cuda(lambda: model(x.cuda()).cpu(), args.repeat)
-                if variant == "" and args.torch_profile:
+                if (variant == "" or words == {"tf32"}) and args.torch_profile:
                     entry["torch_profile"] = torch_op_times(model, xg)
-            scale = float(np.abs(want).max())
-            entry["max_rel_error"] = float(np.abs(got.astype(np.float64) - want).max() / scale)
+                if words == {"tf32"}:
+                    entry.update(torch_anchors(model, xg, want, args.repeat,
+                                               base in args.compile.split(",")))
+                set_tf32(False)
+            entry["max_rel_error"] = relative_error(got, want)
             entry["ratio"] = entry["placer_seconds"] / entry["torch_seconds"]
             entry["ratio_with_copies"] = entry["placer_seconds"] / entry["torch_with_copies_seconds"]
             del model, xg
@@ -178,7 +216,7 @@ def main():
         print(name, json.dumps(entry), flush=True)
     os.makedirs(args.out, exist_ok=True)
     json.dump(results, open(os.path.join(args.out, "gpu-results.json"), "w"), indent=1)
-    print("\n%s, PyTorch %s, fp32 (TF32 off)" % (device, torch.__version__))
+    print("\n%s, PyTorch %s; TF32 off but in the -tf32 rows" % (device, torch.__version__))
     print("| model | placer-run | PyTorch eager | ratio | PyTorch with copies | ratio | max rel error |")
     print("|---|---|---|---|---|---|---|")
     for name, e in results["models"].items():
@@ -192,6 +230,13 @@ def main():
             name, e["placer_seconds"] * 1e3, e["torch_seconds"] * 1e3, e["ratio"],
             e["torch_with_copies_seconds"] * 1e3, e["ratio_with_copies"], e["max_rel_error"]))
     for name, e in results["models"].items():
+        if "torch_bf16_autocast_seconds" in e:
+            print("%s: PyTorch bf16 autocast %.2f ms (placer-run TF32 / that = %.2fx, its error %.1e)%s" % (
+                name, e["torch_bf16_autocast_seconds"] * 1e3,
+                e["placer_seconds"] / e["torch_bf16_autocast_seconds"], e["torch_bf16_autocast_rel_error"],
+                "; torch.compile TF32 %.2f ms (placer-run / that = %.2fx)" % (
+                    e["torch_compile_tf32_seconds"] * 1e3, e["placer_seconds"] / e["torch_compile_tf32_seconds"])
+                if "torch_compile_tf32_seconds" in e else ""))
         if "measured_over_simulated" in e:
             print("%s: %d microbatches over %d ranks, %.2f ms per microbatch measured, "
                   "%.2f ms simulated: measured / simulated = %.2f" % (
