@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
-"""placer-run against PyTorch and onnxruntime-node, single-threaded: the
-outputs' errors, the time per run and each runner's peak resident memory,
+"""placer-run against PyTorch and onnxruntime-node, each on the same number
+of threads (one unless --threads): the outputs' errors, the time per run and each runner's peak resident memory,
 on ResNet-50 (torchvision, seeded random weights), a GPT-2-style decoder
 and the bundled example.
 
     compare.py --bin BUILD/bin --ort NODE_PREFIX --work DIR
                [--cases resnet50,gpt2,mlp4] [--opset 17] [--repeat 20]
-               [--batch 1]
+               [--batch 1] [--threads 1]
 
 Other cases: resnet18, vgg16, mobilenet_v2, mobilenet_v3_small,
-densenet121, inception_v3, vit_b_16 (torchvision, seeded random weights).
+mobilenet_v3_large, densenet121, inception_v3, efficientnet_b0,
+convnext_tiny, regnet_y_400mf, shufflenet_v2_x1_0, vit_b_16
+(torchvision, seeded random weights); `--cases cnns` is every
+torchvision case (the wide comparison of benchmarks/README.md).
+`--threads N` gives placer-run, PyTorch and ORT's intra-op pool N threads.
 `--batch N` runs the torchvision models on N images and the decoder on N
 sequences (the example keeps its batch of 8); WORK/CASE-bN then holds the
 case's files.
@@ -107,10 +111,14 @@ class Mlp4(nn.Module):
 # torchvision classifiers the benchmark knows, with their constructor options.
 TORCHVISION = {
     "resnet50": {}, "resnet18": {}, "vgg16": {}, "mobilenet_v2": {},
-    "mobilenet_v3_small": {}, "densenet121": {},
+    "mobilenet_v3_small": {}, "mobilenet_v3_large": {}, "densenet121": {},
     "inception_v3": {"aux_logits": False, "init_weights": True},
-    "vit_b_16": {},
+    "efficientnet_b0": {}, "convnext_tiny": {}, "regnet_y_400mf": {},
+    "shufflenet_v2_x1_0": {}, "vit_b_16": {},
 }
+# The wide comparison (issue #59): the models users bring, beyond our own.
+WIDE = ["resnet50", "mobilenet_v2", "mobilenet_v3_large", "efficientnet_b0",
+        "convnext_tiny", "regnet_y_400mf", "shufflenet_v2_x1_0", "vit_b_16"]
 
 
 def build(case, folder, opset, batch=1):
@@ -205,6 +213,7 @@ def time_placer(args, folder, inputs, dims):
     out_dir = os.path.join(folder, "placer-out")
     command = [os.path.join(args.bin, "placer-run"), mlir, "--output-dir", out_dir,
                "--cache-dir", os.path.join(args.work, "cache")] + files
+    command += ["--threads", str(args.threads)]
     run(command + ["--repeat", str(args.repeat), "--report", report])
     with open(report) as f:
         rep = json.load(f)
@@ -217,7 +226,7 @@ def time_placer(args, folder, inputs, dims):
     run([os.path.join(args.bin, "placer-run"), mlir, "--compile-only", artifact,
          "--cache-dir", os.path.join(args.work, "cache")])
     _, peak = run([os.path.join(args.runtime_bin or args.bin, "placer-run"), artifact,
-                   "--output-dir", out_dir, "--repeat", "1"] + files)
+                   "--output-dir", out_dir, "--repeat", "1", "--threads", str(args.threads)] + files)
     return output, rep["seconds_per_run"]["median"], peak
 
 
@@ -234,7 +243,8 @@ def time_ort(args, folder, inputs):
     env = dict(os.environ, NODE_PATH=os.path.join(args.ort, "node_modules"))
     _, peak = run(["node", os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                         "ort_run.js"),
-                   os.path.join(folder, "model.onnx"), folder, str(args.repeat)], env=env)
+                   os.path.join(folder, "model.onnx"), folder, str(args.repeat),
+                   str(args.threads)], env=env)
     with open(os.path.join(folder, "ort.json")) as f:
         rep = json.load(f)
     first = rep["outputs"][0]
@@ -264,8 +274,11 @@ def main():
     parser.add_argument("--opset", type=int, default=17)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--batch", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
-    torch.set_num_threads(1)
+    if args.cases == "cnns":
+        args.cases = ",".join(WIDE)
+    torch.set_num_threads(args.threads)
     os.makedirs(args.work, exist_ok=True)
 
     results = []
@@ -273,8 +286,8 @@ def main():
         "case", "placer_s", "torch_s", "ort_s", "vs_torch", "vs_ort",
         "abs_torch", "rel_torch", "abs_ort", "rel_ort", "placer_MB", "ort_MB"))
     for case in args.cases.split(","):
-        folder = os.path.join(args.work, case if args.batch == 1
-                              else "%s-b%d" % (case, args.batch))
+        folder = os.path.join(args.work, case + ("-b%d" % args.batch if args.batch != 1 else "")
+                              + ("-t%d" % args.threads if args.threads != 1 else ""))
         os.makedirs(folder, exist_ok=True)
         model, inputs, dims = build(case, folder, args.opset, args.batch)
         reference, torch_s = time_torch(model, inputs, args.repeat)
@@ -282,7 +295,7 @@ def main():
         ort_out, ort_s, ort_version, ort_peak = time_ort(args, folder, inputs)
         row = {
             "case": case, "opset": args.opset if case != "mlp4" else 13,
-            "batch": args.batch if case != "mlp4" else 8,
+            "batch": args.batch if case != "mlp4" else 8, "threads": args.threads,
             "seconds_per_run": {"placer": placer_s, "torch": torch_s, "ort": ort_s},
             "time_ratio": {"placer_over_torch": placer_s / torch_s,
                            "placer_over_ort": placer_s / ort_s},
@@ -298,7 +311,8 @@ def main():
             row["placer_vs_torch"]["max_abs"], row["placer_vs_torch"]["max_rel"],
             row["placer_vs_ort"]["max_abs"], row["placer_vs_ort"]["max_rel"],
             placer_peak / 2**20, ort_peak / 2**20), flush=True)
-    results_name = "results.json" if args.batch == 1 else "results-b%d.json" % args.batch
+    results_name = "results%s%s.json" % ("-b%d" % args.batch if args.batch != 1 else "",
+                                         "-t%d" % args.threads if args.threads != 1 else "")
     with open(os.path.join(args.work, results_name), "w") as f:
         json.dump(results, f, indent=2)
     bad = [r["case"] for r in results

@@ -1,7 +1,7 @@
-// Runs an ONNX model with onnxruntime-node on one thread and reports its
-// outputs and time per run.
+// Runs an ONNX model with onnxruntime-node (THREADS intra-op threads, one
+// unless given) and reports its outputs and time per run.
 //
-//   node ort_run.js MODEL.onnx CASE_DIR REPEAT
+//   node ort_run.js MODEL.onnx CASE_DIR REPEAT [THREADS]
 //
 // CASE_DIR/inputs.json lists {name, dtype, shape, file} with raw
 // little-endian data files (written by compare.py); outputs are written as
@@ -15,10 +15,11 @@ const ort = require('onnxruntime-node');
 const ARRAYS = {float32: Float32Array, int64: BigInt64Array, int32: Int32Array};
 
 async function main() {
-  const [model, dir, repeatText] = process.argv.slice(2);
+  const [model, dir, repeatText, threadsText] = process.argv.slice(2);
   const repeat = Number(repeatText);
+  const threads = Number(threadsText || 1);
   const session = await ort.InferenceSession.create(model, {
-    intraOpNumThreads: 1,
+    intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',

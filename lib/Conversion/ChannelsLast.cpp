@@ -9,9 +9,10 @@
 //
 // and transposes move towards their consumers through what does not care
 // about the layout (elementwise ops, zero padding, reshapes of the channel
-// dimension) until one meets its inverse and both fold away (upstream's
-// transpose canonicalization). What remains is a transpose before an op
-// that does care (pooling, a reduction, a flatten), and a weight's, which
+// dimension, reductions, which then reduce the permuted dimensions) until
+// one meets its inverse and both fold away (upstream's transpose
+// canonicalization). What remains is a transpose before an op that does
+// care (a flatten, a product), and a weight's, which
 // placer-cpu-library-calls reads through without copying.
 //
 //===----------------------------------------------------------------------===//
@@ -326,6 +327,55 @@ struct TransposeThroughCollapse : OpRewritePattern<tensor::CollapseShapeOp> {
   }
 };
 
+/// reduce(T(a), dims) -> T'(reduce'(a, perm(dims))): a reduction (a global
+/// average pool's, a mean over the image) reads the tensor where it is,
+/// rather than after a transpose of all of it; only its (smaller) result
+/// is transposed back, and not at all when the kept dimensions keep their
+/// order (N C of N H W C).
+struct TransposeThroughReduce : OpRewritePattern<linalg::ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::ReduceOp reduce,
+                                PatternRewriter &rewriter) const override {
+    if (reduce.getInputs().size() != 1 || !reduce.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(reduce, "not one tensor input");
+    auto transposeOp =
+        reduce.getInputs()[0].getDefiningOp<linalg::TransposeOp>();
+    if (!transposeOp)
+      return rewriter.notifyMatchFailure(reduce, "no transposed input");
+    ArrayRef<int64_t> perm = transposeOp.getPermutation();
+    llvm::SmallDenseSet<int64_t> reduced(reduce.getDimensions().begin(),
+                                         reduce.getDimensions().end());
+    // The reduced dimensions as a's; the kept ones in T(a)'s order, as a's.
+    SmallVector<int64_t> dims, kept;
+    for (auto [i, d] : llvm::enumerate(perm))
+      (reduced.contains(i) ? dims : kept).push_back(d);
+    llvm::sort(dims);
+    // Result dimension i of the old reduction is dimension order[i] of the
+    // new one, whose dimensions are a's kept ones in a's order.
+    SmallVector<int64_t> order;
+    for (int64_t d : kept)
+      order.push_back(llvm::count_if(kept, [&](int64_t e) { return e < d; }));
+    Location loc = reduce.getLoc();
+    Value init = reduce.getInits()[0];
+    SmallVector<int64_t> inverse(order.size());
+    for (auto [i, d] : llvm::enumerate(order))
+      inverse[d] = i;
+    bool reordered = !llvm::equal(order, llvm::seq<int64_t>(0, order.size()));
+    if (reordered)
+      init = transpose(rewriter, loc, init, inverse);
+    auto moved = linalg::ReduceOp::create(rewriter, loc, init.getType(),
+                                          transposeOp.getInput(), init, dims);
+    rewriter.inlineRegionBefore(reduce.getCombiner(), moved.getCombiner(),
+                                moved.getCombiner().begin());
+    Value result = moved->getResult(0);
+    rewriter.replaceOp(reduce,
+                       reordered ? transpose(rewriter, loc, result, order)
+                                 : result);
+    return success();
+  }
+};
+
 struct ChannelsLastPass : placer::impl::ChannelsLastBase<ChannelsLastPass> {
   using Base::Base;
 
@@ -346,7 +396,7 @@ struct ChannelsLastPass : placer::impl::ChannelsLastBase<ChannelsLastPass> {
         context, kNchwToNhwc, kNhwcToNchw, ArrayRef<int64_t>());
     patterns.add<TransposeThroughElementwise, TransposeThroughPad,
                  TransposeThroughExpand, TransposeThroughCollapse,
-                 TransposeThroughInsertSlice>(context);
+                 TransposeThroughInsertSlice, TransposeThroughReduce>(context);
     // Inverse transposes fold, and so does a transposed fill.
     linalg::TransposeOp::getCanonicalizationPatterns(patterns, context);
     linalg::FillOp::getCanonicalizationPatterns(patterns, context);

@@ -17,6 +17,7 @@
 #include "placer/Runtime/CpuLibraryCalls.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
@@ -816,6 +817,48 @@ bool isHardSwish(ArrayRef<Operation *> ops, size_t i, Value x) {
          high == 1.0f;
 }
 
+/// Whether `x` is the float constant `c`.
+bool isFloatConstant(Value x, float c) {
+  std::optional<float> value = getFloatConstant(x);
+  return value && *value == c;
+}
+
+/// The four ops of a sigmoid, 1 / (1 + exp(-x)) (placer-lower-graph-to-
+/// linalg's Sigmoid), on `x` starting at `ops[i]`; each result read only by
+/// the next.
+bool isSigmoid(ArrayRef<Operation *> ops, size_t i, Value x) {
+  if (i + 4 > ops.size())
+    return false;
+  auto neg = dyn_cast<arith::NegFOp>(ops[i]);
+  auto exp = dyn_cast<math::ExpOp>(ops[i + 1]);
+  auto add = dyn_cast<arith::AddFOp>(ops[i + 2]);
+  auto div = dyn_cast<arith::DivFOp>(ops[i + 3]);
+  if (!neg || !exp || !add || !div || neg.getOperand() != x ||
+      exp.getOperand() != neg.getResult() ||
+      !llvm::is_contained(add->getOperands(), exp.getResult()) ||
+      !isFloatConstant(add.getLhs() == exp.getResult() ? add.getRhs()
+                                                        : add.getLhs(),
+                       1.0f) ||
+      !isFloatConstant(div.getLhs(), 1.0f) || div.getRhs() != add.getResult())
+    return false;
+  for (size_t k = i; k < i + 3; ++k)
+    if (!ops[k]->getResult(0).hasOneUse())
+      return false;
+  return true;
+}
+
+/// SiLU (Swish), x * sigmoid(x): the sigmoid's four ops at `ops[i]` and
+/// the product.
+bool isSwish(ArrayRef<Operation *> ops, size_t i, Value x) {
+  if (i + 5 > ops.size() || !isSigmoid(ops, i, x) ||
+      !ops[i + 3]->getResult(0).hasOneUse())
+    return false;
+  auto mul = dyn_cast<arith::MulFOp>(ops[i + 4]);
+  Value sigmoid = ops[i + 3]->getResult(0);
+  return mul && ((mul.getLhs() == x && mul.getRhs() == sigmoid) ||
+                 (mul.getLhs() == sigmoid && mul.getRhs() == x));
+}
+
 /// The steps of `generic`'s body on its input `convInput` (the
 /// convolution's output, identity-indexed like the generic's output): one
 /// chain of ops, each on the previous one's result and a constant, the
@@ -873,6 +916,19 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp generic,
     if (isHardSwish(ops, i, current)) {
       step(PLACER_EPILOGUE_HARDSWISH, 0, 0);
       i += 4;
+      current = ops[i]->getResult(0);
+      continue;
+    }
+    // SiLU before a lone sigmoid: its first four ops are one.
+    if (isSwish(ops, i, current)) {
+      step(PLACER_EPILOGUE_SWISH, 0, 0);
+      i += 4;
+      current = ops[i]->getResult(0);
+      continue;
+    }
+    if (isSigmoid(ops, i, current) && current.hasOneUse()) {
+      step(PLACER_EPILOGUE_SIGMOID, 0, 0);
+      i += 3;
       current = ops[i]->getResult(0);
       continue;
     }

@@ -136,3 +136,44 @@ func.func @pool_concat(%x: tensor<1x3x4x4xf32>, %w: tensor<2x3x1x1xf32>, %x2: te
   %i2 = tensor.insert_slice %b into %i1[0, 2, 0, 0] [1, 2, 2, 2] [1, 1, 1, 1] : tensor<1x2x2x2xf32> into tensor<1x4x2x2xf32>
   return %i2 : tensor<1x4x2x2xf32>
 }
+
+// A global average pool's sum over H and W reads the NHWC convolution
+// output where it is (dimensions [1, 2]); its N C result needs no
+// transpose. A sum over C and H keeps N W in order too; one over N and H
+// keeps C W, which NHWC's reduction (over its dimensions 0 and 1) gives
+// as W C: that small result is transposed.
+// CHECK-LABEL: func.func @reductions
+// CHECK: %[[C:.*]] = linalg.conv_2d_nhwc_fhwc
+// CHECK-NOT: linalg.transpose ins(%[[C]]
+// CHECK: linalg.reduce ins(%[[C]] : tensor<1x4x4x2xf32>) outs(%{{.*}} : tensor<1x2xf32>) dimensions = [1, 2]
+// CHECK: linalg.reduce ins(%[[C]] : tensor<1x4x4x2xf32>) outs(%{{.*}} : tensor<1x4xf32>) dimensions = [1, 3]
+// CHECK: %[[HC:.*]] = linalg.reduce ins(%[[C]] : tensor<1x4x4x2xf32>) outs(%{{.*}} : tensor<4x2xf32>) dimensions = [0, 1]
+// CHECK: linalg.transpose ins(%[[HC]] : tensor<4x2xf32>) outs(%{{.*}} : tensor<2x4xf32>) permutation = [1, 0]
+func.func @reductions(%x: tensor<1x3x4x4xf32>, %w: tensor<2x3x1x1xf32>) -> (tensor<1x2xf32>, tensor<1x4xf32>, tensor<2x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x4x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %a = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x3x4x4xf32>, tensor<2x3x1x1xf32>) outs(%f : tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %re = tensor.empty() : tensor<1x2xf32>
+  %rf = linalg.fill ins(%zero : f32) outs(%re : tensor<1x2xf32>) -> tensor<1x2xf32>
+  %sum = linalg.reduce ins(%a : tensor<1x2x4x4xf32>) outs(%rf : tensor<1x2xf32>) dimensions = [2, 3]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %we = tensor.empty() : tensor<1x4xf32>
+  %wf = linalg.fill ins(%zero : f32) outs(%we : tensor<1x4xf32>) -> tensor<1x4xf32>
+  %byw = linalg.reduce ins(%a : tensor<1x2x4x4xf32>) outs(%wf : tensor<1x4xf32>) dimensions = [1, 2]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %ce = tensor.empty() : tensor<2x4xf32>
+  %cf = linalg.fill ins(%zero : f32) outs(%ce : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %byc = linalg.reduce ins(%a : tensor<1x2x4x4xf32>) outs(%cf : tensor<2x4xf32>) dimensions = [0, 2]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %sum, %byw, %byc : tensor<1x2xf32>, tensor<1x4xf32>, tensor<2x4xf32>
+}

@@ -14,6 +14,8 @@
 // CHECK-DAG: memref.global "private" constant @[[RELU6:__placer_conv_epilogue[_0-9]*]] : memref<6xf32> = dense<[1.000000e+00, 0.000000e+00, 0.000000e+00, 4.000000e+00, 0.000000e+00, 6.000000e+00]>
 // CHECK-DAG: memref.global "private" constant @[[SWISH:__placer_conv_epilogue[_0-9]*]] : memref<6xf32> = dense<[2.000000e+00, 0.000000e+00, 0.000000e+00, 5.000000e+00, 0.000000e+00, 0.000000e+00]>
 // CHECK-DAG: memref.global "private" constant @[[LINEAR:__placer_conv_epilogue[_0-9]*]] : memref<6xf32> = dense<[3.000000e+00, 2.000000e+00, 0.000000e+00, 4.000000e+00, 0xFF800000, 1.000000e+00]>
+// CHECK-DAG: memref.global "private" constant @[[SILU:__placer_conv_epilogue[_0-9]*]] : memref<6xf32> = dense<[1.000000e+00, 0.000000e+00, 0.000000e+00, 7.000000e+00, 0.000000e+00, 0.000000e+00]>
+// CHECK-DAG: memref.global "private" constant @[[SIGMOID:__placer_conv_epilogue[_0-9]*]] : memref<3xf32> = dense<[6.000000e+00, 0.000000e+00, 0.000000e+00]>
 
 // A convolution whose weights are an argument marked placer.constant (a
 // model weight): constant_weights = 1; accumulate = 1 (no zero fill).
@@ -327,6 +329,102 @@ func.func @epilogue_linear_min(%x: memref<1x4x4x8xf32>, %w: memref<16x8x1x1xf32>
     linalg.yield %1 : f32
   }
   memref.dealloc %y : memref<1x4x4x16xf32>
+  memref.dealloc %wt : memref<16x1x1x8xf32>
+  return
+}
+
+// SiLU after a bias (EfficientNet's: the sigmoid's four ops and the
+// product, 7), and a lone sigmoid (6), each one step.
+// CHECK-LABEL: func.func @epilogue_silu
+// CHECK: memref.get_global @[[SILU]]
+// CHECK: call @placer_cpu_conv2d_epilogue_f32(
+// CHECK: memref.get_global @[[SIGMOID]]
+// CHECK: call @placer_cpu_conv2d_epilogue_f32(
+// CHECK-NOT: linalg.generic
+func.func @epilogue_silu(%x: memref<1x4x4x8xf32>, %w: memref<16x8x1x1xf32>, %b: memref<16xf32>, %z: memref<1x4x4x16xf32>, %z2: memref<1x4x4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %wt = memref.alloc() : memref<16x1x1x8xf32>
+  linalg.transpose ins(%w : memref<16x8x1x1xf32>) outs(%wt : memref<16x1x1x8xf32>) permutation = [0, 2, 3, 1]
+  %y = memref.alloc() : memref<1x4x4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x4x4x16xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %wt : memref<1x4x4x8xf32>, memref<16x1x1x8xf32>) outs(%y : memref<1x4x4x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y, %b : memref<1x4x4x16xf32>, memref<16xf32>) outs(%z : memref<1x4x4x16xf32>) {
+  ^bb0(%v: f32, %bias: f32, %out: f32):
+    %0 = arith.addf %v, %bias : f32
+    %1 = arith.negf %0 : f32
+    %2 = math.exp %1 : f32
+    %3 = arith.addf %2, %one : f32
+    %4 = arith.divf %one, %3 : f32
+    %5 = arith.mulf %0, %4 : f32
+    linalg.yield %5 : f32
+  }
+  memref.dealloc %y : memref<1x4x4x16xf32>
+  %y2 = memref.alloc() : memref<1x4x4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%y2 : memref<1x4x4x16xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %wt : memref<1x4x4x8xf32>, memref<16x1x1x8xf32>) outs(%y2 : memref<1x4x4x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y2 : memref<1x4x4x16xf32>) outs(%z2 : memref<1x4x4x16xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %1 = arith.negf %v : f32
+    %2 = math.exp %1 : f32
+    %3 = arith.addf %one, %2 : f32
+    %4 = arith.divf %one, %3 : f32
+    linalg.yield %4 : f32
+  }
+  memref.dealloc %y2 : memref<1x4x4x16xf32>
+  memref.dealloc %wt : memref<16x1x1x8xf32>
+  return
+}
+
+// Not a sigmoid: exp(-v) + 2 (a step no table holds), and x * sigmoid(x)
+// whose product reads the conv's output before the bias: both stay loops.
+// CHECK-LABEL: func.func @epilogue_not_silu
+// CHECK-COUNT-2: call @placer_cpu_conv2d_f32(
+// CHECK-NOT: placer_cpu_conv2d_epilogue_f32
+func.func @epilogue_not_silu(%x: memref<1x4x4x8xf32>, %w: memref<16x8x1x1xf32>, %b: memref<16xf32>, %z: memref<1x4x4x16xf32>, %z2: memref<1x4x4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+  %wt = memref.alloc() : memref<16x1x1x8xf32>
+  linalg.transpose ins(%w : memref<16x8x1x1xf32>) outs(%wt : memref<16x1x1x8xf32>) permutation = [0, 2, 3, 1]
+  %y = memref.alloc() : memref<1x4x4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x4x4x16xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %wt : memref<1x4x4x8xf32>, memref<16x1x1x8xf32>) outs(%y : memref<1x4x4x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y : memref<1x4x4x16xf32>) outs(%z : memref<1x4x4x16xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %1 = arith.negf %v : f32
+    %2 = math.exp %1 : f32
+    %3 = arith.addf %2, %two : f32
+    %4 = arith.divf %one, %3 : f32
+    linalg.yield %4 : f32
+  }
+  memref.dealloc %y : memref<1x4x4x16xf32>
+  %y2 = memref.alloc() : memref<1x4x4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%y2 : memref<1x4x4x16xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %wt : memref<1x4x4x8xf32>, memref<16x1x1x8xf32>) outs(%y2 : memref<1x4x4x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y2, %b : memref<1x4x4x16xf32>, memref<16xf32>) outs(%z2 : memref<1x4x4x16xf32>) {
+  ^bb0(%v: f32, %bias: f32, %out: f32):
+    %0 = arith.addf %v, %bias : f32
+    %1 = arith.negf %0 : f32
+    %2 = math.exp %1 : f32
+    %3 = arith.addf %2, %one : f32
+    %4 = arith.divf %one, %3 : f32
+    %5 = arith.mulf %v, %4 : f32
+    linalg.yield %5 : f32
+  }
+  memref.dealloc %y2 : memref<1x4x4x16xf32>
   memref.dealloc %wt : memref<16x1x1x8xf32>
   return
 }

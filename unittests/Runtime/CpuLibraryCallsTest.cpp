@@ -101,9 +101,14 @@ void expectNear(const placer_memref4_f32 &y, const std::vector<double> &want) {
               << "at [" << a << ", " << b << ", " << c << ", " << d << "]";
 }
 
-/// Runs one convolution call and compares it with the loops.
+placer_memref4_f32 nhwcView4(std::vector<float> &data,
+                             std::array<int64_t, 4> sizes);
+
+/// Runs one convolution call (on N C H W views of NHWC data with `nhwc`)
+/// and compares it with the loops.
 void checkConv(std::array<int64_t, 4> xSizes, std::array<int64_t, 4> wSizes,
-               const ConvParams &p, bool accumulate, bool constant) {
+               const ConvParams &p, bool accumulate, bool constant,
+               bool nhwc = false) {
   auto outSize = [&](int d) {
     return (xSizes[2 + d] + 2 * p.pad - p.dilation * (wSizes[2 + d] - 1) - 1) /
                p.stride +
@@ -114,8 +119,12 @@ void checkConv(std::array<int64_t, 4> xSizes, std::array<int64_t, 4> wSizes,
   std::vector<float> xData = values(xSizes[0] * xSizes[1] * xSizes[2] * xSizes[3], 1);
   std::vector<float> wData = values(wSizes[0] * wSizes[1] * wSizes[2] * wSizes[3], 2);
   std::vector<float> yData = values(ySizes[0] * ySizes[1] * ySizes[2] * ySizes[3], 3);
-  placer_memref4_f32 x = view4(xData, xSizes), w = view4(wData, wSizes),
-                     y = view4(yData, ySizes);
+  auto activation = nhwc ? nhwcView4
+                         : [](std::vector<float> &d, std::array<int64_t, 4> s) {
+                             return view4(d, s);
+                           };
+  placer_memref4_f32 x = activation(xData, xSizes), w = view4(wData, wSizes),
+                     y = activation(yData, ySizes);
   std::vector<double> want = referenceConv(x, w, y, p, accumulate);
   // Twice: the second call finds the primitive (and kept weights) again.
   for (int round = 0; round < 2; ++round) {
@@ -246,6 +255,12 @@ std::vector<double> referenceEpilogue(std::vector<double> conv,
             case PLACER_EPILOGUE_HARDSWISH:
               v = v * std::min(std::max(v / 6 + 0.5, 0.0), 1.0);
               break;
+            case PLACER_EPILOGUE_SIGMOID:
+              v = 1 / (1 + std::exp(-v));
+              break;
+            case PLACER_EPILOGUE_SWISH:
+              v = v / (1 + std::exp(-v));
+              break;
             }
           }
         }
@@ -255,10 +270,16 @@ std::vector<double> referenceEpilogue(std::vector<double> conv,
 /// One epilogue call on NHWC buffers (or NCHW ones) against the loops,
 /// twice (the second finds the primitive again).
 void checkEpilogue(std::array<int64_t, 4> xSizes, std::array<int64_t, 4> wSizes,
-                   int64_t groups, std::vector<float> steps, bool nhwc = true) {
-  std::array<int64_t, 4> ySizes = {xSizes[0], wSizes[0],
-                                   xSizes[2] - wSizes[2] + 1,
-                                   xSizes[3] - wSizes[3] + 1};
+                   int64_t groups, std::vector<float> steps, bool nhwc = true,
+                   ConvParams p = {}) {
+  p.groups = groups;
+  auto outSize = [&](int d) {
+    return (xSizes[2 + d] + 2 * p.pad - p.dilation * (wSizes[2 + d] - 1) - 1) /
+               p.stride +
+           1;
+  };
+  std::array<int64_t, 4> ySizes = {xSizes[0], wSizes[0], outSize(0),
+                                   outSize(1)};
   auto count = [](std::array<int64_t, 4> s) {
     return s[0] * s[1] * s[2] * s[3];
   };
@@ -277,11 +298,12 @@ void checkEpilogue(std::array<int64_t, 4> xSizes, std::array<int64_t, 4> wSizes,
                      y = view(yData, ySizes), r = view(rData, ySizes);
   placer_memref1_f32 b = view1(bias), table = view1(steps);
   std::vector<double> want = referenceEpilogue(
-      referenceConv(x, w, y, {1, 0, 1, groups}, false), y, steps, bias, r);
+      referenceConv(x, w, y, p, false), y, steps, bias, r);
   for (int round = 0; round < 2; ++round) {
     std::fill(yData.begin(), yData.end(), -3.0f);
-    _mlir_ciface_placer_cpu_conv2d_epilogue_f32(&x, &w, &y, &b, &r, &table, 1,
-                                                1, 0, 0, 1, 1, groups, 1);
+    _mlir_ciface_placer_cpu_conv2d_epilogue_f32(
+        &x, &w, &y, &b, &r, &table, p.stride, p.stride, p.pad, p.pad,
+        p.dilation, p.dilation, groups, 1);
     ASSERT_EQ(takeError(), "");
     expectNear(y, want);
   }
@@ -295,6 +317,11 @@ TEST(CpuLibraryCalls, Epilogues) {
   // HardSwish after a bias; a depthwise convolution's.
   checkEpilogue({1, 8, 5, 5}, {8, 8, 1, 1}, 1, {1, 0, 0, 5, 0, 0});
   checkEpilogue({1, 16, 6, 6}, {16, 1, 3, 3}, 16, {1, 0, 0, 5, 0, 0});
+  // SiLU after a bias (EfficientNet), on a depthwise convolution too; a
+  // sigmoid.
+  checkEpilogue({1, 8, 5, 5}, {16, 8, 1, 1}, 1, {1, 0, 0, 7, 0, 0});
+  checkEpilogue({1, 16, 6, 6}, {16, 1, 3, 3}, 16, {1, 0, 0, 7, 0, 0});
+  checkEpilogue({2, 4, 6, 6}, {8, 4, 3, 3}, 1, {1, 0, 0, 6, 0, 0});
   // HardSigmoid as two linear steps and a clamp (taken as one linear step:
   // oneDNN 2.6 gets two in a row wrong).
   checkEpilogue({1, 8, 5, 5}, {16, 8, 1, 1}, 1,
@@ -306,6 +333,47 @@ TEST(CpuLibraryCalls, Epilogues) {
                 /*nhwc=*/false);
   // No steps: the convolution alone.
   checkEpilogue({1, 8, 5, 5}, {16, 8, 1, 1}, 1, {});
+}
+
+// Depthwise convolutions (EfficientNet's, MobileNet's) with epilogues:
+// channel counts that are no multiple of 16, windows at the padding and
+// inside, strides, dilations, every step kind oneDNN takes as a post-op.
+TEST(CpuLibraryCalls, DepthwiseEpilogues) {
+  const float inf = INFINITY;
+  ConvParams padded{1, 1, 1, 1}, strided{2, 1, 1, 1}, wide{1, 2, 1, 1},
+      dilated{1, 2, 2, 1};
+  // SiLU (EfficientNet) at 144 channels over 10 columns: columns 1-8 are
+  // one block.
+  checkEpilogue({1, 144, 10, 10}, {144, 1, 3, 3}, 144, {1, 0, 0, 7, 0, 0},
+                true, padded);
+  // 24 channels (16 + 8) with stride 2; 40 (16 + 16 + 8) with a 5x5
+  // window and ReLU6; 3 channels (a partial block) dilated, with a residual
+  // and ReLU.
+  checkEpilogue({1, 24, 9, 9}, {24, 1, 3, 3}, 24, {1, 0, 0, 7, 0, 0}, true,
+                strided);
+  checkEpilogue({1, 40, 7, 12}, {40, 1, 5, 5}, 40, {1, 0, 0, 4, 0, 6}, true,
+                wide);
+  checkEpilogue({2, 3, 9, 9}, {3, 1, 3, 3}, 3, {1, 0, 0, 2, 0, 0, 4, 0, inf},
+                true, dilated);
+  // HardSwish, a sigmoid, a linear step; no bias.
+  checkEpilogue({1, 20, 6, 11}, {20, 1, 3, 3}, 20, {5, 0, 0}, true, padded);
+  checkEpilogue({1, 20, 6, 11}, {20, 1, 3, 3}, 20, {6, 0, 0, 3, 2, -1}, true,
+                strided);
+}
+
+TEST(CpuLibraryCalls, DepthwiseConvolutions) {
+  // Without an epilogue, on NHWC and NCHW data, a model's weights kept and
+  // not.
+  for (bool constant : {false, true})
+    for (bool nhwc : {true, false}) {
+      checkConv({1, 32, 11, 11}, {32, 1, 3, 3}, {2, 1, 1, 32}, false,
+                constant, nhwc);
+      checkConv({2, 8, 5, 5}, {8, 1, 3, 3}, {1, 1, 1, 8}, false, constant,
+                nhwc);
+      // Accumulating into y: oneDNN's (a sum post-op).
+      checkConv({2, 8, 5, 5}, {8, 1, 3, 3}, {1, 1, 1, 8}, true, constant,
+                nhwc);
+    }
 }
 
 TEST(CpuLibraryCalls, BadEpilogueIsAnError) {

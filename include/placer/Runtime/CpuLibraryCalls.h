@@ -52,6 +52,8 @@ enum placer_epilogue_step {
   PLACER_EPILOGUE_LINEAR = 3,    /* v = alpha * v + beta */
   PLACER_EPILOGUE_CLIP = 4,      /* v = min(max(v, alpha), beta) */
   PLACER_EPILOGUE_HARDSWISH = 5, /* v = v * min(max(v / 6 + 1/2, 0), 1) */
+  PLACER_EPILOGUE_SIGMOID = 6,   /* v = 1 / (1 + exp(-v)) */
+  PLACER_EPILOGUE_SWISH = 7,     /* v = v / (1 + exp(-v)) (SiLU) */
 };
 
 /* y = epilogue(conv2d(x, w)): the convolution of placer_cpu_conv2d_f32

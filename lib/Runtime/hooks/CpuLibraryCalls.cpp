@@ -273,6 +273,14 @@ bool makeAttributes(const ConvShape &shape, bool withEpilogue,
       ok = dnnl_post_ops_append_eltwise(postOps, 1.0f, dnnl_eltwise_hardswish,
                                         0.0f, 0.0f) == dnnl_success;
       break;
+    case PLACER_EPILOGUE_SIGMOID:
+      ok = dnnl_post_ops_append_eltwise(postOps, 1.0f, dnnl_eltwise_logistic,
+                                        0.0f, 0.0f) == dnnl_success;
+      break;
+    case PLACER_EPILOGUE_SWISH: // x * sigmoid(alpha x), alpha = 1
+      ok = dnnl_post_ops_append_eltwise(postOps, 1.0f, dnnl_eltwise_swish,
+                                        1.0f, 0.0f) == dnnl_success;
+      break;
     default:
       ok = false;
     }
@@ -495,6 +503,12 @@ float applyEpilogue(const std::vector<Step> &steps, float v, float bias,
     case PLACER_EPILOGUE_HARDSWISH:
       v = v * std::min(std::max(v / 6.0f + 0.5f, 0.0f), 1.0f);
       break;
+    case PLACER_EPILOGUE_SIGMOID:
+      v = 1.0f / (1.0f + std::exp(-v));
+      break;
+    case PLACER_EPILOGUE_SWISH:
+      v = v / (1.0f + std::exp(-v));
+      break;
     }
   }
   return v;
@@ -683,7 +697,7 @@ extern "C" void _mlir_ciface_placer_cpu_conv2d_epilogue_f32(
     std::string where = "step " + std::to_string(i / 3);
     if (static_cast<float>(step.kind) != triple[0] ||
         step.kind < PLACER_EPILOGUE_BIAS ||
-        step.kind > PLACER_EPILOGUE_HARDSWISH)
+        step.kind > PLACER_EPILOGUE_SWISH)
       problem = where + " has no kind " + std::to_string(triple[0]);
     else if (step.kind == PLACER_EPILOGUE_BIAS && i != 0)
       problem = where + " adds the bias, which only the first step may";

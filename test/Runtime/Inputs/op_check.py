@@ -98,6 +98,12 @@ case("erf", "Erf", {"a": x}, expected=erf(x))
 wide = np.linspace(-12, 12, 241, dtype=np.float32).reshape(1, 241)
 case("tanh_wide", "Tanh", {"a": wide}, expected=np.tanh(wide))
 case("erf_wide", "Erf", {"a": wide}, expected=erf(wide))
+# exp is approximated too (CPU and GPU): through a sigmoid over [-24, 24],
+# and alone where its values stay small enough for the tolerance to see
+# its smallest.
+case("sigmoid_wide", "Sigmoid", {"a": 2 * wide}, expected=1 / (1 + np.exp(-2 * wide)))
+small = np.linspace(-12, 1, 131, dtype=np.float32).reshape(1, 131)
+case("exp_wide", "Exp", {"a": small}, expected=np.exp(small))
 case("leaky_relu", "LeakyRelu", {"a": x}, {"alpha": 0.1},
      expected=np.where(x > 0, x, 0.1 * x))
 case("clip", "Clip", {"a": x}, inits={"lo": np.float32(-0.5), "hi": np.float32(0.5)},
