@@ -369,9 +369,8 @@ struct TransposeThroughReduce : OpRewritePattern<linalg::ReduceOp> {
     rewriter.inlineRegionBefore(reduce.getCombiner(), moved.getCombiner(),
                                 moved.getCombiner().begin());
     Value result = moved->getResult(0);
-    rewriter.replaceOp(reduce,
-                       reordered ? transpose(rewriter, loc, result, order)
-                                 : result);
+    rewriter.replaceOp(
+        reduce, reordered ? transpose(rewriter, loc, result, order) : result);
     return success();
   }
 };

@@ -837,7 +837,7 @@ bool isSigmoid(ArrayRef<Operation *> ops, size_t i, Value x) {
       exp.getOperand() != neg.getResult() ||
       !llvm::is_contained(add->getOperands(), exp.getResult()) ||
       !isFloatConstant(add.getLhs() == exp.getResult() ? add.getRhs()
-                                                        : add.getLhs(),
+                                                       : add.getLhs(),
                        1.0f) ||
       !isFloatConstant(div.getLhs(), 1.0f) || div.getRhs() != add.getResult())
     return false;

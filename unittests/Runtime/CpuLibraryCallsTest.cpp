@@ -119,10 +119,10 @@ void checkConv(std::array<int64_t, 4> xSizes, std::array<int64_t, 4> wSizes,
   std::vector<float> xData = values(xSizes[0] * xSizes[1] * xSizes[2] * xSizes[3], 1);
   std::vector<float> wData = values(wSizes[0] * wSizes[1] * wSizes[2] * wSizes[3], 2);
   std::vector<float> yData = values(ySizes[0] * ySizes[1] * ySizes[2] * ySizes[3], 3);
-  auto activation = nhwc ? nhwcView4
-                         : [](std::vector<float> &d, std::array<int64_t, 4> s) {
-                             return view4(d, s);
-                           };
+  auto activation =
+      nhwc ? nhwcView4 : [](std::vector<float> &d, std::array<int64_t, 4> s) {
+        return view4(d, s);
+      };
   placer_memref4_f32 x = activation(xData, xSizes), w = view4(wData, wSizes),
                      y = activation(yData, ySizes);
   std::vector<double> want = referenceConv(x, w, y, p, accumulate);
@@ -297,8 +297,8 @@ void checkEpilogue(std::array<int64_t, 4> xSizes, std::array<int64_t, 4> wSizes,
   placer_memref4_f32 x = view(xData, xSizes), w = view4(wData, wSizes),
                      y = view(yData, ySizes), r = view(rData, ySizes);
   placer_memref1_f32 b = view1(bias), table = view1(steps);
-  std::vector<double> want = referenceEpilogue(
-      referenceConv(x, w, y, p, false), y, steps, bias, r);
+  std::vector<double> want =
+      referenceEpilogue(referenceConv(x, w, y, p, false), y, steps, bias, r);
   for (int round = 0; round < 2; ++round) {
     std::fill(yData.begin(), yData.end(), -3.0f);
     _mlir_ciface_placer_cpu_conv2d_epilogue_f32(
@@ -344,8 +344,8 @@ TEST(CpuLibraryCalls, DepthwiseEpilogues) {
       dilated{1, 2, 2, 1};
   // SiLU (EfficientNet) at 144 channels over 10 columns: columns 1-8 are
   // one block.
-  checkEpilogue({1, 144, 10, 10}, {144, 1, 3, 3}, 144, {1, 0, 0, 7, 0, 0},
-                true, padded);
+  checkEpilogue({1, 144, 10, 10}, {144, 1, 3, 3}, 144, {1, 0, 0, 7, 0, 0}, true,
+                padded);
   // 24 channels (16 + 8) with stride 2; 40 (16 + 16 + 8) with a 5x5
   // window and ReLU6; 3 channels (a partial block) dilated, with a residual
   // and ReLU.
@@ -366,13 +366,12 @@ TEST(CpuLibraryCalls, DepthwiseConvolutions) {
   // not.
   for (bool constant : {false, true})
     for (bool nhwc : {true, false}) {
-      checkConv({1, 32, 11, 11}, {32, 1, 3, 3}, {2, 1, 1, 32}, false,
-                constant, nhwc);
+      checkConv({1, 32, 11, 11}, {32, 1, 3, 3}, {2, 1, 1, 32}, false, constant,
+                nhwc);
       checkConv({2, 8, 5, 5}, {8, 1, 3, 3}, {1, 1, 1, 8}, false, constant,
                 nhwc);
       // Accumulating into y: oneDNN's (a sum post-op).
-      checkConv({2, 8, 5, 5}, {8, 1, 3, 3}, {1, 1, 1, 8}, true, constant,
-                nhwc);
+      checkConv({2, 8, 5, 5}, {8, 1, 3, 3}, {1, 1, 1, 8}, true, constant, nhwc);
     }
 }
 

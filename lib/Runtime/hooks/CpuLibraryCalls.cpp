@@ -278,8 +278,8 @@ bool makeAttributes(const ConvShape &shape, bool withEpilogue,
                                         0.0f, 0.0f) == dnnl_success;
       break;
     case PLACER_EPILOGUE_SWISH: // x * sigmoid(alpha x), alpha = 1
-      ok = dnnl_post_ops_append_eltwise(postOps, 1.0f, dnnl_eltwise_swish,
-                                        1.0f, 0.0f) == dnnl_success;
+      ok = dnnl_post_ops_append_eltwise(postOps, 1.0f, dnnl_eltwise_swish, 1.0f,
+                                        0.0f) == dnnl_success;
       break;
     default:
       ok = false;
@@ -696,8 +696,7 @@ extern "C" void _mlir_ciface_placer_cpu_conv2d_epilogue_f32(
     Step step{static_cast<int>(triple[0]), triple[stride], triple[2 * stride]};
     std::string where = "step " + std::to_string(i / 3);
     if (static_cast<float>(step.kind) != triple[0] ||
-        step.kind < PLACER_EPILOGUE_BIAS ||
-        step.kind > PLACER_EPILOGUE_SWISH)
+        step.kind < PLACER_EPILOGUE_BIAS || step.kind > PLACER_EPILOGUE_SWISH)
       problem = where + " has no kind " + std::to_string(triple[0]);
     else if (step.kind == PLACER_EPILOGUE_BIAS && i != 0)
       problem = where + " adds the bias, which only the first step may";
