@@ -29,8 +29,9 @@ example is read from examples/mlp4.onnx and rebuilt in PyTorch from its
 weights), imported with placer-translate, compiled and run with placer-run,
 and run with onnxruntime-node (ort_run.js). Errors are against PyTorch:
 max_abs = max |a - b|, max_rel = max_abs / max |b|. Times are the median
-seconds per run after one warm-up run. Results go to stdout (a table) and
-WORK/results.json.
+seconds per run after one warm-up run, the fastest of `--rounds` (3)
+rounds that time placer-run and ORT in turn. Results go to stdout (a table)
+and WORK/results.json.
 """
 import argparse
 import json
@@ -213,10 +214,14 @@ def time_placer(args, folder, inputs, dims):
     out_dir = os.path.join(folder, "placer-out")
     command = [os.path.join(args.bin, "placer-run"), mlir, "--output-dir", out_dir,
                "--cache-dir", os.path.join(args.work, "cache")] + files
-    command += ["--threads", str(args.threads)]
-    run(command + ["--repeat", str(args.repeat), "--report", report])
-    with open(report) as f:
-        rep = json.load(f)
+    command += ["--threads", str(args.threads), "--repeat", str(args.repeat), "--report", report]
+
+    def again():
+        run(command)
+        with open(report) as f:
+            return json.load(f)
+
+    rep = again()
     output = np.load(rep["outputs"][0]["file"])
     # Memory as deployed: the compiled artifact (program.so, weights.bin)
     # run without the compiler, as ORT runs its .onnx; a run from the .mlir
@@ -227,7 +232,8 @@ def time_placer(args, folder, inputs, dims):
          "--cache-dir", os.path.join(args.work, "cache")])
     _, peak = run([os.path.join(args.runtime_bin or args.bin, "placer-run"), artifact,
                    "--output-dir", out_dir, "--repeat", "1", "--threads", str(args.threads)] + files)
-    return output, rep["seconds_per_run"]["median"], peak
+    return output, rep["seconds_per_run"]["median"], peak, \
+        lambda: again()["seconds_per_run"]["median"]
 
 
 def time_ort(args, folder, inputs):
@@ -241,16 +247,20 @@ def time_ort(args, folder, inputs):
     with open(os.path.join(folder, "inputs.json"), "w") as f:
         json.dump(listing, f)
     env = dict(os.environ, NODE_PATH=os.path.join(args.ort, "node_modules"))
-    _, peak = run(["node", os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                        "ort_run.js"),
-                   os.path.join(folder, "model.onnx"), folder, str(args.repeat),
-                   str(args.threads)], env=env)
-    with open(os.path.join(folder, "ort.json")) as f:
-        rep = json.load(f)
+    command = ["node", os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort_run.js"),
+               os.path.join(folder, "model.onnx"), folder, str(args.repeat), str(args.threads)]
+
+    def again():
+        _, peak = run(command, env=env)
+        with open(os.path.join(folder, "ort.json")) as f:
+            return json.load(f), peak
+
+    rep, peak = again()
     first = rep["outputs"][0]
     output = np.fromfile(os.path.join(folder, first["file"]),
                          dtype=np.float32).reshape(first["shape"])
-    return output, rep["seconds_per_run"]["median"], rep["version"], peak
+    return output, rep["seconds_per_run"]["median"], rep["version"], peak, \
+        lambda: again()[0]["seconds_per_run"]["median"]
 
 
 def errors(got, reference):
@@ -275,6 +285,9 @@ def main():
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--batch", type=int, default=1)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="times placer-run and ORT in turn this many times; "
+                             "each runner's fastest median counts")
     args = parser.parse_args()
     if args.cases == "cnns":
         args.cases = ",".join(WIDE)
@@ -291,12 +304,21 @@ def main():
         os.makedirs(folder, exist_ok=True)
         model, inputs, dims = build(case, folder, args.opset, args.batch)
         reference, torch_s = time_torch(model, inputs, args.repeat)
-        placer_out, placer_s, placer_peak = time_placer(args, folder, inputs, dims)
-        ort_out, ort_s, ort_version, ort_peak = time_ort(args, folder, inputs)
+        placer_out, placer_s, placer_peak, placer_again = time_placer(args, folder, inputs, dims)
+        ort_out, ort_s, ort_version, ort_peak, ort_again = time_ort(args, folder, inputs)
+        # Rounds alternate the two runners: a machine whose speed drifts
+        # (a shared VM's, up to 3x over a day) then slows both alike, and
+        # each runner's fastest round is the least disturbed.
+        rounds = {"placer": [placer_s], "ort": [ort_s]}
+        for _ in range(args.rounds - 1):
+            rounds["placer"].append(placer_again())
+            rounds["ort"].append(ort_again())
+        placer_s, ort_s = min(rounds["placer"]), min(rounds["ort"])
         row = {
             "case": case, "opset": args.opset if case != "mlp4" else 13,
             "batch": args.batch if case != "mlp4" else 8, "threads": args.threads,
             "seconds_per_run": {"placer": placer_s, "torch": torch_s, "ort": ort_s},
+            "rounds": rounds,
             "time_ratio": {"placer_over_torch": placer_s / torch_s,
                            "placer_over_ort": placer_s / ort_s},
             "peak_resident_bytes": {"placer": placer_peak, "ort": ort_peak},
