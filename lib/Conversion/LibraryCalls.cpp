@@ -37,6 +37,8 @@ namespace {
 
 constexpr llvm::StringLiteral kGpuConvFunction = "placer_gpu_conv2d_f32";
 constexpr llvm::StringLiteral kGpuMatmulFunction = "placer_gpu_matmul_f32";
+constexpr llvm::StringLiteral kGpuConvBiasReluFunction =
+    "placer_gpu_conv2d_bias_relu_f32";
 constexpr llvm::StringLiteral kCpuConvFunction = "placer_cpu_conv2d_f32";
 constexpr llvm::StringLiteral kCpuMatmulFunction = "placer_cpu_matmul_f32";
 constexpr llvm::StringLiteral kCpuMatmulBf16Function = "placer_cpu_matmul_bf16";
@@ -750,10 +752,12 @@ bool placer::isLibraryContraction(linalg::LinalgOp op) {
 
 bool placer::isReadOnlyGpuLibraryOperand(CallOpInterface call,
                                          OpOperand &operand) {
-  // Both take (inputs..., output, scalars...): the output is operand 2.
+  // Each takes (inputs..., output, inputs..., scalars...): the output is
+  // operand 2.
   auto callee = dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());
-  if (!callee || (callee.getLeafReference() != kGpuConvFunction &&
-                  callee.getLeafReference() != kGpuMatmulFunction))
+  if (!callee || !llvm::is_contained({kGpuConvFunction, kGpuMatmulFunction,
+                                      kGpuConvBiasReluFunction},
+                                     callee.getLeafReference()))
     return false;
   return operand.getOperandNumber() != 2;
 }
@@ -1041,11 +1045,28 @@ struct StepTables {
   }
 };
 
+/// Whether `steps` are what cuDNN's fused convolution computes: a bias,
+/// then optionally the residual, then ReLU; `withResidual` says which.
+bool isBiasResidualRelu(ArrayRef<float> steps, bool &withResidual) {
+  auto isStep = [&](size_t i, placer_epilogue_step kind, float alpha,
+                    float beta) {
+    return steps[3 * i] == kind && steps[3 * i + 1] == alpha &&
+           steps[3 * i + 2] == beta;
+  };
+  size_t count = steps.size() / 3;
+  withResidual = count == 3 && isStep(1, PLACER_EPILOGUE_RESIDUAL, 0, 0);
+  return (count == 2 || withResidual) &&
+         isStep(0, PLACER_EPILOGUE_BIAS, 0, 0) &&
+         isStep(count - 1, PLACER_EPILOGUE_CLIP, 0, INFINITY);
+}
+
 /// Folds the elementwise op reading an overwritten convolution's output
-/// into the call (placer_cpu_conv2d_epilogue_f32), which then writes that
-/// op's output: the output is written once, not written and read again.
-LogicalResult fuseEpilogue(OpBuilder &b, func::CallOp call,
-                           StepTables &tables) {
+/// into the call, which then writes that op's output: the output is
+/// written once, not written and read again. On a CPU any chain of steps
+/// (placer_cpu_conv2d_epilogue_f32); on a GPU bias (+ residual) + ReLU
+/// (placer_gpu_conv2d_bias_relu_f32).
+LogicalResult fuseEpilogue(OpBuilder &b, func::CallOp call, StepTables &tables,
+                           const Target &target) {
   // (x, w, y, 7 sizes, accumulate, constant weights)
   if (call.getNumOperands() != 12 ||
       !matchPattern(call.getOperand(10), m_Zero()))
@@ -1101,6 +1122,9 @@ LogicalResult fuseEpilogue(OpBuilder &b, func::CallOp call,
   // which are freed after it.
   if (!epilogue)
     return failure();
+  bool withResidual = false;
+  if (target.gpu && !isBiasResidualRelu(epilogue->steps, withResidual))
+    return failure();
   sinkDeallocsPast(call, generic, getRoot(x));
   sinkDeallocsPast(call, generic, getRoot(w));
   if (writtenBetween(call, generic, getRoot(x)) ||
@@ -1117,25 +1141,41 @@ LogicalResult fuseEpilogue(OpBuilder &b, func::CallOp call,
   };
   MLIRContext *context = b.getContext();
   Value y = viewed(output);
-  Value table = tables.get(b, loc, epilogue->steps);
-  // Buffers no step reads stand in for an absent bias or residual.
-  Value bias = epilogue->bias
-                   ? memref::CastOp::create(b, loc, getAnyMemRef(context, 1),
-                                            epilogue->bias)
-                         .getResult()
-                   : table;
-  Value residual = epilogue->residual ? viewed(epilogue->residual) : y;
   Type any4 = getAnyMemRef(context, 4), any1 = getAnyMemRef(context, 1);
-  SmallVector<Type> types = {any4, any4, any4, any1, any4, any1};
-  types.append(7, b.getI64Type());
-  types.push_back(b.getI32Type());
-  func::FuncOp callee =
-      declare(call->getParentOfType<ModuleOp>(), kCpuConvEpilogueFunction,
-              FunctionType::get(context, types, {}));
-  SmallVector<Value> args = {x, w, y, bias, residual, table};
-  llvm::append_range(args, call.getOperands().slice(3, 7));
-  args.push_back(call.getOperand(11));
-  func::CallOp::create(b, loc, callee, args);
+  if (target.gpu) {
+    // (x, w, y, bias, residual or y, 7 sizes, with_residual, tf32)
+    Value bias = memref::CastOp::create(b, loc, any1, epilogue->bias);
+    Value residual = withResidual ? viewed(epilogue->residual) : y;
+    SmallVector<Type> types = {any4, any4, any4, any1, any4};
+    types.append(7, b.getI64Type());
+    types.append(2, b.getI32Type());
+    func::FuncOp callee =
+        declare(call->getParentOfType<ModuleOp>(), kGpuConvBiasReluFunction,
+                FunctionType::get(context, types, {}));
+    SmallVector<Value> args = {x, w, y, bias, residual};
+    llvm::append_range(args, call.getOperands().slice(3, 7));
+    args.push_back(i32(b, loc, withResidual));
+    args.push_back(call.getOperand(11));
+    func::CallOp::create(b, loc, callee, args);
+  } else {
+    Value table = tables.get(b, loc, epilogue->steps);
+    // Buffers no step reads stand in for an absent bias or residual.
+    Value bias =
+        epilogue->bias
+            ? memref::CastOp::create(b, loc, any1, epilogue->bias).getResult()
+            : table;
+    Value residual = epilogue->residual ? viewed(epilogue->residual) : y;
+    SmallVector<Type> types = {any4, any4, any4, any1, any4, any1};
+    types.append(7, b.getI64Type());
+    types.push_back(b.getI32Type());
+    func::FuncOp callee =
+        declare(call->getParentOfType<ModuleOp>(), kCpuConvEpilogueFunction,
+                FunctionType::get(context, types, {}));
+    SmallVector<Value> args = {x, w, y, bias, residual, table};
+    llvm::append_range(args, call.getOperands().slice(3, 7));
+    args.push_back(call.getOperand(11));
+    func::CallOp::create(b, loc, callee, args);
+  }
 
   generic->erase();
   call->erase();
@@ -1177,16 +1217,16 @@ bool placer::isConvEpilogue(linalg::GenericOp op) {
 
 namespace {
 
-void fuseEpilogues(ModuleOp module) {
+void fuseEpilogues(ModuleOp module, const Target &target) {
   SmallVector<func::CallOp> calls;
   module.walk([&](func::CallOp call) {
-    if (call.getCallee() == kCpuConvFunction)
+    if (call.getCallee() == target.conv())
       calls.push_back(call);
   });
   OpBuilder b(module.getContext());
   StepTables tables(module);
   for (func::CallOp call : calls)
-    (void)fuseEpilogue(b, call, tables);
+    (void)fuseEpilogue(b, call, tables, target);
 }
 
 void rewriteLibraryOps(ModuleOp module, const Target &target) {
@@ -1211,6 +1251,8 @@ struct GpuLibraryCallsPass
     target.gpu = true;
     target.tf32 = tf32;
     rewriteLibraryOps(getOperation(), target);
+    if (epilogues)
+      fuseEpilogues(getOperation(), target);
   }
 };
 
@@ -1221,7 +1263,7 @@ struct CpuLibraryCallsPass
   void runOnOperation() override {
     rewriteLibraryOps(getOperation(), {});
     if (epilogues)
-      fuseEpilogues(getOperation());
+      fuseEpilogues(getOperation(), {});
   }
 };
 

@@ -1,5 +1,6 @@
 // RUN: placer-opt %s --placer-gpu-library-calls --canonicalize | FileCheck %s
 // RUN: placer-opt %s --placer-gpu-library-calls="tf32=true" --canonicalize | FileCheck %s --check-prefix=TF32
+// RUN: placer-opt %s --placer-gpu-library-calls="epilogues=false" --canonicalize | FileCheck %s --check-prefix=PLAIN
 
 // Convolutions and contractions on device buffers become calls of the CUDA
 // runtime: strides, padding, dilations and groups as i64, transposes,
@@ -257,6 +258,75 @@ func.func @pointwise_strided(%x: memref<2x3x6x6xf32>, %w: memref<8x3x1x1xf32>, %
   return
 }
 
+
+// Epilogues: a bias, a residual add and ReLU after an overwritten
+// convolution (ResNet's block end) become one fused call writing the
+// generic's output (with_residual 1, then tf32); bias and ReLU alone pass
+// the output as the residual, with_residual 0. ReLU6 is no step cuDNN's
+// fused call has: that convolution and its generic stay.
+// CHECK-LABEL: func.func @epilogues
+// CHECK-DAG: %[[B:.*]] = memref.cast %arg2 : memref<8xf32> to memref<?xf32, strided<[?], offset: ?>>
+// CHECK-DAG: %[[R:.*]] = memref.cast %arg3 : memref<1x8x4x4xf32> to memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>
+// CHECK-DAG: %[[Z:.*]] = memref.cast %arg4 : memref<1x8x4x4xf32> to memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>
+// CHECK: call @placer_gpu_conv2d_bias_relu_f32(%{{.*}}, %{{.*}}, %[[Z]], %[[B]], %[[R]], %c1_i64, %c1_i64, %c0_i64, %c0_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i32, %c0_i32)
+// CHECK-DAG: %[[Z2:.*]] = memref.cast %arg5 : memref<1x8x4x4xf32> to memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>
+// CHECK: call @placer_gpu_conv2d_bias_relu_f32(%{{.*}}, %{{.*}}, %[[Z2]], %{{.*}}, %[[Z2]], {{.*}}, %c0_i32, %c0_i32)
+// CHECK: call @placer_gpu_conv2d_f32(
+// CHECK: linalg.generic
+// CHECK-NOT: linalg.generic
+// TF32-LABEL: func.func @epilogues
+// TF32: call @placer_gpu_conv2d_bias_relu_f32({{.*}}, %c1_i32, %c1_i32)
+// PLAIN-LABEL: func.func @epilogues
+// PLAIN-NOT: placer_gpu_conv2d_bias_relu_f32
+// PLAIN-COUNT-3: linalg.generic
+func.func @epilogues(%x: memref<1x3x6x6xf32>, %w: memref<8x3x3x3xf32>, %b: memref<8xf32>, %r: memref<1x8x4x4xf32>, %z: memref<1x8x4x4xf32>, %z2: memref<1x8x4x4xf32>, %z3: memref<1x8x4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %y = memref.alloc() : memref<1x8x4x4xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x8x4x4xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x6x6xf32>, memref<8x3x3x3xf32>) outs(%y : memref<1x8x4x4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y, %b, %r : memref<1x8x4x4xf32>, memref<8xf32>, memref<1x8x4x4xf32>) outs(%z : memref<1x8x4x4xf32>) {
+  ^bb0(%v: f32, %bias: f32, %res: f32, %out: f32):
+    %0 = arith.addf %v, %bias : f32
+    %1 = arith.addf %0, %res : f32
+    %2 = arith.maximumf %1, %zero : f32
+    linalg.yield %2 : f32
+  }
+  memref.dealloc %y : memref<1x8x4x4xf32>
+  %y2 = memref.alloc() : memref<1x8x4x4xf32>
+  linalg.fill ins(%zero : f32) outs(%y2 : memref<1x8x4x4xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x6x6xf32>, memref<8x3x3x3xf32>) outs(%y2 : memref<1x8x4x4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y2, %b : memref<1x8x4x4xf32>, memref<8xf32>) outs(%z2 : memref<1x8x4x4xf32>) {
+  ^bb0(%v: f32, %bias: f32, %out: f32):
+    %0 = arith.addf %v, %bias : f32
+    %1 = arith.maximumf %0, %zero : f32
+    linalg.yield %1 : f32
+  }
+  memref.dealloc %y2 : memref<1x8x4x4xf32>
+  %y3 = memref.alloc() : memref<1x8x4x4xf32>
+  linalg.fill ins(%zero : f32) outs(%y3 : memref<1x8x4x4xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x6x6xf32>, memref<8x3x3x3xf32>) outs(%y3 : memref<1x8x4x4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y3, %b : memref<1x8x4x4xf32>, memref<8xf32>) outs(%z3 : memref<1x8x4x4xf32>) {
+  ^bb0(%v: f32, %bias: f32, %out: f32):
+    %0 = arith.addf %v, %bias : f32
+    %1 = arith.maximumf %0, %zero : f32
+    %2 = arith.minimumf %1, %six : f32
+    linalg.yield %2 : f32
+  }
+  memref.dealloc %y3 : memref<1x8x4x4xf32>
+  return
+}
+
 // The runtime functions are declared once, with C interfaces.
 // CHECK: func.func private @placer_gpu_conv2d_f32({{.*}}) attributes {llvm.emit_c_interface}
 // CHECK: func.func private @placer_gpu_matmul_f32({{.*}}) attributes {llvm.emit_c_interface}
+// CHECK: func.func private @placer_gpu_conv2d_bias_relu_f32({{.*}}) attributes {llvm.emit_c_interface}

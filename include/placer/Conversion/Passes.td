@@ -185,10 +185,20 @@ def GpuLibraryCalls : Pass<"placer-gpu-library-calls", "::mlir::ModuleOp"> {
     take descriptors of device memory (docs/Execution.md, "GPU code"). The
     CUDA runtime implements them with cuDNN and cuBLAS; contractions of other
     shapes stay generated kernels.
+
+    With `epilogues` (the default), the elementwise op that alone reads an
+    overwritten convolution's output goes into the call when its body is a
+    bias, optionally a residual add, and ReLU (ResNet's epilogues): the call
+    becomes `placer_gpu_conv2d_bias_relu_f32(x, w, y, bias, residual, ...,
+    with_residual, tf32)`, which cuDNN runs as one fused convolution
+    (`cudnnConvolutionBiasActivationForward`) writing the op's output.
   }];
   let options = [
     Option<"tf32", "tf32", "bool", /*default=*/"false",
            "Let the library use TF32 tensor cores (otherwise strict fp32)">,
+    Option<"epilogues", "epilogues", "bool", /*default=*/"true",
+           "Fold a bias + (residual +) ReLU epilogue into the convolution's "
+           "call">,
   ];
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::arith::ArithDialect",

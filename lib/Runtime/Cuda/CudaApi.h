@@ -61,6 +61,7 @@ using cudnnHandle_t = struct cudnnContext *;
 using cudnnTensorDescriptor_t = struct cudnnTensorStruct *;
 using cudnnFilterDescriptor_t = struct cudnnFilterStruct *;
 using cudnnConvolutionDescriptor_t = struct cudnnConvolutionStruct *;
+using cudnnActivationDescriptor_t = struct cudnnActivationStruct *;
 using cudnnStatus_t = int;
 using cudnnDataType_t = int;
 using cudnnTensorFormat_t = int;
@@ -68,12 +69,16 @@ using cudnnConvolutionMode_t = int;
 using cudnnConvolutionFwdAlgo_t = int;
 using cudnnMathType_t = int;
 using cudnnDeterminism_t = int;
+using cudnnActivationMode_t = int;
+using cudnnNanPropagation_t = int;
 constexpr cudnnStatus_t CUDNN_STATUS_SUCCESS = 0;
 constexpr cudnnDataType_t CUDNN_DATA_FLOAT = 0;
 constexpr cudnnTensorFormat_t CUDNN_TENSOR_NCHW = 0;
 constexpr cudnnConvolutionMode_t CUDNN_CROSS_CORRELATION = 1;
 constexpr cudnnMathType_t CUDNN_DEFAULT_MATH = 0;
 constexpr cudnnMathType_t CUDNN_FMA_MATH = 3;
+constexpr cudnnActivationMode_t CUDNN_ACTIVATION_RELU = 1;
+constexpr cudnnNanPropagation_t CUDNN_PROPAGATE_NAN = 1;
 
 struct cudnnConvolutionFwdAlgoPerf_t {
   cudnnConvolutionFwdAlgo_t algo;
@@ -174,7 +179,20 @@ struct cudnnConvolutionFwdAlgoPerf_t {
     (cudnnHandle_t, const void *, cudnnTensorDescriptor_t, const void *,       \
      cudnnFilterDescriptor_t, const void *, cudnnConvolutionDescriptor_t,      \
      cudnnConvolutionFwdAlgo_t, void *, size_t, const void *,                  \
-     cudnnTensorDescriptor_t, void *))
+     cudnnTensorDescriptor_t, void *))                                         \
+  X(cudnnCreateActivationDescriptor, cudnnStatus_t,                            \
+    (cudnnActivationDescriptor_t *))                                           \
+  X(cudnnSetActivationDescriptor, cudnnStatus_t,                               \
+    (cudnnActivationDescriptor_t, cudnnActivationMode_t,                       \
+     cudnnNanPropagation_t, double))                                           \
+  X(cudnnDestroyTensorDescriptor, cudnnStatus_t, (cudnnTensorDescriptor_t))    \
+  X(cudnnConvolutionBiasActivationForward, cudnnStatus_t,                      \
+    (cudnnHandle_t, const void *, cudnnTensorDescriptor_t, const void *,       \
+     cudnnFilterDescriptor_t, const void *, cudnnConvolutionDescriptor_t,      \
+     cudnnConvolutionFwdAlgo_t, void *, size_t, const void *,                  \
+     cudnnTensorDescriptor_t, const void *, cudnnTensorDescriptor_t,           \
+     const void *, cudnnActivationDescriptor_t, cudnnTensorDescriptor_t,       \
+     void *))
 
 #define PLACER_CUDA_DECLARE_POINTER(name, ret, params)                         \
   ret(*name) params = nullptr;

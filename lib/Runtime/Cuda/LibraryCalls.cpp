@@ -8,14 +8,21 @@
 // Convolution algorithms are chosen by timing them once per
 // shape (cudnnFind..., as PyTorch's benchmark mode does), within the math
 // the program was compiled for: strict fp32 (FMA) unless it allows TF32.
+// A convolution whose bias, residual add and ReLU follow it
+// (placer-gpu-library-calls{epilogues}) is one cuDNN call,
+// cudnnConvolutionBiasActivationForward, with the algorithm chosen for the
+// plain convolution: the output is written once, not written and read
+// back by an elementwise kernel.
 //
 //===----------------------------------------------------------------------===//
 #include "Device.h"
 
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -61,8 +68,12 @@ struct Libraries {
     cudnnConvolutionDescriptor_t conv = nullptr;
     cudnnConvolutionFwdAlgo_t algo = 0;
     size_t workspaceBytes = 0;
+    /// The bias of a fused call ([1, F, 1, 1]), made at its first.
+    cudnnTensorDescriptor_t bias = nullptr;
   };
   std::map<std::vector<int64_t>, Conv> convs;
+  /// ReLU, for the fused calls.
+  cudnnActivationDescriptor_t relu = nullptr;
 };
 
 Libraries &getLibraries() {
@@ -215,6 +226,63 @@ bool prepareConv(const Device &d, const CudnnApi &api, Libraries &libs,
 
 } // namespace
 
+namespace {
+
+/// The descriptors and algorithm of y = conv(x, w) (compiled code's
+/// placer_gpu_conv2d_* calls), found again or made; null, with the error
+/// recorded under `function`'s name, for shapes cuDNN cannot take. Called
+/// under the libraries' lock.
+Libraries::Conv *findConv(const Device &d, const CudnnApi &api, Libraries &libs,
+                          const char *function, const StridedMemRef<4> &x,
+                          const StridedMemRef<4> &w, const StridedMemRef<4> &y,
+                          int64_t strideH, int64_t strideW, int64_t padH,
+                          int64_t padW, int64_t dilationH, int64_t dilationW,
+                          int64_t groups, int32_t tf32) {
+  // cuDNN takes ints, a packed filter, and y of the shape x and w give.
+  const int64_t params[7] = {strideH, strideW, dilationH, dilationW,
+                             groups,  padH,    padW};
+  bool valid = groups > 0 && w.sizes[1] * groups == x.sizes[1] &&
+               w.sizes[0] % groups == 0 && y.sizes[0] == x.sizes[0] &&
+               y.sizes[1] == w.sizes[0] && w.strides[3] == 1 &&
+               w.strides[2] == w.sizes[3] &&
+               w.strides[1] == w.sizes[2] * w.sizes[3] &&
+               w.strides[0] == w.sizes[1] * w.strides[1];
+  for (int i = 0; i < 4; ++i)
+    valid = valid && fitsInt(x.sizes[i]) && fitsInt(x.strides[i]) &&
+            fitsInt(w.sizes[i]) && fitsInt(y.sizes[i]) && fitsInt(y.strides[i]);
+  for (int i = 0; i < 7; ++i)
+    valid = valid && fitsInt(params[i]) && (i >= 5 || params[i] > 0);
+  // Output size per spatial dim: (in + 2 pad - dilation (k - 1) - 1) / stride
+  // + 1.
+  for (int i = 2; i < 4; ++i)
+    valid = valid && y.sizes[i] == (x.sizes[i] + 2 * params[i + 3] -
+                                    params[i] * (w.sizes[i] - 1) - 1) /
+                                           params[i - 2] +
+                                       1;
+  if (!valid) {
+    fail(std::string(function) + ": shapes cuDNN cannot take: x " +
+         describe(x) + ", w " + describe(w) + ", y " + describe(y) +
+         ", groups " + std::to_string(groups));
+    return nullptr;
+  }
+  std::vector<int64_t> key(params, params + 7);
+  key.push_back(tf32);
+  for (const StridedMemRef<4> *m : {&x, &w, &y})
+    for (int i = 0; i < 4; ++i) {
+      key.push_back(m->sizes[i]);
+      key.push_back(m->strides[i]);
+    }
+  auto [it, inserted] = libs.convs.try_emplace(key);
+  if (inserted &&
+      !prepareConv(d, api, libs, x, w, y, params, tf32 != 0, it->second)) {
+    libs.convs.erase(it);
+    return nullptr;
+  }
+  return &it->second;
+}
+
+} // namespace
+
 extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
     StridedMemRef<4> *x, StridedMemRef<4> *w, StridedMemRef<4> *y,
     int64_t strideH, int64_t strideW, int64_t padH, int64_t padW,
@@ -228,56 +296,97 @@ extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
   const CudnnApi *api = getCudnn(*d, libs);
   if (!api)
     return;
-  // cuDNN takes ints, a packed filter, and y of the shape x and w give.
-  const int64_t params[7] = {strideH, strideW, dilationH, dilationW,
-                             groups,  padH,    padW};
-  bool valid = groups > 0 && w->sizes[1] * groups == x->sizes[1] &&
-               w->sizes[0] % groups == 0 && y->sizes[0] == x->sizes[0] &&
-               y->sizes[1] == w->sizes[0] && w->strides[3] == 1 &&
-               w->strides[2] == w->sizes[3] &&
-               w->strides[1] == w->sizes[2] * w->sizes[3] &&
-               w->strides[0] == w->sizes[1] * w->strides[1];
-  for (int i = 0; i < 4; ++i)
-    valid = valid && fitsInt(x->sizes[i]) && fitsInt(x->strides[i]) &&
-            fitsInt(w->sizes[i]) && fitsInt(y->sizes[i]) &&
-            fitsInt(y->strides[i]);
-  for (int i = 0; i < 7; ++i)
-    valid = valid && fitsInt(params[i]) && (i >= 5 || params[i] > 0);
-  // Output size per spatial dim: (in + 2 pad - dilation (k - 1) - 1) / stride
-  // + 1.
-  for (int i = 2; i < 4; ++i)
-    valid = valid && y->sizes[i] == (x->sizes[i] + 2 * params[i + 3] -
-                                     params[i] * (w->sizes[i] - 1) - 1) /
-                                            params[i - 2] +
-                                        1;
-  if (!valid) {
-    fail("placer_gpu_conv2d_f32: shapes cuDNN cannot take: x " + describe(*x) +
-         ", w " + describe(*w) + ", y " + describe(*y) + ", groups " +
-         std::to_string(groups));
+  Libraries::Conv *conv =
+      findConv(*d, *api, libs, "placer_gpu_conv2d_f32", *x, *w, *y, strideH,
+               strideW, padH, padW, dilationH, dilationW, groups, tf32);
+  if (!conv)
     return;
-  }
-  std::vector<int64_t> key(params, params + 7);
-  key.push_back(tf32);
-  for (const StridedMemRef<4> *m : {x, w, y})
-    for (int i = 0; i < 4; ++i) {
-      key.push_back(m->sizes[i]);
-      key.push_back(m->strides[i]);
-    }
-  auto [it, inserted] = libs.convs.try_emplace(key);
-  Libraries::Conv &conv = it->second;
-  if (inserted &&
-      !prepareConv(*d, *api, libs, *x, *w, *y, params, tf32 != 0, conv)) {
-    libs.convs.erase(it);
-    return;
-  }
   const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
   (void)checkCudnn(*api,
                    api->cudnnConvolutionForward(
-                       libs.cudnn, &one, conv.x, x->data(), conv.w, w->data(),
-                       conv.conv, conv.algo,
+                       libs.cudnn, &one, conv->x, x->data(), conv->w, w->data(),
+                       conv->conv, conv->algo,
                        reinterpret_cast<void *>(libs.workspace),
-                       conv.workspaceBytes, &beta, conv.y, y->data()),
+                       conv->workspaceBytes, &beta, conv->y, y->data()),
                    "running the convolution");
+}
+
+extern "C" void _mlir_ciface_placer_gpu_conv2d_bias_relu_f32(
+    StridedMemRef<4> *x, StridedMemRef<4> *w, StridedMemRef<4> *y,
+    StridedMemRef<1> *bias, StridedMemRef<4> *residual, int64_t strideH,
+    int64_t strideW, int64_t padH, int64_t padW, int64_t dilationH,
+    int64_t dilationW, int64_t groups, int32_t withResidual, int32_t tf32) {
+  const char *function = "placer_gpu_conv2d_bias_relu_f32";
+  const Device *d = getDevice();
+  if (!d)
+    return;
+  Libraries &libs = getLibraries();
+  std::lock_guard<std::mutex> lock(libs.mutex);
+  const CudnnApi *api = getCudnn(*d, libs);
+  if (!api)
+    return;
+  Libraries::Conv *conv =
+      findConv(*d, *api, libs, function, *x, *w, *y, strideH, strideW, padH,
+               padW, dilationH, dilationW, groups, tf32);
+  if (!conv)
+    return;
+  bool valid = bias->sizes[0] == y->sizes[1] && bias->strides[0] == 1;
+  for (int i = 0; withResidual && i < 4; ++i)
+    valid = valid && residual->sizes[i] == y->sizes[i] &&
+            fitsInt(residual->strides[i]);
+  if (!valid) {
+    fail(std::string(function) + ": bias " + describe(*bias) +
+         (withResidual ? ", residual " + describe(*residual) : "") +
+         " for output " + describe(*y));
+    return;
+  }
+  // The bias as a [1, F, 1, 1] tensor and ReLU, made once.
+  if (!conv->bias &&
+      !(checkCudnn(*api, api->cudnnCreateTensorDescriptor(&conv->bias),
+                   "describing the bias") &&
+        checkCudnn(*api,
+                   api->cudnnSetTensor4dDescriptorEx(
+                       conv->bias, CUDNN_DATA_FLOAT, 1, y->sizes[1], 1, 1,
+                       y->sizes[1], 1, 1, 1),
+                   "describing the bias")))
+    return;
+  if (!libs.relu &&
+      !(checkCudnn(*api, api->cudnnCreateActivationDescriptor(&libs.relu),
+                   "describing ReLU") &&
+        checkCudnn(*api,
+                   api->cudnnSetActivationDescriptor(libs.relu,
+                                                     CUDNN_ACTIVATION_RELU,
+                                                     CUDNN_PROPAGATE_NAN, 0.0),
+                   "describing ReLU")))
+    return;
+  // y = relu(conv(x, w) + alpha2 z + bias): z is the residual (its own
+  // strides), or y with alpha2 = 0.
+  cudnnTensorDescriptor_t z = conv->y;
+  bool ownZ = withResidual &&
+              !std::equal(std::begin(residual->strides),
+                          std::end(residual->strides), std::begin(y->strides));
+  if (ownZ && !(checkCudnn(*api, api->cudnnCreateTensorDescriptor(&z),
+                           "describing the residual") &&
+                checkCudnn(*api,
+                           api->cudnnSetTensor4dDescriptorEx(
+                               z, CUDNN_DATA_FLOAT, y->sizes[0], y->sizes[1],
+                               y->sizes[2], y->sizes[3], residual->strides[0],
+                               residual->strides[1], residual->strides[2],
+                               residual->strides[3]),
+                           "describing the residual")))
+    return;
+  const float one = 1.0f, alpha2 = withResidual ? 1.0f : 0.0f;
+  (void)checkCudnn(*api,
+                   api->cudnnConvolutionBiasActivationForward(
+                       libs.cudnn, &one, conv->x, x->data(), conv->w, w->data(),
+                       conv->conv, conv->algo,
+                       reinterpret_cast<void *>(libs.workspace),
+                       conv->workspaceBytes, &alpha2, z,
+                       withResidual ? residual->data() : y->data(), conv->bias,
+                       bias->data(), libs.relu, conv->y, y->data()),
+                   "running the fused convolution");
+  if (ownZ)
+    (void)api->cudnnDestroyTensorDescriptor(z);
 }
 
 extern "C" void _mlir_ciface_placer_gpu_matmul_f32(

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "placer/Runtime/CudaRuntime.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -43,6 +44,11 @@ extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
     MemRef<4> *x, MemRef<4> *w, MemRef<4> *y, int64_t strideH, int64_t strideW,
     int64_t padH, int64_t padW, int64_t dilationH, int64_t dilationW,
     int64_t groups, int32_t accumulate, int32_t tf32);
+extern "C" void _mlir_ciface_placer_gpu_conv2d_bias_relu_f32(
+    MemRef<4> *x, MemRef<4> *w, MemRef<4> *y, MemRef<1> *bias,
+    MemRef<4> *residual, int64_t strideH, int64_t strideW, int64_t padH,
+    int64_t padW, int64_t dilationH, int64_t dilationW, int64_t groups,
+    int32_t withResidual, int32_t tf32);
 extern "C" void _mlir_ciface_placer_gpu_matmul_f32(MemRef<3> *a, MemRef<3> *b,
                                                    MemRef<3> *c, int32_t transA,
                                                    int32_t transB,
@@ -331,6 +337,56 @@ void testConv(const char *name, std::vector<int64_t> xs, const Conv &c) {
     placer_cuda_free(p);
 }
 
+/// The fused call: y = relu(conv(x, w) + bias (+ residual)), against the
+/// loops; the residual in its own layout when `stridedResidual` (every
+/// other column of a wider buffer).
+void testConvBiasRelu(const char *name, std::vector<int64_t> xs, const Conv &c,
+                      bool withResidual, bool stridedResidual = false) {
+  std::vector<int64_t> ws = {c.filters, xs[1] / c.groups, c.kernel, c.kernel};
+  auto outSize = [&](int64_t in) {
+    return (in + 2 * c.pad - c.dilation * (c.kernel - 1) - 1) / c.stride + 1;
+  };
+  std::vector<int64_t> ys = {xs[0], c.filters, outSize(xs[2]), outSize(xs[3])};
+  size_t count = size_t(ys[0] * ys[1] * ys[2] * ys[3]);
+  std::vector<float> x = random(size_t(xs[0] * xs[1] * xs[2] * xs[3]), 4),
+                     w = random(size_t(ws[0] * ws[1] * ws[2] * ws[3]), 5),
+                     bias = random(size_t(c.filters), 6),
+                     residual = random(2 * count, 7), y(count, -9.0f);
+  Conv overwrite = c;
+  overwrite.accumulate = 0;
+  std::vector<float> expected =
+      referenceConv(x, w, y, xs.data(), ws.data(), ys.data(), overwrite);
+  int64_t spatial = ys[2] * ys[3];
+  for (size_t i = 0; i < count; ++i) {
+    int64_t channel = int64_t(i) / spatial % ys[1];
+    float r = withResidual ? residual[stridedResidual ? 2 * i : i] : 0.0f;
+    expected[i] = std::max(0.0f, expected[i] + bias[channel] + r);
+  }
+  float *dx = upload(x), *dw = upload(w), *dy = upload(y), *db = upload(bias),
+        *dr = upload(residual);
+  MemRef<4> mx = contiguous<4>(dx, xs), mw = contiguous<4>(dw, ws),
+            my = contiguous<4>(dy, ys), mr = contiguous<4>(dr, ys);
+  if (stridedResidual)
+    for (int64_t &stride : mr.strides)
+      stride *= 2;
+  MemRef<1> mb = contiguous<1>(db, {c.filters});
+  _mlir_ciface_placer_gpu_conv2d_bias_relu_f32(
+      &mx, &mw, &my, &mb, withResidual ? &mr : &my, c.stride, c.stride, c.pad,
+      c.pad, c.dilation, c.dilation, c.groups, withResidual, c.tf32);
+  std::vector<float> result = download(dy, count);
+  std::string error = takeError();
+  double rel = relativeError(result, expected);
+  double tolerance = c.tf32 ? 1e-2 : 1e-4;
+  char line[256];
+  std::snprintf(line, sizeof(line),
+                "conv + bias%s + relu %s: relative error %.2e (<= %.0e)",
+                withResidual ? " + residual" : "", name, rel, tolerance);
+  expect(error.empty() && rel <= tolerance,
+         line + (error.empty() ? "" : " (" + error + ")"));
+  for (float *p : {dx, dw, dy, db, dr})
+    placer_cuda_free(p);
+}
+
 /// C[3] += op(A) op(B) (C = op(A) op(B) unless `accumulate`); a broadcast
 /// operand has one batch, read for all.
 void testMatmul(int32_t transA, int32_t transB, bool broadcastA = false,
@@ -409,6 +465,12 @@ int main() {
   testConv("7x7 stride 2 pad 3", {2, 3, 20, 20}, {8, 7, 2, 3});
   testConv("1x1 stride 2", {2, 16, 8, 8}, {32, 1, 2});
   testConv("3x3 tf32", {2, 16, 12, 12}, {16, 3, 1, 0, 1, 1, 1, 1});
+  testConvBiasRelu("3x3 pad 1", {2, 8, 9, 9}, {16, 3, 1, 1}, false);
+  testConvBiasRelu("1x1", {2, 16, 7, 7}, {32, 1}, true);
+  testConvBiasRelu("3x3 stride 2, strided residual", {1, 8, 10, 10},
+                   {8, 3, 2, 1}, true, /*stridedResidual=*/true);
+  testConvBiasRelu("3x3 tf32", {2, 16, 12, 12},
+                   {16, 3, 1, 1, 1, 1, 0, /*tf32=*/1}, true);
   for (int32_t transA : {0, 1})
     for (int32_t transB : {0, 1})
       testMatmul(transA, transB);
