@@ -285,6 +285,9 @@ def main():
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--batch", type=int, default=1)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--torch-repeat", type=int, default=0,
+                        help="PyTorch's timed runs (default: --repeat; the reference "
+                             "output needs none, and Debian's PyTorch is slow at batch 8)")
     parser.add_argument("--rounds", type=int, default=3,
                         help="times placer-run and ORT in turn this many times; "
                              "each runner's fastest median counts")
@@ -303,7 +306,7 @@ def main():
                               + ("-t%d" % args.threads if args.threads != 1 else ""))
         os.makedirs(folder, exist_ok=True)
         model, inputs, dims = build(case, folder, args.opset, args.batch)
-        reference, torch_s = time_torch(model, inputs, args.repeat)
+        reference, torch_s = time_torch(model, inputs, args.torch_repeat or args.repeat)
         placer_out, placer_s, placer_peak, placer_again = time_placer(args, folder, inputs, dims)
         ort_out, ort_s, ort_version, ort_peak, ort_again = time_ort(args, folder, inputs)
         # Rounds alternate the two runners: a machine whose speed drifts

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Execution benchmark (the compile-and-run issue): placer-run against PyTorch
-# (Debian python3-torch) and onnxruntime-node, single-threaded, on ResNet-50,
-# a GPT-2-style decoder and the bundled example. Installs what it needs
+# (Debian python3-torch) and onnxruntime-node, single-threaded unless
+# --threads, on ResNet-50, a GPT-2-style decoder and the bundled example
+# (--cases cnns: eight torchvision models). Installs what it needs
 # (python3-torch and python3-torchvision only for this script; onnxruntime-
 # node from npm with its bundled CPU library) and writes
 # build/bench-exec/results.json.
@@ -26,8 +27,8 @@ if [ ! -x "$runtime/bin/placer-run" ] || [ "$root/build/bin/placer-run" -nt "$ru
   ninja -C "$runtime" placer-run > "$runtime.build.log"
 fi
 
-# One thread everywhere: torch.set_num_threads(1) in the script, ORT's
-# intra/inter-op pools of one, and placer-run is single-threaded.
+# One thread everywhere unless --threads N: the script gives PyTorch, ORT's
+# intra-op pool and placer-run (its OpenMP threads) the same number.
 OMP_NUM_THREADS=1 /usr/bin/python3 "$root/benchmarks/execution/compare.py" \
   --bin "$root/build/bin" --runtime-bin "$runtime/bin" --ort "$work/ort" \
   --work "$work" "$@"

@@ -827,9 +827,8 @@ bool isFloatConstant(Value x, float c) {
   return value && *value == c;
 }
 
-/// The four ops of a sigmoid, 1 / (1 + exp(-x)) (placer-lower-graph-to-
-/// linalg's Sigmoid), on `x` starting at `ops[i]`; each result read only by
-/// the next.
+/// The four ops of a sigmoid, 1 / (1 + exp(-x)), as GraphToLinalg lowers
+/// Sigmoid, on `x` starting at `ops[i]`; each result read only by the next.
 bool isSigmoid(ArrayRef<Operation *> ops, size_t i, Value x) {
   if (i + 4 > ops.size())
     return false;
@@ -1067,7 +1066,7 @@ bool isBiasResidualRelu(ArrayRef<float> steps, bool &withResidual) {
 /// (placer_gpu_conv2d_bias_relu_f32).
 LogicalResult fuseEpilogue(OpBuilder &b, func::CallOp call, StepTables &tables,
                            const Target &target) {
-  // (x, w, y, 7 sizes, accumulate, constant weights)
+  // (x, w, y, 7 sizes, accumulate, constant weights on a CPU / tf32 on a GPU)
   if (call.getNumOperands() != 12 ||
       !matchPattern(call.getOperand(10), m_Zero()))
     return failure();
