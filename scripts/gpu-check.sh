@@ -25,5 +25,6 @@ step build bash -c "cmake -S '$root' -B $build -G Ninja -DPLACER_RUNTIME_ONLY=ON
 step declarations ninja -C $build placer-cuda-check-declarations
 step gpu-tests env PLACER_GPU_ARTIFACTS="$root/.gpu" ctest --test-dir $build -L gpu --output-on-failure -V
 step benchmark env PYTHONUNBUFFERED=1 python3 "$root/benchmarks/gpu/run.py" \
-  --run $build/bin/placer-run --prepared "$root/.gpu" --out "$out" --torch-profile
+  --run $build/bin/placer-run --prepared "$root/.gpu" --out "$out" --torch-profile \
+  --compile resnet50
 exit $status
