@@ -337,8 +337,11 @@ struct TransposeThroughReduce : OpRewritePattern<linalg::ReduceOp> {
 
   LogicalResult matchAndRewrite(linalg::ReduceOp reduce,
                                 PatternRewriter &rewriter) const override {
-    if (reduce.getInputs().size() != 1 || !reduce.hasPureTensorSemantics())
-      return rewriter.notifyMatchFailure(reduce, "not one tensor input");
+    if (reduce.getInputs().size() != 1 || !reduce.hasPureTensorSemantics() ||
+        !llvm::all_of(reduce->getOperandTypes(), [](Type type) {
+          return cast<ShapedType>(type).hasStaticShape();
+        }))
+      return rewriter.notifyMatchFailure(reduce, "not one static tensor input");
     auto transposeOp =
         reduce.getInputs()[0].getDefiningOp<linalg::TransposeOp>();
     if (!transposeOp)

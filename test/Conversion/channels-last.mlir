@@ -177,3 +177,21 @@ func.func @reductions(%x: tensor<1x3x4x4xf32>, %w: tensor<2x3x1x1xf32>) -> (tens
     }
   return %sum, %byw, %byc : tensor<1x2xf32>, tensor<1x4xf32>, tensor<2x4xf32>
 }
+
+// A transpose of dynamic shape (not one this pass made) stays before its
+// reduction.
+// CHECK-LABEL: func.func @dynamic_reduction
+// CHECK: %[[T:.*]] = linalg.transpose
+// CHECK: linalg.reduce ins(%[[T]] : tensor<?x4xf32>)
+func.func @dynamic_reduction(%x: tensor<4x?xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c1 : tensor<4x?xf32>
+  %e = tensor.empty(%n) : tensor<?x4xf32>
+  %t = linalg.transpose ins(%x : tensor<4x?xf32>) outs(%e : tensor<?x4xf32>) permutation = [1, 0]
+  %r = linalg.reduce ins(%t : tensor<?x4xf32>) outs(%init : tensor<4xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<4xf32>
+}
