@@ -42,69 +42,73 @@ namespace {
 /// The command line. Declared in main (no global state): cl::opt registers
 /// itself when constructed.
 struct Options {
+  /// Only these show in --help: the libraries linked in register hundreds
+  /// of their own (LLVM's code generators').
+  cl::OptionCategory category{"placer-run options"};
   cl::opt<std::string> model{
       cl::Positional, cl::Required,
-      cl::desc("MODEL.mlir, or an artifact folder written by --compile-only")};
+      cl::desc("MODEL.mlir, or an artifact folder written by --compile-only"),
+      cl::cat(category)};
   cl::opt<std::string> compileOnly{
       "compile-only",
       cl::desc("Compile the module into an artifact folder (code, manifest, "
                "weights file; a split module: one folder per stage) and stop; "
                "`placer-run DIR` runs it"),
-      cl::value_desc("DIR")};
+      cl::value_desc("DIR"), cl::cat(category)};
   cl::list<std::string> inputs{
       "input", cl::desc("NAME=FILE.npy: the value of graph input NAME"),
-      cl::value_desc("NAME=FILE.npy")};
+      cl::value_desc("NAME=FILE.npy"), cl::cat(category)};
   cl::opt<uint64_t> seed{"seed", cl::desc("Seed of the inputs not given"),
-                         cl::init(0)};
+                         cl::init(0), cl::cat(category)};
   cl::opt<std::string> outputDir{"output-dir",
                                  cl::desc("Where outputs are written"),
-                                 cl::value_desc("DIR")};
+                                 cl::value_desc("DIR"), cl::cat(category)};
   cl::opt<std::string> profile{
       "profile",
       cl::desc("Time every node over the runs and write the mean seconds per "
                "run as a profile (node name -> device kind -> seconds) for "
                "--placer-estimate-costs"),
-      cl::value_desc("FILE.json")};
+      cl::value_desc("FILE.json"), cl::cat(category)};
   cl::opt<std::string> profileKind{
       "profile-kind", cl::desc("The device kind the profile is for"),
-      cl::init("cpu"), cl::value_desc("KIND")};
+      cl::init("cpu"), cl::value_desc("KIND"), cl::cat(category)};
   cl::opt<unsigned> repeat{
       "repeat",
       cl::desc("Timed runs after the first (a run: every microbatch once)"),
-      cl::init(0)};
+      cl::init(0), cl::cat(category)};
   cl::opt<int64_t> threads{
       "threads",
       cl::desc("Threads of the code's parallel loops (the images of a "
                "batch); under mpirun, per rank"),
-      cl::init(1)};
+      cl::init(1), cl::cat(category)};
   cl::opt<int64_t> microbatches{
       "microbatches",
       cl::desc("Microbatches per run: inputs hold them stacked on the first "
                "axis, and so do outputs"),
-      cl::init(1)};
+      cl::init(1), cl::cat(category)};
   cl::opt<std::string> transfers{
       "transfers",
       cl::desc("Under mpirun: pipelined (non-blocking, double-buffered, "
                "libplacer_rt) or blocking (upstream mpi.send/recv)"),
-      cl::init("pipelined")};
+      cl::init("pipelined"), cl::cat(category)};
   cl::opt<double> transferTimeout{
       "transfer-timeout",
       cl::desc("Under mpirun: seconds a transfer may wait before the run "
                "fails"),
-      cl::init(60.0)};
+      cl::init(60.0), cl::cat(category)};
   cl::opt<int64_t> trainSteps{
       "train-steps",
       cl::desc("A training step (placer-opt --placer-build-training): run S "
                "optimizer steps on the given batch, each feeding the next "
                "weights back; writes DIR/loss.npy, the loss of each step"),
-      cl::init(0), cl::value_desc("S")};
+      cl::init(0), cl::value_desc("S"), cl::cat(category)};
   cl::opt<std::string> saveWeights{
       "save-weights",
       cl::desc("With --train-steps: write <name>.npy of every weight and "
                "optimizer state after the last step here"),
-      cl::value_desc("DIR")};
+      cl::value_desc("DIR"), cl::cat(category)};
   cl::opt<std::string> report{"report", cl::desc("Write a JSON report here"),
-                              cl::value_desc("FILE.json")};
+                              cl::value_desc("FILE.json"), cl::cat(category)};
   cl::opt<std::string> target{
       "target",
       cl::desc("With --compile-only: cpu (this machine), cpu-portable (a "
@@ -112,20 +116,20 @@ struct Options {
                "loops, generated convolutions and products) or cuda (an "
                "NVIDIA GPU: kernels as PTX, convolutions and products as "
                "calls of the CUDA runtime)"),
-      cl::init("cpu")};
-  cl::opt<std::string> gpuChip{"gpu-chip",
-                               cl::desc("With --target=cuda: the NVIDIA chip"),
-                               cl::init("sm_90"), cl::value_desc("sm_XY")};
+      cl::init("cpu"), cl::cat(category)};
+  cl::opt<std::string> gpuChip{
+      "gpu-chip", cl::desc("With --target=cuda: the NVIDIA chip"),
+      cl::init("sm_90"), cl::value_desc("sm_XY"), cl::cat(category)};
   cl::opt<bool> gpuTf32{
       "gpu-tf32",
       cl::desc("With --target=cuda: convolutions and products may use TF32 "
                "tensor cores (default: strict fp32)"),
-      cl::init(false)};
+      cl::init(false), cl::cat(category)};
   cl::opt<std::string> cacheDir{
       "cache-dir",
       cl::desc("Compiled models are kept here (default: the user cache "
                "folder, placer/)"),
-      cl::value_desc("DIR")};
+      cl::value_desc("DIR"), cl::cat(category)};
 };
 
 llvm::Error error(const llvm::Twine &message) {
@@ -302,6 +306,7 @@ int main(int argc, char **argv) {
   if (cl::Option *taken = cl::getRegisteredOptions().lookup("threads"))
     taken->removeArgument();
   Options options;
+  cl::HideUnrelatedOptions(options.category);
   cl::ParseCommandLineOptions(
       argc, argv,
       "Placer runner: compile a graph module ahead of time and run it, alone "
