@@ -240,20 +240,46 @@ struct TileAndVectorizePass
       placer::giveFillsOwnBuffers(rewriter, func);
   }
 
-  /// Elementwise ops and pooling as an scf.forall over their two outermost
-  /// loops (images and rows), so that they run on the threads too: with
-  /// the convolutions in oneDNN on every thread, these ops were what stayed
-  /// serial. Ops under 16K elements of output, or inside another parallel
-  /// loop, stay as they are; so do reductions (a product split by rows
-  /// would be a library call per row).
+  /// The number of parallel loops before `op`'s first reduction loop when
+  /// all its reductions are innermost (a LayerNormalization's mean, a
+  /// Softmax's sum over each row), else 0. Contractions are not counted: a
+  /// product split by rows would be a library call per row.
+  static int64_t getRowReductionLoops(linalg::LinalgOp op) {
+    if (!isa<linalg::GenericOp, linalg::ReduceOp>(op) ||
+        op.getNumReductionLoops() == 0 || linalg::isaContractionOpInterface(op))
+      return 0;
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    int64_t rows = llvm::find(iterators, utils::IteratorType::reduction) -
+                   iterators.begin();
+    bool innermost =
+        llvm::all_of(llvm::drop_begin(iterators, rows), [](auto t) {
+          return t == utils::IteratorType::reduction;
+        });
+    return innermost ? rows : 0;
+  }
+
+  /// Elementwise ops, transposes, pooling and row reductions as an
+  /// scf.forall over their two outermost loops (images and rows), so that
+  /// they run on the threads too: with the convolutions and products in
+  /// oneDNN on every thread, these ops were what stayed serial (ViT-B/16's
+  /// LayerNormalizations, transposes and Softmax sums took as long on two
+  /// threads as on one). Ops under 16K elements of work, or inside another
+  /// parallel loop, stay as they are.
   LogicalResult splitOverThreads(IRRewriter &rewriter, func::FuncOp func) {
     SmallVector<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> split;
     func.walk([&](linalg::LinalgOp op) {
       bool pooling =
           isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp,
               linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(op);
-      if (!(pooling || (isa<linalg::GenericOp>(op) &&
-                        op.getNumParallelLoops() == op.getNumLoops())) ||
+      // A transpose of an activation; those of the model's inputs and
+      // weights stay ops: the library calls read through them.
+      auto transpose = dyn_cast<linalg::TransposeOp>(op.getOperation());
+      bool computed = transpose && transpose.getInput().getDefiningOp() &&
+                      !matchPattern(transpose.getInput(), m_Constant());
+      bool elementwise = (isa<linalg::GenericOp>(op) || computed) &&
+                         op.getNumParallelLoops() == op.getNumLoops();
+      int64_t rows = getRowReductionLoops(op);
+      if (!(pooling || elementwise || rows > 0) ||
           !op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
           !hasStaticNonEmptyLoops(op) || op->getParentOfType<scf::ForallOp>())
         return;
@@ -261,12 +287,22 @@ struct TileAndVectorizePass
       if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
           generic && libraryCalls && placer::isConvEpilogue(generic))
         return;
+      SmallVector<int64_t> tiles(op.getNumLoops(), 0);
+      if (rows > 0) {
+        // Each row's reduction stays whole, in one thread's iteration.
+        if (op.getStaticLoopRanges().size() == 0 ||
+            ShapedType::getNumElements(op.getStaticLoopRanges()) < 16384)
+          return;
+        for (int64_t d = 0; d < std::min<int64_t>(2, rows); ++d)
+          tiles[d] = 1;
+        split.emplace_back(op, tiles);
+        return;
+      }
       auto type = cast<ShapedType>(op->getResult(0).getType());
       if (type.getRank() < 2 || type.getNumElements() < 16384)
         return;
       // The innermost output dimension stays whole (vector code); pooling's
       // outer loops are (image, channel or row), parallel.
-      SmallVector<int64_t> tiles(op.getNumLoops(), 0);
       for (int64_t d = 0; d < std::min<int64_t>(2, type.getRank() - 1); ++d)
         tiles[d] = 1;
       split.emplace_back(op, tiles);

@@ -223,6 +223,52 @@ func.func @elementwise(%big: tensor<2x64x16x16xf32>, %small: tensor<2x4x16x16xf3
   return %r, %sr : tensor<2x64x16x16xf32>, tensor<2x4x16x16xf32>
 }
 
+// Row reductions (a LayerNormalization's mean over 768 columns, reductions
+// innermost) are split over their outer parallel loops, each row's sum in
+// one iteration; a reduction over an outer dimension is not, nor is a
+// product. A transpose of an activation is split like an elementwise op;
+// one of an argument (a model input or weight, which the library calls
+// read through) is not.
+// THREADS-LABEL: func.func @rows
+// THREADS: scf.forall (%{{.*}}, %{{.*}}) in (2, 64) shared_outs(
+// THREADS: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<1x1x768xf32>)
+// THREADS: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%arg1 : tensor<128x768xf32>)
+// THREADS: linalg.transpose ins(%arg2 : tensor<2x768x64xf32>)
+// THREADS: scf.forall ({{.*}}) in (2, 768)
+// THREADS: scf.forall ({{.*}}) in (2, 64)
+// THREADS: linalg.transpose ins(%{{.*}} : tensor<1x768x1xf32>)
+// THREADS-NOT: scf.forall (
+// CHECK-LABEL: func.func @rows
+// CHECK-NOT: scf.forall
+func.func @rows(%x: tensor<2x64x768xf32>, %y: tensor<128x768xf32>, %z: tensor<2x768x64xf32>) -> (tensor<2x64xf32>, tensor<768xf32>, tensor<2x64x768xf32>, tensor<2x64x768xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x64xf32>) -> tensor<2x64xf32>
+  %mean = linalg.generic {indexing_maps = [affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> (a, b)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : tensor<2x64x768xf32>) outs(%f : tensor<2x64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<2x64xf32>
+  %ce = tensor.empty() : tensor<768xf32>
+  %cf = linalg.fill ins(%zero : f32) outs(%ce : tensor<768xf32>) -> tensor<768xf32>
+  %cols = linalg.generic {indexing_maps = [affine_map<(r, c) -> (r, c)>, affine_map<(r, c) -> (c)>], iterator_types = ["reduction", "parallel"]} ins(%y : tensor<128x768xf32>) outs(%cf : tensor<768xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<768xf32>
+  %te = tensor.empty() : tensor<2x64x768xf32>
+  %weight = linalg.transpose ins(%z : tensor<2x768x64xf32>) outs(%te : tensor<2x64x768xf32>) permutation = [0, 2, 1]
+  %re = tensor.empty() : tensor<2x768x64xf32>
+  %relu = linalg.generic {indexing_maps = [affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> (a, b, c)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%z : tensor<2x768x64xf32>) outs(%re : tensor<2x768x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<2x768x64xf32>
+  %ae = tensor.empty() : tensor<2x64x768xf32>
+  %act = linalg.transpose ins(%relu : tensor<2x768x64xf32>) outs(%ae : tensor<2x64x768xf32>) permutation = [0, 2, 1]
+  return %mean, %cols, %act, %weight : tensor<2x64xf32>, tensor<768xf32>, tensor<2x64x768xf32>, tensor<2x64x768xf32>
+}
+
 // An elementwise op on a convolution's result that placer-cpu-library-calls
 // folds into the call (a bias and a ReLU: oneDNN post-ops) stays whole
 // when the convolution goes to the library; split over the threads, it
