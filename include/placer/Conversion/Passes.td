@@ -80,9 +80,10 @@ def TileAndVectorize : Pass<"placer-tile-and-vectorize", "::mlir::func::FuncOp">
            "buffer of its own">,
     Option<"parallelElementwise", "parallel-elementwise", "bool",
            /*default=*/"false",
-           "Make elementwise ops and pooling with at least "
-           "16K output elements scf.forall loops over their two outermost "
-           "parallel dimensions (threads)">,
+           "Make elementwise ops, transposes of activations and pooling "
+           "with at least 16K output elements, and row reductions with at "
+           "least 16K elements of work, scf.forall loops over their two "
+           "outermost parallel dimensions (threads)">,
   ];
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
