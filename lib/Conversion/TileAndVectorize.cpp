@@ -272,10 +272,14 @@ struct TileAndVectorizePass
           isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp,
               linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(op);
       // A transpose of an activation; those of the model's inputs and
-      // weights stay ops: the library calls read through them.
+      // weights, and any a convolution reads, stay ops: the library calls
+      // read through them.
       auto transpose = dyn_cast<linalg::TransposeOp>(op.getOperation());
       bool computed = transpose && transpose.getInput().getDefiningOp() &&
-                      !matchPattern(transpose.getInput(), m_Constant());
+                      !matchPattern(transpose.getInput(), m_Constant()) &&
+                      llvm::none_of(transpose->getUsers(), [](Operation *user) {
+                        return isa<linalg::ConvolutionOpInterface>(user);
+                      });
       bool elementwise = (isa<linalg::GenericOp>(op) || computed) &&
                          op.getNumParallelLoops() == op.getNumLoops();
       int64_t rows = getRowReductionLoops(op);

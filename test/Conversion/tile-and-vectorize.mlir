@@ -269,6 +269,28 @@ func.func @rows(%x: tensor<2x64x768xf32>, %y: tensor<128x768xf32>, %z: tensor<2x
   return %mean, %cols, %act, %weight : tensor<2x64xf32>, tensor<768xf32>, tensor<2x64x768xf32>, tensor<2x64x768xf32>
 }
 
+// A transpose a convolution reads (the padded model input made NHWC) stays
+// an op, which placer-cpu-library-calls reads through.
+// THREADS-LABEL: func.func @conv_input
+// THREADS-NOT: scf.forall (
+// THREADS: linalg.transpose
+// THREADS-NOT: scf.forall (
+// THREADS: linalg.conv_2d_nhwc_fhwc
+func.func @conv_input(%x: tensor<1x3x224x224xf32>, %w: tensor<8x7x7x3xf32>) -> tensor<1x112x112x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 3, 3] high[0, 0, 3, 3] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x3x224x224xf32> to tensor<1x3x230x230xf32>
+  %te = tensor.empty() : tensor<1x230x230x3xf32>
+  %t = linalg.transpose ins(%p : tensor<1x3x230x230xf32>) outs(%te : tensor<1x230x230x3xf32>) permutation = [0, 2, 3, 1]
+  %e = tensor.empty() : tensor<1x112x112x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x112x112x8xf32>) -> tensor<1x112x112x8xf32>
+  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%t, %w : tensor<1x230x230x3xf32>, tensor<8x7x7x3xf32>) outs(%f : tensor<1x112x112x8xf32>) -> tensor<1x112x112x8xf32>
+  return %c : tensor<1x112x112x8xf32>
+}
+
 // An elementwise op on a convolution's result that placer-cpu-library-calls
 // folds into the call (a bias and a ReLU: oneDNN post-ops) stays whole
 // when the convolution goes to the library; split over the threads, it
