@@ -281,6 +281,28 @@ Libraries::Conv *findConv(const Device &d, const CudnnApi &api, Libraries &libs,
   return &it->second;
 }
 
+/// What each convolution call starts with: the device, cuDNN and the
+/// shape's descriptors and algorithm, under the libraries' lock (held while
+/// this lives); `conv` is null when any of them failed (the error
+/// recorded).
+struct ConvCall {
+  Libraries &libs = getLibraries();
+  std::lock_guard<std::mutex> lock{libs.mutex};
+  const CudnnApi *api = nullptr;
+  Libraries::Conv *conv = nullptr;
+
+  ConvCall(const char *function, const StridedMemRef<4> &x,
+           const StridedMemRef<4> &w, const StridedMemRef<4> &y,
+           int64_t strideH, int64_t strideW, int64_t padH, int64_t padW,
+           int64_t dilationH, int64_t dilationW, int64_t groups, int32_t tf32) {
+    const Device *d = getDevice();
+    api = d ? getCudnn(*d, libs) : nullptr;
+    if (api)
+      conv = findConv(*d, *api, libs, function, x, w, y, strideH, strideW, padH,
+                      padW, dilationH, dilationW, groups, tf32);
+  }
+};
+
 } // namespace
 
 extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
@@ -288,19 +310,13 @@ extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
     int64_t strideH, int64_t strideW, int64_t padH, int64_t padW,
     int64_t dilationH, int64_t dilationW, int64_t groups, int32_t accumulate,
     int32_t tf32) {
-  const Device *d = getDevice();
-  if (!d)
+  ConvCall call("placer_gpu_conv2d_f32", *x, *w, *y, strideH, strideW, padH,
+                padW, dilationH, dilationW, groups, tf32);
+  if (!call.conv)
     return;
-  Libraries &libs = getLibraries();
-  std::lock_guard<std::mutex> lock(libs.mutex);
-  const CudnnApi *api = getCudnn(*d, libs);
-  if (!api)
-    return;
-  Libraries::Conv *conv =
-      findConv(*d, *api, libs, "placer_gpu_conv2d_f32", *x, *w, *y, strideH,
-               strideW, padH, padW, dilationH, dilationW, groups, tf32);
-  if (!conv)
-    return;
+  const CudnnApi *api = call.api;
+  Libraries &libs = call.libs;
+  Libraries::Conv *conv = call.conv;
   const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
   (void)checkCudnn(*api,
                    api->cudnnConvolutionForward(
@@ -317,19 +333,13 @@ extern "C" void _mlir_ciface_placer_gpu_conv2d_bias_relu_f32(
     int64_t strideW, int64_t padH, int64_t padW, int64_t dilationH,
     int64_t dilationW, int64_t groups, int32_t withResidual, int32_t tf32) {
   const char *function = "placer_gpu_conv2d_bias_relu_f32";
-  const Device *d = getDevice();
-  if (!d)
+  ConvCall call(function, *x, *w, *y, strideH, strideW, padH, padW, dilationH,
+                dilationW, groups, tf32);
+  if (!call.conv)
     return;
-  Libraries &libs = getLibraries();
-  std::lock_guard<std::mutex> lock(libs.mutex);
-  const CudnnApi *api = getCudnn(*d, libs);
-  if (!api)
-    return;
-  Libraries::Conv *conv =
-      findConv(*d, *api, libs, function, *x, *w, *y, strideH, strideW, padH,
-               padW, dilationH, dilationW, groups, tf32);
-  if (!conv)
-    return;
+  const CudnnApi *api = call.api;
+  Libraries &libs = call.libs;
+  Libraries::Conv *conv = call.conv;
   bool valid = bias->sizes[0] == y->sizes[1] && bias->strides[0] == 1;
   for (int i = 0; withResidual && i < 4; ++i)
     valid = valid && residual->sizes[i] == y->sizes[i] &&
