@@ -56,6 +56,22 @@ def tensor_value(name, shape):
     return values.astype(np.float32).reshape(shape)
 
 
+def tensor_bytes(name, shape, element_type="f32"):
+    """tensor_value's bytes in a compiled weight's `element_type`: f32, or
+    bf16 / f16 rounded to nearest even, as placer-autocast converts weights
+    (placer-run --gpu-precision)."""
+    value = tensor_value(name, shape)
+    if element_type == "f32":
+        return value.tobytes()
+    if element_type == "f16":
+        return value.astype(np.float16).tobytes()
+    if element_type == "bf16":
+        bits = value.view(np.uint32).astype(np.uint64)
+        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+        return bits.astype(np.uint16).tobytes()
+    raise ValueError("no formula bytes for element type " + element_type)
+
+
 def build(name):
     """The model (eval mode, formula weights) and its input, on the CPU."""
     kind, input_name, shape = MODELS[name]

@@ -52,8 +52,9 @@ def write_recipe(folder, state):
         name = spec["name"]
         if (name in state and state[name].is_floating_point()
                 and list(state[name].shape) == spec["shape"]):
-            value = models.tensor_value(name, tuple(state[name].shape)).tobytes()
-            recipe.append({"name": name, "offset": offset, "bytes": size, "formula": name})
+            value = models.tensor_bytes(name, tuple(state[name].shape), spec["element_type"])
+            recipe.append({"name": name, "offset": offset, "bytes": size, "formula": name,
+                           "element_type": spec["element_type"]})
         else:
             value = data
             recipe.append({"name": name, "offset": offset, "bytes": size, "extra": len(extra)})
@@ -86,7 +87,8 @@ def prepare_model(bin_dir, out, name, cache, variant=""):
     machine's CPU, for benchmarks/gpu/split.py) or "split" (a CPU+GPU
     split, cpu-gpu-cluster.json's roofline costs); "tf32" and
     "tf32-profile" are the first two with TF32 tensor cores allowed
-    (--gpu-tf32)."""
+    (--gpu-tf32); "bf16" and "bf16-profile" computed in bf16
+    (--gpu-precision=bf16: weights stored in bf16)."""
     folder = os.path.join(out, "models", name + ("-" + variant if variant else ""))
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
@@ -112,6 +114,8 @@ def prepare_model(bin_dir, out, name, cache, variant=""):
     else:
         words = variant.split("-")
         extra = ["--gpu-tf32"] if "tf32" in words else []
+        if "bf16" in words:
+            extra.append("--gpu-precision=bf16")
         if "profile" in words:
             extra += ["--profile", os.path.join(folder, "unused.json")]
         compile_gpu(bin_dir, mlir, artifact, cache, extra)
@@ -154,7 +158,7 @@ def main():
     parser.add_argument("--bin", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--models", default=",".join(models.MODELS))
-    parser.add_argument("--variants", default="profile,tf32,tf32-profile,split",
+    parser.add_argument("--variants", default="profile,tf32,tf32-profile,bf16,split",
                         help="besides each model whole (fp32): which variants to compile")
     parser.add_argument("--no-tests", action="store_true", help="only the models")
     args = parser.parse_args()

@@ -15,6 +15,8 @@ NAME-cpuprofile write per-node profiles (GPU; one CPU core) to OUT;
 NAME-tf32 (compiled with --gpu-tf32) is timed against PyTorch with TF32
 on, beside PyTorch under bf16 autocast and, for --compile MODELS,
 torch.compile with TF32 (NAME-tf32-profile: its per-node profile);
+NAME-bf16 (compiled with --gpu-precision=bf16) against PyTorch eager under
+bf16 autocast, both outputs' errors against strict fp32 reported;
 NAME-split runs a CPU+GPU split under mpirun; NAME-measured (made by
 benchmarks/gpu/split.py from those profiles) runs its microbatches
 pipelined and compares with the simulator's time (simulated.json).
@@ -43,7 +45,8 @@ def write_weights(artifact):
     data = bytearray(recipe["weights_bytes"])
     for w in recipe["weights"]:
         if "formula" in w:
-            value = models.tensor_value(w["formula"], shapes[w["name"]]).tobytes()
+            value = models.tensor_bytes(w["formula"], shapes[w["name"]],
+                                        w.get("element_type", "f32"))
         else:
             value = extra[w["extra"]:w["extra"] + w["bytes"]]
         data[w["offset"]:w["offset"] + w["bytes"]] = value
@@ -130,6 +133,7 @@ def main():
         base, _, variant = name.partition("-")
         words = set(variant.split("-")) - {""}
         tf32 = "tf32" in words
+        bf16 = "bf16" in words
         entry = {}
         try:
             stages = sorted(d for d in os.listdir(artifact) if d.startswith("stage-")) or [""]
@@ -197,8 +201,14 @@ def main():
                 # The reference is strict fp32 whatever the variant.
                 want = model(xg).float().cpu().numpy()
                 set_tf32(tf32)
-                entry["torch_seconds"] = time_cuda(lambda: model(xg), args.repeat)
-                entry["torch_with_copies_seconds"] = time_cuda(lambda: model(x.cuda()).cpu(), args.repeat)
+                # A bf16 artifact against what PyTorch users run in bf16.
+                with torch.autocast("cuda", dtype=torch.bfloat16, enabled=bf16):
+                    entry["torch_seconds"] = time_cuda(lambda: model(xg), args.repeat)
+                    entry["torch_with_copies_seconds"] = time_cuda(
+                        lambda: model(x.cuda()).cpu(), args.repeat)
+                    if bf16:
+                        entry["torch_rel_error"] = relative_error(
+                            model(xg).float().cpu().numpy(), want)
                 if (variant == "" or words == {"tf32"}) and args.torch_profile:
                     entry["torch_profile"] = torch_op_times(model, xg)
                 if words == {"tf32"}:

@@ -228,6 +228,10 @@ placer::runtime::lowerForExecution(ModuleOp module,
   // The stages of a split module on CPU cores stay CPU code.
   bool gpu = options.target == "cuda" &&
              (options.stage < 0 || runsOnAccelerator(module, options.stage));
+  if (options.precision != "fp32" && options.precision != "bf16" &&
+      options.precision != "fp16")
+    return runError("the GPU precision must be fp32, bf16 or fp16, not '" +
+                    options.precision + "'");
   if (gpu && options.stage >= 0 && options.transfers != "pipelined")
     return runError("a GPU stage transfers through the pipelined hooks "
                     "only, not transfers=" +
@@ -241,6 +245,11 @@ placer::runtime::lowerForExecution(ModuleOp module,
   LowerGraphToLinalgOptions graphOptions;
   graphOptions.profile = options.profile;
   graphOptions.inlineWeights = options.inlineWeights;
+  // Half-precision GPU code: the graph casts to and from it, as PyTorch's
+  // autocast does at run time (placer-autocast).
+  if (gpu && options.precision != "fp32")
+    graphPm.addPass(createAutocast(
+        AutocastOptions{options.precision == "bf16" ? "bf16" : "f16"}));
   graphPm.addPass(createLowerGraphToLinalg(graphOptions));
   // TOSA programs go to linalg, arith and tensor first, as IREE lowers
   // them: upstream's TOSA-to-linalg pipeline, then constants and shapes.
@@ -367,6 +376,7 @@ placer::runtime::lowerForExecution(ModuleOp module,
     target.tf32 = options.tf32;
     lowered.gpuChip = options.gpuChip;
     lowered.tf32 = options.tf32;
+    lowered.precision = options.precision;
     if (llvm::Error error = buildLowerToNVVMPipeline(llvmPm, target))
       return std::move(error);
   } else {

@@ -164,6 +164,7 @@ static llvm::Expected<Compiled> compile(mlir::ModuleOp module,
   execution.target = options.target;
   execution.gpuChip = options.gpuChip;
   execution.tf32 = options.tf32;
+  execution.precision = options.precision;
   // Lowering rewrites the module in place: the caller keeps the graph.
   mlir::OwningOpRef<mlir::ModuleOp> copy = module.clone();
   if (options.accumulateGradients) {
@@ -253,6 +254,7 @@ llvm::Expected<Manifest> placer::runtime::compileArtifact(
     manifest.cpu = getPortableHostCpu();
     manifest.gpuChip = lowered.gpuChip;
     manifest.mathMode = lowered.tf32 ? "tf32" : "fp32";
+    manifest.precision = lowered.precision;
   }
   manifest.stage = options.job && options.job->isDistributed()
                        ? options.job->getStage()

@@ -37,6 +37,10 @@ namespace {
 
 constexpr llvm::StringLiteral kGpuConvFunction = "placer_gpu_conv2d_f32";
 constexpr llvm::StringLiteral kGpuMatmulFunction = "placer_gpu_matmul_f32";
+constexpr llvm::StringLiteral kGpuMatmulBf16Function = "placer_gpu_matmul_bf16";
+constexpr llvm::StringLiteral kGpuConvBf16Function = "placer_gpu_conv2d_bf16";
+constexpr llvm::StringLiteral kGpuConvF16Function = "placer_gpu_conv2d_f16";
+constexpr llvm::StringLiteral kGpuMatmulF16Function = "placer_gpu_matmul_f16";
 constexpr llvm::StringLiteral kGpuConvBiasReluFunction =
     "placer_gpu_conv2d_bias_relu_f32";
 constexpr llvm::StringLiteral kCpuConvFunction = "placer_cpu_conv2d_f32";
@@ -183,11 +187,12 @@ bool writtenBetween(Operation *from, Operation *to, Value root) {
     // The library calls made so far write their output (operand 2) only;
     // other calls may write anything.
     if (auto call = dyn_cast<func::CallOp>(op)) {
-      if (!llvm::is_contained({kGpuConvFunction, kGpuMatmulFunction,
-                               kCpuConvFunction, kCpuMatmulFunction,
-                               kCpuMatmulBf16Function,
-                               kCpuConvEpilogueFunction},
-                              call.getCallee()) ||
+      if (!llvm::is_contained(
+              {kGpuConvFunction, kGpuMatmulFunction, kGpuMatmulBf16Function,
+               kGpuMatmulF16Function, kGpuConvBf16Function, kGpuConvF16Function,
+               kCpuConvFunction, kCpuMatmulFunction, kCpuMatmulBf16Function,
+               kCpuConvEpilogueFunction},
+              call.getCallee()) ||
           getRoot(call.getOperand(2)) == root)
         return true;
       continue;
@@ -389,6 +394,83 @@ struct ConvLayout {
   bool nhwcInput = false, nhwcOutput = false;
 };
 
+/// The view-like ops that view `root`, transitively, in an order where each
+/// comes after the one it views.
+SmallVector<Operation *> collectViews(Value root) {
+  SmallVector<Operation *> views;
+  SmallVector<Value> worklist = {root};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers())
+      if (isa<ViewLikeOpInterface, memref::TransposeOp>(user) &&
+          user->getOperand(0) == value) {
+        views.push_back(user);
+        worklist.push_back(user->getResult(0));
+      }
+  }
+  return views;
+}
+
+/// A half-precision convolution into an f32 accumulator (GraphToLinalg's
+/// getAccumulatorType) whose result one elementwise op alone reads: cuDNN
+/// writes half values only, so the call gets its own half buffer in place
+/// of the accumulator (overwritten, not accumulated into: `zeroFill` is the
+/// accumulator's) and the reader widens what it reads. The result is
+/// rounded before the reader's epilogue (the bias), as PyTorch's CUDA
+/// convolutions round before theirs. Returns y retyped to `half`, or null
+/// when the pattern does not hold (nothing changed).
+Value giveHalfOutput(OpBuilder &b, linalg::LinalgOp conv, Value y, Type half,
+                     Operation *zeroFill) {
+  auto root = getRoot(y).getDefiningOp<memref::AllocOp>();
+  if (!zeroFill || !root || !root.getType().getLayout().isIdentity() ||
+      !root.getType().hasStaticShape())
+    return Value();
+  SmallVector<Operation *> views = collectViews(root);
+  linalg::LinalgOp reader;
+  OpOperand *read = nullptr;
+  SmallVector<Value> viewed = {root};
+  for (Operation *view : views)
+    viewed.push_back(view->getResult(0));
+  for (Value value : viewed)
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (user == conv || user == zeroFill || llvm::is_contained(views, user) ||
+          isa<memref::DeallocOp>(user))
+        continue;
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+      if (reader || !linalgOp || !linalgOp.hasPureBufferSemantics() ||
+          !linalgOp.isDpsInput(&use) || user->getBlock() != conv->getBlock() ||
+          !conv->isBeforeInBlock(user) || !isa<linalg::GenericOp>(user))
+        return Value();
+      reader = linalgOp;
+      read = &use;
+    }
+  if (!reader)
+    return Value();
+  // The half buffer replaces the accumulator, its views retyped alike.
+  b.setInsertionPoint(root);
+  auto halfBuffer = memref::AllocOp::create(
+      b, root.getLoc(),
+      MemRefType::Builder(root.getType()).setElementType(half),
+      root.getAlignmentAttr());
+  Value result = y == root.getResult() ? halfBuffer.getResult() : y;
+  root.getResult().replaceAllUsesWith(halfBuffer.getResult());
+  root->erase();
+  for (Operation *view : views) {
+    auto type = cast<MemRefType>(view->getResult(0).getType());
+    view->getResult(0).setType(MemRefType::Builder(type).setElementType(half));
+  }
+  // The reader widens the half values it now reads.
+  BlockArgument argument = reader.getMatchingBlockArgument(read);
+  argument.setType(half);
+  Block *body = argument.getOwner();
+  OpBuilder inside = OpBuilder::atBlockBegin(body);
+  auto widened = arith::ExtFOp::create(
+      inside, reader.getLoc(), Float32Type::get(b.getContext()), argument);
+  argument.replaceAllUsesExcept(widened, widened);
+  return result;
+}
+
 /// y (+)= conv(x, w): strides, padding, dilations, groups, tf32; the
 /// padding of x goes to the call when x only pads another buffer, and a
 /// zero-filled y is overwritten rather than accumulated into.
@@ -397,15 +479,22 @@ LogicalResult callConv(OpBuilder &b, linalg::LinalgOp op, Value x, Value w,
                        ConvLayout layout = {}) {
   auto strides = op->getAttrOfType<DenseIntElementsAttr>("strides");
   auto dilations = op->getAttrOfType<DenseIntElementsAttr>("dilations");
-  if (!x || !w || !y || !isF32(x) || !isF32(w) || !isF32(y) || !strides ||
-      !dilations)
+  if (!x || !w || !y || !strides || !dilations)
+    return failure();
+  // f32 throughout, or (on a GPU) half-precision x and w.
+  Type element = getElementTypeOrSelf(x);
+  bool half = target.gpu && (element.isBF16() || element.isF16());
+  if (getElementTypeOrSelf(w) != element || !(element.isF32() || half) ||
+      !getElementTypeOrSelf(y).isF32())
+    return failure();
+  Operation *zeroFill = findZeroFill(op.getDpsInitOperand(0)->get(), op);
+  if (half && !(y = giveHalfOutput(b, op, y, element, zeroFill)))
     return failure();
   Location loc = op.getLoc();
   std::optional<Padding> padding =
       matchPadding(x, op,
                    layout.nhwcInput ? std::array<int64_t, 2>{1, 2}
                                     : std::array<int64_t, 2>{2, 3});
-  Operation *zeroFill = findZeroFill(op.getDpsInitOperand(0)->get(), op);
   b.setInsertionPoint(op);
   Value input = padding ? padding->source : x;
   if (layout.nhwcInput)
@@ -413,14 +502,16 @@ LogicalResult callConv(OpBuilder &b, linalg::LinalgOp op, Value x, Value w,
   if (layout.nhwcOutput)
     y = nchwView(b, loc, y);
   MLIRContext *context = b.getContext();
-  Type any4 = getAnyMemRef(context, 4);
+  Type any4 = getAnyMemRef(context, 4, element);
   Type i64Type = b.getI64Type(), i32Type = b.getI32Type();
   SmallVector<Type> types = {any4, any4, any4};
   types.append(7, i64Type);
   types.append(2, i32Type);
   auto type = FunctionType::get(context, types, {});
-  func::FuncOp callee =
-      declare(op->getParentOfType<ModuleOp>(), target.conv(), type);
+  StringRef name = target.conv();
+  if (half)
+    name = element.isBF16() ? kGpuConvBf16Function : kGpuConvF16Function;
+  func::FuncOp callee = declare(op->getParentOfType<ModuleOp>(), name, type);
   SmallVector<Value> args = {castToAny(b, loc, input), castToAny(b, loc, w),
                              castToAny(b, loc, y)};
   for (int64_t v : {getElement(strides, 0), getElement(strides, 1),
@@ -512,9 +603,11 @@ LogicalResult rewriteConv(OpBuilder &b, linalg::LinalgOp op,
 /// or absent from one of them, which is then read again for every batch.
 struct Product {
   bool transA = false, transB = false;
-  /// bf16 A and B into an f32 C (a bfloat16 product accumulating in f32,
-  /// GraphToLinalg's getAccumulatorType): placer_cpu_matmul_bf16.
-  bool bf16 = false;
+  /// The half-precision type of A and B (null: f32) when they go into an
+  /// f32 C (a half-precision product accumulating in f32, GraphToLinalg's
+  /// getAccumulatorType): placer_cpu_matmul_bf16, placer_gpu_matmul_bf16
+  /// or placer_gpu_matmul_f16.
+  Type half;
 };
 
 /// Whether `map` reads (batch..., first, second) with every batch dimension
@@ -540,10 +633,11 @@ bool isBatchThen(AffineMap map, ArrayRef<unsigned> batch, unsigned first,
 }
 
 /// The product `op` is by its indexing maps and element types, whatever its
-/// operands' layouts: f32 throughout, or (`bf16` allowed: the CPU's call)
-/// bf16 operands into f32.
+/// operands' layouts: f32 throughout, or A and B both of a half-precision
+/// type the target's library takes (bf16 on a CPU, bf16 and f16 on a GPU)
+/// into an f32 C.
 std::optional<Product> matchProductMaps(linalg::LinalgOp op,
-                                        bool bf16 = false) {
+                                        const Target &target) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !linalg::isaContractionOpInterface(op))
     return std::nullopt;
@@ -563,22 +657,20 @@ std::optional<Product> matchProductMaps(linalg::LinalgOp op,
   SmallVector<unsigned> reductions;
   op.getReductionDims(reductions);
   unsigned k = reductions.front();
-  Product product;
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<ShapedType>(operand.get().getType());
     if (!type || !type.hasStaticShape())
       return std::nullopt;
-    Type element = type.getElementType();
-    bool input = operand.getOperandNumber() < 2;
-    if (input && bf16 && element.isBF16())
-      product.bf16 = true;
-    else if (!element.isF32())
-      return std::nullopt;
   }
-  // Both operands bf16, or neither.
-  if (product.bf16 && (!getElementTypeOrSelf(op->getOperand(0)).isBF16() ||
-                       !getElementTypeOrSelf(op->getOperand(1)).isBF16()))
+  Product product;
+  Type a = getElementTypeOrSelf(op->getOperand(0));
+  Type c = getElementTypeOrSelf(op->getOperand(2));
+  bool half = a.isBF16() || (target.gpu && a.isF16());
+  if (!c.isF32() || getElementTypeOrSelf(op->getOperand(1)) != a ||
+      !(a.isF32() || half))
     return std::nullopt;
+  if (half)
+    product.half = a;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   if (isBatchThen(maps[0], batch, k, m))
     product.transA = true;
@@ -593,13 +685,13 @@ std::optional<Product> matchProductMaps(linalg::LinalgOp op,
 
 /// The product `op` is, on contiguous buffers (whose batch dimensions
 /// collapse into one).
-std::optional<Product> matchProduct(linalg::LinalgOp op) {
+std::optional<Product> matchProduct(linalg::LinalgOp op, const Target &target) {
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<MemRefType>(operand.get().getType());
     if (!type || !type.getLayout().isIdentity())
       return std::nullopt;
   }
-  return matchProductMaps(op);
+  return matchProductMaps(op, target);
 }
 
 /// `memref` as [batch, rows, cols]: leading dimensions collapsed into one,
@@ -633,14 +725,16 @@ void callProduct(OpBuilder &b, Operation *op, Value a, Value bMatrix, Value c,
   Location loc = op->getLoc();
   MLIRContext *context = b.getContext();
   Type any3 = getAnyMemRef(context, 3), i32Type = b.getI32Type();
-  Type operand3 =
-      product.bf16 ? getAnyMemRef(context, 3, b.getBF16Type()) : any3;
+  Type operand3 = product.half ? getAnyMemRef(context, 3, product.half) : any3;
   SmallVector<Type> types = {operand3, operand3, any3};
   types.append(target.gpu ? 4 : 3, i32Type);
   auto type = FunctionType::get(context, types, {});
-  func::FuncOp callee = declare(
-      op->getParentOfType<ModuleOp>(),
-      product.bf16 ? StringRef(kCpuMatmulBf16Function) : target.matmul(), type);
+  StringRef name = target.matmul();
+  if (product.half)
+    name = !target.gpu             ? kCpuMatmulBf16Function
+           : product.half.isBF16() ? kGpuMatmulBf16Function
+                                   : kGpuMatmulF16Function;
+  func::FuncOp callee = declare(op->getParentOfType<ModuleOp>(), name, type);
   SmallVector<Value> args = {castToAny(b, loc, a), castToAny(b, loc, bMatrix),
                              castToAny(b, loc, c)};
   args.push_back(i32(b, loc, product.transA));
@@ -677,7 +771,7 @@ LogicalResult rewriteProduct(OpBuilder &b, linalg::LinalgOp op,
   // contiguous buffer: the copy costs a pass over the operand, the loops
   // that would otherwise run it many times the product.
   std::optional<Product> product =
-      target.gpu ? matchProduct(op) : matchProductMaps(op, /*bf16=*/true);
+      target.gpu ? matchProduct(op, target) : matchProductMaps(op, target);
   if (!product)
     return failure();
   if (!target.gpu)
@@ -747,7 +841,7 @@ LogicalResult callPointwiseConv(OpBuilder &b, linalg::LinalgOp op,
 } // namespace
 
 bool placer::isLibraryContraction(linalg::LinalgOp op) {
-  return matchProductMaps(op, /*bf16=*/true).has_value();
+  return matchProductMaps(op, Target{}).has_value();
 }
 
 bool placer::isReadOnlyGpuLibraryOperand(CallOpInterface call,
@@ -755,9 +849,12 @@ bool placer::isReadOnlyGpuLibraryOperand(CallOpInterface call,
   // Each takes (inputs..., output, inputs..., scalars...): the output is
   // operand 2.
   auto callee = dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());
-  if (!callee || !llvm::is_contained({kGpuConvFunction, kGpuMatmulFunction,
-                                      kGpuConvBiasReluFunction},
-                                     callee.getLeafReference()))
+  if (!callee ||
+      !llvm::is_contained({kGpuConvFunction, kGpuMatmulFunction,
+                           kGpuMatmulBf16Function, kGpuMatmulF16Function,
+                           kGpuConvBf16Function, kGpuConvF16Function,
+                           kGpuConvBiasReluFunction},
+                          callee.getLeafReference()))
     return false;
   return operand.getOperandNumber() != 2;
 }

@@ -152,7 +152,12 @@ llvm::Error placer::buildLowerToNVVMPipeline(OpPassManager &pm,
   // A reduction with few results gets threads along the reduced dimension
   // too (a LayerNormalization's rows).
   pm.addNestedPass<func::FuncOp>(createGpuSplitReductions());
-  // No libdevice here: every math function is inline arithmetic.
+  // No libdevice here: every math function is inline arithmetic, in f32
+  // for half-precision operands (the approximations are f32 polynomials;
+  // --gpu-precision's elementwise code keeps bf16 / f16 arithmetic).
+  if (llvm::Error error =
+          addTextualPipeline(pm, "func.func(math-extend-to-supported-types)"))
+    return error;
   pm.addNestedPass<func::FuncOp>(createApproximateMath(ApproximateMathOptions{
       {"tanh", "erf", "exp", "expm1", "log", "log1p", "log2", "sin", "cos",
        "atan", "atan2", "asin", "acos", "cbrt"}}));

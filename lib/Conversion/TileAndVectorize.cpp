@@ -129,7 +129,15 @@ LogicalResult rewritePointwiseConv(RewriterBase &rewriter,
       rewriter, loc, TypeRange{out.getType()}, ValueRange{w, x},
       ValueRange{out}, maps, iterators,
       [](OpBuilder &b, Location l, ValueRange args) {
-        Value mul = arith::MulFOp::create(b, l, args[0], args[1]);
+        // Half-precision operands widen to the accumulator's type, as the
+        // convolution's own body does.
+        Type acc = args[2].getType();
+        auto widen = [&](Value v) {
+          return v.getType() == acc
+                     ? v
+                     : Value(arith::ExtFOp::create(b, l, acc, v));
+        };
+        Value mul = arith::MulFOp::create(b, l, widen(args[0]), widen(args[1]));
         linalg::YieldOp::create(
             b, l, Value(arith::AddFOp::create(b, l, args[2], mul)));
       });
@@ -346,9 +354,14 @@ struct TileAndVectorizePass
           return;
         tiles[d] = 1;
       }
-      // Loop 0 of a convolution is its batch.
-      if (conv && !ShapedType::isDynamic(ranges[0]) && ranges[0] > 1 &&
-          hasStaticNonEmptyLoops(op))
+      // Loop 0 of a convolution is its batch. Not for a half-precision
+      // one (into an f32 accumulator): its im2col loops inside the OpenMP
+      // loop's alloca scope would leave that scope multi-block once
+      // convert-scf-to-cf runs, which the op's verifier refuses.
+      bool mixed = getElementTypeOrSelf(op->getOperand(0).getType()) !=
+                   getElementTypeOrSelf(op->getResult(0).getType());
+      if (conv && !mixed && !ShapedType::isDynamic(ranges[0]) &&
+          ranges[0] > 1 && hasStaticNonEmptyLoops(op))
         tiles[0] = 1;
       if (llvm::any_of(tiles, [](int64_t t) { return t != 0; }))
         peeled.emplace_back(op, tiles);

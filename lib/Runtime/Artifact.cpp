@@ -388,6 +388,7 @@ std::string placer::runtime::printManifest(const Manifest &m) {
                     {"cpu", m.cpu},
                     {"gpu_chip", m.gpuChip},
                     {"math_mode", m.mathMode},
+                    {"precision", m.precision},
                     {"stage", m.stage},
                     {"transfers", m.transfers},
                     {"inputs", printTensors(m.inputs)},
@@ -417,6 +418,7 @@ std::optional<Manifest> placer::runtime::parseManifest(const std::string &text,
       !reader.getString(*object, "", "cpu", m.cpu) ||
       !reader.getString(*object, "", "gpu_chip", m.gpuChip) ||
       !reader.getString(*object, "", "math_mode", m.mathMode) ||
+      !reader.getString(*object, "", "precision", m.precision) ||
       !reader.getInteger(*object, "", "stage", m.stage, -1) ||
       !reader.getString(*object, "", "transfers", m.transfers) ||
       !reader.getTensors(*object, "inputs", m.inputs, nullptr) ||
@@ -436,6 +438,10 @@ std::optional<Manifest> placer::runtime::parseManifest(const std::string &text,
   }
   if (m.mathMode != "fp32" && m.mathMode != "tf32") {
     reader.fail("math_mode", "expected fp32 or tf32");
+    return std::nullopt;
+  }
+  if (m.precision != "fp32" && m.precision != "bf16" && m.precision != "fp16") {
+    reader.fail("precision", "expected fp32, bf16 or fp16");
     return std::nullopt;
   }
   if (!isPlainFileName(m.library)) {

@@ -326,7 +326,116 @@ func.func @epilogues(%x: memref<1x3x6x6xf32>, %w: memref<8x3x3x3xf32>, %b: memre
   return
 }
 
+
+// --gpu-precision: a bf16 product into an f32 accumulator calls the bf16
+// GemmEx (A and B bf16, C f32); an f16 one the f16 call.
+// CHECK-LABEL: func.func @matmul_bf16
+// CHECK: call @placer_gpu_matmul_bf16(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i32, %c0_i32, %c0_i32, %c0_i32) : (memref<?x?x?xbf16, {{.*}}>, memref<?x?x?xbf16, {{.*}}>, memref<?x?x?xf32, {{.*}}>, i32, i32, i32, i32) -> ()
+// CHECK-LABEL: func.func @matmul_f16
+// CHECK: call @placer_gpu_matmul_f16(
+func.func @matmul_bf16(%a: memref<4x6xbf16>, %b: memref<6x5xbf16>, %c: memref<4x5xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x5xf32>)
+  linalg.matmul ins(%a, %b : memref<4x6xbf16>, memref<6x5xbf16>) outs(%c : memref<4x5xf32>)
+  return
+}
+func.func @matmul_f16(%a: memref<4x6xf16>, %b: memref<6x5xf16>, %c: memref<4x5xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x6xf16>, memref<6x5xf16>) outs(%c : memref<4x5xf32>)
+  return
+}
+
+// A bf16 convolution into a zero-filled f32 accumulator that one
+// elementwise op reads: cuDNN writes bf16 only, so the call gets a bf16
+// buffer of its own (overwritten) and the reader widens it; its bias add
+// and rounding stay. Grouped ones alike, through their views. An
+// accumulator that is not zero-filled, or that two ops read, keeps the
+// generated loops.
+// CHECK-LABEL: func.func @conv_bf16
+// CHECK-NOT: linalg.fill
+// CHECK: %[[HY:.*]] = memref.alloc() : memref<1x8x4x4xbf16>
+// CHECK: %[[HC:.*]] = memref.cast %[[HY]] : memref<1x8x4x4xbf16> to memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>
+// CHECK: call @placer_gpu_conv2d_bf16(%{{.*}}, %{{.*}}, %[[HC]], %c1_i64, %c1_i64, %c0_i64, %c0_i64, %c1_i64, %c1_i64, %c1_i64, %c0_i32, %c0_i32)
+// CHECK: linalg.generic {{.*}} ins(%[[HY]], %arg2 : memref<1x8x4x4xbf16>, memref<8xbf16>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: bf16, %[[BIAS:.*]]: bf16, %{{.*}}: bf16):
+// CHECK-NEXT: %[[WIDE:.*]] = arith.extf %[[IN]] : bf16 to f32
+// CHECK-NEXT: %[[B32:.*]] = arith.extf %[[BIAS]] : bf16 to f32
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[WIDE]], %[[B32]] : f32
+// CHECK: memref.dealloc %[[HY]] : memref<1x8x4x4xbf16>
+// CHECK-LABEL: func.func @grouped_bf16
+// CHECK: %[[GH:.*]] = memref.alloc() : memref<1x8x4x4xbf16>
+// CHECK: call @placer_gpu_conv2d_bf16({{.*}}, %c8_i64, %c0_i32, %c0_i32)
+// CHECK: ins(%[[GH]] : memref<1x8x4x4xbf16>)
+// CHECK-LABEL: func.func @conv_bf16_kept
+// CHECK-NOT: call
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK: linalg.conv_2d_nchw_fchw
+func.func @conv_bf16(%x: memref<1x3x6x6xbf16>, %w: memref<8x3x3x3xbf16>, %b: memref<8xbf16>, %z: memref<1x8x4x4xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %y = memref.alloc() : memref<1x8x4x4xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x8x4x4xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x6x6xbf16>, memref<8x3x3x3xbf16>) outs(%y : memref<1x8x4x4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y, %b : memref<1x8x4x4xf32>, memref<8xbf16>) outs(%z : memref<1x8x4x4xbf16>) {
+  ^bb0(%v: f32, %bias: bf16, %out: bf16):
+    %0 = arith.extf %bias : bf16 to f32
+    %1 = arith.addf %v, %0 : f32
+    %2 = arith.truncf %1 : f32 to bf16
+    linalg.yield %2 : bf16
+  }
+  memref.dealloc %y : memref<1x8x4x4xf32>
+  return
+}
+func.func @grouped_bf16(%x: memref<1x8x6x6xbf16>, %w: memref<8x1x3x3xbf16>, %z: memref<1x8x4x4xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %xg = memref.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [1, 8, 1, 6, 6] : memref<1x8x6x6xbf16> into memref<1x8x1x6x6xbf16>
+  %wg = memref.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [8, 1, 1, 3, 3] : memref<8x1x3x3xbf16> into memref<8x1x1x3x3xbf16>
+  %y = memref.alloc() : memref<1x8x4x4xf32>
+  %yg = memref.expand_shape %y [[0], [1, 2], [3], [4]] output_shape [1, 8, 1, 4, 4] : memref<1x8x4x4xf32> into memref<1x8x1x4x4xf32>
+  linalg.fill ins(%zero : f32) outs(%yg : memref<1x8x1x4x4xf32>)
+  linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%xg, %wg : memref<1x8x1x6x6xbf16>, memref<8x1x1x3x3xbf16>) outs(%yg : memref<1x8x1x4x4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y : memref<1x8x4x4xf32>) outs(%z : memref<1x8x4x4xbf16>) {
+  ^bb0(%v: f32, %out: bf16):
+    %0 = arith.truncf %v : f32 to bf16
+    linalg.yield %0 : bf16
+  }
+  return
+}
+func.func @conv_bf16_kept(%x: memref<1x3x6x6xbf16>, %w: memref<8x3x3x3xbf16>, %z: memref<1x8x4x4xbf16>, %z2: memref<1x8x4x4xbf16>) {
+  %y = memref.alloc() : memref<1x8x4x4xf32>
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x6x6xbf16>, memref<8x3x3x3xbf16>) outs(%y : memref<1x8x4x4xf32>)
+  %zero = arith.constant 0.0 : f32
+  %y2 = memref.alloc() : memref<1x8x4x4xf32>
+  linalg.fill ins(%zero : f32) outs(%y2 : memref<1x8x4x4xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x6x6xbf16>, memref<8x3x3x3xbf16>) outs(%y2 : memref<1x8x4x4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y, %y2 : memref<1x8x4x4xf32>, memref<1x8x4x4xf32>) outs(%z : memref<1x8x4x4xbf16>) {
+  ^bb0(%v: f32, %v2: f32, %out: bf16):
+    %0 = arith.addf %v, %v2 : f32
+    %1 = arith.truncf %0 : f32 to bf16
+    linalg.yield %1 : bf16
+  }
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y2 : memref<1x8x4x4xf32>) outs(%z2 : memref<1x8x4x4xbf16>) {
+  ^bb0(%v: f32, %out: bf16):
+    %0 = arith.truncf %v : f32 to bf16
+    linalg.yield %0 : bf16
+  }
+  return
+}
+
 // The runtime functions are declared once, with C interfaces.
 // CHECK: func.func private @placer_gpu_conv2d_f32({{.*}}) attributes {llvm.emit_c_interface}
 // CHECK: func.func private @placer_gpu_matmul_f32({{.*}}) attributes {llvm.emit_c_interface}
+// CHECK: func.func private @placer_gpu_matmul_bf16({{.*}}) attributes {llvm.emit_c_interface}
+// CHECK: func.func private @placer_gpu_matmul_f16({{.*}}) attributes {llvm.emit_c_interface}
+// CHECK: func.func private @placer_gpu_conv2d_bf16({{.*}}) attributes {llvm.emit_c_interface}
 // CHECK: func.func private @placer_gpu_conv2d_bias_relu_f32({{.*}}) attributes {llvm.emit_c_interface}

@@ -125,6 +125,13 @@ struct Options {
       cl::desc("With --target=cuda: convolutions and products may use TF32 "
                "tensor cores (default: strict fp32)"),
       cl::init(false), cl::cat(category)};
+  cl::opt<std::string> gpuPrecision{
+      "gpu-precision",
+      cl::desc("With --target=cuda: fp32, or bf16 / fp16 (convolutions and "
+               "products in that type on tensor cores, accumulating in f32; "
+               "softmax, normalizations and sums in f32; weights stored in "
+               "it; inputs and outputs f32), as PyTorch's autocast"),
+      cl::init("fp32"), cl::value_desc("fp32|bf16|fp16"), cl::cat(category)};
   cl::opt<std::string> cacheDir{
       "cache-dir",
       cl::desc("Compiled models are kept here (default: the user cache "
@@ -158,6 +165,14 @@ llvm::Expected<LaunchOptions> getLaunchOptions(const Options &options) {
   if (options.transfers != "pipelined" && options.transfers != "blocking")
     return error("--transfers must be 'pipelined' or 'blocking', not '" +
                  options.transfers + "'");
+  const std::string &precision = options.gpuPrecision;
+  if (precision != "fp32" && precision != "bf16" && precision != "fp16")
+    return error("--gpu-precision must be fp32, bf16 or fp16, not '" +
+                 precision + "'");
+  if (precision != "fp32" && options.target != "cuda")
+    return error("--gpu-precision is for --target=cuda code; CPU code "
+                 "computes in half precision after placer-opt "
+                 "--placer-autocast");
   return launch;
 }
 
@@ -173,6 +188,7 @@ SessionOptions getSessionOptions(const Options &options, MpiJob *job) {
   sessionOptions.target = options.target;
   sessionOptions.gpuChip = options.gpuChip;
   sessionOptions.tf32 = options.gpuTf32;
+  sessionOptions.precision = options.gpuPrecision;
   return sessionOptions;
 }
 

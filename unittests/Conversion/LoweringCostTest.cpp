@@ -53,6 +53,25 @@ TEST(OpRegistry, HoldsEveryRuleOfAnOp) {
   EXPECT_NE(registry.find("ReduceSum", 13)->sharding.carry, nullptr);
   EXPECT_TRUE(registry.find("Sign", 13)->sharding.followsInput);
   ASSERT_NE(matMul->fusion, nullptr);
+  // Under placer-autocast: products in half, sums and Softmax in f32 (the
+  // later versions inherit it), the rest as their data.
+  EXPECT_EQ(matMul->getCastPolicy(), placer::CastPolicy::Half);
+  EXPECT_EQ(registry.find("ReduceSum", 13)->getCastPolicy(),
+            placer::CastPolicy::Float);
+  EXPECT_EQ(registry.find("Softmax", 13)->getCastPolicy(),
+            placer::CastPolicy::Float);
+  EXPECT_EQ(registry.find("Relu", 14)->getCastPolicy(),
+            placer::CastPolicy::Follow);
+  // Which operands carry the data's type is ONNX's schema's: Resize's
+  // scales and Cast's output never do.
+  std::optional<placer::graph::OnnxSchema> resize =
+      placer::graph::getOnnxSchema("Resize", 13);
+  ASSERT_TRUE(resize.has_value());
+  EXPECT_TRUE(resize->isTypedInput(0));
+  EXPECT_FALSE(resize->isTypedInput(2));
+  EXPECT_TRUE(resize->isTypedOutput(0));
+  EXPECT_EQ(placer::graph::getOnnxSchema("Cast", 13)->typedOutputs, 0u);
+  EXPECT_TRUE(placer::graph::getOnnxSchema("Concat", 13)->isTypedInput(9));
   // "ai.onnx" is the default domain; another domain's op of the same name
   // is not ONNX's.
   EXPECT_EQ(registry.find("ai.onnx", "MatMul", 13), matMul);

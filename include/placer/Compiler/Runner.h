@@ -39,6 +39,9 @@ struct ExecutionOptions {
   std::string target = "cpu";
   std::string gpuChip = "sm_90";
   bool tf32 = false;
+  /// The precision GPU code computes in: "fp32", or "bf16" / "fp16" (the
+  /// graph through placer-autocast first). CPU stages stay fp32.
+  std::string precision = "fp32";
 };
 
 /// Merges a split module (or keeps one stage), lowers graph ops (weights

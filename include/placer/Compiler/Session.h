@@ -70,10 +70,12 @@ struct SessionOptions {
   /// Where the code runs: "cpu" (this machine), "cpu-portable" (a CPU whose
   /// runtime may lack oneDNN and libomp; artifacts only) or "cuda" (an
   /// NVIDIA GPU of `gpuChip`; artifacts only). `tf32` lets the GPU library
-  /// calls use TF32.
+  /// calls use TF32; `precision` (fp32, bf16, fp16) is what GPU code
+  /// computes in (ExecutionOptions::precision).
   std::string target = "cpu";
   std::string gpuChip = "sm_90";
   bool tf32 = false;
+  std::string precision = "fp32";
 };
 
 /// Lowers and compiles a copy of `module` and writes it as an artifact

@@ -54,8 +54,10 @@ struct Manifest {
   /// target triple and CPU.
   std::string deviceKind = "cpu", target, cpu;
   /// GPU code: the NVIDIA chip of the PTX inside the library (empty for CPU
-  /// code), and the math its library calls may use ("fp32" or "tf32").
-  std::string gpuChip, mathMode = "fp32";
+  /// code), the math its library calls may use ("fp32" or "tf32"), and the
+  /// precision its products compute in ("fp32", or "bf16" and "fp16" of
+  /// placer-autocast: weights stored so, inputs and outputs still f32).
+  std::string gpuChip, mathMode = "fp32", precision = "fp32";
   /// The stage of a split module this folder holds, or -1 for a whole one.
   int64_t stage = -1;
   /// The transfers the stage's code makes (pipelined or blocking).

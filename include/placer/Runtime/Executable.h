@@ -86,10 +86,12 @@ struct LoweredModule {
   std::vector<std::string> profileNodes;
   /// The transfers a stage's code makes: pipelined or blocking.
   std::string transfers = "pipelined";
-  /// GPU code: the NVIDIA chip its kernels are for (empty: CPU code), and
-  /// whether its library calls may use TF32.
+  /// GPU code: the NVIDIA chip its kernels are for (empty: CPU code),
+  /// whether its library calls may use TF32, and the precision its
+  /// products compute in (fp32, bf16, fp16).
   std::string gpuChip;
   bool tf32 = false;
+  std::string precision = "fp32";
 };
 
 /// What a program looks like to the ranks that run it: its graph inputs,

@@ -434,6 +434,35 @@ def AccumulateMicrobatches
   ];
 }
 
+def Autocast : Pass<"placer-autocast", "::mlir::ModuleOp"> {
+  let summary = "Compute a float32 model in half precision, as PyTorch's autocast does";
+  let description = [{
+    Rewrites every function's graph so that its products compute in `type`
+    (bf16 or f16) on tensor cores while numerically sensitive ops stay in
+    f32, after the op lists of PyTorch's CUDA autocast. Each op's
+    `CastPolicy` in the op registry says which: convolutions and products
+    (Conv, ConvTranspose, MatMul, Gemm) take their f32 inputs cast to
+    `type`; Softmax, LogSoftmax, LayerNormalization, exp, log, pow, the sums
+    and the losses take half inputs cast back to f32; every other op
+    computes in its data's type (ONNX's type parameter, read from ONNX's
+    schemas): in `type` when its half inputs meet only constants, in f32
+    (the half ones cast up) when they meet a computed f32 tensor.
+
+    Constants cast to `type` are converted once, here (a weight file is
+    read and its values rounded to nearest even): the compiled program
+    stores and loads them in half precision. Casts are `Cast` nodes named
+    `autocast/N`, one per value and type. The functions' signatures do not
+    change: a half value a function returns, or a region or any other op
+    reads, is cast back to f32 first. Nodes with subgraphs and nodes of
+    other domains compute in f32. Only f32 is converted (f64 and integers
+    stay).
+  }];
+  let options = [
+    Option<"type", "type", "std::string", /*default=*/"\"bf16\"",
+           "The half-precision type products compute in: bf16 or f16">
+  ];
+}
+
 def LoadWeights : Pass<"placer-load-weights", "::mlir::ModuleOp"> {
   let summary = "Replace initializers by the arrays of a folder of .npy files";
   let description = [{

@@ -327,16 +327,19 @@ Results lowerGemm(NodeLowering &n) {
   RankedTensorType outType = n.getResultType();
   if (!isFloat(outType))
     return n.fail("only floating-point Gemm is lowered");
+  // Half precision: the product, alpha, beta and C in f32, rounded once
+  // (getAccumulatorType), as cuBLASLt's and oneDNN's bias epilogues round.
+  Type storage = outType.getElementType();
+  Type element = getAccumulatorType(storage);
   Value product =
       matmul2d(b, loc, n.operands[0], n.operands[1], n.getInt("transA", 0),
-               n.getInt("transB", 0), outType);
+               n.getInt("transB", 0), outType.clone(element));
   double alpha = n.getFloat("alpha", 1.0f), beta = n.getFloat("beta", 1.0f);
   SmallVector<Value> inputs = {product};
   if (n.hasOperand(2) && beta != 0)
     inputs.push_back(n.operands[2]);
-  if (alpha == 1 && inputs.size() == 1)
+  if (alpha == 1 && inputs.size() == 1 && element == storage)
     return single(product);
-  Type element = outType.getElementType();
   return single(elementwise(
       b, loc, inputs, outType, [&](OpBuilder &nb, Location l, ValueRange args) {
         Value y = args[0];
@@ -345,11 +348,15 @@ Results lowerGemm(NodeLowering &n) {
                                     scalarConstant(nb, l, element, alpha));
         if (args.size() > 1) {
           Value c = args[1];
+          if (c.getType() != element)
+            c = arith::ExtFOp::create(nb, l, element, c);
           if (beta != 1)
             c = arith::MulFOp::create(nb, l, c,
                                       scalarConstant(nb, l, element, beta));
           y = arith::AddFOp::create(nb, l, y, c);
         }
+        if (element != storage)
+          y = arith::TruncFOp::create(nb, l, storage, y);
         return y;
       }));
 }
@@ -482,6 +489,7 @@ void placer::lowering::registerContractionOps(OpRegistry &r) {
   // row-parallel weight's gradient, Aᵀ dY) cuts its result's rows: that
   // gradient comes out cut as its weight is.
   r.add("MatMul", lowerMatMul)
+      .computesIn(CastPolicy::Half)
       .work(work::matMul())
       .backward(2.0)
       .gradient(gradients::matmul)
@@ -492,6 +500,7 @@ void placer::lowering::registerContractionOps(OpRegistry &r) {
       .shard({"groups", {-4, -4}, -4, Collective::None})
       .shard({"rows", {-2, kUnsplit}, -2, Collective::None});
   r.add("Gemm", lowerGemm)
+      .computesIn(CastPolicy::Half)
       .work(work::gemm())
       .backward(2.0)
       .gradient(gradients::gemm)

@@ -65,9 +65,14 @@ SmallVector<int64_t> intsOr(NodeLowering &n, StringRef name, size_t rank,
   return n.getInts(name).value_or(SmallVector<int64_t>(rank, fallback));
 }
 
-/// Adds a per-channel bias (dimension 1) to an NCHW tensor.
-Value addChannelBias(OpBuilder &b, Location loc, Value value, Value bias) {
+/// Adds a per-channel bias (dimension 1) to an NCHW tensor, in its type;
+/// with `element`, the sum rounded to it (a half-precision convolution's
+/// f32 accumulator, the bias widened to it: one rounding, as cuDNN's and
+/// oneDNN's fused biases round).
+Value addChannelBias(OpBuilder &b, Location loc, Value value, Value bias,
+                     Type element = nullptr) {
   auto type = cast<RankedTensorType>(value.getType());
+  auto resultType = element ? type.clone(element) : type;
   MLIRContext *context = b.getContext();
   SmallVector<AffineMap> maps = {
       AffineMap::getMultiDimIdentityMap(type.getRank(), context),
@@ -77,16 +82,26 @@ Value addChannelBias(OpBuilder &b, Location loc, Value value, Value bias) {
   SmallVector<utils::IteratorType> iterators(type.getRank(),
                                              utils::IteratorType::parallel);
   return linalg::GenericOp::create(
-             b, loc, TypeRange{type}, ValueRange{value, bias},
-             ValueRange{
-                 emptyTensor(b, loc, type, dynamicSizesOf(b, loc, value))},
+             b, loc, TypeRange{resultType}, ValueRange{value, bias},
+             ValueRange{emptyTensor(b, loc, resultType,
+                                    dynamicSizesOf(b, loc, value))},
              maps, iterators,
-             [](OpBuilder &nb, Location l, ValueRange args) {
-               linalg::YieldOp::create(
-                   nb, l,
-                   isFloat(args[0].getType())
-                       ? Value(arith::AddFOp::create(nb, l, args[0], args[1]))
-                       : Value(arith::AddIOp::create(nb, l, args[0], args[1])));
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               Type acc = args[0].getType();
+               if (!isFloat(acc)) {
+                 linalg::YieldOp::create(
+                     nb, l,
+                     Value(arith::AddIOp::create(nb, l, args[0], args[1])));
+                 return;
+               }
+               Value biasValue = args[1];
+               if (biasValue.getType() != acc)
+                 biasValue = arith::ExtFOp::create(nb, l, acc, biasValue);
+               Value sum = arith::AddFOp::create(nb, l, args[0], biasValue);
+               if (resultType.getElementType() != acc)
+                 sum = arith::TruncFOp::create(
+                     nb, l, resultType.getElementType(), sum);
+               linalg::YieldOp::create(nb, l, sum);
              })
       .getResult(0);
 }
@@ -189,11 +204,15 @@ FailureOr<Value> placer::lowering::convolve(NodeLowering &n, Value input,
       readWindow(n, inType, finalType, wType.getShape().drop_front(2));
   if (failed(window))
     return failure();
-  RankedTensorType outType = finalType;
+  // Half-precision convolutions sum in f32 and round once, bias included,
+  // as oneDNN's and cuDNN's fused biases do (getAccumulatorType).
+  Type storage = finalType.getElementType();
+  Type accumulator = getAccumulatorType(storage);
+  RankedTensorType outType = finalType.clone(accumulator);
   if (window->lifted) {
     input = liftTo2d(b, loc, input);
     weight = liftTo2d(b, loc, weight);
-    outType = liftedType(finalType);
+    outType = liftedType(outType);
     wType = cast<RankedTensorType>(weight.getType());
   }
   input = padSpatial(b, loc, input, window->begin, window->end, 0.0);
@@ -214,19 +233,18 @@ FailureOr<Value> placer::lowering::convolve(NodeLowering &n, Value input,
   } else {
     // N (G C) H W x (G F) C kh kw -> N G C H W x G F C kh kw.
     auto padded = cast<RankedTensorType>(input.getType());
-    Type element = outType.getElementType();
     auto groupedIn =
         RankedTensorType::get({padded.getDimSize(0), group, channels / group,
                                padded.getDimSize(2), padded.getDimSize(3)},
-                              element);
+                              padded.getElementType());
     auto groupedW =
         RankedTensorType::get({group, filters / group, wType.getDimSize(1),
                                wType.getDimSize(2), wType.getDimSize(3)},
-                              element);
+                              wType.getElementType());
     auto groupedOut =
         RankedTensorType::get({outType.getDimSize(0), group, filters / group,
                                outType.getDimSize(2), outType.getDimSize(3)},
-                              element);
+                              accumulator);
     Value in = tensor::ExpandShapeOp::create(
         b, loc, groupedIn, input,
         SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
@@ -242,10 +260,16 @@ FailureOr<Value> placer::lowering::convolve(NodeLowering &n, Value input,
         SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
   }
   if (window->lifted)
-    result = tensor::CollapseShapeOp::create(b, loc, finalType, result,
-                                             unitHeight());
+    result = tensor::CollapseShapeOp::create(
+        b, loc, finalType.clone(accumulator), result, unitHeight());
   if (bias)
-    result = addChannelBias(b, loc, result, bias);
+    return addChannelBias(b, loc, result, bias, storage);
+  if (accumulator != storage)
+    result = elementwise(
+        b, loc, result, finalType,
+        [&](OpBuilder &nb, Location nloc, ValueRange args) {
+          return Value(arith::TruncFOp::create(nb, nloc, storage, args[0]));
+        });
   return result;
 }
 
@@ -709,12 +733,14 @@ void placer::lowering::registerConvolutionPoolingOps(OpRegistry &r) {
       "over the output reading each window element. Global pooling: "
       "`linalg.reduce` over the spatial dimensions.");
   r.add("Conv", lowerConv)
+      .computesIn(CastPolicy::Half)
       .work(work::conv())
       .backward(2.0)
       .gradient(gradients::conv)
       .shardBy(sharding::conv)
       .fuses(fusion::convolution);
   r.add("ConvTranspose", lowerConvTranspose)
+      .computesIn(CastPolicy::Half)
       .work(work::convTranspose())
       .backward(2.0)
       .fuses(fusion::convolution);

@@ -509,6 +509,7 @@ void placer::lowering::registerElementwiseOps(OpRegistry &r) {
       .fold(folders::mod())
       .followsInput();
   r.add("Pow", lowerElementwise<power>)
+      .computesIn(CastPolicy::Float)
       .work(work::perOutputElement(4))
       .backward(2.0)
       .gradient(gradients::pow)
@@ -569,6 +570,7 @@ void placer::lowering::registerElementwiseOps(OpRegistry &r) {
       .backward(1.0)
       .followsInput();
   r.add("Softplus", lowerElementwise<softplus>)
+      .computesIn(CastPolicy::Float)
       .work(work::perOutputElement(4))
       .backward(1.0)
       .followsInput();
@@ -604,11 +606,13 @@ void placer::lowering::registerElementwiseOps(OpRegistry &r) {
       .gradient(gradients::erf)
       .followsInput();
   r.add("Exp", lowerElementwise<unaryFloat<math::ExpOp>>)
+      .computesIn(CastPolicy::Float)
       .work(work::perOutputElement(4))
       .backward(1.0)
       .gradient(gradients::exp)
       .followsInput();
   r.add("Log", lowerElementwise<unaryFloat<math::LogOp>>)
+      .computesIn(CastPolicy::Float)
       .work(work::perOutputElement(4))
       .backward(1.0)
       .followsInput();
@@ -627,21 +631,26 @@ void placer::lowering::registerElementwiseOps(OpRegistry &r) {
       .backward(1.0)
       .followsInput();
   r.add("Tan", lowerElementwise<unaryFloat<math::TanOp>>)
+      .computesIn(CastPolicy::Float)
       .work(work::perOutputElement(4))
       .followsInput();
   r.add("Asin", lowerElementwise<unaryFloat<math::AsinOp>>)
+      .computesIn(CastPolicy::Float)
       .work(work::perOutputElement(4))
       .followsInput();
   r.add("Acos", lowerElementwise<unaryFloat<math::AcosOp>>)
+      .computesIn(CastPolicy::Float)
       .work(work::perOutputElement(4))
       .followsInput();
   r.add("Atan", lowerElementwise<unaryFloat<math::AtanOp>>)
       .work(work::perOutputElement(4))
       .followsInput();
   r.add("Sinh", lowerElementwise<unaryFloat<math::SinhOp>>)
+      .computesIn(CastPolicy::Float)
       .work(work::perOutputElement(4))
       .followsInput();
   r.add("Cosh", lowerElementwise<unaryFloat<math::CoshOp>>)
+      .computesIn(CastPolicy::Float)
       .work(work::perOutputElement(4))
       .followsInput();
   r.add("Asinh", lowerElementwise<unaryFloat<math::AsinhOp>>)
@@ -683,6 +692,7 @@ void placer::lowering::registerElementwiseOps(OpRegistry &r) {
       .backward(0.0)
       .followsInput();
   r.add("Reciprocal", lowerElementwise<reciprocal>)
+      .computesIn(CastPolicy::Float)
       .work(work::perOutputElement(1))
       .followsInput();
   r.add("Clip", lowerElementwise<clip>)

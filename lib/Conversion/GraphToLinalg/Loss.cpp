@@ -154,7 +154,9 @@ void placer::lowering::registerLossOps(OpRegistry &r) {
       "the sum of weights). SoftmaxCrossEntropyLoss: LogSoftmax over the "
       "classes, then the same; the log-probabilities as its second output.");
   r.add("NegativeLogLikelihoodLoss", lowerNegativeLogLikelihoodLoss)
+      .computesIn(CastPolicy::Float)
       .work(work::loss());
   r.add("SoftmaxCrossEntropyLoss", lowerSoftmaxCrossEntropyLoss)
+      .computesIn(CastPolicy::Float)
       .work(work::softmaxLoss());
 }

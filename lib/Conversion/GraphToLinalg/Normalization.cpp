@@ -322,7 +322,11 @@ Results lowerBatchNorm(NodeLowering &n) {
   SmallVector<utils::IteratorType> iterators(type.getRank(),
                                              utils::IteratorType::parallel);
   double epsilon = n.getFloat("epsilon", 1e-5f);
+  // Half-precision data (its statistics f32 or half: ONNX's T, T1 and T2
+  // may differ, as placer-autocast leaves them) computes in f32, rounded
+  // once, as cuDNN's batch norm does.
   Type element = type.getElementType();
+  Type compute = getAccumulatorType(element);
   return single(
       linalg::GenericOp::create(
           b, loc, TypeRange{type},
@@ -331,14 +335,22 @@ Results lowerBatchNorm(NodeLowering &n) {
           ValueRange{emptyTensor(b, loc, type)}, maps, iterators,
           [&](OpBuilder &nb, Location l, ValueRange args) {
             // args: x, scale, bias, mean, var.
+            SmallVector<Value> v;
+            for (Value arg : args.take_front(5))
+              v.push_back(
+                  arg.getType() == compute
+                      ? arg
+                      : Value(arith::ExtFOp::create(nb, l, compute, arg)));
             Value denom = math::RsqrtOp::create(
                 nb, l,
-                arith::AddFOp::create(nb, l, args[4],
-                                      scalarConstant(nb, l, element, epsilon)));
+                arith::AddFOp::create(nb, l, v[4],
+                                      scalarConstant(nb, l, compute, epsilon)));
             Value y = arith::MulFOp::create(
-                nb, l, arith::SubFOp::create(nb, l, args[0], args[3]), denom);
+                nb, l, arith::SubFOp::create(nb, l, v[0], v[3]), denom);
             y = arith::AddFOp::create(
-                nb, l, arith::MulFOp::create(nb, l, y, args[1]), args[2]);
+                nb, l, arith::MulFOp::create(nb, l, y, v[1]), v[2]);
+            if (compute != element)
+              y = arith::TruncFOp::create(nb, l, element, y);
             linalg::YieldOp::create(nb, l, y);
           })
           .getResult(0));
@@ -357,6 +369,7 @@ void placer::lowering::registerNormalizationOps(OpRegistry &r) {
       "variance reductions, then one elementwise generic. LRN: one generic "
       "summing the squares of the channel window.");
   r.add("Softmax", lowerSoftmax<false, false>)
+      .computesIn(CastPolicy::Float)
       .work(work::perInputElement(5))
       .backward(1.0)
       .carriesSplit(sharding::softmax)
@@ -366,12 +379,14 @@ void placer::lowering::registerNormalizationOps(OpRegistry &r) {
       .carriesSplit(sharding::softmax)
       .fuses(fusion::softmax);
   r.add("LogSoftmax", lowerSoftmax<true, false>)
+      .computesIn(CastPolicy::Float)
       .work(work::perInputElement(5))
       .backward(1.0)
       .carriesSplit(sharding::softmax)
       .fuses(fusion::coercedSoftmax);
   r.add("LogSoftmax", lowerSoftmax<true, true>, 13).fuses(fusion::softmax);
   r.add("LayerNormalization", lowerLayerNorm)
+      .computesIn(CastPolicy::Float)
       .work(work::perInputElement(8))
       .backward(2.0)
       .gradient(gradients::layerNorm)

@@ -608,6 +608,7 @@ void placer::lowering::registerReductionOps(OpRegistry &r) {
       "takes its element. CumSum: a masked reduction loop (exclusive, "
       "reverse); an axis given at run time selects among one scan per axis.");
   r.add("ReduceSum", lowerReduce<ReduceKind::Sum>)
+      .computesIn(CastPolicy::Float)
       .work(work::perInputElement(1))
       .backward(1.0)
       .gradient(gradients::reduceSum)
@@ -630,28 +631,34 @@ void placer::lowering::registerReductionOps(OpRegistry &r) {
       .fuses(fusion::reduction)
       .carriesSplit(sharding::reduce<false>);
   r.add("ReduceProd", lowerReduce<ReduceKind::Prod>)
+      .computesIn(CastPolicy::Float)
       .work(work::perInputElement(1))
       .fuses(fusion::reduction)
       .carriesSplit(sharding::reduce<false>);
   r.add("ReduceSumSquare", lowerReduce<ReduceKind::SumSquare>)
+      .computesIn(CastPolicy::Float)
       .work(work::perInputElement(2))
       .backward(1.0)
       .fuses(fusion::reduction)
       .carriesSplit(sharding::reduce<true>);
   r.add("ReduceL1", lowerReduce<ReduceKind::L1>)
+      .computesIn(CastPolicy::Float)
       .work(work::perInputElement(1))
       .fuses(fusion::reduction)
       .carriesSplit(sharding::reduce<true>);
   r.add("ReduceL2", lowerReduce<ReduceKind::L2>)
+      .computesIn(CastPolicy::Float)
       .work(work::perInputElement(2))
       .backward(1.0)
       .fuses(fusion::reduction)
       .carriesSplit(sharding::reduce<false>);
   r.add("ReduceLogSum", lowerReduce<ReduceKind::LogSum>)
+      .computesIn(CastPolicy::Float)
       .work(work::perInputElement(1))
       .fuses(fusion::reduction)
       .carriesSplit(sharding::reduce<false>);
   r.add("ReduceLogSumExp", lowerReduce<ReduceKind::LogSumExp>)
+      .computesIn(CastPolicy::Float)
       .work(work::perInputElement(1))
       .fuses(fusion::reduction)
       .carriesSplit(sharding::reduce<false>);
@@ -664,5 +671,8 @@ void placer::lowering::registerReductionOps(OpRegistry &r) {
   r.add("Hardmax", lowerHardmax<false>).work(work::perInputElement(5));
   r.add("Hardmax", lowerHardmax<true>, 13);
   r.add("TopK", lowerTopK).work(work::topK());
-  r.add("CumSum", lowerCumSum).work(work::perInputElement(1)).backward(1.0);
+  r.add("CumSum", lowerCumSum)
+      .computesIn(CastPolicy::Float)
+      .work(work::perInputElement(1))
+      .backward(1.0);
 }

@@ -5,6 +5,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
 using namespace mlir;
@@ -112,11 +113,22 @@ placer::graph::readExternalData(ModuleOp module, ExternalDataAttr data,
   auto path = getExternalDataPath(module, data.getLocation(), tensor);
   if (!path)
     return path.takeError();
-  auto slice = llvm::MemoryBuffer::getFileSlice(*path, data.getLength(),
-                                                data.getOffset());
   auto fail = [&](const llvm::Twine &message) {
     return weightError(tensor, message);
   };
+  // A slice past the end of the file reads as zeros (it is mapped): the
+  // file's size says whether the bytes are there.
+  uint64_t size = 0;
+  if (std::error_code ec = llvm::sys::fs::file_size(*path, size))
+    return fail("cannot read " + *path + ": " + ec.message());
+  if (data.getOffset() < 0 || data.getLength() < 0 ||
+      static_cast<uint64_t>(data.getOffset()) > size ||
+      static_cast<uint64_t>(data.getLength()) >
+          size - static_cast<uint64_t>(data.getOffset()))
+    return fail(*path + " is shorter than offset + length (" +
+                llvm::Twine(size) + " bytes)");
+  auto slice = llvm::MemoryBuffer::getFileSlice(*path, data.getLength(),
+                                                data.getOffset());
   if (!slice)
     return fail("cannot read " + *path + ": " + slice.getError().message());
   if ((*slice)->getBufferSize() != static_cast<size_t>(data.getLength()))

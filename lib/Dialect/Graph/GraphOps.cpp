@@ -114,8 +114,8 @@ LogicalResult NodeOp::verify() {
   // ONNX's schema says which inputs may be left out: a lowering or cost
   // rule reads a required one as a tensor.
   if (getDomain().empty() || getDomain() == attrs::kDefaultDomainKey) {
-    if (std::optional<OnnxInputArity> arity =
-            getOnnxInputArity(getOpType(), getVersion())) {
+    if (std::optional<OnnxSchema> arity =
+            getOnnxSchema(getOpType(), getVersion())) {
       auto inputs = getInputs();
       for (unsigned i = 0; i < inputs.size(); ++i)
         if (arity->isRequired(i) && isa<NoneType>(inputs[i].getType()))

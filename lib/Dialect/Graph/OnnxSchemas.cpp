@@ -1,9 +1,10 @@
-//===- OnnxSchemas.cpp - ONNX's input arities, looked up by version -------===//
+//===- OnnxSchemas.cpp - ONNX's op schemas, looked up by version ---------===//
 //
 // The table is ONNX's (generated from its schemas by placer-onnx-schemas);
 // this file only searches it. graph.node's verifier uses it so that a
 // required input left out (graph.none) is refused wherever the module comes
-// from, before any pass reads the node.
+// from, before any pass reads the node; placer-autocast, to know which
+// operands and results carry the data's element type.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,7 +19,7 @@ namespace {
 struct Row {
   const char *opType;
   int sinceVersion, minInputs, maxInputs;
-  unsigned long long required;
+  unsigned long long required, typedInputs, typedOutputs;
 };
 
 // Sorted by (op type, since version).
@@ -27,8 +28,8 @@ constexpr Row kRows[] = {
 };
 } // namespace
 
-std::optional<OnnxInputArity>
-placer::graph::getOnnxInputArity(llvm::StringRef opType, int64_t version) {
+std::optional<OnnxSchema> placer::graph::getOnnxSchema(llvm::StringRef opType,
+                                                       int64_t version) {
   // The last row of `opType` whose since-version is at most `version`.
   auto after = std::upper_bound(
       std::begin(kRows), std::end(kRows), std::make_pair(opType, version),
@@ -42,6 +43,6 @@ placer::graph::getOnnxInputArity(llvm::StringRef opType, int64_t version) {
   const Row &row = *std::prev(after);
   if (opType != row.opType)
     return std::nullopt;
-  return OnnxInputArity{row.sinceVersion, row.minInputs, row.maxInputs,
-                        row.required};
+  return OnnxSchema{row.sinceVersion, row.minInputs,   row.maxInputs,
+                    row.required,     row.typedInputs, row.typedOutputs};
 }

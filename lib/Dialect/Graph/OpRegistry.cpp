@@ -158,6 +158,12 @@ OpRegistry::EntryBuilder &OpRegistry::EntryBuilder::fuses(FusionRoleFn fn) {
   return *this;
 }
 
+OpRegistry::EntryBuilder &
+OpRegistry::EntryBuilder::computesIn(CastPolicy policy) {
+  entry().castPolicy = policy;
+  return *this;
+}
+
 FusionRole OpEntry::getFusionRole(graph::NodeOp node) const {
   if (fusion)
     return fusion(node);
@@ -222,6 +228,8 @@ void OpRegistry::finalize() {
         entry.sharding = before.sharding;
       if (!entry.fusion)
         entry.fusion = before.fusion;
+      if (!entry.castPolicy)
+        entry.castPolicy = before.castPolicy;
     }
   }
 }

@@ -56,6 +56,14 @@ constexpr cublasOperation_t CUBLAS_OP_N = 0;
 constexpr cublasOperation_t CUBLAS_OP_T = 1;
 constexpr cublasMath_t CUBLAS_DEFAULT_MATH = 0;
 constexpr cublasMath_t CUBLAS_TF32_TENSOR_OP_MATH = 3;
+using cudaDataType = int;
+using cublasComputeType_t = int;
+using cublasGemmAlgo_t = int;
+constexpr cudaDataType CUDA_R_32F = 0;
+constexpr cudaDataType CUDA_R_16F = 2;
+constexpr cudaDataType CUDA_R_16BF = 14;
+constexpr cublasComputeType_t CUBLAS_COMPUTE_32F = 68;
+constexpr cublasGemmAlgo_t CUBLAS_GEMM_DEFAULT = -1;
 
 using cudnnHandle_t = struct cudnnContext *;
 using cudnnTensorDescriptor_t = struct cudnnTensorStruct *;
@@ -73,6 +81,8 @@ using cudnnActivationMode_t = int;
 using cudnnNanPropagation_t = int;
 constexpr cudnnStatus_t CUDNN_STATUS_SUCCESS = 0;
 constexpr cudnnDataType_t CUDNN_DATA_FLOAT = 0;
+constexpr cudnnDataType_t CUDNN_DATA_HALF = 2;
+constexpr cudnnDataType_t CUDNN_DATA_BFLOAT16 = 9;
 constexpr cudnnTensorFormat_t CUDNN_TENSOR_NCHW = 0;
 constexpr cudnnConvolutionMode_t CUDNN_CROSS_CORRELATION = 1;
 constexpr cudnnMathType_t CUDNN_DEFAULT_MATH = 0;
@@ -144,7 +154,13 @@ struct cudnnConvolutionFwdAlgoPerf_t {
   X(cublasSgemmStridedBatched, cublasStatus_t,                                 \
     (cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,      \
      const float *, const float *, int, long long int, const float *, int,     \
-     long long int, const float *, float *, int, long long int, int))
+     long long int, const float *, float *, int, long long int, int))          \
+  X(cublasGemmStridedBatchedEx, cublasStatus_t,                                \
+    (cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,      \
+     const void *, const void *, cudaDataType, int, long long int,             \
+     const void *, cudaDataType, int, long long int, const void *, void *,     \
+     cudaDataType, int, long long int, int, cublasComputeType_t,               \
+     cublasGemmAlgo_t))
 
 #define PLACER_CUDNN_FUNCTIONS(X)                                              \
   X(cudnnCreate, cudnnStatus_t, (cudnnHandle_t *))                             \

@@ -25,23 +25,37 @@
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 using namespace placer::cuda;
 
 namespace {
 
-/// A memref descriptor as compiled code passes it (C interface).
-template <int Rank> struct StridedMemRef {
-  float *allocated, *aligned;
+/// A memref descriptor as compiled code passes it (C interface); half
+/// precision elements as their 16 bits.
+template <int Rank, typename T = float> struct StridedMemRef {
+  T *allocated, *aligned;
   int64_t offset;
   int64_t sizes[Rank], strides[Rank];
-  float *data() const { return aligned + offset; }
+  T *data() const { return aligned + offset; }
+};
+using HalfMemRef3 = StridedMemRef<3, uint16_t>;
+using HalfMemRef4 = StridedMemRef<4, uint16_t>;
+
+/// A descriptor's sizes and strides, whatever its element type: what
+/// cuDNN's descriptors are made of.
+template <int Rank> struct Shape {
+  int64_t sizes[Rank], strides[Rank];
+  template <typename T> Shape(const StridedMemRef<Rank, T> &m) {
+    std::copy(std::begin(m.sizes), std::end(m.sizes), sizes);
+    std::copy(std::begin(m.strides), std::end(m.strides), strides);
+  }
 };
 
 bool fitsInt(int64_t value) { return value >= 0 && value <= INT_MAX; }
 
-template <int Rank> std::string describe(const StridedMemRef<Rank> &m) {
+template <int Rank> std::string describe(const Shape<Rank> &m) {
   std::string text = "[";
   for (int i = 0; i < Rank; ++i)
     text += (i ? ", " : "") + std::to_string(m.sizes[i]);
@@ -49,6 +63,11 @@ template <int Rank> std::string describe(const StridedMemRef<Rank> &m) {
   for (int i = 0; i < Rank; ++i)
     text += (i ? ", " : "") + std::to_string(m.strides[i]);
   return text + "]";
+}
+
+template <int Rank, typename T>
+std::string describe(const StridedMemRef<Rank, T> &m) {
+  return describe(Shape<Rank>(m));
 }
 
 /// cuBLAS and cuDNN, loaded and given a handle on the device's stream the
@@ -126,35 +145,38 @@ const CudnnApi *getCudnn(const Device &d, Libraries &libs) {
 bool checkCudnn(const CudnnApi &api, cudnnStatus_t status, const char *what) {
   if (status == CUDNN_STATUS_SUCCESS)
     return true;
-  fail(std::string("placer_gpu_conv2d_f32: ") + what + ": " +
+  fail(std::string("placer_gpu_conv2d: ") + what + ": " +
        api.cudnnGetErrorString(status));
   return false;
 }
 
-/// Descriptors and the fastest algorithm for one convolution shape.
+/// Descriptors and the fastest algorithm for one convolution shape, its
+/// tensors of `type` (f32, or bf16 / f16 computing in f32: cuDNN's pseudo
+/// half configurations, on tensor cores).
 bool prepareConv(const Device &d, const CudnnApi &api, Libraries &libs,
-                 const StridedMemRef<4> &x, const StridedMemRef<4> &w,
-                 const StridedMemRef<4> &y, const int64_t params[7], bool tf32,
+                 const Shape<4> &x, const Shape<4> &w, const Shape<4> &y,
+                 const int64_t params[7], bool tf32, cudnnDataType_t type,
                  Libraries::Conv &conv) {
+  bool tensorOps = tf32 || type != CUDNN_DATA_FLOAT;
   bool ok =
       checkCudnn(api, api.cudnnCreateTensorDescriptor(&conv.x), "descriptor") &&
       checkCudnn(api, api.cudnnCreateTensorDescriptor(&conv.y), "descriptor") &&
       checkCudnn(api, api.cudnnCreateFilterDescriptor(&conv.w), "descriptor") &&
       checkCudnn(api, api.cudnnCreateConvolutionDescriptor(&conv.conv),
                  "descriptor");
-  auto tensor = [&](cudnnTensorDescriptor_t desc, const StridedMemRef<4> &m) {
+  auto tensor = [&](cudnnTensorDescriptor_t desc, const Shape<4> &m) {
     return checkCudnn(api,
                       api.cudnnSetTensor4dDescriptorEx(
-                          desc, CUDNN_DATA_FLOAT, m.sizes[0], m.sizes[1],
-                          m.sizes[2], m.sizes[3], m.strides[0], m.strides[1],
-                          m.strides[2], m.strides[3]),
+                          desc, type, m.sizes[0], m.sizes[1], m.sizes[2],
+                          m.sizes[3], m.strides[0], m.strides[1], m.strides[2],
+                          m.strides[3]),
                       "describing a tensor");
   };
   ok = ok && tensor(conv.x, x) && tensor(conv.y, y) &&
        checkCudnn(api,
                   api.cudnnSetFilter4dDescriptor(
-                      conv.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, w.sizes[0],
-                      w.sizes[1], w.sizes[2], w.sizes[3]),
+                      conv.w, type, CUDNN_TENSOR_NCHW, w.sizes[0], w.sizes[1],
+                      w.sizes[2], w.sizes[3]),
                   "describing the filter") &&
        checkCudnn(api,
                   api.cudnnSetConvolution2dDescriptor(
@@ -165,8 +187,9 @@ bool prepareConv(const Device &d, const CudnnApi &api, Libraries &libs,
        checkCudnn(api, api.cudnnSetConvolutionGroupCount(conv.conv, params[4]),
                   "setting the groups") &&
        checkCudnn(api,
-                  api.cudnnSetConvolutionMathType(
-                      conv.conv, tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH),
+                  api.cudnnSetConvolutionMathType(conv.conv,
+                                                  tensorOps ? CUDNN_DEFAULT_MATH
+                                                            : CUDNN_FMA_MATH),
                   "setting the math type");
   if (!ok)
     return false;
@@ -182,11 +205,11 @@ bool prepareConv(const Device &d, const CudnnApi &api, Libraries &libs,
   const cudnnConvolutionFwdAlgoPerf_t *chosen = nullptr;
   for (int i = 0; i < returned && !chosen; ++i)
     if (perfs[i].status == CUDNN_STATUS_SUCCESS &&
-        (tf32 || perfs[i].mathType == CUDNN_FMA_MATH))
+        (tensorOps || perfs[i].mathType == CUDNN_FMA_MATH))
       chosen = &perfs[i];
   if (!chosen) {
-    fail("placer_gpu_conv2d_f32: cuDNN has no " +
-         std::string(tf32 ? "" : "strict fp32 ") + "algorithm for x " +
+    fail("placer_gpu_conv2d: cuDNN has no " +
+         std::string(tensorOps ? "" : "strict fp32 ") + "algorithm for x " +
          describe(x) + ", w " + describe(w));
     return false;
   }
@@ -194,7 +217,7 @@ bool prepareConv(const Device &d, const CudnnApi &api, Libraries &libs,
   conv.workspaceBytes = chosen->memory;
   // PLACER_CUDA_LOG=1: each shape's candidates and choice, to stderr.
   if (const char *log = std::getenv("PLACER_CUDA_LOG"); log && *log == '1') {
-    std::string line = "placer_gpu_conv2d_f32: x " + describe(x) + ", w " +
+    std::string line = "placer_gpu_conv2d: x " + describe(x) + ", w " +
                        describe(w) + ": algo " + std::to_string(conv.algo) +
                        " of";
     for (int i = 0; i < returned; ++i)
@@ -233,11 +256,11 @@ namespace {
 /// recorded under `function`'s name, for shapes cuDNN cannot take. Called
 /// under the libraries' lock.
 Libraries::Conv *findConv(const Device &d, const CudnnApi &api, Libraries &libs,
-                          const char *function, const StridedMemRef<4> &x,
-                          const StridedMemRef<4> &w, const StridedMemRef<4> &y,
-                          int64_t strideH, int64_t strideW, int64_t padH,
-                          int64_t padW, int64_t dilationH, int64_t dilationW,
-                          int64_t groups, int32_t tf32) {
+                          const char *function, const Shape<4> &x,
+                          const Shape<4> &w, const Shape<4> &y, int64_t strideH,
+                          int64_t strideW, int64_t padH, int64_t padW,
+                          int64_t dilationH, int64_t dilationW, int64_t groups,
+                          int32_t tf32, cudnnDataType_t type) {
   // cuDNN takes ints, a packed filter, and y of the shape x and w give.
   const int64_t params[7] = {strideH, strideW, dilationH, dilationW,
                              groups,  padH,    padW};
@@ -267,14 +290,15 @@ Libraries::Conv *findConv(const Device &d, const CudnnApi &api, Libraries &libs,
   }
   std::vector<int64_t> key(params, params + 7);
   key.push_back(tf32);
-  for (const StridedMemRef<4> *m : {&x, &w, &y})
+  key.push_back(type);
+  for (const Shape<4> *m : {&x, &w, &y})
     for (int i = 0; i < 4; ++i) {
       key.push_back(m->sizes[i]);
       key.push_back(m->strides[i]);
     }
   auto [it, inserted] = libs.convs.try_emplace(key);
-  if (inserted &&
-      !prepareConv(d, api, libs, x, w, y, params, tf32 != 0, it->second)) {
+  if (inserted && !prepareConv(d, api, libs, x, w, y, params, tf32 != 0, type,
+                               it->second)) {
     libs.convs.erase(it);
     return nullptr;
   }
@@ -291,32 +315,37 @@ struct ConvCall {
   const CudnnApi *api = nullptr;
   Libraries::Conv *conv = nullptr;
 
-  ConvCall(const char *function, const StridedMemRef<4> &x,
-           const StridedMemRef<4> &w, const StridedMemRef<4> &y,
-           int64_t strideH, int64_t strideW, int64_t padH, int64_t padW,
-           int64_t dilationH, int64_t dilationW, int64_t groups, int32_t tf32) {
+  ConvCall(const char *function, const Shape<4> &x, const Shape<4> &w,
+           const Shape<4> &y, int64_t strideH, int64_t strideW, int64_t padH,
+           int64_t padW, int64_t dilationH, int64_t dilationW, int64_t groups,
+           int32_t tf32, cudnnDataType_t type = CUDNN_DATA_FLOAT) {
     const Device *d = getDevice();
     api = d ? getCudnn(*d, libs) : nullptr;
     if (api)
       conv = findConv(*d, *api, libs, function, x, w, y, strideH, strideW, padH,
-                      padW, dilationH, dilationW, groups, tf32);
+                      padW, dilationH, dilationW, groups, tf32, type);
   }
 };
 
 } // namespace
 
-extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
-    StridedMemRef<4> *x, StridedMemRef<4> *w, StridedMemRef<4> *y,
-    int64_t strideH, int64_t strideW, int64_t padH, int64_t padW,
-    int64_t dilationH, int64_t dilationW, int64_t groups, int32_t accumulate,
-    int32_t tf32) {
-  ConvCall call("placer_gpu_conv2d_f32", *x, *w, *y, strideH, strideW, padH,
-                padW, dilationH, dilationW, groups, tf32);
+namespace {
+
+/// y (+)= conv(x, w) on cuDNN, the tensors of `type` (T's bits).
+template <typename T>
+void convolve(const char *function, StridedMemRef<4, T> *x,
+              StridedMemRef<4, T> *w, StridedMemRef<4, T> *y, int64_t strideH,
+              int64_t strideW, int64_t padH, int64_t padW, int64_t dilationH,
+              int64_t dilationW, int64_t groups, int32_t accumulate,
+              int32_t tf32, cudnnDataType_t type) {
+  ConvCall call(function, *x, *w, *y, strideH, strideW, padH, padW, dilationH,
+                dilationW, groups, tf32, type);
   if (!call.conv)
     return;
   const CudnnApi *api = call.api;
   Libraries &libs = call.libs;
   Libraries::Conv *conv = call.conv;
+  // Scaling factors are floats for every one of these configurations.
   const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
   (void)checkCudnn(*api,
                    api->cudnnConvolutionForward(
@@ -325,6 +354,35 @@ extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
                        reinterpret_cast<void *>(libs.workspace),
                        conv->workspaceBytes, &beta, conv->y, y->data()),
                    "running the convolution");
+}
+
+} // namespace
+
+extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
+    StridedMemRef<4> *x, StridedMemRef<4> *w, StridedMemRef<4> *y,
+    int64_t strideH, int64_t strideW, int64_t padH, int64_t padW,
+    int64_t dilationH, int64_t dilationW, int64_t groups, int32_t accumulate,
+    int32_t tf32) {
+  convolve("placer_gpu_conv2d_f32", x, w, y, strideH, strideW, padH, padW,
+           dilationH, dilationW, groups, accumulate, tf32, CUDNN_DATA_FLOAT);
+}
+
+/// Half-precision tensors, summed in f32 and rounded once into y
+/// (placer-gpu-library-calls gives y its own half buffer).
+extern "C" void _mlir_ciface_placer_gpu_conv2d_bf16(
+    HalfMemRef4 *x, HalfMemRef4 *w, HalfMemRef4 *y, int64_t strideH,
+    int64_t strideW, int64_t padH, int64_t padW, int64_t dilationH,
+    int64_t dilationW, int64_t groups, int32_t accumulate, int32_t tf32) {
+  convolve("placer_gpu_conv2d_bf16", x, w, y, strideH, strideW, padH, padW,
+           dilationH, dilationW, groups, accumulate, tf32, CUDNN_DATA_BFLOAT16);
+}
+
+extern "C" void _mlir_ciface_placer_gpu_conv2d_f16(
+    HalfMemRef4 *x, HalfMemRef4 *w, HalfMemRef4 *y, int64_t strideH,
+    int64_t strideW, int64_t padH, int64_t padW, int64_t dilationH,
+    int64_t dilationW, int64_t groups, int32_t accumulate, int32_t tf32) {
+  convolve("placer_gpu_conv2d_f16", x, w, y, strideH, strideW, padH, padW,
+           dilationH, dilationW, groups, accumulate, tf32, CUDNN_DATA_HALF);
 }
 
 extern "C" void _mlir_ciface_placer_gpu_conv2d_bias_relu_f32(
@@ -399,9 +457,16 @@ extern "C" void _mlir_ciface_placer_gpu_conv2d_bias_relu_f32(
     (void)api->cudnnDestroyTensorDescriptor(z);
 }
 
-extern "C" void _mlir_ciface_placer_gpu_matmul_f32(
-    StridedMemRef<3> *a, StridedMemRef<3> *b, StridedMemRef<3> *c,
-    int32_t transA, int32_t transB, int32_t accumulate, int32_t tf32) {
+namespace {
+
+/// C[batch, M, N] (+)= op(A) op(B), row-major, on cuBLAS: f32 throughout
+/// (SGEMM; TF32 tensor cores iff `tf32`), or half-precision A and B
+/// (`halfType`: CUDA_R_16BF or CUDA_R_16F) into an f32 C, accumulating in
+/// f32 on tensor cores (GemmEx), as a half-precision product lowers.
+template <typename T>
+void product(const char *name, StridedMemRef<3, T> *a, StridedMemRef<3, T> *b,
+             StridedMemRef<3> *c, int32_t transA, int32_t transB,
+             int32_t accumulate, int32_t tf32, cudaDataType halfType) {
   const Device *d = getDevice();
   if (!d)
     return;
@@ -410,9 +475,8 @@ extern "C" void _mlir_ciface_placer_gpu_matmul_f32(
   const CublasApi *api = getCublas(*d, libs);
   if (!api)
     return;
-  // C[batch, M, N] += op(A) op(B), row-major. cuBLAS is column-major: it
-  // computes C^T = op(B)^T op(A)^T on the same memory, each row-major
-  // matrix read as its transpose.
+  // cuBLAS is column-major: it computes C^T = op(B)^T op(A)^T on the same
+  // memory, each row-major matrix read as its transpose.
   int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2];
   int64_t k = transA ? a->sizes[1] : a->sizes[2];
   // An operand of one batch (a broadcast one) is read for every batch.
@@ -422,25 +486,58 @@ extern "C" void _mlir_ciface_placer_gpu_matmul_f32(
                (transB ? b->sizes[2] : b->sizes[1]) == k &&
                (transB ? b->sizes[1] : b->sizes[2]) == n &&
                a->strides[2] == 1 && b->strides[2] == 1 && c->strides[2] == 1;
-  for (const StridedMemRef<3> *x : {a, b, c})
-    valid = valid && fitsInt(x->sizes[1]) && fitsInt(x->sizes[2]) &&
-            fitsInt(x->strides[1]) && fitsInt(batch);
+  for (int64_t size :
+       {a->sizes[1], a->sizes[2], a->strides[1], b->sizes[1], b->sizes[2],
+        b->strides[1], c->sizes[1], c->sizes[2], c->strides[1], batch})
+    valid = valid && fitsInt(size);
   if (!valid) {
-    fail("placer_gpu_matmul_f32: shapes cuBLAS cannot take: a " + describe(*a) +
+    fail(std::string(name) + ": shapes cuBLAS cannot take: a " + describe(*a) +
          ", b " + describe(*b) + ", c " + describe(*c));
     return;
   }
   const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
+  cublasOperation_t opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+  long long strideA = a->sizes[0] == 1 ? 0 : a->strides[0];
+  long long strideB = b->sizes[0] == 1 ? 0 : b->strides[0];
   cublasStatus_t status = api->cublasSetMathMode(
       libs.cublas, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
-  if (status == CUBLAS_STATUS_SUCCESS)
-    status = api->cublasSgemmStridedBatched(
-        libs.cublas, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
-        transA ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &one, b->data(),
-        b->strides[1], b->sizes[0] == 1 ? 0 : b->strides[0], a->data(),
-        a->strides[1], a->sizes[0] == 1 ? 0 : a->strides[0], &beta, c->data(),
-        c->strides[1], c->strides[0], batch);
+  if (status == CUBLAS_STATUS_SUCCESS) {
+    if constexpr (std::is_same_v<T, float>)
+      status = api->cublasSgemmStridedBatched(
+          libs.cublas, opB, opA, n, m, k, &one, b->data(), b->strides[1],
+          strideB, a->data(), a->strides[1], strideA, &beta, c->data(),
+          c->strides[1], c->strides[0], batch);
+    else
+      status = api->cublasGemmStridedBatchedEx(
+          libs.cublas, opB, opA, n, m, k, &one, b->data(), halfType,
+          b->strides[1], strideB, a->data(), halfType, a->strides[1], strideA,
+          &beta, c->data(), CUDA_R_32F, c->strides[1], c->strides[0], batch,
+          CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  }
   if (status != CUBLAS_STATUS_SUCCESS)
-    fail(std::string("placer_gpu_matmul_f32: ") +
-         api->cublasGetStatusString(status));
+    fail(std::string(name) + ": " + api->cublasGetStatusString(status));
+}
+
+} // namespace
+
+extern "C" void _mlir_ciface_placer_gpu_matmul_f32(
+    StridedMemRef<3> *a, StridedMemRef<3> *b, StridedMemRef<3> *c,
+    int32_t transA, int32_t transB, int32_t accumulate, int32_t tf32) {
+  product("placer_gpu_matmul_f32", a, b, c, transA, transB, accumulate, tf32,
+          CUDA_R_32F);
+}
+
+extern "C" void _mlir_ciface_placer_gpu_matmul_bf16(
+    HalfMemRef3 *a, HalfMemRef3 *b, StridedMemRef<3> *c, int32_t transA,
+    int32_t transB, int32_t accumulate, int32_t tf32) {
+  product("placer_gpu_matmul_bf16", a, b, c, transA, transB, accumulate, tf32,
+          CUDA_R_16BF);
+}
+
+extern "C" void _mlir_ciface_placer_gpu_matmul_f16(
+    HalfMemRef3 *a, HalfMemRef3 *b, StridedMemRef<3> *c, int32_t transA,
+    int32_t transB, int32_t accumulate, int32_t tf32) {
+  product("placer_gpu_matmul_f16", a, b, c, transA, transB, accumulate, tf32,
+          CUDA_R_16F);
 }

@@ -5,7 +5,8 @@
 // machine. Without a GPU it prints why and exits 77, which ctest reports
 // as skipped. With one it checks the mgpu* path on a hand-written PTX
 // kernel, error recording, and the cuDNN convolutions and cuBLAS products
-// against plain loops on the CPU.
+// (f32, and bf16 / f16 as --gpu-precision calls them) against plain loops
+// on the CPU.
 //
 //===----------------------------------------------------------------------===//
 #include "placer/Runtime/CudaRuntime.h"
@@ -35,10 +36,12 @@ void mgpuMemFree(void *pointer, void *stream);
 void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream);
 }
 
-template <int Rank> struct MemRef {
-  float *allocated, *aligned;
+template <int Rank, typename T = float> struct MemRef {
+  T *allocated, *aligned;
   int64_t offset, sizes[Rank], strides[Rank];
 };
+/// Half-precision elements as their 16 bits.
+template <int Rank> using HalfMemRef = MemRef<Rank, uint16_t>;
 
 extern "C" void _mlir_ciface_placer_gpu_conv2d_f32(
     MemRef<4> *x, MemRef<4> *w, MemRef<4> *y, int64_t strideH, int64_t strideW,
@@ -54,6 +57,15 @@ extern "C" void _mlir_ciface_placer_gpu_matmul_f32(MemRef<3> *a, MemRef<3> *b,
                                                    int32_t transB,
                                                    int32_t accumulate,
                                                    int32_t tf32);
+using HalfMatmul = void(HalfMemRef<3> *, HalfMemRef<3> *, MemRef<3> *, int32_t,
+                        int32_t, int32_t, int32_t);
+using HalfConv = void(HalfMemRef<4> *, HalfMemRef<4> *, HalfMemRef<4> *,
+                      int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                      int64_t, int32_t, int32_t);
+extern "C" HalfMatmul _mlir_ciface_placer_gpu_matmul_bf16,
+    _mlir_ciface_placer_gpu_matmul_f16;
+extern "C" HalfConv _mlir_ciface_placer_gpu_conv2d_bf16,
+    _mlir_ciface_placer_gpu_conv2d_f16;
 
 namespace {
 
@@ -99,9 +111,9 @@ double relativeError(const std::vector<float> &a, const std::vector<float> &b) {
   return scale > 0 ? diff / scale : diff;
 }
 
-template <int Rank>
-MemRef<Rank> contiguous(float *data, const std::vector<int64_t> &sizes) {
-  MemRef<Rank> m{data, data, 0, {}, {}};
+template <int Rank, typename T = float>
+MemRef<Rank, T> contiguous(T *data, const std::vector<int64_t> &sizes) {
+  MemRef<Rank, T> m{data, data, 0, {}, {}};
   int64_t stride = 1;
   for (int i = Rank - 1; i >= 0; --i) {
     m.sizes[i] = sizes[i];
@@ -429,6 +441,150 @@ void testMatmul(int32_t transA, int32_t transB, bool broadcastA = false,
     placer_cuda_free(p);
 }
 
+/// A half-precision type: its name, the calls taking it, and the
+/// conversions (round to nearest even) the test rounds its data with.
+struct Half {
+  const char *name;
+  HalfMatmul *matmul;
+  HalfConv *conv;
+  uint16_t (*round)(float);
+  float (*widen)(uint16_t);
+  double tolerance; // of a result rounded to the type once
+};
+
+uint16_t roundBf16(float v) {
+  uint32_t u;
+  std::memcpy(&u, &v, 4);
+  u += 0x7fff + ((u >> 16) & 1);
+  return uint16_t(u >> 16);
+}
+float widenBf16(uint16_t h) {
+  uint32_t u = uint32_t(h) << 16;
+  float v;
+  std::memcpy(&v, &u, 4);
+  return v;
+}
+uint16_t roundF16(float v) {
+  _Float16 h = static_cast<_Float16>(v);
+  uint16_t bits;
+  std::memcpy(&bits, &h, 2);
+  return bits;
+}
+float widenF16(uint16_t bits) {
+  _Float16 h;
+  std::memcpy(&h, &bits, 2);
+  return static_cast<float>(h);
+}
+
+const Half kBf16 = {"bf16",
+                    _mlir_ciface_placer_gpu_matmul_bf16,
+                    _mlir_ciface_placer_gpu_conv2d_bf16,
+                    roundBf16,
+                    widenBf16,
+                    1e-2};
+const Half kF16 = {"f16",
+                   _mlir_ciface_placer_gpu_matmul_f16,
+                   _mlir_ciface_placer_gpu_conv2d_f16,
+                   roundF16,
+                   widenF16,
+                   2e-3};
+
+/// `values` rounded to `half`: the bits, and the values they hold.
+std::vector<uint16_t> roundAll(const Half &half, std::vector<float> &values) {
+  std::vector<uint16_t> bits(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    bits[i] = half.round(values[i]);
+    values[i] = half.widen(bits[i]);
+  }
+  return bits;
+}
+
+uint16_t *uploadBits(const std::vector<uint16_t> &host) {
+  return static_cast<uint16_t *>(
+      placer_cuda_upload(host.data(), host.size() * sizeof(uint16_t)));
+}
+
+/// C (+)= op(A) op(B) with half A and B into an f32 C: products of half
+/// values are exact in f32, so only the summation order differs.
+void testHalfMatmul(const Half &half, int32_t transA, int32_t transB,
+                    bool accumulate) {
+  const int64_t batch = 2, m = 33, n = 17, k = 64;
+  std::vector<int64_t> as = {batch, transA ? k : m, transA ? m : k};
+  std::vector<int64_t> bs = {batch, transB ? n : k, transB ? k : n};
+  std::vector<float> a = random(batch * m * k, 8), b = random(batch * k * n, 9),
+                     c(batch * m * n, 1.0f);
+  std::vector<uint16_t> ha = roundAll(half, a), hb = roundAll(half, b);
+  std::vector<float> expected(c.size(), accumulate ? 1.0f : 0.0f);
+  for (int64_t p = 0; p < batch; ++p)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t q = 0; q < k; ++q)
+          sum += double(a[p * m * k + (transA ? q * m + i : i * k + q)]) *
+                 b[p * k * n + (transB ? j * k + q : q * n + j)];
+        expected[(p * m + i) * n + j] += sum;
+      }
+  uint16_t *da = uploadBits(ha), *db = uploadBits(hb);
+  float *dc = upload(c);
+  HalfMemRef<3> ma = contiguous<3>(da, as), mb = contiguous<3>(db, bs);
+  MemRef<3> mc = contiguous<3>(dc, {batch, m, n});
+  half.matmul(&ma, &mb, &mc, transA, transB, accumulate, 0);
+  std::vector<float> result = download(dc, c.size());
+  std::string error = takeError();
+  double rel = relativeError(result, expected);
+  char line[256];
+  std::snprintf(line, sizeof(line),
+                "matmul %s trans_a=%d trans_b=%d%s: relative error %.2e",
+                half.name, transA, transB, accumulate ? "" : " overwrite", rel);
+  expect(error.empty() && rel <= 1e-4,
+         line + (error.empty() ? "" : " (" + error + ")"));
+  placer_cuda_free(da);
+  placer_cuda_free(db);
+  placer_cuda_free(dc);
+}
+
+/// y = conv(x, w), all half: summed in f32 and rounded once into y.
+void testHalfConv(const Half &half, const char *name, std::vector<int64_t> xs,
+                  const Conv &c) {
+  std::vector<int64_t> ws = {c.filters, xs[1] / c.groups, c.kernel, c.kernel};
+  auto outSize = [&](int64_t in) {
+    return (in + 2 * c.pad - c.dilation * (c.kernel - 1) - 1) / c.stride + 1;
+  };
+  std::vector<int64_t> ys = {xs[0], c.filters, outSize(xs[2]), outSize(xs[3])};
+  auto count = [](const std::vector<int64_t> &s) {
+    return size_t(s[0] * s[1] * s[2] * s[3]);
+  };
+  std::vector<float> x = random(count(xs), 10), w = random(count(ws), 11);
+  std::vector<uint16_t> hx = roundAll(half, x), hw = roundAll(half, w);
+  Conv overwrite = c;
+  overwrite.accumulate = 0;
+  std::vector<float> expected =
+      referenceConv(x, w, std::vector<float>(count(ys), 0.0f), xs.data(),
+                    ws.data(), ys.data(), overwrite);
+  // y starts as garbage: overwritten.
+  uint16_t *dx = uploadBits(hx), *dw = uploadBits(hw),
+           *dy = uploadBits(std::vector<uint16_t>(count(ys), 0x7fc0));
+  HalfMemRef<4> mx = contiguous<4>(dx, xs), mw = contiguous<4>(dw, ws),
+                my = contiguous<4>(dy, ys);
+  half.conv(&mx, &mw, &my, c.stride, c.stride, c.pad, c.pad, c.dilation,
+            c.dilation, c.groups, 0, 0);
+  std::vector<uint16_t> bits(count(ys));
+  mgpuMemcpy(bits.data(), dy, bits.size() * sizeof(uint16_t),
+             mgpuStreamCreate());
+  std::vector<float> result(bits.size());
+  for (size_t i = 0; i < bits.size(); ++i)
+    result[i] = half.widen(bits[i]);
+  std::string error = takeError();
+  double rel = relativeError(result, expected);
+  char line[256];
+  std::snprintf(line, sizeof(line), "conv %s %s: relative error %.2e (<= %.0e)",
+                half.name, name, rel, half.tolerance);
+  expect(error.empty() && rel <= half.tolerance,
+         line + (error.empty() ? "" : " (" + error + ")"));
+  for (uint16_t *p : {dx, dw, dy})
+    placer_cuda_free(p);
+}
+
 void testBadShapes() {
   std::vector<float> data(64, 0.0f);
   float *d = upload(data);
@@ -479,6 +635,15 @@ int main() {
   // A 1x1 convolution's call: the weight for every image, C overwritten.
   testMatmul(0, 0, /*broadcastA=*/true, /*broadcastB=*/false,
              /*accumulate=*/false);
+  for (const Half *half : {&kBf16, &kF16}) {
+    for (int32_t transA : {0, 1})
+      for (int32_t transB : {0, 1})
+        testHalfMatmul(*half, transA, transB, /*accumulate=*/transA == transB);
+    testHalfConv(*half, "3x3 pad 1", {2, 16, 9, 9}, {32, 3, 1, 1});
+    testHalfConv(*half, "depthwise 3x3 stride 2", {2, 16, 9, 9},
+                 {16, 3, 2, 1, 1, 16});
+    testHalfConv(*half, "1x1", {2, 32, 7, 7}, {64, 1});
+  }
   testBadShapes();
   std::printf("%d failures\n", failures);
   return failures ? 1 : 0;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """pipeline_models.py cnn|transformer|pointwise OUT.onnx | same|close A.npy B.npy |
-                    random OUT.npy SHAPE
+                    within A.npy B.npy TOL | random OUT.npy SHAPE
 
 Small models for the MPI pipeline tests, with seeded random weights:
   cnn          x[2,3,16,16] -> two Conv/Relu/MaxPool blocks -> global average
@@ -11,7 +11,9 @@ Small models for the MPI pipeline tests, with seeded random weights:
                -> Softmax over channels (opset 13)
 `same` prints whether two arrays are bitwise equal (and their shapes), and
 where they differ most when they do not; `close` whether they agree within
-1e-5 relative. `random` writes seeded float32 values of SHAPE (7x3x8x8)."""
+1e-5 relative; `within A B TOL` whether A's largest difference from B is
+within TOL of B's largest magnitude, and whether A differs from B at all
+(half-precision runs against float32 ones). `random` writes seeded float32 values of SHAPE (7x3x8x8)."""
 import sys
 
 import numpy as np
@@ -136,6 +138,13 @@ if __name__ == "__main__":
         a, b = np.load(sys.argv[2]), np.load(sys.argv[3])
         close = a.shape == b.shape and np.allclose(a, b, rtol=1e-5, atol=1e-6)
         print("%s %s" % ("close" if close else "DIFFERENT", list(a.shape)))
+    elif len(sys.argv) == 5 and sys.argv[1] == "within":
+        a, b = np.load(sys.argv[2]), np.load(sys.argv[3])
+        error = np.abs(a.astype(np.float64) - b).max() / np.abs(b).max()
+        print("%s %s within %s: %s, differs: %s" % (
+            a.dtype, list(a.shape), sys.argv[4],
+            "yes" if error <= float(sys.argv[4]) else "NO (%g)" % error,
+            "yes" if error > 0 else "no"))
     elif len(sys.argv) == 4 and sys.argv[1] == "same":
         a, b = np.load(sys.argv[2]), np.load(sys.argv[3])
         same = a.shape == b.shape and a.tobytes() == b.tobytes()

@@ -55,24 +55,32 @@ inline constexpr llvm::StringLiteral kWeight = "graph.weight";
 inline constexpr llvm::StringLiteral kElementType = "graph.element_type";
 } // namespace attrs
 
-/// What ONNX's schema of a default-domain op says of its inputs at one
-/// opset: how many it takes and which it requires (bit i: input i may not be
-/// left out with graph.none). Generated from ONNX's schemas at build time
-/// (tools/placer-onnx-schemas).
-struct OnnxInputArity {
+/// What ONNX's schema of a default-domain op says at one opset: how many
+/// inputs it takes and which it requires (bit i: input i may not be left
+/// out with graph.none), and which inputs and outputs have the element type
+/// of its data (the type parameter its first such output shares with an
+/// input: Add's T, Resize's T1 but not its float scales). Generated from
+/// ONNX's schemas at build time (tools/placer-onnx-schemas).
+struct OnnxSchema {
   int sinceVersion, minInputs, maxInputs;
-  uint64_t required;
+  uint64_t required, typedInputs, typedOutputs;
 
-  bool isRequired(unsigned input) const {
-    return input < 64 && ((required >> input) & 1);
+  bool isRequired(unsigned input) const { return bit(required, input); }
+  /// Whether input / output `i` has the data's element type.
+  bool isTypedInput(unsigned i) const { return bit(typedInputs, i); }
+  bool isTypedOutput(unsigned i) const { return bit(typedOutputs, i); }
+
+private:
+  static bool bit(uint64_t mask, unsigned i) {
+    return i < 64 && ((mask >> i) & 1);
   }
 };
 
-/// The arity of `opType` (default domain) at opset `version`: the schema
+/// The schema of `opType` (default domain) at opset `version`: the one
 /// with the greatest since-version not above it; none for an op ONNX does
 /// not define there.
-std::optional<OnnxInputArity> getOnnxInputArity(llvm::StringRef opType,
-                                                int64_t version);
+std::optional<OnnxSchema> getOnnxSchema(llvm::StringRef opType,
+                                        int64_t version);
 
 /// ONNX's `TensorProto.DataType` values (onnx.proto, ONNX 1.12), spelled out
 /// so that code without ONNX headers (and without exceptions) can name them.

@@ -325,6 +325,23 @@ struct FusionRole {
 /// reduces; whether a BatchNormalization computes batch statistics).
 using FusionRoleFn = FusionRole (*)(graph::NodeOp node);
 
+/// Which element type an op computes in when a model runs in half
+/// precision (placer-autocast), after the op lists of PyTorch's CUDA
+/// autocast: products on tensor cores in the half type, ops whose range or
+/// long sums need it in f32, the rest in whatever type their data has.
+enum class CastPolicy {
+  /// In its data's type (ONNX's type parameter): half when its half inputs
+  /// meet only constants (cast to half at compile time, as autocast casts a
+  /// Linear's bias); f32 when a computed f32 input meets them (type
+  /// promotion). An op whose outputs do not have its inputs' type (Cast,
+  /// Shape) keeps its types.
+  Follow,
+  /// In the half type: convolutions and matrix products.
+  Half,
+  /// In f32: Softmax, the normalizations, exp, log, pow, sums.
+  Float,
+};
+
 //===----------------------------------------------------------------------===//
 // Entries and the registry
 //===----------------------------------------------------------------------===//
@@ -356,9 +373,14 @@ struct OpEntry {
   /// Unset: elementwise when the op follows its input's split (the
   /// elementwise ops), else no fusion.
   FusionRoleFn fusion = nullptr;
+  /// Unset: CastPolicy::Follow.
+  std::optional<CastPolicy> castPolicy;
 
   /// The node's fusion role (see FusionRoleFn).
   FusionRole getFusionRole(graph::NodeOp node) const;
+  CastPolicy getCastPolicy() const {
+    return castPolicy.value_or(CastPolicy::Follow);
+  }
   bool isDefaultDomain() const { return domain.empty(); }
   /// `opType`, prefixed by `domain.` outside the default domain.
   std::string getQualifiedName() const;
@@ -384,6 +406,7 @@ public:
     EntryBuilder &joinsSplits(ShardJoinFn fn);
     EntryBuilder &shardBy(ShardStrategiesFn fn);
     EntryBuilder &fuses(FusionRoleFn fn);
+    EntryBuilder &computesIn(CastPolicy policy);
 
   private:
     OpEntry &entry();
