@@ -182,16 +182,55 @@ Value Caster::convertConstant(ConstantOp constant) {
   return converted.getResult();
 }
 
+/// Whether `value` is a weight seen through ops of constants alone that
+/// nothing else reads (a Linear layer's transposed weight, as exported
+/// models have them; not an embedding's rows, which computed indices pick):
+/// computed in half from a converted constant, it needs no cast at run
+/// time. `depth` bounds the search.
+bool isWeightView(Value value, int depth = 4) {
+  if (value.getDefiningOp<ConstantOp>())
+    return true;
+  auto node = value.getDefiningOp<NodeOp>();
+  if (!node || depth == 0 || node->getNumRegions() || !value.hasOneUse() ||
+      node->getNumResults() != 1 ||
+      !(node.getDomain().empty() ||
+        node.getDomain() == attrs::kDefaultDomainKey))
+    return false;
+  std::optional<OnnxSchema> schema =
+      getOnnxSchema(node.getOpType(), node.getVersion());
+  const OpEntry *entry = getOnnxOps().find(node);
+  if (!schema || !schema->isTypedOutput(0) || !entry ||
+      entry->getCastPolicy() != CastPolicy::Follow)
+    return false;
+  return llvm::all_of(node->getOperands(), [&](Value operand) {
+    return isa<NoneType>(operand.getType()) || isWeightView(operand, depth - 1);
+  });
+}
+
 Value Caster::castTo(Value value, Type element) {
   if (hasElement(value, element))
     return value;
   Value &cached = casts[{value, element}];
-  if (!cached) {
-    auto constant = value.getDefiningOp<ConstantOp>();
-    cached = constant && element == half ? convertConstant(constant)
-                                         : castNode(value, element);
+  if (cached)
+    return cached;
+  if (auto constant = value.getDefiningOp<ConstantOp>();
+      constant && element == half)
+    return cached = convertConstant(constant);
+  if (auto node = value.getDefiningOp<NodeOp>();
+      node && element == half && isWeightView(value)) {
+    // Computed in half from its converted weights instead.
+    std::optional<OnnxSchema> schema =
+        getOnnxSchema(node.getOpType(), node.getVersion());
+    for (unsigned i = 0; i < node->getNumOperands(); ++i)
+      if (schema->isTypedInput(i) && hasElement(node->getOperand(i), f32))
+        node->setOperand(i, castTo(node->getOperand(i), half));
+    retype(value);
+    return value;
   }
-  return cached;
+  Value cast = castNode(value, element);
+  // The map may have grown since `cached` was taken.
+  casts[{value, element}] = cast;
+  return cast;
 }
 
 void Caster::retype(Value result) {

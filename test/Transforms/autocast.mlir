@@ -41,6 +41,13 @@
 // CHECK: graph.node "Gather"(%[[E]], %arg0)
 // CHECK: graph.node "MatMul"(%{{.*}}, %[[H]])
 
+// A weight transposed for its product (as exported Linear layers are) is
+// converted here and transposed in bf16: no cast at run time.
+// CHECK-LABEL: func.func @transposed
+// CHECK: %[[WT:.*]] = graph.constant "wt" : tensor<4x3xbf16>
+// CHECK: %[[T:.*]] = graph.node "Transpose"(%[[WT]]) {{.*}} : (tensor<4x3xbf16>) -> tensor<3x4xbf16>
+// CHECK: graph.node "MatMul"(%{{.*}}, %[[T]])
+
 module attributes {graph.opset_import = {ai.onnx = 17 : i64}} {
 func.func @main_graph(%x: tensor<2x3x8x8xf32> {graph.name = "x"}) -> (tensor<2x4x8x8xf32>, tensor<2x4x8x8xf32>, tensor<4xi64>) {
   %w = graph.constant "w" : tensor<4x3x3x3xf32> = dense<0.5> : tensor<4x3x3x3xf32>
@@ -59,6 +66,12 @@ func.func @shared(%ids: tensor<2xi64>) -> tensor<2x4xf32> {
   %emb = graph.constant "emb" : tensor<4x4xf32> = dense<0.5> : tensor<4x4xf32>
   %g = graph.node "Gather"(%emb, %ids) attributes {name = "gather", output_names = ["g"], version = 13 : i64} : (tensor<4x4xf32>, tensor<2xi64>) -> tensor<2x4xf32>
   %y = graph.node "MatMul"(%g, %emb) attributes {name = "head", output_names = ["y"], version = 13 : i64} : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+func.func @transposed(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
+  %wt = graph.constant "wt" : tensor<4x3xf32> = dense<0.5> : tensor<4x3xf32>
+  %t = graph.node "Transpose"(%wt) attributes {attrs = {perm = array<i64: 1, 0>}, name = "t", output_names = ["t"], version = 13 : i64} : (tensor<4x3xf32>) -> tensor<3x4xf32>
+  %y = graph.node "MatMul"(%x, %t) attributes {name = "mm", output_names = ["y"], version = 13 : i64} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   return %y : tensor<2x4xf32>
 }
 }
