@@ -232,6 +232,16 @@ placer::runtime::lowerForExecution(ModuleOp module,
       options.precision != "fp16")
     return runError("the GPU precision must be fp32, bf16 or fp16, not '" +
                     options.precision + "'");
+  // A module placer-autocast rewrote already computes in its type, on
+  // every device.
+  std::string precision = gpu ? options.precision : "fp32";
+  if (auto done = module->getAttrOfType<TypeAttr>(kPrecisionAttrName)) {
+    std::string recorded = done.getValue().isBF16() ? "bf16" : "fp16";
+    if (options.precision != "fp32" && options.precision != recorded)
+      return runError("the module computes in " + recorded +
+                      " already (placer-autocast), not " + options.precision);
+    precision = recorded;
+  }
   if (gpu && options.stage >= 0 && options.transfers != "pipelined")
     return runError("a GPU stage transfers through the pipelined hooks "
                     "only, not transfers=" +
@@ -247,9 +257,9 @@ placer::runtime::lowerForExecution(ModuleOp module,
   graphOptions.inlineWeights = options.inlineWeights;
   // Half-precision GPU code: the graph casts to and from it, as PyTorch's
   // autocast does at run time (placer-autocast).
-  if (gpu && options.precision != "fp32")
-    graphPm.addPass(createAutocast(
-        AutocastOptions{options.precision == "bf16" ? "bf16" : "f16"}));
+  if (precision != "fp32")
+    graphPm.addPass(
+        createAutocast(AutocastOptions{precision == "bf16" ? "bf16" : "f16"}));
   graphPm.addPass(createLowerGraphToLinalg(graphOptions));
   // TOSA programs go to linalg, arith and tensor first, as IREE lowers
   // them: upstream's TOSA-to-linalg pipeline, then constants and shapes.
@@ -296,6 +306,7 @@ placer::runtime::lowerForExecution(ModuleOp module,
                     "fixed sizes (bind the dims with --dim on import)");
 
   LoweredModule lowered;
+  lowered.precision = precision;
   lowered.function = entry.getName().str();
   lowered.transfers = options.transfers;
   if (auto names = module->getAttrOfType<ArrayAttr>(kProfileNodesAttrName)) {
@@ -376,7 +387,6 @@ placer::runtime::lowerForExecution(ModuleOp module,
     target.tf32 = options.tf32;
     lowered.gpuChip = options.gpuChip;
     lowered.tf32 = options.tf32;
-    lowered.precision = options.precision;
     if (llvm::Error error = buildLowerToNVVMPipeline(llvmPm, target))
       return std::move(error);
   } else {

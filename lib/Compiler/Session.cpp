@@ -254,8 +254,8 @@ llvm::Expected<Manifest> placer::runtime::compileArtifact(
     manifest.cpu = getPortableHostCpu();
     manifest.gpuChip = lowered.gpuChip;
     manifest.mathMode = lowered.tf32 ? "tf32" : "fp32";
-    manifest.precision = lowered.precision;
   }
+  manifest.precision = lowered.precision;
   manifest.stage = options.job && options.job->isDistributed()
                        ? options.job->getStage()
                        : options.stage;

@@ -13,6 +13,7 @@
 #include "placer/Conversion/OnnxOps.h"
 #include "placer/Dialect/Graph/GraphDialect.h"
 #include "placer/Dialect/Graph/OpRegistry.h"
+#include "placer/Dialect/Placer/PlacerDialect.h"
 #include "placer/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -354,6 +355,15 @@ struct AutocastPass : placer::impl::AutocastBase<AutocastPass> {
           << type << "'";
       return signalPassFailure();
     }
+    // Once per module: a second run in the same type changes nothing, one
+    // in another would mix them.
+    if (auto done = module->getAttrOfType<TypeAttr>(kPrecisionAttrName)) {
+      if (done.getValue() == half)
+        return;
+      module.emitError("placer-autocast: the module computes in ")
+          << done.getValue() << " already, not " << half;
+      return signalPassFailure();
+    }
     const OpRegistry &registry = getOnnxOps();
     SmallVector<func::FuncOp> funcs;
     module.walk([&](func::FuncOp func) {
@@ -365,6 +375,7 @@ struct AutocastPass : placer::impl::AutocastBase<AutocastPass> {
       if (failed(caster.run(func.getBody().front())))
         return signalPassFailure();
     }
+    module->setAttr(kPrecisionAttrName, TypeAttr::get(half));
   }
 };
 

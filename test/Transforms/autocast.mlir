@@ -1,6 +1,15 @@
 // RUN: placer-opt %s --placer-autocast | FileCheck %s
 // RUN: placer-opt %s --placer-autocast=type=f16 | FileCheck %s --check-prefix=F16
 // RUN: not placer-opt %s --placer-autocast=type=f8 2>&1 | FileCheck %s --check-prefix=TYPE
+// RUN: placer-opt %s --placer-autocast | placer-opt --placer-autocast | FileCheck %s --check-prefix=AGAIN
+// RUN: placer-opt %s --placer-autocast | not placer-opt --placer-autocast=type=f16 2>&1 | FileCheck %s --check-prefix=OTHER
+
+// The module records its type; a second run in it changes nothing, one in
+// another type is refused.
+// CHECK: module attributes {{{.*}}placer.precision = bf16}
+// AGAIN: module attributes {{{.*}}placer.precision = bf16}
+// AGAIN-NOT: "Cast"(%autocast
+// OTHER: error: placer-autocast: the module computes in 'bf16' already, not 'f16'
 
 // The convolution computes in bf16: its input cast, its weights converted
 // here (the f32 originals gone), Relu follows it in bf16. Resize follows

@@ -455,8 +455,10 @@ def Autocast : Pass<"placer-autocast", "::mlir::ModuleOp"> {
     change: a half value a function returns, or a region or any other op
     reads, is cast back to f32 first. Nodes with subgraphs and nodes of
     other domains compute in f32. Only f32 is converted (f64 and integers
-    stay).
+    stay). The module records the type (`placer.precision`): compiled
+    programs report it, and a second run in another type is an error.
   }];
+  let dependentDialects = ["::placer::PlacerDialect"];
   let options = [
     Option<"type", "type", "std::string", /*default=*/"\"bf16\"",
            "The half-precision type products compute in: bf16 or f16">

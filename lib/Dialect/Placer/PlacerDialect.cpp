@@ -629,6 +629,14 @@ LogicalResult PlacerDialect::verifyOperationAttribute(Operation *op,
     return onModule(isa<ClusterAttr>(attr.getValue()), "cluster");
   if (name == PlacementAttrHelper::getNameStr())
     return onModule(isa<PlacementAttr>(attr.getValue()), "placement");
+  if (name == kPrecisionAttrName) {
+    auto type = dyn_cast<TypeAttr>(attr.getValue());
+    if (!type || !(type.getValue().isBF16() || type.getValue().isF16()))
+      return op->emitError() << "'" << name << "' must be bf16 or f16";
+    if (!isa<ModuleOp>(op))
+      return op->emitError() << "'" << name << "' belongs on a module";
+    return success();
+  }
   if (name == kProfileNodesAttrName) {
     auto names = dyn_cast<ArrayAttr>(attr.getValue());
     if (!names || !llvm::all_of(names, llvm::IsaPred<StringAttr>))

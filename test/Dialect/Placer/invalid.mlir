@@ -411,3 +411,15 @@ func.func @edge_bytes() {
 func.func @not_on_a_node() attributes {placer.tensor_configs = []} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'placer.precision' must be bf16 or f16}}
+module attributes {placer.precision = f32} {}
+
+// -----
+
+func.func @precision_on_a_function() attributes {placer.precision = bf16} {
+  // expected-error @-1 {{'placer.precision' belongs on a module}}
+  return
+}

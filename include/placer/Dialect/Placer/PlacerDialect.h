@@ -122,6 +122,10 @@ inline constexpr llvm::StringLiteral kShardAttrName = "placer.shard";
 inline constexpr llvm::StringLiteral kMicrobatchesAttrName =
     "placer.microbatches";
 inline constexpr llvm::StringLiteral kScheduleAttrName = "placer.schedule";
+/// On a module placer-autocast rewrote: the half-precision type (bf16 or
+/// f16) its products compute in. Compiled programs record it (the
+/// manifest's `precision`), and it is rewritten in no other type.
+inline constexpr llvm::StringLiteral kPrecisionAttrName = "placer.precision";
 
 /// The cluster recorded on `op`'s module, with an error naming `pass` and
 /// what to run first when there is none.
