@@ -385,6 +385,7 @@ placer::runtime::lowerForExecution(ModuleOp module,
     GpuTarget target;
     target.chip = options.gpuChip;
     target.tf32 = options.tf32;
+    target.channelsLast = options.gpuChannelsLast;
     lowered.gpuChip = options.gpuChip;
     lowered.tf32 = options.tf32;
     if (llvm::Error error = buildLowerToNVVMPipeline(llvmPm, target))

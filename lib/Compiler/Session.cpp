@@ -165,6 +165,7 @@ static llvm::Expected<Compiled> compile(mlir::ModuleOp module,
   execution.gpuChip = options.gpuChip;
   execution.tf32 = options.tf32;
   execution.precision = options.precision;
+  execution.gpuChannelsLast = options.gpuChannelsLast;
   // Lowering rewrites the module in place: the caller keeps the graph.
   mlir::OwningOpRef<mlir::ModuleOp> copy = module.clone();
   if (options.accumulateGradients) {

@@ -389,9 +389,10 @@ void eraseUnreadCopies(ModuleOp module) {
 }
 
 /// How a convolution's buffers are laid out: NHWC input (its padding then
-/// on dimensions 1 and 2) or output, passed as NCHW views.
+/// on dimensions 1 and 2), output or filter (F KH KW C), passed as NCHW
+/// views.
 struct ConvLayout {
-  bool nhwcInput = false, nhwcOutput = false;
+  bool nhwcInput = false, nhwcOutput = false, nhwcFilter = false;
 };
 
 /// The view-like ops that view `root`, transitively, in an order where each
@@ -501,6 +502,8 @@ LogicalResult callConv(OpBuilder &b, linalg::LinalgOp op, Value x, Value w,
     input = nchwView(b, loc, input);
   if (layout.nhwcOutput)
     y = nchwView(b, loc, y);
+  if (layout.nhwcFilter)
+    w = nchwView(b, loc, w);
   MLIRContext *context = b.getContext();
   Type any4 = getAnyMemRef(context, 4, element);
   Type i64Type = b.getI64Type(), i32Type = b.getI32Type();
@@ -531,25 +534,43 @@ LogicalResult callConv(OpBuilder &b, linalg::LinalgOp op, Value x, Value w,
 }
 
 /// conv_2d_nhwc_fhwc and conv_2d_nhwgc_gfhwc, as placer-channels-last makes
-/// them: weights transposed from F C KH KW (G F C KH KW), read where they
-/// were; activations NHWC, or the model's input transposed from NCHW, read
-/// where it was.
+/// them. On a CPU: weights transposed from F C KH KW (G F C KH KW), read
+/// where they were (oneDNN reorders them once); activations NHWC, or the
+/// model's input transposed from NCHW, read where it was. On a GPU all
+/// three NHWC, the weights as transposed (cuDNN's tensor-core kernels take
+/// NHWC filters with NHWC activations), each passed as the N C H W view of
+/// its buffer: the runtime tells the layouts from the strides.
 LogicalResult rewriteChannelsLastConv(OpBuilder &b, linalg::LinalgOp op,
                                       const Target &target) {
   bool grouped = isa<linalg::Conv2DNhwgcGfhwcOp>(op);
-  if (target.gpu || (!grouped && !isa<linalg::Conv2DNhwcFhwcOp>(op)))
+  if (!grouped && !isa<linalg::Conv2DNhwcFhwcOp>(op))
     return failure();
   Value x = op.getDpsInputOperand(0)->get();
   Value w = op.getDpsInputOperand(1)->get();
   Value y = op.getDpsInitOperand(0)->get();
+  ConvLayout layout;
+  layout.nhwcOutput = true;
+  Location loc = op.getLoc();
+  if (target.gpu) {
+    auto wType = dyn_cast<MemRefType>(w.getType());
+    if (!wType || !wType.getLayout().isIdentity())
+      return failure();
+    layout.nhwcInput = true;
+    layout.nhwcFilter = true;
+    b.setInsertionPoint(op);
+    if (!grouped)
+      return callConv(b, op, x, w, y, 1, target, layout);
+    // N H W G C * G F KH KW C -> N H W G F, as N H W (G C) * (G F) KH KW C.
+    int64_t groups = wType.getDimSize(0);
+    return callConv(b, op, getUngrouped(b, loc, x, 3),
+                    getUngrouped(b, loc, w, 0), getUngrouped(b, loc, y, 3),
+                    groups, target, layout);
+  }
   Value weights = matchTransposed(w, op,
                                   grouped ? ArrayRef<int64_t>(kGfchwToGfhwc)
                                           : ArrayRef<int64_t>(kNchwToNhwc));
   if (!weights)
     return failure();
-  ConvLayout layout;
-  layout.nhwcOutput = true;
-  Location loc = op.getLoc();
   b.setInsertionPoint(op);
   if (grouped) {
     // N H W G C * G F C KH KW -> N H W G F, as N H W (G C) * (G F) C KH KW.

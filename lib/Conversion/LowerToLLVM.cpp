@@ -145,6 +145,14 @@ llvm::Error placer::buildLowerToNVVMPipeline(OpPassManager &pm,
                                    "--gpu-chip must name an NVIDIA chip "
                                    "(sm_80, sm_90, ...), not '" +
                                        target.chip + "'");
+  // cuDNN's tensor-core convolutions take NHWC activations and filters;
+  // on NCHW ones its legacy API offers few (a 3x3 convolution in TF32 runs
+  // Winograd in FMA math). The transposes move as on the CPU; the weights'
+  // stay kernels of their own (measured on a GPU: not yet).
+  if (target.channelsLast) {
+    pm.addNestedPass<func::FuncOp>(createChannelsLast());
+    pm.addPass(createCanonicalizerPass());
+  }
   // Each kernel reads and writes device memory once: an activation after
   // a normalization, a residual add, are one kernel, not a pass each.
   if (target.fuseElementwise)
@@ -208,6 +216,11 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
   Option<bool> tf32{*this, "tf32",
                     llvm::cl::desc("Library calls may use TF32 tensor cores"),
                     llvm::cl::init(false)};
+  Option<bool> channelsLast{
+      *this, "channels-last",
+      llvm::cl::desc("Convolutions on NHWC activations and filters "
+                     "(placer-channels-last)"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -231,6 +244,7 @@ void placer::registerLowerToNVVMPipeline() {
         GpuTarget target;
         target.chip = options->chip;
         target.tf32 = options->tf32;
+        target.channelsLast = options->channelsLast;
         if (llvm::Error error = buildLowerToNVVMPipeline(pm, target))
           return errorHandler("--placer-lower-to-nvvm: " +
                               llvm::toString(std::move(error)));

@@ -3,6 +3,7 @@
 // RUN: placer-opt %s --placer-lower-to-nvvm="tf32=true" --mlir-print-ir-after=placer-gpu-library-calls -o /dev/null 2>&1 | FileCheck %s --check-prefix=TF32
 // RUN: placer-opt %s --placer-lower-to-nvvm --mlir-print-ir-after=placer-gpu-library-calls -o /dev/null 2>&1 | FileCheck %s --check-prefix=FP32
 // RUN: not placer-opt %s --placer-lower-to-nvvm="chip=gfx90a" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: placer-opt %s --placer-lower-to-nvvm="channels-last=true" --mlir-print-ir-after=placer-gpu-library-calls -o /dev/null 2>&1 | FileCheck %s --check-prefix=NHWC
 
 // A graph module for an NVIDIA GPU: kernels outlined and compiled to PTX
 // for the chip (gpu.binary), the convolution and the product as calls of
@@ -29,6 +30,13 @@
 // FP32: call @placer_gpu_conv2d_f32({{.*}}, %c0_i32{{(_[0-9]+)?}})
 // FP32: call @placer_gpu_matmul_f32({{.*}}, %c0_i32{{(_[0-9]+)?}})
 // BAD: --gpu-chip must name an NVIDIA chip (sm_80, sm_90, ...), not 'gfx90a'
+// channels-last: the input transposed to NHWC once, the filter to F KH KW
+// C, and the call reading both and writing the NHWC output through N C H W
+// views (channel stride 1).
+// NHWC: linalg.transpose ins(%{{.*}} : memref<1x3x{{[0-9]+}}x{{[0-9]+}}xf32>) {{.*}} permutation = [0, 2, 3, 1]
+// NHWC: linalg.transpose ins(%{{.*}} : memref<4x3x3x3xf32>) outs(%{{.*}} : memref<4x3x3x3xf32>) permutation = [0, 2, 3, 1]
+// NHWC: memref.transpose {{.*}} to memref<4x3x3x3xf32, strided<[27, 1, 9, 3]>>
+// NHWC: call @placer_gpu_conv2d_f32(
 module {
   func.func @net(%x: tensor<1x3x8x8xf32> {graph.name = "x"}) -> (tensor<1x10xf32> {graph.name = "y"}) {
     %w = graph.constant "w" : tensor<4x3x3x3xf32> = dense<0.5> : tensor<4x3x3x3xf32>

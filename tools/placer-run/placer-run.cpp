@@ -132,6 +132,11 @@ struct Options {
                "softmax, normalizations and sums in f32; weights stored in "
                "it; inputs and outputs f32), as PyTorch's autocast"),
       cl::init("fp32"), cl::value_desc("fp32|bf16|fp16"), cl::cat(category)};
+  cl::opt<bool> gpuChannelsLast{
+      "gpu-channels-last",
+      cl::desc("With --target=cuda: convolutions on NHWC activations and "
+               "filters, which cuDNN's tensor-core kernels take"),
+      cl::init(false), cl::cat(category)};
   cl::opt<std::string> cacheDir{
       "cache-dir",
       cl::desc("Compiled models are kept here (default: the user cache "
@@ -189,6 +194,7 @@ SessionOptions getSessionOptions(const Options &options, MpiJob *job) {
   sessionOptions.gpuChip = options.gpuChip;
   sessionOptions.tf32 = options.gpuTf32;
   sessionOptions.precision = options.gpuPrecision;
+  sessionOptions.gpuChannelsLast = options.gpuChannelsLast;
   return sessionOptions;
 }
 

@@ -42,6 +42,8 @@ struct ExecutionOptions {
   /// The precision GPU code computes in: "fp32", or "bf16" / "fp16" (the
   /// graph through placer-autocast first). CPU stages stay fp32.
   std::string precision = "fp32";
+  /// GPU convolutions on NHWC tensors (GpuTarget::channelsLast).
+  bool gpuChannelsLast = false;
 };
 
 /// Merges a split module (or keeps one stage), lowers graph ops (weights

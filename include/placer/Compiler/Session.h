@@ -76,6 +76,8 @@ struct SessionOptions {
   std::string gpuChip = "sm_90";
   bool tf32 = false;
   std::string precision = "fp32";
+  /// GPU convolutions on NHWC tensors (ExecutionOptions::gpuChannelsLast).
+  bool gpuChannelsLast = false;
 };
 
 /// Lowers and compiles a copy of `module` and writes it as an artifact

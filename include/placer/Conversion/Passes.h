@@ -75,6 +75,9 @@ struct GpuTarget {
   std::string chip = "sm_90";
   std::string features;
   bool tf32 = false;
+  /// Convolutions on NHWC activations and filters (placer-channels-last
+  /// first), which cuDNN's tensor-core kernels take.
+  bool channelsLast = false;
   /// Fuse chains of elementwise ops into one kernel. Profiled programs
   /// fuse too, so that they time the code that runs: a node fused into its
   /// consumer then reports next to nothing, and the consumer both.

@@ -84,6 +84,7 @@ constexpr cudnnDataType_t CUDNN_DATA_FLOAT = 0;
 constexpr cudnnDataType_t CUDNN_DATA_HALF = 2;
 constexpr cudnnDataType_t CUDNN_DATA_BFLOAT16 = 9;
 constexpr cudnnTensorFormat_t CUDNN_TENSOR_NCHW = 0;
+constexpr cudnnTensorFormat_t CUDNN_TENSOR_NHWC = 1;
 constexpr cudnnConvolutionMode_t CUDNN_CROSS_CORRELATION = 1;
 constexpr cudnnMathType_t CUDNN_DEFAULT_MATH = 0;
 constexpr cudnnMathType_t CUDNN_FMA_MATH = 3;

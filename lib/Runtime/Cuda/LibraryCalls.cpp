@@ -150,6 +150,19 @@ bool checkCudnn(const CudnnApi &api, cudnnStatus_t status, const char *what) {
   return false;
 }
 
+/// Whether the filter `w` (F C KH KW, by its strides) is packed NCHW, or
+/// with `nhwc` packed F KH KW C (channels-last code's filters, which
+/// cuDNN takes as CUDNN_TENSOR_NHWC).
+bool isPackedFilter(const Shape<4> &w, bool nhwc) {
+  if (nhwc)
+    return w.strides[1] == 1 && w.strides[3] == w.sizes[1] &&
+           w.strides[2] == w.sizes[3] * w.strides[3] &&
+           w.strides[0] == w.sizes[2] * w.strides[2];
+  return w.strides[3] == 1 && w.strides[2] == w.sizes[3] &&
+         w.strides[1] == w.sizes[2] * w.sizes[3] &&
+         w.strides[0] == w.sizes[1] * w.strides[1];
+}
+
 /// Descriptors and the fastest algorithm for one convolution shape, its
 /// tensors of `type` (f32, or bf16 / f16 computing in f32: cuDNN's pseudo
 /// half configurations, on tensor cores).
@@ -173,11 +186,13 @@ bool prepareConv(const Device &d, const CudnnApi &api, Libraries &libs,
                       "describing a tensor");
   };
   ok = ok && tensor(conv.x, x) && tensor(conv.y, y) &&
-       checkCudnn(api,
-                  api.cudnnSetFilter4dDescriptor(
-                      conv.w, type, CUDNN_TENSOR_NCHW, w.sizes[0], w.sizes[1],
-                      w.sizes[2], w.sizes[3]),
-                  "describing the filter") &&
+       checkCudnn(
+           api,
+           api.cudnnSetFilter4dDescriptor(
+               conv.w, type,
+               isPackedFilter(w, false) ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC,
+               w.sizes[0], w.sizes[1], w.sizes[2], w.sizes[3]),
+           "describing the filter") &&
        checkCudnn(api,
                   api.cudnnSetConvolution2dDescriptor(
                       conv.conv, params[5], params[6], params[0], params[1],
@@ -266,10 +281,8 @@ Libraries::Conv *findConv(const Device &d, const CudnnApi &api, Libraries &libs,
                              groups,  padH,    padW};
   bool valid = groups > 0 && w.sizes[1] * groups == x.sizes[1] &&
                w.sizes[0] % groups == 0 && y.sizes[0] == x.sizes[0] &&
-               y.sizes[1] == w.sizes[0] && w.strides[3] == 1 &&
-               w.strides[2] == w.sizes[3] &&
-               w.strides[1] == w.sizes[2] * w.sizes[3] &&
-               w.strides[0] == w.sizes[1] * w.strides[1];
+               y.sizes[1] == w.sizes[0] &&
+               (isPackedFilter(w, false) || isPackedFilter(w, true));
   for (int i = 0; i < 4; ++i)
     valid = valid && fitsInt(x.sizes[i]) && fitsInt(x.strides[i]) &&
             fitsInt(w.sizes[i]) && fitsInt(y.sizes[i]) && fitsInt(y.strides[i]);

@@ -585,6 +585,98 @@ void testHalfConv(const Half &half, const char *name, std::vector<int64_t> xs,
     placer_cuda_free(p);
 }
 
+/// `sizes` (N C H W) laid out channels-last: the view, and the permutation
+/// of NCHW-ordered values into that memory order and back.
+template <typename T>
+MemRef<4, T> channelsLast(T *data, const std::vector<int64_t> &s) {
+  return MemRef<4, T>{data,
+                      data,
+                      0,
+                      {s[0], s[1], s[2], s[3]},
+                      {s[1] * s[2] * s[3], 1, s[3] * s[1], s[1]}};
+}
+template <typename T>
+std::vector<T> toChannelsLast(const std::vector<T> &nchw,
+                              const std::vector<int64_t> &s,
+                              bool back = false) {
+  std::vector<T> out(nchw.size());
+  for (int64_t n = 0; n < s[0]; ++n)
+    for (int64_t c = 0; c < s[1]; ++c)
+      for (int64_t h = 0; h < s[2]; ++h)
+        for (int64_t w = 0; w < s[3]; ++w) {
+          size_t i = ((n * s[1] + c) * s[2] + h) * s[3] + w;
+          size_t j = ((n * s[2] + h) * s[3] + w) * s[1] + c;
+          (back ? out[i] : out[j]) = nchw[back ? j : i];
+        }
+  return out;
+}
+
+/// --gpu-channels-last's calls: x, w (F KH KW C) and y all NHWC, as
+/// N C H W views; f32, or half (`half` non-null) rounded once into y.
+void testChannelsLastConv(const char *name, std::vector<int64_t> xs,
+                          const Conv &c, const Half *half = nullptr) {
+  std::vector<int64_t> ws = {c.filters, xs[1] / c.groups, c.kernel, c.kernel};
+  auto outSize = [&](int64_t in) {
+    return (in + 2 * c.pad - c.dilation * (c.kernel - 1) - 1) / c.stride + 1;
+  };
+  std::vector<int64_t> ys = {xs[0], c.filters, outSize(xs[2]), outSize(xs[3])};
+  auto count = [](const std::vector<int64_t> &s) {
+    return size_t(s[0] * s[1] * s[2] * s[3]);
+  };
+  std::vector<float> x = random(count(xs), 12), w = random(count(ws), 13);
+  std::vector<uint16_t> hx, hw;
+  if (half) {
+    hx = roundAll(*half, x);
+    hw = roundAll(*half, w);
+  }
+  Conv overwrite = c;
+  overwrite.accumulate = 0;
+  std::vector<float> expected =
+      referenceConv(x, w, std::vector<float>(count(ys), 0.0f), xs.data(),
+                    ws.data(), ys.data(), overwrite);
+  std::vector<float> result;
+  std::string error;
+  if (!half) {
+    float *dx = upload(toChannelsLast(x, xs)),
+          *dw = upload(toChannelsLast(w, ws)),
+          *dy = upload(std::vector<float>(count(ys), 7.0f));
+    MemRef<4> mx = channelsLast(dx, xs), mw = channelsLast(dw, ws),
+              my = channelsLast(dy, ys);
+    _mlir_ciface_placer_gpu_conv2d_f32(&mx, &mw, &my, c.stride, c.stride, c.pad,
+                                       c.pad, c.dilation, c.dilation, c.groups,
+                                       0, c.tf32);
+    result = toChannelsLast(download(dy, count(ys)), ys, /*back=*/true);
+    error = takeError();
+    for (float *p : {dx, dw, dy})
+      placer_cuda_free(p);
+  } else {
+    uint16_t *dx = uploadBits(toChannelsLast(hx, xs)),
+             *dw = uploadBits(toChannelsLast(hw, ws)),
+             *dy = uploadBits(std::vector<uint16_t>(count(ys), 0x7fc0));
+    HalfMemRef<4> mx = channelsLast(dx, xs), mw = channelsLast(dw, ws),
+                  my = channelsLast(dy, ys);
+    half->conv(&mx, &mw, &my, c.stride, c.stride, c.pad, c.pad, c.dilation,
+               c.dilation, c.groups, 0, 0);
+    std::vector<uint16_t> bits(count(ys));
+    mgpuMemcpy(bits.data(), dy, bits.size() * sizeof(uint16_t),
+               mgpuStreamCreate());
+    bits = toChannelsLast(bits, ys, /*back=*/true);
+    for (uint16_t b : bits)
+      result.push_back(half->widen(b));
+    error = takeError();
+    for (uint16_t *p : {dx, dw, dy})
+      placer_cuda_free(p);
+  }
+  double rel = relativeError(result, expected);
+  double tolerance = half ? half->tolerance : c.tf32 ? 1e-2 : 1e-4;
+  char line[256];
+  std::snprintf(line, sizeof(line),
+                "conv channels-last %s %s: relative error %.2e (<= %.0e)",
+                half ? half->name : "f32", name, rel, tolerance);
+  expect(error.empty() && rel <= tolerance,
+         line + (error.empty() ? "" : " (" + error + ")"));
+}
+
 void testBadShapes() {
   std::vector<float> data(64, 0.0f);
   float *d = upload(data);
@@ -644,6 +736,12 @@ int main() {
                  {16, 3, 2, 1, 1, 16});
     testHalfConv(*half, "1x1", {2, 32, 7, 7}, {64, 1});
   }
+  testChannelsLastConv("3x3 pad 1", {2, 16, 9, 9}, {32, 3, 1, 1});
+  testChannelsLastConv("3x3 tf32", {2, 16, 9, 9}, {32, 3, 1, 1, 1, 1, 0, 1});
+  testChannelsLastConv("depthwise 3x3 stride 2", {2, 16, 9, 9},
+                       {16, 3, 2, 1, 1, 16});
+  testChannelsLastConv("3x3 bf16", {2, 16, 9, 9}, {32, 3, 1, 1}, &kBf16);
+  testChannelsLastConv("1x1 f16", {2, 32, 7, 7}, {64, 1}, &kF16);
   testBadShapes();
   std::printf("%d failures\n", failures);
   return failures ? 1 : 0;
