@@ -88,7 +88,8 @@ def prepare_model(bin_dir, out, name, cache, variant=""):
     split, cpu-gpu-cluster.json's roofline costs); "tf32" and
     "tf32-profile" are the first two with TF32 tensor cores allowed
     (--gpu-tf32); "bf16" and "bf16-profile" computed in bf16
-    (--gpu-precision=bf16: weights stored in bf16)."""
+    (--gpu-precision=bf16: weights stored in bf16); "-nhwc" in any of
+    these: convolutions on NHWC tensors (--gpu-channels-last)."""
     folder = os.path.join(out, "models", name + ("-" + variant if variant else ""))
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
@@ -116,6 +117,8 @@ def prepare_model(bin_dir, out, name, cache, variant=""):
         extra = ["--gpu-tf32"] if "tf32" in words else []
         if "bf16" in words:
             extra.append("--gpu-precision=bf16")
+        if "nhwc" in words:
+            extra.append("--gpu-channels-last")
         if "profile" in words:
             extra += ["--profile", os.path.join(folder, "unused.json")]
         compile_gpu(bin_dir, mlir, artifact, cache, extra)
@@ -127,10 +130,14 @@ def prepare_model(bin_dir, out, name, cache, variant=""):
         os.remove(f)
 
 
-def prepare_test(bin_dir, out, case, mlir, inputs, cache, split=None):
+def prepare_test(bin_dir, out, case, mlir, inputs, cache, split=None, extra=(),
+                 tolerance=None):
     """A small program: its GPU artifact, inputs and the CPU code's outputs.
     With `split` (partition-devices options), the artifact is the split
-    program, one stage per rank ("ranks" says how many)."""
+    program, one stage per rank ("ranks" says how many). `extra`: more
+    compile options for the GPU; `tolerance` (file "tolerance"): how far
+    the GPU's outputs may be from the CPU's, relative to the largest (a
+    half-precision program rounds in other places)."""
     folder = os.path.join(out, "tests", case)
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(os.path.join(folder, "inputs"))
@@ -149,7 +156,9 @@ def prepare_test(bin_dir, out, case, mlir, inputs, cache, split=None):
         open(os.path.join(folder, "ranks"), "w").write(str(ranks))
         os.remove(split_mlir)
     else:
-        compile_gpu(bin_dir, mlir, os.path.join(folder, "artifact"), cache)
+        compile_gpu(bin_dir, mlir, os.path.join(folder, "artifact"), cache, extra)
+    if tolerance:
+        open(os.path.join(folder, "tolerance"), "w").write(str(tolerance))
     print("test %s: compiled" % case)
 
 
@@ -158,7 +167,7 @@ def main():
     parser.add_argument("--bin", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--models", default=",".join(models.MODELS))
-    parser.add_argument("--variants", default="profile,tf32,tf32-profile,bf16,split",
+    parser.add_argument("--variants", default="profile,tf32,tf32-profile,bf16,tf32-nhwc,bf16-nhwc,split",
                         help="besides each model whole (fp32): which variants to compile")
     parser.add_argument("--no-tests", action="store_true", help="only the models")
     args = parser.parse_args()
@@ -216,6 +225,19 @@ def prepare_tests(args, cache, work, translate):
         "-o", os.path.join(work, "mlp4.mlir"))
     prepare_test(args.bin, args.out, "mlp4", os.path.join(work, "mlp4.mlir"),
                  {"x": rng.standard_normal((8, 32)).astype(np.float32)}, cache)
+    # Channels-last convolutions (--gpu-channels-last), and the CNN and the
+    # transformer block in bf16 (placer-autocast, so that the CPU computes
+    # the same graph; the GPU rounds each convolution before its bias).
+    prepare_test(args.bin, args.out, "cnn-nhwc", os.path.join(work, "cnn.mlir"), cnn_input,
+                 cache, extra=["--gpu-channels-last"])
+    for case in ("cnn", "transformer"):
+        half = os.path.join(work, case + ".bf16.mlir")
+        run(os.path.join(args.bin, "placer-opt"), os.path.join(work, case + ".mlir"),
+            "--placer-autocast", "-o", half)
+        x = cnn_input if case == "cnn" else {"x": rng.standard_normal((2, 16, 32)).astype(np.float32)}
+        prepare_test(args.bin, args.out, case + "-bf16", half, x, cache, tolerance=3e-2)
+    prepare_test(args.bin, args.out, "cnn-bf16-nhwc", os.path.join(work, "cnn.bf16.mlir"),
+                 cnn_input, cache, extra=["--gpu-channels-last"], tolerance=3e-2)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,9 @@ NAME-tf32 (compiled with --gpu-tf32) is timed against PyTorch with TF32
 on, beside PyTorch under bf16 autocast and, for --compile MODELS,
 torch.compile with TF32 (NAME-tf32-profile: its per-node profile);
 NAME-bf16 (compiled with --gpu-precision=bf16) against PyTorch eager under
-bf16 autocast, both outputs' errors against strict fp32 reported;
+bf16 autocast, both outputs' errors against strict fp32 reported; a
+"-nhwc" variant (--gpu-channels-last) against the same PyTorch run as
+without it;
 NAME-split runs a CPU+GPU split under mpirun; NAME-measured (made by
 benchmarks/gpu/split.py from those profiles) runs its microbatches
 pipelined and compares with the simulator's time (simulated.json).
