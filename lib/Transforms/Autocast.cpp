@@ -106,6 +106,7 @@ private:
   Value castTo(Value value, Type element);
   Value castNode(Value value, Type element);
   Value convertConstant(ConstantOp constant);
+  bool isWeightView(Value value, int depth = 4) const;
   void retype(Value result);
 
   ModuleOp module;
@@ -188,7 +189,7 @@ Value Caster::convertConstant(ConstantOp constant) {
 /// models have them; not an embedding's rows, which computed indices pick):
 /// computed in half from a converted constant, it needs no cast at run
 /// time. `depth` bounds the search.
-bool isWeightView(Value value, int depth = 4) {
+bool Caster::isWeightView(Value value, int depth) const {
   if (value.getDefiningOp<ConstantOp>())
     return true;
   auto node = value.getDefiningOp<NodeOp>();
@@ -199,7 +200,7 @@ bool isWeightView(Value value, int depth = 4) {
     return false;
   std::optional<OnnxSchema> schema =
       getOnnxSchema(node.getOpType(), node.getVersion());
-  const OpEntry *entry = getOnnxOps().find(node);
+  const OpEntry *entry = registry.find(node);
   if (!schema || !schema->isTypedOutput(0) || !entry ||
       entry->getCastPolicy() != CastPolicy::Follow)
     return false;
