@@ -170,6 +170,12 @@ llvm::Expected<LaunchOptions> getLaunchOptions(const Options &options) {
   if (options.transfers != "pipelined" && options.transfers != "blocking")
     return error("--transfers must be 'pipelined' or 'blocking', not '" +
                  options.transfers + "'");
+  return launch;
+}
+
+/// The GPU code's options, for a run or a compile: refused where they
+/// would be ignored.
+llvm::Error checkGpuOptions(const Options &options) {
   const std::string &precision = options.gpuPrecision;
   if (precision != "fp32" && precision != "bf16" && precision != "fp16")
     return error("--gpu-precision must be fp32, bf16 or fp16, not '" +
@@ -178,7 +184,10 @@ llvm::Expected<LaunchOptions> getLaunchOptions(const Options &options) {
     return error("--gpu-precision is for --target=cuda code; CPU code "
                  "computes in half precision after placer-opt "
                  "--placer-autocast");
-  return launch;
+  if (options.gpuChannelsLast && options.target != "cuda")
+    return error("--gpu-channels-last is for --target=cuda code (CPU "
+                 "convolutions are channels-last already)");
+  return llvm::Error::success();
 }
 
 SessionOptions getSessionOptions(const Options &options, MpiJob *job) {
@@ -268,6 +277,8 @@ llvm::Error runTool(const Options &options, MpiJob *job, int argc,
                     char **argv) {
   bool isArtifact = llvm::sys::fs::is_directory(options.model.getValue());
   bool compileOnly = !options.compileOnly.empty();
+  if (llvm::Error error = checkGpuOptions(options))
+    return error;
   llvm::Expected<LaunchOptions> launchOptions = LaunchOptions();
   if (compileOnly) {
     if (isArtifact)
