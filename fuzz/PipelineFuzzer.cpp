@@ -10,9 +10,10 @@
 // The input's last byte also picks a training step (bit 0), GPipe instead
 // of 1F1B (bit 1), recomputation (bit 2), stage replication (bit 3) and
 // tensor-parallel degrees 1 and 2 (bit 4: the sharding analysis, derived
-// configurations and the three-dimensional planner), so the training
-// placement, replicated splits, three-dimensional plans and the simulator
-// see every model too.
+// configurations and the three-dimensional planner) and half precision
+// (bit 5: placer-autocast first, in f16 with bit 6, bf16 without), so the
+// training placement, replicated splits, three-dimensional plans, the
+// simulator and half-precision lowering see every model too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,6 +97,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       costs.dims.push_back(symbol + "=2");
   }
   mlir::PassManager pm(&context);
+  if (flags & 32)
+    pm.addPass(placer::createAutocast(
+        placer::AutocastOptions{flags & 64 ? "f16" : "bf16"}));
   pm.addPass(placer::createEstimateCosts(costs));
   if (flags & 16)
     pm.addPass(placer::createReportSharding());
