@@ -450,7 +450,10 @@ def Autocast : Pass<"placer-autocast", "::mlir::ModuleOp"> {
 
     Constants cast to `type` are converted once, here (a weight file is
     read and its values rounded to nearest even): the compiled program
-    stores and loads them in half precision. Casts are `Cast` nodes named
+    stores and loads them in half precision. So are weights seen through
+    ops of constants alone (an exported Linear's Transpose), which then
+    compute in half; a constant an f32 op reads too keeps its name, its
+    half copy is named `NAME/bf16` (or `/f16`). Casts are `Cast` nodes named
     `autocast/N`, one per value and type. The functions' signatures do not
     change: a half value a function returns, or a region or any other op
     reads, is cast back to f32 first. Nodes with subgraphs and nodes of
