@@ -340,6 +340,18 @@ static std::string describeSharding(const ShardingRule &rule) {
   return text;
 }
 
+static llvm::StringRef describeCastPolicy(CastPolicy policy) {
+  switch (policy) {
+  case CastPolicy::Half:
+    return "half";
+  case CastPolicy::Float:
+    return "f32";
+  case CastPolicy::Follow:
+    break;
+  }
+  return "as its data";
+}
+
 std::string OpRegistry::renderCoverage() const {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -355,13 +367,13 @@ std::string OpRegistry::renderCoverage() const {
         "option), whether it has a gradient rule "
         "([Training.md](Training.md)), whether its value folds on import "
         "from known input values (shape arithmetic: values) or from its "
-        "operand types (placement copies a constant instead: types), and how "
-        "it "
+        "operand types (placement copies a constant instead: types), how it "
         "shards over a tensor-parallel group (axes counted from the end when "
-        "negative).\n\n"
+        "negative), and the type it computes in when a model runs in half "
+        "precision (placer-autocast: half, f32, or as its data).\n\n"
      << "| op | opsets | family | lowers | work | backward | gradient | "
-        "folds | sharding |\n"
-     << "|---|---|---|---|---|---|---|---|---|\n";
+        "folds | sharding | half precision |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|\n";
   // Sorted by name, then version; the opset range ends where the next
   // entry of the op starts.
   std::vector<const OpEntry *> sorted;
@@ -391,7 +403,7 @@ std::string OpRegistry::renderCoverage() const {
        << " | "
        << (entry.sharding.isSharded() ? describeSharding(entry.sharding)
                                       : "replicated")
-       << " |\n";
+       << " | " << describeCastPolicy(entry.getCastPolicy()) << " |\n";
   }
   return text;
 }
