@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GraphToLinalg/Utils.h"
 #include "placer/Conversion/Buffers.h"
 #include "placer/Conversion/Passes.h"
 
@@ -128,19 +129,9 @@ LogicalResult rewritePointwiseConv(RewriterBase &rewriter,
   auto product = linalg::GenericOp::create(
       rewriter, loc, TypeRange{out.getType()}, ValueRange{w, x},
       ValueRange{out}, maps, iterators,
-      [](OpBuilder &b, Location l, ValueRange args) {
-        // Half-precision operands widen to the accumulator's type, as the
-        // convolution's own body does.
-        Type acc = args[2].getType();
-        auto widen = [&](Value v) {
-          return v.getType() == acc
-                     ? v
-                     : Value(arith::ExtFOp::create(b, l, acc, v));
-        };
-        Value mul = arith::MulFOp::create(b, l, widen(args[0]), widen(args[1]));
-        linalg::YieldOp::create(
-            b, l, Value(arith::AddFOp::create(b, l, args[2], mul)));
-      });
+      // Half-precision operands widen to the accumulator's type, as the
+      // convolution's own body does.
+      placer::lowering::multiplyAdd);
   rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
       conv, init.getType(), product.getResult(0), image);
   return success();

@@ -24,26 +24,6 @@ namespace {
 // Contractions
 //===----------------------------------------------------------------------===//
 
-/// The body of a contraction: acc + lhs * rhs (floats, or integers of the
-/// accumulator's type); half-precision operands widened to a float
-/// accumulator's type (getAccumulatorType).
-void multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
-  if (!isFloat(args[2].getType())) {
-    Value mul = arith::MulIOp::create(b, loc, args[0], args[1]);
-    linalg::YieldOp::create(b, loc,
-                            Value(arith::AddIOp::create(b, loc, args[2], mul)));
-    return;
-  }
-  Type acc = args[2].getType();
-  auto widen = [&](Value v) {
-    return v.getType() == acc ? v
-                              : Value(arith::ExtFOp::create(b, loc, acc, v));
-  };
-  Value mul = arith::MulFOp::create(b, loc, widen(args[0]), widen(args[1]));
-  linalg::YieldOp::create(b, loc,
-                          Value(arith::AddFOp::create(b, loc, args[2], mul)));
-}
-
 /// A (.., m, k) x (.., k, n) contraction with numpy broadcasting of the
 /// batch dimensions and ONNX's 1-D promotion rules.
 } // namespace
@@ -134,12 +114,7 @@ Value placer::lowering::matmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
                                         maps, iterators, multiplyAdd)
                   .getResult(0);
   }
-  if (accElement != outElement)
-    product = elementwise(
-        b, loc, product, RankedTensorType::get(fullShape, outElement),
-        dynamicSizes, [&](OpBuilder &nb, Location nloc, ValueRange args) {
-          return Value(arith::TruncFOp::create(nb, nloc, outElement, args[0]));
-        });
+  product = roundTo(b, loc, product, outElement, dynamicSizes);
   return reshapeTo(b, loc, product, outType, dynamicSizes);
 }
 

@@ -264,13 +264,7 @@ FailureOr<Value> placer::lowering::convolve(NodeLowering &n, Value input,
         b, loc, finalType.clone(accumulator), result, unitHeight());
   if (bias)
     return addChannelBias(b, loc, result, bias, storage);
-  if (accumulator != storage)
-    result = elementwise(
-        b, loc, result, finalType,
-        [&](OpBuilder &nb, Location nloc, ValueRange args) {
-          return Value(arith::TruncFOp::create(nb, nloc, storage, args[0]));
-        });
-  return result;
+  return roundTo(b, loc, result, storage, batch);
 }
 
 namespace {

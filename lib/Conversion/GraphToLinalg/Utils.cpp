@@ -272,6 +272,35 @@ Type getAccumulatorType(Type element) {
   return element;
 }
 
+Value roundTo(OpBuilder &b, Location loc, Value value, Type element,
+              ValueRange dynamicSizes) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getElementType() == element)
+    return value;
+  return elementwise(b, loc, value, type.clone(element), dynamicSizes,
+                     [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                       return Value(
+                           arith::TruncFOp::create(nb, nloc, element, args[0]));
+                     });
+}
+
+void multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
+  if (!isFloat(args[2].getType())) {
+    Value mul = arith::MulIOp::create(b, loc, args[0], args[1]);
+    linalg::YieldOp::create(b, loc,
+                            Value(arith::AddIOp::create(b, loc, args[2], mul)));
+    return;
+  }
+  Type acc = args[2].getType();
+  auto widen = [&](Value v) {
+    return v.getType() == acc ? v
+                              : Value(arith::ExtFOp::create(b, loc, acc, v));
+  };
+  Value mul = arith::MulFOp::create(b, loc, widen(args[0]), widen(args[1]));
+  linalg::YieldOp::create(b, loc,
+                          Value(arith::AddFOp::create(b, loc, args[2], mul)));
+}
+
 Value castScalar(OpBuilder &b, Location loc, Value value, Type to,
                  bool fromUnsigned, bool toUnsigned) {
   Type from = value.getType();

@@ -58,6 +58,17 @@ mlir::AffineMap broadcastMap(llvm::ArrayRef<int64_t> inShape,
 /// of a long sum at every step), `element` otherwise.
 mlir::Type getAccumulatorType(mlir::Type element);
 
+/// `value` (a tensor) with its elements rounded to `element`: itself when
+/// they are of it, else an elementwise truncation (a half-precision sum's
+/// one rounding); `dynamicSizes` are its dynamic dims'.
+mlir::Value roundTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                    mlir::Type element, mlir::ValueRange dynamicSizes = {});
+
+/// The body of a contraction: acc + lhs * rhs (floats, or integers of the
+/// accumulator's type); half-precision operands widened to a float
+/// accumulator's type (getAccumulatorType).
+void multiplyAdd(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange args);
+
 using BodyFn = llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
                                               mlir::ValueRange)>;
 

@@ -262,10 +262,6 @@ bool prepareConv(const Device &d, const CudnnApi &api, Libraries &libs,
   return true;
 }
 
-} // namespace
-
-namespace {
-
 /// The descriptors and algorithm of y = conv(x, w) (compiled code's
 /// placer_gpu_conv2d_* calls), found again or made; null, with the error
 /// recorded under `function`'s name, for shapes cuDNN cannot take. Called
@@ -339,10 +335,6 @@ struct ConvCall {
                       padW, dilationH, dilationW, groups, tf32, type);
   }
 };
-
-} // namespace
-
-namespace {
 
 /// y (+)= conv(x, w) on cuDNN, the tensors of `type` (T's bits).
 template <typename T>

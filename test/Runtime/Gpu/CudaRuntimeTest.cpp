@@ -81,14 +81,14 @@ std::string takeError() {
   return placer_cuda_take_error(message, sizeof(message)) ? message : "";
 }
 
-/// A device copy of `host`, and back.
-float *upload(const std::vector<float> &host) {
-  return static_cast<float *>(
-      placer_cuda_upload(host.data(), host.size() * sizeof(float)));
+/// A device copy of `host` (floats, or half values' bits), and back.
+template <typename T> T *upload(const std::vector<T> &host) {
+  return static_cast<T *>(
+      placer_cuda_upload(host.data(), host.size() * sizeof(T)));
 }
-std::vector<float> download(float *device, size_t count) {
-  std::vector<float> host(count);
-  mgpuMemcpy(host.data(), device, count * sizeof(float), mgpuStreamCreate());
+template <typename T> std::vector<T> download(T *device, size_t count) {
+  std::vector<T> host(count);
+  mgpuMemcpy(host.data(), device, count * sizeof(T), mgpuStreamCreate());
   return host;
 }
 
@@ -283,6 +283,21 @@ struct Conv {
   int32_t accumulate = 1, tf32 = 0;
 };
 
+/// The N C H W sizes of a convolution's x (given), w and y.
+struct ConvShapes {
+  std::vector<int64_t> x, w, y;
+  ConvShapes(std::vector<int64_t> xs, const Conv &c)
+      : x(std::move(xs)), w{c.filters, x[1] / c.groups, c.kernel, c.kernel} {
+    auto outSize = [&](int64_t in) {
+      return (in + 2 * c.pad - c.dilation * (c.kernel - 1) - 1) / c.stride + 1;
+    };
+    y = {x[0], c.filters, outSize(x[2]), outSize(x[3])};
+  }
+  static size_t count(const std::vector<int64_t> &s) {
+    return size_t(s[0] * s[1] * s[2] * s[3]);
+  }
+};
+
 /// y[n, f, i, j] (+)= sum x[n, g*C + c, i*s - p + a*d, j*s - p + b*d]
 /// w[f, c, a, b], x zero outside its bounds.
 std::vector<float> referenceConv(const std::vector<float> &x,
@@ -316,15 +331,10 @@ std::vector<float> referenceConv(const std::vector<float> &x,
   return y;
 }
 
-void testConv(const char *name, std::vector<int64_t> xs, const Conv &c) {
-  std::vector<int64_t> ws = {c.filters, xs[1] / c.groups, c.kernel, c.kernel};
-  auto outSize = [&](int64_t in) {
-    return (in + 2 * c.pad - c.dilation * (c.kernel - 1) - 1) / c.stride + 1;
-  };
-  std::vector<int64_t> ys = {xs[0], c.filters, outSize(xs[2]), outSize(xs[3])};
-  auto count = [](const std::vector<int64_t> &s) {
-    return size_t(s[0] * s[1] * s[2] * s[3]);
-  };
+void testConv(const char *name, std::vector<int64_t> shape, const Conv &c) {
+  ConvShapes shapes(std::move(shape), c);
+  const std::vector<int64_t> &xs = shapes.x, &ws = shapes.w, &ys = shapes.y;
+  auto count = ConvShapes::count;
   // y starts at 0.5: accumulated into, or overwritten.
   std::vector<float> x = random(count(xs), 2), w = random(count(ws), 3),
                      y(count(ys), 0.5f);
@@ -352,16 +362,14 @@ void testConv(const char *name, std::vector<int64_t> xs, const Conv &c) {
 /// The fused call: y = relu(conv(x, w) + bias (+ residual)), against the
 /// loops; the residual in its own layout when `stridedResidual` (every
 /// other column of a wider buffer).
-void testConvBiasRelu(const char *name, std::vector<int64_t> xs, const Conv &c,
-                      bool withResidual, bool stridedResidual = false) {
-  std::vector<int64_t> ws = {c.filters, xs[1] / c.groups, c.kernel, c.kernel};
-  auto outSize = [&](int64_t in) {
-    return (in + 2 * c.pad - c.dilation * (c.kernel - 1) - 1) / c.stride + 1;
-  };
-  std::vector<int64_t> ys = {xs[0], c.filters, outSize(xs[2]), outSize(xs[3])};
-  size_t count = size_t(ys[0] * ys[1] * ys[2] * ys[3]);
-  std::vector<float> x = random(size_t(xs[0] * xs[1] * xs[2] * xs[3]), 4),
-                     w = random(size_t(ws[0] * ws[1] * ws[2] * ws[3]), 5),
+void testConvBiasRelu(const char *name, std::vector<int64_t> shape,
+                      const Conv &c, bool withResidual,
+                      bool stridedResidual = false) {
+  ConvShapes shapes(std::move(shape), c);
+  const std::vector<int64_t> &xs = shapes.x, &ws = shapes.w, &ys = shapes.y;
+  size_t count = ConvShapes::count(ys);
+  std::vector<float> x = random(ConvShapes::count(xs), 4),
+                     w = random(ConvShapes::count(ws), 5),
                      bias = random(size_t(c.filters), 6),
                      residual = random(2 * count, 7), y(count, -9.0f);
   Conv overwrite = c;
@@ -499,11 +507,6 @@ std::vector<uint16_t> roundAll(const Half &half, std::vector<float> &values) {
   return bits;
 }
 
-uint16_t *uploadBits(const std::vector<uint16_t> &host) {
-  return static_cast<uint16_t *>(
-      placer_cuda_upload(host.data(), host.size() * sizeof(uint16_t)));
-}
-
 /// C (+)= op(A) op(B) with half A and B into an f32 C: products of half
 /// values are exact in f32, so only the summation order differs.
 void testHalfMatmul(const Half &half, int32_t transA, int32_t transB,
@@ -524,7 +527,7 @@ void testHalfMatmul(const Half &half, int32_t transA, int32_t transB,
                  b[p * k * n + (transB ? j * k + q : q * n + j)];
         expected[(p * m + i) * n + j] += sum;
       }
-  uint16_t *da = uploadBits(ha), *db = uploadBits(hb);
+  uint16_t *da = upload(ha), *db = upload(hb);
   float *dc = upload(c);
   HalfMemRef<3> ma = contiguous<3>(da, as), mb = contiguous<3>(db, bs);
   MemRef<3> mc = contiguous<3>(dc, {batch, m, n});
@@ -541,48 +544,6 @@ void testHalfMatmul(const Half &half, int32_t transA, int32_t transB,
   placer_cuda_free(da);
   placer_cuda_free(db);
   placer_cuda_free(dc);
-}
-
-/// y = conv(x, w), all half: summed in f32 and rounded once into y.
-void testHalfConv(const Half &half, const char *name, std::vector<int64_t> xs,
-                  const Conv &c) {
-  std::vector<int64_t> ws = {c.filters, xs[1] / c.groups, c.kernel, c.kernel};
-  auto outSize = [&](int64_t in) {
-    return (in + 2 * c.pad - c.dilation * (c.kernel - 1) - 1) / c.stride + 1;
-  };
-  std::vector<int64_t> ys = {xs[0], c.filters, outSize(xs[2]), outSize(xs[3])};
-  auto count = [](const std::vector<int64_t> &s) {
-    return size_t(s[0] * s[1] * s[2] * s[3]);
-  };
-  std::vector<float> x = random(count(xs), 10), w = random(count(ws), 11);
-  std::vector<uint16_t> hx = roundAll(half, x), hw = roundAll(half, w);
-  Conv overwrite = c;
-  overwrite.accumulate = 0;
-  std::vector<float> expected =
-      referenceConv(x, w, std::vector<float>(count(ys), 0.0f), xs.data(),
-                    ws.data(), ys.data(), overwrite);
-  // y starts as garbage: overwritten.
-  uint16_t *dx = uploadBits(hx), *dw = uploadBits(hw),
-           *dy = uploadBits(std::vector<uint16_t>(count(ys), 0x7fc0));
-  HalfMemRef<4> mx = contiguous<4>(dx, xs), mw = contiguous<4>(dw, ws),
-                my = contiguous<4>(dy, ys);
-  half.conv(&mx, &mw, &my, c.stride, c.stride, c.pad, c.pad, c.dilation,
-            c.dilation, c.groups, 0, 0);
-  std::vector<uint16_t> bits(count(ys));
-  mgpuMemcpy(bits.data(), dy, bits.size() * sizeof(uint16_t),
-             mgpuStreamCreate());
-  std::vector<float> result(bits.size());
-  for (size_t i = 0; i < bits.size(); ++i)
-    result[i] = half.widen(bits[i]);
-  std::string error = takeError();
-  double rel = relativeError(result, expected);
-  char line[256];
-  std::snprintf(line, sizeof(line), "conv %s %s: relative error %.2e (<= %.0e)",
-                half.name, name, rel, half.tolerance);
-  expect(error.empty() && rel <= half.tolerance,
-         line + (error.empty() ? "" : " (" + error + ")"));
-  for (uint16_t *p : {dx, dw, dy})
-    placer_cuda_free(p);
 }
 
 /// `sizes` (N C H W) laid out channels-last: the view, and the permutation
@@ -611,19 +572,36 @@ std::vector<T> toChannelsLast(const std::vector<T> &nchw,
   return out;
 }
 
-/// --gpu-channels-last's calls: x, w (F KH KW C) and y all NHWC, as
-/// N C H W views; f32, or half (`half` non-null) rounded once into y.
-void testChannelsLastConv(const char *name, std::vector<int64_t> xs,
-                          const Conv &c, const Half *half = nullptr) {
-  std::vector<int64_t> ws = {c.filters, xs[1] / c.groups, c.kernel, c.kernel};
-  auto outSize = [&](int64_t in) {
-    return (in + 2 * c.pad - c.dilation * (c.kernel - 1) - 1) / c.stride + 1;
+/// y = `convolve`(x, w) on device copies laid out NCHW or (`nhwc`) NHWC,
+/// y starting as `garbage` (it is overwritten); y in NCHW order.
+template <typename T, typename Convolve>
+std::vector<T> convolveOnDevice(const ConvShapes &s, const std::vector<T> &x,
+                                const std::vector<T> &w, T garbage, bool nhwc,
+                                Convolve convolve) {
+  auto arrange = [&](const std::vector<T> &v, const std::vector<int64_t> &at) {
+    return nhwc ? toChannelsLast(v, at) : v;
   };
-  std::vector<int64_t> ys = {xs[0], c.filters, outSize(xs[2]), outSize(xs[3])};
-  auto count = [](const std::vector<int64_t> &s) {
-    return size_t(s[0] * s[1] * s[2] * s[3]);
+  auto view = [&](T *data, const std::vector<int64_t> &at) {
+    return nhwc ? channelsLast(data, at) : contiguous<4>(data, at);
   };
-  std::vector<float> x = random(count(xs), 12), w = random(count(ws), 13);
+  T *dx = upload(arrange(x, s.x)), *dw = upload(arrange(w, s.w)),
+    *dy = upload(std::vector<T>(ConvShapes::count(s.y), garbage));
+  MemRef<4, T> mx = view(dx, s.x), mw = view(dw, s.w), my = view(dy, s.y);
+  convolve(&mx, &mw, &my);
+  std::vector<T> y = download(dy, ConvShapes::count(s.y));
+  for (T *p : {dx, dw, dy})
+    placer_cuda_free(p);
+  return nhwc ? toChannelsLast(y, s.y, /*back=*/true) : y;
+}
+
+/// y = conv(x, w) overwritten, f32 or (`half` non-null) all half, summed in
+/// f32 and rounded once into y; with `nhwc`, --gpu-channels-last's calls:
+/// x, w (F KH KW C) and y NHWC, passed as N C H W views.
+void testConvIn(const char *name, std::vector<int64_t> shape, const Conv &c,
+                const Half *half, bool nhwc) {
+  ConvShapes s(std::move(shape), c);
+  std::vector<float> x = random(ConvShapes::count(s.x), 12),
+                     w = random(ConvShapes::count(s.w), 13);
   std::vector<uint16_t> hx, hw;
   if (half) {
     hx = roundAll(*half, x);
@@ -632,47 +610,32 @@ void testChannelsLastConv(const char *name, std::vector<int64_t> xs,
   Conv overwrite = c;
   overwrite.accumulate = 0;
   std::vector<float> expected =
-      referenceConv(x, w, std::vector<float>(count(ys), 0.0f), xs.data(),
-                    ws.data(), ys.data(), overwrite);
+      referenceConv(x, w, std::vector<float>(ConvShapes::count(s.y), 0.0f),
+                    s.x.data(), s.w.data(), s.y.data(), overwrite);
   std::vector<float> result;
-  std::string error;
-  if (!half) {
-    float *dx = upload(toChannelsLast(x, xs)),
-          *dw = upload(toChannelsLast(w, ws)),
-          *dy = upload(std::vector<float>(count(ys), 7.0f));
-    MemRef<4> mx = channelsLast(dx, xs), mw = channelsLast(dw, ws),
-              my = channelsLast(dy, ys);
-    _mlir_ciface_placer_gpu_conv2d_f32(&mx, &mw, &my, c.stride, c.stride, c.pad,
-                                       c.pad, c.dilation, c.dilation, c.groups,
-                                       0, c.tf32);
-    result = toChannelsLast(download(dy, count(ys)), ys, /*back=*/true);
-    error = takeError();
-    for (float *p : {dx, dw, dy})
-      placer_cuda_free(p);
+  if (half) {
+    for (uint16_t bits : convolveOnDevice<uint16_t>(
+             s, hx, hw, 0x7fc0, nhwc, [&](auto *mx, auto *mw, auto *my) {
+               half->conv(mx, mw, my, c.stride, c.stride, c.pad, c.pad,
+                          c.dilation, c.dilation, c.groups, 0, 0);
+             }))
+      result.push_back(half->widen(bits));
   } else {
-    uint16_t *dx = uploadBits(toChannelsLast(hx, xs)),
-             *dw = uploadBits(toChannelsLast(hw, ws)),
-             *dy = uploadBits(std::vector<uint16_t>(count(ys), 0x7fc0));
-    HalfMemRef<4> mx = channelsLast(dx, xs), mw = channelsLast(dw, ws),
-                  my = channelsLast(dy, ys);
-    half->conv(&mx, &mw, &my, c.stride, c.stride, c.pad, c.pad, c.dilation,
-               c.dilation, c.groups, 0, 0);
-    std::vector<uint16_t> bits(count(ys));
-    mgpuMemcpy(bits.data(), dy, bits.size() * sizeof(uint16_t),
-               mgpuStreamCreate());
-    bits = toChannelsLast(bits, ys, /*back=*/true);
-    for (uint16_t b : bits)
-      result.push_back(half->widen(b));
-    error = takeError();
-    for (uint16_t *p : {dx, dw, dy})
-      placer_cuda_free(p);
+    result = convolveOnDevice<float>(
+        s, x, w, 7.0f, nhwc, [&](auto *mx, auto *mw, auto *my) {
+          _mlir_ciface_placer_gpu_conv2d_f32(mx, mw, my, c.stride, c.stride,
+                                             c.pad, c.pad, c.dilation,
+                                             c.dilation, c.groups, 0, c.tf32);
+        });
   }
+  std::string error = takeError();
   double rel = relativeError(result, expected);
   double tolerance = half ? half->tolerance : c.tf32 ? 1e-2 : 1e-4;
   char line[256];
   std::snprintf(line, sizeof(line),
-                "conv channels-last %s %s: relative error %.2e (<= %.0e)",
-                half ? half->name : "f32", name, rel, tolerance);
+                "conv%s %s %s: relative error %.2e (<= %.0e)",
+                nhwc ? " channels-last" : "", half ? half->name : "f32", name,
+                rel, tolerance);
   expect(error.empty() && rel <= tolerance,
          line + (error.empty() ? "" : " (" + error + ")"));
 }
@@ -731,17 +694,18 @@ int main() {
     for (int32_t transA : {0, 1})
       for (int32_t transB : {0, 1})
         testHalfMatmul(*half, transA, transB, /*accumulate=*/transA == transB);
-    testHalfConv(*half, "3x3 pad 1", {2, 16, 9, 9}, {32, 3, 1, 1});
-    testHalfConv(*half, "depthwise 3x3 stride 2", {2, 16, 9, 9},
-                 {16, 3, 2, 1, 1, 16});
-    testHalfConv(*half, "1x1", {2, 32, 7, 7}, {64, 1});
+    testConvIn("3x3 pad 1", {2, 16, 9, 9}, {32, 3, 1, 1}, half, false);
+    testConvIn("depthwise 3x3 stride 2", {2, 16, 9, 9}, {16, 3, 2, 1, 1, 16},
+               half, false);
+    testConvIn("1x1", {2, 32, 7, 7}, {64, 1}, half, false);
   }
-  testChannelsLastConv("3x3 pad 1", {2, 16, 9, 9}, {32, 3, 1, 1});
-  testChannelsLastConv("3x3 tf32", {2, 16, 9, 9}, {32, 3, 1, 1, 1, 1, 0, 1});
-  testChannelsLastConv("depthwise 3x3 stride 2", {2, 16, 9, 9},
-                       {16, 3, 2, 1, 1, 16});
-  testChannelsLastConv("3x3 bf16", {2, 16, 9, 9}, {32, 3, 1, 1}, &kBf16);
-  testChannelsLastConv("1x1 f16", {2, 32, 7, 7}, {64, 1}, &kF16);
+  testConvIn("3x3 pad 1", {2, 16, 9, 9}, {32, 3, 1, 1}, nullptr, true);
+  testConvIn("3x3 tf32", {2, 16, 9, 9}, {32, 3, 1, 1, 1, 1, 0, 1}, nullptr,
+             true);
+  testConvIn("depthwise 3x3 stride 2", {2, 16, 9, 9}, {16, 3, 2, 1, 1, 16},
+             nullptr, true);
+  testConvIn("3x3", {2, 16, 9, 9}, {32, 3, 1, 1}, &kBf16, true);
+  testConvIn("1x1", {2, 32, 7, 7}, {64, 1}, &kF16, true);
   testBadShapes();
   std::printf("%d failures\n", failures);
   return failures ? 1 : 0;
