@@ -96,47 +96,12 @@ static TensorSpec specOf(Type type, std::string name, int64_t graphIndex,
 static llvm::Expected<Buffer> loadWeight(ModuleOp module, Attribute value,
                                          const TensorSpec &spec) {
   Buffer buffer(spec.getByteSize());
-  auto fill = [&](llvm::ArrayRef<char> bytes) -> llvm::Expected<Buffer> {
-    if (static_cast<int64_t>(bytes.size()) != buffer.size())
-      return runError("weight '" + spec.name + "' has " +
-                      llvm::Twine(bytes.size()) + " bytes, its type needs " +
-                      llvm::Twine(buffer.size()));
-    if (!bytes.empty()) // an empty tensor's data may be null
-      std::memcpy(buffer.data(), bytes.data(), bytes.size());
-    return std::move(buffer);
-  };
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob)
-      return runError("weight '" + spec.name + "': its resource blob is empty");
-    return fill(blob->getData());
-  }
-  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-    if (dense.getElementType().isInteger(1)) {
-      uint8_t *out = buffer.data();
-      for (bool v : dense.getValues<bool>())
-        *out++ = v;
-      return std::move(buffer);
-    }
-    llvm::ArrayRef<char> raw = dense.getRawData();
-    if (!dense.isSplat())
-      return fill(raw);
-    if (raw.empty()) // an empty tensor: nothing to repeat
-      return std::move(buffer);
-    for (int64_t offset = 0; offset < buffer.size(); offset += raw.size())
-      std::memcpy(buffer.data() + offset, raw.data(), raw.size());
-    return std::move(buffer);
-  }
-  if (auto external = dyn_cast<graph::ExternalDataAttr>(value)) {
-    auto bytes = graph::readExternalData(module, external, spec.name);
-    if (!bytes)
-      return bytes.takeError();
-    return fill(llvm::ArrayRef<char>((*bytes)->getBufferStart(),
-                                     (*bytes)->getBufferSize()));
-  }
-  return runError("weight '" + spec.name +
-                  "' has no data (a shapes-only "
-                  "import? import without --shapes-only to run the model)");
+  if (llvm::Error error = graph::readConstantBytes(
+          module, value, spec.name,
+          llvm::MutableArrayRef<char>(reinterpret_cast<char *>(buffer.data()),
+                                      buffer.size())))
+    return std::move(error);
+  return std::move(buffer);
 }
 
 //===----------------------------------------------------------------------===//

@@ -19,13 +19,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/Twine.h"
-#include "llvm/Support/MemoryBuffer.h"
-
-#include <cstring>
 
 namespace placer {
 #define GEN_PASS_DEF_AUTOCAST
@@ -41,50 +37,6 @@ namespace {
 bool hasElement(Value value, Type element) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   return type && type.getElementType() == element;
-}
-
-/// The f32 values of a constant, whatever holds them; none for a constant
-/// without data (a shapes-only import) or one whose file cannot be read
-/// (`error` says why).
-std::optional<std::vector<float>>
-readFloats(ModuleOp module, ConstantOp constant, std::string &error) {
-  auto type = cast<RankedTensorType>(constant.getType());
-  int64_t count = type.getNumElements();
-  std::vector<float> values(count);
-  auto copy = [&](ArrayRef<char> bytes) -> bool {
-    if (static_cast<int64_t>(bytes.size()) != count * 4) {
-      error = "holds " + std::to_string(bytes.size()) + " bytes, not " +
-              std::to_string(count * 4);
-      return false;
-    }
-    if (count)
-      std::memcpy(values.data(), bytes.data(), bytes.size());
-    return true;
-  };
-  Attribute value = constant.getValue();
-  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-    auto floats = dense.getValues<float>();
-    values.assign(floats.begin(), floats.end());
-    return values;
-  }
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob || !copy(blob->getData()))
-      return std::nullopt;
-    return values;
-  }
-  if (auto external = dyn_cast<ExternalDataAttr>(value)) {
-    auto bytes = readExternalData(module, external, constant.getName());
-    if (!bytes) {
-      error = llvm::toString(bytes.takeError());
-      return std::nullopt;
-    }
-    if (!copy(ArrayRef<char>((*bytes)->getBufferStart(),
-                             (*bytes)->getBufferSize())))
-      return std::nullopt;
-    return values;
-  }
-  return std::nullopt;
 }
 
 /// Rewrites one function body (see the pass description).
@@ -150,22 +102,25 @@ Value Caster::castNode(Value value, Type element) {
 }
 
 Value Caster::convertConstant(ConstantOp constant) {
-  std::string error;
-  std::optional<std::vector<float>> values =
-      readFloats(module, constant, error);
-  if (!values) {
-    if (!error.empty()) {
-      constant.emitError("placer-autocast: cannot read constant '")
-          << constant.getName() << "': " << error;
-      status = failure();
-    }
-    // No data to convert (a shapes-only import): cast where it runs.
+  // No data to convert (a shapes-only import): cast where it runs.
+  if (!isa<DenseElementsAttr, DenseResourceElementsAttr, ExternalDataAttr>(
+          constant.getValue()))
+    return castNode(constant, half);
+  std::vector<float> values(
+      cast<RankedTensorType>(constant.getType()).getNumElements());
+  if (llvm::Error error = readConstantBytes(
+          module, constant.getValue(), constant.getName(),
+          llvm::MutableArrayRef<char>(reinterpret_cast<char *>(values.data()),
+                                      values.size() * sizeof(float)))) {
+    constant.emitError("placer-autocast: cannot read constant '")
+        << constant.getName() << "': " << llvm::toString(std::move(error));
+    status = failure();
     return castNode(constant, half);
   }
-  std::vector<uint16_t> bits(values->size());
+  std::vector<uint16_t> bits(values.size());
   const llvm::fltSemantics &semantics = half.getFloatSemantics();
-  for (size_t i = 0; i < values->size(); ++i) {
-    llvm::APFloat value((*values)[i]);
+  for (size_t i = 0; i < values.size(); ++i) {
+    llvm::APFloat value(values[i]);
     bool lost;
     value.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &lost);
     bits[i] = static_cast<uint16_t>(value.bitcastToAPInt().getZExtValue());

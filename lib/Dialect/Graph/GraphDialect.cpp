@@ -3,10 +3,13 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+
+#include <cstring>
 
 using namespace mlir;
 using namespace placer::graph;
@@ -134,6 +137,58 @@ placer::graph::readExternalData(ModuleOp module, ExternalDataAttr data,
   if ((*slice)->getBufferSize() != static_cast<size_t>(data.getLength()))
     return fail(*path + " is shorter than offset + length");
   return std::move(*slice);
+}
+
+llvm::Error placer::graph::readConstantBytes(ModuleOp module, Attribute value,
+                                             StringRef tensor,
+                                             llvm::MutableArrayRef<char> out) {
+  auto sizeError = [&](size_t bytes) {
+    return weightError(tensor, "holds " + llvm::Twine(bytes) +
+                                   " bytes, its type needs " +
+                                   llvm::Twine(out.size()));
+  };
+  auto fill = [&](ArrayRef<char> bytes) -> llvm::Error {
+    if (bytes.size() != out.size())
+      return sizeError(bytes.size());
+    if (!bytes.empty()) // an empty tensor's data may be null
+      std::memcpy(out.data(), bytes.data(), bytes.size());
+    return llvm::Error::success();
+  };
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return weightError(tensor, "its resource blob is empty");
+    return fill(blob->getData());
+  }
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    if (dense.getElementType().isInteger(1)) {
+      if (static_cast<size_t>(dense.getNumElements()) != out.size())
+        return sizeError(dense.getNumElements());
+      char *next = out.data();
+      for (bool v : dense.getValues<bool>())
+        *next++ = v;
+      return llvm::Error::success();
+    }
+    ArrayRef<char> raw = dense.getRawData();
+    if (!dense.isSplat())
+      return fill(raw);
+    if (raw.empty()) // an empty tensor: nothing to repeat
+      return llvm::Error::success();
+    if (out.size() % raw.size())
+      return sizeError(raw.size());
+    for (size_t offset = 0; offset < out.size(); offset += raw.size())
+      std::memcpy(out.data() + offset, raw.data(), raw.size());
+    return llvm::Error::success();
+  }
+  if (auto external = dyn_cast<ExternalDataAttr>(value)) {
+    auto bytes = readExternalData(module, external, tensor);
+    if (!bytes)
+      return bytes.takeError();
+    return fill(
+        ArrayRef<char>((*bytes)->getBufferStart(), (*bytes)->getBufferSize()));
+  }
+  return weightError(tensor, "has no data (a shapes-only import? import "
+                             "without --shapes-only to run the model)");
 }
 
 using namespace placer::graph::onnx_dtype;

@@ -144,6 +144,15 @@ llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 readExternalData(mlir::ModuleOp module, ExternalDataAttr data,
                  llvm::StringRef tensor);
 
+/// Writes the row-major bytes of a constant's `value` into `out`, which is
+/// its type's size: a dense attribute's (a splat repeated, booleans a byte
+/// each), a resource blob's or a weight file's. An error names `tensor`
+/// when the module holds no data for it (a shapes-only import) or the
+/// bytes are not `out`'s size.
+llvm::Error readConstantBytes(mlir::ModuleOp module, mlir::Attribute value,
+                              llvm::StringRef tensor,
+                              llvm::MutableArrayRef<char> out);
+
 } // namespace placer::graph
 
 #endif // PLACER_DIALECT_GRAPH_GRAPHDIALECT_H
